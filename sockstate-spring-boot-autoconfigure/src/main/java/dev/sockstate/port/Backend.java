@@ -1,0 +1,31 @@
+package dev.sockstate.port;
+
+/**
+ * One operating system's notification mechanism: a factory of ports and the native sockets they
+ * register. Backends are found with {@link java.util.ServiceLoader} (see {@link Backends}); each
+ * probes its availability once and keeps the cause of a failure.
+ */
+public interface Backend {
+
+    /** @return the backend's name, as written in configuration: {@code epoll}, {@code winsock} */
+    String name();
+
+    /** @return whether this backend runs here, probed once; never throws */
+    Availability availability();
+
+    /** @return whether this is the operating system's own mechanism, the one {@code auto} picks */
+    boolean isNativeToThisSystem();
+
+    /**
+     * @return a new, open port
+     * @throws NativeIoException when the port could not be created
+     * @throws BackendUnavailableException when the backend does not run here
+     */
+    NotificationPort openPort() throws NativeIoException;
+
+    /**
+     * @return the backend's sockets
+     * @throws BackendUnavailableException when the backend does not run here
+     */
+    NativeSockets sockets();
+}

@@ -1,0 +1,175 @@
+package dev.sockstate.port;
+
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+
+/**
+ * Native, non-blocking sockets of one backend: the descriptors that its {@link NotificationPort}
+ * registers. Socket handles are {@code long} values (a file descriptor, or a Winsock SOCKET).
+ * Failures throw {@link NativeIoException} naming the call; a call that would block is a result
+ * ({@link #WOULD_BLOCK}, {@link #NO_SOCKET} or {@code false}), never an exception.
+ */
+public interface NativeSockets {
+
+    /** Result of a read or write that would block. */
+    int WOULD_BLOCK = -1;
+
+    /** Result of an accept with no pending connection. */
+    long NO_SOCKET = -1;
+
+    /**
+     * Opens a non-blocking socket, not inherited by child processes.
+     * @param protocol TCP or UDP
+     * @param family INET or INET6
+     * @return the handle
+     * @throws NativeIoException when the socket could not be created
+     */
+    long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException;
+
+    /**
+     * @param socket the handle
+     * @param address the local address
+     * @throws NativeIoException when the address is in use or invalid
+     */
+    void bind(long socket, InetSocketAddress address) throws NativeIoException;
+
+    /**
+     * @param socket a bound TCP socket
+     * @param backlog the pending-connection queue length
+     * @throws NativeIoException on failure
+     */
+    void listen(long socket, int backlog) throws NativeIoException;
+
+    /**
+     * Accepts a pending connection as a non-blocking socket.
+     * @param listener the listening socket
+     * @return the connection's handle, or {@link #NO_SOCKET} when none is pending
+     * @throws NativeIoException on failure ({@link NativeError#TOO_MANY_OPEN_FILES} when out of descriptors)
+     */
+    long accept(long listener) throws NativeIoException;
+
+    /**
+     * Starts a connection.
+     * @param socket the handle
+     * @param address the peer
+     * @return true when connected at once, false when under way (wait for OUT, or ERR)
+     * @throws NativeIoException on failure
+     */
+    boolean connect(long socket, InetSocketAddress address) throws NativeIoException;
+
+    /**
+     * Reads into the buffer between its position and limit, moving the position.
+     * @param socket the handle
+     * @param buffer the target
+     * @return bytes read, zero at end of stream, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException when the connection failed (reset, for example)
+     */
+    int recv(long socket, NativeBuffer buffer) throws NativeIoException;
+
+    /**
+     * Writes the buffer's bytes between position and limit, moving the position past what was sent.
+     * @param socket the handle
+     * @param buffer the source
+     * @return bytes written (possibly fewer than remaining), or {@link #WOULD_BLOCK}
+     * @throws NativeIoException when the connection failed
+     */
+    int send(long socket, NativeBuffer buffer) throws NativeIoException;
+
+    /**
+     * {@link #recv(long, NativeBuffer)} for any buffer; a heap buffer costs a copy.
+     * @param socket the handle
+     * @param buffer the target
+     * @return bytes read, zero at end of stream, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    int recv(long socket, ByteBuffer buffer) throws NativeIoException;
+
+    /**
+     * {@link #send(long, NativeBuffer)} for any buffer; a heap buffer costs a copy.
+     * @param socket the handle
+     * @param buffer the source
+     * @return bytes written, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    int send(long socket, ByteBuffer buffer) throws NativeIoException;
+
+    /**
+     * Receives one datagram, truncated to the buffer's room, and its sender.
+     * @param socket a UDP handle
+     * @param buffer the target
+     * @param sender filled with the sender's address
+     * @return the datagram's length as received, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException;
+
+    /**
+     * Sends one datagram.
+     * @param socket a UDP handle
+     * @param buffer the datagram, position to limit
+     * @param target where to
+     * @return bytes sent, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException;
+
+    /**
+     * @param socket the handle
+     * @param option the option
+     * @param value its value, booleans as 0 or 1
+     * @throws NativeIoException when refused
+     */
+    void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException;
+
+    /**
+     * @param socket the handle
+     * @param option the option
+     * @return its value
+     * @throws NativeIoException when refused
+     */
+    int getOption(long socket, NativeSocketOption option) throws NativeIoException;
+
+    /**
+     * Reads and clears the socket's pending error (SO_ERROR), as after an ERR notification.
+     * @param socket the handle
+     * @return the error as an exception, or {@code null} when none is pending
+     * @throws NativeIoException when the error could not be read
+     */
+    NativeIoException takeError(long socket) throws NativeIoException;
+
+    /**
+     * @param socket the handle
+     * @param input stop receiving
+     * @param output send FIN after queued data
+     * @throws NativeIoException on failure
+     */
+    void shutdown(long socket, boolean input, boolean output) throws NativeIoException;
+
+    /**
+     * Closes the socket, which also deregisters it from its port silently (no REMOVE follows).
+     * @param socket the handle
+     * @throws NativeIoException when the close failed (the handle is released all the same)
+     */
+    void close(long socket) throws NativeIoException;
+
+    /**
+     * @param socket the handle
+     * @return its bound address
+     * @throws NativeIoException on failure
+     */
+    InetSocketAddress localAddress(long socket) throws NativeIoException;
+
+    /**
+     * @param socket a connected handle
+     * @return its peer's address
+     * @throws NativeIoException on failure
+     */
+    InetSocketAddress remoteAddress(long socket) throws NativeIoException;
+
+    /**
+     * @param capacity bytes
+     * @return a new direct buffer whose address is known, for allocation-free I/O
+     */
+    NativeBuffer allocate(int capacity);
+}

@@ -1,0 +1,332 @@
+package dev.sockstate.port.epoll;
+
+import dev.sockstate.port.AbstractNotificationPort;
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.port.Trigger;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A notification port on an epoll instance. ENABLE is {@code EPOLL_CTL_MOD} (or ADD for a socket
+ * not yet registered), DISABLE a MOD with no events, REMOVE a DEL followed by a REMOVE notification
+ * that epoll does not have and this port synthesises. Posted messages and REMOVE notifications wait
+ * in a queue whose length a semaphore {@code eventfd} counts, so each is dequeued by exactly one
+ * thread; a second eventfd, readable for ever once the port closes, wakes every waiter.
+ */
+final class EpollPort extends AbstractNotificationPort {
+
+    /** Key of the eventfd that counts queued messages; user keys are never negative. */
+    private static final long QUEUE_KEY = Long.MIN_VALUE;
+
+    /** Key of the eventfd that signals closing. */
+    private static final long CLOSE_KEY = Long.MIN_VALUE + 1;
+
+    private final int epollFd;
+
+    private final int queueFd;
+
+    private final int closeFd;
+
+    private final Queue<QueuedEntry> queue = new ConcurrentLinkedQueue<>();
+
+    /** 8 bytes holding 1, written to an eventfd to count one entry; never changed. */
+    private final NativeBuffer one;
+
+    /** 8 bytes an eventfd read lands in; its value is never used, so threads may share it. */
+    private final NativeBuffer sink;
+
+    private final EpollSockets sockets;
+
+    /** Sockets believed registered, indexed by descriptor: a hint that picks ADD or MOD first. */
+    private volatile byte[] registeredHint = new byte[1024];
+
+    private EpollPort(int epollFd, int queueFd, int closeFd, EpollSockets sockets) {
+        this.epollFd = epollFd;
+        this.queueFd = queueFd;
+        this.closeFd = closeFd;
+        this.one = sockets.allocate(8);
+        this.one.buffer().putLong(0, 1L);
+        this.sink = sockets.allocate(8);
+        this.sockets = sockets;
+    }
+
+    static EpollPort open(EpollSockets sockets) throws NativeIoException {
+        int epollFd = LinuxNative.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
+        if (epollFd < 0) {
+            throw Errno.last("epoll_create1");
+        }
+        int queueFd = -1;
+        int closeFd = -1;
+        try {
+            queueFd = newEventFd(LinuxNative.EFD_SEMAPHORE);
+            closeFd = newEventFd(0);
+            NativeBuffer event = sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
+            control(epollFd, LinuxNative.EPOLL_CTL_ADD, queueFd, LinuxNative.EPOLLIN, QUEUE_KEY, event);
+            control(epollFd, LinuxNative.EPOLL_CTL_ADD, closeFd, LinuxNative.EPOLLIN, CLOSE_KEY, event);
+            return new EpollPort(epollFd, queueFd, closeFd, sockets);
+        }
+        catch (NativeIoException | RuntimeException ex) {
+            closeQuietly(closeFd);
+            closeQuietly(queueFd);
+            closeQuietly(epollFd);
+            throw ex;
+        }
+    }
+
+    private static int newEventFd(int flags) throws NativeIoException {
+        int fd = LinuxNative.eventfd(0, flags | LinuxNative.EFD_NONBLOCK | LinuxNative.EFD_CLOEXEC);
+        if (fd < 0) {
+            throw Errno.last("eventfd");
+        }
+        return fd;
+    }
+
+    private static void control(int epollFd, int op, int fd, int events, long key, NativeBuffer event)
+            throws NativeIoException {
+        ByteBuffer buffer = event.buffer();
+        buffer.putInt(0, events);
+        buffer.putLong(LinuxNative.EPOLL_EVENT_DATA_OFFSET, key);
+        if (LinuxNative.epoll_ctl(epollFd, op, fd, event.address()) != 0) {
+            throw Errno.last("epoll_ctl");
+        }
+    }
+
+    @Override
+    public String backendName() {
+        return EpollBackend.NAME;
+    }
+
+    @Override
+    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+            throws NativeIoException {
+        if (changes != null && !changes.isEmpty()) {
+            applyChanges(changes);
+        }
+        if (notifications == null) {
+            return 0;
+        }
+        NativeBuffer events = eventBuffer(notifications);
+        long deadline = 0;
+        int timeout = (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
+        while (true) {
+            int ready = LinuxNative.epoll_wait(this.epollFd, events.address(), notifications.capacity(), timeout);
+            if (ready < 0) {
+                int errno = LinuxNative.errno();
+                if (errno != Errno.EINTR) {
+                    throw Errno.exception("epoll_wait", errno);
+                }
+                ready = 0;
+            }
+            int stored = store(events.buffer(), ready, notifications);
+            if (stored > 0 || timeout == 0 || !isOpen()) {
+                return stored;
+            }
+            // Interrupted, or every ready entry was a queue count another thread took first: wait on.
+            if (timeout > 0) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + timeout * 1_000_000L;
+                }
+                timeout = (int) ((deadline - now) / 1_000_000L);
+                if (timeout <= 0) {
+                    return 0;
+                }
+            }
+        }
+    }
+
+    private int store(ByteBuffer events, int ready, NotificationBatch notifications) {
+        int stored = 0;
+        for (int i = 0; i < ready; i++) {
+            int offset = i * LinuxNative.EPOLL_EVENT_SIZE;
+            long key = events.getLong(offset + LinuxNative.EPOLL_EVENT_DATA_OFFSET);
+            if (key >= 0) {
+                notifications.setNotification(stored++, key, toEvents(events.getInt(offset)));
+            }
+            else if (key == QUEUE_KEY && LinuxNative.read(this.queueFd, this.sink.address(), 8) == 8) {
+                QueuedEntry entry = this.queue.poll();
+                if (entry.remove) {
+                    notifications.setNotification(stored++, entry.key, Events.REMOVE);
+                }
+                else {
+                    notifications.setPosted(stored++, entry.key, entry.payload);
+                }
+            }
+        }
+        notifications.setSize(stored);
+        return stored;
+    }
+
+    private static int toEvents(int epollEvents) {
+        int events = 0;
+        if ((epollEvents & LinuxNative.EPOLLIN) != 0) {
+            events |= Events.IN;
+        }
+        if ((epollEvents & LinuxNative.EPOLLOUT) != 0) {
+            events |= Events.OUT;
+        }
+        if ((epollEvents & (LinuxNative.EPOLLRDHUP | LinuxNative.EPOLLHUP)) != 0) {
+            events |= Events.HANGUP;
+        }
+        if ((epollEvents & LinuxNative.EPOLLERR) != 0) {
+            events |= Events.ERR;
+        }
+        return events;
+    }
+
+    private static int toEpoll(int filter, int triggerFlags) {
+        int events = 0;
+        if ((filter & Events.IN) != 0) {
+            events |= LinuxNative.EPOLLIN;
+        }
+        if ((filter & Events.OUT) != 0) {
+            events |= LinuxNative.EPOLLOUT;
+        }
+        if ((filter & Events.HANGUP) != 0) {
+            events |= LinuxNative.EPOLLRDHUP;
+        }
+        if ((triggerFlags & Trigger.ONESHOT) != 0) {
+            events |= LinuxNative.EPOLLONESHOT;
+        }
+        if ((triggerFlags & Trigger.EDGE) != 0) {
+            events |= LinuxNative.EPOLLET;
+        }
+        return events;
+    }
+
+    private void applyChanges(RegistrationBatch changes) throws NativeIoException {
+        NativeBuffer event = changes.nativeBuffer();
+        if (event == null) {
+            event = this.sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
+            changes.nativeBuffer(event);
+        }
+        ByteBuffer buffer = event.buffer();
+        for (int i = 0; i < changes.size(); i++) {
+            long socket = changes.socket(i);
+            long key = changes.key(i);
+            int fd = (int) socket;
+            if (fd != socket || fd < 0) {
+                changes.setResult(i, NativeError.BAD_DESCRIPTOR, Errno.EBADF);
+                continue;
+            }
+            Operation operation = changes.operation(i);
+            int result;
+            if (operation == Operation.REMOVE) {
+                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_DEL, fd, 0);
+                if (result == 0) {
+                    hint(fd, false);
+                    enqueue(new QueuedEntry(key, 0, true));
+                }
+            }
+            else {
+                // DISABLE: no events, one-shot, so that even the ERR/HUP epoll always reports fire at most once.
+                int epollEvents = (operation == Operation.ENABLE)
+                        ? toEpoll(changes.filter(i), changes.triggerFlags(i)) : LinuxNative.EPOLLONESHOT;
+                buffer.putInt(0, epollEvents);
+                buffer.putLong(LinuxNative.EPOLL_EVENT_DATA_OFFSET, key);
+                result = enable(fd, event.address(), operation == Operation.ENABLE);
+            }
+            if (result == 0) {
+                changes.setResult(i, null, 0);
+            }
+            else {
+                int errno = LinuxNative.errno();
+                changes.setResult(i, Errno.toError(errno), errno);
+            }
+        }
+    }
+
+    /** MOD for a socket believed registered, ADD otherwise, and the other when the guess was wrong. */
+    private int enable(int fd, long event, boolean mayAdd) {
+        int first = (!mayAdd || isHinted(fd)) ? LinuxNative.EPOLL_CTL_MOD : LinuxNative.EPOLL_CTL_ADD;
+        int result = LinuxNative.epoll_ctl(this.epollFd, first, fd, event);
+        if (result != 0 && mayAdd) {
+            int errno = LinuxNative.errno();
+            if (errno == Errno.ENOENT && first == LinuxNative.EPOLL_CTL_MOD) {
+                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event);
+            }
+            else if (errno == Errno.EEXIST && first == LinuxNative.EPOLL_CTL_ADD) {
+                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_MOD, fd, event);
+            }
+        }
+        if (result == 0) {
+            hint(fd, true);
+        }
+        return result;
+    }
+
+    private boolean isHinted(int fd) {
+        byte[] hints = this.registeredHint;
+        return fd < hints.length && hints[fd] != 0;
+    }
+
+    private void hint(int fd, boolean registered) {
+        byte[] hints = this.registeredHint;
+        if (fd >= hints.length) {
+            if (!registered) {
+                return;
+            }
+            hints = Arrays.copyOf(hints, Math.max(fd + 1, hints.length * 2));
+            this.registeredHint = hints;
+        }
+        hints[fd] = (byte) (registered ? 1 : 0);
+    }
+
+    private NativeBuffer eventBuffer(NotificationBatch notifications) {
+        NativeBuffer events = notifications.nativeBuffer();
+        int size = notifications.capacity() * LinuxNative.EPOLL_EVENT_SIZE;
+        if (events == null || events.capacity() < size) {
+            events = this.sockets.allocate(size);
+            notifications.nativeBuffer(events);
+        }
+        return events;
+    }
+
+    @Override
+    protected void doPost(long key, int payload) throws NativeIoException {
+        enqueue(new QueuedEntry(key, payload, false));
+    }
+
+    private void enqueue(QueuedEntry entry) throws NativeIoException {
+        this.queue.add(entry);
+        if (LinuxNative.write(this.queueFd, this.one.address(), 8) != 8) {
+            throw Errno.last("write(eventfd)");
+        }
+    }
+
+    @Override
+    protected void wakeAllForClose() {
+        LinuxNative.write(this.closeFd, this.one.address(), 8);
+    }
+
+    @Override
+    protected void release() {
+        closeQuietly(this.epollFd);
+        closeQuietly(this.queueFd);
+        closeQuietly(this.closeFd);
+        this.queue.clear();
+    }
+
+    private static void closeQuietly(int fd) {
+        if (fd >= 0) {
+            LinuxNative.close(fd);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "epoll(fd " + this.epollFd + ")";
+    }
+
+    /** A posted message, or a REMOVE notification that epoll does not produce itself. */
+    private record QueuedEntry(long key, int payload, boolean remove) {
+    }
+}

@@ -1,0 +1,300 @@
+package dev.sockstate.port.epoll;
+
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.Protocol;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+
+/** Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. */
+final class EpollSockets implements NativeSockets {
+
+    /** Per-thread native memory for addresses, option values and copies of heap buffers. */
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+
+    @Override
+    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        int domain = switch (family) {
+            case INET -> LinuxNative.AF_INET;
+            case INET6 -> LinuxNative.AF_INET6;
+            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+        };
+        int type = (protocol == Protocol.TCP) ? LinuxNative.SOCK_STREAM : LinuxNative.SOCK_DGRAM;
+        int fd = LinuxNative.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            throw Errno.last("socket");
+        }
+        return fd;
+    }
+
+    @Override
+    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        if (LinuxNative.bind(fd(socket), local.address.address(), length) != 0) {
+            throw Errno.last("bind(" + address + ")");
+        }
+    }
+
+    @Override
+    public void listen(long socket, int backlog) throws NativeIoException {
+        if (LinuxNative.listen(fd(socket), backlog) != 0) {
+            throw Errno.last("listen");
+        }
+    }
+
+    @Override
+    public long accept(long listener) throws NativeIoException {
+        int fd = LinuxNative.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
+        if (fd >= 0) {
+            return fd;
+        }
+        int errno = LinuxNative.errno();
+        if (errno == Errno.EAGAIN) {
+            return NO_SOCKET;
+        }
+        throw Errno.exception("accept4", errno);
+    }
+
+    @Override
+    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        if (LinuxNative.connect(fd(socket), local.address.address(), length) == 0) {
+            return true;
+        }
+        int errno = LinuxNative.errno();
+        if (errno == Errno.EINPROGRESS) {
+            return false;
+        }
+        throw Errno.exception("connect(" + address + ")", errno);
+    }
+
+    @Override
+    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        long read = LinuxNative.recv(fd(socket), buffer.address() + position, target.limit() - position, 0);
+        if (read >= 0) {
+            target.position(position + (int) read);
+            return (int) read;
+        }
+        return wouldBlockOr("recv");
+    }
+
+    @Override
+    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer source = buffer.buffer();
+        int position = source.position();
+        long sent = LinuxNative.send(fd(socket), buffer.address() + position, source.limit() - position,
+                LinuxNative.MSG_NOSIGNAL);
+        if (sent >= 0) {
+            source.position(position + (int) sent);
+            return (int) sent;
+        }
+        return wouldBlockOr("send");
+    }
+
+    @Override
+    public int recv(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return recv(socket, new NativeBuffer(buffer, LinuxNative.addressOf(buffer)));
+        }
+        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
+        int read = recv(socket, copy);
+        if (read > 0) {
+            copy.buffer().flip();
+            buffer.put(copy.buffer());
+        }
+        return read;
+    }
+
+    @Override
+    public int send(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return send(socket, new NativeBuffer(buffer, LinuxNative.addressOf(buffer)));
+        }
+        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
+        copy.buffer().put(buffer.duplicate()).flip();
+        int sent = send(socket, copy);
+        if (sent > 0) {
+            buffer.position(buffer.position() + sent);
+        }
+        return sent;
+    }
+
+    @Override
+    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        NativeBuffer address = local.address;
+        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
+                address.address(), address.address() + SocketAddressCodec.LENGTH_OFFSET);
+        if (read < 0) {
+            return wouldBlockOr("recvfrom");
+        }
+        target.position(position + (int) Math.min(read, target.limit() - position));
+        SocketAddressCodec.decode(address.buffer(), local.bytes, sender);
+        return (int) read;
+    }
+
+    @Override
+    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(target, local.bytes, local.address.buffer());
+        ByteBuffer source = buffer.buffer();
+        int position = source.position();
+        long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
+                LinuxNative.MSG_NOSIGNAL, local.address.address(), length);
+        if (sent >= 0) {
+            source.position(position + (int) sent);
+            return (int) sent;
+        }
+        return wouldBlockOr("sendto");
+    }
+
+    @Override
+    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, value);
+        if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
+            throw Errno.last("setsockopt(" + option + ")");
+        }
+    }
+
+    @Override
+    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
+        return intOption(socket, level(option), name(option), option.name());
+    }
+
+    @Override
+    public NativeIoException takeError(long socket) throws NativeIoException {
+        int errno = intOption(socket, LinuxNative.SOL_SOCKET, LinuxNative.SO_ERROR, "SO_ERROR");
+        return (errno == 0) ? null : Errno.exception("SO_ERROR", errno);
+    }
+
+    private int intOption(long socket, int level, int name, String label) throws NativeIoException {
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, 0).putInt(4, 4);
+        if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
+            throw Errno.last("getsockopt(" + label + ")");
+        }
+        return holder.buffer().getInt(0);
+    }
+
+    @Override
+    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
+        if (!input && !output) {
+            return;
+        }
+        int how = (input && output) ? LinuxNative.SHUT_RDWR : (input ? LinuxNative.SHUT_RD : LinuxNative.SHUT_WR);
+        if (LinuxNative.shutdown(fd(socket), how) != 0) {
+            throw Errno.last("shutdown");
+        }
+    }
+
+    @Override
+    public void close(long socket) throws NativeIoException {
+        if (LinuxNative.close(fd(socket)) != 0) {
+            throw Errno.last("close");
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress(long socket) throws NativeIoException {
+        return name(socket, true);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+        return name(socket, false);
+    }
+
+    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
+        NativeBuffer address = this.scratch.get().address;
+        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        long lengthAddress = address.address() + SocketAddressCodec.LENGTH_OFFSET;
+        int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
+                : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
+        if (result != 0) {
+            throw Errno.last(local ? "getsockname" : "getpeername");
+        }
+        return SocketAddressCodec.decode(address.buffer());
+    }
+
+    @Override
+    public NativeBuffer allocate(int capacity) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
+        return new NativeBuffer(buffer, LinuxNative.addressOf(buffer));
+    }
+
+    private static int wouldBlockOr(String call) throws NativeIoException {
+        int errno = LinuxNative.errno();
+        if (errno == Errno.EAGAIN) {
+            return WOULD_BLOCK;
+        }
+        throw Errno.exception(call, errno);
+    }
+
+    private static int fd(long socket) {
+        int fd = (int) socket;
+        if (fd != socket || fd < 0) {
+            throw new IllegalArgumentException("Socket handle " + socket + " is not a file descriptor");
+        }
+        return fd;
+    }
+
+    private static int level(NativeSocketOption option) {
+        return switch (option) {
+            case TCP_NODELAY -> LinuxNative.IPPROTO_TCP;
+            case IPV6_ONLY -> LinuxNative.IPPROTO_IPV6;
+            default -> LinuxNative.SOL_SOCKET;
+        };
+    }
+
+    private static int name(NativeSocketOption option) {
+        return switch (option) {
+            case REUSE_ADDRESS -> LinuxNative.SO_REUSEADDR;
+            case REUSE_PORT -> LinuxNative.SO_REUSEPORT;
+            case TCP_NODELAY -> LinuxNative.TCP_NODELAY;
+            case RECEIVE_BUFFER -> LinuxNative.SO_RCVBUF;
+            case SEND_BUFFER -> LinuxNative.SO_SNDBUF;
+            case KEEP_ALIVE -> LinuxNative.SO_KEEPALIVE;
+            case IPV6_ONLY -> LinuxNative.IPV6_V6ONLY;
+        };
+    }
+
+    /** Native memory one thread reuses for the calls of this class. */
+    private static final class Scratch {
+
+        final NativeBuffer address;
+
+        final NativeBuffer option;
+
+        final byte[] bytes = new byte[16];
+
+        private final EpollSockets sockets;
+
+        private NativeBuffer data;
+
+        Scratch(EpollSockets sockets) {
+            this.sockets = sockets;
+            this.address = sockets.allocate(SocketAddressCodec.STORAGE_SIZE + 8);
+            this.option = sockets.allocate(8);
+        }
+
+        NativeBuffer data(int size) {
+            if (this.data == null || this.data.capacity() < size) {
+                this.data = this.sockets.allocate(Math.max(size, 16 * 1024));
+            }
+            this.data.buffer().clear().limit(size);
+            return this.data;
+        }
+    }
+}
