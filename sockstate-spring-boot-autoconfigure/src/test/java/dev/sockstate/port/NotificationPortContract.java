@@ -1,0 +1,603 @@
+package dev.sockstate.port;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The contract every backend's port and sockets keep, written once and run against each backend on
+ * real loopback sockets. A subclass names the backend.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class NotificationPortContract {
+
+    private static final long KEY = 42;
+
+    /** Long enough for loopback data to arrive, short enough to keep the suite fast. */
+    private static final long SETTLE_MILLIS = 150;
+
+    private static final long WAIT_MILLIS = 5_000;
+
+    private int descriptorsBefore;
+
+    protected NativeSockets sockets;
+
+    protected NotificationPort port;
+
+    private final List<Long> handles = new ArrayList<>();
+
+    private final List<AutoCloseable> peers = new ArrayList<>();
+
+    /** @return the backend under test */
+    protected abstract Backend backend();
+
+    @BeforeAll
+    void countDescriptors() throws IOException {
+        OpenDescriptors.warmUpJdkSockets();
+        this.descriptorsBefore = OpenDescriptors.count();
+    }
+
+    @AfterAll
+    void noDescriptorIsLeftOpen() {
+        assertThat(OpenDescriptors.count()).as("socket and port descriptors after the suite: %s",
+                OpenDescriptors.networkDescriptors()).isEqualTo(this.descriptorsBefore);
+    }
+
+    @BeforeEach
+    void openPort() throws Exception {
+        this.sockets = backend().sockets();
+        this.port = backend().openPort();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        this.port.close();
+        for (long handle : this.handles) {
+            try {
+                this.sockets.close(handle);
+            }
+            catch (NativeIoException ex) {
+                // closed by the test itself
+            }
+        }
+        this.handles.clear();
+        for (AutoCloseable peer : this.peers) {
+            peer.close();
+        }
+        this.peers.clear();
+    }
+
+    // ---- triggers ----------------------------------------------------------------------------
+
+    @Test
+    void levelOneShotNotifiesOnceUntilEnabledAgain() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        connection.send("ping");
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
+        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        assertThat(awaitEvents(KEY)).as("unread data is still there after re-arming").isEqualTo(Events.IN);
+    }
+
+    @Test
+    void levelPersistentNotifiesWhileDataIsUnread() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        connection.send("ping");
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        drain(connection.handle);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing once drained").isEmpty();
+    }
+
+    @Test
+    void edgePersistentNotifiesOncePerArrival() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.EDGE_PERSISTENT);
+        connection.send("one");
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge while the data stays unread").isEmpty();
+        connection.send("two");
+        assertThat(awaitEvents(KEY)).as("new data is a new edge").isEqualTo(Events.IN);
+        assertThat(drain(connection.handle)).isEqualTo("onetwo");
+    }
+
+    @Test
+    void edgeOneShotNotifiesOnceThenStaysDisabled() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.EDGE_ONESHOT);
+        connection.send("one");
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        connection.send("two");
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
+        assertThat(drain(connection.handle)).isEqualTo("onetwo");
+    }
+
+    @Test
+    void outIsDeliveredWhenTheSocketCanBeWritten() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.OUT, Trigger.LEVEL_ONESHOT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
+    }
+
+    @Test
+    void edgeTriggeredOutIsDeliveredOnceWhileTheSocketStaysWritable() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.OUT, Trigger.EDGE_PERSISTENT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge").isEmpty();
+    }
+
+    @Test
+    void levelTriggeredPersistentOutIsDeliveredWhileTheSocketStaysWritable() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.OUT, Trigger.LEVEL_PERSISTENT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
+    }
+
+    @Test
+    void hangupIsDeliveredWhenThePeerCloses() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
+        connection.peer.shutdownOutput();
+        assertThat(awaitEvents(KEY) & Events.HANGUP).isEqualTo(Events.HANGUP);
+        NativeBuffer buffer = this.sockets.allocate(16);
+        assertThat(this.sockets.recv(connection.handle, buffer)).as("end of stream").isZero();
+    }
+
+    @Test
+    void errIsDeliveredWhenThePeerResetsTheConnection() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        connection.peer.setSoLinger(true, 0);
+        connection.peer.close();
+        assertThat(awaitEvents(KEY) & Events.ERR).isEqualTo(Events.ERR);
+        NativeIoException error = this.sockets.takeError(connection.handle);
+        assertThat(error).isNotNull();
+        assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET);
+    }
+
+    // ---- operations ------------------------------------------------------------------------------
+
+    @Test
+    void removeIsDeliveredOnceAndNothingFollowsIt() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        connection.send("before");
+        RegistrationBatch remove = new RegistrationBatch(1);
+        remove.remove(connection.handle, KEY);
+        this.port.apply(remove);
+        assertThat(remove.failed(0)).isFalse();
+        connection.send("after");
+        List<Integer> events = new ArrayList<>();
+        NotificationBatch batch = new NotificationBatch(8);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while (!events.contains(Events.REMOVE) && System.currentTimeMillis() < deadline) {
+            collect(batch, 100, events);
+        }
+        assertThat(events).containsOnly(Events.REMOVE);
+        collect(batch, SETTLE_MILLIS, events);
+        assertThat(events).as("exactly one REMOVE, nothing after it").containsExactly(Events.REMOVE);
+    }
+
+    @Test
+    void deregisterCompletesWhenTheRemoveIsDequeued() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        var removal = this.port.deregister(connection.handle, KEY);
+        assertThat(removal).isNotDone();
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.REMOVE);
+        assertThat(removal).isCompleted();
+    }
+
+    @Test
+    void deregisterFailsForASocketThatIsNotRegistered() throws Exception {
+        Connection connection = connect();
+        var removal = this.port.deregister(connection.handle, KEY);
+        assertThat(removal).isCompletedExceptionally();
+        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class)
+                .cause().satisfies((ex) -> assertThat(((NativeIoException) ex).error()).isEqualTo(NativeError.NOT_REGISTERED));
+    }
+
+    @Test
+    void closingASocketDeregistersItSilently() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN | Events.HANGUP, Trigger.LEVEL_PERSISTENT);
+        this.sockets.close(connection.handle);
+        this.handles.remove(connection.handle);
+        connection.peer.close();
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("no notification and no REMOVE").isEmpty();
+        Connection next = connect();
+        register(next.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        next.send("x");
+        assertThat(awaitEvents(KEY)).as("a new socket, maybe with the same number, registers afresh").isEqualTo(Events.IN);
+    }
+
+    @Test
+    void disableStopsNotificationsAndEnableResumesThem() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        RegistrationBatch disable = new RegistrationBatch(1);
+        disable.disable(connection.handle, KEY);
+        this.port.apply(disable);
+        assertThat(disable.failed(0)).isFalse();
+        connection.send("ping");
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing while disabled").isEmpty();
+        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+    }
+
+    @Test
+    void aBatchReportsAResultPerRegistrationAndStillDequeues() throws Exception {
+        Connection good = connect();
+        Connection unregistered = connect();
+        long closed = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.close(closed);
+        good.send("ping");
+        RegistrationBatch changes = new RegistrationBatch(4);
+        changes.enable(closed, 1, Events.IN, Trigger.LEVEL_ONESHOT);
+        changes.enable(good.handle, KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        changes.remove(unregistered.handle, 2);
+        changes.disable(unregistered.handle, 3);
+        NotificationBatch notifications = new NotificationBatch(4);
+        int count = this.port.process(changes, notifications, WAIT_MILLIS);
+        assertThat(changes.error(0)).isEqualTo(NativeError.BAD_DESCRIPTOR);
+        assertThat(changes.failed(1)).isFalse();
+        assertThat(changes.error(2)).isEqualTo(NativeError.NOT_REGISTERED);
+        assertThat(changes.error(3)).isEqualTo(NativeError.NOT_REGISTERED);
+        assertThat(changes.failure(2, "test").getMessage()).contains("REMOVE", "key 2");
+        assertThat(count).isEqualTo(1);
+        assertThat(notifications.key(0)).isEqualTo(KEY);
+        assertThat(notifications.events(0)).isEqualTo(Events.IN);
+    }
+
+    // ---- posted messages and closing ---------------------------------------------------------
+
+    @Test
+    void postedMessagesAreDequeuedOnceEachWithTheirKeyAndPayload() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            this.port.post(100 + i, i * 10);
+        }
+        List<String> received = new ArrayList<>();
+        NotificationBatch batch = new NotificationBatch(2);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while (received.size() < 5 && System.currentTimeMillis() < deadline) {
+            int count = this.port.dequeue(batch, 100);
+            for (int i = 0; i < count; i++) {
+                assertThat(batch.isPosted(i)).isTrue();
+                received.add(batch.key(i) + ":" + batch.payload(i));
+            }
+        }
+        assertThat(received).containsExactlyInAnyOrder("100:0", "101:10", "102:20", "103:30", "104:40");
+        assertThat(this.port.dequeue(batch, SETTLE_MILLIS)).isZero();
+    }
+
+    @Test
+    void closingThePortWakesEveryWaiter() throws Exception {
+        int waiters = 4;
+        ExecutorService threads = Executors.newFixedThreadPool(waiters);
+        CountDownLatch started = new CountDownLatch(waiters);
+        List<Future<Throwable>> outcomes = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            outcomes.add(threads.submit(() -> {
+                started.countDown();
+                try {
+                    this.port.dequeue(new NotificationBatch(4), NotificationPort.INFINITE);
+                    return null;
+                }
+                catch (Throwable ex) {
+                    return ex;
+                }
+            }));
+        }
+        started.await();
+        Thread.sleep(SETTLE_MILLIS);
+        this.port.close();
+        for (Future<Throwable> outcome : outcomes) {
+            assertThat(outcome.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)).isInstanceOf(PortClosedException.class);
+        }
+        threads.shutdown();
+        assertThat(this.port.isOpen()).isFalse();
+        assertThatThrownBy(() -> this.port.post(1, 1)).isInstanceOf(PortClosedException.class);
+        assertThatThrownBy(() -> this.port.dequeue(new NotificationBatch(1), 0)).isInstanceOf(PortClosedException.class);
+    }
+
+    @Test
+    void aPendingRemovalFailsWhenThePortCloses() throws Exception {
+        Connection connection = connect();
+        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        var removal = this.port.deregister(connection.handle, KEY);
+        this.port.close();
+        assertThat(removal).isCompletedExceptionally();
+    }
+
+    // ---- invalid input -------------------------------------------------------------------------
+
+    @Test
+    void invalidRegistrationsAreRefusedWithAClearMessage() {
+        RegistrationBatch batch = new RegistrationBatch(1);
+        assertThatIllegalArgumentException().isThrownBy(() -> batch.enable(1, 1, Events.IN, Trigger.LEVEL | Trigger.EDGE | Trigger.ONESHOT))
+                .withMessageContaining("exactly one of LEVEL (0x4) and EDGE (0x8)");
+        assertThatIllegalArgumentException().isThrownBy(() -> batch.enable(1, 1, Events.IN, Trigger.LEVEL))
+                .withMessageContaining("ONESHOT (0x1) and PERSISTENT (0x2)");
+        assertThatIllegalArgumentException().isThrownBy(() -> batch.enable(1, 1, Events.IN | Events.ERR, Trigger.LEVEL_ONESHOT))
+                .withMessageContaining("IN|ERR");
+        assertThatIllegalArgumentException().isThrownBy(() -> batch.enable(1, -5, Events.IN, Trigger.LEVEL_ONESHOT))
+                .withMessageContaining("negative");
+        batch.enable(1, 1, Events.IN, Trigger.EDGE_ONESHOT);
+        assertThatThrownBy(() -> batch.remove(1, 1)).isInstanceOf(IllegalStateException.class).hasMessageContaining("full");
+        assertThatIllegalArgumentException().isThrownBy(() -> this.port.dequeue(new NotificationBatch(1), -7));
+    }
+
+    @Test
+    void edgeOneShotIsAllowed() throws Exception {
+        Connection connection = connect();
+        RegistrationBatch batch = new RegistrationBatch(1);
+        batch.enable(connection.handle, KEY, Events.IN, Trigger.EDGE | Trigger.ONESHOT);
+        this.port.apply(batch);
+        assertThat(batch.failed(0)).isFalse();
+    }
+
+    @Test
+    void aClosedPortRefusesEveryCall() {
+        this.port.close();
+        this.port.close();
+        RegistrationBatch batch = new RegistrationBatch(1);
+        batch.enable(1, 1, Events.IN, Trigger.LEVEL_ONESHOT);
+        assertThatThrownBy(() -> this.port.apply(batch)).isInstanceOf(PortClosedException.class).hasMessageContaining("closed");
+    }
+
+    // ---- the reference's scenarios -----------------------------------------------------------
+
+    @Test
+    void manyThreadsWithOneShotLevelRegistrationsNeverHandleOneSocketTwiceAtOnce() throws Exception {
+        int connections = 16;
+        int messagesPerConnection = 50;
+        int workers = 4;
+        List<Connection> clients = new ArrayList<>();
+        RegistrationBatch initial = new RegistrationBatch(connections);
+        for (int i = 0; i < connections; i++) {
+            Connection connection = connect();
+            clients.add(connection);
+            initial.enable(connection.handle, i, Events.IN, Trigger.LEVEL_ONESHOT);
+        }
+        this.port.apply(initial);
+        AtomicBoolean[] busy = new AtomicBoolean[connections];
+        AtomicLong[] received = new AtomicLong[connections];
+        for (int i = 0; i < connections; i++) {
+            busy[i] = new AtomicBoolean();
+            received[i] = new AtomicLong();
+        }
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService threads = Executors.newFixedThreadPool(workers + connections);
+        List<Future<?>> running = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            running.add(threads.submit(() -> {
+                RegistrationBatch rearm = new RegistrationBatch(8);
+                NotificationBatch batch = new NotificationBatch(8);
+                NativeBuffer buffer = this.sockets.allocate(7);
+                while (!stop.get()) {
+                    int count = this.port.process(rearm, batch, 50);
+                    rearm.clear();
+                    for (int i = 0; i < count; i++) {
+                        int index = (int) batch.key(i);
+                        if (!busy[index].compareAndSet(false, true)) {
+                            overlaps.incrementAndGet();
+                        }
+                        buffer.buffer().clear();
+                        int read = this.sockets.recv(clients.get(index).handle, buffer);
+                        if (read > 0) {
+                            received[index].addAndGet(read);
+                        }
+                        Thread.yield();
+                        busy[index].set(false);
+                        rearm.enable(clients.get(index).handle, index, Events.IN, Trigger.LEVEL_ONESHOT);
+                    }
+                }
+                return null;
+            }));
+        }
+        List<Future<?>> senders = new ArrayList<>();
+        for (Connection client : clients) {
+            senders.add(threads.submit(() -> {
+                for (int m = 0; m < messagesPerConnection; m++) {
+                    client.send("message");
+                }
+                return null;
+            }));
+        }
+        for (Future<?> sender : senders) {
+            sender.get();
+        }
+        long expected = (long) messagesPerConnection * "message".length();
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline && !allReceived(received, expected)) {
+            Thread.sleep(10);
+        }
+        stop.set(true);
+        for (Future<?> worker : running) {
+            worker.get();
+        }
+        threads.shutdown();
+        assertThat(overlaps.get()).as("notifications handled by two threads at once").isZero();
+        for (AtomicLong bytes : received) {
+            assertThat(bytes.get()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void edgeTriggeredUdpReceiverDrainsUntilWouldBlock() throws Exception {
+        long server = this.sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.handles.add(server);
+        // As the reference does: register before binding, so no datagram can arrive unnoticed.
+        register(server, Events.IN, Trigger.EDGE_PERSISTENT);
+        this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        InetSocketAddress address = this.sockets.localAddress(server);
+        int datagrams = 10;
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            for (int i = 0; i < datagrams; i++) {
+                byte[] payload = ("datagram " + i).getBytes(StandardCharsets.UTF_8);
+                client.send(new DatagramPacket(payload, payload.length, address));
+            }
+            NotificationBatch batch = new NotificationBatch(1);
+            NativeBuffer buffer = this.sockets.allocate(512);
+            PeerAddress sender = PeerAddress.empty();
+            List<String> received = new ArrayList<>();
+            int wouldBlocks = 0;
+            long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+            while (received.size() < datagrams && System.currentTimeMillis() < deadline) {
+                if (this.port.dequeue(batch, 100) == 0 || (batch.events(0) & Events.IN) == 0) {
+                    continue;
+                }
+                while (true) {
+                    buffer.buffer().clear();
+                    int length = this.sockets.receiveFrom(server, buffer, sender);
+                    if (length == NativeSockets.WOULD_BLOCK) {
+                        wouldBlocks++;
+                        break;
+                    }
+                    received.add(new String(bytes(buffer), StandardCharsets.UTF_8));
+                    assertThat(sender.toSocketAddress()).isEqualTo(client.getLocalSocketAddress());
+                }
+            }
+            assertThat(received).hasSize(datagrams).contains("datagram 0", "datagram 9");
+            assertThat(wouldBlocks).as("every notification drained to would-block").isPositive();
+        }
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    private static boolean allReceived(AtomicLong[] received, long expected) {
+        for (AtomicLong bytes : received) {
+            if (bytes.get() < expected) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    protected void register(long handle, int filter, Trigger trigger) throws NativeIoException {
+        RegistrationBatch batch = new RegistrationBatch(1);
+        batch.enable(handle, KEY, filter, trigger);
+        this.port.apply(batch);
+        if (batch.failed(0)) {
+            throw batch.failure(0, "register");
+        }
+    }
+
+    /** @return the events of the next notification for {@code key}, failing after a few seconds */
+    protected int awaitEvents(long key) throws NativeIoException {
+        NotificationBatch batch = new NotificationBatch(1);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while (System.currentTimeMillis() < deadline) {
+            if (this.port.dequeue(batch, 100) == 1 && batch.key(0) == key && !batch.isPosted(0)) {
+                return batch.events(0);
+            }
+        }
+        throw new AssertionError("No notification for key " + key + " within " + WAIT_MILLIS + " ms");
+    }
+
+    /** @return the events of every notification dequeued within {@code millis} */
+    protected List<Integer> dequeueFor(long millis) throws NativeIoException {
+        List<Integer> events = new ArrayList<>();
+        collect(new NotificationBatch(8), millis, events);
+        return events;
+    }
+
+    private void collect(NotificationBatch batch, long millis, List<Integer> events) throws NativeIoException {
+        long deadline = System.currentTimeMillis() + millis;
+        long left;
+        while ((left = deadline - System.currentTimeMillis()) > 0) {
+            int count = this.port.dequeue(batch, left);
+            for (int i = 0; i < count; i++) {
+                events.add(batch.events(i));
+            }
+        }
+    }
+
+    private String drain(long handle) throws NativeIoException {
+        NativeBuffer buffer = this.sockets.allocate(1024);
+        StringBuilder text = new StringBuilder();
+        while (true) {
+            buffer.buffer().clear();
+            int read = this.sockets.recv(handle, buffer);
+            if (read <= 0) {
+                return text.toString();
+            }
+            text.append(new String(bytes(buffer), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static byte[] bytes(NativeBuffer buffer) {
+        byte[] bytes = new byte[buffer.buffer().position()];
+        buffer.buffer().flip().get(bytes);
+        return bytes;
+    }
+
+    /** A connection accepted by a native listener, with its JDK peer. */
+    protected Connection connect() throws IOException {
+        long listener = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        try {
+            this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            this.sockets.listen(listener, 16);
+            Socket peer = new Socket();
+            this.peers.add(peer);
+            peer.connect(this.sockets.localAddress(listener), (int) WAIT_MILLIS);
+            peer.setTcpNoDelay(true);
+            long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+            long handle;
+            while ((handle = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("accept found no connection");
+                }
+                Thread.onSpinWait();
+            }
+            this.handles.add(handle);
+            return new Connection(handle, peer);
+        }
+        finally {
+            this.sockets.close(listener);
+        }
+    }
+
+    /** A native server-side socket and the JDK client connected to it. */
+    protected record Connection(long handle, Socket peer) {
+
+        void send(String text) throws IOException {
+            OutputStream out = this.peer.getOutputStream();
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
+    }
+}
