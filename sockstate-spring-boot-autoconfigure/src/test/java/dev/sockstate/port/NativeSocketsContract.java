@@ -1,0 +1,231 @@
+package dev.sockstate.port;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.io.InputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/** The contract of a backend's native sockets, on real loopback sockets over IPv4 and IPv6. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+public abstract class NativeSocketsContract {
+
+    private static final InetAddress IPV6_LOOPBACK = ipv6Loopback();
+
+    private int descriptorsBefore;
+
+    private NativeSockets sockets;
+
+    private final List<Long> handles = new ArrayList<>();
+
+    /** @return the backend under test */
+    protected abstract Backend backend();
+
+    @BeforeAll
+    void countDescriptors() throws Exception {
+        OpenDescriptors.warmUpJdkSockets();
+        this.descriptorsBefore = OpenDescriptors.count();
+    }
+
+    @AfterAll
+    void noDescriptorIsLeftOpen() {
+        assertThat(OpenDescriptors.count()).as("descriptors after the suite: %s", OpenDescriptors.networkDescriptors())
+                .isEqualTo(this.descriptorsBefore);
+    }
+
+    @BeforeEach
+    void sockets() {
+        this.sockets = backend().sockets();
+    }
+
+    @AfterEach
+    void closeHandles() throws Exception {
+        for (long handle : this.handles) {
+            this.sockets.close(handle);
+        }
+        this.handles.clear();
+    }
+
+    @Test
+    void tcpOverIpv4EchoesThroughNativeBuffers() throws Exception {
+        echoOver(InetAddress.getByName("127.0.0.1"), StandardProtocolFamily.INET);
+    }
+
+    @Test
+    void tcpOverIpv6EchoesThroughNativeBuffers() throws Exception {
+        echoOver(IPV6_LOOPBACK, StandardProtocolFamily.INET6);
+    }
+
+    private void echoOver(InetAddress loopback, StandardProtocolFamily family) throws Exception {
+        long listener = open(Protocol.TCP, family);
+        this.sockets.setOption(listener, NativeSocketOption.REUSE_ADDRESS, 1);
+        this.sockets.bind(listener, new InetSocketAddress(loopback, 0));
+        this.sockets.listen(listener, 8);
+        InetSocketAddress bound = this.sockets.localAddress(listener);
+        assertThat(bound.getAddress()).isEqualTo(loopback);
+        assertThat(bound.getPort()).isPositive();
+        assertThat(this.sockets.accept(listener)).as("nothing pending").isEqualTo(NativeSockets.NO_SOCKET);
+        try (Socket client = new Socket(loopback, bound.getPort())) {
+            long connection = acceptWithin(listener);
+            assertThat(this.sockets.remoteAddress(connection)).isEqualTo(client.getLocalSocketAddress());
+            NativeBuffer buffer = this.sockets.allocate(64);
+            assertThat(this.sockets.recv(connection, buffer)).isEqualTo(NativeSockets.WOULD_BLOCK);
+            client.getOutputStream().write("hello".getBytes(StandardCharsets.UTF_8));
+            int read;
+            while ((read = this.sockets.recv(connection, buffer)) == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+            }
+            assertThat(read).isEqualTo(5);
+            buffer.buffer().flip();
+            assertThat(this.sockets.send(connection, buffer)).isEqualTo(5);
+            assertThat(buffer.buffer().hasRemaining()).isFalse();
+            assertThat(new String(client.getInputStream().readNBytes(5), StandardCharsets.UTF_8)).isEqualTo("hello");
+            this.sockets.shutdown(connection, false, true);
+            assertThat(client.getInputStream().read()).as("FIN after shutdown").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void heapBuffersAreCopiedThroughNativeMemory() throws Exception {
+        long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(listener, 8);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+            long connection = acceptWithin(listener);
+            ByteBuffer heap = ByteBuffer.wrap("heap bytes".getBytes(StandardCharsets.UTF_8));
+            assertThat(this.sockets.send(connection, heap)).isEqualTo(10);
+            assertThat(heap.position()).isEqualTo(10);
+            assertThat(new String(client.getInputStream().readNBytes(10), StandardCharsets.UTF_8)).isEqualTo("heap bytes");
+            client.getOutputStream().write(new byte[] { 1, 2, 3 });
+            ByteBuffer target = ByteBuffer.allocate(8);
+            while (this.sockets.recv(connection, target) == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+            }
+            assertThat(target.position()).isEqualTo(3);
+            assertThat(target.get(2)).isEqualTo((byte) 3);
+        }
+    }
+
+    @Test
+    void udpOverIpv6ReportsTheSenderAndRepliesToIt() throws Exception {
+        long server = open(Protocol.UDP, StandardProtocolFamily.INET6);
+        this.sockets.bind(server, new InetSocketAddress(IPV6_LOOPBACK, 0));
+        int port = this.sockets.localAddress(server).getPort();
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(IPV6_LOOPBACK, 0))) {
+            client.setSoTimeout(5000);
+            byte[] payload = "question".getBytes(StandardCharsets.UTF_8);
+            client.send(new DatagramPacket(payload, payload.length, new InetSocketAddress(IPV6_LOOPBACK, port)));
+            NativeBuffer buffer = this.sockets.allocate(64);
+            PeerAddress sender = PeerAddress.empty();
+            int length;
+            while ((length = this.sockets.receiveFrom(server, buffer, sender)) == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+            }
+            assertThat(length).isEqualTo(payload.length);
+            assertThat(sender.isIpv6()).isTrue();
+            assertThat(sender.toSocketAddress()).isEqualTo(client.getLocalSocketAddress());
+            buffer.buffer().clear();
+            buffer.buffer().put("answer".getBytes(StandardCharsets.UTF_8)).flip();
+            assertThat(this.sockets.sendTo(server, buffer, sender)).isEqualTo(6);
+            DatagramPacket reply = new DatagramPacket(new byte[64], 64);
+            client.receive(reply);
+            assertThat(new String(reply.getData(), 0, reply.getLength(), StandardCharsets.UTF_8)).isEqualTo("answer");
+        }
+    }
+
+    @Test
+    void bindingAPortInUseNamesTheAddress() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            long socket = open(Protocol.TCP, StandardProtocolFamily.INET);
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), taken.getLocalPort());
+            assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.bind(socket, address))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE))
+                    .withMessageContaining("bind(").withMessageContaining(String.valueOf(taken.getLocalPort()));
+        }
+    }
+
+    @Test
+    void aRefusedConnectShowsAsAPendingError() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort();
+        }
+        long socket = open(Protocol.TCP, StandardProtocolFamily.INET);
+        boolean connected = this.sockets.connect(socket, new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort));
+        assertThat(connected).as("a non-blocking connect is under way").isFalse();
+        NativeIoException error = null;
+        long deadline = System.currentTimeMillis() + 5000;
+        while (error == null && System.currentTimeMillis() < deadline) {
+            error = this.sockets.takeError(socket);
+            Thread.sleep(1);
+        }
+        assertThat(error).isNotNull();
+        assertThat(error.error()).isEqualTo(NativeError.CONNECTION_REFUSED);
+    }
+
+    @Test
+    void optionsAreSetAndReadBack() throws Exception {
+        long socket = open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.setOption(socket, NativeSocketOption.TCP_NODELAY, 1);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.TCP_NODELAY)).isEqualTo(1);
+        this.sockets.setOption(socket, NativeSocketOption.RECEIVE_BUFFER, 64 * 1024);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.RECEIVE_BUFFER)).isGreaterThanOrEqualTo(64 * 1024);
+        this.sockets.setOption(socket, NativeSocketOption.REUSE_ADDRESS, 1);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.REUSE_ADDRESS)).isNotZero();
+    }
+
+    @Test
+    void callsOnAClosedHandleFailNamingTheCall() throws Exception {
+        long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.close(socket);
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.listen(socket, 1))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.BAD_DESCRIPTOR))
+                .withMessageStartingWith("listen failed");
+    }
+
+    private long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        long handle = this.sockets.open(protocol, family);
+        this.handles.add(handle);
+        return handle;
+    }
+
+    private long acceptWithin(long listener) throws Exception {
+        long deadline = System.currentTimeMillis() + 5000;
+        long connection;
+        while ((connection = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
+            assertThat(System.currentTimeMillis()).as("accept within 5 s").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+        this.handles.add(connection);
+        return connection;
+    }
+
+    private static InetAddress ipv6Loopback() {
+        try {
+            return Inet6Address.getByName("::1");
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+}
