@@ -1,0 +1,28 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
+import java.net.InetSocketAddress;
+
+/**
+ * A running listener as seen from outside: where it is bound and what it serves.
+ *
+ * @param name the listener's name
+ * @param protocol TCP or UDP
+ * @param address the bound address, with the port the system chose for port 0
+ * @param trigger how its sockets are registered
+ * @param group its worker group
+ * @param activeConnections open connections (TCP)
+ * @param registrations registrations on the port: the listener's own and its connections'
+ * @param accepted connections accepted so far
+ * @param rejected connections closed at once because of the maximum
+ * @param handlerErrors handler calls that threw
+ */
+public record BoundListener(String name, Protocol protocol, InetSocketAddress address, Trigger trigger, String group,
+        int activeConnections, int registrations, long accepted, long rejected, long handlerErrors) {
+
+    /** @return the bound port */
+    public int port() {
+        return this.address.getPort();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.sockstate.server;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * A TCP connection as a handler sees it. Writing never blocks: what the socket does not take at
+ * once is queued and sent when the socket becomes writable. Every method may be called from any
+ * thread; calls from other threads than the one handling the connection are handed to a worker.
+ */
+public interface Connection {
+
+    /** @return a number that identifies the connection for the life of the server */
+    long id();
+
+    /** @return the name of the listener that accepted it */
+    String listenerName();
+
+    /** @return the local address */
+    InetSocketAddress localAddress();
+
+    /** @return the peer's address */
+    InetSocketAddress remoteAddress();
+
+    /**
+     * Sends the buffer's remaining bytes, queueing what the socket does not take at once. The buffer
+     * is consumed (its position moves to its limit) and may be reused when the call returns.
+     * @param data the bytes
+     */
+    void write(ByteBuffer data);
+
+    /**
+     * Sends bytes, as {@link #write(ByteBuffer)}.
+     * @param data the bytes
+     */
+    default void write(byte[] data) {
+        write(ByteBuffer.wrap(data));
+    }
+
+    /** @return how many written bytes wait in the queue for the socket to take them */
+    long pendingWriteBytes();
+
+    /** Half-closes: sends FIN once queued bytes are sent; reading goes on. */
+    void shutdownOutput();
+
+    /** Closes once queued bytes are sent; the handler's {@code onClose} follows. */
+    void close();
+
+    /** @return whether the connection is open and not closing */
+    boolean isOpen();
+
+    /** @return per-connection state for handlers, created on first use */
+    Map<String, Object> attributes();
+}

@@ -1,0 +1,62 @@
+package dev.sockstate.server;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Receives the events of a TCP listener's connections. One connection is never handled by two
+ * threads at once, so a handler may keep per-connection state in {@link Connection#attributes()}
+ * without locking. Methods may throw: the connection is then closed, and the error logged once
+ * with the listener's name and counted.
+ */
+public interface ConnectionHandler {
+
+    /**
+     * A connection was accepted and registered.
+     * @param connection the new connection
+     * @throws Exception to close it
+     */
+    default void onOpen(Connection connection) throws Exception {
+    }
+
+    /**
+     * Bytes arrived. The buffer belongs to the worker and is valid only during the call: copy what
+     * must outlive it. Unconsumed bytes are not offered again.
+     * @param connection the connection
+     * @param data the bytes read, from position to limit
+     * @throws Exception to close the connection
+     */
+    void onData(Connection connection, ByteBuffer data) throws Exception;
+
+    /**
+     * Everything queued by {@link Connection#write} has been sent.
+     * @param connection the connection
+     * @throws Exception to close it
+     */
+    default void onWritable(Connection connection) throws Exception {
+    }
+
+    /**
+     * The peer closed its side; no more data will arrive. By default the connection is closed once
+     * queued data is sent; override to keep writing on a half-closed connection.
+     * @param connection the connection
+     * @throws Exception to close it
+     */
+    default void onHangup(Connection connection) throws Exception {
+        connection.close();
+    }
+
+    /**
+     * The connection failed (reset by the peer, for example); it is closed afterwards.
+     * @param connection the connection
+     * @param error what happened
+     */
+    default void onError(Connection connection, Throwable error) {
+    }
+
+    /**
+     * The connection is closed and its registration removed: the last call for it.
+     * @param connection the connection
+     */
+    default void onClose(Connection connection) {
+    }
+}

@@ -1,0 +1,240 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * One listener: a bound TCP or UDP socket, how its sockets are registered, and the handler that
+ * serves them. Made with {@link #tcp(String)} or {@link #udp(String)}; invalid values are refused by
+ * {@link Builder#build()} with a message naming the listener and the setting.
+ *
+ * @param name the listener's name, unique in a server
+ * @param protocol TCP or UDP
+ * @param address the local address, {@code null} for every interface
+ * @param port the port, 0 for an ephemeral one
+ * @param backlog the TCP pending-connection queue length
+ * @param trigger how the listener's sockets are registered
+ * @param events the events a connection is registered for ({@link Events#IN}, {@link Events#HANGUP})
+ * @param reuseAddress SO_REUSEADDR on the listening socket
+ * @param reusePort SO_REUSEPORT on the listening socket
+ * @param tcpNoDelay TCP_NODELAY on accepted connections
+ * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the system's default
+ * @param maxConnections open connections above which new ones are closed at once
+ * @param idleTimeout how long a connection may go without traffic before it is closed, {@code null} for ever
+ * @param maxPendingWriteBytes queued write bytes above which reading pauses until the queue drains
+ * @param group the worker group whose port and threads serve the listener
+ * @param connectionHandler the TCP handler
+ * @param datagramHandler the UDP handler
+ * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
+ */
+public record ListenerSettings(String name, Protocol protocol, InetAddress address, int port, int backlog, Trigger trigger,
+        int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
+        Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
+        DatagramHandler datagramHandler, Executor handlerExecutor) {
+
+    /** The worker group listeners use unless they name another. */
+    public static final String DEFAULT_GROUP = "default";
+
+    /**
+     * @param name the listener's name
+     * @return a builder of a TCP listener
+     */
+    public static Builder tcp(String name) {
+        return new Builder(name, Protocol.TCP);
+    }
+
+    /**
+     * @param name the listener's name
+     * @return a builder of a UDP listener
+     */
+    public static Builder udp(String name) {
+        return new Builder(name, Protocol.UDP);
+    }
+
+    /** Builds {@link ListenerSettings}; every setting has a default but the handler. */
+    public static final class Builder {
+
+        private final String name;
+
+        private final Protocol protocol;
+
+        private InetAddress address;
+
+        private int port;
+
+        private int backlog = 1024;
+
+        private Trigger trigger = Trigger.LEVEL_ONESHOT;
+
+        private int events = -1;
+
+        private boolean reuseAddress = true;
+
+        private boolean reusePort;
+
+        private boolean tcpNoDelay = true;
+
+        private int receiveBufferSize;
+
+        private int maxConnections = 10_000;
+
+        private Duration idleTimeout;
+
+        private long maxPendingWriteBytes = 4L * 1024 * 1024;
+
+        private String group = DEFAULT_GROUP;
+
+        private ConnectionHandler connectionHandler;
+
+        private DatagramHandler datagramHandler;
+
+        private Executor handlerExecutor;
+
+        private Builder(String name, Protocol protocol) {
+            this.name = name;
+            this.protocol = protocol;
+        }
+
+        /** @param address the local address, {@code null} for every interface @return this */
+        public Builder address(InetAddress address) {
+            this.address = address;
+            return this;
+        }
+
+        /** @param port the port, 0 for an ephemeral one @return this */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** @param backlog the pending-connection queue length @return this */
+        public Builder backlog(int backlog) {
+            this.backlog = backlog;
+            return this;
+        }
+
+        /** @param trigger how sockets are registered @return this */
+        public Builder trigger(Trigger trigger) {
+            this.trigger = trigger;
+            return this;
+        }
+
+        /** @param events the events connections are registered for @return this */
+        public Builder events(int events) {
+            this.events = events;
+            return this;
+        }
+
+        /** @param reuseAddress SO_REUSEADDR @return this */
+        public Builder reuseAddress(boolean reuseAddress) {
+            this.reuseAddress = reuseAddress;
+            return this;
+        }
+
+        /** @param reusePort SO_REUSEPORT @return this */
+        public Builder reusePort(boolean reusePort) {
+            this.reusePort = reusePort;
+            return this;
+        }
+
+        /** @param tcpNoDelay TCP_NODELAY @return this */
+        public Builder tcpNoDelay(boolean tcpNoDelay) {
+            this.tcpNoDelay = tcpNoDelay;
+            return this;
+        }
+
+        /** @param bytes SO_RCVBUF, 0 for the default @return this */
+        public Builder receiveBufferSize(int bytes) {
+            this.receiveBufferSize = bytes;
+            return this;
+        }
+
+        /** @param maxConnections the most open connections @return this */
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /** @param idleTimeout idle time before closing, {@code null} or zero for none @return this */
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
+        /** @param bytes queued bytes above which reading pauses @return this */
+        public Builder maxPendingWriteBytes(long bytes) {
+            this.maxPendingWriteBytes = bytes;
+            return this;
+        }
+
+        /** @param group the worker group @return this */
+        public Builder group(String group) {
+            this.group = group;
+            return this;
+        }
+
+        /** @param handler the TCP handler @return this */
+        public Builder handler(ConnectionHandler handler) {
+            this.connectionHandler = handler;
+            return this;
+        }
+
+        /** @param handler the UDP handler @return this */
+        public Builder handler(DatagramHandler handler) {
+            this.datagramHandler = handler;
+            return this;
+        }
+
+        /** @param executor where handler calls run, {@code null} for the workers @return this */
+        public Builder handlerExecutor(Executor executor) {
+            this.handlerExecutor = executor;
+            return this;
+        }
+
+        /**
+         * @return the settings
+         * @throws IllegalArgumentException naming the listener and the invalid setting
+         */
+        public ListenerSettings build() {
+            if (this.name == null || this.name.isBlank()) {
+                throw new IllegalArgumentException("A listener needs a name");
+            }
+            require(this.port >= 0 && this.port <= 65535, "port", this.port, "between 0 and 65535");
+            require(this.backlog > 0, "backlog", this.backlog, "positive");
+            require(this.receiveBufferSize >= 0, "receive-buffer-size", this.receiveBufferSize, "zero or positive");
+            require(this.maxConnections > 0, "max-connections", this.maxConnections, "positive");
+            require(this.maxPendingWriteBytes > 0, "max-pending-write-bytes", this.maxPendingWriteBytes, "positive");
+            require(this.idleTimeout == null || !this.idleTimeout.isNegative(), "idle-timeout", this.idleTimeout, "zero or positive");
+            require(this.group != null && !this.group.isBlank(), "group", this.group, "a worker group's name");
+            Objects.requireNonNull(this.trigger, "trigger");
+            int filter = (this.events >= 0) ? this.events
+                    : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
+            require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, "events", Events.toString(filter),
+                    "IN, optionally with HANGUP");
+            if (this.protocol == Protocol.TCP) {
+                require(this.connectionHandler != null, "handler", "none", "a ConnectionHandler for a TCP listener");
+                require(this.datagramHandler == null, "handler", "a DatagramHandler", "a ConnectionHandler for a TCP listener");
+            }
+            else {
+                require(this.datagramHandler != null, "handler", "none", "a DatagramHandler for a UDP listener");
+                require(this.connectionHandler == null, "handler", "a ConnectionHandler", "a DatagramHandler for a UDP listener");
+            }
+            Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
+            return new ListenerSettings(this.name, this.protocol, this.address, this.port, this.backlog, this.trigger, filter,
+                    this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
+                    this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor);
+        }
+
+        private void require(boolean valid, String setting, Object value, String expected) {
+            if (!valid) {
+                throw new IllegalArgumentException("Listener '" + this.name + "': " + setting + " is " + value
+                        + ", it must be " + expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.Trigger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A socket registered with a port, and the protocol that keeps it handled by one thread at a time.
+ * <p>
+ * A state word holds: {@link #OWNED} while a thread handles the socket; events and requests that
+ * arrived meanwhile, which the owner handles before it lets go; the number of re-arms submitted but
+ * not yet known to be applied; and the closing stages. The owner re-arms a one-shot registration
+ * through its worker's next batch call; a notification can only follow once that re-arm is applied,
+ * so another worker may then take the socket over even before the first worker hears back.
+ * Only the owner issues REMOVE, and the socket is closed only once the REMOVE notification arrived
+ * <em>and</em> no re-arm is in flight, so a descriptor is never reused while a change naming it is
+ * still queued, and per-socket state is released only after its REMOVE.
+ */
+abstract class Registration {
+
+    static final int OWNED = 1;
+
+    static final int CLOSE_REQUESTED = 1 << 1;
+
+    static final int ABORT_REQUESTED = 1 << 2;
+
+    static final int RUN_REQUESTED = 1 << 3;
+
+    static final int REMOVING = 1 << 4;
+
+    static final int REMOVED = 1 << 5;
+
+    static final int FINISHED = 1 << 6;
+
+    private static final int EVENTS_SHIFT = 8;
+
+    private static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
+
+    private static final int REARM_ONE = 1 << 16;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Registration.class, "state", int.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    final PortGroup group;
+
+    final long handle;
+
+    /** The completion key, set once when the registration enters the table. */
+    long key;
+
+    @SuppressWarnings("unused")
+    private volatile int state;
+
+    private volatile Thread owner;
+
+    /** The filter last submitted; read and written by the owner only. */
+    private int armedFilter = -1;
+
+    Registration(PortGroup group, long handle, boolean ownedByCreator) {
+        this.group = group;
+        this.handle = handle;
+        if (ownedByCreator) {
+            this.state = OWNED;
+            this.owner = Thread.currentThread();
+        }
+    }
+
+    /** @return how this socket is registered */
+    abstract Trigger trigger();
+
+    /** @return the observer of this socket's listener */
+    abstract ListenerObserver observer();
+
+    /**
+     * Handles events as the owner.
+     * @param worker the worker thread, or {@code null} on another thread
+     * @param events the events, zero when run for a request
+     * @return true to let go now, false when the ownership was handed to another thread, which will
+     * call {@link #release(Worker)}
+     */
+    abstract boolean handle(Worker worker, int events);
+
+    /** @return the filter to arm when letting go, or -1 to leave the socket disarmed */
+    abstract int nextFilter();
+
+    /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
+    abstract boolean readyToClose();
+
+    /** Releases everything once the registration is gone: closes the socket and calls back. */
+    abstract void finish();
+
+    /**
+     * A notification, or a posted request (events zero), reached a worker.
+     * @param worker the worker
+     * @param events the events
+     */
+    final void notified(Worker worker, int events) {
+        int current;
+        do {
+            current = this.state;
+            if ((current & (REMOVING | FINISHED)) != 0) {
+                return;
+            }
+            if ((current & OWNED) != 0) {
+                int folded = current | (events << EVENTS_SHIFT) | ((events == 0) ? RUN_REQUESTED : 0);
+                if (STATE.compareAndSet(this, current, folded)) {
+                    return;
+                }
+                continue;
+            }
+        }
+        while (!STATE.compareAndSet(this, current, current | OWNED));
+        this.owner = Thread.currentThread();
+        if (handle(worker, events)) {
+            release(worker);
+        }
+    }
+
+    /**
+     * Lets go of the socket as its owner: handles what arrived meanwhile, then closes it if asked,
+     * or re-arms it.
+     * @param worker the current thread's worker, or {@code null}
+     */
+    final void release(Worker worker) {
+        this.owner = Thread.currentThread();
+        while (true) {
+            int current = this.state;
+            int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
+            if (pending != 0 || (current & RUN_REQUESTED) != 0) {
+                if (STATE.compareAndSet(this, current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
+                    if (!handle(worker, pending)) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            this.owner = null;
+            if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
+                if (STATE.compareAndSet(this, current, (current & ~OWNED) | REMOVING)) {
+                    submit(worker, Operation.REMOVE, 0);
+                    return;
+                }
+            }
+            else {
+                int filter = nextFilter();
+                boolean rearm = filter >= 0 && (trigger().isOneShot() || filter != this.armedFilter);
+                int released = (current & ~OWNED) + (rearm ? REARM_ONE : 0);
+                if (rearm) {
+                    this.armedFilter = filter;
+                }
+                if (STATE.compareAndSet(this, current, released)) {
+                    if (rearm) {
+                        submit(worker, Operation.ENABLE, filter);
+                    }
+                    return;
+                }
+                if (rearm) {
+                    this.armedFilter = -1;
+                }
+            }
+            this.owner = Thread.currentThread();
+        }
+    }
+
+    private void submit(Worker worker, Operation operation, int filter) {
+        if (worker != null) {
+            worker.submit(this, operation, filter);
+        }
+        else {
+            this.group.applyNow(this, operation, filter);
+        }
+    }
+
+    /**
+     * Asks for the socket to be closed, from any thread.
+     * @param abort close without sending queued writes
+     */
+    final void requestClose(boolean abort) {
+        STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | (abort ? ABORT_REQUESTED : 0));
+        requestRun();
+    }
+
+    /** Asks for the owner (or a worker, when nobody owns the socket) to run the socket's requests. */
+    final void requestRun() {
+        if (this.owner == Thread.currentThread()) {
+            return;
+        }
+        int current;
+        do {
+            current = this.state;
+            if ((current & (REMOVING | FINISHED)) != 0) {
+                return;
+            }
+            if ((current & OWNED) == 0) {
+                this.group.postRun(this);
+                return;
+            }
+        }
+        while (!STATE.compareAndSet(this, current, current | RUN_REQUESTED));
+    }
+
+    /**
+     * A change submitted for this registration was applied (or refused).
+     * @param worker the worker that applied it, or {@code null}
+     * @param operation the change
+     * @param failure why it was refused, or {@code null}
+     */
+    final void changeApplied(Worker worker, Operation operation, NativeIoException failure) {
+        observer().registration(operation, failure == null);
+        if (operation == Operation.ENABLE) {
+            int current = (int) STATE.getAndAdd(this, -REARM_ONE) - REARM_ONE;
+            if (failure != null && (current & REMOVING) == 0) {
+                this.group.changeRefused(this, failure);
+                STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | ABORT_REQUESTED);
+                notified(worker, 0);
+            }
+            finishIfDone();
+        }
+        else if (operation == Operation.REMOVE && failure != null) {
+            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
+            removed();
+        }
+    }
+
+    /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */
+    final void removed() {
+        STATE.getAndBitwiseOr(this, REMOVED);
+        finishIfDone();
+    }
+
+    private void finishIfDone() {
+        int current;
+        do {
+            current = this.state;
+            boolean done = (current & REMOVED) != 0 && (current & (OWNED | FINISHED)) == 0 && (current >>> 16) == 0;
+            if (!done) {
+                return;
+            }
+        }
+        while (!STATE.compareAndSet(this, current, current | FINISHED));
+        finish();
+    }
+
+    /** Finishes a registration whose port is gone, at the end of a stop; does nothing if already finished. */
+    final void forceFinish() {
+        int current = (int) STATE.getAndBitwiseOr(this, FINISHED | REMOVING | REMOVED);
+        if ((current & FINISHED) == 0) {
+            finish();
+        }
+    }
+
+    /** @return the state word, for tests and snapshots */
+    final int state() {
+        return this.state;
+    }
+
+    /** @return whether some thread handles the socket now */
+    final boolean isOwned() {
+        return (this.state & OWNED) != 0;
+    }
+
+    /** @return whether the calling thread handles the socket now */
+    final boolean isOwnedByCurrentThread() {
+        return this.owner == Thread.currentThread();
+    }
+
+    /** @return whether a close was requested or is under way */
+    final boolean isClosing() {
+        return (this.state & (CLOSE_REQUESTED | REMOVING | FINISHED)) != 0;
+    }
+
+    /** @return whether the close requested is an abort */
+    final boolean isAborting() {
+        return (this.state & ABORT_REQUESTED) != 0;
+    }
+}

@@ -1,0 +1,174 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Trigger;
+import java.lang.System.Logger.Level;
+
+/**
+ * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
+ * registers each and re-arms itself. Out of descriptors, it stays disarmed for a short, growing
+ * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
+ */
+final class TcpAcceptor extends Registration {
+
+    private static final System.Logger logger = System.getLogger(TcpAcceptor.class.getName());
+
+    /** Connections accepted per notification before the listener is re-armed and others get a turn. */
+    static final int ACCEPTS_PER_NOTIFICATION = 256;
+
+    static final long BACKOFF_START_MILLIS = 5;
+
+    static final long BACKOFF_MAX_MILLIS = 1000;
+
+    private final ListenerRuntime listener;
+
+    private boolean paused;
+
+    private long backoffMillis = BACKOFF_START_MILLIS;
+
+    private volatile long backoffs;
+
+    TcpAcceptor(ListenerRuntime listener, long handle) {
+        super(listener.group, handle, true);
+        this.listener = listener;
+    }
+
+    @Override
+    Trigger trigger() {
+        return Trigger.LEVEL_ONESHOT;
+    }
+
+    @Override
+    ListenerObserver observer() {
+        return this.listener.observer;
+    }
+
+    @Override
+    boolean handle(Worker worker, int events) {
+        if (isClosing()) {
+            return true;
+        }
+        if (this.paused && events == 0) {
+            this.paused = false;
+            events = Events.IN;
+        }
+        if ((events & Events.IN) != 0) {
+            acceptPending(worker);
+        }
+        return true;
+    }
+
+    private void acceptPending(Worker worker) {
+        NativeSockets sockets = this.group.sockets;
+        ListenerSettings settings = this.listener.settings;
+        for (int i = 0; i < ACCEPTS_PER_NOTIFICATION; i++) {
+            long connection;
+            try {
+                connection = sockets.accept(this.handle);
+            }
+            catch (NativeIoException ex) {
+                if (ex.error() == NativeError.TOO_MANY_OPEN_FILES || ex.error() == NativeError.NO_MEMORY) {
+                    backOff(ex);
+                    return;
+                }
+                if (ex.error() == NativeError.CONNECTION_RESET || ex.error() == NativeError.INTERRUPTED) {
+                    continue;
+                }
+                logger.log(Level.WARNING, "Listener '" + settings.name() + "' could not accept a connection", ex);
+                return;
+            }
+            if (connection == NativeSockets.NO_SOCKET) {
+                break;
+            }
+            if (this.listener.connections.get() >= settings.maxConnections()) {
+                reject(connection);
+                continue;
+            }
+            if (settings.tcpNoDelay() && !configure(connection)) {
+                continue;
+            }
+            TcpConnection accepted = new TcpConnection(this.listener, connection);
+            if (!this.group.table.add(accepted)) {
+                reject(connection);
+                continue;
+            }
+            this.listener.connections.incrementAndGet();
+            this.listener.accepted.increment();
+            this.listener.observer.accepted();
+            accepted.open(worker);
+        }
+        this.backoffMillis = BACKOFF_START_MILLIS;
+    }
+
+    private boolean configure(long connection) {
+        try {
+            this.group.sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            return true;
+        }
+        catch (NativeIoException ex) {
+            closeQuietly(connection);
+            return false;
+        }
+    }
+
+    private void reject(long connection) {
+        closeQuietly(connection);
+        this.listener.rejected.increment();
+        this.listener.observer.rejected();
+    }
+
+    private void closeQuietly(long connection) {
+        try {
+            this.group.sockets.close(connection);
+        }
+        catch (NativeIoException ex) {
+            // released all the same
+        }
+    }
+
+    private void backOff(NativeIoException cause) {
+        this.paused = true;
+        long delay = this.backoffMillis;
+        this.backoffMillis = Math.min(delay * 2, BACKOFF_MAX_MILLIS);
+        if (this.backoffs++ % 100 == 0) {
+            logger.log(Level.WARNING, "Listener '" + this.listener.settings.name() + "' cannot accept: " + cause.getMessage()
+                    + "; pausing accepts for " + delay + " ms, and longer while it lasts");
+        }
+        this.listener.scheduler.schedule(this::requestRun, delay);
+    }
+
+    @Override
+    int nextFilter() {
+        return this.paused ? -1 : Events.IN;
+    }
+
+    @Override
+    boolean readyToClose() {
+        return true;
+    }
+
+    @Override
+    void finish() {
+        try {
+            this.group.sockets.close(this.handle);
+        }
+        catch (NativeIoException ex) {
+            // released all the same
+        }
+        this.group.table.remove(this);
+    }
+
+    /** @return how often accepting paused for lack of descriptors */
+    long backoffs() {
+        return this.backoffs;
+    }
+
+    @Override
+    public String toString() {
+        return "listening socket of listener '" + this.listener.settings.name() + "'";
+    }
+}

@@ -1,0 +1,228 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.PortClosedException;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.server.ServerObserver.DequeueOutcome;
+import java.lang.System.Logger.Level;
+
+/**
+ * One thread of a worker group: dequeues a batch from the group's port, dispatches it, and hands
+ * the re-arms it collected back to the port in its next batch call (on Windows that is one
+ * {@code ProcessSocketNotifications} call). Owns a read buffer and its batches, so the dequeue path
+ * allocates nothing.
+ */
+final class Worker implements Runnable {
+
+    private static final System.Logger logger = System.getLogger(Worker.class.getName());
+
+    private final PortGroup group;
+
+    private final NotificationPort port;
+
+    private final RegistrationBatch changes;
+
+    private final Registration[] changeOwners;
+
+    private final Operation[] appliedOperations;
+
+    private final Registration[] appliedOwners;
+
+    private final NativeIoException[] appliedFailures;
+
+    private final NotificationBatch notifications;
+
+    private final long timeoutMillis;
+
+    final NativeBuffer readBuffer;
+
+    final PeerAddress peer = PeerAddress.empty();
+
+    private volatile boolean stopped;
+
+    private volatile Throwable failure;
+
+    private volatile Thread thread;
+
+    Worker(PortGroup group, int changeCapacity) {
+        this.group = group;
+        this.port = group.port;
+        this.changes = new RegistrationBatch(changeCapacity);
+        this.changeOwners = new Registration[changeCapacity];
+        this.appliedOperations = new Operation[changeCapacity];
+        this.appliedOwners = new Registration[changeCapacity];
+        this.appliedFailures = new NativeIoException[changeCapacity];
+        this.notifications = new NotificationBatch(group.settings.batchSize());
+        this.timeoutMillis = Math.max(1, group.settings.dequeueTimeout().toMillis());
+        this.readBuffer = group.sockets.allocate(group.settings.readBufferSize());
+    }
+
+    @Override
+    public void run() {
+        try {
+            loop();
+        }
+        catch (Throwable ex) {
+            this.failure = ex;
+            logger.log(Level.ERROR, "Worker " + Thread.currentThread().getName() + " of group '" + this.group.settings.name()
+                    + "' died", ex);
+        }
+    }
+
+    private void loop() {
+        ServerObserver observer = this.group.observer;
+        boolean timed = observer.timesDequeues();
+        String groupName = this.group.settings.name();
+        while (!this.stopped) {
+            long start = timed ? System.nanoTime() : 0;
+            int count;
+            try {
+                count = this.port.process(this.changes.isEmpty() ? null : this.changes, this.notifications, this.timeoutMillis);
+            }
+            catch (PortClosedException ex) {
+                return;
+            }
+            catch (NativeIoException ex) {
+                // Nothing was applied: the changes stay for the next call.
+                logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
+                pause();
+                continue;
+            }
+            long waited = timed ? System.nanoTime() - start : 0;
+            applied();
+            int socketNotifications = dispatch(count);
+            DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
+                    : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
+            observer.dequeued(groupName, socketNotifications, outcome, waited);
+        }
+    }
+
+    private int dispatch(int count) {
+        RegistrationTable table = this.group.table;
+        int socketNotifications = 0;
+        for (int i = 0; i < count; i++) {
+            long key = this.notifications.key(i);
+            if (this.notifications.isPosted(i)) {
+                if (key == PortGroup.STOP_KEY) {
+                    // Pass the message on, so that every waiting worker is woken in turn.
+                    this.stopped = true;
+                    this.group.postStop();
+                    continue;
+                }
+                Registration registration = table.get(key);
+                if (registration != null) {
+                    registration.notified(this, 0);
+                }
+                continue;
+            }
+            socketNotifications++;
+            int events = this.notifications.events(i);
+            Registration registration = table.get(key);
+            if (registration == null) {
+                continue;
+            }
+            registration.observer().notification(events);
+            if ((events & Events.REMOVE) != 0) {
+                registration.removed();
+            }
+            else {
+                registration.notified(this, events);
+            }
+        }
+        return socketNotifications;
+    }
+
+    /**
+     * Queues a registration change for this worker's next batch call.
+     * @param registration whose change it is
+     * @param operation the change
+     * @param filter the events, for ENABLE
+     */
+    void submit(Registration registration, Operation operation, int filter) {
+        if (this.changes.size() == this.changes.capacity()) {
+            flush();
+        }
+        int index;
+        if (operation == Operation.ENABLE) {
+            index = this.changes.enable(registration.handle, registration.key, filter, registration.trigger());
+        }
+        else if (operation == Operation.REMOVE) {
+            index = this.changes.remove(registration.handle, registration.key);
+        }
+        else {
+            index = this.changes.disable(registration.handle, registration.key);
+        }
+        this.changeOwners[index] = registration;
+    }
+
+    private void flush() {
+        while (true) {
+            try {
+                this.port.apply(this.changes);
+                applied();
+                return;
+            }
+            catch (NativeIoException ex) {
+                logger.log(Level.WARNING, "Applying registration changes failed in group '" + this.group.settings.name()
+                        + "'; retrying", ex);
+                pause();
+            }
+        }
+    }
+
+    /** Reports the results of the changes the last call applied, then empties the batch. */
+    private void applied() {
+        int count = this.changes.size();
+        if (count == 0) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            this.appliedOperations[i] = this.changes.operation(i);
+            this.appliedOwners[i] = this.changeOwners[i];
+            this.appliedFailures[i] = this.changes.failed(i) ? this.changes.failure(i, "ProcessSocketNotifications") : null;
+            this.changeOwners[i] = null;
+        }
+        this.changes.clear();
+        for (int i = 0; i < count; i++) {
+            Registration owner = this.appliedOwners[i];
+            this.appliedOwners[i] = null;
+            owner.changeApplied(this, this.appliedOperations[i], this.appliedFailures[i]);
+            this.appliedFailures[i] = null;
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(10);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Asks the worker to stop after its current batch. */
+    void stop() {
+        this.stopped = true;
+    }
+
+    /** @param thread the thread that runs this worker */
+    void attach(Thread thread) {
+        this.thread = thread;
+    }
+
+    /** @return the thread running this worker, once started */
+    Thread thread() {
+        return this.thread;
+    }
+
+    /** @return why the worker died, or {@code null} */
+    Throwable failure() {
+        return this.failure;
+    }
+}

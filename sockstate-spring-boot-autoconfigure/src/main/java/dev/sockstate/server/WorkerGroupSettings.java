@@ -1,0 +1,48 @@
+package dev.sockstate.server;
+
+import java.time.Duration;
+
+/**
+ * A worker group: one notification port and the threads that dequeue from it. Listeners that need a
+ * single dequeuing thread (persistent triggers) get a group of their own with one worker.
+ *
+ * @param name the group's name
+ * @param workers how many threads dequeue from the group's port
+ * @param batchSize the most notifications one dequeue call returns
+ * @param dequeueTimeout how long one dequeue call waits before the worker loops
+ * @param readBufferSize the size of each worker's read buffer in bytes
+ * @param threadNamePrefix the prefix of the worker threads' names
+ */
+public record WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
+        String threadNamePrefix) {
+
+    /** The defaults: 64 notifications a call, a one-second timeout, 64 KiB read buffers. */
+    public WorkerGroupSettings {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("A worker group needs a name");
+        }
+        check(name, workers >= 1 && workers <= 1024, "workers", workers, "between 1 and 1024");
+        check(name, batchSize >= 1 && batchSize <= 65_536, "batch-size", batchSize, "between 1 and 65536");
+        check(name, dequeueTimeout != null && !dequeueTimeout.isNegative() && !dequeueTimeout.isZero(), "dequeue-timeout",
+                dequeueTimeout, "positive");
+        check(name, readBufferSize >= 64 && readBufferSize <= 16 * 1024 * 1024, "read-buffer-size", readBufferSize,
+                "between 64 bytes and 16 MiB");
+        check(name, threadNamePrefix != null, "thread-name-prefix", threadNamePrefix, "set");
+    }
+
+    /**
+     * @param name the group's name
+     * @param workers its thread count
+     * @return a group with the default batch size, timeout, buffer and thread names
+     */
+    public static WorkerGroupSettings of(String name, int workers) {
+        return new WorkerGroupSettings(name, workers, 64, Duration.ofSeconds(1), 64 * 1024, "sockstate-");
+    }
+
+    private static void check(String group, boolean valid, String setting, Object value, String expected) {
+        if (!valid) {
+            throw new IllegalArgumentException("Worker group '" + group + "': " + setting + " is " + value + ", it must be "
+                    + expected);
+        }
+    }
+}
