@@ -119,6 +119,17 @@ final class PortGroup {
         logger.log(Level.WARNING, "The port refused to re-arm " + registration + "; closing it", failure);
     }
 
+    /**
+     * The runtime itself failed while handling a socket (not a handler: those are caught where they
+     * are called); the socket is aborted and the worker goes on.
+     * @param registration the socket
+     * @param failure what failed
+     */
+    void internalFailure(Registration registration, Throwable failure) {
+        logger.log(Level.ERROR, "Handling " + registration + " failed in group '" + this.settings.name() + "'; aborting it",
+                failure);
+    }
+
     /** @return a read buffer for a handler running off the worker threads */
     NativeBuffer offWorkerBuffer() {
         return this.offWorkerBuffer.get();

@@ -121,8 +121,20 @@ abstract class Registration {
         }
         while (!STATE.compareAndSet(this, current, current | OWNED));
         this.owner = Thread.currentThread();
-        if (handle(worker, events)) {
+        if (handleSafely(worker, events)) {
             release(worker);
+        }
+    }
+
+    /** Handles events; a failure of the runtime itself (not of a handler) aborts this socket only. */
+    private boolean handleSafely(Worker worker, int events) {
+        try {
+            return handle(worker, events);
+        }
+        catch (RuntimeException | LinkageError ex) {
+            STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | ABORT_REQUESTED);
+            this.group.internalFailure(this, ex);
+            return true;
         }
     }
 
@@ -138,7 +150,7 @@ abstract class Registration {
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
             if (pending != 0 || (current & RUN_REQUESTED) != 0) {
                 if (STATE.compareAndSet(this, current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
-                    if (!handle(worker, pending)) {
+                    if (!handleSafely(worker, pending)) {
                         return;
                     }
                 }

@@ -112,6 +112,7 @@ public final class SocketServer {
                 return;
             }
             NativeSockets sockets = this.backend.sockets();
+            loadRarelyUsedClasses();
             this.table = new RegistrationTable(capacity());
             this.scheduler = new ServerScheduler("sockstate-scheduler");
             AtomicLong connectionIds = new AtomicLong();
@@ -139,6 +140,19 @@ public final class SocketServer {
                 logger.log(Level.INFO, "Listener '" + listener.settings.name() + "' (" + listener.settings.protocol() + ", "
                         + listener.settings.trigger() + ") bound to " + listener.boundAddress + " on " + this.backend.name());
             }
+        }
+    }
+
+    /**
+     * Loads the classes that only some paths use, so that a process out of descriptors, which
+     * cannot open a class file, still runs them.
+     */
+    private static void loadRarelyUsedClasses() {
+        new WriteQueue().isEmpty();
+        ServerObserver.DequeueOutcome.values();
+        for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
+                BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpEndpoint.class)) {
+            type.getName();
         }
     }
 

@@ -88,7 +88,7 @@ final class Worker implements Runnable {
             catch (PortClosedException ex) {
                 return;
             }
-            catch (NativeIoException ex) {
+            catch (NativeIoException | RuntimeException | LinkageError ex) {
                 // Nothing was applied: the changes stay for the next call.
                 logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
                 pause();

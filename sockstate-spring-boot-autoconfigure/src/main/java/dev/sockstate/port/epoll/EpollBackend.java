@@ -93,6 +93,7 @@ public final class EpollBackend implements Backend {
                 return Availability.unavailable("epoll_create1 failed: " + failure.getMessage(), failure);
             }
             LinuxNative.close(fd);
+            EpollPort.loadRarelyUsedClasses();
             return Availability.available("Linux " + System.getProperty("os.version") + " with epoll, JNA "
                     + com.sun.jna.Native.VERSION);
         }

@@ -58,6 +58,15 @@ final class EpollPort extends AbstractNotificationPort {
         this.sockets = sockets;
     }
 
+    /**
+     * Loads the classes that only rare paths use (errors, REMOVE), so that a process out of
+     * descriptors, which cannot open a class file, still runs them.
+     */
+    static void loadRarelyUsedClasses() {
+        new QueuedEntry(0, 0, true).hashCode();
+        Errno.exception("epoll_wait", Errno.EAGAIN).error().ordinal();
+    }
+
     static EpollPort open(EpollSockets sockets) throws NativeIoException {
         int epollFd = LinuxNative.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
         if (epollFd < 0) {

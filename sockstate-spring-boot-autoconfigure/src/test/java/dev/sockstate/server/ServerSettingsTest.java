@@ -1,0 +1,56 @@
+package dev.sockstate.server;
+
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.sockstate.port.Backends;
+import dev.sockstate.port.Trigger;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ServerSettingsTest {
+
+    private final EchoHandler handler = new EchoHandler();
+
+    @Test
+    void aPersistentTriggerOnAGroupWithManyWorkersIsRefusedWithWhatToDoInstead() {
+        ListenerSettings poll = ListenerSettings.tcp("poll").trigger(Trigger.LEVEL_PERSISTENT).handler(this.handler).build();
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 4)),
+                        List.of(poll), ServerObserver.NONE))
+                .withMessageContaining("Listener 'poll' uses a persistent trigger (LEVEL_PERSISTENT)")
+                .withMessageContaining("has 4 workers")
+                .withMessageContaining("worker group of its own with one worker");
+    }
+
+    @Test
+    void aListenerNamingAnUnknownGroupIsRefused() {
+        ListenerSettings echo = ListenerSettings.tcp("echo").group("fast").handler(this.handler).build();
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 1)),
+                        List.of(echo), ServerObserver.NONE))
+                .withMessageContaining("names worker group 'fast', which is not defined");
+    }
+
+    @Test
+    void invalidListenerValuesNameTheListenerAndTheSetting() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.tcp("echo").port(70000).handler(this.handler).build())
+                .withMessage("Listener 'echo': port is 70000, it must be between 0 and 65535");
+        assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.tcp("echo").maxConnections(0).handler(this.handler).build())
+                .withMessageContaining("max-connections is 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.tcp("echo").build())
+                .withMessageContaining("handler is none, it must be a ConnectionHandler");
+        assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.udp("udp").handler(this.handler).build())
+                .withMessageContaining("it must be a DatagramHandler");
+        assertThatIllegalArgumentException().isThrownBy(() -> WorkerGroupSettings.of("default", 0))
+                .withMessageContaining("Worker group 'default': workers is 0");
+    }
+
+    @Test
+    void twoListenersWithOneNameAreRefused() {
+        ListenerSettings echo = ListenerSettings.tcp("echo").handler(this.handler).build();
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 1)),
+                        List.of(echo, echo), ServerObserver.NONE))
+                .withMessageContaining("defined twice");
+    }
+}
