@@ -9,7 +9,7 @@
  * errno, because JNA captures errno after every call as "the last error" on Linux, as it captures
  * GetLastError() on Windows.
  *
- * The semantics are those of ../../../../../shared/reference/winsock-abi.md:
+ * The semantics are those of the reference notes (winsock-abi.md, "Semantics worth knowing"):
  * - a socket handle is the Linux descriptor; a completion port is a heap object;
  * - every registration owns one completion packet: events coalesce into it while it is queued;
  * - ONESHOT disables (does not remove) the registration after one notification;
