@@ -7,8 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The sockets, epoll instances and eventfds this process holds, read from {@code /proc/self/fd}. */
+/**
+ * The sockets, epoll instances and eventfds this process holds, read from {@code /proc/self/fd}.
+ * Where there is no {@code /proc/self/fd} (Windows), nothing is counted.
+ */
 public final class OpenDescriptors {
+
+    private static final Path DESCRIPTORS = Path.of("/proc/self/fd");
 
     private OpenDescriptors() {
     }
@@ -16,7 +21,10 @@ public final class OpenDescriptors {
     /** @return the targets of every socket and anonymous-inode descriptor, such as {@code socket:[123]} */
     public static List<String> networkDescriptors() {
         List<String> found = new ArrayList<>();
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+        if (!Files.isDirectory(DESCRIPTORS)) {
+            return found;
+        }
+        try (Stream<Path> fds = Files.list(DESCRIPTORS)) {
             fds.forEach((fd) -> {
                 try {
                     String target = Files.readSymbolicLink(fd).toString();

@@ -1,0 +1,152 @@
+package dev.sockstate.port.winsock;
+
+import dev.sockstate.port.Availability;
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.BackendUnavailableException;
+import dev.sockstate.port.Backends;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+
+/**
+ * The Windows backend: {@code ProcessSocketNotifications} on an I/O completion port, and Winsock
+ * sockets, through JNA. It runs on 64-bit Windows build {@value #MINIMUM_BUILD} or later (Windows
+ * Server 2022, Windows 11), where ws2_32 exports that function. Its availability is probed once and
+ * the cause of a failure kept: on older Windows the function is missing and the backend says so.
+ * <p>
+ * When the system property {@value #LIBRARY_PROPERTY} names a library, the backend binds that
+ * library instead of ws2_32 and kernel32 (see {@link WinsockNative}) on any operating system: this is
+ * how the tests run it on an emulator of the API. {@code auto} still picks it only on Windows.
+ */
+public final class WinsockBackend implements Backend {
+
+    /** The backend's name in configuration. */
+    public static final String NAME = "winsock";
+
+    /** System property naming the library to bind instead of ws2_32 (and of kernel32, unless {@link #KERNEL32_PROPERTY} is set). */
+    public static final String LIBRARY_PROPERTY = "sockstate.winsock.library";
+
+    /** System property naming the library to bind instead of kernel32. */
+    public static final String KERNEL32_PROPERTY = "sockstate.winsock.kernel32";
+
+    /** The first Windows build with {@code ProcessSocketNotifications}. */
+    public static final int MINIMUM_BUILD = 20348;
+
+    private static final String REQUIREMENT = "winsock needs Windows build " + MINIMUM_BUILD
+            + " or later (Windows Server 2022, Windows 11)";
+
+    private static volatile Availability availability;
+
+    private static volatile WinsockSockets sockets;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean isNativeToThisSystem() {
+        return isWindows(System.getProperty("os.name", ""));
+    }
+
+    @Override
+    public Availability availability() {
+        Availability result = availability;
+        if (result == null) {
+            synchronized (WinsockBackend.class) {
+                result = availability;
+                if (result == null) {
+                    result = probe(System.getProperty(LIBRARY_PROPERTY), System.getProperty("os.name", ""));
+                    availability = result;
+                }
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public NotificationPort openPort() throws NativeIoException {
+        return WinsockPort.open(requireSockets());
+    }
+
+    @Override
+    public NativeSockets sockets() {
+        return requireSockets();
+    }
+
+    private WinsockSockets requireSockets() {
+        Availability result = availability();
+        if (!result.available()) {
+            throw new BackendUnavailableException(NAME, "The winsock backend is unavailable: " + result.reason(), result.cause());
+        }
+        WinsockSockets current = sockets;
+        if (current == null) {
+            synchronized (WinsockBackend.class) {
+                current = sockets;
+                if (current == null) {
+                    current = new WinsockSockets();
+                    sockets = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private static boolean isWindows(String osName) {
+        return osName.toLowerCase(Locale.ROOT).startsWith("windows");
+    }
+
+    /**
+     * Finds out whether the backend runs here: on Windows, or anywhere when an emulator library is
+     * named; then whether JNA binds the library, it has {@code ProcessSocketNotifications},
+     * {@code WSAStartup} succeeds (called here, once for the process) and a completion port opens.
+     * @param emulator the value of {@value #LIBRARY_PROPERTY}, or {@code null}
+     * @param osName the operating system's name
+     * @return the availability, with the reason and cause of a failure
+     */
+    static Availability probe(String emulator, String osName) {
+        boolean emulated = emulator != null && !emulator.isBlank();
+        if (!emulated && !isWindows(osName)) {
+            return Availability.unavailable(REQUIREMENT + ", this is " + Backends.system(), null);
+        }
+        try {
+            if (com.sun.jna.Native.POINTER_SIZE != 8) {
+                return Availability.unavailable("winsock needs a 64-bit JVM, this one has "
+                        + (com.sun.jna.Native.POINTER_SIZE * 8) + "-bit pointers", null);
+            }
+            String library = WinsockNative.socketLibraryName();
+            try {
+                com.sun.jna.NativeLibrary.getInstance(library).getFunction(WinsockNative.Notifications.FUNCTION);
+            }
+            catch (UnsatisfiedLinkError ex) {
+                return Availability.unavailable(WinsockNative.Notifications.FUNCTION + " is missing from " + library
+                        + ": " + REQUIREMENT + ", this is " + Backends.system(), ex);
+            }
+            ByteBuffer data = ByteBuffer.allocateDirect(WinsockNative.WSADATA_SIZE);
+            int started = WinsockNative.WSAStartup(WinsockNative.WINSOCK_VERSION, WinsockNative.addressOf(data));
+            if (started != 0) {
+                NativeIoException failure = WsaError.exception("WSAStartup", started);
+                return Availability.unavailable(failure.getMessage(), failure);
+            }
+            long port = WinsockNative.Kernel32.CreateIoCompletionPort(WinsockNative.INVALID_HANDLE_VALUE, 0, 0, 0);
+            if (port == 0) {
+                NativeIoException failure = WsaError.last("CreateIoCompletionPort");
+                return Availability.unavailable(failure.getMessage(), failure);
+            }
+            WinsockNative.Kernel32.CloseHandle(port);
+            String system = emulated ? "the Winsock emulator " + emulator + " on " + Backends.system() : Backends.system();
+            return Availability.available(system + " with " + WinsockNative.Notifications.FUNCTION + ", JNA "
+                    + com.sun.jna.Native.VERSION);
+        }
+        catch (LinkageError ex) {
+            return Availability.unavailable("JNA could not bind Winsock (is net.java.dev.jna:jna on the class path?): " + ex, ex);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

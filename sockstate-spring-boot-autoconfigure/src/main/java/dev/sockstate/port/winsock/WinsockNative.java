@@ -1,0 +1,185 @@
+package dev.sockstate.port.winsock;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+
+/**
+ * The ws2_32 and kernel32 functions the winsock backend calls, bound with JNA direct mapping
+ * ({@code Native.register}) so that a call costs a JNI transition and nothing more: handles
+ * ({@code SOCKET}, {@code HANDLE}) and pointers are passed as {@code long} addresses, which is the
+ * x64 ABI. The backend refuses 32-bit JVMs (see {@link WinsockBackend}); x86 is described by
+ * {@link NotificationLayout} and its tests only. x64 Windows has a single calling convention, so no
+ * stdcall option is needed.
+ * <p>
+ * The library names come from system properties so that tests can bind an emulator:
+ * {@value WinsockBackend#LIBRARY_PROPERTY} (default {@code ws2_32}) and
+ * {@value WinsockBackend#KERNEL32_PROPERTY} (default {@code kernel32}, or the first property's value
+ * when only that is set: an emulator exports every function). The error of a failed call is read
+ * with {@link #lastError()}. This is the only class of the backend that touches JNA's native binding;
+ * its three parts bind separately: the socket calls here, the completion port calls in
+ * {@link Kernel32}, and {@code ProcessSocketNotifications} in {@link Notifications}, bound only when
+ * first used since Windows before build 20348 does not have it.
+ */
+final class WinsockNative {
+
+    static final int AF_INET = 2;
+    static final int AF_INET6 = 23;
+    static final int SOCK_STREAM = 1;
+    static final int SOCK_DGRAM = 2;
+    static final int IPPROTO_TCP = 6;
+    static final int IPPROTO_UDP = 17;
+    static final int IPPROTO_IPV6 = 41;
+    static final int WSA_FLAG_OVERLAPPED = 0x01;
+    static final int WSA_FLAG_NO_HANDLE_INHERIT = 0x80;
+
+    static final long INVALID_SOCKET = -1L;
+    static final int SOCKET_ERROR = -1;
+    static final long INVALID_HANDLE_VALUE = -1L;
+
+    static final int SOL_SOCKET = 0xffff;
+    static final int SO_REUSEADDR = 0x0004;
+    static final int SO_KEEPALIVE = 0x0008;
+    static final int SO_SNDBUF = 0x1001;
+    static final int SO_RCVBUF = 0x1002;
+    static final int SO_ERROR = 0x1007;
+    static final int TCP_NODELAY = 1;
+    static final int IPV6_V6ONLY = 27;
+
+    /** {@code FIONBIO}: switch non-blocking mode on or off; the argument is a {@code u_long}. */
+    static final int FIONBIO = 0x8004667E;
+
+    /** {@code SIO_UDP_CONNRESET}: whether an ICMP port-unreachable fails the next {@code recvfrom}. */
+    static final int SIO_UDP_CONNRESET = 0x9800000C;
+
+    static final int SD_RECEIVE = 0;
+    static final int SD_SEND = 1;
+    static final int SD_BOTH = 2;
+
+    /** Winsock 2.2, the version {@code WSAStartup} asks for. */
+    static final short WINSOCK_VERSION = 0x0202;
+
+    /** Room for a {@code WSADATA} (408 bytes on x64). */
+    static final int WSADATA_SIZE = 512;
+
+    /** {@code INFINITE}: wait until something arrives. */
+    static final int INFINITE = -1;
+
+    static {
+        Native.register(WinsockNative.class, NativeLibrary.getInstance(socketLibraryName()));
+    }
+
+    private WinsockNative() {
+    }
+
+    /** @return the library holding the socket calls and {@code ProcessSocketNotifications} */
+    static String socketLibraryName() {
+        String configured = System.getProperty(WinsockBackend.LIBRARY_PROPERTY);
+        return (configured == null || configured.isBlank()) ? "ws2_32" : configured;
+    }
+
+    /** @return the library holding the completion port calls */
+    static String kernelLibraryName() {
+        String configured = System.getProperty(WinsockBackend.KERNEL32_PROPERTY);
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        String emulator = System.getProperty(WinsockBackend.LIBRARY_PROPERTY);
+        return (emulator == null || emulator.isBlank()) ? "kernel32" : emulator;
+    }
+
+    /**
+     * The error code of this thread's last failed call: JNA captures {@code GetLastError()} (which
+     * {@code WSAGetLastError()} returns too) right after every call, before the JVM can overwrite
+     * it; when nothing was captured, Winsock is asked.
+     * @return a WSAE* or Win32 code
+     */
+    static int lastError() {
+        int captured = Native.getLastError();
+        return (captured != 0) ? captured : WSAGetLastError();
+    }
+
+    static native int WSAStartup(short version, long data);
+
+    static native int WSAGetLastError();
+
+    static native long WSASocketW(int family, int type, int protocol, long protocolInfo, int group, int flags);
+
+    static native int WSAIoctl(long socket, int code, long in, int inLength, long out, int outLength,
+            long bytesReturned, long overlapped, long completionRoutine);
+
+    static native int ioctlsocket(long socket, int command, long argument);
+
+    static native int bind(long socket, long name, int nameLength);
+
+    static native int listen(long socket, int backlog);
+
+    static native long accept(long socket, long address, long addressLength);
+
+    static native int connect(long socket, long name, int nameLength);
+
+    static native int recv(long socket, long buffer, int length, int flags);
+
+    static native int send(long socket, long buffer, int length, int flags);
+
+    static native int recvfrom(long socket, long buffer, int length, int flags, long from, long fromLength);
+
+    static native int sendto(long socket, long buffer, int length, int flags, long to, int toLength);
+
+    static native int setsockopt(long socket, int level, int name, long value, int length);
+
+    static native int getsockopt(long socket, int level, int name, long value, long length);
+
+    static native int shutdown(long socket, int how);
+
+    static native int closesocket(long socket);
+
+    static native int getsockname(long socket, long name, long nameLength);
+
+    static native int getpeername(long socket, long name, long nameLength);
+
+    /** @return the native address of a direct buffer (allocates a JNA pointer: not for hot paths) */
+    static long addressOf(java.nio.ByteBuffer direct) {
+        return com.sun.jna.Pointer.nativeValue(Native.getDirectBufferPointer(direct));
+    }
+
+    /** The I/O completion port calls of kernel32. */
+    static final class Kernel32 {
+
+        static {
+            Native.register(Kernel32.class, NativeLibrary.getInstance(kernelLibraryName()));
+        }
+
+        private Kernel32() {
+        }
+
+        static native long CreateIoCompletionPort(long fileHandle, long existingPort, long completionKey, int threads);
+
+        static native int GetQueuedCompletionStatusEx(long port, long entries, int count, long removed,
+                int milliseconds, int alertable);
+
+        static native int PostQueuedCompletionStatus(long port, int bytesTransferred, long completionKey, long overlapped);
+
+        static native int CloseHandle(long handle);
+    }
+
+    /**
+     * {@code ProcessSocketNotifications}, bound on first use: only once {@link WinsockBackend} has
+     * found it in the library, as Windows before build 20348 does not export it.
+     */
+    static final class Notifications {
+
+        /** The function's name in ws2_32. */
+        static final String FUNCTION = "ProcessSocketNotifications";
+
+        static {
+            Native.register(Notifications.class, NativeLibrary.getInstance(socketLibraryName()));
+        }
+
+        private Notifications() {
+        }
+
+        /** @return a Win32 or WSAE* code: 0, or WAIT_TIMEOUT when completions were asked for and none came */
+        static native int ProcessSocketNotifications(long port, int registrationCount, long registrations,
+                int timeoutMillis, int completionCount, long entries, long receivedCount);
+    }
+}

@@ -1,0 +1,369 @@
+package dev.sockstate.port.winsock;
+
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.Protocol;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+
+/**
+ * Non-blocking Winsock sockets: the {@code SOCKET} handles a {@link WinsockPort} registers. Sockets
+ * are made with {@code WSASocketW} (not inherited by child processes) and switched to non-blocking
+ * mode with {@code ioctlsocket(FIONBIO)}; {@code WSAEWOULDBLOCK} is a result, not an exception.
+ * {@code WSAStartup} has been called by {@link WinsockBackend} before an instance exists.
+ */
+final class WinsockSockets implements NativeSockets {
+
+    /** Per-thread native memory for addresses, option values and copies of heap buffers. */
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+
+    @Override
+    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        int domain = switch (family) {
+            case INET -> WinsockNative.AF_INET;
+            case INET6 -> WinsockNative.AF_INET6;
+            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+        };
+        boolean tcp = protocol == Protocol.TCP;
+        long socket = WinsockNative.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
+                tcp ? WinsockNative.IPPROTO_TCP : WinsockNative.IPPROTO_UDP, 0, 0,
+                WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT);
+        if (socket == WinsockNative.INVALID_SOCKET) {
+            throw WsaError.last("WSASocketW");
+        }
+        try {
+            makeNonBlocking(socket);
+            if (!tcp) {
+                ignorePortUnreachable(socket);
+            }
+            return socket;
+        }
+        catch (NativeIoException ex) {
+            WinsockNative.closesocket(socket);
+            throw ex;
+        }
+    }
+
+    private void makeNonBlocking(long socket) throws NativeIoException {
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, 1);
+        if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
+            throw WsaError.last("ioctlsocket(FIONBIO)");
+        }
+    }
+
+    /**
+     * Without this, an ICMP port-unreachable answering one of a UDP socket's datagrams makes its next
+     * {@code recvfrom} fail with {@code WSAECONNRESET}, which Linux never does on an unconnected socket.
+     */
+    private void ignorePortUnreachable(long socket) throws NativeIoException {
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, 0).putInt(4, 0);
+        if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
+                holder.address() + 4, 0, 0) != 0) {
+            throw WsaError.last("WSAIoctl(SIO_UDP_CONNRESET)");
+        }
+    }
+
+    @Override
+    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        if (WinsockNative.bind(socket, local.address.address(), length) != 0) {
+            throw WsaError.last("bind(" + address + ")");
+        }
+    }
+
+    @Override
+    public void listen(long socket, int backlog) throws NativeIoException {
+        if (WinsockNative.listen(socket, backlog) != 0) {
+            throw WsaError.last("listen");
+        }
+    }
+
+    @Override
+    public long accept(long listener) throws NativeIoException {
+        long socket = WinsockNative.accept(listener, 0, 0);
+        if (socket == WinsockNative.INVALID_SOCKET) {
+            int code = WinsockNative.lastError();
+            if (code == WsaError.WSAEWOULDBLOCK) {
+                return NO_SOCKET;
+            }
+            throw WsaError.exception("accept", code);
+        }
+        try {
+            makeNonBlocking(socket);
+            return socket;
+        }
+        catch (NativeIoException ex) {
+            WinsockNative.closesocket(socket);
+            throw ex;
+        }
+    }
+
+    @Override
+    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        if (WinsockNative.connect(socket, local.address.address(), length) == 0) {
+            return true;
+        }
+        int code = WinsockNative.lastError();
+        if (code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS) {
+            return false;
+        }
+        throw WsaError.exception("connect(" + address + ")", code);
+    }
+
+    @Override
+    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        int read = WinsockNative.recv(socket, buffer.address() + position, target.limit() - position, 0);
+        if (read >= 0) {
+            target.position(position + read);
+            return read;
+        }
+        return wouldBlockOr("recv");
+    }
+
+    @Override
+    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer source = buffer.buffer();
+        int position = source.position();
+        int sent = WinsockNative.send(socket, buffer.address() + position, source.limit() - position, 0);
+        if (sent >= 0) {
+            source.position(position + sent);
+            return sent;
+        }
+        return wouldBlockOr("send");
+    }
+
+    @Override
+    public int recv(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return recv(socket, new NativeBuffer(buffer, WinsockNative.addressOf(buffer)));
+        }
+        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
+        int read = recv(socket, copy);
+        if (read > 0) {
+            copy.buffer().flip();
+            buffer.put(copy.buffer());
+        }
+        return read;
+    }
+
+    @Override
+    public int send(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return send(socket, new NativeBuffer(buffer, WinsockNative.addressOf(buffer)));
+        }
+        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
+        copy.buffer().put(buffer.duplicate()).flip();
+        int sent = send(socket, copy);
+        if (sent > 0) {
+            buffer.position(buffer.position() + sent);
+        }
+        return sent;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Winsock does not tell the length of a datagram longer than the buffer: it fills the buffer and
+     * fails with {@code WSAEMSGSIZE}. That datagram is returned truncated, its length reported as the
+     * buffer's room.
+     */
+    @Override
+    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        NativeBuffer address = local.address;
+        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        int room = target.limit() - position;
+        int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
+                address.address(), address.address() + SocketAddressCodec.LENGTH_OFFSET);
+        if (read < 0) {
+            int code = WinsockNative.lastError();
+            if (code == WsaError.WSAEWOULDBLOCK) {
+                return WOULD_BLOCK;
+            }
+            if (code != WsaError.WSAEMSGSIZE) {
+                throw WsaError.exception("recvfrom", code);
+            }
+            read = room;
+        }
+        target.position(position + read);
+        SocketAddressCodec.decode(address.buffer(), local.bytes, sender);
+        return read;
+    }
+
+    @Override
+    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
+        Scratch local = this.scratch.get();
+        int length = SocketAddressCodec.encode(target, local.bytes, local.address.buffer());
+        ByteBuffer source = buffer.buffer();
+        int position = source.position();
+        int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
+                local.address.address(), length);
+        if (sent >= 0) {
+            source.position(position + sent);
+            return sent;
+        }
+        return wouldBlockOr("sendto");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * {@link NativeSocketOption#REUSE_PORT} does not exist on Windows and fails with
+     * {@link NativeError#NOT_SUPPORTED}. {@link NativeSocketOption#REUSE_ADDRESS} is Windows'
+     * {@code SO_REUSEADDR}, which also lets another socket bind a port in active use; Windows lets a
+     * listener bind a port whose old connections are in TIME_WAIT without it.
+     */
+    @Override
+    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
+        requireSupported(option, "setsockopt");
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, value);
+        if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
+            throw WsaError.last("setsockopt(" + option + ")");
+        }
+    }
+
+    @Override
+    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
+        requireSupported(option, "getsockopt");
+        return intOption(socket, level(option), name(option), option.name());
+    }
+
+    private static void requireSupported(NativeSocketOption option, String call) throws NativeIoException {
+        if (option == NativeSocketOption.REUSE_PORT) {
+            throw new NativeIoException(call + "(" + option + ")", NativeError.NOT_SUPPORTED, WsaError.WSAENOPROTOOPT,
+                    "SO_REUSEPORT does not exist on Windows");
+        }
+    }
+
+    @Override
+    public NativeIoException takeError(long socket) throws NativeIoException {
+        int code = intOption(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, "SO_ERROR");
+        return (code == 0) ? null : WsaError.exception("SO_ERROR", code);
+    }
+
+    private int intOption(long socket, int level, int name, String label) throws NativeIoException {
+        NativeBuffer holder = this.scratch.get().option;
+        holder.buffer().putInt(0, 0).putInt(4, 4);
+        if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
+            throw WsaError.last("getsockopt(" + label + ")");
+        }
+        return holder.buffer().getInt(0);
+    }
+
+    @Override
+    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
+        if (!input && !output) {
+            return;
+        }
+        int how = (input && output) ? WinsockNative.SD_BOTH : (input ? WinsockNative.SD_RECEIVE : WinsockNative.SD_SEND);
+        if (WinsockNative.shutdown(socket, how) != 0) {
+            throw WsaError.last("shutdown");
+        }
+    }
+
+    @Override
+    public void close(long socket) throws NativeIoException {
+        if (WinsockNative.closesocket(socket) != 0) {
+            throw WsaError.last("closesocket");
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress(long socket) throws NativeIoException {
+        return name(socket, true);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+        return name(socket, false);
+    }
+
+    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
+        NativeBuffer address = this.scratch.get().address;
+        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        long lengthAddress = address.address() + SocketAddressCodec.LENGTH_OFFSET;
+        int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
+                : WinsockNative.getpeername(socket, address.address(), lengthAddress);
+        if (result != 0) {
+            throw WsaError.last(local ? "getsockname" : "getpeername");
+        }
+        return SocketAddressCodec.decode(address.buffer());
+    }
+
+    @Override
+    public NativeBuffer allocate(int capacity) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
+        return new NativeBuffer(buffer, WinsockNative.addressOf(buffer));
+    }
+
+    private static int wouldBlockOr(String call) throws NativeIoException {
+        int code = WinsockNative.lastError();
+        if (code == WsaError.WSAEWOULDBLOCK) {
+            return WOULD_BLOCK;
+        }
+        throw WsaError.exception(call, code);
+    }
+
+    private static int level(NativeSocketOption option) {
+        return switch (option) {
+            case TCP_NODELAY -> WinsockNative.IPPROTO_TCP;
+            case IPV6_ONLY -> WinsockNative.IPPROTO_IPV6;
+            default -> WinsockNative.SOL_SOCKET;
+        };
+    }
+
+    private static int name(NativeSocketOption option) {
+        return switch (option) {
+            case REUSE_ADDRESS -> WinsockNative.SO_REUSEADDR;
+            case TCP_NODELAY -> WinsockNative.TCP_NODELAY;
+            case RECEIVE_BUFFER -> WinsockNative.SO_RCVBUF;
+            case SEND_BUFFER -> WinsockNative.SO_SNDBUF;
+            case KEEP_ALIVE -> WinsockNative.SO_KEEPALIVE;
+            case IPV6_ONLY -> WinsockNative.IPV6_V6ONLY;
+            case REUSE_PORT -> throw new IllegalArgumentException("SO_REUSEPORT does not exist on Windows");
+        };
+    }
+
+    /** Native memory one thread reuses for the calls of this class. */
+    private static final class Scratch {
+
+        final NativeBuffer address;
+
+        final NativeBuffer option;
+
+        final byte[] bytes = new byte[16];
+
+        private final WinsockSockets sockets;
+
+        private NativeBuffer data;
+
+        Scratch(WinsockSockets sockets) {
+            this.sockets = sockets;
+            this.address = sockets.allocate(SocketAddressCodec.STORAGE_SIZE + 8);
+            this.option = sockets.allocate(8);
+        }
+
+        NativeBuffer data(int size) {
+            if (this.data == null || this.data.capacity() < size) {
+                this.data = this.sockets.allocate(Math.max(size, 16 * 1024));
+            }
+            this.data.buffer().clear().limit(size);
+            return this.data;
+        }
+    }
+}

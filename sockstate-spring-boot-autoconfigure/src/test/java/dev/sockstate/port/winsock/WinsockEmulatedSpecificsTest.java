@@ -1,0 +1,93 @@
+package dev.sockstate.port.winsock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.Protocol;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/** What the winsock backend does beyond the shared contracts, on the emulator of the Windows API. */
+@EnabledIfSystemProperty(named = WinsockBackend.LIBRARY_PROPERTY, matches = ".+",
+        disabledReason = "the Winsock emulator is built on Linux only")
+class WinsockEmulatedSpecificsTest {
+
+    private final WinsockBackend backend = new WinsockBackend();
+
+    @Test
+    void aPostedMessageCarriesAnyKeyAndPayloadThroughTheCompletionPort() throws Exception {
+        try (NotificationPort port = this.backend.openPort()) {
+            port.post(-5, Integer.MIN_VALUE);
+            port.post(Long.MAX_VALUE, 0);
+            NotificationBatch batch = new NotificationBatch(4);
+            assertThat(port.dequeue(batch, 1000)).isEqualTo(2);
+            assertThat(batch.isPosted(0)).isTrue();
+            assertThat(batch.key(0)).isEqualTo(-5);
+            assertThat(batch.payload(0)).isEqualTo(Integer.MIN_VALUE);
+            assertThat(batch.key(1)).isEqualTo(Long.MAX_VALUE);
+            assertThat(batch.payload(1)).isZero();
+        }
+    }
+
+    @Test
+    void aTimeoutDequeuesNothing() throws Exception {
+        try (NotificationPort port = this.backend.openPort()) {
+            NotificationBatch batch = new NotificationBatch(2);
+            long start = System.nanoTime();
+            assertThat(port.dequeue(batch, 50)).isZero();
+            assertThat(batch.size()).isZero();
+            assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(40);
+            assertThat(port.dequeue(batch, 0)).isZero();
+        }
+    }
+
+    @Test
+    void aDatagramLongerThanTheBufferArrivesTruncatedToTheBuffersRoom() throws Exception {
+        NativeSockets sockets = this.backend.sockets();
+        long server = sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            client.send(new DatagramPacket(new byte[100], 100, sockets.localAddress(server)));
+            NativeBuffer buffer = sockets.allocate(10);
+            PeerAddress sender = PeerAddress.empty();
+            int length;
+            while ((length = sockets.receiveFrom(server, buffer, sender)) == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+            }
+            assertThat(length).isEqualTo(10);
+            assertThat(buffer.buffer().position()).isEqualTo(10);
+            assertThat(sender.toSocketAddress()).isEqualTo(client.getLocalSocketAddress());
+        }
+        finally {
+            sockets.close(server);
+        }
+    }
+
+    @Test
+    void reusePortDoesNotExistOnWindows() throws Exception {
+        NativeSockets sockets = this.backend.sockets();
+        long socket = sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        try {
+            assertThatExceptionOfType(NativeIoException.class)
+                    .isThrownBy(() -> sockets.setOption(socket, NativeSocketOption.REUSE_PORT, 1))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED))
+                    .withMessageContaining("SO_REUSEPORT does not exist on Windows");
+        }
+        finally {
+            sockets.close(socket);
+        }
+    }
+}

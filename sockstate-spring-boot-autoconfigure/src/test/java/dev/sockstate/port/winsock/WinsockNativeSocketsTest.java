@@ -1,0 +1,19 @@
+package dev.sockstate.port.winsock;
+
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.NativeSocketsContract;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+/** The native sockets contract on real Winsock. */
+@EnabledOnOs(OS.WINDOWS)
+@DisabledIfSystemProperty(named = WinsockBackend.LIBRARY_PROPERTY, matches = ".+",
+        disabledReason = "the backend is bound to an emulator, not to Windows")
+class WinsockNativeSocketsTest extends NativeSocketsContract {
+
+    @Override
+    protected Backend backend() {
+        return new WinsockBackend();
+    }
+}
