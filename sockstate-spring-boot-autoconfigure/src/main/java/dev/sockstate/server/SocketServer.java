@@ -372,6 +372,16 @@ public final class SocketServer {
         }
     }
 
+    /** @return the listeners as configured */
+    public List<ListenerSettings> listenerSettings() {
+        return this.listenerSettings;
+    }
+
+    /** @return the worker groups as configured */
+    public List<WorkerGroupSettings> workerGroupSettings() {
+        return this.groupSettings;
+    }
+
     /** @return whether the server runs */
     public boolean isRunning() {
         return this.running;

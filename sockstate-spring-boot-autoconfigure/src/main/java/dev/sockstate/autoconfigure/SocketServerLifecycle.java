@@ -1,0 +1,79 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.SocketServer;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+
+/**
+ * Starts the {@link SocketServer} with the application context and stops it, gracefully, in the
+ * phase in which Spring Boot shuts its web server down gracefully. Once started, each listener's
+ * bound port is published in the environment as {@code local.sockstate.<listener>.port}, as
+ * {@code local.server.port} is for the web server.
+ */
+public class SocketServerLifecycle implements SmartLifecycle {
+
+    /** Spring Boot's web server graceful shutdown phase ({@code SmartLifecycle.DEFAULT_PHASE - 2048}). */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
+
+    private static final String PORTS_SOURCE = "sockstate.ports";
+
+    private final SocketServer server;
+
+    private final Environment environment;
+
+    private final Duration shutdownTimeout;
+
+    /**
+     * @param server the server
+     * @param environment where to publish the bound ports
+     * @param shutdownTimeout how long a stop lets connections finish; zero to close them at once
+     */
+    public SocketServerLifecycle(SocketServer server, Environment environment, Duration shutdownTimeout) {
+        this.server = server;
+        this.environment = environment;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    @Override
+    public void start() {
+        this.server.start();
+        publishPorts();
+    }
+
+    private void publishPorts() {
+        if (!(this.environment instanceof ConfigurableEnvironment configurable)) {
+            return;
+        }
+        MutablePropertySources sources = configurable.getPropertySources();
+        Map<String, Object> ports = new LinkedHashMap<>();
+        if (sources.get(PORTS_SOURCE) instanceof MapPropertySource existing) {
+            ports.putAll(existing.getSource());
+        }
+        for (BoundListener listener : this.server.listeners()) {
+            ports.put("local.sockstate." + listener.name() + ".port", listener.port());
+        }
+        sources.addFirst(new MapPropertySource(PORTS_SOURCE, ports));
+    }
+
+    @Override
+    public void stop() {
+        this.server.stop(this.shutdownTimeout);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.server.isRunning();
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

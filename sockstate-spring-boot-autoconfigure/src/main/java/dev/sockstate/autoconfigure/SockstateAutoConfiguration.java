@@ -1,0 +1,68 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.autoconfigure.handler.SocketHandlers;
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.Backends;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.ServerObserver;
+import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.WorkerGroupSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configuration of the socket servers: the backend, the {@link SocketServer} built from
+ * {@code sockstate.*} properties and the {@link dev.sockstate.autoconfigure.handler.SocketHandler}
+ * beans, and its lifecycle.
+ */
+@AutoConfiguration(after = TaskExecutionAutoConfiguration.class)
+@ConditionalOnClass(name = "com.sun.jna.Native")
+@ConditionalOnBooleanProperty(name = "sockstate.enabled", matchIfMissing = true)
+@Conditional(OnAvailableBackendCondition.class)
+@EnableConfigurationProperties(SockstateProperties.class)
+public class SockstateAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    Backend sockstateBackend(SockstateProperties properties) {
+        try {
+            return Backends.select(properties.getBackend());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException("sockstate.backend", properties.getBackend(), ex.getMessage());
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SocketServer socketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
+            ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
+            ObjectProvider<ListenerCustomizer> listenerCustomizers) {
+        ServerSettingsFactory factory = new ServerSettingsFactory(properties);
+        List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
+        SocketHandlers handlers = SocketHandlers.resolve(beans, factory.protocols());
+        List<ListenerSettings> listeners = factory.listeners(groups, handlers, beans,
+                listenerCustomizers.orderedStream().collect(Collectors.toList()));
+        return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SocketServerLifecycle socketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
+        Duration timeout = properties.getShutdown().isGraceful() ? properties.getShutdown().getTimeout() : Duration.ZERO;
+        return new SocketServerLifecycle(server, environment, timeout);
+    }
+}

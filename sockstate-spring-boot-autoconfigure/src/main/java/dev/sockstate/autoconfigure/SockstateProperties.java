@@ -1,0 +1,342 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the socket servers: the backend, the worker pool, extra worker groups, the
+ * listeners and the shutdown.
+ */
+@ConfigurationProperties("sockstate")
+public class SockstateProperties {
+
+    /** Whether to run the socket servers at all. */
+    private boolean enabled = true;
+
+    /** Notification backend: auto (the operating system's own), epoll or winsock. */
+    private String backend = "auto";
+
+    /** Most notifications one dequeue call returns. */
+    private int batchSize = 64;
+
+    /** How long one dequeue call waits for notifications before the worker loops. */
+    private Duration dequeueTimeout = Duration.ofSeconds(1);
+
+    /** The default worker pool, which serves every listener that names no other group. */
+    private final Workers workers = new Workers();
+
+    /** Further worker groups by name, each with a notification port and threads of its own. */
+    private Map<String, Workers> groups = new LinkedHashMap<>();
+
+    /** Listeners by name. */
+    private Map<String, Listener> listeners = new LinkedHashMap<>();
+
+    /** How the servers stop. */
+    private final Shutdown shutdown = new Shutdown();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getBackend() {
+        return this.backend;
+    }
+
+    public void setBackend(String backend) {
+        this.backend = backend;
+    }
+
+    public int getBatchSize() {
+        return this.batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+        this.batchSize = batchSize;
+    }
+
+    public Duration getDequeueTimeout() {
+        return this.dequeueTimeout;
+    }
+
+    public void setDequeueTimeout(Duration dequeueTimeout) {
+        this.dequeueTimeout = dequeueTimeout;
+    }
+
+    public Workers getWorkers() {
+        return this.workers;
+    }
+
+    public Map<String, Workers> getGroups() {
+        return this.groups;
+    }
+
+    public void setGroups(Map<String, Workers> groups) {
+        this.groups = groups;
+    }
+
+    public Map<String, Listener> getListeners() {
+        return this.listeners;
+    }
+
+    public void setListeners(Map<String, Listener> listeners) {
+        this.listeners = listeners;
+    }
+
+    public Shutdown getShutdown() {
+        return this.shutdown;
+    }
+
+    /** A worker group: threads dequeuing from one notification port. */
+    public static class Workers {
+
+        /** Worker threads; the number of available processors when not set. */
+        private Integer threads;
+
+        /** Prefix of the worker threads' names, followed by the group's name and a number. */
+        private String threadNamePrefix = "sockstate-";
+
+        /** Size of each worker's read buffer. */
+        private DataSize readBufferSize = DataSize.ofKilobytes(64);
+
+        public Integer getThreads() {
+            return this.threads;
+        }
+
+        public void setThreads(Integer threads) {
+            this.threads = threads;
+        }
+
+        public String getThreadNamePrefix() {
+            return this.threadNamePrefix;
+        }
+
+        public void setThreadNamePrefix(String threadNamePrefix) {
+            this.threadNamePrefix = threadNamePrefix;
+        }
+
+        public DataSize getReadBufferSize() {
+            return this.readBufferSize;
+        }
+
+        public void setReadBufferSize(DataSize readBufferSize) {
+            this.readBufferSize = readBufferSize;
+        }
+    }
+
+    /** The events a listener's connections are registered for. */
+    public enum ListenerEvent {
+
+        /** Data to read. */
+        IN,
+
+        /** The peer hung up. */
+        HANGUP
+    }
+
+    /** One listener. */
+    public static class Listener {
+
+        /** Transport: tcp or udp. */
+        private Protocol protocol = Protocol.TCP;
+
+        /** Local address to bind; every interface when not set. */
+        private InetAddress address;
+
+        /** Port to bind; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
+        private int port;
+
+        /** Length of the queue of connections waiting to be accepted (TCP). */
+        private int backlog = 1024;
+
+        /** How sockets are registered: level-oneshot, level-persistent, edge-oneshot or edge-persistent. */
+        private Trigger trigger = Trigger.LEVEL_ONESHOT;
+
+        /** Events connections are registered for: in, optionally with hangup. */
+        private Set<ListenerEvent> events = new LinkedHashSet<>();
+
+        /** Whether to set SO_REUSEADDR on the listening socket. */
+        private boolean reuseAddress = true;
+
+        /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
+        private boolean reusePort;
+
+        /** Whether to set TCP_NODELAY on accepted connections. */
+        private boolean tcpNoDelay = true;
+
+        /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
+        private DataSize receiveBufferSize;
+
+        /** Most open connections; new ones above it are closed at once and counted. */
+        private int maxConnections = 10_000;
+
+        /** How long a connection may go without traffic before it is closed; never when not set. */
+        private Duration idleTimeout;
+
+        /** Queued write bytes above which a connection stops reading until the queue drains. */
+        private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
+
+        /** Worker group that serves the listener: default, or one defined under sockstate.groups. */
+        private String group = "default";
+
+        /** Where handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name. */
+        private String handlerExecutor = "none";
+
+        public Protocol getProtocol() {
+            return this.protocol;
+        }
+
+        public void setProtocol(Protocol protocol) {
+            this.protocol = protocol;
+        }
+
+        public InetAddress getAddress() {
+            return this.address;
+        }
+
+        public void setAddress(InetAddress address) {
+            this.address = address;
+        }
+
+        public int getPort() {
+            return this.port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public int getBacklog() {
+            return this.backlog;
+        }
+
+        public void setBacklog(int backlog) {
+            this.backlog = backlog;
+        }
+
+        public Trigger getTrigger() {
+            return this.trigger;
+        }
+
+        public void setTrigger(Trigger trigger) {
+            this.trigger = trigger;
+        }
+
+        public Set<ListenerEvent> getEvents() {
+            return this.events;
+        }
+
+        public void setEvents(Set<ListenerEvent> events) {
+            this.events = events;
+        }
+
+        public boolean isReuseAddress() {
+            return this.reuseAddress;
+        }
+
+        public void setReuseAddress(boolean reuseAddress) {
+            this.reuseAddress = reuseAddress;
+        }
+
+        public boolean isReusePort() {
+            return this.reusePort;
+        }
+
+        public void setReusePort(boolean reusePort) {
+            this.reusePort = reusePort;
+        }
+
+        public boolean isTcpNoDelay() {
+            return this.tcpNoDelay;
+        }
+
+        public void setTcpNoDelay(boolean tcpNoDelay) {
+            this.tcpNoDelay = tcpNoDelay;
+        }
+
+        public DataSize getReceiveBufferSize() {
+            return this.receiveBufferSize;
+        }
+
+        public void setReceiveBufferSize(DataSize receiveBufferSize) {
+            this.receiveBufferSize = receiveBufferSize;
+        }
+
+        public int getMaxConnections() {
+            return this.maxConnections;
+        }
+
+        public void setMaxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+        }
+
+        public Duration getIdleTimeout() {
+            return this.idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+
+        public DataSize getMaxPendingWriteBytes() {
+            return this.maxPendingWriteBytes;
+        }
+
+        public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
+            this.maxPendingWriteBytes = maxPendingWriteBytes;
+        }
+
+        public String getGroup() {
+            return this.group;
+        }
+
+        public void setGroup(String group) {
+            this.group = group;
+        }
+
+        public String getHandlerExecutor() {
+            return this.handlerExecutor;
+        }
+
+        public void setHandlerExecutor(String handlerExecutor) {
+            this.handlerExecutor = handlerExecutor;
+        }
+    }
+
+    /** How the servers stop with the application. */
+    public static class Shutdown {
+
+        /** Whether to let handlers in flight finish and queued writes drain before closing connections. */
+        private boolean graceful = true;
+
+        /** How long a graceful shutdown waits before aborting the connections still busy. */
+        private Duration timeout = Duration.ofSeconds(30);
+
+        public boolean isGraceful() {
+            return this.graceful;
+        }
+
+        public void setGraceful(boolean graceful) {
+            this.graceful = graceful;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sockstate.autoconfigure.diagnostics;
+
+import dev.sockstate.server.ListenerBindException;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/** Explains a listener that could not bind, naming the listener and the port, as Spring Boot does for its web server. */
+class ListenerBindFailureAnalyzer extends AbstractFailureAnalyzer<ListenerBindException> {
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, ListenerBindException cause) {
+        String listener = cause.listener();
+        int port = cause.address().getPort();
+        if (cause.isPortInUse()) {
+            return new FailureAnalysis("Listener '" + listener + "' failed to start. Port " + port + " was already in use.",
+                    "Identify and stop the process that's listening on port " + port + " or configure sockstate.listeners."
+                            + listener + ".port to another port.",
+                    cause);
+        }
+        return new FailureAnalysis("Listener '" + listener + "' failed to start: " + cause.getMessage(),
+                "Check sockstate.listeners." + listener + ".address and .port: the address must belong to this machine,"
+                        + " and ports below 1024 need privileges.",
+                cause);
+    }
+}

@@ -1,0 +1,16 @@
+package dev.sockstate.autoconfigure.handler;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * On a {@link SocketHandler} bean: The peer closed its side of a connection. Parameters: {@link dev.sockstate.server.Connection}. Without such a method the connection is closed once queued bytes are sent.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface OnHangup {
+}

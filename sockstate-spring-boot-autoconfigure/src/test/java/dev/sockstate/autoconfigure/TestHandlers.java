@@ -1,0 +1,126 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.autoconfigure.handler.OnClose;
+import dev.sockstate.autoconfigure.handler.OnData;
+import dev.sockstate.autoconfigure.handler.OnDatagram;
+import dev.sockstate.autoconfigure.handler.OnError;
+import dev.sockstate.autoconfigure.handler.OnHangup;
+import dev.sockstate.autoconfigure.handler.OnOpen;
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.server.Connection;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Handler beans the auto-configuration tests use. */
+final class TestHandlers {
+
+    private TestHandlers() {
+    }
+
+    @SocketHandler("echo")
+    static class Echo {
+
+        final AtomicInteger opened = new AtomicInteger();
+
+        final AtomicInteger closed = new AtomicInteger();
+
+        @OnOpen
+        void open(Connection connection, InetSocketAddress peer) {
+            this.opened.incrementAndGet();
+        }
+
+        @OnData
+        ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+
+        @OnClose
+        void close() {
+            this.closed.incrementAndGet();
+        }
+    }
+
+    @SocketHandler("upper")
+    static class Upper {
+
+        @OnData
+        String upper(String text, Connection connection) {
+            return text.toUpperCase(java.util.Locale.ROOT);
+        }
+
+        @OnHangup
+        void hangup(Connection connection) {
+            connection.write("bye".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            connection.close();
+        }
+
+        @OnError
+        void error(Throwable error) {
+        }
+    }
+
+    @SocketHandler(listener = "udp")
+    static class Reflect {
+
+        @OnDatagram
+        byte[] reflect(byte[] datagram) {
+            return datagram;
+        }
+    }
+
+    @SocketHandler("slow")
+    static class Slow {
+
+        final AtomicInteger overlaps = new AtomicInteger();
+
+        @OnData
+        byte[] handle(byte[] data, Connection connection) throws InterruptedException {
+            if (connection.attributes().putIfAbsent("busy", true) != null) {
+                this.overlaps.incrementAndGet();
+            }
+            Thread.sleep(100);
+            connection.attributes().remove("busy");
+            return data;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EchoConfiguration {
+
+        @Bean
+        Echo echoHandler() {
+            return new Echo();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AllConfiguration {
+
+        @Bean
+        Echo echoHandler() {
+            return new Echo();
+        }
+
+        @Bean
+        Upper upperHandler() {
+            return new Upper();
+        }
+
+        @Bean
+        Reflect reflectHandler() {
+            return new Reflect();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SlowConfiguration {
+
+        @Bean
+        Slow slowHandler() {
+            return new Slow();
+        }
+    }
+}

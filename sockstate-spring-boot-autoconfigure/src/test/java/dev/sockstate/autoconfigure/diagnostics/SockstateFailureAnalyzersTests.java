@@ -1,0 +1,86 @@
+package dev.sockstate.autoconfigure.diagnostics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.handler.OnData;
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.port.BackendUnavailableException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+class SockstateFailureAnalyzersTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1");
+
+    @Test
+    void theAnalyzersAreRegisteredWithSpringBoot() {
+        // Analyzers of other modules need a bean factory to be built; only ours matter here.
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
+                SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { })))
+                .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(BackendUnavailableFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(SocketHandlerDefinitionFailureAnalyzer.class);
+    }
+
+    @Test
+    void aPortInUseIsDescribedWithTheListenerAndThePortAsForTheWebServer() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+            this.runner.withUserConfiguration(EchoConfiguration.class)
+                    .withPropertyValues("sockstate.listeners.echo.port=" + port, "sockstate.listeners.echo.reuse-address=false")
+                    .run((context) -> {
+                        FailureAnalysis analysis = new ListenerBindFailureAnalyzer().analyze(context.getStartupFailure());
+                        assertThat(analysis.getDescription()).isEqualTo("Listener 'echo' failed to start. Port " + port
+                                + " was already in use.");
+                        assertThat(analysis.getAction()).contains("sockstate.listeners.echo.port");
+                    });
+        }
+    }
+
+    @Test
+    void aListenerWithoutHandlerIsDescribedWithWhatToAdd() {
+        this.runner.run((context) -> {
+            FailureAnalysis analysis = new SocketHandlerDefinitionFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).isEqualTo("Listener 'echo' has no handler.");
+            assertThat(analysis.getAction()).contains("@SocketHandler(\"echo\")");
+        });
+    }
+
+    @Test
+    void anUnavailableBackendIsDescribedWithWhatRuns() {
+        FailureAnalysis analysis = new BackendUnavailableFailureAnalyzer().analyze(new IllegalStateException("wrapped",
+                new BackendUnavailableException("winsock", "The winsock backend cannot run on Linux 6.1 (amd64): needs Windows", null)));
+        assertThat(analysis.getDescription()).contains("The winsock backend cannot run on Linux");
+        assertThat(analysis.getAction()).contains("sockstate.enabled=false").contains("Linux (epoll)");
+    }
+
+    @SocketHandler("echo")
+    static class Echo {
+
+        @OnData
+        ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EchoConfiguration {
+
+        @Bean
+        Echo echo() {
+            return new Echo();
+        }
+    }
+}
