@@ -34,6 +34,8 @@ abstract class Registration {
 
     static final int FINISHED = 1 << 6;
 
+    static final int DRAIN_REQUESTED = 1 << 7;
+
     private static final int EVENTS_SHIFT = 8;
 
     private static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
@@ -202,6 +204,15 @@ abstract class Registration {
         requestRun();
     }
 
+    /**
+     * Asks for the socket to be closed once what already arrived on it has been handled and
+     * answered: the close of a graceful shutdown.
+     */
+    final void requestDrainAndClose() {
+        STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | DRAIN_REQUESTED);
+        requestRun();
+    }
+
     /** Asks for the owner (or a worker, when nobody owns the socket) to run the socket's requests. */
     final void requestRun() {
         if (this.owner == Thread.currentThread()) {
@@ -276,6 +287,11 @@ abstract class Registration {
         return this.state;
     }
 
+    /** @return whether the registration is gone and its socket closed */
+    final boolean isFinished() {
+        return (this.state & FINISHED) != 0;
+    }
+
     /** @return whether some thread handles the socket now */
     final boolean isOwned() {
         return (this.state & OWNED) != 0;
@@ -289,6 +305,11 @@ abstract class Registration {
     /** @return whether a close was requested or is under way */
     final boolean isClosing() {
         return (this.state & (CLOSE_REQUESTED | REMOVING | FINISHED)) != 0;
+    }
+
+    /** @return whether a graceful shutdown asked to handle what arrived before closing */
+    final boolean isDraining() {
+        return (this.state & (DRAIN_REQUESTED | ABORT_REQUESTED)) == DRAIN_REQUESTED;
     }
 
     /** @return whether the close requested is an abort */

@@ -302,9 +302,12 @@ public final class SocketServer {
         }
         boolean workersRunning = this.groups.values().stream().anyMatch((group) -> !group.workers().isEmpty());
         if (workersRunning) {
+            // Stop accepting, but serve the connections the kernel already completed.
+            this.listenerSockets.forEach(Registration::requestDrainAndClose);
+            awaitUntil(() -> this.listenerSockets.stream().allMatch(Registration::isFinished), deadline, false);
             this.listenerSockets.forEach((registration) -> registration.requestClose(true));
             awaitUntil(this::isQuiet, deadline, true);
-            connections().forEach((connection) -> connection.requestClose(false));
+            connections().forEach(TcpConnection::requestDrainAndClose);
             awaitUntil(() -> connections().isEmpty(), deadline, false);
             List<TcpConnection> left = connections();
             if (!left.isEmpty()) {

@@ -49,6 +49,13 @@ final class TcpAcceptor extends Registration {
 
     @Override
     boolean handle(Worker worker, int events) {
+        if (isDraining()) {
+            // A graceful shutdown: the connections the kernel already completed are served, not reset.
+            while (acceptPending(worker)) {
+                // until none is pending
+            }
+            return true;
+        }
         if (isClosing()) {
             return true;
         }
@@ -62,7 +69,8 @@ final class TcpAcceptor extends Registration {
         return true;
     }
 
-    private void acceptPending(Worker worker) {
+    /** @return whether the bound was reached with connections maybe still pending */
+    private boolean acceptPending(Worker worker) {
         NativeSockets sockets = this.group.sockets;
         ListenerSettings settings = this.listener.settings;
         for (int i = 0; i < ACCEPTS_PER_NOTIFICATION; i++) {
@@ -73,16 +81,17 @@ final class TcpAcceptor extends Registration {
             catch (NativeIoException ex) {
                 if (ex.error() == NativeError.TOO_MANY_OPEN_FILES || ex.error() == NativeError.NO_MEMORY) {
                     backOff(ex);
-                    return;
+                    return false;
                 }
                 if (ex.error() == NativeError.CONNECTION_RESET || ex.error() == NativeError.INTERRUPTED) {
                     continue;
                 }
                 logger.log(Level.WARNING, "Listener '" + settings.name() + "' could not accept a connection", ex);
-                return;
+                return false;
             }
             if (connection == NativeSockets.NO_SOCKET) {
-                break;
+                this.backoffMillis = BACKOFF_START_MILLIS;
+                return false;
             }
             if (this.listener.connections.get() >= settings.maxConnections()) {
                 reject(connection);
@@ -102,6 +111,7 @@ final class TcpAcceptor extends Registration {
             accepted.open(worker);
         }
         this.backoffMillis = BACKOFF_START_MILLIS;
+        return true;
     }
 
     private boolean configure(long connection) {

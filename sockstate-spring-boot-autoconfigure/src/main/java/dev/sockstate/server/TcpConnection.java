@@ -48,6 +48,10 @@ final class TcpConnection extends Registration implements Connection {
 
     private boolean readPaused;
 
+    private boolean wouldBlock;
+
+    private boolean inputDrained;
+
     private boolean writeBlocked;
 
     private boolean outputShutdownRequested;
@@ -115,6 +119,18 @@ final class TcpConnection extends Registration implements Connection {
                 return false;
             }
         }
+        else if (isDraining() && !this.inputDrained && this.writeQueue == null) {
+            // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
+            if (!read(worker, Events.IN)) {
+                return false;
+            }
+            if (this.wouldBlock || this.inputClosed) {
+                this.inputDrained = true;
+            }
+            else {
+                this.group.postRun(this);
+            }
+        }
         if (this.outputShutdownRequested && this.writeQueue == null && !this.outputShut && !isAborting()) {
             shutOutput();
         }
@@ -138,6 +154,7 @@ final class TcpConnection extends Registration implements Connection {
                 failed(ex);
                 return true;
             }
+            this.wouldBlock = read == NativeSockets.WOULD_BLOCK;
             if (read == NativeSockets.WOULD_BLOCK) {
                 if ((events & Events.HANGUP) != 0 && (events & Events.IN) == 0) {
                     hungUp();
@@ -206,7 +223,7 @@ final class TcpConnection extends Registration implements Connection {
 
     @Override
     boolean readyToClose() {
-        return isAborting() || this.writeQueue == null;
+        return isAborting() || (this.writeQueue == null && (this.inputDrained || this.inputClosed || !isDraining()));
     }
 
     @Override

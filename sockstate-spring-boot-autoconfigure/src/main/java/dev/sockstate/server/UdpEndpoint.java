@@ -47,8 +47,11 @@ final class UdpEndpoint extends Registration implements DatagramEndpoint {
 
     @Override
     boolean handle(Worker worker, int events) {
-        if (isClosing()) {
+        if (isClosing() && !isDraining()) {
             return true;
+        }
+        if (isDraining()) {
+            events = Events.IN;
         }
         if ((events & Events.ERR) != 0) {
             try {

@@ -60,7 +60,7 @@ class LifecycleTest {
         SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(ServerFixture.tcp("slow").handler(slow).build()), ServerObserver.NONE);
         server.start();
-        int clients = 4;
+        int clients = 6;
         List<Socket> sockets = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("slow").port());
@@ -68,13 +68,19 @@ class LifecycleTest {
             client.getOutputStream().write(("request " + i).getBytes(StandardCharsets.UTF_8));
             sockets.add(client);
         }
-        Thread.sleep(50);
-        server.stop(Duration.ofSeconds(10));
-        for (int i = 0; i < clients; i++) {
-            InputStream in = sockets.get(i).getInputStream();
-            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).as("the reply, then the close")
-                    .isEqualTo("request " + i);
-            sockets.get(i).close();
+        try {
+            Thread.sleep(50);
+            server.stop(Duration.ofSeconds(10));
+            for (int i = 0; i < clients; i++) {
+                InputStream in = sockets.get(i).getInputStream();
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).as("the reply, then the close")
+                        .isEqualTo("request " + i);
+            }
+        }
+        finally {
+            for (Socket socket : sockets) {
+                socket.close();
+            }
         }
         assertThat(sockstateThreads()).isEmpty();
     }
