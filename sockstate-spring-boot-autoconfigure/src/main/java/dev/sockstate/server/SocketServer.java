@@ -300,8 +300,7 @@ public final class SocketServer {
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
         }
-        boolean workersRunning = this.groups.values().stream().anyMatch((group) -> !group.workers().isEmpty());
-        if (workersRunning) {
+        if (workersServing()) {
             // Stop accepting, but serve the connections the kernel already completed.
             this.listenerSockets.forEach(Registration::requestDrainAndClose);
             awaitUntil(() -> this.listenerSockets.stream().allMatch(Registration::isFinished), deadline, false);
@@ -310,7 +309,7 @@ public final class SocketServer {
             connections().forEach(TcpConnection::requestDrainAndClose);
             awaitUntil(() -> connections().isEmpty(), deadline, false);
             List<TcpConnection> left = connections();
-            if (!left.isEmpty()) {
+            if (!left.isEmpty() && workersServing()) {
                 logger.log(Level.WARNING, left.size() + " connections were still busy when the shutdown timeout ended; aborting them");
                 left.forEach((connection) -> connection.requestClose(true));
                 awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(1), false);
@@ -353,10 +352,29 @@ public final class SocketServer {
         return connections;
     }
 
-    /** Waits until the condition holds (twice in a row when {@code settle}), or the deadline passes. */
-    private static void awaitUntil(BooleanSupplier condition, long deadline, boolean settle) {
+    /**
+     * @return whether every group's port is open and has a live worker, so that requests handed to
+     * the workers are carried out
+     */
+    private boolean workersServing() {
+        if (this.groups.isEmpty()) {
+            return false;
+        }
+        for (PortGroup group : this.groups.values()) {
+            if (!group.port.isOpen() || group.workers().stream().noneMatch((worker) -> worker.thread().isAlive())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Waits until the condition holds (twice in a row when {@code settle}), the deadline passes, or
+     * no worker is left to make it true.
+     */
+    private void awaitUntil(BooleanSupplier condition, long deadline, boolean settle) {
         int streak = 0;
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && workersServing()) {
             if (condition.getAsBoolean()) {
                 if (!settle || ++streak >= 2) {
                     return;

@@ -1,0 +1,96 @@
+package dev.sockstate.autoconfigure.actuate;
+
+import dev.sockstate.port.Availability;
+import dev.sockstate.port.Backend;
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.WorkerGroupState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * The {@code sockstate} Actuator endpoint: the backend and its availability, the worker groups with
+ * their ports and threads, and every listener with its address, trigger and counts.
+ */
+@Endpoint(id = "sockstate")
+public class SockstateEndpoint {
+
+    private final SocketServer server;
+
+    private final Backend backend;
+
+    /**
+     * @param server the server
+     * @param backend its backend
+     */
+    public SockstateEndpoint(SocketServer server, Backend backend) {
+        this.server = server;
+        this.backend = backend;
+    }
+
+    /** @return what the servers look like now */
+    @ReadOperation
+    public SockstateDescriptor sockstate() {
+        Availability availability = this.backend.availability();
+        Map<String, BoundListener> bound = this.server.listeners().stream()
+                .collect(Collectors.toMap(BoundListener::name, Function.identity()));
+        List<ListenerDescriptor> listeners = new ArrayList<>();
+        for (ListenerSettings settings : this.server.listenerSettings()) {
+            BoundListener listener = bound.get(settings.name());
+            listeners.add(new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
+                    (listener != null) ? listener.address().getAddress().getHostAddress() : null,
+                    (listener != null) ? listener.port() : settings.port(), settings.trigger().name().toLowerCase(java.util.Locale.ROOT)
+                            .replace('_', '-'),
+                    settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
+                    (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
+                    (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0));
+        }
+        return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
+                this.server.isRunning(), this.server.workerGroups(), listeners);
+    }
+
+    /**
+     * The endpoint's answer.
+     * @param backend the backend
+     * @param running whether the server runs
+     * @param groups the worker groups
+     * @param listeners the listeners
+     */
+    public record SockstateDescriptor(BackendDescriptor backend, boolean running, List<WorkerGroupState> groups,
+            List<ListenerDescriptor> listeners) {
+    }
+
+    /**
+     * The backend.
+     * @param name its name
+     * @param available whether it runs here
+     * @param detail what was found, or why it cannot run
+     */
+    public record BackendDescriptor(String name, boolean available, String detail) {
+    }
+
+    /**
+     * One listener.
+     * @param name its name
+     * @param protocol tcp or udp
+     * @param address the bound address
+     * @param port the bound port
+     * @param trigger how its sockets are registered
+     * @param group its worker group
+     * @param bound whether it is bound now
+     * @param activeConnections open connections
+     * @param registrations registrations on the port
+     * @param accepted connections accepted
+     * @param rejected connections rejected at the maximum
+     * @param handlerErrors handler calls that threw
+     */
+    public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
+            boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors) {
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sockstate.autoconfigure.actuate;
+
+import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.port.Backend;
+import dev.sockstate.server.SocketServer;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/** The {@code sockstate} Actuator endpoint; exposed over HTTP only when the user exposes it. */
+@AutoConfiguration(after = SockstateAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+@ConditionalOnBean(SocketServer.class)
+@ConditionalOnAvailableEndpoint(SockstateEndpoint.class)
+public class SockstateEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    SockstateEndpoint sockstateEndpoint(SocketServer server, Backend backend) {
+        return new SockstateEndpoint(server, backend);
+    }
+}

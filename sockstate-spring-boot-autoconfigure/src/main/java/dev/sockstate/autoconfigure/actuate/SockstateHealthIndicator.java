@@ -1,0 +1,61 @@
+package dev.sockstate.autoconfigure.actuate;
+
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.WorkerGroupState;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * UP while the server runs, every port is open, every worker thread is alive and every listener is
+ * bound; OUT_OF_SERVICE while it is stopped or draining on shutdown; DOWN with the reason otherwise.
+ */
+public class SockstateHealthIndicator extends AbstractHealthIndicator {
+
+    private final SocketServer server;
+
+    /** @param server the server */
+    public SockstateHealthIndicator(SocketServer server) {
+        super("Socket server health check failed");
+        this.server = server;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        if (!this.server.isRunning()) {
+            builder.outOfService().withDetail("reason", "the socket server is not running");
+            return;
+        }
+        List<WorkerGroupState> groups = this.server.workerGroups();
+        List<BoundListener> listeners = this.server.listeners();
+        Map<String, Object> groupDetails = new LinkedHashMap<>();
+        String problem = null;
+        for (WorkerGroupState group : groups) {
+            long alive = group.workers().stream().filter(WorkerGroupState.WorkerState::alive).count();
+            groupDetails.put(group.name(), Map.of("portOpen", group.portOpen(), "workers", group.workers().size(), "alive", alive));
+            if (!group.portOpen()) {
+                problem = "the notification port of worker group '" + group.name() + "' is closed";
+            }
+            else if (alive < group.workers().size()) {
+                problem = (group.workers().size() - alive) + " worker(s) of group '" + group.name() + "' died";
+            }
+        }
+        Map<String, Object> listenerDetails = new LinkedHashMap<>();
+        for (BoundListener listener : listeners) {
+            listenerDetails.put(listener.name(), Map.of("port", listener.port(), "connections", listener.activeConnections()));
+        }
+        if (listeners.size() < this.server.listenerSettings().size()) {
+            problem = "not every listener is bound";
+        }
+        builder.withDetail("groups", groupDetails).withDetail("listeners", listenerDetails);
+        if (problem != null) {
+            builder.down().withDetail("reason", problem);
+        }
+        else {
+            builder.up();
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.sockstate.autoconfigure.metrics;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.Operation;
+import dev.sockstate.server.ListenerObserver;
+import dev.sockstate.server.ServerObserver.ActiveCounts;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+
+/** One listener's meters, all tagged with the listener's name and resolved when it starts. */
+final class MicrometerListenerObserver implements ListenerObserver {
+
+    private final Counter[] registrations = new Counter[6];
+
+    private final Counter in;
+
+    private final Counter out;
+
+    private final Counter hangup;
+
+    private final Counter err;
+
+    private final Counter remove;
+
+    private final Timer handlerSuccess;
+
+    private final Timer handlerError;
+
+    private final Counter accepted;
+
+    private final Counter rejected;
+
+    private final Counter received;
+
+    private final Counter sent;
+
+    private final Counter datagramsDropped;
+
+    MicrometerListenerObserver(MeterRegistry registry, String listener, ActiveCounts active) {
+        for (Operation operation : Operation.values()) {
+            for (boolean success : new boolean[] { true, false }) {
+                this.registrations[index(operation, success)] = Counter.builder("sockstate.registrations")
+                        .description("Registration changes applied to the port").tag("listener", listener)
+                        .tag("operation", operation.name().toLowerCase(java.util.Locale.ROOT))
+                        .tag("result", success ? "success" : "failure").register(registry);
+            }
+        }
+        Gauge.builder("sockstate.registrations.active", active, ActiveCounts::registrations)
+                .description("Registrations on the port: the listener's own and its connections'").tag("listener", listener)
+                .register(registry);
+        Gauge.builder("sockstate.connections.active", active, ActiveCounts::connections).description("Open connections")
+                .tag("listener", listener).register(registry);
+        this.in = notifications(registry, listener, "in");
+        this.out = notifications(registry, listener, "out");
+        this.hangup = notifications(registry, listener, "hangup");
+        this.err = notifications(registry, listener, "err");
+        this.remove = notifications(registry, listener, "remove");
+        this.handlerSuccess = handler(registry, listener, "success");
+        this.handlerError = handler(registry, listener, "error");
+        this.accepted = Counter.builder("sockstate.connections.accepted").description("Connections accepted").tag("listener", listener)
+                .register(registry);
+        this.rejected = Counter.builder("sockstate.connections.rejected")
+                .description("Connections closed at once because the listener was at its maximum").tag("listener", listener)
+                .register(registry);
+        this.received = bytes(registry, listener, "sockstate.bytes.received", "Bytes received");
+        this.sent = bytes(registry, listener, "sockstate.bytes.sent", "Bytes sent");
+        this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
+                .description("Datagrams not sent because the socket's buffer was full").tag("listener", listener).register(registry);
+    }
+
+    private static int index(Operation operation, boolean success) {
+        return operation.ordinal() * 2 + (success ? 0 : 1);
+    }
+
+    private static Counter notifications(MeterRegistry registry, String listener, String event) {
+        return Counter.builder("sockstate.notifications").description("Notifications dequeued").tag("listener", listener)
+                .tag("event", event).register(registry);
+    }
+
+    private static Timer handler(MeterRegistry registry, String listener, String outcome) {
+        return Timer.builder("sockstate.handler").description("Time spent in handlers").tag("listener", listener)
+                .tag("outcome", outcome).register(registry);
+    }
+
+    private static Counter bytes(MeterRegistry registry, String listener, String name, String description) {
+        return Counter.builder(name).description(description).baseUnit("bytes").tag("listener", listener).register(registry);
+    }
+
+    @Override
+    public void registration(Operation operation, boolean success) {
+        this.registrations[index(operation, success)].increment();
+    }
+
+    @Override
+    public void notification(int events) {
+        if ((events & Events.IN) != 0) {
+            this.in.increment();
+        }
+        if ((events & Events.OUT) != 0) {
+            this.out.increment();
+        }
+        if ((events & Events.HANGUP) != 0) {
+            this.hangup.increment();
+        }
+        if ((events & Events.ERR) != 0) {
+            this.err.increment();
+        }
+        if ((events & Events.REMOVE) != 0) {
+            this.remove.increment();
+        }
+    }
+
+    @Override
+    public boolean timesHandlers() {
+        return true;
+    }
+
+    @Override
+    public void handled(long nanos, boolean failed) {
+        (failed ? this.handlerError : this.handlerSuccess).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void accepted() {
+        this.accepted.increment();
+    }
+
+    @Override
+    public void rejected() {
+        this.rejected.increment();
+    }
+
+    @Override
+    public void received(int bytes) {
+        this.received.increment(bytes);
+    }
+
+    @Override
+    public void sent(int bytes) {
+        this.sent.increment(bytes);
+    }
+
+    @Override
+    public void datagramDropped() {
+        this.datagramsDropped.increment();
+    }
+}
