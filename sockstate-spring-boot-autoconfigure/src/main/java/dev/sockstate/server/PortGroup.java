@@ -51,7 +51,7 @@ final class PortGroup {
     void start() {
         int changeCapacity = Math.max(64, this.settings.batchSize() * 2 + 256);
         for (int i = 0; i < this.settings.workers(); i++) {
-            Worker worker = new Worker(this, changeCapacity);
+            Worker worker = new Worker(this, i + 1, changeCapacity);
             this.workers.add(worker);
             Thread thread = new Thread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
             worker.attach(thread);

@@ -23,19 +23,13 @@ public interface ServerObserver {
         return ListenerObserver.NONE;
     }
 
-    /** @return whether {@link #dequeued} wants the time spent waiting (costs two clock reads a call) */
-    default boolean timesDequeues() {
-        return false;
-    }
-
     /**
-     * One dequeue call returned.
      * @param group the worker group
-     * @param notifications how many notifications it returned (posted messages excluded)
-     * @param outcome notified, timeout, or woken by a posted message only
-     * @param waitNanos the time the call took, when {@link #timesDequeues()}, else zero
+     * @param worker the worker's number in its group, from 1
+     * @return the observer of that worker's dequeue calls, used by that worker's thread only
      */
-    default void dequeued(String group, int notifications, DequeueOutcome outcome, long waitNanos) {
+    default WorkerObserver worker(String group, int worker) {
+        return WorkerObserver.NONE;
     }
 
     /** The outcome of one dequeue call. */

@@ -40,6 +40,8 @@ final class Worker implements Runnable {
 
     private final long timeoutMillis;
 
+    private final WorkerObserver observer;
+
     final NativeBuffer readBuffer;
 
     final PeerAddress peer = PeerAddress.empty();
@@ -50,8 +52,9 @@ final class Worker implements Runnable {
 
     private volatile Thread thread;
 
-    Worker(PortGroup group, int changeCapacity) {
+    Worker(PortGroup group, int number, int changeCapacity) {
         this.group = group;
+        this.observer = group.observer.worker(group.settings.name(), number);
         this.port = group.port;
         this.changes = new RegistrationBatch(changeCapacity);
         this.changeOwners = new Registration[changeCapacity];
@@ -76,7 +79,7 @@ final class Worker implements Runnable {
     }
 
     private void loop() {
-        ServerObserver observer = this.group.observer;
+        WorkerObserver observer = this.observer;
         boolean timed = observer.timesDequeues();
         String groupName = this.group.settings.name();
         while (!this.stopped) {
@@ -99,7 +102,7 @@ final class Worker implements Runnable {
             int socketNotifications = dispatch(count);
             DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
                     : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
-            observer.dequeued(groupName, socketNotifications, outcome, waited);
+            observer.dequeued(socketNotifications, outcome, waited);
         }
     }
 

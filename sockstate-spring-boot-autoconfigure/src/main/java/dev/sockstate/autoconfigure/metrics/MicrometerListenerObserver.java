@@ -7,8 +7,9 @@ import dev.sockstate.server.ServerObserver.ActiveCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.FunctionTimer;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /** One listener's meters, all tagged with the listener's name and resolved when it starts. */
 final class MicrometerListenerObserver implements ListenerObserver {
@@ -25,9 +26,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter remove;
 
-    private final Timer handlerSuccess;
+    private final HandlerTime handlerSuccess;
 
-    private final Timer handlerError;
+    private final HandlerTime handlerError;
 
     private final Counter accepted;
 
@@ -80,9 +81,12 @@ final class MicrometerListenerObserver implements ListenerObserver {
                 .tag("event", event).register(registry);
     }
 
-    private static Timer handler(MeterRegistry registry, String listener, String outcome) {
-        return Timer.builder("sockstate.handler").description("Time spent in handlers").tag("listener", listener)
-                .tag("outcome", outcome).register(registry);
+    private static HandlerTime handler(MeterRegistry registry, String listener, String outcome) {
+        HandlerTime time = new HandlerTime();
+        FunctionTimer.builder("sockstate.handler", time, (handled) -> handled.count.sum(), (handled) -> handled.nanos.sum(),
+                TimeUnit.NANOSECONDS).description("Time spent in handlers").tag("listener", listener).tag("outcome", outcome)
+                .register(registry);
+        return time;
     }
 
     private static Counter bytes(MeterRegistry registry, String listener, String name, String description) {
@@ -120,7 +124,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     @Override
     public void handled(long nanos, boolean failed) {
-        (failed ? this.handlerError : this.handlerSuccess).record(nanos, TimeUnit.NANOSECONDS);
+        HandlerTime time = failed ? this.handlerError : this.handlerSuccess;
+        time.count.increment();
+        time.nanos.add(nanos);
     }
 
     @Override
@@ -146,5 +152,13 @@ final class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void datagramDropped() {
         this.datagramsDropped.increment();
+    }
+
+    /** Handler calls and their time, added up by whichever thread ran them. */
+    private static final class HandlerTime {
+
+        final LongAdder count = new LongAdder();
+
+        final LongAdder nanos = new LongAdder();
     }
 }

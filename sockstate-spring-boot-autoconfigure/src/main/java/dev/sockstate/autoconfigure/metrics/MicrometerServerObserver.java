@@ -3,43 +3,51 @@ package dev.sockstate.autoconfigure.metrics;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ListenerObserver;
 import dev.sockstate.server.ServerObserver;
-import io.micrometer.core.instrument.Counter;
+import dev.sockstate.server.WorkerObserver;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 /**
  * Reports the runtime to Micrometer. Every meter is resolved once, when the server starts (per
- * listener, event, operation and outcome), so the hot path increments a counter it already holds.
+ * listener, event, operation and outcome, and per worker), so that the hot path touches only what
+ * it already holds: dequeue counts and times accumulate in each worker's own fields and are summed
+ * when read.
  */
 public class MicrometerServerObserver implements ServerObserver {
 
     private final MeterRegistry registry;
 
-    private final Counter notified;
-
-    private final Counter timedOut;
-
-    private final Counter woken;
+    private final List<MicrometerWorkerObserver> workers = new CopyOnWriteArrayList<>();
 
     private final DistributionSummary batch;
-
-    private final Timer wait;
 
     /** @param registry where the meters go */
     public MicrometerServerObserver(MeterRegistry registry) {
         this.registry = registry;
-        this.notified = dequeues(registry, "notified");
-        this.timedOut = dequeues(registry, "timeout");
-        this.woken = dequeues(registry, "woken");
+        for (DequeueOutcome outcome : DequeueOutcome.values()) {
+            FunctionCounter.builder("sockstate.dequeues", this.workers, (workers) -> sum(workers, (worker) -> worker.dequeues(outcome)))
+                    .description("Dequeue calls").tag("outcome", outcome.name().toLowerCase(Locale.ROOT)).register(registry);
+        }
+        FunctionTimer.builder("sockstate.dequeue.wait", this.workers, (workers) -> sum(workers, MicrometerWorkerObserver::calls),
+                (workers) -> sum(workers, MicrometerWorkerObserver::waitNanos), TimeUnit.NANOSECONDS)
+                .description("Time blocked waiting for notifications").register(registry);
         this.batch = DistributionSummary.builder("sockstate.dequeue.batch").description("Notifications per dequeue call")
                 .baseUnit("notifications").register(registry);
-        this.wait = Timer.builder("sockstate.dequeue.wait").description("Time blocked waiting for notifications").register(registry);
     }
 
-    private static Counter dequeues(MeterRegistry registry, String outcome) {
-        return Counter.builder("sockstate.dequeues").description("Dequeue calls").tag("outcome", outcome).register(registry);
+    private static long sum(List<MicrometerWorkerObserver> workers, ToLongFunction<MicrometerWorkerObserver> value) {
+        long total = 0;
+        for (MicrometerWorkerObserver worker : workers) {
+            total += value.applyAsLong(worker);
+        }
+        return total;
     }
 
     @Override
@@ -48,18 +56,9 @@ public class MicrometerServerObserver implements ServerObserver {
     }
 
     @Override
-    public boolean timesDequeues() {
-        return true;
-    }
-
-    @Override
-    public void dequeued(String group, int notifications, DequeueOutcome outcome, long waitNanos) {
-        switch (outcome) {
-            case NOTIFIED -> this.notified.increment();
-            case TIMEOUT -> this.timedOut.increment();
-            default -> this.woken.increment();
-        }
-        this.batch.record(notifications);
-        this.wait.record(waitNanos, TimeUnit.NANOSECONDS);
+    public WorkerObserver worker(String group, int worker) {
+        MicrometerWorkerObserver observer = new MicrometerWorkerObserver(this.batch);
+        this.workers.add(observer);
+        return observer;
     }
 }

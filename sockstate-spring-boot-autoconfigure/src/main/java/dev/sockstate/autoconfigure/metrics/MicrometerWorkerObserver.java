@@ -1,0 +1,86 @@
+package dev.sockstate.autoconfigure.metrics;
+
+import dev.sockstate.server.ServerObserver.DequeueOutcome;
+import dev.sockstate.server.WorkerObserver;
+import io.micrometer.core.instrument.DistributionSummary;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One worker's dequeue counts, written by that worker's thread alone (ordered stores, no atomic
+ * read-modify-write) and summed over the workers when the meters are read.
+ */
+final class MicrometerWorkerObserver implements WorkerObserver {
+
+    private static final VarHandle NOTIFIED;
+
+    private static final VarHandle TIMED_OUT;
+
+    private static final VarHandle WOKEN;
+
+    private static final VarHandle WAIT_NANOS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            NOTIFIED = lookup.findVarHandle(MicrometerWorkerObserver.class, "notified", long.class);
+            TIMED_OUT = lookup.findVarHandle(MicrometerWorkerObserver.class, "timedOut", long.class);
+            WOKEN = lookup.findVarHandle(MicrometerWorkerObserver.class, "woken", long.class);
+            WAIT_NANOS = lookup.findVarHandle(MicrometerWorkerObserver.class, "waitNanos", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final DistributionSummary batch;
+
+    @SuppressWarnings("unused")
+    private long notified;
+
+    @SuppressWarnings("unused")
+    private long timedOut;
+
+    @SuppressWarnings("unused")
+    private long woken;
+
+    @SuppressWarnings("unused")
+    private long waitNanos;
+
+    MicrometerWorkerObserver(DistributionSummary batch) {
+        this.batch = batch;
+    }
+
+    @Override
+    public boolean timesDequeues() {
+        return true;
+    }
+
+    @Override
+    public void dequeued(int notifications, DequeueOutcome outcome, long nanos) {
+        VarHandle counter = switch (outcome) {
+            case NOTIFIED -> NOTIFIED;
+            case TIMEOUT -> TIMED_OUT;
+            default -> WOKEN;
+        };
+        counter.setRelease(this, (long) counter.get(this) + 1);
+        WAIT_NANOS.setRelease(this, (long) WAIT_NANOS.get(this) + nanos);
+        this.batch.record(notifications);
+    }
+
+    long dequeues(DequeueOutcome outcome) {
+        return switch (outcome) {
+            case NOTIFIED -> (long) NOTIFIED.getAcquire(this);
+            case TIMEOUT -> (long) TIMED_OUT.getAcquire(this);
+            default -> (long) WOKEN.getAcquire(this);
+        };
+    }
+
+    long calls() {
+        return dequeues(DequeueOutcome.NOTIFIED) + dequeues(DequeueOutcome.TIMEOUT) + dequeues(DequeueOutcome.WOKEN);
+    }
+
+    long waitNanos() {
+        return (long) WAIT_NANOS.getAcquire(this);
+    }
+}
