@@ -72,6 +72,11 @@ public class SocketServerLifecycle implements SmartLifecycle {
         return this.server.isRunning();
     }
 
+    /** @return how long a stop lets connections finish */
+    public Duration shutdownTimeout() {
+        return this.shutdownTimeout;
+    }
+
     @Override
     public int getPhase() {
         return PHASE;

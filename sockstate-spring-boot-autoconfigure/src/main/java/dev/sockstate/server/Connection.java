@@ -52,4 +52,14 @@ public interface Connection {
 
     /** @return per-connection state for handlers, created on first use */
     Map<String, Object> attributes();
+
+    /**
+     * Attaches one object to the connection, the cheapest way to keep per-connection state (a
+     * field, where {@link #attributes()} creates a map).
+     * @param attachment the object, or {@code null} to drop it
+     */
+    void attach(Object attachment);
+
+    /** @return the attached object, or {@code null} */
+    Object attachment();
 }

@@ -96,10 +96,25 @@ abstract class Registration {
     abstract int nextFilter();
 
     /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
-    abstract boolean readyToClose();
+    boolean readyToClose() {
+        return true;
+    }
 
     /** Releases everything once the registration is gone: closes the socket and calls back. */
-    abstract void finish();
+    void finish() {
+        closeSocket();
+    }
+
+    /** Closes the socket, which is released even when the close reports an error, and leaves the table. */
+    final void closeSocket() {
+        try {
+            this.group.sockets.close(this.handle);
+        }
+        catch (NativeIoException ex) {
+            // the descriptor is released all the same
+        }
+        this.group.table.remove(this);
+    }
 
     /**
      * A notification, or a posted request (events zero), reached a worker.

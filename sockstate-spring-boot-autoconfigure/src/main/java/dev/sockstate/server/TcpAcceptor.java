@@ -156,21 +156,6 @@ final class TcpAcceptor extends Registration {
         return this.paused ? -1 : Events.IN;
     }
 
-    @Override
-    boolean readyToClose() {
-        return true;
-    }
-
-    @Override
-    void finish() {
-        try {
-            this.group.sockets.close(this.handle);
-        }
-        catch (NativeIoException ex) {
-            // released all the same
-        }
-        this.group.table.remove(this);
-    }
 
     /** @return how often accepting paused for lack of descriptors */
     long backoffs() {

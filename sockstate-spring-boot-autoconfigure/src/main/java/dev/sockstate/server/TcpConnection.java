@@ -66,6 +66,8 @@ final class TcpConnection extends Registration implements Connection {
 
     private volatile Map<String, Object> attributes;
 
+    private volatile Object attachment;
+
     private volatile InetSocketAddress remoteAddress;
 
     private volatile InetSocketAddress localAddress;
@@ -228,18 +230,13 @@ final class TcpConnection extends Registration implements Connection {
 
     @Override
     void finish() {
-        try {
-            this.group.sockets.close(this.handle);
-        }
-        catch (NativeIoException ex) {
-            // the descriptor is released all the same
-        }
+        closeSocket();
         this.writeQueue = null;
         this.foreignRequests = null;
         this.pendingBytes = 0;
         this.listener.connections.decrementAndGet();
-        this.group.table.remove(this);
         call(CLOSE, null, null);
+        this.attachment = null;
     }
 
     // ---- writing ------------------------------------------------------------------------------
@@ -514,6 +511,16 @@ final class TcpConnection extends Registration implements Connection {
             }
         }
         return map;
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    @Override
+    public Object attachment() {
+        return this.attachment;
     }
 
     @Override

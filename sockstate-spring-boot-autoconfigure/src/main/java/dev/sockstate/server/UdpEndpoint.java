@@ -163,21 +163,6 @@ final class UdpEndpoint extends Registration implements DatagramEndpoint {
         return Events.IN;
     }
 
-    @Override
-    boolean readyToClose() {
-        return true;
-    }
-
-    @Override
-    void finish() {
-        try {
-            this.group.sockets.close(this.handle);
-        }
-        catch (NativeIoException ex) {
-            // released all the same
-        }
-        this.group.table.remove(this);
-    }
 
     @Override
     public String toString() {

@@ -129,6 +129,17 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void theShutdownIsGracefulWithItsTimeoutUnlessTurnedOff() {
+        this.runner.withPropertyValues("sockstate.shutdown.timeout=7s").run((context) -> {
+            SocketServerLifecycle lifecycle = context.getBean(SocketServerLifecycle.class);
+            assertThat(lifecycle.shutdownTimeout()).isEqualTo(Duration.ofSeconds(7));
+            assertThat(lifecycle.getPhase()).isEqualTo(Integer.MAX_VALUE - 2048);
+        });
+        this.runner.withPropertyValues("sockstate.shutdown.graceful=false", "sockstate.shutdown.timeout=7s")
+                .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout()).isZero());
+    }
+
+    @Test
     void theWorkerCountDefaultsToTheAvailableProcessors() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
                 .run((context) -> assertThat(context.getBean(SocketServer.class).workerGroupSettings().get(0).workers())

@@ -1,9 +1,11 @@
 package dev.sockstate.port.epoll;
 
+import dev.sockstate.port.AbstractNativeSockets;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.SocketAddressLayout;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import java.net.InetSocketAddress;
@@ -11,10 +13,9 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
 /** Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. */
-final class EpollSockets implements NativeSockets {
+final class EpollSockets extends AbstractNativeSockets {
 
-    /** Per-thread native memory for addresses, option values and copies of heap buffers. */
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(LinuxNative.AF_INET, LinuxNative.AF_INET6);
 
     @Override
     public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
@@ -33,8 +34,8 @@ final class EpollSockets implements NativeSockets {
 
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(address, local.address.buffer());
         if (LinuxNative.bind(fd(socket), local.address.address(), length) != 0) {
             throw Errno.last("bind(" + address + ")");
         }
@@ -62,8 +63,8 @@ final class EpollSockets implements NativeSockets {
 
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(address, local.address.buffer());
         if (LinuxNative.connect(fd(socket), local.address.address(), length) == 0) {
             return true;
         }
@@ -100,54 +101,26 @@ final class EpollSockets implements NativeSockets {
     }
 
     @Override
-    public int recv(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return recv(socket, new NativeBuffer(buffer, LinuxNative.addressOf(buffer)));
-        }
-        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
-        int read = recv(socket, copy);
-        if (read > 0) {
-            copy.buffer().flip();
-            buffer.put(copy.buffer());
-        }
-        return read;
-    }
-
-    @Override
-    public int send(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return send(socket, new NativeBuffer(buffer, LinuxNative.addressOf(buffer)));
-        }
-        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
-        copy.buffer().put(buffer.duplicate()).flip();
-        int sent = send(socket, copy);
-        if (sent > 0) {
-            buffer.position(buffer.position() + sent);
-        }
-        return sent;
-    }
-
-    @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        Scratch local = this.scratch.get();
+        Scratch local = scratch();
         NativeBuffer address = local.address;
-        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
         ByteBuffer target = buffer.buffer();
         int position = target.position();
         long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
-                address.address(), address.address() + SocketAddressCodec.LENGTH_OFFSET);
+                address.address(), address.address() + SocketAddressLayout.LENGTH_OFFSET);
         if (read < 0) {
             return wouldBlockOr("recvfrom");
         }
         target.position(position + (int) Math.min(read, target.limit() - position));
-        SocketAddressCodec.decode(address.buffer(), local.bytes, sender);
+        LAYOUT.decode(address.buffer(), local.bytes, sender);
         return (int) read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(target, local.bytes, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(target, local.bytes, local.address.buffer());
         ByteBuffer source = buffer.buffer();
         int position = source.position();
         long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
@@ -161,7 +134,7 @@ final class EpollSockets implements NativeSockets {
 
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, value);
         if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
             throw Errno.last("setsockopt(" + option + ")");
@@ -180,7 +153,7 @@ final class EpollSockets implements NativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, 0).putInt(4, 4);
         if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
             throw Errno.last("getsockopt(" + label + ")");
@@ -217,21 +190,15 @@ final class EpollSockets implements NativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        NativeBuffer address = this.scratch.get().address;
-        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
-        long lengthAddress = address.address() + SocketAddressCodec.LENGTH_OFFSET;
+        NativeBuffer address = scratch().address;
+        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
+        long lengthAddress = address.address() + SocketAddressLayout.LENGTH_OFFSET;
         int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
                 : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
         if (result != 0) {
             throw Errno.last(local ? "getsockname" : "getpeername");
         }
-        return SocketAddressCodec.decode(address.buffer());
-    }
-
-    @Override
-    public NativeBuffer allocate(int capacity) {
-        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
-        return new NativeBuffer(buffer, LinuxNative.addressOf(buffer));
+        return LAYOUT.decode(address.buffer());
     }
 
     private static int wouldBlockOr(String call) throws NativeIoException {
@@ -270,31 +237,8 @@ final class EpollSockets implements NativeSockets {
         };
     }
 
-    /** Native memory one thread reuses for the calls of this class. */
-    private static final class Scratch {
-
-        final NativeBuffer address;
-
-        final NativeBuffer option;
-
-        final byte[] bytes = new byte[16];
-
-        private final EpollSockets sockets;
-
-        private NativeBuffer data;
-
-        Scratch(EpollSockets sockets) {
-            this.sockets = sockets;
-            this.address = sockets.allocate(SocketAddressCodec.STORAGE_SIZE + 8);
-            this.option = sockets.allocate(8);
-        }
-
-        NativeBuffer data(int size) {
-            if (this.data == null || this.data.capacity() < size) {
-                this.data = this.sockets.allocate(Math.max(size, 16 * 1024));
-            }
-            this.data.buffer().clear().limit(size);
-            return this.data;
-        }
+    @Override
+    protected long addressOf(ByteBuffer direct) {
+        return LinuxNative.addressOf(direct);
     }
 }

@@ -1,10 +1,12 @@
 package dev.sockstate.port.winsock;
 
+import dev.sockstate.port.AbstractNativeSockets;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.SocketAddressLayout;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import java.net.InetSocketAddress;
@@ -17,10 +19,9 @@ import java.nio.ByteBuffer;
  * mode with {@code ioctlsocket(FIONBIO)}; {@code WSAEWOULDBLOCK} is a result, not an exception.
  * {@code WSAStartup} has been called by {@link WinsockBackend} before an instance exists.
  */
-final class WinsockSockets implements NativeSockets {
+final class WinsockSockets extends AbstractNativeSockets {
 
-    /** Per-thread native memory for addresses, option values and copies of heap buffers. */
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6);
 
     @Override
     public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
@@ -50,7 +51,7 @@ final class WinsockSockets implements NativeSockets {
     }
 
     private void makeNonBlocking(long socket) throws NativeIoException {
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, 1);
         if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
             throw WsaError.last("ioctlsocket(FIONBIO)");
@@ -62,7 +63,7 @@ final class WinsockSockets implements NativeSockets {
      * {@code recvfrom} fail with {@code WSAECONNRESET}, which Linux never does on an unconnected socket.
      */
     private void ignorePortUnreachable(long socket) throws NativeIoException {
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, 0).putInt(4, 0);
         if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
                 holder.address() + 4, 0, 0) != 0) {
@@ -72,8 +73,8 @@ final class WinsockSockets implements NativeSockets {
 
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(address, local.address.buffer());
         if (WinsockNative.bind(socket, local.address.address(), length) != 0) {
             throw WsaError.last("bind(" + address + ")");
         }
@@ -108,8 +109,8 @@ final class WinsockSockets implements NativeSockets {
 
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(address, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(address, local.address.buffer());
         if (WinsockNative.connect(socket, local.address.address(), length) == 0) {
             return true;
         }
@@ -144,34 +145,6 @@ final class WinsockSockets implements NativeSockets {
         return wouldBlockOr("send");
     }
 
-    @Override
-    public int recv(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return recv(socket, new NativeBuffer(buffer, WinsockNative.addressOf(buffer)));
-        }
-        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
-        int read = recv(socket, copy);
-        if (read > 0) {
-            copy.buffer().flip();
-            buffer.put(copy.buffer());
-        }
-        return read;
-    }
-
-    @Override
-    public int send(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return send(socket, new NativeBuffer(buffer, WinsockNative.addressOf(buffer)));
-        }
-        NativeBuffer copy = this.scratch.get().data(buffer.remaining());
-        copy.buffer().put(buffer.duplicate()).flip();
-        int sent = send(socket, copy);
-        if (sent > 0) {
-            buffer.position(buffer.position() + sent);
-        }
-        return sent;
-    }
-
     /**
      * {@inheritDoc}
      * <p>
@@ -181,14 +154,14 @@ final class WinsockSockets implements NativeSockets {
      */
     @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        Scratch local = this.scratch.get();
+        Scratch local = scratch();
         NativeBuffer address = local.address;
-        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
+        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
         ByteBuffer target = buffer.buffer();
         int position = target.position();
         int room = target.limit() - position;
         int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
-                address.address(), address.address() + SocketAddressCodec.LENGTH_OFFSET);
+                address.address(), address.address() + SocketAddressLayout.LENGTH_OFFSET);
         if (read < 0) {
             int code = WinsockNative.lastError();
             if (code == WsaError.WSAEWOULDBLOCK) {
@@ -200,14 +173,14 @@ final class WinsockSockets implements NativeSockets {
             read = room;
         }
         target.position(position + read);
-        SocketAddressCodec.decode(address.buffer(), local.bytes, sender);
+        LAYOUT.decode(address.buffer(), local.bytes, sender);
         return read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        Scratch local = this.scratch.get();
-        int length = SocketAddressCodec.encode(target, local.bytes, local.address.buffer());
+        Scratch local = scratch();
+        int length = LAYOUT.encode(target, local.bytes, local.address.buffer());
         ByteBuffer source = buffer.buffer();
         int position = source.position();
         int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
@@ -230,7 +203,7 @@ final class WinsockSockets implements NativeSockets {
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         requireSupported(option, "setsockopt");
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, value);
         if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
             throw WsaError.last("setsockopt(" + option + ")");
@@ -257,7 +230,7 @@ final class WinsockSockets implements NativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = this.scratch.get().option;
+        NativeBuffer holder = scratch().option;
         holder.buffer().putInt(0, 0).putInt(4, 4);
         if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
             throw WsaError.last("getsockopt(" + label + ")");
@@ -294,21 +267,15 @@ final class WinsockSockets implements NativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        NativeBuffer address = this.scratch.get().address;
-        address.buffer().putInt(SocketAddressCodec.LENGTH_OFFSET, SocketAddressCodec.STORAGE_SIZE);
-        long lengthAddress = address.address() + SocketAddressCodec.LENGTH_OFFSET;
+        NativeBuffer address = scratch().address;
+        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
+        long lengthAddress = address.address() + SocketAddressLayout.LENGTH_OFFSET;
         int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
                 : WinsockNative.getpeername(socket, address.address(), lengthAddress);
         if (result != 0) {
             throw WsaError.last(local ? "getsockname" : "getpeername");
         }
-        return SocketAddressCodec.decode(address.buffer());
-    }
-
-    @Override
-    public NativeBuffer allocate(int capacity) {
-        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
-        return new NativeBuffer(buffer, WinsockNative.addressOf(buffer));
+        return LAYOUT.decode(address.buffer());
     }
 
     private static int wouldBlockOr(String call) throws NativeIoException {
@@ -339,31 +306,8 @@ final class WinsockSockets implements NativeSockets {
         };
     }
 
-    /** Native memory one thread reuses for the calls of this class. */
-    private static final class Scratch {
-
-        final NativeBuffer address;
-
-        final NativeBuffer option;
-
-        final byte[] bytes = new byte[16];
-
-        private final WinsockSockets sockets;
-
-        private NativeBuffer data;
-
-        Scratch(WinsockSockets sockets) {
-            this.sockets = sockets;
-            this.address = sockets.allocate(SocketAddressCodec.STORAGE_SIZE + 8);
-            this.option = sockets.allocate(8);
-        }
-
-        NativeBuffer data(int size) {
-            if (this.data == null || this.data.capacity() < size) {
-                this.data = this.sockets.allocate(Math.max(size, 16 * 1024));
-            }
-            this.data.buffer().clear().limit(size);
-            return this.data;
-        }
+    @Override
+    protected long addressOf(ByteBuffer direct) {
+        return WinsockNative.addressOf(direct);
     }
 }

@@ -1,0 +1,25 @@
+package dev.sockstate.sample;
+
+import dev.sockstate.autoconfigure.handler.OnDatagram;
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The reference's second scenario: an edge-triggered UDP receiver that drains its socket until it
+ * would block, counts datagrams and answers each with its count.
+ */
+@SocketHandler("udp")
+public class DatagramCounter {
+
+    private final AtomicLong datagrams = new AtomicLong();
+
+    @OnDatagram
+    String count(byte[] datagram) {
+        return Long.toString(this.datagrams.incrementAndGet());
+    }
+
+    /** @return datagrams received so far */
+    public long count() {
+        return this.datagrams.get();
+    }
+}

@@ -1,0 +1,111 @@
+package dev.sockstate.sample.resp;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+
+/** The commands of the RESP listener: PING, ECHO, SET, GET, DEL, INCR, EXISTS, and what clients ask on connecting. */
+public final class RespCommands {
+
+    private final KeyValueStore store;
+
+    /** @param store the keys and values */
+    public RespCommands(KeyValueStore store) {
+        this.store = store;
+    }
+
+    /**
+     * Runs one request, appending its reply.
+     * @param arguments the command and its arguments
+     * @param reply where the reply goes
+     * @return false when the connection should close after the reply (QUIT)
+     */
+    public boolean execute(List<byte[]> arguments, RespReply reply) {
+        String command = new String(arguments.get(0), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+        int count = arguments.size();
+        switch (command) {
+            case "ping" -> {
+                if (count == 1) {
+                    reply.simple("PONG");
+                }
+                else if (count == 2) {
+                    reply.bulk(arguments.get(1));
+                }
+                else {
+                    arity(reply, command);
+                }
+            }
+            case "echo" -> {
+                if (count == 2) {
+                    reply.bulk(arguments.get(1));
+                }
+                else {
+                    arity(reply, command);
+                }
+            }
+            case "set" -> {
+                if (count != 3) {
+                    if (count < 3) {
+                        arity(reply, command);
+                    }
+                    else {
+                        reply.error("ERR syntax error");
+                    }
+                }
+                else if (this.store.set(arguments.get(1), arguments.get(2))) {
+                    reply.simple("OK");
+                }
+                else {
+                    reply.error("OOM the store is full");
+                }
+            }
+            case "get" -> {
+                if (count == 2) {
+                    reply.bulk(this.store.get(arguments.get(1)));
+                }
+                else {
+                    arity(reply, command);
+                }
+            }
+            case "del", "exists" -> {
+                if (count < 2) {
+                    arity(reply, command);
+                    break;
+                }
+                long found = 0;
+                for (int i = 1; i < count; i++) {
+                    found += ("del".equals(command) ? this.store.delete(arguments.get(i)) : this.store.exists(arguments.get(i))) ? 1 : 0;
+                }
+                reply.integer(found);
+            }
+            case "incr" -> {
+                if (count != 2) {
+                    arity(reply, command);
+                    break;
+                }
+                try {
+                    reply.integer(this.store.increment(arguments.get(1)));
+                }
+                catch (NumberFormatException | ArithmeticException ex) {
+                    reply.error("ERR value is not an integer or out of range");
+                }
+            }
+            case "config", "command" -> reply.array(0);
+            case "quit" -> {
+                reply.simple("OK");
+                return false;
+            }
+            default -> reply.error("ERR unknown command '" + printable(arguments.get(0)) + "', with args beginning with: ");
+        }
+        return true;
+    }
+
+    private static void arity(RespReply reply, String command) {
+        reply.error("ERR wrong number of arguments for '" + command + "' command");
+    }
+
+    private static String printable(byte[] name) {
+        String text = new String(name, 0, Math.min(name.length, 64), StandardCharsets.UTF_8);
+        return text.replaceAll("[\\p{Cntrl}]", "?");
+    }
+}

@@ -1,0 +1,93 @@
+package dev.sockstate.port;
+
+import java.nio.ByteBuffer;
+
+/**
+ * What the backends' sockets share: per-thread native memory for addresses, option values and
+ * copies of heap buffers, and the calls on plain {@link ByteBuffer}s, which go through that memory
+ * (heap buffers) or through the buffer's own address (direct ones).
+ */
+public abstract class AbstractNativeSockets implements NativeSockets {
+
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+
+    /**
+     * @param direct a direct buffer
+     * @return its native address
+     */
+    protected abstract long addressOf(ByteBuffer direct);
+
+    /** @return this thread's native memory for the calls of this class */
+    protected final Scratch scratch() {
+        return this.scratch.get();
+    }
+
+    @Override
+    public final NativeBuffer allocate(int capacity) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
+        return new NativeBuffer(buffer, addressOf(buffer));
+    }
+
+    @Override
+    public final int recv(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return recv(socket, new NativeBuffer(buffer, addressOf(buffer)));
+        }
+        NativeBuffer copy = scratch().data(buffer.remaining());
+        int read = recv(socket, copy);
+        if (read > 0) {
+            copy.buffer().flip();
+            buffer.put(copy.buffer());
+        }
+        return read;
+    }
+
+    @Override
+    public final int send(long socket, ByteBuffer buffer) throws NativeIoException {
+        if (buffer.isDirect()) {
+            return send(socket, new NativeBuffer(buffer, addressOf(buffer)));
+        }
+        NativeBuffer copy = scratch().data(buffer.remaining());
+        copy.buffer().put(buffer.duplicate()).flip();
+        int sent = send(socket, copy);
+        if (sent > 0) {
+            buffer.position(buffer.position() + sent);
+        }
+        return sent;
+    }
+
+    /** Native memory one thread reuses. */
+    protected static final class Scratch {
+
+        /** Room for a socket address and its length. */
+        public final NativeBuffer address;
+
+        /** Room for an option value and its length. */
+        public final NativeBuffer option;
+
+        /** Bytes to copy an address through. */
+        public final byte[] bytes = new byte[16];
+
+        private final AbstractNativeSockets sockets;
+
+        private NativeBuffer data;
+
+        Scratch(AbstractNativeSockets sockets) {
+            this.sockets = sockets;
+            this.address = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
+            this.option = sockets.allocate(8);
+        }
+
+        /**
+         * @param size bytes needed
+         * @return a buffer of at least that size, its limit set to it
+         */
+        public NativeBuffer data(int size) {
+            if (this.data == null || this.data.capacity() < size) {
+                this.data = this.sockets.allocate(Math.max(size, 16 * 1024));
+            }
+            this.data.buffer().clear().limit(size);
+            return this.data;
+        }
+    }
+}
