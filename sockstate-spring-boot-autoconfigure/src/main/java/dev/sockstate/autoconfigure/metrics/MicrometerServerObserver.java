@@ -4,7 +4,9 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ListenerObserver;
 import dev.sockstate.server.ServerObserver;
 import dev.sockstate.server.WorkerObserver;
-import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,8 +28,6 @@ public class MicrometerServerObserver implements ServerObserver {
 
     private final List<MicrometerWorkerObserver> workers = new CopyOnWriteArrayList<>();
 
-    private final DistributionSummary batch;
-
     /** @param registry where the meters go */
     public MicrometerServerObserver(MeterRegistry registry) {
         this.registry = registry;
@@ -38,8 +38,11 @@ public class MicrometerServerObserver implements ServerObserver {
         FunctionTimer.builder("sockstate.dequeue.wait", this.workers, (workers) -> sum(workers, MicrometerWorkerObserver::calls),
                 (workers) -> sum(workers, MicrometerWorkerObserver::waitNanos), TimeUnit.NANOSECONDS)
                 .description("Time blocked waiting for notifications").register(registry);
-        this.batch = DistributionSummary.builder("sockstate.dequeue.batch").description("Notifications per dequeue call")
-                .baseUnit("notifications").register(registry);
+        // A distribution summary of count and total, read from the workers' own sums.
+        Meter.builder("sockstate.dequeue.batch", Meter.Type.DISTRIBUTION_SUMMARY,
+                List.of(new Measurement(() -> sum(this.workers, MicrometerWorkerObserver::calls), Statistic.COUNT),
+                        new Measurement(() -> sum(this.workers, MicrometerWorkerObserver::notifications), Statistic.TOTAL)))
+                .description("Notifications per dequeue call").baseUnit("notifications").register(registry);
     }
 
     private static long sum(List<MicrometerWorkerObserver> workers, ToLongFunction<MicrometerWorkerObserver> value) {
@@ -57,7 +60,7 @@ public class MicrometerServerObserver implements ServerObserver {
 
     @Override
     public WorkerObserver worker(String group, int worker) {
-        MicrometerWorkerObserver observer = new MicrometerWorkerObserver(this.batch);
+        MicrometerWorkerObserver observer = new MicrometerWorkerObserver();
         this.workers.add(observer);
         return observer;
     }

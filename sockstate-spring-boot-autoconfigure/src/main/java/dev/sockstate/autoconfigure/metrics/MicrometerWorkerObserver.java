@@ -2,7 +2,6 @@ package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.server.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.WorkerObserver;
-import io.micrometer.core.instrument.DistributionSummary;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -20,6 +19,8 @@ final class MicrometerWorkerObserver implements WorkerObserver {
 
     private static final VarHandle WAIT_NANOS;
 
+    private static final VarHandle NOTIFICATIONS;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -27,13 +28,12 @@ final class MicrometerWorkerObserver implements WorkerObserver {
             TIMED_OUT = lookup.findVarHandle(MicrometerWorkerObserver.class, "timedOut", long.class);
             WOKEN = lookup.findVarHandle(MicrometerWorkerObserver.class, "woken", long.class);
             WAIT_NANOS = lookup.findVarHandle(MicrometerWorkerObserver.class, "waitNanos", long.class);
+            NOTIFICATIONS = lookup.findVarHandle(MicrometerWorkerObserver.class, "notifications", long.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
-
-    private final DistributionSummary batch;
 
     @SuppressWarnings("unused")
     private long notified;
@@ -47,9 +47,8 @@ final class MicrometerWorkerObserver implements WorkerObserver {
     @SuppressWarnings("unused")
     private long waitNanos;
 
-    MicrometerWorkerObserver(DistributionSummary batch) {
-        this.batch = batch;
-    }
+    @SuppressWarnings("unused")
+    private long notifications;
 
     @Override
     public boolean timesDequeues() {
@@ -65,7 +64,7 @@ final class MicrometerWorkerObserver implements WorkerObserver {
         };
         counter.setRelease(this, (long) counter.get(this) + 1);
         WAIT_NANOS.setRelease(this, (long) WAIT_NANOS.get(this) + nanos);
-        this.batch.record(notifications);
+        NOTIFICATIONS.setRelease(this, (long) NOTIFICATIONS.get(this) + notifications);
     }
 
     long dequeues(DequeueOutcome outcome) {
@@ -82,5 +81,9 @@ final class MicrometerWorkerObserver implements WorkerObserver {
 
     long waitNanos() {
         return (long) WAIT_NANOS.getAcquire(this);
+    }
+
+    long notifications() {
+        return (long) NOTIFICATIONS.getAcquire(this);
     }
 }

@@ -93,6 +93,7 @@ class MetricsOverHttpTests {
                 .isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
         assertThat(http.metric("sockstate.dequeues", "COUNT", "outcome:notified")).isGreaterThan(0);
         assertThat(http.metric("sockstate.dequeue.batch", "COUNT")).isGreaterThan(0);
+        assertThat(http.metric("sockstate.dequeue.batch", "TOTAL")).isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
         assertThat(http.metric("sockstate.dequeue.wait", "COUNT")).isGreaterThan(0);
 
         String prometheus = http.get("/actuator/prometheus").body();
@@ -100,7 +101,7 @@ class MetricsOverHttpTests {
         assertThat(prometheusValue(prometheus, "sockstate_bytes_received_bytes_total"))
                 .isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
         assertThat(prometheus).doesNotContain("127.0.0.1").contains("sockstate_notifications_total{")
-                .contains("sockstate_dequeue_wait_seconds");
+                .contains("sockstate_dequeue_wait_seconds").contains("sockstate_dequeue_batch_notifications");
 
         Map<String, Object> health = http.json("/actuator/health/sockstate");
         assertThat(health).containsEntry("status", "UP");

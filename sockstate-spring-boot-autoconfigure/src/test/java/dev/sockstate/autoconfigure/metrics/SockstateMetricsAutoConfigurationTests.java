@@ -26,7 +26,8 @@ class SockstateMetricsAutoConfigurationTests {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(registry.find("sockstate.dequeues").tag("outcome", "timeout").functionCounter()).isNotNull();
             assertThat(registry.find("sockstate.dequeue.wait").functionTimer()).isNotNull();
-            assertThat(registry.find("sockstate.dequeue.batch").summary()).isNotNull();
+            assertThat(registry.find("sockstate.dequeue.batch").meter().getId().getType())
+                    .isEqualTo(io.micrometer.core.instrument.Meter.Type.DISTRIBUTION_SUMMARY);
         });
     }
 
