@@ -1,6 +1,8 @@
 package dev.sockstate.port;
 
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * What the backends' sockets share: per-thread native memory for addresses, option values and
@@ -24,14 +26,14 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
     @Override
     public final NativeBuffer allocate(int capacity) {
-        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
+        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
         return new NativeBuffer(buffer, addressOf(buffer));
     }
 
     @Override
     public final int recv(long socket, ByteBuffer buffer) throws NativeIoException {
         if (buffer.isDirect()) {
-            return recv(socket, new NativeBuffer(buffer, addressOf(buffer)));
+            return recv(socket, scratch().direct(buffer));
         }
         NativeBuffer copy = scratch().data(buffer.remaining());
         int read = recv(socket, copy);
@@ -45,7 +47,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
     @Override
     public final int send(long socket, ByteBuffer buffer) throws NativeIoException {
         if (buffer.isDirect()) {
-            return send(socket, new NativeBuffer(buffer, addressOf(buffer)));
+            return send(socket, scratch().direct(buffer));
         }
         NativeBuffer copy = scratch().data(buffer.remaining());
         copy.buffer().put(buffer.duplicate()).flip();
@@ -72,10 +74,28 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
         private NativeBuffer data;
 
+        /** Weak, so that a buffer its owner dropped is not kept alive by a thread that once wrote it. */
+        private WeakReference<NativeBuffer> lastDirect = new WeakReference<>(null);
+
         Scratch(AbstractNativeSockets sockets) {
             this.sockets = sockets;
             this.address = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
             this.option = sockets.allocate(8);
+        }
+
+        /**
+         * The native view of a direct buffer; the last one is kept, so that writing the same buffer
+         * again (a worker's read buffer echoed back, say) finds its address without a native call.
+         * @param buffer a direct buffer
+         * @return it with its address
+         */
+        public NativeBuffer direct(ByteBuffer buffer) {
+            NativeBuffer last = this.lastDirect.get();
+            if (last == null || last.buffer() != buffer) {
+                last = new NativeBuffer(buffer, this.sockets.addressOf(buffer));
+                this.lastDirect = new WeakReference<>(last);
+            }
+            return last;
         }
 
         /**

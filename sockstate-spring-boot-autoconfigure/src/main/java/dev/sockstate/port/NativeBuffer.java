@@ -1,12 +1,11 @@
 package dev.sockstate.port;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
- * A direct buffer in native byte order together with its native address, found once when the
- * buffer is made so that native calls pass a plain address and allocate nothing. Made by
- * {@link NativeSockets#allocate(int)}; released by the garbage collector with its buffer.
+ * A direct buffer together with its native address, found once when the buffer is made so that
+ * native calls pass a plain address and allocate nothing. {@link NativeSockets#allocate(int)} makes
+ * them in native byte order; released by the garbage collector with its buffer.
  */
 public final class NativeBuffer {
 
@@ -22,7 +21,7 @@ public final class NativeBuffer {
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("A native buffer needs a direct ByteBuffer");
         }
-        this.buffer = buffer.order(ByteOrder.nativeOrder());
+        this.buffer = buffer;
         this.address = address;
     }
 
