@@ -34,7 +34,7 @@ class DescriptorExhaustionTest {
     @Test
     void theServerBacksOffWhileOutOfDescriptorsAndRecoversAfterwards() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder("bash", "-c", "ulimit -n " + DESCRIPTOR_LIMIT + " && exec \"$0\" -cp \"$1\" "
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", "ulimit -n " + DESCRIPTOR_LIMIT + " && exec \"$0\" --enable-native-access=ALL-UNNAMED -cp \"$1\" "
                 + EchoServerMain.class.getName(), java, System.getProperty("java.class.path"));
         builder.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process server = builder.start();
