@@ -106,7 +106,14 @@ final class Worker implements Runnable {
         }
     }
 
-    private int dispatch(int count) {
+    /**
+     * Hands out the notifications the last dequeue stored: each to its registration's claim word,
+     * posted messages to theirs. Package-private for the dispatch benchmark, which fills
+     * {@link #notifications()} itself.
+     * @param count how many notifications were stored
+     * @return how many were socket notifications
+     */
+    int dispatch(int count) {
         RegistrationTable table = this.group.table;
         int socketNotifications = 0;
         for (int i = 0; i < count; i++) {
@@ -232,6 +239,11 @@ final class Worker implements Runnable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** @return the batch this worker dequeues into */
+    NotificationBatch notifications() {
+        return this.notifications;
     }
 
     /** Asks the worker to stop after its current batch. */

@@ -143,8 +143,9 @@ public final class Harness {
                         result.messages());
                 samples.add(new Samples.Throughput(kind, scenario, round, result));
                 log(String.format(Locale.ROOT, "  %-16s %10.0f msg/s  p99 %6.0f µs  cpu %.2f µs/msg (%.0f%% system,"
-                        + " %.2f context switches/msg)%s", scenario.name(), result.messagesPerSecond(),
-                        result.latency().quantile(0.99) / 1000.0, result.cpuMicrosPerMessage(), systemShare * 100, switches,
+                        + " %.2f context switches/msg, slowest connection %.2f of a fair share)%s", scenario.name(),
+                        result.messagesPerSecond(), result.latency().quantile(0.99) / 1000.0, result.cpuMicrosPerMessage(),
+                        systemShare * 100, switches, result.slowestConnectionShare(),
                         (result.errors() > 0) ? "  errors " + result.errors() : ""));
             }
             if (!s.rateAndIdle()) {

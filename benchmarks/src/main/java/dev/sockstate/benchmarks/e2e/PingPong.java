@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
 final class PingPong {
 
     /** What one run measured. */
-    record Result(long messages, double seconds, LatencyHistogram latency, long serverCpuNanos, long errors) {
+    record Result(long messages, double seconds, LatencyHistogram latency, long serverCpuNanos, long errors,
+            double slowestConnectionShare) {
 
         double messagesPerSecond() {
             return this.messages / this.seconds;
@@ -97,12 +98,17 @@ final class PingPong {
         LatencyHistogram latency = new LatencyHistogram();
         long messages = 0;
         long errors = 0;
+        long slowest = Long.MAX_VALUE;
         for (Driver driver : drivers) {
             latency.add(driver.latency);
             messages += driver.measured;
             errors += driver.errors;
+            for (Peer peer : driver.peers) {
+                slowest = Math.min(slowest, peer.measured);
+            }
         }
-        return new Result(messages, elapsed / 1e9, latency, cpu, errors);
+        double fairShare = (double) messages / this.scenario.connections();
+        return new Result(messages, elapsed / 1e9, latency, cpu, errors, (messages == 0) ? 0 : slowest / fairShare);
     }
 
     /** One client thread: a selector and its share of the connections. */
@@ -110,7 +116,7 @@ final class PingPong {
 
         private final Selector selector;
 
-        private final List<Peer> peers = new ArrayList<>();
+        final List<Peer> peers = new ArrayList<>();
 
         private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(256 * 1024);
 
@@ -207,6 +213,7 @@ final class PingPong {
                 if (measuring) {
                     this.latency.record(now - sent);
                     this.measured++;
+                    peer.measured++;
                 }
                 peer.queue(now, size);
             }
@@ -252,6 +259,8 @@ final class PingPong {
         long partial;
 
         boolean waitingToWrite;
+
+        long measured;
 
         Peer(SocketChannel channel, int depth) {
             this.channel = channel;

@@ -15,13 +15,16 @@ import java.util.List;
 /**
  * The sockstate echo server, on {@link SocketServer} directly: one worker group shared by the
  * listener and its connections, in level one-shot or exclusive edge mode. The system property
- * {@code sockstate.batch-size} overrides the group's dequeue batch size (pass it in {@code SERVER_JVM_OPTS}).
+ * {@code sockstate.batch-size} overrides the group's dequeue batch size, and {@code sockstate.count-dequeues}
+ * prints how dequeue calls went when the server stops (pass them in {@code SERVER_JVM_OPTS}).
  */
 final class SockstateEchoServer implements EchoServer {
 
     private final boolean exclusiveEdge;
 
     private SocketServer server;
+
+    private final DequeueCounter dequeues = new DequeueCounter();
 
     SockstateEchoServer(boolean exclusiveEdge) {
         this.exclusiveEdge = exclusiveEdge;
@@ -41,7 +44,8 @@ final class SockstateEchoServer implements EchoServer {
         WorkerGroupSettings group = new WorkerGroupSettings(defaults.name(), workers,
                 Integer.getInteger("sockstate.batch-size", defaults.batchSize()), defaults.dequeueTimeout(),
                 defaults.readBufferSize(), defaults.threadNamePrefix());
-        this.server = new SocketServer(Backends.select("epoll"), List.of(group), List.of(listener), ServerObserver.NONE);
+        this.server = new SocketServer(Backends.select("epoll"), List.of(group), List.of(listener),
+                Boolean.getBoolean("sockstate.count-dequeues") ? this.dequeues : ServerObserver.NONE);
         this.server.start();
         return this.server.listener("echo").port();
     }
@@ -50,6 +54,9 @@ final class SockstateEchoServer implements EchoServer {
     public void close() {
         if (this.server != null) {
             this.server.stop(Duration.ofSeconds(2));
+        }
+        if (Boolean.getBoolean("sockstate.count-dequeues")) {
+            System.err.println(this.dequeues);
         }
     }
 }
