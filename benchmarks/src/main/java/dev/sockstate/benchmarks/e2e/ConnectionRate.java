@@ -13,8 +13,11 @@ import java.util.function.LongSupplier;
 
 /**
  * The connection-rate load: threads that each connect, send 64 bytes, read the echo and close, over
- * and over for a bounded time. Client sockets bind to rotating loopback addresses (127.0.0.2 to
- * 127.0.0.9) so that closed connections waiting in TIME_WAIT do not exhaust the ephemeral ports.
+ * and over for a bounded time. The client closes first, so its side waits in TIME_WAIT; sockets are
+ * not bound before connecting, so that the kernel may reuse a TIME_WAIT port for a new loopback
+ * connection ({@code net.ipv4.tcp_tw_reuse}, 2 by default: loopback only). Binding first (to spread
+ * over 127.0.0.x, say) takes ports that TIME_WAIT still holds out of reach and collapses the rate
+ * after a few hundred thousand connections.
  */
 final class ConnectionRate {
 
@@ -58,8 +61,7 @@ final class ConnectionRate {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < threadCount; i++) {
-            int index = i;
-            Thread thread = new Thread(() -> loop(new InetSocketAddress(loopback, port), index, measured, errors), "rate-" + i);
+            Thread thread = new Thread(() -> loop(new InetSocketAddress(loopback, port), measured, errors), "rate-" + i);
             threads.add(thread);
             thread.start();
         }
@@ -77,17 +79,12 @@ final class ConnectionRate {
         return new Result(measured.get(), elapsed / 1e9, cpu, errors.get());
     }
 
-    private void loop(InetSocketAddress server, int index, AtomicLong measured, AtomicLong errors) {
+    private void loop(InetSocketAddress server, AtomicLong measured, AtomicLong errors) {
         ByteBuffer out = ByteBuffer.allocateDirect(MESSAGE);
         ByteBuffer in = ByteBuffer.allocateDirect(MESSAGE);
-        byte[] source = new byte[4];
-        int round = index;
         while (this.phase != 2) {
-            source[0] = 127;
-            source[3] = (byte) (2 + (round++ % 8));
             try (SocketChannel channel = SocketChannel.open()) {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                channel.bind(new InetSocketAddress(InetAddress.getByAddress(source), 0));
                 channel.connect(server);
                 out.clear();
                 while (out.hasRemaining()) {
