@@ -5,7 +5,6 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
@@ -19,6 +18,8 @@ import java.util.concurrent.Executor;
  * @param port the port, 0 for an ephemeral one
  * @param backlog the TCP pending-connection queue length
  * @param trigger how the listener's sockets are registered
+ * @param exclusiveEdge TCP connections are served in the exclusive edge-triggered mode (see
+ * {@link Builder#exclusiveEdge(boolean)}); the trigger is then {@link Trigger#EDGE_PERSISTENT}
  * @param events the events a connection is registered for ({@link Events#IN}, {@link Events#HANGUP})
  * @param reuseAddress SO_REUSEADDR on the listening socket
  * @param reusePort SO_REUSEPORT on the listening socket
@@ -33,7 +34,7 @@ import java.util.concurrent.Executor;
  * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int port, int backlog, Trigger trigger,
-        int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
+        boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor) {
 
@@ -69,7 +70,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private int backlog = 1024;
 
-        private Trigger trigger = Trigger.LEVEL_ONESHOT;
+        private Trigger trigger;
+
+        private boolean exclusiveEdge;
 
         private int events = -1;
 
@@ -118,9 +121,28 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
-        /** @param trigger how sockets are registered @return this */
+        /** @param trigger how sockets are registered, {@code null} for the default (LEVEL_ONESHOT) @return this */
         public Builder trigger(Trigger trigger) {
             this.trigger = trigger;
+            return this;
+        }
+
+        /**
+         * Serves the TCP connections in the exclusive edge-triggered mode: each connection is
+         * registered {@link Trigger#EDGE_PERSISTENT} once and never re-armed, and a claim word per
+         * connection (idle, running, running with events pending) keeps it handled by one worker at
+         * a time, so the mode may share a group's many workers. A read shorter than the worker's
+         * buffer counts as drained (no extra read until would-block), except after a hang-up or an
+         * error, which drain fully; events that arrive while a worker handles the connection make
+         * that worker run it again before it lets go; a per-turn read budget lets a connection that
+         * keeps sending yield to the others. About one system call per message fewer than the
+         * default level one-shot mode, which re-arms after every read. Leave the trigger unset (or set
+         * it to {@code EDGE_PERSISTENT}); TCP only.
+         * @param exclusiveEdge whether to use the mode
+         * @return this
+         */
+        public Builder exclusiveEdge(boolean exclusiveEdge) {
+            this.exclusiveEdge = exclusiveEdge;
             return this;
         }
 
@@ -211,7 +233,16 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.maxPendingWriteBytes > 0, "max-pending-write-bytes", this.maxPendingWriteBytes, "positive");
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), "idle-timeout", this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), "group", this.group, "a worker group's name");
-            Objects.requireNonNull(this.trigger, "trigger");
+            Trigger chosen = this.trigger;
+            if (this.exclusiveEdge) {
+                require(this.protocol == Protocol.TCP, "exclusive-edge", true, "false for a UDP listener (it is a TCP mode)");
+                require(chosen == null || chosen == Trigger.EDGE_PERSISTENT, "trigger", chosen,
+                        "unset or EDGE_PERSISTENT with exclusive-edge, which registers connections edge-triggered persistent");
+                chosen = Trigger.EDGE_PERSISTENT;
+            }
+            else if (chosen == null) {
+                chosen = Trigger.LEVEL_ONESHOT;
+            }
             int filter = (this.events >= 0) ? this.events
                     : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
             require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, "events", Events.toString(filter),
@@ -225,8 +256,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                 require(this.connectionHandler == null, "handler", "a ConnectionHandler", "a DatagramHandler for a UDP listener");
             }
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
-            return new ListenerSettings(this.name, this.protocol, this.address, this.port, this.backlog, this.trigger, filter,
-                    this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
+            return new ListenerSettings(this.name, this.protocol, this.address, this.port, this.backlog, chosen, this.exclusiveEdge,
+                    filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor);
         }
 

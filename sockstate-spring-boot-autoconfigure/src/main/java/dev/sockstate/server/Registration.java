@@ -17,6 +17,14 @@ import java.lang.invoke.VarHandle;
  * Only the owner issues REMOVE, and the socket is closed only once the REMOVE notification arrived
  * <em>and</em> no re-arm is in flight, so a descriptor is never reused while a change naming it is
  * still queued, and per-socket state is released only after its REMOVE.
+ * <p>
+ * The same word makes a persistent registration safe on many workers (the exclusive edge mode):
+ * a notification that finds the socket idle claims it; one that finds it owned folds its events
+ * in and returns, and the owner runs again with them before it lets go (its release fails while
+ * events are folded in). A persistent registration's filter change is applied while the owner still
+ * holds the socket, so changes made by successive owners reach the port in order. An owner whose
+ * turn was long enough {@linkplain #yieldTurn(int) yields}: it keeps what arrived for the next turn,
+ * lets go, and posts a run request, so other sockets are served in between.
  */
 abstract class Registration {
 
@@ -68,6 +76,12 @@ abstract class Registration {
     /** The filter last submitted; read and written by the owner only. */
     private int armedFilter = -1;
 
+    /** Events kept for the next turn by an owner that yielded; handed from owner to owner. */
+    private int deferredEvents;
+
+    /** Whether the owner yields its turn when it lets go; owner only. */
+    private boolean yielding;
+
     Registration(PortGroup group, long handle, boolean ownedByCreator) {
         this.group = group;
         this.handle = handle;
@@ -116,6 +130,10 @@ abstract class Registration {
         this.group.table.remove(this);
     }
 
+    /** A thread took the socket over and starts a turn; per-turn budgets start again here. */
+    void startTurn() {
+    }
+
     /**
      * A notification, or a posted request (events zero), reached a worker.
      * @param worker the worker
@@ -138,9 +156,22 @@ abstract class Registration {
         }
         while (!STATE.compareAndSet(this, current, current | OWNED));
         this.owner = Thread.currentThread();
-        if (handleSafely(worker, events)) {
+        startTurn();
+        int deferred = this.deferredEvents;
+        this.deferredEvents = 0;
+        if (handleSafely(worker, events | deferred)) {
             release(worker);
         }
+    }
+
+    /**
+     * Ends the owner's turn early, from {@link #handle}: events folded in meanwhile, and the given
+     * ones, are kept for the next turn, which a run request posted once the owner let go starts.
+     * @param events events to handle next turn (IN to read on, for example)
+     */
+    final void yieldTurn(int events) {
+        this.yielding = true;
+        this.deferredEvents |= events;
     }
 
     /** Handles events; a failure of the runtime itself (not of a handler) aborts this socket only. */
@@ -167,37 +198,68 @@ abstract class Registration {
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
             if (pending != 0 || (current & RUN_REQUESTED) != 0) {
                 if (STATE.compareAndSet(this, current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
-                    if (!handleSafely(worker, pending)) {
+                    if (this.yielding) {
+                        // The turn is over: the run posted on letting go handles these (and any request).
+                        this.deferredEvents |= pending;
+                    }
+                    else if (!handleSafely(worker, pending)) {
                         return;
                     }
                 }
                 continue;
             }
-            this.owner = null;
             if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
+                this.owner = null;
                 if (STATE.compareAndSet(this, current, (current & ~OWNED) | REMOVING)) {
+                    this.yielding = false;
                     submit(worker, Operation.REMOVE, 0);
                     return;
                 }
+                this.owner = Thread.currentThread();
+                continue;
             }
-            else {
-                int filter = nextFilter();
-                boolean rearm = filter >= 0 && (trigger().isOneShot() || filter != this.armedFilter);
-                int released = (current & ~OWNED) + (rearm ? REARM_ONE : 0);
-                if (rearm) {
-                    this.armedFilter = filter;
-                }
-                if (STATE.compareAndSet(this, current, released)) {
-                    if (rearm) {
-                        submit(worker, Operation.ENABLE, filter);
-                    }
-                    return;
-                }
-                if (rearm) {
-                    this.armedFilter = -1;
-                }
+            int filter = nextFilter();
+            boolean oneShot = trigger().isOneShot();
+            if (!oneShot && filter >= 0 && filter != this.armedFilter) {
+                changeFilterWhileOwned(worker, current, filter);
+                continue;
             }
+            boolean rearm = oneShot && filter >= 0;
+            if (rearm) {
+                this.armedFilter = filter;
+            }
+            boolean yielded = this.yielding;
+            this.yielding = false;
+            this.owner = null;
+            if (STATE.compareAndSet(this, current, (current & ~OWNED) + (rearm ? REARM_ONE : 0))) {
+                if (rearm) {
+                    submit(worker, Operation.ENABLE, filter);
+                }
+                if (yielded) {
+                    this.group.postRun(this);
+                }
+                return;
+            }
+            this.yielding = yielded;
             this.owner = Thread.currentThread();
+        }
+    }
+
+    /**
+     * Applies a persistent registration's new filter before letting go, so that the next owner's
+     * change cannot overtake it on the port.
+     */
+    private void changeFilterWhileOwned(Worker worker, int current, int filter) {
+        if (!STATE.compareAndSet(this, current, current + REARM_ONE)) {
+            return;
+        }
+        this.armedFilter = filter;
+        if (worker != null) {
+            worker.submit(this, Operation.ENABLE, filter);
+            worker.applyChanges();
+        }
+        else {
+            this.group.applyNow(this, Operation.ENABLE, filter);
         }
     }
 

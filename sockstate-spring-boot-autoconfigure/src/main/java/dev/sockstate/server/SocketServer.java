@@ -90,12 +90,15 @@ public final class SocketServer {
                 throw new IllegalArgumentException("Listener '" + listener.name() + "' names worker group '" + listener.group()
                         + "', which is not defined; the groups are " + byName.keySet());
             }
-            if (!listener.trigger().isOneShot() && group.workers() > 1) {
+            // The exclusive edge mode is the one persistent registration many workers may share: its
+            // claim word keeps each connection handled by one worker at a time.
+            if (!listener.trigger().isOneShot() && group.workers() > 1 && !listener.exclusiveEdge()) {
                 throw new IllegalArgumentException("Listener '" + listener.name() + "' uses a persistent trigger ("
                         + listener.trigger() + ") on worker group '" + group.name() + "', which has " + group.workers()
                         + " workers: a persistent registration may notify several workers at once, so two threads could"
                         + " handle one socket together. Give the listener a worker group of its own with one worker,"
-                        + " or use a one-shot trigger (LEVEL_ONESHOT) to share the group's workers");
+                        + " use a one-shot trigger (LEVEL_ONESHOT) to share the group's workers, or, for TCP, the exclusive"
+                        + " edge mode (exclusive-edge), whose per-connection claim keeps a socket on one worker at a time");
             }
         }
     }
@@ -138,7 +141,7 @@ public final class SocketServer {
             }
             for (ListenerRuntime listener : this.listeners) {
                 logger.log(Level.INFO, "Listener '" + listener.settings.name() + "' (" + listener.settings.protocol() + ", "
-                        + listener.settings.trigger() + ") bound to " + listener.boundAddress + " on " + this.backend.name());
+                        + listener.settings.trigger() + (listener.settings.exclusiveEdge() ? ", exclusive" : "") + ") bound to " + listener.boundAddress + " on " + this.backend.name());
             }
         }
     }

@@ -126,9 +126,10 @@ final class TcpAcceptor extends Registration {
     }
 
     private void reject(long connection) {
-        closeQuietly(connection);
+        // Counted before the close, so that a peer that sees the close also sees the count.
         this.listener.rejected.increment();
         this.listener.observer.rejected();
+        closeQuietly(connection);
     }
 
     private void closeQuietly(long connection) {

@@ -18,11 +18,17 @@ import java.util.concurrent.Executor;
  * An accepted TCP connection. Reads go into the worker's buffer; writes that the socket does not
  * take at once wait in a {@link WriteQueue} that exists only while something is pending. Fields
  * without {@code volatile} are touched only by the thread that owns the registration.
+ * <p>
+ * Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads until the socket
+ * would block, or, in the exclusive edge mode, until a read comes back shorter than the buffer
+ * (the socket was drained then; later data raises a new edge) unless the notification carried a
+ * hang-up, after which it reads until end of stream, since data and FIN can arrive in one read.
+ * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
  */
 final class TcpConnection extends Registration implements Connection {
 
-    /** Reads per notification with an edge trigger before other sockets get their turn. */
-    private static final int EDGE_READ_BUDGET = 16;
+    /** Reads per turn with an edge trigger before other sockets get theirs. */
+    static final int EDGE_READ_BUDGET = 16;
 
     private static final int OPEN = 0;
 
@@ -57,6 +63,8 @@ final class TcpConnection extends Registration implements Connection {
     private boolean outputShutdownRequested;
 
     private boolean outputShut;
+
+    private int turnReads;
 
     private volatile long pendingBytes;
 
@@ -98,6 +106,11 @@ final class TcpConnection extends Registration implements Connection {
     @Override
     ListenerObserver observer() {
         return this.listener.observer;
+    }
+
+    @Override
+    void startTurn() {
+        this.turnReads = 0;
     }
 
     @Override
@@ -145,8 +158,13 @@ final class TcpConnection extends Registration implements Connection {
         NativeBuffer buffer = (worker != null) ? worker.readBuffer : this.group.offWorkerBuffer();
         ByteBuffer bytes = buffer.buffer();
         boolean edge = trigger().isEdge();
-        int reads = edge ? EDGE_READ_BUDGET : 1;
-        for (int i = 0; i < reads; i++) {
+        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && (events & Events.HANGUP) == 0;
+        while (true) {
+            if (edge && this.turnReads >= EDGE_READ_BUDGET) {
+                // Budget spent with data maybe left: come back after the other sockets had their turn.
+                yieldTurn(Events.IN | (events & Events.HANGUP));
+                return true;
+            }
             bytes.clear();
             int read;
             try {
@@ -167,6 +185,7 @@ final class TcpConnection extends Registration implements Connection {
                 hungUp();
                 return true;
             }
+            this.turnReads++;
             this.listener.observer.received(read);
             touch();
             bytes.flip();
@@ -181,12 +200,10 @@ final class TcpConnection extends Registration implements Connection {
             if (isClosing() || this.inputClosed || isReadPausedForWrites()) {
                 return true;
             }
+            if (!edge || (shortReadDrains && read < bytes.capacity())) {
+                return true;
+            }
         }
-        if (edge) {
-            // Budget spent with data maybe left: come back after the other sockets had their turn.
-            this.group.postRun(this);
-        }
-        return true;
     }
 
     private void hungUp() {

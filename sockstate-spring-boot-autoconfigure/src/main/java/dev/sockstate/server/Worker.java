@@ -48,6 +48,9 @@ final class Worker implements Runnable {
 
     private volatile boolean stopped;
 
+    /** Whether {@link #applied()} is reporting, so that a nested call uses arrays of its own. */
+    private boolean reporting;
+
     private volatile Throwable failure;
 
     private volatile Thread thread;
@@ -106,7 +109,14 @@ final class Worker implements Runnable {
         }
     }
 
-    private int dispatch(int count) {
+    /**
+     * Hands out the notifications the last dequeue stored: each to its registration's claim word,
+     * posted messages to theirs. Package-private for the dispatch benchmark, which fills
+     * {@link #notifications()} itself.
+     * @param count how many notifications were stored
+     * @return how many were socket notifications
+     */
+    int dispatch(int count) {
         RegistrationTable table = this.group.table;
         int socketNotifications = 0;
         for (int i = 0; i < count; i++) {
@@ -164,6 +174,13 @@ final class Worker implements Runnable {
         this.changeOwners[index] = registration;
     }
 
+    /** Applies the changes collected so far at once, instead of in the next batch call. */
+    void applyChanges() {
+        if (!this.changes.isEmpty()) {
+            flush();
+        }
+    }
+
     private void flush() {
         while (true) {
             try {
@@ -179,24 +196,42 @@ final class Worker implements Runnable {
         }
     }
 
-    /** Reports the results of the changes the last call applied, then empties the batch. */
+    /**
+     * Reports the results of the changes the last call applied, then empties the batch. A report
+     * may lead to more changes applied at once (a refused re-arm closes its socket), so a nested
+     * call reports through arrays of its own.
+     */
     private void applied() {
         int count = this.changes.size();
         if (count == 0) {
             return;
         }
+        if (this.reporting) {
+            report(count, new Operation[count], new Registration[count], new NativeIoException[count]);
+            return;
+        }
+        this.reporting = true;
+        try {
+            report(count, this.appliedOperations, this.appliedOwners, this.appliedFailures);
+        }
+        finally {
+            this.reporting = false;
+        }
+    }
+
+    private void report(int count, Operation[] operations, Registration[] owners, NativeIoException[] failures) {
         for (int i = 0; i < count; i++) {
-            this.appliedOperations[i] = this.changes.operation(i);
-            this.appliedOwners[i] = this.changeOwners[i];
-            this.appliedFailures[i] = this.changes.failed(i) ? this.changes.failure(i, "ProcessSocketNotifications") : null;
+            operations[i] = this.changes.operation(i);
+            owners[i] = this.changeOwners[i];
+            failures[i] = this.changes.failed(i) ? this.changes.failure(i, "ProcessSocketNotifications") : null;
             this.changeOwners[i] = null;
         }
         this.changes.clear();
         for (int i = 0; i < count; i++) {
-            Registration owner = this.appliedOwners[i];
-            this.appliedOwners[i] = null;
-            owner.changeApplied(this, this.appliedOperations[i], this.appliedFailures[i]);
-            this.appliedFailures[i] = null;
+            Registration owner = owners[i];
+            owners[i] = null;
+            owner.changeApplied(this, operations[i], failures[i]);
+            failures[i] = null;
         }
     }
 
@@ -207,6 +242,11 @@ final class Worker implements Runnable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** @return the batch this worker dequeues into */
+    NotificationBatch notifications() {
+        return this.notifications;
     }
 
     /** Asks the worker to stop after its current batch. */

@@ -1,6 +1,8 @@
 package dev.sockstate.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 import dev.sockstate.port.Backends;
 import dev.sockstate.port.Trigger;
@@ -20,6 +22,28 @@ class ServerSettingsTest {
                 .withMessageContaining("Listener 'poll' uses a persistent trigger (LEVEL_PERSISTENT)")
                 .withMessageContaining("has 4 workers")
                 .withMessageContaining("worker group of its own with one worker");
+    }
+
+    @Test
+    void theExclusiveEdgeModeSharesAGroupWithManyWorkers() {
+        ListenerSettings echo = ListenerSettings.tcp("echo").exclusiveEdge(true).handler(this.handler).build();
+        assertThat(echo.trigger()).isEqualTo(Trigger.EDGE_PERSISTENT);
+        assertThat(echo.exclusiveEdge()).isTrue();
+        assertThatNoException().isThrownBy(() -> new SocketServer(Backends.select("auto"),
+                List.of(WorkerGroupSettings.of("default", 4)), List.of(echo), ServerObserver.NONE));
+        assertThat(ListenerSettings.tcp("plain").handler(this.handler).build().trigger()).isEqualTo(Trigger.LEVEL_ONESHOT);
+    }
+
+    @Test
+    void theExclusiveEdgeModeIsForTcpWithAnEdgePersistentTriggerOnly() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ListenerSettings.tcp("echo").exclusiveEdge(true).trigger(Trigger.LEVEL_ONESHOT)
+                        .handler(this.handler).build())
+                .withMessageContaining("Listener 'echo': trigger is LEVEL_ONESHOT, it must be unset or EDGE_PERSISTENT");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ListenerSettings.udp("udp").exclusiveEdge(true).handler((endpoint, data, sender) -> {
+                }).build())
+                .withMessageContaining("Listener 'udp': exclusive-edge is true");
     }
 
     @Test

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The end-to-end comparison in one command: sockstate (level one-shot and exclusive edge), Netty on
+# native epoll and a JDK NIO server, each in its own JVM on loopback, driven by one load client.
+#
+#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--idle n] [--out dir]
+#
+# --quick (the default) takes about three minutes, --full about twenty. Results: a Markdown report on
+# standard output and in benchmarks/target/e2e/<time>/ with the raw samples (samples.csv).
+# Environment: JAVA (default: java on the PATH; servers run on the same JDK), MVN (default: mvn),
+# SKIP_BUILD=1 to reuse benchmarks/target/benchmarks.jar.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+args=("$@")
+idle=10000
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [[ ${args[$i]} == --idle ]]; then idle=${args[$((i + 1))]}; fi
+done
+
+# The idle run holds $idle connections: the harness (client side) and each server need that many descriptors.
+needed=$((idle + 2048))
+hard=$(ulimit -Hn)
+if [[ $hard != unlimited && $hard -lt $needed ]]; then
+  echo "The hard open-files limit is $hard; the idle run needs $needed. Raise it (limits.conf, or ulimit -Hn as root)," \
+       "or pass --idle $((hard - 2048))." >&2
+  exit 3
+fi
+ulimit -n "$needed"
+
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  ${MVN:-mvn} -B -q -Pbenchmarks -pl benchmarks -am -DskipTests package
+fi
+
+JAVA=${JAVA:-java}
+exec "$JAVA" -Dclock.ticks="$(getconf CLK_TCK)" -cp benchmarks/target/benchmarks.jar \
+  dev.sockstate.benchmarks.e2e.Harness "${args[@]}"

@@ -1,0 +1,111 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The connection-rate load: threads that each connect, send 64 bytes, read the echo and close, over
+ * and over for a bounded time. The client closes first, so its side waits in TIME_WAIT; sockets are
+ * not bound before connecting, so that the kernel may reuse a TIME_WAIT port for a new loopback
+ * connection ({@code net.ipv4.tcp_tw_reuse}, 2 by default: loopback only). Binding first (to spread
+ * over 127.0.0.x, say) takes ports that TIME_WAIT still holds out of reach and collapses the rate
+ * after a few hundred thousand connections.
+ */
+final class ConnectionRate {
+
+    /** What one run measured. */
+    record Result(long connections, double seconds, long serverCpuNanos, long errors) {
+
+        double connectionsPerSecond() {
+            return this.connections / this.seconds;
+        }
+
+        double cpuMicrosPerConnection() {
+            return (this.connections == 0) ? Double.NaN : this.serverCpuNanos / 1000.0 / this.connections;
+        }
+    }
+
+    private static final int MESSAGE = 64;
+
+    private volatile int phase;
+
+    private ConnectionRate() {
+    }
+
+    /**
+     * @param port the server's loopback port
+     * @param threads client threads, each with one connection at a time
+     * @param warmupMillis load before measuring
+     * @param measureMillis the measured window
+     * @param serverCpu reads the server's CPU time
+     * @return what was measured
+     * @throws InterruptedException when interrupted
+     */
+    static Result run(int port, int threads, long warmupMillis, long measureMillis, LongSupplier serverCpu)
+            throws InterruptedException {
+        return new ConnectionRate().drive(port, threads, warmupMillis, measureMillis, serverCpu);
+    }
+
+    private Result drive(int port, int threadCount, long warmupMillis, long measureMillis, LongSupplier serverCpu)
+            throws InterruptedException {
+        AtomicLong measured = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < threadCount; i++) {
+            Thread thread = new Thread(() -> loop(new InetSocketAddress(loopback, port), measured, errors), "rate-" + i);
+            threads.add(thread);
+            thread.start();
+        }
+        Thread.sleep(warmupMillis);
+        long cpuStart = serverCpu.getAsLong();
+        long start = System.nanoTime();
+        this.phase = 1;
+        Thread.sleep(measureMillis);
+        this.phase = 2;
+        long elapsed = System.nanoTime() - start;
+        long cpu = serverCpu.getAsLong() - cpuStart;
+        for (Thread thread : threads) {
+            thread.join(10_000);
+        }
+        return new Result(measured.get(), elapsed / 1e9, cpu, errors.get());
+    }
+
+    private void loop(InetSocketAddress server, AtomicLong measured, AtomicLong errors) {
+        ByteBuffer out = ByteBuffer.allocateDirect(MESSAGE);
+        ByteBuffer in = ByteBuffer.allocateDirect(MESSAGE);
+        while (this.phase != 2) {
+            try (SocketChannel channel = SocketChannel.open()) {
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                channel.connect(server);
+                out.clear();
+                while (out.hasRemaining()) {
+                    channel.write(out);
+                }
+                in.clear();
+                while (in.hasRemaining()) {
+                    if (channel.read(in) < 0) {
+                        throw new IOException("closed before the echo");
+                    }
+                }
+            }
+            catch (IOException ex) {
+                if (this.phase == 1) {
+                    errors.incrementAndGet();
+                }
+                continue;
+            }
+            if (this.phase == 1) {
+                measured.incrementAndGet();
+            }
+        }
+    }
+}

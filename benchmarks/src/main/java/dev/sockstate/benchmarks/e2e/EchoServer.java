@@ -1,0 +1,16 @@
+package dev.sockstate.benchmarks.e2e;
+
+/** An echo server of the comparison, listening on loopback with a given number of worker threads. */
+interface EchoServer extends AutoCloseable {
+
+    /**
+     * Binds an ephemeral loopback port and starts serving.
+     * @param workers the threads that serve connections (accepting included)
+     * @return the bound port
+     * @throws Exception when the server cannot start
+     */
+    int start(int workers) throws Exception;
+
+    @Override
+    void close() throws Exception;
+}

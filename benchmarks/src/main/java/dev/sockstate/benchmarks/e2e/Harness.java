@@ -1,0 +1,169 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The end-to-end comparison: starts each echo server in a JVM of its own, one at a time, drives it
+ * with the same load client, and repeats over rounds with the servers' order rotated, so machine
+ * noise falls on all of them alike. Usage (see {@code benchmarks/run.sh}):
+ * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--out dir]}.
+ */
+public final class Harness {
+
+    private static final int PIPELINE_DEPTH = 16;
+
+    private final Settings settings;
+
+    private Harness(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** How long and how much. */
+    record Settings(int rounds, int workers, int clientThreads, long warmupMillis, long measureMillis, long rateWarmupMillis,
+            long rateMillis, int rateThreads, int idleConnections, List<ServerKind> servers, List<Scenario> loads,
+            boolean rateAndIdle, Path out) {
+    }
+
+    /**
+     * @param args the options
+     * @throws Exception when a server or the load fails
+     */
+    public static void main(String[] args) throws Exception {
+        Settings settings = parse(args);
+        long limit = ProcStats.openFileLimit();
+        long needed = settings.idleConnections() + 1024L;
+        if (limit < needed) {
+            System.err.println("The open-files limit is " + limit + ", the idle run needs at least " + needed
+                    + " (it holds " + settings.idleConnections() + " connections): raise it with `ulimit -n " + needed
+                    + "` (benchmarks/run.sh does) or lower --idle.");
+            System.exit(3);
+        }
+        Files.createDirectories(settings.out());
+        new Harness(settings).run();
+    }
+
+    private static Settings parse(String[] args) {
+        boolean full = false;
+        Integer rounds = null;
+        int workers = Runtime.getRuntime().availableProcessors();
+        int idle = 10_000;
+        List<ServerKind> servers = Arrays.stream(ServerKind.values()).filter((kind) -> kind.compared).collect(Collectors.toList());
+        List<Scenario> loads = scenarios();
+        boolean rateAndIdle = true;
+        Path out = Path.of("benchmarks", "target", "e2e",
+                LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> full = false;
+                case "--full" -> full = true;
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--workers" -> workers = Integer.parseInt(args[++i]);
+                case "--idle" -> idle = Integer.parseInt(args[++i]);
+                case "--servers" -> servers = Arrays.stream(args[++i].split(",")).map(ServerKind::parse).collect(Collectors.toList());
+                case "--out" -> out = Path.of(args[++i]);
+                case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Harness::load).collect(Collectors.toList());
+                case "--no-rate-idle" -> rateAndIdle = false;
+                default -> throw new IllegalArgumentException("Unknown option " + args[i]
+                        + "; use --quick|--full, --rounds n, --workers n, --idle n, --servers a,b, --loads CxSxD,... (connections x"
+                        + " size x depth), --no-rate-idle, --out dir");
+            }
+        }
+        if (full) {
+            return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, 2500, 500, 2500, 4, idle, servers, loads,
+                    rateAndIdle, out);
+        }
+        return new Settings((rounds != null) ? rounds : 2, workers, 2, 300, 1000, 300, 1000, 4, idle, servers, loads, rateAndIdle,
+                out);
+    }
+
+    private static Scenario load(String text) {
+        String[] parts = text.split("x");
+        return new Scenario(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]));
+    }
+
+    static List<Scenario> scenarios() {
+        List<Scenario> scenarios = new ArrayList<>();
+        for (int depth : new int[] {1, PIPELINE_DEPTH}) {
+            for (int size : new int[] {64, 1024}) {
+                for (int connections : new int[] {1, 64, 256}) {
+                    scenarios.add(new Scenario(connections, size, depth));
+                }
+            }
+        }
+        return scenarios;
+    }
+
+    private void run() throws Exception {
+        List<Scenario> scenarios = this.settings.loads();
+        Samples samples = new Samples(this.settings.out().resolve("samples.csv"));
+        Path log = this.settings.out().resolve("servers.log");
+        long started = System.nanoTime();
+        log("Servers " + this.settings.servers().stream().map((kind) -> kind.label).collect(Collectors.joining(", ")) + ", "
+                + this.settings.workers() + " workers each, " + this.settings.rounds() + " rounds; results in "
+                + this.settings.out());
+        for (int round = 1; round <= this.settings.rounds(); round++) {
+            List<ServerKind> order = new ArrayList<>(this.settings.servers());
+            java.util.Collections.rotate(order, -(round - 1));
+            for (ServerKind kind : order) {
+                measure(kind, round, scenarios, samples, log);
+            }
+        }
+        String report = new Report(samples, this.settings.servers(), scenarios).markdown();
+        String header = String.format(Locale.ROOT, "%d rounds, %d workers per server, %d load threads, %d ms measured per load"
+                + " after %d ms of warm-up, %d idle connections; %.0f s in all.%n%n", this.settings.rounds(),
+                this.settings.workers(), this.settings.clientThreads(), this.settings.measureMillis(),
+                this.settings.warmupMillis(), this.settings.idleConnections(), (System.nanoTime() - started) / 1e9);
+        Files.writeString(this.settings.out().resolve("report.md"), header + report, StandardCharsets.UTF_8);
+        System.out.println(header + report);
+    }
+
+    private void measure(ServerKind kind, int round, List<Scenario> scenarios, Samples samples, Path log) throws Exception {
+        Settings s = this.settings;
+        try (ServerProcess server = ServerProcess.start(kind, s.workers(), log)) {
+            log("round " + round + ": " + kind.label + " (pid " + server.pid() + ", port " + server.port + ")");
+            PingPong.run(server.port, new Scenario(64, 64, 1), s.clientThreads(), s.warmupMillis() * 2, 1, server::cpuNanos);
+            for (Scenario scenario : scenarios) {
+                long systemBefore = ProcStats.systemNanos(server.pid());
+                long cpuBefore = server.cpuNanos();
+                long switchesBefore = ProcStats.contextSwitches(server.pid());
+                PingPong.Result result = PingPong.run(server.port, scenario, s.clientThreads(), s.warmupMillis(),
+                        s.measureMillis(), server::cpuNanos);
+                double systemShare = (double) (ProcStats.systemNanos(server.pid()) - systemBefore)
+                        / Math.max(1, server.cpuNanos() - cpuBefore);
+                double switches = (double) (ProcStats.contextSwitches(server.pid()) - switchesBefore) / Math.max(1,
+                        result.messages());
+                samples.add(new Samples.Throughput(kind, scenario, round, result));
+                log(String.format(Locale.ROOT, "  %-16s %10.0f msg/s  p99 %6.0f µs  cpu %.2f µs/msg (%.0f%% system,"
+                        + " %.2f context switches/msg, slowest connection %.2f of a fair share)%s", scenario.name(),
+                        result.messagesPerSecond(), result.latency().quantile(0.99) / 1000.0, result.cpuMicrosPerMessage(),
+                        systemShare * 100, switches, result.slowestConnectionShare(),
+                        (result.errors() > 0) ? "  errors " + result.errors() : ""));
+            }
+            if (!s.rateAndIdle()) {
+                return;
+            }
+            ConnectionRate.Result rate = ConnectionRate.run(server.port, s.rateThreads(), s.rateWarmupMillis(), s.rateMillis(),
+                    server::cpuNanos);
+            samples.add(new Samples.Rate(kind, round, rate));
+            log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn%s", "connect-echo-close",
+                    rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), (rate.errors() > 0) ? "  errors " + rate.errors() : ""));
+            IdleConnections.Result idle = IdleConnections.run(server, s.idleConnections(), 500);
+            samples.add(new Samples.Idle(kind, round, idle));
+            log(String.format(Locale.ROOT, "  %-16s %10.0f bytes/conn (RSS %d -> %d MiB)", s.idleConnections() + " idle",
+                    idle.bytesPerConnection(), idle.residentBefore() >> 20, idle.residentAfter() >> 20));
+        }
+    }
+
+    private static void log(String line) {
+        System.err.println(line);
+    }
+}

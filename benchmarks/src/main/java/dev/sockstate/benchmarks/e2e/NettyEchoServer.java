@@ -1,0 +1,78 @@
+package dev.sockstate.benchmarks.e2e;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * Netty's echo server on the native epoll transport, as its own example writes it: write each read,
+ * flush when the read burst completes. One event loop group serves the listener and the connections,
+ * so it has exactly the worker count the others have.
+ */
+final class NettyEchoServer implements EchoServer {
+
+    private EventLoopGroup group;
+
+    private Channel channel;
+
+    @Override
+    public int start(int workers) throws Exception {
+        if (!Epoll.isAvailable()) {
+            throw new IllegalStateException("Netty's native epoll transport is unavailable", Epoll.unavailabilityCause());
+        }
+        this.group = new MultiThreadIoEventLoopGroup(workers, EpollIoHandler.newFactory());
+        EchoHandler echo = new EchoHandler();
+        ServerBootstrap bootstrap = new ServerBootstrap().group(this.group).channel(EpollServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 4096).childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        channel.pipeline().addLast(echo);
+                    }
+                });
+        this.channel = bootstrap.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        return ((InetSocketAddress) this.channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (this.channel != null) {
+            this.channel.close().sync();
+        }
+        if (this.group != null) {
+            this.group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** Echoes; shared by every channel since it keeps no state. */
+    @Sharable
+    static final class EchoHandler extends ChannelInboundHandlerAdapter {
+
+        @Override
+        public void channelRead(ChannelHandlerContext context, Object message) {
+            context.write(message, context.voidPromise());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext context) {
+            context.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            context.close();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.util.List;
+import java.util.Locale;
+
+/** The results as Markdown: medians over rounds with their range, ratios to Netty, and the targets. */
+final class Report {
+
+    private final Samples samples;
+
+    private final List<ServerKind> servers;
+
+    private final List<Scenario> scenarios;
+
+    Report(Samples samples, List<ServerKind> servers, List<Scenario> scenarios) {
+        this.samples = samples;
+        this.servers = servers;
+        this.scenarios = scenarios;
+    }
+
+    String markdown() {
+        StringBuilder out = new StringBuilder();
+        out.append("### Closed-loop ping-pong\n\n");
+        out.append("Messages/s and server CPU per message: median (min–max) over rounds; latency: medians over rounds of each"
+                + " round's percentile; ×Netty: ratio of medians.\n\n");
+        out.append("| load | server | messages/s | ×Netty | p50 µs | p99 µs | p99.9 µs | server CPU µs/msg | ×Netty |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (Scenario scenario : this.scenarios) {
+            double nettyRate = this.samples.throughput(ServerKind.NETTY, scenario, PingPong.Result::messagesPerSecond).median();
+            double nettyCpu = this.samples.throughput(ServerKind.NETTY, scenario, PingPong.Result::cpuMicrosPerMessage).median();
+            for (ServerKind server : this.servers) {
+                Spread rate = this.samples.throughput(server, scenario, PingPong.Result::messagesPerSecond);
+                Spread cpu = this.samples.throughput(server, scenario, PingPong.Result::cpuMicrosPerMessage);
+                out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.0f | %.0f | %.0f | %s | %s |\n", scenario.name(),
+                        server.label, rate.format("%.0f"), ratio(rate.median(), nettyRate),
+                        quantile(server, scenario, 0.5), quantile(server, scenario, 0.99), quantile(server, scenario, 0.999),
+                        cpu.format("%.2f"), ratio(cpu.median(), nettyCpu)));
+            }
+        }
+        out.append("\n### Connection rate and idle connections\n\n");
+        out.append("| server | connections/s | ×Netty | server CPU µs/connection | resident bytes per idle connection | ×Netty |\n");
+        out.append("|---|---|---|---|---|---|\n");
+        double nettyConnections = this.samples.rate(ServerKind.NETTY, ConnectionRate.Result::connectionsPerSecond).median();
+        double nettyIdle = this.samples.idle(ServerKind.NETTY).median();
+        for (ServerKind server : this.servers) {
+            Spread connections = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond);
+            Spread cpu = this.samples.rate(server, ConnectionRate.Result::cpuMicrosPerConnection);
+            Spread idle = this.samples.idle(server);
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |\n", server.label, connections.format("%.0f"),
+                    ratio(connections.median(), nettyConnections), cpu.format("%.1f"), idle.format("%.0f"),
+                    ratio(idle.median(), nettyIdle)));
+        }
+        out.append(targets());
+        return out.toString();
+    }
+
+    private double quantile(ServerKind server, Scenario scenario, double quantile) {
+        return this.samples.throughput(server, scenario, (result) -> result.latency().quantile(quantile) / 1000.0).median();
+    }
+
+    private String targets() {
+        if (!this.servers.contains(ServerKind.NETTY)) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("\n### Targets (sockstate against Netty and NIO, same run)\n\n");
+        out.append("| target | sockstate-oneshot | sockstate-exclusive |\n|---|---|---|\n");
+        int throughputMet = 0;
+        int[] met = new int[2];
+        int[] cpuMet = new int[2];
+        int considered = 0;
+        ServerKind[] ours = {ServerKind.SOCKSTATE_ONESHOT, ServerKind.SOCKSTATE_EXCLUSIVE};
+        for (Scenario scenario : this.scenarios) {
+            if (scenario.connections() < 64) {
+                continue;
+            }
+            considered++;
+            double netty = this.samples.throughput(ServerKind.NETTY, scenario, PingPong.Result::messagesPerSecond).median();
+            double nio = this.servers.contains(ServerKind.NIO)
+                    ? this.samples.throughput(ServerKind.NIO, scenario, PingPong.Result::messagesPerSecond).median() : 0;
+            double nettyCpu = this.samples.throughput(ServerKind.NETTY, scenario, PingPong.Result::cpuMicrosPerMessage).median();
+            for (int i = 0; i < ours.length; i++) {
+                double rate = this.samples.throughput(ours[i], scenario, PingPong.Result::messagesPerSecond).median();
+                double cpu = this.samples.throughput(ours[i], scenario, PingPong.Result::cpuMicrosPerMessage).median();
+                met[i] += (rate >= netty && rate >= nio) ? 1 : 0;
+                cpuMet[i] += (cpu <= nettyCpu) ? 1 : 0;
+            }
+        }
+        throughputMet = considered;
+        out.append("| messages/s ≥ Netty and ≥ NIO at 64 and 256 connections (loads met) | ").append(met[0]).append('/')
+                .append(throughputMet).append(" | ").append(met[1]).append('/').append(throughputMet).append(" |\n");
+        out.append("| server CPU per message ≤ Netty's at 64 and 256 connections (loads met) | ").append(cpuMet[0]).append('/')
+                .append(throughputMet).append(" | ").append(cpuMet[1]).append('/').append(throughputMet).append(" |\n");
+        double nettyConnections = this.samples.rate(ServerKind.NETTY, ConnectionRate.Result::connectionsPerSecond).median();
+        double nettyIdle = this.samples.idle(ServerKind.NETTY).median();
+        out.append("| connections/s ≥ 1.5× Netty's |");
+        for (ServerKind server : ours) {
+            double ratio = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond).median() / nettyConnections;
+            out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio >= 1.5) ? "met" : "missed", ratio));
+        }
+        out.append("\n| memory per idle connection ≤ ¼ of Netty's |");
+        for (ServerKind server : ours) {
+            double ratio = this.samples.idle(server).median() / nettyIdle;
+            out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio <= 0.25) ? "met" : "missed", ratio));
+        }
+        out.append('\n');
+        return out.toString();
+    }
+
+    private static String ratio(double value, double reference) {
+        if (Double.isNaN(value) || Double.isNaN(reference) || reference == 0) {
+            return "–";
+        }
+        return String.format(Locale.ROOT, "%.2f", value / reference);
+    }
+}

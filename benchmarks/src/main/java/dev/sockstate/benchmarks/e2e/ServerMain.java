@@ -1,0 +1,46 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One echo server in a process of its own, so that its CPU time and memory can be read from
+ * {@code /proc}: {@code ServerMain <server> <workers>} prints {@code PORT <n>} once listening, answers
+ * {@code gc} on its standard input with {@code OK} after a full collection, and stops when its
+ * input closes or says {@code stop}.
+ */
+public final class ServerMain {
+
+    private ServerMain() {
+    }
+
+    /**
+     * @param args the server's name ({@link ServerKind}) and the worker count
+     * @throws Exception when the server cannot start
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            System.err.println("usage: ServerMain <sockstate-oneshot|sockstate-exclusive|netty-epoll|jdk-nio> <workers>");
+            System.exit(2);
+        }
+        ServerKind kind = ServerKind.parse(args[0]);
+        try (EchoServer server = kind.create()) {
+            int port = server.start(Integer.parseInt(args[1]));
+            System.out.println("PORT " + port);
+            System.out.flush();
+            BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+            String command;
+            while ((command = commands.readLine()) != null && !command.equals("stop")) {
+                if (command.equals("gc")) {
+                    System.gc();
+                    Thread.sleep(200);
+                    System.gc();
+                    System.out.println("OK");
+                    System.out.flush();
+                }
+            }
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** An echo server running as a child JVM: its port, its pid, and a line-based control channel. */
+final class ServerProcess implements AutoCloseable {
+
+    private final Process process;
+
+    private final BufferedReader output;
+
+    private final OutputStream control;
+
+    final ServerKind kind;
+
+    final int port;
+
+    private ServerProcess(ServerKind kind, Process process) throws IOException {
+        this.kind = kind;
+        this.process = process;
+        this.output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII));
+        this.control = process.getOutputStream();
+        String line = this.output.readLine();
+        for (int skipped = 0; line != null && !line.startsWith("PORT ") && skipped < 100; skipped++) {
+            // a profiler's or the JVM's own messages
+            line = this.output.readLine();
+        }
+        if (line == null || !line.startsWith("PORT ")) {
+            process.destroyForcibly();
+            throw new IllegalStateException(kind.label + " did not start (said " + line + "); see its log");
+        }
+        this.port = Integer.parseInt(line.substring(5).trim());
+    }
+
+    /**
+     * Starts a server JVM with the same options for every server, plus those in the environment
+     * variable {@code SERVER_JVM_OPTS} (a profiler's, for example).
+     * @param kind which server
+     * @param workers its worker threads
+     * @param log where its standard error goes
+     * @return the running server
+     * @throws IOException when it cannot start
+     */
+    static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED"));
+        if (Runtime.version().feature() >= 24) {
+            // Netty runs several times slower on Java 24+ without it; the same options go to every server.
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        String extra = System.getenv("SERVER_JVM_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName(), kind.label,
+                Integer.toString(workers)));
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        return new ServerProcess(kind, process);
+    }
+
+    long pid() {
+        return this.process.pid();
+    }
+
+    long cpuNanos() {
+        return ProcStats.cpuNanos(pid());
+    }
+
+    long residentBytes() {
+        return ProcStats.residentBytes(pid());
+    }
+
+    /** Runs a full collection in the server and waits for it. */
+    void gc() throws IOException {
+        this.control.write("gc\n".getBytes(StandardCharsets.US_ASCII));
+        this.control.flush();
+        String answer = this.output.readLine();
+        if (!"OK".equals(answer)) {
+            throw new IllegalStateException(this.kind.label + " did not answer gc: " + answer);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            this.control.write("stop\n".getBytes(StandardCharsets.US_ASCII));
+            this.control.close();
+        }
+        catch (IOException ex) {
+            // gone already
+        }
+        if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+            this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+}
