@@ -28,9 +28,12 @@ fi
 ulimit -n "$needed"
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  ${MVN:-mvn} -B -q -Pbenchmarks -pl benchmarks -am -DskipTests package
+  # The harness and its servers run on the plain class path (Spring Boot's starter does not survive
+  # shading); in one reactor build, sockstate's own modules resolve to their fresh jars.
+  ${MVN:-mvn} -B -q -Pbenchmarks -pl benchmarks -am -DskipTests package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt
 fi
 
 JAVA=${JAVA:-java}
-exec "$JAVA" -Dclock.ticks="$(getconf CLK_TCK)" -cp benchmarks/target/benchmarks.jar \
+exec "$JAVA" -Dclock.ticks="$(getconf CLK_TCK)" -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
   dev.sockstate.benchmarks.e2e.Harness "${args[@]}"

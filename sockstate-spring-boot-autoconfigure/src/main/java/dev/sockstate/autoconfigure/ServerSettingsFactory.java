@@ -6,6 +6,7 @@ import dev.sockstate.autoconfigure.SockstateProperties.Workers;
 import dev.sockstate.autoconfigure.handler.SocketHandlers;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import java.time.Duration;
@@ -104,14 +105,20 @@ final class ServerSettingsFactory {
         require(pending != null && pending.toBytes() > 0, path + "max-pending-write-bytes", pending, "It must be positive.");
         Duration idle = listener.getIdleTimeout();
         require(idle == null || !idle.isNegative(), path + "idle-timeout", idle, "It must not be negative.");
-        require(listener.getTrigger() != null, path + "trigger", null, "It must be set.");
+        Trigger trigger = listener.getTrigger();
+        if (listener.isExclusiveEdge()) {
+            require(listener.getProtocol() == Protocol.TCP, path + "exclusive-edge", true, "It is a mode of TCP listeners.");
+            require(trigger == null || trigger == Trigger.EDGE_PERSISTENT, path + "trigger", trigger,
+                    "The exclusive edge mode registers connections edge-persistent; leave the trigger unset.");
+        }
+        Trigger effective = listener.isExclusiveEdge() ? Trigger.EDGE_PERSISTENT : (trigger != null) ? trigger : Trigger.LEVEL_ONESHOT;
         WorkerGroupSettings group = groups.get(listener.getGroup());
         require(group != null, path + "group", listener.getGroup(), "No such worker group; the groups are " + groups.keySet()
                 + " (define more under sockstate.groups).");
-        require(listener.getTrigger().isOneShot() || group.workers() == 1, path + "trigger", listener.getTrigger(),
+        require(effective.isOneShot() || listener.isExclusiveEdge() || group.workers() == 1, path + "trigger", effective,
                 "A persistent trigger may notify several workers at once, and worker group '" + group.name() + "' has "
                         + group.workers() + " threads. Serve the listener from a group with one thread (sockstate.groups.NAME.threads=1"
-                        + " and " + PREFIX + path + "group=NAME), or use level-oneshot.");
+                        + " and " + PREFIX + path + "group=NAME), or use level-oneshot or exclusive-edge.");
         int events = 0;
         if (listener.getEvents() != null && !listener.getEvents().isEmpty()) {
             require(listener.getEvents().contains(ListenerEvent.IN), path + "events", listener.getEvents(),
@@ -121,7 +128,8 @@ final class ServerSettingsFactory {
         ListenerSettings.Builder builder = (listener.getProtocol() == Protocol.UDP) ? ListenerSettings.udp(name)
                 : ListenerSettings.tcp(name);
         builder.address(listener.getAddress()).port(listener.getPort()).backlog(listener.getBacklog())
-                .trigger(listener.getTrigger()).reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
+                .trigger(listener.isExclusiveEdge() ? null : effective).exclusiveEdge(listener.isExclusiveEdge())
+                .reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections()).idleTimeout(idle)
                 .maxPendingWriteBytes(pending.toBytes()).group(group.name())
                 .handlerExecutor(executor(path + "handler-executor", listener.getHandlerExecutor(), beans));

@@ -140,6 +140,26 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void theExclusiveEdgeModeIsAListenerProperty() {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.exclusive-edge=true")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    ListenerSettings echo = context.getBean(SocketServer.class).listenerSettings().get(0);
+                    assertThat(echo.exclusiveEdge()).isTrue();
+                    assertThat(echo.trigger()).isEqualTo(Trigger.EDGE_PERSISTENT);
+                    int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
+                    try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                        client.setSoTimeout(5000);
+                        client.getOutputStream().write("edge".getBytes(StandardCharsets.UTF_8));
+                        assertThat(new String(client.getInputStream().readNBytes(4), StandardCharsets.UTF_8)).isEqualTo("edge");
+                    }
+                });
+        assertInvalid("sockstate.listeners.echo.exclusive-edge=true,sockstate.listeners.echo.trigger=level-oneshot",
+                "sockstate.listeners.echo.trigger", Trigger.LEVEL_ONESHOT);
+    }
+
+    @Test
     void theWorkerCountDefaultsToTheAvailableProcessors() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
                 .run((context) -> assertThat(context.getBean(SocketServer.class).workerGroupSettings().get(0).workers())
@@ -212,8 +232,8 @@ class SockstateAutoConfigurationTests {
         assertInvalid("sockstate.groups.default.threads=1", "sockstate.groups.default", "default");
     }
 
-    private void assertInvalid(String property, String name, Object value) {
-        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(property)
+    private void assertInvalid(String properties, String name, Object value) {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(properties.split(","))
                 .withPropertyValues(this.echoOnLoopback).run((context) -> {
                     InvalidConfigurationPropertyValueException failure = invalidProperty(context);
                     assertThat(failure.getName()).isEqualTo(name);

@@ -6,11 +6,11 @@ import java.util.function.Supplier;
 /** The echo servers compared, each run in a process of its own. */
 enum ServerKind {
 
-    /** sockstate, level-triggered one-shot connections (the default): recv, send, re-arm. */
-    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new SockstateEchoServer(false, false)),
+    /** sockstate through the starter, level-triggered one-shot connections (the default): recv, send, re-arm. */
+    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(false, false)),
 
-    /** sockstate, the exclusive edge mode: persistent edge registrations and the claim word. */
-    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new SockstateEchoServer(true, false)),
+    /** sockstate through the starter, the exclusive edge mode: persistent edge registrations and the claim word. */
+    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new StarterEchoServer(true, false)),
 
     /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
@@ -23,7 +23,13 @@ enum ServerKind {
      * worker, each with its own listener on the same port through SO_REUSEPORT (a port per worker,
      * as Netty and the NIO server have), to measure what sharing one port costs.
      */
-    SOCKSTATE_EXCLUSIVE_SHARDED("sockstate-exclusive-sharded", false, () -> new SockstateEchoServer(true, true));
+    SOCKSTATE_EXCLUSIVE_SHARDED("sockstate-exclusive-sharded", false, () -> new SockstateEchoServer(true, true)),
+
+    /**
+     * Not compared by default: {@code sockstate-oneshot} with a Prometheus registry, so that every
+     * meter of the starter is updated; against {@code sockstate-oneshot}, the cost of metrics.
+     */
+    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(false, true));
 
     final String label;
 
@@ -49,6 +55,6 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " netty-epoll, jdk-nio or sockstate-exclusive-sharded");
+                + " netty-epoll, jdk-nio, sockstate-exclusive-sharded or sockstate-oneshot-metrics");
     }
 }

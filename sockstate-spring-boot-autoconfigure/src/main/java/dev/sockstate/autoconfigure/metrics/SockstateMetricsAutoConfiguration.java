@@ -7,8 +7,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -17,8 +15,9 @@ import org.springframework.context.annotation.Bean;
  * the runtime then reports nothing and pays nothing.
  */
 @AutoConfiguration(before = SockstateAutoConfiguration.class,
-        after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class },
-        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration")
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass({ MeterRegistry.class, ServerObserver.class })
 @ConditionalOnBean(MeterRegistry.class)
 public class SockstateMetricsAutoConfiguration {

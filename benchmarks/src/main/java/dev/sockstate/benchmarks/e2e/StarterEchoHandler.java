@@ -1,0 +1,16 @@
+package dev.sockstate.benchmarks.e2e;
+
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import java.nio.ByteBuffer;
+
+/** The echo handler of the starter-based server: a {@link SocketHandler} bean, as a user writes one. */
+@SocketHandler("echo")
+class StarterEchoHandler implements ConnectionHandler {
+
+    @Override
+    public void onData(Connection connection, ByteBuffer data) {
+        connection.write(data);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * sockstate as a user runs it: a Spring Boot application on the starter, its listener configured by
+ * properties, its handler a {@code @SocketHandler} bean; optionally with a Prometheus registry, to
+ * measure what metrics cost.
+ */
+final class StarterEchoServer implements EchoServer {
+
+    private final boolean exclusiveEdge;
+
+    private final boolean metrics;
+
+    private ConfigurableApplicationContext context;
+
+    StarterEchoServer(boolean exclusiveEdge, boolean metrics) {
+        this.exclusiveEdge = exclusiveEdge;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public int start(int workers) {
+        List<String> properties = new ArrayList<>(List.of("spring.main.banner-mode=off", "logging.level.root=warn",
+                "sockstate.workers.threads=" + workers, "sockstate.listeners.echo.address=127.0.0.1",
+                "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.backlog=4096",
+                "sockstate.listeners.echo.max-connections=30000", "sockstate.shutdown.timeout=2s"));
+        if (this.exclusiveEdge) {
+            properties.add("sockstate.listeners.echo.exclusive-edge=true");
+        }
+        String batchSize = System.getProperty("sockstate.batch-size");
+        if (batchSize != null) {
+            properties.add("sockstate.batch-size=" + batchSize);
+        }
+        Class<?> application = this.metrics ? MeteredStarterEchoApplication.class : StarterEchoApplication.class;
+        this.context = new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
+                .properties(properties.toArray(String[]::new)).run();
+        return this.context.getEnvironment().getRequiredProperty("local.sockstate.echo.port", Integer.class);
+    }
+
+    @Override
+    public void close() {
+        if (this.context != null) {
+            this.context.close();
+        }
+    }
+}
