@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure;
 import dev.sockstate.autoconfigure.handler.SocketHandlers;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
+import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.ServerObserver;
 import dev.sockstate.server.SocketServer;
@@ -52,11 +53,16 @@ public class SockstateAutoConfiguration {
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers) {
         ServerSettingsFactory factory = new ServerSettingsFactory(properties);
-        List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
-        SocketHandlers handlers = SocketHandlers.resolve(beans, factory.protocols());
-        List<ListenerSettings> listeners = factory.listeners(groups, handlers, beans,
-                listenerCustomizers.orderedStream().collect(Collectors.toList()));
-        return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));
+        try {
+            List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
+            SocketHandlers handlers = SocketHandlers.resolve(beans, factory.protocols());
+            List<ListenerSettings> listeners = factory.listeners(handlers, beans,
+                    listenerCustomizers.orderedStream().collect(Collectors.toList()));
+            return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));
+        }
+        catch (InvalidSettingException ex) {
+            throw ServerSettingsFactory.asProperty(ex);
+        }
     }
 
     @Bean

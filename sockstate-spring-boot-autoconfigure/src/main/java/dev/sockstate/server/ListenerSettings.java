@@ -220,7 +220,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         /**
          * @return the settings
-         * @throws IllegalArgumentException naming the listener and the invalid setting
+         * @throws InvalidSettingException naming the listener and the invalid setting
          */
         public ListenerSettings build() {
             if (this.name == null || this.name.isBlank()) {
@@ -263,8 +263,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private void require(boolean valid, String setting, Object value, String expected) {
             if (!valid) {
-                throw new IllegalArgumentException("Listener '" + this.name + "': " + setting + " is " + value
-                        + ", it must be " + expected);
+                throw InvalidSettingException.mustBe(InvalidSettingException.Owner.LISTENER, this.name, setting, value, expected);
             }
         }
     }

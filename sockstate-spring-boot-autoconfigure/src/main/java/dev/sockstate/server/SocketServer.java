@@ -62,7 +62,7 @@ public final class SocketServer {
      * @param groups the worker groups
      * @param listeners the listeners
      * @param observer where to report what happens, {@link ServerObserver#NONE} for nowhere
-     * @throws IllegalArgumentException when the settings do not fit together, with the reason
+     * @throws InvalidSettingException when the settings do not fit together, with the reason
      */
     public SocketServer(Backend backend, List<WorkerGroupSettings> groups, List<ListenerSettings> listeners,
             ServerObserver observer) {
@@ -87,18 +87,27 @@ public final class SocketServer {
             }
             WorkerGroupSettings group = byName.get(listener.group());
             if (group == null) {
-                throw new IllegalArgumentException("Listener '" + listener.name() + "' names worker group '" + listener.group()
-                        + "', which is not defined; the groups are " + byName.keySet());
+                String reason = "No such worker group; the groups are " + byName.keySet() + ".";
+                throw new InvalidSettingException(InvalidSettingException.Owner.LISTENER, listener.name(), "group", listener.group(),
+                        reason, "Listener '" + listener.name() + "' names worker group '" + listener.group()
+                                + "', which is not defined; the groups are " + byName.keySet());
             }
             // The exclusive edge mode is the one persistent registration many workers may share: its
             // claim word keeps each connection handled by one worker at a time.
             if (!listener.trigger().isOneShot() && group.workers() > 1 && !listener.exclusiveEdge()) {
-                throw new IllegalArgumentException("Listener '" + listener.name() + "' uses a persistent trigger ("
-                        + listener.trigger() + ") on worker group '" + group.name() + "', which has " + group.workers()
-                        + " workers: a persistent registration may notify several workers at once, so two threads could"
-                        + " handle one socket together. Give the listener a worker group of its own with one worker,"
-                        + " use a one-shot trigger (LEVEL_ONESHOT) to share the group's workers, or, for TCP, the exclusive"
-                        + " edge mode (exclusive-edge), whose per-connection claim keeps a socket on one worker at a time");
+                String reason = "A persistent registration may notify several workers at once, and worker group '" + group.name()
+                        + "' has " + group.workers() + " workers, so two threads could handle one socket together. Give the"
+                        + " listener a worker group of its own with one worker, use a one-shot trigger (LEVEL_ONESHOT) to share"
+                        + " the group's workers, or, for TCP, the exclusive edge mode (exclusive-edge), whose per-connection"
+                        + " claim keeps a socket on one worker at a time.";
+                throw new InvalidSettingException(InvalidSettingException.Owner.LISTENER, listener.name(), "trigger",
+                        listener.trigger(), reason, "Listener '" + listener.name() + "' uses a persistent trigger ("
+                                + listener.trigger() + ") on worker group '" + group.name() + "', which has " + group.workers()
+                                + " workers: a persistent registration may notify several workers at once, so two threads could"
+                                + " handle one socket together. Give the listener a worker group of its own with one worker,"
+                                + " use a one-shot trigger (LEVEL_ONESHOT) to share the group's workers, or, for TCP, the"
+                                + " exclusive edge mode (exclusive-edge), whose per-connection claim keeps a socket on one"
+                                + " worker at a time");
             }
         }
     }

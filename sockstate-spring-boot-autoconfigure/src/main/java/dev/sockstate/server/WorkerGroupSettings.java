@@ -41,8 +41,7 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
 
     private static void check(String group, boolean valid, String setting, Object value, String expected) {
         if (!valid) {
-            throw new IllegalArgumentException("Worker group '" + group + "': " + setting + " is " + value + ", it must be "
-                    + expected);
+            throw InvalidSettingException.mustBe(InvalidSettingException.Owner.WORKER_GROUP, group, setting, value, expected);
         }
     }
 }
