@@ -84,6 +84,16 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         }
 
         /**
+         * Readies {@link #address} for a call that fills in an address and its length
+         * ({@code recvfrom}, {@code getsockname}): the length in is the room.
+         * @return the native address of the length, to pass beside {@code address.address()}
+         */
+        public long addressToFill() {
+            this.address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
+            return this.address.address() + SocketAddressLayout.LENGTH_OFFSET;
+        }
+
+        /**
          * The native view of a direct buffer; the last one is kept, so that writing the same buffer
          * again (a worker's read buffer echoed back, say) finds its address without a native call.
          * @param buffer a direct buffer

@@ -104,11 +104,11 @@ final class EpollSockets extends AbstractNativeSockets {
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
         Scratch local = scratch();
         NativeBuffer address = local.address;
-        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
+        long addressLength = local.addressToFill();
         ByteBuffer target = buffer.buffer();
         int position = target.position();
         long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
-                address.address(), address.address() + SocketAddressLayout.LENGTH_OFFSET);
+                address.address(), addressLength);
         if (read < 0) {
             return wouldBlockOr("recvfrom");
         }
@@ -190,9 +190,9 @@ final class EpollSockets extends AbstractNativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        NativeBuffer address = scratch().address;
-        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
-        long lengthAddress = address.address() + SocketAddressLayout.LENGTH_OFFSET;
+        Scratch scratch = scratch();
+        NativeBuffer address = scratch.address;
+        long lengthAddress = scratch.addressToFill();
         int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
                 : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
         if (result != 0) {

@@ -156,12 +156,12 @@ final class WinsockSockets extends AbstractNativeSockets {
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
         Scratch local = scratch();
         NativeBuffer address = local.address;
-        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
+        long addressLength = local.addressToFill();
         ByteBuffer target = buffer.buffer();
         int position = target.position();
         int room = target.limit() - position;
         int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
-                address.address(), address.address() + SocketAddressLayout.LENGTH_OFFSET);
+                address.address(), addressLength);
         if (read < 0) {
             int code = WinsockNative.lastError();
             if (code == WsaError.WSAEWOULDBLOCK) {
@@ -267,9 +267,9 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        NativeBuffer address = scratch().address;
-        address.buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, SocketAddressLayout.STORAGE_SIZE);
-        long lengthAddress = address.address() + SocketAddressLayout.LENGTH_OFFSET;
+        Scratch scratch = scratch();
+        NativeBuffer address = scratch.address;
+        long lengthAddress = scratch.addressToFill();
         int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
                 : WinsockNative.getpeername(socket, address.address(), lengthAddress);
         if (result != 0) {
