@@ -5,6 +5,7 @@ import dev.sockstate.port.Backends;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.Trigger;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -49,8 +50,8 @@ public class DispatchBenchmark {
         Backend backend = Backends.select("auto");
         WorkerGroupSettings settings = WorkerGroupSettings.of("bench", 1);
         RegistrationTable table = new RegistrationTable(BATCH + 16);
-        this.group = new PortGroup(settings, backend.openPort(), backend.sockets(), table, ServerObserver.NONE);
-        this.worker = new Worker(this.group, 1, 512);
+        this.group = new PortGroup(settings, List.of(backend.openPort()), backend.sockets(), table, ServerObserver.NONE);
+        this.worker = new Worker(this.group, this.group.portOfWorker(0), 1, 512);
         this.registrations = new CountingRegistration[BATCH];
         NotificationBatch notifications = this.worker.notifications();
         for (int i = 0; i < BATCH; i++) {
@@ -63,7 +64,7 @@ public class DispatchBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        this.group.port.close();
+        this.group.closePorts();
         long handled = 0;
         for (CountingRegistration registration : this.registrations) {
             handled += registration.handled;

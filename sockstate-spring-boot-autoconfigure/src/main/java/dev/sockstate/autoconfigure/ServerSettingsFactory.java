@@ -58,7 +58,8 @@ final class ServerSettingsFactory {
         int threads = (workers.getThreads() != null) ? workers.getThreads() : Runtime.getRuntime().availableProcessors();
         require(workers.getReadBufferSize() != null, path + ".read-buffer-size", null, "It must be set.");
         WorkerGroupSettings group = new WorkerGroupSettings(name, threads, this.properties.getBatchSize(),
-                this.properties.getDequeueTimeout(), bytes(workers.getReadBufferSize()), workers.getThreadNamePrefix());
+                this.properties.getDequeueTimeout(), bytes(workers.getReadBufferSize()), workers.getThreadNamePrefix(),
+                workers.isPortPerWorker());
         for (WorkerGroupCustomizer customizer : customizers) {
             group = customizer.customize(group);
         }

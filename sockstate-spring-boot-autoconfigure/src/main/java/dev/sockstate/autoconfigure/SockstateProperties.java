@@ -110,6 +110,12 @@ public class SockstateProperties {
         /** Size of each worker's read buffer. */
         private DataSize readBufferSize = DataSize.ofKilobytes(64);
 
+        /**
+         * Whether each worker dequeues from a notification port of its own, each socket pinned to
+         * one worker (round-robin as accepted), instead of all workers sharing one port.
+         */
+        private boolean portPerWorker;
+
         public Integer getThreads() {
             return this.threads;
         }
@@ -132,6 +138,14 @@ public class SockstateProperties {
 
         public void setReadBufferSize(DataSize readBufferSize) {
             this.readBufferSize = readBufferSize;
+        }
+
+        public boolean isPortPerWorker() {
+            return this.portPerWorker;
+        }
+
+        public void setPortPerWorker(boolean portPerWorker) {
+            this.portPerWorker = portPerWorker;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sockstate.server;
 
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Operation;
 import dev.sockstate.port.Trigger;
 import java.lang.invoke.MethodHandles;
@@ -63,6 +64,9 @@ abstract class Registration {
 
     final PortGroup group;
 
+    /** The port this socket is registered with, one of its group's, for the registration's life. */
+    final NotificationPort port;
+
     final long handle;
 
     /** The completion key, set once when the registration enters the table. */
@@ -84,6 +88,7 @@ abstract class Registration {
 
     Registration(PortGroup group, long handle, boolean ownedByCreator) {
         this.group = group;
+        this.port = group.nextPort();
         this.handle = handle;
         if (ownedByCreator) {
             this.state = OWNED;
@@ -254,7 +259,7 @@ abstract class Registration {
             return;
         }
         this.armedFilter = filter;
-        if (worker != null) {
+        if (worker != null && worker.port() == this.port) {
             worker.submit(this, Operation.ENABLE, filter);
             worker.applyChanges();
         }
@@ -263,8 +268,9 @@ abstract class Registration {
         }
     }
 
+    /** Queues the change in the worker's next batch call if it is of this socket's port, else applies it at once. */
     private void submit(Worker worker, Operation operation, int filter) {
-        if (worker != null) {
+        if (worker != null && worker.port() == this.port) {
             worker.submit(this, operation, filter);
         }
         else {

@@ -92,22 +92,21 @@ public final class SocketServer {
                         reason, "Listener '" + listener.name() + "' names worker group '" + listener.group()
                                 + "', which is not defined; the groups are " + byName.keySet());
             }
-            // The exclusive edge mode is the one persistent registration many workers may share: its
-            // claim word keeps each connection handled by one worker at a time.
-            if (!listener.trigger().isOneShot() && group.workers() > 1 && !listener.exclusiveEdge()) {
+            // A persistent registration on a shared port may notify several workers at once; the
+            // exclusive edge mode's claim word, or a port per worker, keeps each socket on one thread.
+            if (!listener.trigger().isOneShot() && group.workers() > 1 && !group.portPerWorker() && !listener.exclusiveEdge()) {
+                String advice = "Give the listener a worker group of its own with one worker, give the group a port per worker"
+                        + " (port-per-worker), use a one-shot trigger (LEVEL_ONESHOT) to share the group's port, or, for TCP,"
+                        + " the exclusive edge mode (exclusive-edge), whose per-connection claim keeps a socket on one worker at"
+                        + " a time";
                 String reason = "A persistent registration may notify several workers at once, and worker group '" + group.name()
-                        + "' has " + group.workers() + " workers, so two threads could handle one socket together. Give the"
-                        + " listener a worker group of its own with one worker, use a one-shot trigger (LEVEL_ONESHOT) to share"
-                        + " the group's workers, or, for TCP, the exclusive edge mode (exclusive-edge), whose per-connection"
-                        + " claim keeps a socket on one worker at a time.";
+                        + "' has " + group.workers() + " workers sharing one port, so two threads could handle one socket"
+                        + " together. " + advice + ".";
                 throw new InvalidSettingException(InvalidSettingException.Owner.LISTENER, listener.name(), "trigger",
                         listener.trigger(), reason, "Listener '" + listener.name() + "' uses a persistent trigger ("
                                 + listener.trigger() + ") on worker group '" + group.name() + "', which has " + group.workers()
-                                + " workers: a persistent registration may notify several workers at once, so two threads could"
-                                + " handle one socket together. Give the listener a worker group of its own with one worker,"
-                                + " use a one-shot trigger (LEVEL_ONESHOT) to share the group's workers, or, for TCP, the"
-                                + " exclusive edge mode (exclusive-edge), whose per-connection claim keeps a socket on one"
-                                + " worker at a time");
+                                + " workers sharing one port: a persistent registration may notify several workers at once, so"
+                                + " two threads could handle one socket together. " + advice);
             }
         }
     }
@@ -130,8 +129,8 @@ public final class SocketServer {
             AtomicLong connectionIds = new AtomicLong();
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
-                    NotificationPort port = openPort(settings);
-                    this.groups.put(settings.name(), new PortGroup(settings, port, sockets, this.table, this.observer));
+                    List<NotificationPort> ports = openPorts(settings);
+                    this.groups.put(settings.name(), new PortGroup(settings, ports, sockets, this.table, this.observer));
                 }
                 for (ListenerSettings settings : this.listenerSettings) {
                     ListenerRuntime runtime = new ListenerRuntime(settings, this.groups.get(settings.group()), this.scheduler,
@@ -176,12 +175,19 @@ public final class SocketServer {
         return (int) Math.min(total, 1 << 24);
     }
 
-    private NotificationPort openPort(WorkerGroupSettings settings) {
+    private List<NotificationPort> openPorts(WorkerGroupSettings settings) {
+        List<NotificationPort> ports = new ArrayList<>();
         try {
-            return this.backend.openPort();
+            for (int i = 0; i < settings.ports(); i++) {
+                ports.add(this.backend.openPort());
+            }
+            return ports;
         }
         catch (NativeIoException ex) {
-            throw new IllegalStateException("Could not open the notification port of worker group '" + settings.name() + "'", ex);
+            ports.forEach(NotificationPort::close);
+            throw new IllegalStateException("Could not open " + ((settings.ports() == 1) ? "the notification port"
+                    : "notification port " + (ports.size() + 1) + " of " + settings.ports()) + " of worker group '"
+                    + settings.name() + "'", ex);
         }
     }
 
@@ -332,7 +338,7 @@ public final class SocketServer {
             group.stop(5000);
         }
         for (PortGroup group : this.groups.values()) {
-            group.port.close();
+            group.closePorts();
         }
         if (this.table != null) {
             this.table.snapshot().forEach(Registration::forceFinish);
@@ -373,7 +379,7 @@ public final class SocketServer {
             return false;
         }
         for (PortGroup group : this.groups.values()) {
-            if (!group.port.isOpen() || group.workers().stream().noneMatch((worker) -> worker.thread().isAlive())) {
+            if (!group.serving()) {
                 return false;
             }
         }
@@ -461,7 +467,7 @@ public final class SocketServer {
                     workers.add(new WorkerGroupState.WorkerState(thread.getName(), thread.isAlive(),
                             (failure != null) ? failure.toString() : null));
                 }
-                states.add(new WorkerGroupState(group.settings.name(), group.port.isOpen(), workers));
+                states.add(new WorkerGroupState(group.settings.name(), group.portsOpen(), workers));
             }
             return states;
         }

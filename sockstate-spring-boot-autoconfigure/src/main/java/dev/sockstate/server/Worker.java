@@ -13,7 +13,8 @@ import dev.sockstate.server.ServerObserver.DequeueOutcome;
 import java.lang.System.Logger.Level;
 
 /**
- * One thread of a worker group: dequeues a batch from the group's port, dispatches it, and hands
+ * One thread of a worker group: dequeues a batch from its port (the group's shared one, or its own),
+ * dispatches it, and hands
  * the re-arms it collected back to the port in its next batch call (on Windows that is one
  * {@code ProcessSocketNotifications} call). Owns a read buffer and its batches, so the dequeue path
  * allocates nothing.
@@ -55,10 +56,10 @@ final class Worker implements Runnable {
 
     private volatile Thread thread;
 
-    Worker(PortGroup group, int number, int changeCapacity) {
+    Worker(PortGroup group, NotificationPort port, int number, int changeCapacity) {
         this.group = group;
         this.observer = group.observer.worker(group.settings.name(), number);
-        this.port = group.port;
+        this.port = port;
         this.changes = new RegistrationBatch(changeCapacity);
         this.changeOwners = new Registration[changeCapacity];
         this.appliedOperations = new Operation[changeCapacity];
@@ -125,7 +126,7 @@ final class Worker implements Runnable {
                 if (key == PortGroup.STOP_KEY) {
                     // Pass the message on, so that every waiting worker is woken in turn.
                     this.stopped = true;
-                    this.group.postStop();
+                    PortGroup.postStop(this.port);
                     continue;
                 }
                 Registration registration = table.get(key);
@@ -151,8 +152,14 @@ final class Worker implements Runnable {
         return socketNotifications;
     }
 
+    /** @return the port this worker dequeues from */
+    NotificationPort port() {
+        return this.port;
+    }
+
     /**
-     * Queues a registration change for this worker's next batch call.
+     * Queues a registration change for this worker's next batch call; the registration must be
+     * one of this worker's port.
      * @param registration whose change it is
      * @param operation the change
      * @param filter the events, for ENABLE

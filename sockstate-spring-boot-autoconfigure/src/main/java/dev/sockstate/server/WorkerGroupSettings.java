@@ -3,8 +3,13 @@ package dev.sockstate.server;
 import java.time.Duration;
 
 /**
- * A worker group: one notification port and the threads that dequeue from it. Listeners that need a
- * single dequeuing thread (persistent triggers) get a group of their own with one worker.
+ * A worker group: the threads that dequeue notifications and the ports they dequeue from. By
+ * default the workers share one port, so any idle worker takes the next ready socket (the
+ * reference's multi-threaded model); listeners with persistent triggers then need a group of their
+ * own with one worker, or the exclusive edge mode. With a port per worker, each worker dequeues from
+ * a port of its own and each socket stays on the worker whose port it was given, round-robin as it
+ * is accepted (an event loop per thread): a socket's state stays in one core's cache and every
+ * trigger is allowed, but one busy socket delays the others of its worker.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port
@@ -12,9 +17,10 @@ import java.time.Duration;
  * @param dequeueTimeout how long one dequeue call waits before the worker loops
  * @param readBufferSize the size of each worker's read buffer in bytes
  * @param threadNamePrefix the prefix of the worker threads' names
+ * @param portPerWorker whether each worker has a port of its own, with the sockets pinned to it
  */
 public record WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
-        String threadNamePrefix) {
+        String threadNamePrefix, boolean portPerWorker) {
 
     /** The defaults: 64 notifications a call, a one-second timeout, 64 KiB read buffers. */
     public WorkerGroupSettings {
@@ -28,6 +34,34 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
         check(name, readBufferSize >= 64 && readBufferSize <= 16 * 1024 * 1024, "read-buffer-size", readBufferSize,
                 "between 64 bytes and 16 MiB");
         check(name, threadNamePrefix != null, "thread-name-prefix", threadNamePrefix, "set");
+    }
+
+    /**
+     * A group whose workers share one port.
+     * @param name the group's name
+     * @param workers how many threads dequeue from the group's port
+     * @param batchSize the most notifications one dequeue call returns
+     * @param dequeueTimeout how long one dequeue call waits before the worker loops
+     * @param readBufferSize the size of each worker's read buffer in bytes
+     * @param threadNamePrefix the prefix of the worker threads' names
+     */
+    public WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
+            String threadNamePrefix) {
+        this(name, workers, batchSize, dequeueTimeout, readBufferSize, threadNamePrefix, false);
+    }
+
+    /**
+     * @param portPerWorker whether each worker has a port of its own, with the sockets pinned to it
+     * @return these settings with that choice
+     */
+    public WorkerGroupSettings withPortPerWorker(boolean portPerWorker) {
+        return new WorkerGroupSettings(this.name, this.workers, this.batchSize, this.dequeueTimeout, this.readBufferSize,
+                this.threadNamePrefix, portPerWorker);
+    }
+
+    /** @return how many notification ports the group opens */
+    public int ports() {
+        return this.portPerWorker ? this.workers : 1;
     }
 
     /**

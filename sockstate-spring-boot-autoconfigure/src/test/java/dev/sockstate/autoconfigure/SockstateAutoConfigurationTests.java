@@ -160,6 +160,29 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void aPortPerWorkerIsAWorkerGroupPropertyThatLetsPersistentTriggersUseManyWorkers() {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues("sockstate.workers.threads=2", "sockstate.workers.port-per-worker=true",
+                        "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.trigger=edge-persistent")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    WorkerGroupSettings group = context.getBean(SocketServer.class).workerGroupSettings().get(0);
+                    assertThat(group.portPerWorker()).isTrue();
+                    assertThat(group.ports()).isEqualTo(2);
+                    int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
+                    for (int i = 0; i < 4; i++) {
+                        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                            client.setSoTimeout(5000);
+                            client.getOutputStream().write("pinned".getBytes(StandardCharsets.UTF_8));
+                            assertThat(new String(client.getInputStream().readNBytes(6), StandardCharsets.UTF_8)).isEqualTo("pinned");
+                        }
+                    }
+                });
+        assertInvalid("sockstate.workers.threads=2,sockstate.listeners.echo.trigger=edge-persistent",
+                "sockstate.listeners.echo.trigger", Trigger.EDGE_PERSISTENT);
+    }
+
+    @Test
     void theWorkerCountDefaultsToTheAvailableProcessors() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
                 .run((context) -> assertThat(context.getBean(SocketServer.class).workerGroupSettings().get(0).workers())

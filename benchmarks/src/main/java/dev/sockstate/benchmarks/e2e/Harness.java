@@ -59,6 +59,7 @@ public final class Harness {
         List<ServerKind> servers = Arrays.stream(ServerKind.values()).filter((kind) -> kind.compared).collect(Collectors.toList());
         List<Scenario> loads = scenarios();
         boolean rateAndIdle = true;
+        Long measure = null;
         Path out = Path.of("benchmarks", "target", "e2e",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
         for (int i = 0; i < args.length; i++) {
@@ -70,24 +71,21 @@ public final class Harness {
                 case "--idle" -> idle = Integer.parseInt(args[++i]);
                 case "--servers" -> servers = Arrays.stream(args[++i].split(",")).map(ServerKind::parse).collect(Collectors.toList());
                 case "--out" -> out = Path.of(args[++i]);
-                case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Harness::load).collect(Collectors.toList());
+                case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Scenario::parse).collect(Collectors.toList());
                 case "--no-rate-idle" -> rateAndIdle = false;
+                case "--measure" -> measure = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
                         + "; use --quick|--full, --rounds n, --workers n, --idle n, --servers a,b, --loads CxSxD,... (connections x"
-                        + " size x depth), --no-rate-idle, --out dir");
+                        + " size x depth), --no-rate-idle, --measure ms, --out dir");
             }
         }
         if (full) {
-            return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, 2500, 500, 2500, 4, idle, servers, loads,
+            return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 500, 2500, 4,
+                    idle, servers, loads,
                     rateAndIdle, out);
         }
-        return new Settings((rounds != null) ? rounds : 2, workers, 2, 300, 1000, 300, 1000, 4, idle, servers, loads, rateAndIdle,
-                out);
-    }
-
-    private static Scenario load(String text) {
-        String[] parts = text.split("x");
-        return new Scenario(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]));
+        return new Settings((rounds != null) ? rounds : 2, workers, 2, 300, (measure != null) ? measure : 1000, 300, 1000, 4, idle,
+                servers, loads, rateAndIdle, out);
     }
 
     static List<Scenario> scenarios() {

@@ -76,7 +76,7 @@ final class PingPong {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.connect(server);
             channel.configureBlocking(false);
-            drivers.get(c % threadCount).add(channel);
+            drivers.get(this.scenario.thread(c, threadCount)).add(channel);
         }
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < threadCount; i++) {

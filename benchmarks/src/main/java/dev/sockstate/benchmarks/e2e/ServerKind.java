@@ -1,5 +1,6 @@
 package dev.sockstate.benchmarks.e2e;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -7,10 +8,16 @@ import java.util.function.Supplier;
 enum ServerKind {
 
     /** sockstate through the starter, level-triggered one-shot connections (the default): recv, send, re-arm. */
-    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(false, false)),
+    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(List.of(), false)),
 
     /** sockstate through the starter, the exclusive edge mode: persistent edge registrations and the claim word. */
-    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new StarterEchoServer(true, false)),
+    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE), false)),
+
+    /**
+     * sockstate through the starter, the exclusive edge mode on a port per worker: each connection
+     * pinned to one worker, as each of Netty's and the NIO server's connections is to one event loop.
+     */
+    SOCKSTATE_AFFINE("sockstate-affine", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE, StarterEchoServer.PORT_PER_WORKER), false)),
 
     /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
@@ -19,17 +26,10 @@ enum ServerKind {
     NIO("jdk-nio", true, NioEchoServer::new),
 
     /**
-     * Not compared by default: sockstate in exclusive edge mode with one single-worker group per
-     * worker, each with its own listener on the same port through SO_REUSEPORT (a port per worker,
-     * as Netty and the NIO server have), to measure what sharing one port costs.
-     */
-    SOCKSTATE_EXCLUSIVE_SHARDED("sockstate-exclusive-sharded", false, () -> new SockstateEchoServer(true, true)),
-
-    /**
      * Not compared by default: {@code sockstate-oneshot} with a Prometheus registry, so that every
      * meter of the starter is updated; against {@code sockstate-oneshot}, the cost of metrics.
      */
-    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(false, true));
+    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(List.of(), true));
 
     final String label;
 
@@ -55,6 +55,6 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " netty-epoll, jdk-nio, sockstate-exclusive-sharded or sockstate-oneshot-metrics");
+                + " sockstate-affine, netty-epoll, jdk-nio or sockstate-oneshot-metrics");
     }
 }

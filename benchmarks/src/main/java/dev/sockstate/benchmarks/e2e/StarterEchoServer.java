@@ -13,14 +13,22 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 final class StarterEchoServer implements EchoServer {
 
-    private final boolean exclusiveEdge;
+    static final String EXCLUSIVE_EDGE = "sockstate.listeners.echo.exclusive-edge=true";
+
+    static final String PORT_PER_WORKER = "sockstate.workers.port-per-worker=true";
+
+    private final List<String> options;
 
     private final boolean metrics;
 
     private ConfigurableApplicationContext context;
 
-    StarterEchoServer(boolean exclusiveEdge, boolean metrics) {
-        this.exclusiveEdge = exclusiveEdge;
+    /**
+     * @param options properties beside those every variant has
+     * @param metrics whether to update every meter of the starter (a Prometheus registry)
+     */
+    StarterEchoServer(List<String> options, boolean metrics) {
+        this.options = options;
         this.metrics = metrics;
     }
 
@@ -30,9 +38,7 @@ final class StarterEchoServer implements EchoServer {
                 "sockstate.workers.threads=" + workers, "sockstate.listeners.echo.address=127.0.0.1",
                 "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.backlog=4096",
                 "sockstate.listeners.echo.max-connections=30000", "sockstate.shutdown.timeout=2s"));
-        if (this.exclusiveEdge) {
-            properties.add("sockstate.listeners.echo.exclusive-edge=true");
-        }
+        properties.addAll(this.options);
         String batchSize = System.getProperty("sockstate.batch-size");
         if (batchSize != null) {
             properties.add("sockstate.batch-size=" + batchSize);
