@@ -57,7 +57,7 @@ public final class Harness {
         int workers = Runtime.getRuntime().availableProcessors();
         int idle = 10_000;
         List<ServerKind> servers = Arrays.stream(ServerKind.values()).filter((kind) -> kind.compared).collect(Collectors.toList());
-        List<Scenario> loads = scenarios();
+        List<Scenario> loads = null;
         boolean rateAndIdle = true;
         Long measure = null;
         Path out = Path.of("benchmarks", "target", "e2e",
@@ -79,24 +79,39 @@ public final class Harness {
                         + " size x depth), --no-rate-idle, --measure ms, --out dir");
             }
         }
+        if (loads == null) {
+            loads = scenarios(full);
+        }
         if (full) {
             return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 500, 2500, 4,
                     idle, servers, loads,
                     rateAndIdle, out);
         }
-        return new Settings((rounds != null) ? rounds : 2, workers, 2, 300, (measure != null) ? measure : 1000, 300, 1000, 4, idle,
+        return new Settings((rounds != null) ? rounds : 2, workers, 2, 250, (measure != null) ? measure : 800, 300, 1000, 4, idle,
                 servers, loads, rateAndIdle, out);
     }
 
-    static List<Scenario> scenarios() {
+    /**
+     * The loads: every mix of 1, 64 and 256 connections, 64 B and 1 KiB, one message in flight or
+     * {@value #PIPELINE_DEPTH} (the quick mode leaves out pipelined 1 KiB and pipelined single
+     * connections), then 64 and 256 connections of 64 B with the connections dealt to the client
+     * threads in blocks (see {@link Scenario}).
+     * @param full whether every mix runs
+     * @return the loads in the order they run
+     */
+    static List<Scenario> scenarios(boolean full) {
         List<Scenario> scenarios = new ArrayList<>();
         for (int depth : new int[] {1, PIPELINE_DEPTH}) {
             for (int size : new int[] {64, 1024}) {
                 for (int connections : new int[] {1, 64, 256}) {
-                    scenarios.add(new Scenario(connections, size, depth));
+                    if (full || depth == 1 || (size == 64 && connections > 1)) {
+                        scenarios.add(new Scenario(connections, size, depth));
+                    }
                 }
             }
         }
+        scenarios.add(new Scenario(64, 64, 1, true));
+        scenarios.add(new Scenario(256, 64, 1, true));
         return scenarios;
     }
 
