@@ -53,9 +53,12 @@ abstract class Registration {
 
     private static final VarHandle STATE;
 
+    private static final VarHandle OWNER;
+
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(Registration.class, "state", int.class);
+            OWNER = MethodHandles.lookup().findVarHandle(Registration.class, "owner", Thread.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -75,7 +78,12 @@ abstract class Registration {
     @SuppressWarnings("unused")
     private volatile int state;
 
-    private volatile Thread owner;
+    /**
+     * The thread that owns the socket, or {@code null}. Only ever compared with the reading thread
+     * itself, which always sees its own last write, so plain (opaque) accesses suffice: a thread
+     * finds itself here exactly while it owns the socket, without a fence on every turn.
+     */
+    private Thread owner;
 
     /** The filter last submitted; read and written by the owner only. */
     private int armedFilter = -1;
@@ -92,7 +100,7 @@ abstract class Registration {
         this.handle = handle;
         if (ownedByCreator) {
             this.state = OWNED;
-            this.owner = Thread.currentThread();
+            OWNER.setOpaque(this, Thread.currentThread());
         }
     }
 
@@ -160,7 +168,7 @@ abstract class Registration {
             }
         }
         while (!STATE.compareAndSet(this, current, current | OWNED));
-        this.owner = Thread.currentThread();
+        OWNER.setOpaque(this, Thread.currentThread());
         startTurn();
         int deferred = this.deferredEvents;
         this.deferredEvents = 0;
@@ -197,7 +205,7 @@ abstract class Registration {
      * @param worker the current thread's worker, or {@code null}
      */
     final void release(Worker worker) {
-        this.owner = Thread.currentThread();
+        OWNER.setOpaque(this, Thread.currentThread());
         while (true) {
             int current = this.state;
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
@@ -214,13 +222,13 @@ abstract class Registration {
                 continue;
             }
             if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
-                this.owner = null;
+                OWNER.setOpaque(this, null);
                 if (STATE.compareAndSet(this, current, (current & ~OWNED) | REMOVING)) {
                     this.yielding = false;
                     submit(worker, Operation.REMOVE, 0);
                     return;
                 }
-                this.owner = Thread.currentThread();
+                OWNER.setOpaque(this, Thread.currentThread());
                 continue;
             }
             int filter = nextFilter();
@@ -235,7 +243,7 @@ abstract class Registration {
             }
             boolean yielded = this.yielding;
             this.yielding = false;
-            this.owner = null;
+            OWNER.setOpaque(this, null);
             if (STATE.compareAndSet(this, current, (current & ~OWNED) + (rearm ? REARM_ONE : 0))) {
                 if (rearm) {
                     submit(worker, Operation.ENABLE, filter);
@@ -246,7 +254,7 @@ abstract class Registration {
                 return;
             }
             this.yielding = yielded;
-            this.owner = Thread.currentThread();
+            OWNER.setOpaque(this, Thread.currentThread());
         }
     }
 
@@ -298,7 +306,7 @@ abstract class Registration {
 
     /** Asks for the owner (or a worker, when nobody owns the socket) to run the socket's requests. */
     final void requestRun() {
-        if (this.owner == Thread.currentThread()) {
+        if (OWNER.getOpaque(this) == Thread.currentThread()) {
             return;
         }
         int current;
@@ -382,7 +390,7 @@ abstract class Registration {
 
     /** @return whether the calling thread handles the socket now */
     final boolean isOwnedByCurrentThread() {
-        return this.owner == Thread.currentThread();
+        return OWNER.getOpaque(this) == Thread.currentThread();
     }
 
     /** @return whether a close was requested or is under way */
