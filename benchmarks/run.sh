@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The end-to-end comparison in one command: sockstate (level one-shot and exclusive edge), Netty on
-# native epoll and a JDK NIO server, each in its own JVM on loopback, driven by one load client.
+# The end-to-end comparison in one command: sockstate (level one-shot, exclusive edge, and exclusive edge on a
+# port per worker), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one load client.
 #
-#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--idle n] [--out dir]
+#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--out dir]
 #
-# --quick (the default) takes about three minutes, --full about twenty. Results: a Markdown report on
+# --quick (the default) takes about two and a half minutes, --full about thirty. Results: a Markdown report on
 # standard output and in benchmarks/target/e2e/<time>/ with the raw samples (samples.csv).
 # Environment: JAVA (default: java on the PATH; servers run on the same JDK), MVN (default: mvn),
 # SKIP_BUILD=1 to reuse benchmarks/target/benchmarks.jar.

@@ -13,11 +13,12 @@ import java.util.function.LongSupplier;
 
 /**
  * The connection-rate load: threads that each connect, send 64 bytes, read the echo and close, over
- * and over for a bounded time. The client closes first, so its side waits in TIME_WAIT; sockets are
- * not bound before connecting, so that the kernel may reuse a TIME_WAIT port for a new loopback
- * connection ({@code net.ipv4.tcp_tw_reuse}, 2 by default: loopback only). Binding first (to spread
- * over 127.0.0.x, say) takes ports that TIME_WAIT still holds out of reach and collapses the rate
- * after a few hundred thousand connections.
+ * and over for a bounded time. The client closes abortively ({@code SO_LINGER} 0: a reset, no FIN
+ * exchange and no TIME_WAIT), so that what is measured is the server's accept, echo and close, not
+ * the client kernel's search for a free port among tens of thousands of TIME_WAIT entries, whose
+ * cost grows through a run (and a server measured first, before the entries pile up, would look
+ * twice as fast as the others). The server sees the reset as a hang-up or error on the connection
+ * and closes it, as it would a peer that went away.
  */
 final class ConnectionRate {
 
@@ -85,6 +86,7 @@ final class ConnectionRate {
         while (this.phase != 2) {
             try (SocketChannel channel = SocketChannel.open()) {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
                 channel.connect(server);
                 out.clear();
                 while (out.hasRemaining()) {

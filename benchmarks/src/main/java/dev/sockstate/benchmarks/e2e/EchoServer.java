@@ -11,6 +11,14 @@ interface EchoServer extends AutoCloseable {
      */
     int start(int workers) throws Exception;
 
+    /**
+     * @return native memory the server allocated that the JVM's {@code direct} buffer pool does not
+     * count (Netty's own direct allocations), in bytes
+     */
+    default long untrackedNativeBytes() {
+        return 0;
+    }
+
     @Override
     void close() throws Exception;
 }

@@ -164,15 +164,21 @@ public final class Harness {
             if (!s.rateAndIdle()) {
                 return;
             }
+            long[] machineBefore = ProcStats.machineIdleAndTotalTicks();
             ConnectionRate.Result rate = ConnectionRate.run(server.port, s.rateThreads(), s.rateWarmupMillis(), s.rateMillis(),
                     server::cpuNanos);
+            long[] machineAfter = ProcStats.machineIdleAndTotalTicks();
+            double idleShare = (double) (machineAfter[0] - machineBefore[0]) / Math.max(1, machineAfter[1] - machineBefore[1]);
             samples.add(new Samples.Rate(kind, round, rate));
-            log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn%s", "connect-echo-close",
-                    rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), (rate.errors() > 0) ? "  errors " + rate.errors() : ""));
+            log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn, machine %.0f%% idle%s", "connect-echo-close",
+                    rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), idleShare * 100,
+                    (rate.errors() > 0) ? "  errors " + rate.errors() : ""));
             IdleConnections.Result idle = IdleConnections.run(server, s.idleConnections(), 500);
             samples.add(new Samples.Idle(kind, round, idle));
-            log(String.format(Locale.ROOT, "  %-16s %10.0f bytes/conn (RSS %d -> %d MiB)", s.idleConnections() + " idle",
-                    idle.bytesPerConnection(), idle.residentBefore() >> 20, idle.residentAfter() >> 20));
+            log(String.format(Locale.ROOT, "  %-16s %10.0f bytes/conn heap+native (%d -> %d KiB), %.0f bytes/conn resident (%d -> %d MiB)",
+                    s.idleConnections() + " idle", idle.bytesPerConnection(), idle.before().total() >> 10,
+                    idle.after().total() >> 10, idle.residentBytesPerConnection(), idle.residentBefore() >> 20,
+                    idle.residentAfter() >> 20));
         }
     }
 

@@ -10,15 +10,25 @@ import java.util.List;
 
 /**
  * The idle load: opens many connections, each sending one small message and reading its echo (so
- * the server has accepted, registered and served it), then holds them idle and reads how much the
- * server's resident memory grew, after a full collection in the server before and after.
+ * the server has accepted, registered and served it), then holds them idle and reads, after a full
+ * collection in the server before and after, how much the server's memory grew: the heap in use
+ * plus direct and other native buffers (what the server holds per connection), and the resident
+ * set (which also moves with pages the collector and allocator keep or return, so it is noisy at a
+ * hundred bytes a connection).
  */
 final class IdleConnections {
 
     /** What one run measured. */
-    record Result(int connections, long residentBefore, long residentAfter) {
+    record Result(int connections, ServerProcess.Memory before, ServerProcess.Memory after, long residentBefore,
+            long residentAfter) {
 
+        /** @return growth of heap in use plus native buffers, per connection */
         double bytesPerConnection() {
+            return (double) (this.after.total() - this.before.total()) / this.connections;
+        }
+
+        /** @return growth of the resident set, per connection */
+        double residentBytesPerConnection() {
             return (double) (this.residentAfter - this.residentBefore) / this.connections;
         }
     }
@@ -34,8 +44,8 @@ final class IdleConnections {
      * @throws Exception when connections cannot be made
      */
     static Result run(ServerProcess server, int count, long settleMillis) throws Exception {
-        server.gc();
-        long before = server.residentBytes();
+        ServerProcess.Memory before = server.gc();
+        long residentBefore = server.residentBytes();
         List<SocketChannel> channels = new ArrayList<>(count);
         ByteBuffer out = ByteBuffer.allocateDirect(16);
         ByteBuffer in = ByteBuffer.allocateDirect(16);
@@ -54,9 +64,8 @@ final class IdleConnections {
                 }
             }
             Thread.sleep(settleMillis);
-            server.gc();
-            long after = server.residentBytes();
-            return new Result(count, before, after);
+            ServerProcess.Memory after = server.gc();
+            return new Result(count, before, after, residentBefore, server.residentBytes());
         }
         finally {
             for (SocketChannel channel : channels) {

@@ -47,6 +47,11 @@ final class NettyEchoServer implements EchoServer {
     }
 
     @Override
+    public long untrackedNativeBytes() {
+        return Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
+    }
+
+    @Override
     public void close() throws Exception {
         if (this.channel != null) {
             this.channel.close().sync();

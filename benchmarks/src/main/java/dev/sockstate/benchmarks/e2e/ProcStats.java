@@ -54,6 +54,16 @@ final class ProcStats {
     }
 
     /** @param pid a process @return its resident set size in bytes */
+    /** @return the machine's idle and total CPU time so far, in clock ticks, from {@code /proc/stat} */
+    static long[] machineIdleAndTotalTicks() {
+        String[] fields = read(Path.of("/proc/stat")).lines().findFirst().orElseThrow().trim().split("\\s+");
+        long total = 0;
+        for (int i = 1; i < fields.length; i++) {
+            total += Long.parseLong(fields[i]);
+        }
+        return new long[] {Long.parseLong(fields[4]), total};
+    }
+
     static long residentBytes(long pid) {
         for (String line : read(Path.of("/proc", Long.toString(pid), "status")).split("\n")) {
             if (line.startsWith("VmRSS:")) {

@@ -59,8 +59,8 @@ final class Samples {
     void add(Idle sample) {
         this.idle.add(sample);
         IdleConnections.Result r = sample.result();
-        append("idle", sample.server(), sample.round(), r.connections() + " idle", r.bytesPerConnection(), r.residentBefore(),
-                r.residentAfter(), 0, 0, 0);
+        append("idle", sample.server(), sample.round(), r.connections() + " idle", r.bytesPerConnection(),
+                r.residentBytesPerConnection(), r.before().total(), r.after().total(), r.residentBefore(), r.residentAfter());
     }
 
     private void append(String kind, ServerKind server, int round, String scenario, double... values) {
@@ -86,8 +86,8 @@ final class Samples {
                 .collect(Collectors.toList()));
     }
 
-    Spread idle(ServerKind server) {
-        return Spread.of(this.idle.stream().filter((s) -> s.server() == server).map((s) -> s.result().bytesPerConnection())
+    Spread idle(ServerKind server, ToDoubleFunction<IdleConnections.Result> value) {
+        return Spread.of(this.idle.stream().filter((s) -> s.server() == server).map((s) -> value.applyAsDouble(s.result()))
                 .collect(Collectors.toList()));
     }
 }

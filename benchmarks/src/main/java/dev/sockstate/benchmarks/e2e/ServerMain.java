@@ -7,8 +7,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * One echo server in a process of its own, so that its CPU time and memory can be read from
  * {@code /proc}: {@code ServerMain <server> <workers>} prints {@code PORT <n>} once listening, answers
- * {@code gc} on its standard input with {@code OK} after a full collection, and stops when its
- * input closes or says {@code stop}.
+ * {@code gc} on its standard input with {@code OK <heap> <native>} after a full collection (the
+ * heap in use, and direct buffers plus what the server allocates natively beside them, in bytes),
+ * and stops when its input closes or says {@code stop}.
  */
 public final class ServerMain {
 
@@ -21,7 +22,7 @@ public final class ServerMain {
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
-            System.err.println("usage: ServerMain <sockstate-oneshot|sockstate-exclusive|netty-epoll|jdk-nio> <workers>");
+            System.err.println("usage: ServerMain <sockstate-oneshot|sockstate-exclusive|sockstate-affine|netty-epoll|jdk-nio> <workers>");
             System.exit(2);
         }
         ServerKind kind = ServerKind.parse(args[0]);
@@ -36,7 +37,12 @@ public final class ServerMain {
                     System.gc();
                     Thread.sleep(200);
                     System.gc();
-                    System.out.println("OK");
+                    long heap = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+                    long direct = java.lang.management.ManagementFactory
+                            .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+                            .filter((pool) -> pool.getName().equals("direct")).mapToLong(
+                                    java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
+                    System.out.println("OK " + heap + " " + (direct + server.untrackedNativeBytes()));
                     System.out.flush();
                 }
             }

@@ -79,14 +79,27 @@ final class ServerProcess implements AutoCloseable {
         return ProcStats.residentBytes(pid());
     }
 
-    /** Runs a full collection in the server and waits for it. */
-    void gc() throws IOException {
+    /** What the server holds after a full collection. */
+    record Memory(long heapBytes, long nativeBytes) {
+
+        long total() {
+            return this.heapBytes + this.nativeBytes;
+        }
+    }
+
+    /**
+     * Runs a full collection in the server and waits for it.
+     * @return the heap in use after it, and the direct and other native memory the server holds
+     */
+    Memory gc() throws IOException {
         this.control.write("gc\n".getBytes(StandardCharsets.US_ASCII));
         this.control.flush();
         String answer = this.output.readLine();
-        if (!"OK".equals(answer)) {
+        String[] parts = (answer != null) ? answer.split(" ") : new String[0];
+        if (parts.length != 3 || !parts[0].equals("OK")) {
             throw new IllegalStateException(this.kind.label + " did not answer gc: " + answer);
         }
+        return new Memory(Long.parseLong(parts[1]), Long.parseLong(parts[2]));
     }
 
     @Override

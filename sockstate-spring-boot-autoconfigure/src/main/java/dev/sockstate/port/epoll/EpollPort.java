@@ -17,7 +17,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * A notification port on an epoll instance. ENABLE is {@code EPOLL_CTL_MOD} (or ADD for a socket
  * not yet registered), DISABLE a MOD with no events, REMOVE a DEL followed by a REMOVE notification
- * that epoll does not have and this port synthesises. Posted messages and REMOVE notifications wait
+ * that epoll does not have and this port synthesises: into the batch of the very call that applied
+ * the removal when that call dequeues and has room (nothing else can be queued for the socket once
+ * the DEL returned), else through the queue. Posted messages and queued REMOVE notifications wait
  * in a queue whose length a semaphore {@code eventfd} counts, so each is dequeued by exactly one
  * thread; a second eventfd, readable for ever once the port closes, wakes every waiter.
  */
@@ -116,25 +118,33 @@ final class EpollPort extends AbstractNotificationPort {
     @Override
     protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
-        if (changes != null && !changes.isEmpty()) {
-            applyChanges(changes);
-        }
+        // REMOVE notifications of changes applied in this call go straight into this call's batch,
+        // as far as it has room: no queue entry, no eventfd write and read, no second wake-up.
+        int removed = (changes != null && !changes.isEmpty()) ? applyChanges(changes, notifications) : 0;
         if (notifications == null) {
             return 0;
         }
+        if (removed == notifications.capacity()) {
+            notifications.setSize(removed);
+            return removed;
+        }
         NativeBuffer events = eventBuffer(notifications);
         long deadline = 0;
-        int timeout = (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
+        int timeout = (removed > 0) ? 0 : (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
         while (true) {
-            int ready = LinuxNative.epoll_wait(this.epollFd, events.address(), notifications.capacity(), timeout);
+            int ready = LinuxNative.epoll_wait(this.epollFd, events.address(), notifications.capacity() - removed, timeout);
             if (ready < 0) {
                 int errno = LinuxNative.errno();
                 if (errno != Errno.EINTR) {
+                    if (removed > 0) {
+                        notifications.setSize(removed);
+                        return removed;
+                    }
                     throw Errno.exception("epoll_wait", errno);
                 }
                 ready = 0;
             }
-            int stored = store(events.buffer(), ready, notifications);
+            int stored = store(events.buffer(), ready, notifications, removed);
             if (stored > 0 || timeout == 0 || !isOpen()) {
                 return stored;
             }
@@ -152,8 +162,8 @@ final class EpollPort extends AbstractNotificationPort {
         }
     }
 
-    private int store(ByteBuffer events, int ready, NotificationBatch notifications) {
-        int stored = 0;
+    private int store(ByteBuffer events, int ready, NotificationBatch notifications, int alreadyStored) {
+        int stored = alreadyStored;
         for (int i = 0; i < ready; i++) {
             int offset = i * LinuxNative.EPOLL_EVENT_SIZE;
             long key = events.getLong(offset + LinuxNative.EPOLL_EVENT_DATA_OFFSET);
@@ -211,7 +221,15 @@ final class EpollPort extends AbstractNotificationPort {
         return events;
     }
 
-    private void applyChanges(RegistrationBatch changes) throws NativeIoException {
+    /**
+     * Applies the changes in order, recording each one's result in the batch.
+     * @param changes the changes
+     * @param notifications the batch of the calling dequeue, which takes the REMOVE notifications
+     * of successful removals while it has room, or {@code null} to queue them all
+     * @return how many REMOVE notifications were stored at the start of {@code notifications}
+     */
+    private int applyChanges(RegistrationBatch changes, NotificationBatch notifications) throws NativeIoException {
+        int removed = 0;
         NativeBuffer event = changes.nativeBuffer();
         if (event == null) {
             event = this.sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
@@ -232,7 +250,12 @@ final class EpollPort extends AbstractNotificationPort {
                 result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_DEL, fd, 0);
                 if (result == 0) {
                     hint(fd, false);
-                    enqueue(new QueuedEntry(key, 0, true));
+                    if (notifications != null && removed < notifications.capacity()) {
+                        notifications.setNotification(removed++, key, Events.REMOVE);
+                    }
+                    else {
+                        enqueue(new QueuedEntry(key, 0, true));
+                    }
                 }
             }
             else {
@@ -251,6 +274,7 @@ final class EpollPort extends AbstractNotificationPort {
                 changes.setResult(i, Errno.toError(errno), errno);
             }
         }
+        return removed;
     }
 
     /** MOD for a socket believed registered, ADD otherwise, and the other when the guess was wrong. */
