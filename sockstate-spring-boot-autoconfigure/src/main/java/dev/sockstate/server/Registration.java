@@ -206,6 +206,8 @@ abstract class Registration {
      */
     final void release(Worker worker) {
         OWNER.setOpaque(this, Thread.currentThread());
+        // Whether this call armed a one-shot registration while still owning it (see below).
+        boolean armedWhileOwned = false;
         while (true) {
             int current = this.state;
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
@@ -215,8 +217,12 @@ abstract class Registration {
                         // The turn is over: the run posted on letting go handles these (and any request).
                         this.deferredEvents |= pending;
                     }
-                    else if (!handleSafely(worker, pending)) {
-                        return;
+                    else {
+                        // A notification that arrived meanwhile used up the arm: arm again when letting go.
+                        armedWhileOwned = false;
+                        if (!handleSafely(worker, pending)) {
+                            return;
+                        }
                     }
                 }
                 continue;
@@ -237,7 +243,19 @@ abstract class Registration {
                 changeFilterWhileOwned(worker, current, filter);
                 continue;
             }
-            boolean rearm = oneShot && filter >= 0;
+            boolean rearm = oneShot && filter >= 0 && !armedWhileOwned;
+            if (rearm && (worker == null || worker.port() != this.port)) {
+                // No batch call of this thread's will carry the re-arm to the socket's port, so it is
+                // applied now, before letting go, like a persistent filter change: a later owner's
+                // re-arm cannot then be overtaken by this one. A notification it raises meanwhile is
+                // folded in and handled above.
+                if (STATE.compareAndSet(this, current, current + REARM_ONE)) {
+                    this.armedFilter = filter;
+                    armedWhileOwned = true;
+                    this.group.applyNow(this, Operation.ENABLE, filter);
+                }
+                continue;
+            }
             if (rearm) {
                 this.armedFilter = filter;
             }
@@ -274,6 +292,19 @@ abstract class Registration {
         else {
             this.group.applyNow(this, Operation.ENABLE, filter);
         }
+    }
+
+    /**
+     * Hands the ownership to another thread (a handler executor's): from now on the calling thread no
+     * longer finds itself the owner; the thread taking over calls {@link #takeOver()}.
+     */
+    final void handOver() {
+        OWNER.setOpaque(this, null);
+    }
+
+    /** Takes over the ownership handed over by {@link #handOver()}, on the thread that continues the turn. */
+    final void takeOver() {
+        OWNER.setOpaque(this, Thread.currentThread());
     }
 
     /** Queues the change in the worker's next batch call if it is of this socket's port, else applies it at once. */

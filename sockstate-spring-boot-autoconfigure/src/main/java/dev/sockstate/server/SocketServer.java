@@ -183,6 +183,10 @@ public final class SocketServer {
             }
             return ports;
         }
+        catch (RuntimeException ex) {
+            ports.forEach(NotificationPort::close);
+            throw ex;
+        }
         catch (NativeIoException ex) {
             ports.forEach(NotificationPort::close);
             throw new IllegalStateException("Could not open " + ((settings.ports() == 1) ? "the notification port"
@@ -202,6 +206,7 @@ public final class SocketServer {
         StandardProtocolFamily family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6
                 : StandardProtocolFamily.INET;
         long handle;
+        Registration registered = null;
         try {
             handle = sockets.open(settings.protocol(), family);
         }
@@ -221,24 +226,29 @@ public final class SocketServer {
             if (settings.receiveBufferSize() > 0) {
                 sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
             }
-            Registration registration;
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registration = new UdpEndpoint(runtime, handle);
-                register(registration);
+                registered = new UdpEndpoint(runtime, handle);
+                register(registered);
                 sockets.bind(handle, target);
             }
             else {
                 sockets.bind(handle, target);
                 sockets.listen(handle, settings.backlog());
-                registration = new TcpAcceptor(runtime, handle);
-                register(registration);
+                registered = new TcpAcceptor(runtime, handle);
+                register(registered);
             }
             runtime.boundAddress = sockets.localAddress(handle);
-            return registration;
+            return registered;
         }
         catch (NativeIoException ex) {
-            closeQuietly(sockets, handle);
+            if (registered != null) {
+                // Closes the socket once and takes it out of the table, so the teardown does not close it again.
+                registered.forceFinish();
+            }
+            else {
+                closeQuietly(sockets, handle);
+            }
             throw new ListenerBindException(settings.name(), target, ex);
         }
     }

@@ -212,7 +212,9 @@ final class TcpConnection extends Registration implements Connection {
     }
 
     private void handOff(Executor executor, int callback, ByteBuffer data) {
+        handOver();
         executor.execute(() -> {
+            takeOver();
             call(callback, data, null);
             release(null);
         });

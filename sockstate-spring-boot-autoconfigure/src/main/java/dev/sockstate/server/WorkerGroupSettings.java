@@ -9,7 +9,9 @@ import java.time.Duration;
  * own with one worker, or the exclusive edge mode. With a port per worker, each worker dequeues from
  * a port of its own and each socket stays on the worker whose port it was given, round-robin as it
  * is accepted (an event loop per thread): a socket's state stays in one core's cache and every
- * trigger is allowed, but one busy socket delays the others of its worker.
+ * trigger is allowed, but one busy socket delays the others of its worker. A listener is a socket
+ * too: its accepting, and the {@code onOpen} calls of the connections it accepts, run on the worker
+ * of the port it was given.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port

@@ -175,6 +175,27 @@ class LifecycleTest {
     }
 
     @Test
+    void aUdpPortInUseFailsStartupNamingTheListenerAndLeavesNothingOpenOnPortsPerWorker() throws Exception {
+        OpenDescriptors.warmUpJdkSockets();
+        try (java.net.DatagramSocket taken = new java.net.DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            int descriptors = OpenDescriptors.count();
+            SocketServer server = new SocketServer(Backends.select("auto"),
+                    List.of(WorkerGroupSettings.of("default", 2).withPortPerWorker(true)),
+                    List.of(ServerFixture.tcp("first").handler(new EchoHandler()).build(),
+                            ServerFixture.udp("udp").port(taken.getLocalPort()).reuseAddress(false)
+                                    .handler(UdpServingTest::reflect).build()),
+                    ServerObserver.NONE);
+            // The datagram socket is registered before it binds (as the reference does): the failed bind
+            // has a registration to undo, on one of the group's two ports.
+            assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start)
+                    .withMessageContaining("Listener 'udp' could not bind");
+            assertThat(server.isRunning()).isFalse();
+            assertThat(OpenDescriptors.count()).as("descriptors: %s", OpenDescriptors.networkDescriptors()).isEqualTo(descriptors);
+            assertThat(sockstateThreads()).isEmpty();
+        }
+    }
+
+    @Test
     void aPollReplacementListenerRunsPersistentOnItsOwnSingleWorkerGroup() throws Exception {
         EchoHandler handler = new EchoHandler();
         SocketServer server = new SocketServer(Backends.select("auto"),
