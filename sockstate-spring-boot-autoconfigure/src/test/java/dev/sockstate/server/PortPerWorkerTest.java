@@ -145,6 +145,39 @@ class PortPerWorkerTest {
     }
 
     @Test
+    void aLargeGreetingWrittenFromAnotherThreadAsEachConnectionOpensArrivesWholeWithoutTheClientSending()
+            throws Exception {
+        byte[] greeting = new byte[1024 * 1024];
+        new Random(7).nextBytes(greeting);
+        java.util.concurrent.ExecutorService application = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            // The write comes from a third thread while the accepting worker arms the connection on
+            // another worker's port; the greeting is larger than the socket takes at once, so the rest
+            // goes out only if OUT ends up armed on the connection's own port.
+            ConnectionHandler handler = new ConnectionHandler() {
+                @Override
+                public void onOpen(Connection connection) {
+                    application.execute(() -> connection.write(ByteBuffer.wrap(greeting)));
+                }
+
+                @Override
+                public void onData(Connection connection, ByteBuffer data) {
+                }
+            };
+            SocketServer server = this.fixture.start(portPerWorker(2), ServerFixture.tcp("greet").handler(handler).build());
+            for (int c = 0; c < 40; c++) {
+                Socket client = this.fixture.connect(server, "greet");
+                byte[] received = client.getInputStream().readNBytes(greeting.length);
+                assertThat(Arrays.equals(greeting, received)).as("greeting of connection %d", c).isTrue();
+                client.close();
+            }
+        }
+        finally {
+            application.shutdownNow();
+        }
+    }
+
+    @Test
     void startingAndStoppingLeavesNoPortDescriptorOrThreadBehind() throws Exception {
         OpenDescriptors.warmUpJdkSockets();
         int descriptors = OpenDescriptors.count();
