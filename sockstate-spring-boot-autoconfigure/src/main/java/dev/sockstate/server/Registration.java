@@ -213,6 +213,12 @@ abstract class Registration {
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
             if (pending != 0 || (current & RUN_REQUESTED) != 0) {
                 if (STATE.compareAndSet(this, current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
+                    if (worker != null && worker.port() != this.port) {
+                        // A worker of another port (the one that accepted the socket) still owns it and
+                        // the arm it applied has fired: the socket belongs to its own port's worker, so the
+                        // events go there, through the run request posted on letting go.
+                        this.yielding = true;
+                    }
                     if (this.yielding) {
                         // The turn is over: the run posted on letting go handles these (and any request).
                         this.deferredEvents |= pending;

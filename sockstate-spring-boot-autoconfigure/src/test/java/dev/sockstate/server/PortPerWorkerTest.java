@@ -128,10 +128,12 @@ class PortPerWorkerTest {
         };
         SocketServer server = this.fixture.start(portPerWorker(2), ServerFixture.tcp("echo").handler(handler).build());
         // The listener took the first port; the connections then take the second, the first, the second...
+        // The first sends at once, so its byte is often there before the accepting worker (the first
+        // port's) has armed it on the second port: it must still be handled on the second port's worker.
         Socket first = this.fixture.connect(server, "echo");
+        first.getOutputStream().write('B');
         Socket second = this.fixture.connect(server, "echo");
         Socket third = this.fixture.connect(server, "echo");
-        first.getOutputStream().write('B');
         // The third shares the blocked worker's port, the second does not.
         second.getOutputStream().write('x');
         assertThat(second.getInputStream().read()).isEqualTo('x');
