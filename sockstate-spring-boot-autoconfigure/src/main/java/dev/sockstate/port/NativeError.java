@@ -61,5 +61,13 @@ public enum NativeError {
     PERMISSION_DENIED,
 
     /** Any other code; the exception keeps the number. */
-    OTHER
+    OTHER;
+
+    /**
+     * @return whether this is something the peer or the network did to a connection (reset, broken
+     * pipe, time-out, not connected): an everyday event for a server, not a fault of the program
+     */
+    public boolean isPeerFailure() {
+        return this == CONNECTION_RESET || this == BROKEN_PIPE || this == TIMED_OUT || this == NOT_CONNECTED;
+    }
 }

@@ -5,6 +5,10 @@ import java.io.IOException;
 /**
  * A native call failed. Names the call, the portable {@link NativeError} and the backend's own code,
  * so that a log line says what happened without a debugger.
+ * <p>
+ * A {@linkplain NativeError#isPeerFailure() peer's failure} (a reset, a broken pipe) carries no stack
+ * trace: it is an everyday event on a server, where the call it names says all there is, and a server
+ * that accepts and loses connections by the thousand a second should not walk its stack for each.
  */
 public class NativeIoException extends IOException {
 
@@ -15,6 +19,9 @@ public class NativeIoException extends IOException {
     private final NativeError error;
 
     private final int code;
+
+    /** False while the superclass constructor runs, which calls {@link #fillInStackTrace()}. */
+    private transient boolean constructed;
 
     /**
      * @param call the native function that failed, such as {@code epoll_ctl}
@@ -27,6 +34,16 @@ public class NativeIoException extends IOException {
         this.call = call;
         this.error = error;
         this.code = code;
+        this.constructed = true;
+        if (!error.isPeerFailure()) {
+            super.fillInStackTrace();
+        }
+    }
+
+    /** Records the stack trace, except while constructing: the constructor decides whether to record it. */
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+        return this.constructed ? super.fillInStackTrace() : this;
     }
 
     /** @return the native function that failed */

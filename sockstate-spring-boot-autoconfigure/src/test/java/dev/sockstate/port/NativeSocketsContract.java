@@ -200,7 +200,37 @@ public abstract class NativeSocketsContract {
         this.sockets.close(socket);
         assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.listen(socket, 1))
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.BAD_DESCRIPTOR))
+                .satisfies((ex) -> assertThat(ex.getStackTrace()).as("a program's fault keeps its stack trace").isNotEmpty())
                 .withMessageStartingWith("listen failed");
+    }
+
+    @Test
+    void aResetByThePeerFailsTheReadWithoutAStackTrace() throws Exception {
+        long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(listener, 8);
+        long connection;
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+            connection = acceptWithin(listener);
+            client.setSoLinger(true, 0);
+        }
+        NativeBuffer buffer = this.sockets.allocate(64);
+        long deadline = System.currentTimeMillis() + 5000;
+        NativeIoException reset = null;
+        while (reset == null && System.currentTimeMillis() < deadline) {
+            try {
+                assertThat(this.sockets.recv(connection, buffer)).as("nothing but the reset arrives").isEqualTo(NativeSockets.WOULD_BLOCK);
+                Thread.sleep(1);
+            }
+            catch (NativeIoException ex) {
+                reset = ex;
+            }
+        }
+        assertThat(reset).as("the reset within 5 s").isNotNull();
+        assertThat(reset.error()).isEqualTo(NativeError.CONNECTION_RESET);
+        assertThat(reset.error().isPeerFailure()).isTrue();
+        assertThat(reset.getMessage()).startsWith("recv failed").contains("CONNECTION_RESET");
+        assertThat(reset.getStackTrace()).as("an everyday event walks no stack").isEmpty();
     }
 
     private long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {

@@ -32,6 +32,9 @@ final class Errno {
     static final int ECONNREFUSED = 111;
     static final int EINPROGRESS = 115;
 
+    /** The texts looked up so far, by code (Linux codes are below 134). */
+    private static final String[] DESCRIPTIONS = new String[256];
+
     private Errno() {
     }
 
@@ -60,7 +63,24 @@ final class Errno {
     }
 
     static NativeIoException exception(String call, int errno) {
-        return new NativeIoException(call, toError(errno), errno, LinuxNative.strerror(errno));
+        return new NativeIoException(call, toError(errno), errno, describe(errno));
+    }
+
+    /**
+     * @return the C library's text for the code, looked up once per code: {@code strerror} goes through
+     * the locale's message catalogue, which costs more than the failed call itself
+     */
+    static String describe(int errno) {
+        if (errno < 0 || errno >= DESCRIPTIONS.length) {
+            return LinuxNative.strerror(errno);
+        }
+        String description = DESCRIPTIONS[errno];
+        if (description == null) {
+            // Two threads may both look it up; either's text is the same, and a String is safely shared.
+            description = LinuxNative.strerror(errno);
+            DESCRIPTIONS[errno] = description;
+        }
+        return description;
     }
 
     /** @param call the call that just failed @return the exception for this thread's errno */
