@@ -83,11 +83,11 @@ public final class Harness {
             loads = scenarios(full);
         }
         if (full) {
-            return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 500, 2500, 4,
+            return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 2000, 2500, 4,
                     idle, servers, loads,
                     rateAndIdle, out);
         }
-        return new Settings((rounds != null) ? rounds : 2, workers, 2, 250, (measure != null) ? measure : 800, 300, 1000, 4, idle,
+        return new Settings((rounds != null) ? rounds : 2, workers, 2, 250, (measure != null) ? measure : 800, 1000, 1000, 4, idle,
                 servers, loads, rateAndIdle, out);
     }
 
