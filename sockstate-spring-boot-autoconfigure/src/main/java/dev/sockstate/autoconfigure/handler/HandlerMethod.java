@@ -5,12 +5,17 @@ import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
 import java.lang.annotation.Annotation;
-import java.lang.reflect.InvocationTargetException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.util.ClassUtils;
@@ -18,7 +23,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * One annotated method of a {@link SocketHandler} bean, with how each of its parameters is filled
- * and what its return value means, worked out once at start-up.
+ * and what its return value means, worked out once at start-up: a method handle that takes what
+ * the runtime has for every event and calls the method with its own parameters, so that a call
+ * allocates no argument array and goes through no reflection.
  */
 final class HandlerMethod {
 
@@ -51,7 +58,22 @@ final class HandlerMethod {
             }
             return null;
         }
+
+        /** @return a handle that picks or computes this argument from what the runtime passes ({@link #EVENT}) */
+        MethodHandle extractor() {
+            String name = name().toLowerCase(Locale.ROOT) + "Argument";
+            try {
+                return MethodHandles.lookup().findStatic(HandlerMethod.class, name, EVENT.changeReturnType(this.type));
+            }
+            catch (ReflectiveOperationException ex) {
+                throw new IllegalStateException("No extractor " + name, ex);
+            }
+        }
     }
+
+    /** What the runtime passes for every event; the parameters that do not apply are {@code null}. */
+    static final MethodType EVENT = MethodType.methodType(Object.class, Connection.class, ByteBuffer.class, Throwable.class,
+            DatagramEndpoint.class, PeerAddress.class);
 
     /** Arguments every kind of method may take. */
     static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS);
@@ -64,18 +86,16 @@ final class HandlerMethod {
     static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT);
 
-    private final Object bean;
-
     private final Method method;
 
-    private final Argument[] arguments;
+    /** The bean's method behind the arguments' extractors, of type {@link #EVENT}. */
+    private final MethodHandle call;
 
     private final boolean replies;
 
-    private HandlerMethod(Object bean, Method method, Argument[] arguments, boolean replies) {
-        this.bean = bean;
+    private HandlerMethod(Method method, MethodHandle call, boolean replies) {
         this.method = method;
-        this.arguments = arguments;
+        this.call = call;
         this.replies = replies;
     }
 
@@ -115,7 +135,39 @@ final class HandlerMethod {
         }
         Method invocable = ClassUtils.getMostSpecificMethod(method, bean.getClass());
         ReflectionUtils.makeAccessible(invocable);
-        return new HandlerMethod(bean, invocable, arguments, replies);
+        return new HandlerMethod(invocable, call(bean, invocable, arguments), replies);
+    }
+
+    /**
+     * @return the method as a handle of type {@link #EVENT}: each parameter filled by its argument's
+     * extractor from the same five values, the result (null for void) as an Object
+     */
+    private static MethodHandle call(Object bean, Method method, Argument[] arguments) {
+        MethodHandle target;
+        try {
+            target = MethodHandles.lookup().unreflect(method);
+        }
+        catch (IllegalAccessException ex) {
+            throw new IllegalStateException("Cannot call " + method.toGenericString(), ex);
+        }
+        if (!Modifier.isStatic(method.getModifiers())) {
+            target = target.bindTo(bean);
+        }
+        target = target.asType(target.type().changeReturnType(Object.class));
+        int width = EVENT.parameterCount();
+        Class<?>[] parameters = method.getParameterTypes();
+        // Each parameter in turn is replaced by its extractor's five parameters...
+        for (int i = 0; i < arguments.length; i++) {
+            MethodHandle extractor = arguments[i].extractor();
+            target = MethodHandles.collectArguments(target, i * width,
+                    extractor.asType(extractor.type().changeReturnType(parameters[i])));
+        }
+        // ...and every group of five is then fed from the same five values.
+        int[] reorder = new int[arguments.length * width];
+        for (int i = 0; i < reorder.length; i++) {
+            reorder[i] = i % width;
+        }
+        return MethodHandles.permuteArguments(target, EVENT, reorder);
     }
 
     /**
@@ -125,31 +177,59 @@ final class HandlerMethod {
      */
     ByteBuffer invoke(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint, PeerAddress peer)
             throws Exception {
-        Object[] values = new Object[this.arguments.length];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = switch (this.arguments[i]) {
-                case CONNECTION -> connection;
-                case BUFFER -> data;
-                case BYTES -> bytes(data);
-                case TEXT -> StandardCharsets.UTF_8.decode(data.duplicate()).toString();
-                case ADDRESS -> (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
-                case ERROR -> error;
-                case ENDPOINT -> endpoint;
-                case PEER -> peer;
-            };
-        }
         Object result;
         try {
-            result = this.method.invoke(this.bean, values);
+            result = (Object) this.call.invokeExact(connection, data, error, endpoint, peer);
         }
-        catch (InvocationTargetException ex) {
-            Throwable cause = ex.getCause();
-            if (cause instanceof Exception exception) {
-                throw exception;
-            }
-            throw (Error) cause;
+        catch (Exception | Error ex) {
+            throw ex;
+        }
+        catch (Throwable ex) {
+            throw new UndeclaredThrowableException(ex);
         }
         return this.replies ? reply(result) : null;
+    }
+
+    // ---- the extractors: one per Argument, named after it, all taking what EVENT takes ----
+
+    private static Connection connectionArgument(Connection connection, ByteBuffer data, Throwable error,
+            DatagramEndpoint endpoint, PeerAddress peer) {
+        return connection;
+    }
+
+    private static ByteBuffer bufferArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
+            PeerAddress peer) {
+        return data;
+    }
+
+    private static byte[] bytesArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
+            PeerAddress peer) {
+        return bytes(data);
+    }
+
+    private static String textArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
+            PeerAddress peer) {
+        return StandardCharsets.UTF_8.decode(data.duplicate()).toString();
+    }
+
+    private static InetSocketAddress addressArgument(Connection connection, ByteBuffer data, Throwable error,
+            DatagramEndpoint endpoint, PeerAddress peer) {
+        return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
+    }
+
+    private static Throwable errorArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
+            PeerAddress peer) {
+        return error;
+    }
+
+    private static DatagramEndpoint endpointArgument(Connection connection, ByteBuffer data, Throwable error,
+            DatagramEndpoint endpoint, PeerAddress peer) {
+        return endpoint;
+    }
+
+    private static PeerAddress peerArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
+            PeerAddress peer) {
+        return peer;
     }
 
     private static byte[] bytes(ByteBuffer data) {
