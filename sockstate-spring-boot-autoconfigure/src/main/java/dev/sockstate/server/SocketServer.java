@@ -233,6 +233,10 @@ public final class SocketServer {
                 sockets.bind(handle, target);
             }
             else {
+                if (settings.tcpNoDelay()) {
+                    // Accepted sockets inherit it (Linux, Windows): one system call per listener, not one per connection.
+                    sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
+                }
                 sockets.bind(handle, target);
                 sockets.listen(handle, settings.backlog());
                 registered = new TcpAcceptor(runtime, handle);

@@ -32,6 +32,12 @@ final class TcpAcceptor extends Registration {
 
     private volatile long backoffs;
 
+    /**
+     * Whether accepted sockets come with TCP_NODELAY from the listener (null until the first one
+     * tells): then they need no system call of their own.
+     */
+    private Boolean noDelayInherited;
+
     TcpAcceptor(ListenerRuntime listener, long handle) {
         super(listener.group, handle, true);
         this.listener = listener;
@@ -114,9 +120,16 @@ final class TcpAcceptor extends Registration {
         return true;
     }
 
+    /** Turns Nagle off on an accepted socket, unless it came off from the listener as the first one showed. */
     private boolean configure(long connection) {
+        NativeSockets sockets = this.group.sockets;
         try {
-            this.group.sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            if (this.noDelayInherited == null) {
+                this.noDelayInherited = sockets.getOption(connection, NativeSocketOption.TCP_NODELAY) != 0;
+            }
+            if (!this.noDelayInherited) {
+                sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            }
             return true;
         }
         catch (NativeIoException ex) {
