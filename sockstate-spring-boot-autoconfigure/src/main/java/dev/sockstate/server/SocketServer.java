@@ -234,8 +234,7 @@ public final class SocketServer {
             }
             else {
                 if (settings.tcpNoDelay()) {
-                    // Accepted sockets inherit it (Linux, Windows): one system call per listener, not one per connection.
-                    sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
+                    setNoDelayToInherit(sockets, handle, settings);
                 }
                 sockets.bind(handle, target);
                 sockets.listen(handle, settings.backlog());
@@ -254,6 +253,20 @@ public final class SocketServer {
                 closeQuietly(sockets, handle);
             }
             throw new ListenerBindException(settings.name(), target, ex);
+        }
+    }
+
+    /**
+     * Sets TCP_NODELAY on a listening socket, for the sockets it accepts to inherit: one system call
+     * per listener instead of one per connection. Best effort: the acceptor checks the first accepted
+     * socket and sets each connection on its own where the option was not inherited.
+     */
+    private static void setNoDelayToInherit(NativeSockets sockets, long handle, ListenerSettings settings) {
+        try {
+            sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
+        }
+        catch (NativeIoException ex) {
+            logger.log(Level.DEBUG, "Listener '" + settings.name() + "' has no TCP_NODELAY for its connections to inherit", ex);
         }
     }
 

@@ -123,13 +123,19 @@ final class TcpAcceptor extends Registration {
     /** Turns Nagle off on an accepted socket, unless it came off from the listener as the first one showed. */
     private boolean configure(long connection) {
         NativeSockets sockets = this.group.sockets;
-        try {
-            if (this.noDelayInherited == null) {
+        if (this.noDelayInherited == null) {
+            try {
                 this.noDelayInherited = sockets.getOption(connection, NativeSocketOption.TCP_NODELAY) != 0;
             }
-            if (!this.noDelayInherited) {
-                sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            catch (NativeIoException ex) {
+                // Not known yet: this connection is set on its own, the next one is asked again.
             }
+        }
+        if (Boolean.TRUE.equals(this.noDelayInherited)) {
+            return true;
+        }
+        try {
+            sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
             return true;
         }
         catch (NativeIoException ex) {

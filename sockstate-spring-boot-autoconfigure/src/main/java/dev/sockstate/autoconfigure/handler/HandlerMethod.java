@@ -134,6 +134,11 @@ final class HandlerMethod {
                             + kind.getSimpleName() + " methods.");
         }
         Method invocable = ClassUtils.getMostSpecificMethod(method, bean.getClass());
+        if (!Modifier.isStatic(invocable.getModifiers()) && !invocable.getDeclaringClass().isInstance(bean)) {
+            throw new SocketHandlerDefinitionException(where + " is not a method of the bean, a " + bean.getClass().getName()
+                    + " (a JDK proxy of the class that declares it?)", "Proxy the bean by its class (proxyTargetClass = true),"
+                            + " or declare the method on an interface the bean implements.");
+        }
         ReflectionUtils.makeAccessible(invocable);
         return new HandlerMethod(invocable, call(bean, invocable, arguments), replies);
     }
@@ -156,7 +161,8 @@ final class HandlerMethod {
         target = target.asType(target.type().changeReturnType(Object.class));
         int width = EVENT.parameterCount();
         Class<?>[] parameters = method.getParameterTypes();
-        // Each parameter in turn is replaced by its extractor's five parameters...
+        // Each parameter in turn is replaced by its extractor's five parameters (extractors must have no
+        // side effects: they run last parameter first)...
         for (int i = 0; i < arguments.length; i++) {
             MethodHandle extractor = arguments[i].extractor();
             target = MethodHandles.collectArguments(target, i * width,
@@ -173,7 +179,8 @@ final class HandlerMethod {
     /**
      * Calls the method.
      * @return what to send back, or {@code null}
-     * @throws Exception what the method threw
+     * @throws Exception what the method threw (an Error is rethrown as it is, any other Throwable
+     * wrapped in an {@link UndeclaredThrowableException})
      */
     ByteBuffer invoke(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint, PeerAddress peer)
             throws Exception {

@@ -84,6 +84,36 @@ class HandlerMethodTests {
         assertThat(this.bean.calls).containsExactly("conn");
     }
 
+    @Test
+    void errorParametersOfWiderTypesReceiveTheFailureToo() throws Exception {
+        NativeIoException reset = new NativeIoException("recv", NativeError.CONNECTION_RESET, 104, "Connection reset by peer");
+        method("errorAsIo", OnError.class, HandlerMethod.CONNECTION_ERROR, false).invoke(null, null, reset, null, null);
+        method("errorAsThrowable", OnError.class, HandlerMethod.CONNECTION_ERROR, false).invoke(null, null, reset, null, null);
+        assertThat(this.bean.calls).containsExactly("io: CONNECTION_RESET", "throwable: CONNECTION_RESET");
+    }
+
+    @Test
+    void anInheritedMethodReturningTheBufferAndAStaticMethodReturningTextAreCalled() throws Exception {
+        HandlerMethod inherited = HandlerMethod.of("recorder", this.bean, Base.class.getDeclaredMethod("echo", ByteBuffer.class),
+                OnData.class, HandlerMethod.CONNECTION_DATA, true);
+        ByteBuffer data = ByteBuffer.wrap(new byte[] { 7 });
+        assertThat(inherited.invoke(null, data, null, null, null)).isSameAs(data);
+        HandlerMethod shout = method("shout", OnData.class, HandlerMethod.CONNECTION_DATA, true);
+        ByteBuffer reply = shout.invoke(null, ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)), null, null, null);
+        assertThat(StandardCharsets.UTF_8.decode(reply).toString()).isEqualTo("HI!");
+    }
+
+    @Test
+    void aMethodTheBeanDoesNotHaveIsRefusedNamingTheBeanAndTheFix() {
+        Method closed = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals("closed"))
+                .findFirst().orElseThrow();
+        Object proxy = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Runnable.class },
+                (target, called, args) -> null);
+        assertThatExceptionOfType(SocketHandlerDefinitionException.class)
+                .isThrownBy(() -> HandlerMethod.of("proxied", proxy, closed, OnClose.class, HandlerMethod.CONNECTION_EVENT, false))
+                .withMessageContaining("Method Recorder.closed of bean 'proxied'").withMessageContaining("is not a method of the bean");
+    }
+
     private HandlerMethod method(String name, Class<? extends Annotation> kind, Set<HandlerMethod.Argument> allowed,
             boolean mayReply) {
         Method method = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals(name))
@@ -91,7 +121,26 @@ class HandlerMethodTests {
         return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply);
     }
 
-    static class Recorder {
+    static class Base {
+
+        ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+    }
+
+    static class Recorder extends Base {
+
+        static String shout(String text) {
+            return text.toUpperCase(java.util.Locale.ROOT) + "!";
+        }
+
+        void errorAsIo(IOException failure) {
+            this.calls.add("io: " + ((NativeIoException) failure).error());
+        }
+
+        void errorAsThrowable(Throwable failure) {
+            this.calls.add("throwable: " + ((NativeIoException) failure).error());
+        }
 
         final List<String> calls = new ArrayList<>();
 
