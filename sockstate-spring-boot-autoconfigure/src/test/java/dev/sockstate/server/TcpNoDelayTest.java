@@ -2,14 +2,13 @@ package dev.sockstate.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
+import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
-import dev.sockstate.port.NotificationPort;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -133,7 +132,7 @@ class TcpNoDelayTest {
      * The real backend, its sockets recording every TCP_NODELAY call made once the listener is bound,
      * and, when asked, reporting accepted sockets as if they had not inherited the option.
      */
-    static final class RecordingBackend implements Backend {
+    static final class RecordingBackend extends ForwardingBackend {
 
         final NativeSockets real;
 
@@ -145,12 +144,10 @@ class TcpNoDelayTest {
 
         volatile boolean failFirstLook;
 
-        private final Backend delegate;
-
         private final NativeSockets sockets;
 
         RecordingBackend(Backend delegate) {
-            this.delegate = delegate;
+            super(delegate);
             this.real = delegate.sockets();
             this.sockets = (NativeSockets) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] { NativeSockets.class }, (proxy, method, args) -> {
@@ -173,26 +170,6 @@ class TcpNoDelayTest {
                             throw ex.getCause();
                         }
                     });
-        }
-
-        @Override
-        public String name() {
-            return this.delegate.name();
-        }
-
-        @Override
-        public Availability availability() {
-            return this.delegate.availability();
-        }
-
-        @Override
-        public boolean isNativeToThisSystem() {
-            return this.delegate.isNativeToThisSystem();
-        }
-
-        @Override
-        public NotificationPort openPort() throws NativeIoException {
-            return this.delegate.openPort();
         }
 
         @Override

@@ -14,10 +14,11 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -29,25 +30,48 @@ import org.springframework.util.ReflectionUtils;
  */
 final class HandlerMethod {
 
-    /** What a parameter receives. */
+    /** The positions of the values in {@link #EVENT}. */
+    private static final int CONNECTION_VALUE = 0;
+
+    private static final int DATA_VALUE = 1;
+
+    private static final int ERROR_VALUE = 2;
+
+    private static final int ENDPOINT_VALUE = 3;
+
+    private static final int PEER_VALUE = 4;
+
+    /** What the runtime passes for every event; the values that do not apply are {@code null}. */
+    static final MethodType EVENT = MethodType.methodType(Object.class, Connection.class, ByteBuffer.class, Throwable.class,
+            DatagramEndpoint.class, PeerAddress.class);
+
+    /** What a parameter receives: one of the {@link #EVENT} values as it is, or computed from some of them. */
     enum Argument {
 
-        CONNECTION(Connection.class, "Connection"),
-        BUFFER(ByteBuffer.class, "ByteBuffer"),
-        BYTES(byte[].class, "byte[]"),
-        TEXT(String.class, "String"),
-        ADDRESS(InetSocketAddress.class, "InetSocketAddress"),
-        ERROR(Throwable.class, "Throwable"),
-        ENDPOINT(DatagramEndpoint.class, "DatagramEndpoint"),
-        PEER(PeerAddress.class, "PeerAddress");
+        CONNECTION(Connection.class, "Connection", null, CONNECTION_VALUE),
+        BUFFER(ByteBuffer.class, "ByteBuffer", null, DATA_VALUE),
+        BYTES(byte[].class, "byte[]", "bytes", DATA_VALUE),
+        TEXT(String.class, "String", "text", DATA_VALUE),
+        ADDRESS(InetSocketAddress.class, "InetSocketAddress", "address", CONNECTION_VALUE, PEER_VALUE),
+        ERROR(Throwable.class, "Throwable", null, ERROR_VALUE),
+        ENDPOINT(DatagramEndpoint.class, "DatagramEndpoint", null, ENDPOINT_VALUE),
+        PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE);
 
         private final Class<?> type;
 
         private final String label;
 
-        Argument(Class<?> type, String label) {
+        /** The static method of {@link HandlerMethod} that computes the argument, or null to pass the value on. */
+        private final String computation;
+
+        /** The positions in {@link #EVENT} of the values the argument is taken or computed from. */
+        private final int[] sources;
+
+        Argument(Class<?> type, String label, String computation, int... sources) {
             this.type = type;
             this.label = label;
+            this.computation = computation;
+            this.sources = sources;
         }
 
         static Argument of(Class<?> parameter) {
@@ -59,21 +83,21 @@ final class HandlerMethod {
             return null;
         }
 
-        /** @return a handle that picks or computes this argument from what the runtime passes ({@link #EVENT}) */
-        MethodHandle extractor() {
-            String name = name().toLowerCase(Locale.ROOT) + "Argument";
+        /** @return a handle from the values at {@link #sources} to the argument */
+        MethodHandle fromSources() {
+            if (this.computation == null) {
+                return MethodHandles.identity(this.type);
+            }
+            Class<?>[] inputs = Arrays.stream(this.sources).mapToObj(EVENT::parameterType).toArray(Class<?>[]::new);
             try {
-                return MethodHandles.lookup().findStatic(HandlerMethod.class, name, EVENT.changeReturnType(this.type));
+                return MethodHandles.lookup().findStatic(HandlerMethod.class, this.computation,
+                        MethodType.methodType(this.type, inputs));
             }
             catch (ReflectiveOperationException ex) {
-                throw new IllegalStateException("No extractor " + name, ex);
+                throw new IllegalStateException("No computation " + this.computation + " for " + this, ex);
             }
         }
     }
-
-    /** What the runtime passes for every event; the parameters that do not apply are {@code null}. */
-    static final MethodType EVENT = MethodType.methodType(Object.class, Connection.class, ByteBuffer.class, Throwable.class,
-            DatagramEndpoint.class, PeerAddress.class);
 
     /** Arguments every kind of method may take. */
     static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS);
@@ -88,7 +112,7 @@ final class HandlerMethod {
 
     private final Method method;
 
-    /** The bean's method behind the arguments' extractors, of type {@link #EVENT}. */
+    /** The bean's method behind its arguments' sources, of type {@link #EVENT}. */
     private final MethodHandle call;
 
     private final boolean replies;
@@ -144,8 +168,8 @@ final class HandlerMethod {
     }
 
     /**
-     * @return the method as a handle of type {@link #EVENT}: each parameter filled by its argument's
-     * extractor from the same five values, the result (null for void) as an Object
+     * @return the method as a handle of type {@link #EVENT}: each parameter taken or computed from
+     * the values its argument names, the result (null for void) as an Object
      */
     private static MethodHandle call(Object bean, Method method, Argument[] arguments) {
         MethodHandle target;
@@ -159,20 +183,17 @@ final class HandlerMethod {
             target = target.bindTo(bean);
         }
         target = target.asType(target.type().changeReturnType(Object.class));
-        int width = EVENT.parameterCount();
         Class<?>[] parameters = method.getParameterTypes();
-        // Each parameter in turn is replaced by its extractor's five parameters (extractors must have no
-        // side effects: they run last parameter first)...
+        // Each parameter in turn is replaced by the values it is taken or computed from (computations
+        // must have no side effects: they run last parameter first)...
+        int[] reorder = new int[0];
         for (int i = 0; i < arguments.length; i++) {
-            MethodHandle extractor = arguments[i].extractor();
-            target = MethodHandles.collectArguments(target, i * width,
-                    extractor.asType(extractor.type().changeReturnType(parameters[i])));
+            MethodHandle argument = arguments[i].fromSources();
+            target = MethodHandles.collectArguments(target, reorder.length,
+                    argument.asType(argument.type().changeReturnType(parameters[i])));
+            reorder = IntStream.concat(Arrays.stream(reorder), Arrays.stream(arguments[i].sources)).toArray();
         }
-        // ...and every group of five is then fed from the same five values.
-        int[] reorder = new int[arguments.length * width];
-        for (int i = 0; i < reorder.length; i++) {
-            reorder[i] = i % width;
-        }
+        // ...which are then fed from the EVENT values at those positions.
         return MethodHandles.permuteArguments(target, EVENT, reorder);
     }
 
@@ -197,52 +218,20 @@ final class HandlerMethod {
         return this.replies ? reply(result) : null;
     }
 
-    // ---- the extractors: one per Argument, named after it, all taking what EVENT takes ----
-
-    private static Connection connectionArgument(Connection connection, ByteBuffer data, Throwable error,
-            DatagramEndpoint endpoint, PeerAddress peer) {
-        return connection;
-    }
-
-    private static ByteBuffer bufferArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
-            PeerAddress peer) {
-        return data;
-    }
-
-    private static byte[] bytesArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
-            PeerAddress peer) {
-        return bytes(data);
-    }
-
-    private static String textArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
-            PeerAddress peer) {
-        return StandardCharsets.UTF_8.decode(data.duplicate()).toString();
-    }
-
-    private static InetSocketAddress addressArgument(Connection connection, ByteBuffer data, Throwable error,
-            DatagramEndpoint endpoint, PeerAddress peer) {
-        return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
-    }
-
-    private static Throwable errorArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
-            PeerAddress peer) {
-        return error;
-    }
-
-    private static DatagramEndpoint endpointArgument(Connection connection, ByteBuffer data, Throwable error,
-            DatagramEndpoint endpoint, PeerAddress peer) {
-        return endpoint;
-    }
-
-    private static PeerAddress peerArgument(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint,
-            PeerAddress peer) {
-        return peer;
-    }
+    // ---- the computed arguments (see Argument.computation) ----
 
     private static byte[] bytes(ByteBuffer data) {
         byte[] bytes = new byte[data.remaining()];
         data.duplicate().get(bytes);
         return bytes;
+    }
+
+    private static String text(ByteBuffer data) {
+        return StandardCharsets.UTF_8.decode(data.duplicate()).toString();
+    }
+
+    private static InetSocketAddress address(Connection connection, PeerAddress peer) {
+        return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
     }
 
     private static ByteBuffer reply(Object result) {

@@ -2,11 +2,10 @@ package dev.sockstate.autoconfigure.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
+import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.NativeIoException;
-import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import java.util.List;
 import java.util.Map;
@@ -73,41 +72,19 @@ class HealthOverHttpTests {
     }
 
     /** A backend that keeps the ports it opens, so that the test can close one as a failure would. */
-    static class CapturingBackend implements Backend {
+    static class CapturingBackend extends ForwardingBackend {
 
         final List<NotificationPort> ports = new CopyOnWriteArrayList<>();
 
-        private final Backend delegate;
-
         CapturingBackend(Backend delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String name() {
-            return this.delegate.name();
-        }
-
-        @Override
-        public Availability availability() {
-            return this.delegate.availability();
-        }
-
-        @Override
-        public boolean isNativeToThisSystem() {
-            return this.delegate.isNativeToThisSystem();
+            super(delegate);
         }
 
         @Override
         public NotificationPort openPort() throws NativeIoException {
-            NotificationPort port = this.delegate.openPort();
+            NotificationPort port = super.openPort();
             this.ports.add(port);
             return port;
-        }
-
-        @Override
-        public NativeSockets sockets() {
-            return this.delegate.sockets();
         }
     }
 }

@@ -1,0 +1,36 @@
+package dev.sockstate.port;
+
+/** A backend that passes every call to another; tests override the calls they watch or change. */
+public class ForwardingBackend implements Backend {
+
+    private final Backend delegate;
+
+    public ForwardingBackend(Backend delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public String name() {
+        return this.delegate.name();
+    }
+
+    @Override
+    public Availability availability() {
+        return this.delegate.availability();
+    }
+
+    @Override
+    public boolean isNativeToThisSystem() {
+        return this.delegate.isNativeToThisSystem();
+    }
+
+    @Override
+    public NotificationPort openPort() throws NativeIoException {
+        return this.delegate.openPort();
+    }
+
+    @Override
+    public NativeSockets sockets() {
+        return this.delegate.sockets();
+    }
+}
