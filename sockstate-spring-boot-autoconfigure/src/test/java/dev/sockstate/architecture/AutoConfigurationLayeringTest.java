@@ -1,0 +1,25 @@
+package dev.sockstate.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The auto-configuration is thin glue: it holds only {@code dev.sockstate.autoconfigure} and reaches
+ * the core through its public API, never a backend or JNA.
+ */
+@AnalyzeClasses(packages = "dev.sockstate.autoconfigure", importOptions = ImportOption.DoNotIncludeTests.class)
+class AutoConfigurationLayeringTest {
+
+    @ArchTest
+    static final ArchRule theModuleHoldsOnlyTheAutoConfiguration = classes().should()
+            .resideInAPackage("dev.sockstate.autoconfigure..");
+
+    @ArchTest
+    static final ArchRule theAutoConfigurationKnowsNoBackendAndNoJna = noClasses().should().dependOnClassesThat()
+            .resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..", "com.sun.jna..");
+}
