@@ -4,8 +4,8 @@ import dev.sockstate.autoconfigure.metrics.MicrometerServerObserver;
 import dev.sockstate.port.Backends;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.ServerObserver;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.WorkerGroupSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -73,7 +73,7 @@ public class MetricsCostBenchmark {
             this.server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
                     List.of(ListenerSettings.tcp("echo").address(InetAddress.getLoopbackAddress()).handler(echo).build()), observer);
             this.server.start();
-            this.port = this.server.listener("echo").port();
+            this.port = this.server.listener("echo").portNumber();
         }
 
         @TearDown(Level.Trial)

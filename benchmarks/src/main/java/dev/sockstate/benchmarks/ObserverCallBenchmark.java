@@ -4,9 +4,9 @@ import dev.sockstate.autoconfigure.metrics.MicrometerServerObserver;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Operation;
 import dev.sockstate.port.Protocol;
-import dev.sockstate.server.ListenerObserver;
-import dev.sockstate.server.ServerObserver;
-import dev.sockstate.server.WorkerObserver;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.observer.WorkerObserver;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +73,7 @@ public class ObserverCallBenchmark {
 
     @Benchmark
     public void registration() {
-        this.listener.registration(Operation.ENABLE, true);
+        this.listener.registrationChanged(Operation.ENABLE, true);
     }
 
     @Benchmark
@@ -96,6 +96,6 @@ public class ObserverCallBenchmark {
         long handler = System.nanoTime();
         this.listener.handled(System.nanoTime() - handler, false);
         this.listener.sent(64);
-        this.listener.registration(Operation.ENABLE, true);
+        this.listener.registrationChanged(Operation.ENABLE, true);
     }
 }

@@ -61,14 +61,11 @@ public abstract class AbstractNativeSockets implements NativeSockets {
     /** Native memory one thread reuses. */
     protected static final class Scratch {
 
-        /** Room for a socket address and its length. */
-        public final NativeBuffer address;
+        private final NativeBuffer address;
 
-        /** Room for an option value and its length. */
-        public final NativeBuffer option;
+        private final NativeBuffer option;
 
-        /** Bytes to copy an address through. */
-        public final byte[] bytes = new byte[16];
+        private final byte[] bytes = new byte[16];
 
         private final AbstractNativeSockets sockets;
 
@@ -83,8 +80,23 @@ public abstract class AbstractNativeSockets implements NativeSockets {
             this.option = sockets.allocate(8);
         }
 
+        /** @return room for a socket address and its length */
+        public NativeBuffer address() {
+            return this.address;
+        }
+
+        /** @return room for an option value and its length */
+        public NativeBuffer option() {
+            return this.option;
+        }
+
+        /** @return 16 bytes to copy an address through */
+        public byte[] bytes() {
+            return this.bytes;
+        }
+
         /**
-         * Readies {@link #address} for a call that fills in an address and its length
+         * Readies {@link #address()} for a call that fills in an address and its length
          * ({@code recvfrom}, {@code getsockname}): the length in is the room.
          * @return the native address of the length, to pass beside {@code address.address()}
          */

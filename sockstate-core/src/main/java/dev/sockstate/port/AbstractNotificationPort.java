@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What every backend's port shares: the checks of the portable contract, closing that wakes every
  * waiter and releases native resources only once the last caller has left, and removals that can
  * be awaited. Backends implement the native part in {@link #doProcess}, {@link #doPost},
- * {@link #wakeAllForClose()} and {@link #release()}.
+ * {@link #wakeAllForClose()} and {@link #release()}, and fill the batches through the protected
+ * static methods, which only a backend can reach: users of the port read batches, never write them.
  */
 public abstract class AbstractNotificationPort implements NotificationPort {
 
@@ -183,5 +184,78 @@ public abstract class AbstractNotificationPort implements NotificationPort {
             this.removals.values().forEach((removal) -> removal.completeExceptionally(closed));
             this.removals.clear();
         }
+    }
+
+    /**
+     * Stores a socket notification in a batch.
+     * @param batch the batch dequeued into
+     * @param index entry index
+     * @param key completion key
+     * @param events delivered events
+     */
+    protected static void storeNotification(NotificationBatch batch, int index, long key, int events) {
+        batch.setNotification(index, key, events);
+    }
+
+    /**
+     * Stores a posted message in a batch.
+     * @param batch the batch dequeued into
+     * @param index entry index
+     * @param key the message's key
+     * @param payload the message's payload
+     */
+    protected static void storePosted(NotificationBatch batch, int index, long key, int payload) {
+        batch.setPosted(index, key, payload);
+    }
+
+    /**
+     * @param batch the batch dequeued into
+     * @param size the number of entries stored
+     */
+    protected static void storeSize(NotificationBatch batch, int size) {
+        batch.setSize(size);
+    }
+
+    /**
+     * Records the result of one change.
+     * @param batch the changes
+     * @param index entry index
+     * @param error the failure, or {@code null} on success
+     * @param code the backend's code, zero on success
+     */
+    protected static void storeResult(RegistrationBatch batch, int index, NativeError error, int code) {
+        batch.setResult(index, error, code);
+    }
+
+    /**
+     * @param batch a batch
+     * @return the native memory a backend keeps with it, or {@code null} until it sets some
+     */
+    protected static NativeBuffer nativeMemory(NotificationBatch batch) {
+        return batch.nativeBuffer();
+    }
+
+    /**
+     * @param batch a batch
+     * @param memory the native memory a backend dequeues into, kept with the batch
+     */
+    protected static void nativeMemory(NotificationBatch batch, NativeBuffer memory) {
+        batch.nativeBuffer(memory);
+    }
+
+    /**
+     * @param batch a batch
+     * @return the native memory a backend keeps with it, or {@code null} until it sets some
+     */
+    protected static NativeBuffer nativeMemory(RegistrationBatch batch) {
+        return batch.nativeBuffer();
+    }
+
+    /**
+     * @param batch a batch
+     * @param memory the native memory a backend marshals the changes into, kept with the batch
+     */
+    protected static void nativeMemory(RegistrationBatch batch, NativeBuffer memory) {
+        batch.nativeBuffer(memory);
     }
 }

@@ -64,12 +64,12 @@ public final class NotificationBatch {
     }
 
     /**
-     * Stores a socket notification; called by backends.
+     * Stores a socket notification; backends reach it through {@link AbstractNotificationPort}.
      * @param index entry index
      * @param key completion key
      * @param eventMask delivered events
      */
-    public void setNotification(int index, long key, int eventMask) {
+    void setNotification(int index, long key, int eventMask) {
         this.keys[index] = key;
         this.events[index] = eventMask;
         this.payloads[index] = 0;
@@ -77,12 +77,12 @@ public final class NotificationBatch {
     }
 
     /**
-     * Stores a posted message; called by backends.
+     * Stores a posted message; backends reach it through {@link AbstractNotificationPort}.
      * @param index entry index
      * @param key the message's key
      * @param payload the message's payload
      */
-    public void setPosted(int index, long key, int payload) {
+    void setPosted(int index, long key, int payload) {
         this.keys[index] = key;
         this.events[index] = 0;
         this.payloads[index] = payload;
@@ -90,17 +90,17 @@ public final class NotificationBatch {
     }
 
     /** @param size the number of entries the backend stored */
-    public void setSize(int size) {
+    void setSize(int size) {
         this.size = size;
     }
 
     /** @return the native memory a backend dequeues into, or {@code null} until a backend sets it */
-    public NativeBuffer nativeBuffer() {
+    NativeBuffer nativeBuffer() {
         return this.nativeBuffer;
     }
 
     /** @param buffer the native memory a backend dequeues into, kept with the batch */
-    public void nativeBuffer(NativeBuffer buffer) {
+    void nativeBuffer(NativeBuffer buffer) {
         this.nativeBuffer = buffer;
     }
 }

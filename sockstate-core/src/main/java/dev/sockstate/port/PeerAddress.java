@@ -58,7 +58,7 @@ public final class PeerAddress {
      * @param port the port
      * @param scopeId the IPv6 scope, zero for IPv4
      */
-    public void set(byte[] raw, int length, int port, int scopeId) {
+    void set(byte[] raw, int length, int port, int scopeId) {
         System.arraycopy(raw, 0, this.address, 0, length);
         this.addressLength = length;
         this.port = port;
@@ -90,7 +90,7 @@ public final class PeerAddress {
      * @param target at least 16 bytes
      * @return the number of bytes copied, 4 or 16
      */
-    public int copyAddress(byte[] target) {
+    int copyAddress(byte[] target) {
         System.arraycopy(this.address, 0, target, 0, this.addressLength);
         return this.addressLength;
     }

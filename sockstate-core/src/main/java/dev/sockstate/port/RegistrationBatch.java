@@ -165,12 +165,12 @@ public final class RegistrationBatch {
     }
 
     /**
-     * Records the result of one change; called by backends.
+     * Records the result of one change; backends reach it through {@link AbstractNotificationPort}.
      * @param index entry index
      * @param error the failure, or {@code null} on success
      * @param code the backend's code, zero on success
      */
-    public void setResult(int index, NativeError error, int code) {
+    void setResult(int index, NativeError error, int code) {
         this.errors[index] = error;
         this.codes[index] = code;
     }
@@ -191,12 +191,12 @@ public final class RegistrationBatch {
      * allocates; {@code null} until a backend sets it.
      * @return the buffer, or {@code null}
      */
-    public NativeBuffer nativeBuffer() {
+    NativeBuffer nativeBuffer() {
         return this.nativeBuffer;
     }
 
     /** @param buffer the native memory a backend marshals this batch into */
-    public void nativeBuffer(NativeBuffer buffer) {
+    void nativeBuffer(NativeBuffer buffer) {
         this.nativeBuffer = buffer;
     }
 }

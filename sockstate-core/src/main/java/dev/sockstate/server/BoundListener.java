@@ -21,8 +21,8 @@ import java.net.InetSocketAddress;
 public record BoundListener(String name, Protocol protocol, InetSocketAddress address, Trigger trigger, String group,
         int activeConnections, int registrations, long accepted, long rejected, long handlerErrors) {
 
-    /** @return the bound port */
-    public int port() {
+    /** @return the bound TCP or UDP port number */
+    public int portNumber() {
         return this.address.getPort();
     }
 }

@@ -5,7 +5,10 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * One listener: a bound TCP or UDP socket, how its sockets are registered, and the handler that
@@ -15,7 +18,7 @@ import java.util.concurrent.Executor;
  * @param name the listener's name, unique in a server
  * @param protocol TCP or UDP
  * @param address the local address, {@code null} for every interface
- * @param port the port, 0 for an ephemeral one
+ * @param portNumber the TCP or UDP port number, 0 for an ephemeral one
  * @param backlog the TCP pending-connection queue length
  * @param trigger how the listener's sockets are registered
  * @param exclusiveEdge TCP connections are served in the exclusive edge-triggered mode (see
@@ -32,11 +35,12 @@ import java.util.concurrent.Executor;
  * @param connectionHandler the TCP handler
  * @param datagramHandler the UDP handler
  * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
+ * @param stages makers of each TCP connection's {@link Stage}s, in inbound order (empty for none)
  */
-public record ListenerSettings(String name, Protocol protocol, InetAddress address, int port, int backlog, Trigger trigger,
+public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
-        DatagramHandler datagramHandler, Executor handlerExecutor) {
+        DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages) {
 
     /** The worker group listeners use unless they name another. */
     public static final String DEFAULT_GROUP = "default";
@@ -66,7 +70,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private InetAddress address;
 
-        private int port;
+        private int portNumber;
 
         private int backlog = 1024;
 
@@ -98,6 +102,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private Executor handlerExecutor;
 
+        private final List<Supplier<? extends Stage>> stages = new ArrayList<>();
+
         private Builder(String name, Protocol protocol) {
             this.name = name;
             this.protocol = protocol;
@@ -109,9 +115,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
-        /** @param port the port, 0 for an ephemeral one @return this */
-        public Builder port(int port) {
-            this.port = port;
+        /** @param portNumber the TCP or UDP port number, 0 for an ephemeral one @return this */
+        public Builder portNumber(int portNumber) {
+            this.portNumber = portNumber;
             return this;
         }
 
@@ -219,25 +225,36 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * Adds a stage to each TCP connection's pipeline, after those added before: inbound bytes
+         * reach it after theirs, and the handler's writes before theirs (see {@link Stage}).
+         * @param maker makes the stage of one connection, called as each connection opens
+         * @return this
+         */
+        public Builder stage(Supplier<? extends Stage> maker) {
+            this.stages.add(maker);
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the listener and the invalid setting
          */
         public ListenerSettings build() {
             if (this.name == null || this.name.isBlank()) {
-                throw new IllegalArgumentException("A listener needs a name");
+                throw InvalidSettingException.mustBe(String.valueOf(this.name), Setting.LISTENER_NAME, this.name, "a name that is not blank");
             }
-            require(this.port >= 0 && this.port <= 65535, "port", this.port, "between 0 and 65535");
-            require(this.backlog > 0, "backlog", this.backlog, "positive");
-            require(this.receiveBufferSize >= 0, "receive-buffer-size", this.receiveBufferSize, "zero or positive");
-            require(this.maxConnections > 0, "max-connections", this.maxConnections, "positive");
-            require(this.maxPendingWriteBytes > 0, "max-pending-write-bytes", this.maxPendingWriteBytes, "positive");
-            require(this.idleTimeout == null || !this.idleTimeout.isNegative(), "idle-timeout", this.idleTimeout, "zero or positive");
-            require(this.group != null && !this.group.isBlank(), "group", this.group, "a worker group's name");
+            require(this.portNumber >= 0 && this.portNumber <= 65535, Setting.PORT_NUMBER, this.portNumber, "between 0 and 65535");
+            require(this.backlog > 0, Setting.BACKLOG, this.backlog, "positive");
+            require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
+            require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
+            require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
+            require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
+            require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             Trigger chosen = this.trigger;
             if (this.exclusiveEdge) {
-                require(this.protocol == Protocol.TCP, "exclusive-edge", true, "false for a UDP listener (it is a TCP mode)");
-                require(chosen == null || chosen == Trigger.EDGE_PERSISTENT, "trigger", chosen,
-                        "unset or EDGE_PERSISTENT with exclusive-edge, which registers connections edge-triggered persistent");
+                require(this.protocol == Protocol.TCP, Setting.EXCLUSIVE_EDGE, true, "false for a UDP listener (it is a TCP mode)");
+                require(chosen == null || chosen == Trigger.EDGE_PERSISTENT, Setting.TRIGGER, chosen,
+                        "unset or EDGE_PERSISTENT with exclusiveEdge, which registers connections edge-triggered persistent");
                 chosen = Trigger.EDGE_PERSISTENT;
             }
             else if (chosen == null) {
@@ -245,25 +262,28 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             }
             int filter = (this.events >= 0) ? this.events
                     : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
-            require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, "events", Events.toString(filter),
+            require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, Setting.EVENTS, Events.toString(filter),
                     "IN, optionally with HANGUP");
             if (this.protocol == Protocol.TCP) {
-                require(this.connectionHandler != null, "handler", "none", "a ConnectionHandler for a TCP listener");
-                require(this.datagramHandler == null, "handler", "a DatagramHandler", "a ConnectionHandler for a TCP listener");
+                require(this.connectionHandler != null, Setting.HANDLER, "none", "a ConnectionHandler for a TCP listener");
+                require(this.datagramHandler == null, Setting.HANDLER, "a DatagramHandler", "a ConnectionHandler for a TCP listener");
             }
             else {
-                require(this.datagramHandler != null, "handler", "none", "a DatagramHandler for a UDP listener");
-                require(this.connectionHandler == null, "handler", "a ConnectionHandler", "a DatagramHandler for a UDP listener");
+                require(this.datagramHandler != null, Setting.HANDLER, "none", "a DatagramHandler for a UDP listener");
+                require(this.connectionHandler == null, Setting.HANDLER, "a ConnectionHandler", "a DatagramHandler for a UDP listener");
             }
+            require(this.stages.isEmpty() || this.protocol == Protocol.TCP, Setting.STAGES, this.stages.size() + " stages",
+                    "none for a UDP listener (stages serve TCP connections)");
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
-            return new ListenerSettings(this.name, this.protocol, this.address, this.port, this.backlog, chosen, this.exclusiveEdge,
+            return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
-                    this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor);
+                    this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
+                    List.copyOf(this.stages));
         }
 
-        private void require(boolean valid, String setting, Object value, String expected) {
+        private void require(boolean valid, Setting setting, Object value, String expected) {
             if (!valid) {
-                throw InvalidSettingException.mustBe(InvalidSettingException.Owner.LISTENER, this.name, setting, value, expected);
+                throw InvalidSettingException.mustBe(this.name, setting, value, expected);
             }
         }
     }

@@ -27,15 +27,15 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
     /** The defaults: 64 notifications a call, a one-second timeout, 64 KiB read buffers. */
     public WorkerGroupSettings {
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("A worker group needs a name");
+            throw InvalidSettingException.mustBe(String.valueOf(name), Setting.GROUP_NAME, name, "a name that is not blank");
         }
-        check(name, workers >= 1 && workers <= 1024, "workers", workers, "between 1 and 1024");
-        check(name, batchSize >= 1 && batchSize <= 65_536, "batch-size", batchSize, "between 1 and 65536");
-        check(name, dequeueTimeout != null && !dequeueTimeout.isNegative() && !dequeueTimeout.isZero(), "dequeue-timeout",
+        check(name, workers >= 1 && workers <= 1024, Setting.WORKERS, workers, "between 1 and 1024");
+        check(name, batchSize >= 1 && batchSize <= 65_536, Setting.BATCH_SIZE, batchSize, "between 1 and 65536");
+        check(name, dequeueTimeout != null && !dequeueTimeout.isNegative() && !dequeueTimeout.isZero(), Setting.DEQUEUE_TIMEOUT,
                 dequeueTimeout, "positive");
-        check(name, readBufferSize >= 64 && readBufferSize <= 16 * 1024 * 1024, "read-buffer-size", readBufferSize,
+        check(name, readBufferSize >= 64 && readBufferSize <= 16 * 1024 * 1024, Setting.READ_BUFFER_SIZE, readBufferSize,
                 "between 64 bytes and 16 MiB");
-        check(name, threadNamePrefix != null, "thread-name-prefix", threadNamePrefix, "set");
+        check(name, threadNamePrefix != null, Setting.THREAD_NAME_PREFIX, threadNamePrefix, "set");
     }
 
     /**
@@ -61,8 +61,8 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
                 this.threadNamePrefix, portPerWorker);
     }
 
-    /** @return how many notification ports the group opens */
-    public int ports() {
+    /** @return how many notification ports the group opens: one, or one per worker */
+    public int notificationPorts() {
         return this.portPerWorker ? this.workers : 1;
     }
 
@@ -75,9 +75,9 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
         return new WorkerGroupSettings(name, workers, 64, Duration.ofSeconds(1), 64 * 1024, "sockstate-");
     }
 
-    private static void check(String group, boolean valid, String setting, Object value, String expected) {
+    private static void check(String group, boolean valid, Setting setting, Object value, String expected) {
         if (!valid) {
-            throw InvalidSettingException.mustBe(InvalidSettingException.Owner.WORKER_GROUP, group, setting, value, expected);
+            throw InvalidSettingException.mustBe(group, setting, value, expected);
         }
     }
 }

@@ -8,8 +8,10 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +24,9 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * Turns {@link SockstateProperties} into the runtime's settings. The runtime checks the values
- * ({@link InvalidSettingException}); {@link #asProperty} reports a refusal with the property's name,
- * its value and the reason, and what only the starter knows (executor beans, the default group's
- * place) is checked here.
+ * ({@link InvalidSettingException}, naming its {@link Setting}); {@link #asProperty} reports a refusal
+ * against the property it came from, through one table, and what only the starter knows (executor
+ * beans, the default group's place) is checked here.
  */
 final class ServerSettingsFactory {
 
@@ -94,7 +96,7 @@ final class ServerSettingsFactory {
         }
         ListenerSettings.Builder builder = (listener.getProtocol() == Protocol.UDP) ? ListenerSettings.udp(name)
                 : ListenerSettings.tcp(name);
-        builder.address(listener.getAddress()).port(listener.getPort()).backlog(listener.getBacklog())
+        builder.address(listener.getAddress()).portNumber(listener.getPort()).backlog(listener.getBacklog())
                 .trigger(listener.getTrigger()).exclusiveEdge(listener.isExclusiveEdge())
                 .reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections())
@@ -129,24 +131,51 @@ final class ServerSettingsFactory {
     }
 
     /**
+     * Where each of the runtime's settings comes from: the property, relative to the listener's
+     * ({@code listeners.<name>.}) or the worker group's ({@code workers.} or {@code groups.<name>.})
+     * prefix, or, starting with {@code sockstate.}, a property shared by every group.
+     */
+    private static final Map<Setting, String> PROPERTIES = properties();
+
+    private static Map<Setting, String> properties() {
+        Map<Setting, String> properties = new EnumMap<>(Setting.class);
+        properties.put(Setting.LISTENER_NAME, "");
+        properties.put(Setting.PORT_NUMBER, "port");
+        properties.put(Setting.BACKLOG, "backlog");
+        properties.put(Setting.TRIGGER, "trigger");
+        properties.put(Setting.EXCLUSIVE_EDGE, "exclusive-edge");
+        properties.put(Setting.EVENTS, "events");
+        properties.put(Setting.RECEIVE_BUFFER_SIZE, "receive-buffer-size");
+        properties.put(Setting.MAX_CONNECTIONS, "max-connections");
+        properties.put(Setting.IDLE_TIMEOUT, "idle-timeout");
+        properties.put(Setting.MAX_PENDING_WRITE_BYTES, "max-pending-write-bytes");
+        properties.put(Setting.GROUP, "group");
+        properties.put(Setting.HANDLER, "handler");
+        properties.put(Setting.STAGES, "stages");
+        properties.put(Setting.GROUP_NAME, "");
+        properties.put(Setting.WORKERS, "threads");
+        properties.put(Setting.BATCH_SIZE, PREFIX + "batch-size");
+        properties.put(Setting.DEQUEUE_TIMEOUT, PREFIX + "dequeue-timeout");
+        properties.put(Setting.READ_BUFFER_SIZE, "read-buffer-size");
+        properties.put(Setting.THREAD_NAME_PREFIX, "thread-name-prefix");
+        properties.put(Setting.PORT_PER_WORKER, "port-per-worker");
+        return properties;
+    }
+
+    /**
      * Reports a setting the runtime refused against the property it came from.
      * @param refused the runtime's refusal
      * @return the same, in the words of {@code sockstate.*}
      */
     static InvalidConfigurationPropertyValueException asProperty(InvalidSettingException refused) {
-        String setting = refused.setting();
-        String property;
-        if (refused.owner() == InvalidSettingException.Owner.LISTENER) {
-            property = "listeners." + refused.ownerName() + "." + setting;
+        String property = PROPERTIES.get(refused.setting());
+        if (!property.startsWith(PREFIX)) {
+            String owner = refused.ownerName();
+            String prefix = (refused.setting().scope() == Setting.Scope.LISTENER) ? "listeners." + owner
+                    : ListenerSettings.DEFAULT_GROUP.equals(owner) ? "workers" : "groups." + owner;
+            property = PREFIX + prefix + (property.isEmpty() ? "" : "." + property);
         }
-        else if (setting.equals("batch-size") || setting.equals("dequeue-timeout")) {
-            property = setting;
-        }
-        else {
-            String group = ListenerSettings.DEFAULT_GROUP.equals(refused.ownerName()) ? "workers" : "groups." + refused.ownerName();
-            property = group + "." + (setting.equals("workers") ? "threads" : setting);
-        }
-        InvalidConfigurationPropertyValueException translated = new InvalidConfigurationPropertyValueException(PREFIX + property,
+        InvalidConfigurationPropertyValueException translated = new InvalidConfigurationPropertyValueException(property,
                 refused.value(), refused.reason());
         translated.initCause(refused);
         return translated;

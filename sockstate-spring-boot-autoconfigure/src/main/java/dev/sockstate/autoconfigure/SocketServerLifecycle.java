@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure;
 
 import dev.sockstate.server.BoundListener;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -57,7 +57,7 @@ public class SocketServerLifecycle implements SmartLifecycle {
             ports.putAll(existing.getSource());
         }
         for (BoundListener listener : this.server.listeners()) {
-            ports.put("local.sockstate." + listener.name() + ".port", listener.port());
+            ports.put("local.sockstate." + listener.name() + ".port", listener.portNumber());
         }
         sources.addFirst(new MapPropertySource(PORTS_SOURCE, ports));
     }

@@ -10,7 +10,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.WorkerGroupSettings;
 import java.io.InputStream;
 import java.net.DatagramPacket;
@@ -50,7 +50,7 @@ class SockstateAutoConfigurationTests {
                 .run((context) -> {
                     assertThat(context).hasNotFailed().hasSingleBean(SocketServer.class).hasSingleBean(SocketServerLifecycle.class);
                     int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
-                    assertThat(port).isEqualTo(context.getBean(SocketServer.class).listener("echo").port()).isPositive();
+                    assertThat(port).isEqualTo(context.getBean(SocketServer.class).listener("echo").portNumber()).isPositive();
                     try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
                         client.setSoTimeout(5000);
                         client.getOutputStream().write("hello".getBytes(StandardCharsets.UTF_8));
@@ -168,7 +168,7 @@ class SockstateAutoConfigurationTests {
                     assertThat(context).hasNotFailed();
                     WorkerGroupSettings group = context.getBean(SocketServer.class).workerGroupSettings().get(0);
                     assertThat(group.portPerWorker()).isTrue();
-                    assertThat(group.ports()).isEqualTo(2);
+                    assertThat(group.notificationPorts()).isEqualTo(2);
                     int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
                     for (int i = 0; i < 4; i++) {
                         try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {

@@ -1,7 +1,7 @@
 package dev.sockstate.benchmarks.e2e;
 
-import dev.sockstate.server.ServerObserver;
-import dev.sockstate.server.WorkerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.observer.WorkerObserver;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 

@@ -125,7 +125,7 @@ final class EpollPort extends AbstractNotificationPort {
             return 0;
         }
         if (removed == notifications.capacity()) {
-            notifications.setSize(removed);
+            storeSize(notifications, removed);
             return removed;
         }
         NativeBuffer events = eventBuffer(notifications);
@@ -137,7 +137,7 @@ final class EpollPort extends AbstractNotificationPort {
                 int errno = LinuxNative.errno();
                 if (errno != Errno.EINTR) {
                     if (removed > 0) {
-                        notifications.setSize(removed);
+                        storeSize(notifications, removed);
                         return removed;
                     }
                     throw Errno.exception("epoll_wait", errno);
@@ -168,19 +168,19 @@ final class EpollPort extends AbstractNotificationPort {
             int offset = i * LinuxNative.EPOLL_EVENT_SIZE;
             long key = events.getLong(offset + LinuxNative.EPOLL_EVENT_DATA_OFFSET);
             if (key >= 0) {
-                notifications.setNotification(stored++, key, toEvents(events.getInt(offset)));
+                storeNotification(notifications, stored++, key, toEvents(events.getInt(offset)));
             }
             else if (key == QUEUE_KEY && LinuxNative.read(this.queueFd, this.sink.address(), 8) == 8) {
                 QueuedEntry entry = this.queue.poll();
                 if (entry.remove) {
-                    notifications.setNotification(stored++, entry.key, Events.REMOVE);
+                    storeNotification(notifications, stored++, entry.key, Events.REMOVE);
                 }
                 else {
-                    notifications.setPosted(stored++, entry.key, entry.payload);
+                    storePosted(notifications, stored++, entry.key, entry.payload);
                 }
             }
         }
-        notifications.setSize(stored);
+        storeSize(notifications, stored);
         return stored;
     }
 
@@ -230,10 +230,10 @@ final class EpollPort extends AbstractNotificationPort {
      */
     private int applyChanges(RegistrationBatch changes, NotificationBatch notifications) throws NativeIoException {
         int removed = 0;
-        NativeBuffer event = changes.nativeBuffer();
+        NativeBuffer event = nativeMemory(changes);
         if (event == null) {
             event = this.sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
-            changes.nativeBuffer(event);
+            nativeMemory(changes, event);
         }
         ByteBuffer buffer = event.buffer();
         for (int i = 0; i < changes.size(); i++) {
@@ -241,7 +241,7 @@ final class EpollPort extends AbstractNotificationPort {
             long key = changes.key(i);
             int fd = (int) socket;
             if (fd != socket || fd < 0) {
-                changes.setResult(i, NativeError.BAD_DESCRIPTOR, Errno.EBADF);
+                storeResult(changes, i, NativeError.BAD_DESCRIPTOR, Errno.EBADF);
                 continue;
             }
             Operation operation = changes.operation(i);
@@ -251,7 +251,7 @@ final class EpollPort extends AbstractNotificationPort {
                 if (result == 0) {
                     hint(fd, false);
                     if (notifications != null && removed < notifications.capacity()) {
-                        notifications.setNotification(removed++, key, Events.REMOVE);
+                        storeNotification(notifications, removed++, key, Events.REMOVE);
                     }
                     else {
                         enqueue(new QueuedEntry(key, 0, true));
@@ -267,11 +267,11 @@ final class EpollPort extends AbstractNotificationPort {
                 result = enable(fd, event.address(), operation == Operation.ENABLE);
             }
             if (result == 0) {
-                changes.setResult(i, null, 0);
+                storeResult(changes, i, null, 0);
             }
             else {
                 int errno = LinuxNative.errno();
-                changes.setResult(i, Errno.toError(errno), errno);
+                storeResult(changes, i, Errno.toError(errno), errno);
             }
         }
         return removed;
@@ -314,11 +314,11 @@ final class EpollPort extends AbstractNotificationPort {
     }
 
     private NativeBuffer eventBuffer(NotificationBatch notifications) {
-        NativeBuffer events = notifications.nativeBuffer();
+        NativeBuffer events = nativeMemory(notifications);
         int size = notifications.capacity() * LinuxNative.EPOLL_EVENT_SIZE;
         if (events == null || events.capacity() < size) {
             events = this.sockets.allocate(size);
-            notifications.nativeBuffer(events);
+            nativeMemory(notifications, events);
         }
         return events;
     }

@@ -35,8 +35,8 @@ final class EpollSockets extends AbstractNativeSockets {
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address.buffer());
-        if (LinuxNative.bind(fd(socket), local.address.address(), length) != 0) {
+        int length = LAYOUT.encode(address, local.address().buffer());
+        if (LinuxNative.bind(fd(socket), local.address().address(), length) != 0) {
             throw Errno.last("bind(" + address + ")");
         }
     }
@@ -64,8 +64,8 @@ final class EpollSockets extends AbstractNativeSockets {
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address.buffer());
-        if (LinuxNative.connect(fd(socket), local.address.address(), length) == 0) {
+        int length = LAYOUT.encode(address, local.address().buffer());
+        if (LinuxNative.connect(fd(socket), local.address().address(), length) == 0) {
             return true;
         }
         int errno = LinuxNative.errno();
@@ -103,7 +103,7 @@ final class EpollSockets extends AbstractNativeSockets {
     @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
         Scratch local = scratch();
-        NativeBuffer address = local.address;
+        NativeBuffer address = local.address();
         long addressLength = local.addressToFill();
         ByteBuffer target = buffer.buffer();
         int position = target.position();
@@ -113,18 +113,18 @@ final class EpollSockets extends AbstractNativeSockets {
             return wouldBlockOr("recvfrom");
         }
         target.position(position + (int) Math.min(read, target.limit() - position));
-        LAYOUT.decode(address.buffer(), local.bytes, sender);
+        LAYOUT.decode(address.buffer(), local.bytes(), sender);
         return (int) read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(target, local.bytes, local.address.buffer());
+        int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
         ByteBuffer source = buffer.buffer();
         int position = source.position();
         long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
-                LinuxNative.MSG_NOSIGNAL, local.address.address(), length);
+                LinuxNative.MSG_NOSIGNAL, local.address().address(), length);
         if (sent >= 0) {
             source.position(position + (int) sent);
             return (int) sent;
@@ -134,7 +134,7 @@ final class EpollSockets extends AbstractNativeSockets {
 
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, value);
         if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
             throw Errno.last("setsockopt(" + option + ")");
@@ -153,7 +153,7 @@ final class EpollSockets extends AbstractNativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, 0).putInt(4, 4);
         if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
             throw Errno.last("getsockopt(" + label + ")");
@@ -191,7 +191,7 @@ final class EpollSockets extends AbstractNativeSockets {
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
         Scratch scratch = scratch();
-        NativeBuffer address = scratch.address;
+        NativeBuffer address = scratch.address();
         long lengthAddress = scratch.addressToFill();
         int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
                 : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);

@@ -6,9 +6,8 @@ import java.nio.ByteBuffer;
  * Sizes and field offsets of {@code SOCK_NOTIFY_REGISTRATION} and {@code OVERLAPPED_ENTRY} for one
  * pointer size, computed with the C rules (every field aligned to its size, the struct's size a
  * multiple of its largest field): 24 and 32 bytes on x64, 16 and 16 on x86. The port writes and
- * reads flat native arrays at these offsets, which allocates nothing per call;
- * {@link SOCK_NOTIFY_REGISTRATION} and {@link OVERLAPPED_ENTRY} are the same structures as JNA
- * {@code Structure}s, and the tests hold both to the documented table.
+ * reads flat native arrays at these offsets, which allocates nothing per call; the tests describe the
+ * same structures as JNA {@code Structure}s and hold both to the documented table.
  */
 final class NotificationLayout {
 

@@ -117,10 +117,10 @@ final class WinsockPort extends AbstractNotificationPort {
 
     private NativeBuffer marshal(RegistrationBatch changes) {
         int size = changes.capacity() * LAYOUT.registrationSize;
-        NativeBuffer registrations = changes.nativeBuffer();
+        NativeBuffer registrations = nativeMemory(changes);
         if (registrations == null || registrations.capacity() < size) {
             registrations = this.sockets.allocate(size);
-            changes.nativeBuffer(registrations);
+            nativeMemory(changes, registrations);
         }
         ByteBuffer buffer = registrations.buffer();
         for (int i = 0; i < changes.size(); i++) {
@@ -138,7 +138,7 @@ final class WinsockPort extends AbstractNotificationPort {
     private static void recordResults(RegistrationBatch changes, ByteBuffer registrations) {
         for (int i = 0; i < changes.size(); i++) {
             int code = registrations.getInt(i * LAYOUT.registrationSize + LAYOUT.registrationResultOffset);
-            changes.setResult(i, (code == 0) ? null : WsaError.toError(code), code);
+            storeResult(changes, i, (code == 0) ? null : WsaError.toError(code), code);
         }
     }
 
@@ -151,16 +151,16 @@ final class WinsockPort extends AbstractNotificationPort {
             long key = LAYOUT.getPointer(entries, base + LAYOUT.entryCompletionKeyOffset);
             int transferred = entries.getInt(base + LAYOUT.entryBytesTransferredOffset);
             if (key >= 0) {
-                notifications.setNotification(stored++, key, transferred);
+                storeNotification(notifications, stored++, key, transferred);
             }
             else if (key == POSTED_KEY) {
-                notifications.setPosted(stored++, LAYOUT.getPointer(entries, base + LAYOUT.entryOverlappedOffset), transferred);
+                storePosted(notifications, stored++, LAYOUT.getPointer(entries, base + LAYOUT.entryOverlappedOffset), transferred);
             }
             else if (key == CLOSE_KEY) {
                 closing = true;
             }
         }
-        notifications.setSize(stored);
+        storeSize(notifications, stored);
         if (closing) {
             wakeAllForClose();
         }
@@ -168,7 +168,7 @@ final class WinsockPort extends AbstractNotificationPort {
     }
 
     private static int emptied(NotificationBatch notifications) {
-        notifications.setSize(0);
+        storeSize(notifications, 0);
         return 0;
     }
 
@@ -178,11 +178,11 @@ final class WinsockPort extends AbstractNotificationPort {
     }
 
     private NativeBuffer entryBuffer(NotificationBatch notifications) {
-        NativeBuffer entries = notifications.nativeBuffer();
+        NativeBuffer entries = nativeMemory(notifications);
         int size = countOffset(notifications.capacity()) + 8;
         if (entries == null || entries.capacity() < size) {
             entries = this.sockets.allocate(size);
-            notifications.nativeBuffer(entries);
+            nativeMemory(notifications, entries);
         }
         return entries;
     }

@@ -51,7 +51,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private void makeNonBlocking(long socket) throws NativeIoException {
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, 1);
         if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
             throw WsaError.last("ioctlsocket(FIONBIO)");
@@ -63,7 +63,7 @@ final class WinsockSockets extends AbstractNativeSockets {
      * {@code recvfrom} fail with {@code WSAECONNRESET}, which Linux never does on an unconnected socket.
      */
     private void ignorePortUnreachable(long socket) throws NativeIoException {
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, 0).putInt(4, 0);
         if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
                 holder.address() + 4, 0, 0) != 0) {
@@ -74,8 +74,8 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address.buffer());
-        if (WinsockNative.bind(socket, local.address.address(), length) != 0) {
+        int length = LAYOUT.encode(address, local.address().buffer());
+        if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
             throw WsaError.last("bind(" + address + ")");
         }
     }
@@ -110,8 +110,8 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address.buffer());
-        if (WinsockNative.connect(socket, local.address.address(), length) == 0) {
+        int length = LAYOUT.encode(address, local.address().buffer());
+        if (WinsockNative.connect(socket, local.address().address(), length) == 0) {
             return true;
         }
         int code = WinsockNative.lastError();
@@ -155,7 +155,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
         Scratch local = scratch();
-        NativeBuffer address = local.address;
+        NativeBuffer address = local.address();
         long addressLength = local.addressToFill();
         ByteBuffer target = buffer.buffer();
         int position = target.position();
@@ -173,18 +173,18 @@ final class WinsockSockets extends AbstractNativeSockets {
             read = room;
         }
         target.position(position + read);
-        LAYOUT.decode(address.buffer(), local.bytes, sender);
+        LAYOUT.decode(address.buffer(), local.bytes(), sender);
         return read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         Scratch local = scratch();
-        int length = LAYOUT.encode(target, local.bytes, local.address.buffer());
+        int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
         ByteBuffer source = buffer.buffer();
         int position = source.position();
         int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
-                local.address.address(), length);
+                local.address().address(), length);
         if (sent >= 0) {
             source.position(position + sent);
             return sent;
@@ -203,7 +203,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         requireSupported(option, "setsockopt");
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, value);
         if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
             throw WsaError.last("setsockopt(" + option + ")");
@@ -230,7 +230,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = scratch().option;
+        NativeBuffer holder = scratch().option();
         holder.buffer().putInt(0, 0).putInt(4, 4);
         if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
             throw WsaError.last("getsockopt(" + label + ")");
@@ -268,7 +268,7 @@ final class WinsockSockets extends AbstractNativeSockets {
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
         Scratch scratch = scratch();
-        NativeBuffer address = scratch.address;
+        NativeBuffer address = scratch.address();
         long lengthAddress = scratch.addressToFill();
         int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
                 : WinsockNative.getpeername(socket, address.address(), lengthAddress);

@@ -4,7 +4,7 @@ import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.WorkerGroupState;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +45,7 @@ public class SockstateEndpoint {
             BoundListener listener = bound.get(settings.name());
             listeners.add(new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
                     (listener != null) ? listener.address().getAddress().getHostAddress() : null,
-                    (listener != null) ? listener.port() : settings.port(), settings.trigger().name().toLowerCase(java.util.Locale.ROOT)
+                    (listener != null) ? listener.portNumber() : settings.portNumber(), settings.trigger().name().toLowerCase(java.util.Locale.ROOT)
                             .replace('_', '-'),
                     settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                     (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,

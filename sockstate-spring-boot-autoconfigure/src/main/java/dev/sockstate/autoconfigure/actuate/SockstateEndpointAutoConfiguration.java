@@ -2,7 +2,7 @@ package dev.sockstate.autoconfigure.actuate;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.port.Backend;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure.actuate;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

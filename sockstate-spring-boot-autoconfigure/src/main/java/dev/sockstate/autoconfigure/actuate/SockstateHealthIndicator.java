@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure.actuate;
 
 import dev.sockstate.server.BoundListener;
-import dev.sockstate.server.SocketServer;
+import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.WorkerGroupState;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +45,7 @@ public class SockstateHealthIndicator extends AbstractHealthIndicator {
         }
         Map<String, Object> listenerDetails = new LinkedHashMap<>();
         for (BoundListener listener : listeners) {
-            listenerDetails.put(listener.name(), Map.of("port", listener.port(), "connections", listener.activeConnections()));
+            listenerDetails.put(listener.name(), Map.of("port", listener.portNumber(), "connections", listener.activeConnections()));
         }
         if (listeners.size() < this.server.listenerSettings().size()) {
             problem = "not every listener is bound";

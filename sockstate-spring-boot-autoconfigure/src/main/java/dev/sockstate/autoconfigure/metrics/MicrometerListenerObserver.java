@@ -2,8 +2,8 @@ package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Operation;
-import dev.sockstate.server.ListenerObserver;
-import dev.sockstate.server.ServerObserver.ActiveCounts;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver.ActiveCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -94,7 +94,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
     }
 
     @Override
-    public void registration(Operation operation, boolean success) {
+    public void registrationChanged(Operation operation, boolean success) {
         this.registrations[index(operation, success)].increment();
     }
 

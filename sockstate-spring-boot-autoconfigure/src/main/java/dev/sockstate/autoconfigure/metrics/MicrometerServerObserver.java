@@ -1,9 +1,9 @@
 package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.port.Protocol;
-import dev.sockstate.server.ListenerObserver;
-import dev.sockstate.server.ServerObserver;
-import dev.sockstate.server.WorkerObserver;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.observer.WorkerObserver;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Statistic;

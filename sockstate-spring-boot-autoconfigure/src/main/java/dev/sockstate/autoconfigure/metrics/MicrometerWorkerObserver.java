@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure.metrics;
 
-import dev.sockstate.server.ServerObserver.DequeueOutcome;
-import dev.sockstate.server.WorkerObserver;
+import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
+import dev.sockstate.server.observer.WorkerObserver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.server.ServerObserver;
+import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -3,7 +3,7 @@ package dev.sockstate.autoconfigure.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.server.ServerObserver;
+import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,103 @@
+package dev.sockstate.server;
+
+/**
+ * A setting of a listener or a worker group, as the runtime names it in its errors: each carries the
+ * name of the builder method (or record component) that sets it, so that a message says what to
+ * change in code, and a configuration layer can map each constant to its own property.
+ */
+public enum Setting {
+
+    /** The listener's name, given to {@link ListenerSettings#tcp(String)} or {@link ListenerSettings#udp(String)}. */
+    LISTENER_NAME(Scope.LISTENER, "name"),
+
+    /** {@link ListenerSettings.Builder#portNumber(int)}. */
+    PORT_NUMBER(Scope.LISTENER, "portNumber"),
+
+    /** {@link ListenerSettings.Builder#backlog(int)}. */
+    BACKLOG(Scope.LISTENER, "backlog"),
+
+    /** {@link ListenerSettings.Builder#trigger}. */
+    TRIGGER(Scope.LISTENER, "trigger"),
+
+    /** {@link ListenerSettings.Builder#exclusiveEdge(boolean)}. */
+    EXCLUSIVE_EDGE(Scope.LISTENER, "exclusiveEdge"),
+
+    /** {@link ListenerSettings.Builder#events(int)}. */
+    EVENTS(Scope.LISTENER, "events"),
+
+    /** {@link ListenerSettings.Builder#receiveBufferSize(int)}. */
+    RECEIVE_BUFFER_SIZE(Scope.LISTENER, "receiveBufferSize"),
+
+    /** {@link ListenerSettings.Builder#maxConnections(int)}. */
+    MAX_CONNECTIONS(Scope.LISTENER, "maxConnections"),
+
+    /** {@link ListenerSettings.Builder#idleTimeout}. */
+    IDLE_TIMEOUT(Scope.LISTENER, "idleTimeout"),
+
+    /** {@link ListenerSettings.Builder#maxPendingWriteBytes(long)}. */
+    MAX_PENDING_WRITE_BYTES(Scope.LISTENER, "maxPendingWriteBytes"),
+
+    /** {@link ListenerSettings.Builder#group(String)}. */
+    GROUP(Scope.LISTENER, "group"),
+
+    /** {@link ListenerSettings.Builder#handler}: the connection or datagram handler. */
+    HANDLER(Scope.LISTENER, "handler"),
+
+    /** {@link ListenerSettings.Builder#stage}: the stages between socket and handler. */
+    STAGES(Scope.LISTENER, "stage"),
+
+    /** {@link WorkerGroupSettings#name()}: the group's name. */
+    GROUP_NAME(Scope.WORKER_GROUP, "name"),
+
+    /** {@link WorkerGroupSettings#workers()}. */
+    WORKERS(Scope.WORKER_GROUP, "workers"),
+
+    /** {@link WorkerGroupSettings#batchSize()}. */
+    BATCH_SIZE(Scope.WORKER_GROUP, "batchSize"),
+
+    /** {@link WorkerGroupSettings#dequeueTimeout()}. */
+    DEQUEUE_TIMEOUT(Scope.WORKER_GROUP, "dequeueTimeout"),
+
+    /** {@link WorkerGroupSettings#readBufferSize()}. */
+    READ_BUFFER_SIZE(Scope.WORKER_GROUP, "readBufferSize"),
+
+    /** {@link WorkerGroupSettings#threadNamePrefix()}. */
+    THREAD_NAME_PREFIX(Scope.WORKER_GROUP, "threadNamePrefix"),
+
+    /** {@link WorkerGroupSettings#portPerWorker()}. */
+    PORT_PER_WORKER(Scope.WORKER_GROUP, "portPerWorker");
+
+    private final Scope scope;
+
+    private final String methodName;
+
+    Setting(Scope scope, String methodName) {
+        this.scope = scope;
+        this.methodName = methodName;
+    }
+
+    /** @return whether it is a listener's or a worker group's setting */
+    public Scope scope() {
+        return this.scope;
+    }
+
+    /** @return the builder method or record component that sets it, such as {@code maxConnections} */
+    public String methodName() {
+        return this.methodName;
+    }
+
+    @Override
+    public String toString() {
+        return this.methodName;
+    }
+
+    /** What a setting belongs to. */
+    public enum Scope {
+
+        /** A listener's setting. */
+        LISTENER,
+
+        /** A worker group's setting. */
+        WORKER_GROUP
+    }
+}

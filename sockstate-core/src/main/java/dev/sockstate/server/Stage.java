@@ -1,0 +1,91 @@
+package dev.sockstate.server;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One step of a TCP connection's pipeline, between its socket and its handler: where a protocol
+ * layer such as TLS or framing plugs in. A listener's stages are made afresh for each connection
+ * ({@link ListenerSettings.Builder#stage}), so a stage may keep per-connection state in fields.
+ * <p>
+ * <b>Order.</b> Inbound events run from the socket through the stages in the order they were added
+ * to the handler: bytes read, then the first stage, then the next, then {@link ConnectionHandler}.
+ * Outbound bytes run the other way: the handler's {@link Connection#write} goes to the last stage,
+ * then the one before, then the socket.
+ * <p>
+ * <b>Threads.</b> A connection's stages are called by the thread that owns the connection at the
+ * time, one thread at a time, like its handler, so they need no locking. Writes from other threads
+ * reach the stages on the owning thread.
+ * <p>
+ * <b>What a stage may do.</b> Each method receives the {@link StageContext} of this stage and, by
+ * default, passes the event on unchanged. A stage may instead:
+ * <ul>
+ * <li>transform bytes both ways: pass on other bytes than it received, inbound with
+ * {@link StageContext#passData} and outbound with {@link StageContext#write};</li>
+ * <li>keep bytes across reads: copy what it cannot use yet (half a frame, half a TLS record) into a
+ * buffer of its own and use it when more arrives;</li>
+ * <li>turn one read into zero or many messages: call {@link StageContext#passData} as often as it
+ * has whole messages, including not at all;</li>
+ * <li>write when no handler wrote: call {@link StageContext#write} from any of its methods (a
+ * handshake's first message from {@link #open});</li>
+ * <li>delay the handler's {@code onOpen}: not call {@link StageContext#passOpen} from {@link #open},
+ * but later, from {@link #data}, once its handshake ended. Until a stage passed the open on, it must
+ * not pass data on (the pipeline refuses it, failing the connection);</li>
+ * <li>ask for a close: {@link StageContext#close()} closes once queued bytes are sent,
+ * {@link StageContext#abort} at once, reporting the error to the handler's {@code onError}.</li>
+ * </ul>
+ * <b>Buffers.</b> A buffer passed to a stage is valid only during the call and belongs to the
+ * caller (inbound, usually the worker's read buffer): copy what must outlive it. A buffer passed on
+ * with {@link StageContext#write} is consumed (its position moves to its limit) and may be reused
+ * once the call returns, as with {@link Connection#write}.
+ * <p>
+ * <b>Failures.</b> A method that throws aborts the connection: the error is logged once with the
+ * listener's name and counted, and reaches the handler's {@code onError}.
+ */
+public interface Stage {
+
+    /**
+     * The connection was accepted and registered.
+     * @param context this stage's context
+     * @throws Exception to abort the connection
+     */
+    default void open(StageContext context) throws Exception {
+        context.passOpen();
+    }
+
+    /**
+     * Bytes arrived from the socket side.
+     * @param context this stage's context
+     * @param data the bytes, from position to limit, valid during the call
+     * @throws Exception to abort the connection
+     */
+    default void data(StageContext context, ByteBuffer data) throws Exception {
+        context.passData(data);
+    }
+
+    /**
+     * Bytes are going out from the handler side.
+     * @param context this stage's context
+     * @param data the bytes, from position to limit; consume them (pass them on, or keep a copy)
+     * @throws Exception to abort the connection
+     */
+    default void write(StageContext context, ByteBuffer data) throws Exception {
+        context.write(data);
+    }
+
+    /**
+     * The peer closed its side: no more bytes will arrive.
+     * @param context this stage's context
+     * @throws Exception to abort the connection
+     */
+    default void hangup(StageContext context) throws Exception {
+        context.passHangup();
+    }
+
+    /**
+     * The connection is closed: release what the stage keeps. Called once per stage, in inbound
+     * order, before the handler's {@code onClose}; nothing else follows it.
+     * @param context this stage's context
+     */
+    default void closed(StageContext context) {
+    }
+}

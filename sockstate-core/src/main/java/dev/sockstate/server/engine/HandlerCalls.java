@@ -1,0 +1,58 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.ConnectionHandler;
+import java.nio.ByteBuffer;
+
+/**
+ * Calls a listener's {@link ConnectionHandler}: each call timed for the observer when it asks, and
+ * guarded, so that a handler that throws has its connection aborted and its error logged once and
+ * counted, instead of unwinding into the worker.
+ */
+final class HandlerCalls {
+
+    /** The handler's methods. */
+    enum Callback {
+        OPEN, DATA, WRITABLE, HANGUP, ERROR, CLOSE
+    }
+
+    private final Listener listener;
+
+    private final ConnectionHandler handler;
+
+    HandlerCalls(Listener listener, ConnectionHandler handler) {
+        this.listener = listener;
+        this.handler = handler;
+    }
+
+    /**
+     * Calls one of the handler's methods.
+     * @param callback which
+     * @param connection the connection
+     * @param data the bytes, for {@link Callback#DATA}
+     * @param error the failure, for {@link Callback#ERROR}
+     */
+    void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
+        boolean timed = this.listener.observer.timesHandlers();
+        long start = timed ? System.nanoTime() : 0;
+        boolean failed = false;
+        try {
+            switch (callback) {
+                case OPEN -> this.handler.onOpen(connection);
+                case DATA -> this.handler.onData(connection, data);
+                case WRITABLE -> this.handler.onWritable(connection);
+                case HANGUP -> this.handler.onHangup(connection);
+                case ERROR -> this.handler.onError(connection, error);
+                case CLOSE -> this.handler.onClose(connection);
+            }
+        }
+        catch (Throwable ex) {
+            failed = true;
+            if (callback != Callback.CLOSE) {
+                connection.requestClose(true);
+            }
+            this.listener.handlerFailed(connection,
+                    (callback == Callback.CLOSE) ? "the connection was already closed" : "closing the connection", ex);
+        }
+        this.listener.observer.handled(timed ? System.nanoTime() - start : 0, failed);
+    }
+}

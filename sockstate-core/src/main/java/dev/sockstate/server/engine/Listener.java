@@ -1,0 +1,141 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What one listener's sockets share at run time: settings, worker group, handler calls, observer and counts. */
+final class Listener implements ServerObserver.ActiveCounts {
+
+    private static final System.Logger logger = System.getLogger(Listener.class.getName());
+
+    final ListenerSettings settings;
+
+    final WorkerGroup group;
+
+    final NativeSockets sockets;
+
+    final SocketTable table;
+
+    final ServerScheduler scheduler;
+
+    final ListenerObserver observer;
+
+    /** Calls the listener's connection handler, timed and guarded. */
+    final HandlerCalls handler;
+
+    final long idleTimeoutNanos;
+
+    private final AtomicLong connectionIds;
+
+    private final AtomicInteger connections = new AtomicInteger();
+
+    private final LongAdder accepted = new LongAdder();
+
+    private final LongAdder rejected = new LongAdder();
+
+    private final LongAdder handlerErrors = new LongAdder();
+
+    private volatile InetSocketAddress boundAddress;
+
+    /**
+     * @param settings the listener's settings
+     * @param group its worker group
+     * @param sockets the backend's sockets
+     * @param table the server's sockets
+     * @param scheduler the server's timer thread
+     * @param connectionIds the server's connection numbers
+     * @param observer where the server reports, asked once for this listener's observer
+     */
+    Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
+            AtomicLong connectionIds, ServerObserver observer) {
+        this.settings = settings;
+        this.group = group;
+        this.sockets = sockets;
+        this.table = table;
+        this.scheduler = scheduler;
+        this.connectionIds = connectionIds;
+        this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
+        this.observer = observer.listener(settings.name(), settings.protocol(), this);
+        this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
+    }
+
+    @Override
+    public int connections() {
+        return this.connections.get();
+    }
+
+    @Override
+    public int registrations() {
+        return this.connections.get() + 1;
+    }
+
+    /** @return the listener's name */
+    String name() {
+        return this.settings.name();
+    }
+
+    /** @return a new connection's number, unique in the server */
+    long nextConnectionId() {
+        return this.connectionIds.incrementAndGet();
+    }
+
+    /** @return whether another connection would exceed the maximum */
+    boolean isFull() {
+        return this.connections.get() >= this.settings.maxConnections();
+    }
+
+    /** A connection was accepted and entered the table. */
+    void connectionAccepted() {
+        this.connections.incrementAndGet();
+        this.accepted.increment();
+        this.observer.accepted();
+    }
+
+    /** A connection was closed at once because of the maximum; counted before the close, so a peer that sees it sees the count. */
+    void connectionRejected() {
+        this.rejected.increment();
+        this.observer.rejected();
+    }
+
+    /** An accepted connection is finished. */
+    void connectionFinished() {
+        this.connections.decrementAndGet();
+    }
+
+    /** @param address where the listening socket is bound */
+    void bound(InetSocketAddress address) {
+        this.boundAddress = address;
+    }
+
+    /** @return where the listening socket is bound, {@code null} before */
+    InetSocketAddress boundAddress() {
+        return this.boundAddress;
+    }
+
+    /**
+     * A handler or a stage threw: logged once with the listener's name and counted.
+     * @param what the socket it concerned
+     * @param consequence what the runtime does about it
+     * @param failure what it threw
+     */
+    void handlerFailed(Object what, String consequence, Throwable failure) {
+        this.handlerErrors.increment();
+        logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
+    }
+
+    /** @return the listener as seen from outside */
+    BoundListener describe() {
+        return new BoundListener(name(), this.settings.protocol(), this.boundAddress, this.settings.trigger(),
+                this.settings.group(), connections(), registrations(), this.accepted.sum(), this.rejected.sum(),
+                this.handlerErrors.sum());
+    }
+}

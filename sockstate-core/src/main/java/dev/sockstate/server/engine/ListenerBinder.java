@@ -1,0 +1,148 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.ListenerBindException;
+import dev.sockstate.server.ListenerSettings;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnknownHostException;
+
+/**
+ * Opens, configures, binds and registers a listener's socket: a listening TCP socket with its
+ * acceptor, or a UDP socket. On failure the socket is closed again and the error names the listener
+ * and the address.
+ */
+final class ListenerBinder {
+
+    private static final System.Logger logger = System.getLogger(ListenerBinder.class.getName());
+
+    private final NativeSockets sockets;
+
+    ListenerBinder(NativeSockets sockets) {
+        this.sockets = sockets;
+    }
+
+    /**
+     * @param listener the listener to bind
+     * @return its registered socket, armed
+     * @throws ListenerBindException when the socket cannot be opened, configured or bound
+     */
+    SocketState bind(Listener listener) {
+        ListenerSettings settings = listener.settings;
+        InetAddress address = settings.address();
+        boolean dualStack = address == null;
+        if (dualStack) {
+            address = anyAddress();
+        }
+        InetSocketAddress target = new InetSocketAddress(address, settings.portNumber());
+        StandardProtocolFamily family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET;
+        long handle;
+        SocketState registered = null;
+        try {
+            handle = this.sockets.open(settings.protocol(), family);
+        }
+        catch (NativeIoException ex) {
+            throw new ListenerBindException(settings.name(), target, ex);
+        }
+        try {
+            if (dualStack && family == StandardProtocolFamily.INET6) {
+                this.sockets.setOption(handle, NativeSocketOption.IPV6_ONLY, 0);
+            }
+            if (settings.reuseAddress()) {
+                this.sockets.setOption(handle, NativeSocketOption.REUSE_ADDRESS, 1);
+            }
+            if (settings.reusePort()) {
+                this.sockets.setOption(handle, NativeSocketOption.REUSE_PORT, 1);
+            }
+            if (settings.receiveBufferSize() > 0) {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
+            }
+            if (settings.protocol() == Protocol.UDP) {
+                // As the reference does: register before binding, so no datagram arrives unnoticed.
+                registered = new UdpSocket(listener, handle);
+                register(listener, registered);
+                this.sockets.bind(handle, target);
+            }
+            else {
+                if (settings.tcpNoDelay()) {
+                    setNoDelayToInherit(handle, settings);
+                }
+                this.sockets.bind(handle, target);
+                this.sockets.listen(handle, settings.backlog());
+                registered = new TcpAcceptor(listener, handle);
+                register(listener, registered);
+            }
+            listener.bound(this.sockets.localAddress(handle));
+            return registered;
+        }
+        catch (NativeIoException ex) {
+            if (registered != null) {
+                // Closes the socket once and takes it out of the table, so the teardown does not close it again.
+                registered.forceFinish();
+            }
+            else {
+                closeQuietly(handle);
+            }
+            throw new ListenerBindException(settings.name(), target, ex);
+        }
+    }
+
+    /**
+     * Sets TCP_NODELAY on a listening socket, for the sockets it accepts to inherit: one system call
+     * per listener instead of one per connection. Best effort: the acceptor checks the first accepted
+     * socket and sets each connection on its own where the option was not inherited.
+     */
+    private void setNoDelayToInherit(long handle, ListenerSettings settings) {
+        try {
+            this.sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
+        }
+        catch (NativeIoException ex) {
+            logger.log(Level.DEBUG, "Listener '" + settings.name() + "' has no TCP_NODELAY for its connections to inherit", ex);
+        }
+    }
+
+    private static void register(Listener listener, SocketState socket) {
+        if (!listener.table.add(socket)) {
+            throw new IllegalStateException("No room for " + socket);
+        }
+        socket.release(listener.group.offWorker());
+    }
+
+    private InetAddress anyAddress() {
+        try {
+            long probe = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET6);
+            closeQuietly(probe);
+            return InetAddress.getByName("::");
+        }
+        catch (NativeIoException ex) {
+            if (ex.error() != NativeError.NOT_SUPPORTED) {
+                logger.log(Level.DEBUG, "No IPv6 here; listening on IPv4 only", ex);
+            }
+        }
+        catch (UnknownHostException ex) {
+            throw new IllegalStateException(ex);
+        }
+        try {
+            return InetAddress.getByName("0.0.0.0");
+        }
+        catch (UnknownHostException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private void closeQuietly(long handle) {
+        try {
+            this.sockets.close(handle);
+        }
+        catch (NativeIoException ex) {
+            // released all the same
+        }
+    }
+}

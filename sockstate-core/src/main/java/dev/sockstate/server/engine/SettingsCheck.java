@@ -1,0 +1,61 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Setting;
+import dev.sockstate.server.WorkerGroupSettings;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Checks that a server's settings fit together: each alone was checked when it was built. */
+final class SettingsCheck {
+
+    private SettingsCheck() {
+    }
+
+    /**
+     * @param groups the worker groups
+     * @param listeners the listeners
+     * @throws InvalidSettingException naming the listener or group and the setting that does not fit
+     */
+    static void check(List<WorkerGroupSettings> groups, List<ListenerSettings> listeners) {
+        Map<String, WorkerGroupSettings> byName = new LinkedHashMap<>();
+        for (WorkerGroupSettings group : groups) {
+            if (byName.put(group.name(), group) != null) {
+                throw new InvalidSettingException(group.name(), Setting.GROUP_NAME, group.name(), "Each group needs a name of its own.",
+                        "Worker group '" + group.name() + "' is defined twice");
+            }
+        }
+        Set<String> names = new HashSet<>();
+        for (ListenerSettings listener : listeners) {
+            if (!names.add(listener.name())) {
+                throw new InvalidSettingException(listener.name(), Setting.LISTENER_NAME, listener.name(),
+                        "Each listener needs a name of its own.", "Listener '" + listener.name() + "' is defined twice");
+            }
+            WorkerGroupSettings group = byName.get(listener.group());
+            if (group == null) {
+                String reason = "No such worker group; the groups are " + byName.keySet() + ".";
+                throw new InvalidSettingException(listener.name(), Setting.GROUP, listener.group(), reason, "Listener '"
+                        + listener.name() + "' names worker group '" + listener.group() + "', which is not defined; the groups are "
+                        + byName.keySet());
+            }
+            // A persistent registration on a shared port may notify several workers at once; the
+            // exclusive edge mode's claim word, or a port per worker, keeps each socket on one thread.
+            if (!listener.trigger().isOneShot() && group.workers() > 1 && !group.portPerWorker() && !listener.exclusiveEdge()) {
+                String advice = "Give the listener a worker group of its own with one worker, give the group a port per worker"
+                        + " (portPerWorker), use a one-shot trigger (LEVEL_ONESHOT) to share the group's port, or, for TCP,"
+                        + " the exclusive edge mode (exclusiveEdge), whose per-connection claim keeps a socket on one worker at"
+                        + " a time";
+                String why = "a persistent registration may notify several workers at once, so two threads could handle one"
+                        + " socket together. " + advice;
+                throw new InvalidSettingException(listener.name(), Setting.TRIGGER, listener.trigger(), "Worker group '"
+                        + group.name() + "' has " + group.workers() + " workers sharing one port: " + why + ".", "Listener '"
+                        + listener.name() + "' uses a persistent trigger (" + listener.trigger() + ") on worker group '"
+                        + group.name() + "', which has " + group.workers() + " workers sharing one port: " + why);
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.ListenerBindException;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.observer.ServerObserver;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+/**
+ * TCP and UDP servers on socket state notifications: worker groups, each with notification ports
+ * and threads dequeuing from them, and listeners whose sockets are registered there. Plain Java,
+ * usable without Spring: build the settings, {@link #start()}, and {@link #stop(Duration)}.
+ */
+public final class SocketServer {
+
+    private static final System.Logger logger = System.getLogger(SocketServer.class.getName());
+
+    private final Backend backend;
+
+    private final List<WorkerGroupSettings> groupSettings;
+
+    private final List<ListenerSettings> listenerSettings;
+
+    private final ServerObserver observer;
+
+    private final Object lifecycle = new Object();
+
+    private volatile boolean running;
+
+    private final Map<String, WorkerGroup> groups = new LinkedHashMap<>();
+
+    private final List<Listener> listeners = new ArrayList<>();
+
+    private final List<SocketState> listenerSockets = new ArrayList<>();
+
+    private SocketTable table;
+
+    private ServerScheduler scheduler;
+
+    private ScheduledFuture<?> idleSweep;
+
+    /**
+     * @param backend the notification backend
+     * @param groups the worker groups
+     * @param listeners the listeners
+     * @param observer where to report what happens, {@link ServerObserver#NONE} for nowhere
+     * @throws InvalidSettingException when the settings do not fit together, naming the setting
+     */
+    public SocketServer(Backend backend, List<WorkerGroupSettings> groups, List<ListenerSettings> listeners,
+            ServerObserver observer) {
+        SettingsCheck.check(groups, listeners);
+        this.backend = backend;
+        this.groupSettings = List.copyOf(groups);
+        this.listenerSettings = List.copyOf(listeners);
+        this.observer = observer;
+    }
+
+    /**
+     * Opens the ports, binds every listener, registers it and starts the workers. On failure
+     * everything opened so far is closed again.
+     * @throws ListenerBindException when a listener cannot bind, naming it and its address
+     * @throws IllegalStateException when a port cannot be opened
+     */
+    public void start() {
+        synchronized (this.lifecycle) {
+            if (this.running) {
+                return;
+            }
+            NativeSockets sockets = this.backend.sockets();
+            loadRarelyUsedClasses();
+            this.table = new SocketTable(capacity());
+            this.scheduler = new ServerScheduler("sockstate-scheduler");
+            AtomicLong connectionIds = new AtomicLong();
+            ListenerBinder binder = new ListenerBinder(sockets);
+            try {
+                for (WorkerGroupSettings settings : this.groupSettings) {
+                    this.groups.put(settings.name(), new WorkerGroup(settings, openPorts(settings), sockets, this.table,
+                            this.observer));
+                }
+                for (ListenerSettings settings : this.listenerSettings) {
+                    Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,
+                            this.scheduler, connectionIds, this.observer);
+                    this.listenerSockets.add(binder.bind(listener));
+                    this.listeners.add(listener);
+                }
+                this.groups.values().forEach(WorkerGroup::start);
+                scheduleIdleSweep();
+                this.running = true;
+            }
+            catch (RuntimeException ex) {
+                tearDown(Duration.ZERO);
+                throw ex;
+            }
+            for (Listener listener : this.listeners) {
+                ListenerSettings settings = listener.settings;
+                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + settings.trigger()
+                        + (settings.exclusiveEdge() ? ", exclusive" : "") + ") bound to " + listener.boundAddress() + " on "
+                        + this.backend.name());
+            }
+        }
+    }
+
+    /**
+     * Loads the classes that only some paths use, so that a process out of descriptors, which
+     * cannot open a class file, still runs them.
+     */
+    private static void loadRarelyUsedClasses() {
+        new WriteQueue().isEmpty();
+        ServerObserver.DequeueOutcome.values();
+        HandlerCalls.Callback.values();
+        for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
+                BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpSocket.class, WritePath.class, Pipeline.class,
+                OffWorker.class)) {
+            type.getName();
+        }
+    }
+
+    private int capacity() {
+        long total = 16;
+        for (ListenerSettings listener : this.listenerSettings) {
+            total += 1 + ((listener.protocol() == Protocol.TCP) ? listener.maxConnections() : 0);
+        }
+        return (int) Math.min(total, 1 << 24);
+    }
+
+    private List<NotificationPort> openPorts(WorkerGroupSettings settings) {
+        List<NotificationPort> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < settings.notificationPorts(); i++) {
+                ports.add(this.backend.openPort());
+            }
+            return ports;
+        }
+        catch (RuntimeException ex) {
+            ports.forEach(NotificationPort::close);
+            throw ex;
+        }
+        catch (NativeIoException ex) {
+            ports.forEach(NotificationPort::close);
+            throw new IllegalStateException("Could not open " + ((settings.notificationPorts() == 1) ? "the notification port"
+                    : "notification port " + (ports.size() + 1) + " of " + settings.notificationPorts()) + " of worker group '"
+                    + settings.name() + "'", ex);
+        }
+    }
+
+    private void scheduleIdleSweep() {
+        long shortest = this.listenerSettings.stream().filter((listener) -> listener.idleTimeout() != null)
+                .mapToLong((listener) -> listener.idleTimeout().toMillis()).min().orElse(0);
+        if (shortest > 0) {
+            long period = Math.max(10, shortest / 4);
+            this.idleSweep = this.scheduler.every(() -> {
+                long now = System.nanoTime();
+                for (SocketState socket : this.table.snapshot()) {
+                    if (socket instanceof TcpConnection connection) {
+                        connection.checkIdle(now);
+                    }
+                }
+            }, period);
+        }
+    }
+
+    /**
+     * Stops gracefully: stops accepting, lets handlers in flight finish and queued writes drain,
+     * closes every connection (aborting those still busy when the timeout ends), removes every
+     * registration, stops the workers and closes the ports.
+     * @param timeout how long connections get to finish
+     */
+    public void stop(Duration timeout) {
+        synchronized (this.lifecycle) {
+            if (!this.running) {
+                return;
+            }
+            this.running = false;
+            tearDown(timeout);
+        }
+    }
+
+    private void tearDown(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (this.idleSweep != null) {
+            this.idleSweep.cancel(false);
+        }
+        new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline);
+        for (WorkerGroup group : this.groups.values()) {
+            group.stop(5000);
+        }
+        for (WorkerGroup group : this.groups.values()) {
+            group.closePorts();
+        }
+        if (this.table != null) {
+            this.table.snapshot().forEach(SocketState::forceFinish);
+        }
+        if (this.scheduler != null) {
+            this.scheduler.shutdown();
+        }
+        this.groups.clear();
+        this.listeners.clear();
+        this.listenerSockets.clear();
+    }
+
+    /** @return the listeners as configured */
+    public List<ListenerSettings> listenerSettings() {
+        return this.listenerSettings;
+    }
+
+    /** @return the worker groups as configured */
+    public List<WorkerGroupSettings> workerGroupSettings() {
+        return this.groupSettings;
+    }
+
+    /** @return whether the server runs */
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /** @return the backend's name */
+    public String backendName() {
+        return this.backend.name();
+    }
+
+    /** @return the running listeners, with their bound addresses and counts */
+    public List<BoundListener> listeners() {
+        synchronized (this.lifecycle) {
+            return this.listeners.stream().map(Listener::describe).collect(Collectors.toList());
+        }
+    }
+
+    /**
+     * @param name a listener's name
+     * @return the running listener
+     * @throws IllegalArgumentException when no running listener has that name
+     */
+    public BoundListener listener(String name) {
+        return listeners().stream().filter((listener) -> listener.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No running listener '" + name + "'"));
+    }
+
+    /** @return the worker groups with the state of their ports and threads */
+    public List<WorkerGroupState> workerGroups() {
+        synchronized (this.lifecycle) {
+            return this.groups.values().stream().map(WorkerGroup::describe).collect(Collectors.toList());
+        }
+    }
+}

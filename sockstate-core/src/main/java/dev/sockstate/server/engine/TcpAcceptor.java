@@ -1,0 +1,176 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.ListenerSettings;
+import java.lang.System.Logger.Level;
+
+/**
+ * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
+ * registers each and re-arms itself. Out of descriptors, it stays disarmed for a short, growing
+ * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
+ */
+final class TcpAcceptor extends SocketState {
+
+    private static final System.Logger logger = System.getLogger(TcpAcceptor.class.getName());
+
+    /** Connections accepted per notification before the listener is re-armed and others get a turn. */
+    static final int ACCEPTS_PER_NOTIFICATION = 256;
+
+    static final long BACKOFF_START_MILLIS = 5;
+
+    static final long BACKOFF_MAX_MILLIS = 1000;
+
+    private final Listener listener;
+
+    private boolean paused;
+
+    private long backoffMillis = BACKOFF_START_MILLIS;
+
+    private volatile long backoffs;
+
+    /**
+     * Whether accepted sockets come with TCP_NODELAY from the listener (null until the first one
+     * tells): then they need no system call of their own.
+     */
+    private Boolean noDelayInherited;
+
+    TcpAcceptor(Listener listener, long handle) {
+        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true);
+        this.listener = listener;
+    }
+
+    @Override
+    boolean handle(Runner runner, int events) {
+        if (isDraining()) {
+            // A graceful shutdown: the connections the kernel already completed are served, not reset.
+            while (acceptPending(runner)) {
+                // until none is pending
+            }
+            return true;
+        }
+        if (isClosing()) {
+            return true;
+        }
+        if (this.paused && events == 0) {
+            this.paused = false;
+            events = Events.IN;
+        }
+        if ((events & Events.IN) != 0) {
+            acceptPending(runner);
+        }
+        return true;
+    }
+
+    /** @return whether the bound was reached with connections maybe still pending */
+    private boolean acceptPending(Runner runner) {
+        NativeSockets sockets = this.sockets;
+        ListenerSettings settings = this.listener.settings;
+        for (int i = 0; i < ACCEPTS_PER_NOTIFICATION; i++) {
+            long connection;
+            try {
+                connection = sockets.accept(this.handle);
+            }
+            catch (NativeIoException ex) {
+                if (ex.error() == NativeError.TOO_MANY_OPEN_FILES || ex.error() == NativeError.NO_MEMORY) {
+                    backOff(ex);
+                    return false;
+                }
+                if (ex.error() == NativeError.CONNECTION_RESET || ex.error() == NativeError.INTERRUPTED) {
+                    continue;
+                }
+                logger.log(Level.WARNING, "Listener '" + settings.name() + "' could not accept a connection", ex);
+                return false;
+            }
+            if (connection == NativeSockets.NO_SOCKET) {
+                this.backoffMillis = BACKOFF_START_MILLIS;
+                return false;
+            }
+            if (this.listener.isFull()) {
+                reject(connection);
+                continue;
+            }
+            if (settings.tcpNoDelay() && !configure(connection)) {
+                continue;
+            }
+            TcpConnection accepted = new TcpConnection(this.listener, connection);
+            if (!this.listener.table.add(accepted)) {
+                reject(connection);
+                continue;
+            }
+            this.listener.connectionAccepted();
+            accepted.open(runner);
+        }
+        this.backoffMillis = BACKOFF_START_MILLIS;
+        return true;
+    }
+
+    /** Turns Nagle off on an accepted socket, unless it came off from the listener as the first one showed. */
+    private boolean configure(long connection) {
+        NativeSockets sockets = this.sockets;
+        if (this.noDelayInherited == null) {
+            try {
+                this.noDelayInherited = sockets.getOption(connection, NativeSocketOption.TCP_NODELAY) != 0;
+            }
+            catch (NativeIoException ex) {
+                // Not known yet: this connection is set on its own, the next one is asked again.
+            }
+        }
+        if (Boolean.TRUE.equals(this.noDelayInherited)) {
+            return true;
+        }
+        try {
+            sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            return true;
+        }
+        catch (NativeIoException ex) {
+            closeQuietly(connection);
+            return false;
+        }
+    }
+
+    private void reject(long connection) {
+        this.listener.connectionRejected();
+        closeQuietly(connection);
+    }
+
+    private void closeQuietly(long connection) {
+        try {
+            this.sockets.close(connection);
+        }
+        catch (NativeIoException ex) {
+            // released all the same
+        }
+    }
+
+    private void backOff(NativeIoException cause) {
+        this.paused = true;
+        long delay = this.backoffMillis;
+        this.backoffMillis = Math.min(delay * 2, BACKOFF_MAX_MILLIS);
+        if (this.backoffs++ % 100 == 0) {
+            logger.log(Level.WARNING, "Listener '" + this.listener.settings.name() + "' cannot accept: " + cause.getMessage()
+                    + "; pausing accepts for " + delay + " ms, and longer while it lasts");
+        }
+        this.listener.scheduler.schedule(this::requestRun, delay);
+    }
+
+    @Override
+    int nextFilter() {
+        return this.paused ? -1 : Events.IN;
+    }
+
+
+    /** @return how often accepting paused for lack of descriptors */
+    long backoffs() {
+        return this.backoffs;
+    }
+
+    @Override
+    public String toString() {
+        return "listening socket of listener '" + this.listener.settings.name() + "'";
+    }
+}

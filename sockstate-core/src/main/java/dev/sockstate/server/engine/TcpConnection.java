@@ -1,0 +1,435 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.engine.HandlerCalls.Callback;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+/**
+ * An accepted TCP connection and its turn: what it does with each notification, from the socket to
+ * the handler and back. Reads go into the running thread's buffer and inbound, through the
+ * connection's {@link Pipeline} when the listener has stages, to the handler; the handler's writes go
+ * outbound, through the pipeline, to the {@link WritePath}. Fields without {@code volatile} are touched
+ * only by the thread that owns the connection.
+ * <p>
+ * Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads until the socket
+ * would block, or, in the exclusive edge mode, until a read comes back shorter than the buffer
+ * (the socket was drained then; later data raises a new edge) unless the notification carried a
+ * hang-up, after which it reads until end of stream, since data and FIN can arrive in one read.
+ * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
+ * With a handler executor, a read's handler call (through the stages) runs there, and the turn goes
+ * on there until the connection is let go.
+ */
+final class TcpConnection extends SocketState implements Connection {
+
+    /** Reads per turn with an edge trigger before other sockets get theirs. */
+    static final int EDGE_READ_BUDGET = 16;
+
+    private final Listener listener;
+
+    private final long id;
+
+    private final WritePath output = new WritePath(this);
+
+    /** The stages between socket and handler, or {@code null} for a listener without stages. */
+    private Pipeline pipeline;
+
+    private boolean inputClosed;
+
+    private boolean readPaused;
+
+    private boolean wouldBlock;
+
+    private boolean inputDrained;
+
+    private volatile long lastActivity;
+
+    private volatile Map<String, Object> attributes;
+
+    private volatile Object attachment;
+
+    private volatile InetSocketAddress remoteAddress;
+
+    private volatile InetSocketAddress localAddress;
+
+    TcpConnection(Listener listener, long handle) {
+        super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
+                true);
+        this.listener = listener;
+        this.id = listener.nextConnectionId();
+        touch();
+    }
+
+    /**
+     * Opens the connection on the accepting thread, which owns it: makes its stages, passes the open
+     * inbound, and arms the registration.
+     * @param runner the accepting thread's runner
+     */
+    void open(Runner runner) {
+        if (!this.listener.settings.stages().isEmpty()) {
+            this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
+        }
+        Executor executor = this.listener.settings.handlerExecutor();
+        if (executor != null && runner.isWorker()) {
+            handOff(executor, null);
+            return;
+        }
+        inboundOpen();
+        release(runner);
+    }
+
+    @Override
+    boolean handle(Runner runner, int events) {
+        if (isAborting()) {
+            return true;
+        }
+        this.output.takeRequests();
+        if ((events & Events.ERR) != 0) {
+            failed(pendingError());
+            return true;
+        }
+        if (this.output.isPending()) {
+            if (this.output.flush()) {
+                this.listener.handler.call(Callback.WRITABLE, this, null, null);
+            }
+            if (this.readPaused && !this.output.isPending() && this.trigger.isEdge()) {
+                events |= Events.IN;
+            }
+        }
+        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing()) {
+            if (!read(runner, events)) {
+                return false;
+            }
+        }
+        else if (isDraining() && !this.inputDrained && !this.output.isPending()) {
+            // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
+            if (!read(runner, Events.IN)) {
+                return false;
+            }
+            if (this.wouldBlock || this.inputClosed) {
+                this.inputDrained = true;
+            }
+            else {
+                postRun();
+            }
+        }
+        if (!isAborting()) {
+            this.output.shutdownIfDue();
+        }
+        return true;
+    }
+
+    /** @return false when the handler call was handed to the listener's executor */
+    private boolean read(Runner runner, int events) {
+        NativeBuffer buffer = runner.readBuffer();
+        ByteBuffer bytes = buffer.buffer();
+        boolean edge = this.trigger.isEdge();
+        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && (events & Events.HANGUP) == 0;
+        while (true) {
+            if (edge && turnWork() >= EDGE_READ_BUDGET) {
+                // Budget spent with data maybe left: come back after the other sockets had their turn.
+                yieldTurn(Events.IN | (events & Events.HANGUP));
+                return true;
+            }
+            bytes.clear();
+            int read;
+            try {
+                read = this.sockets.recv(this.handle, buffer);
+            }
+            catch (NativeIoException ex) {
+                failed(ex);
+                return true;
+            }
+            this.wouldBlock = read == NativeSockets.WOULD_BLOCK;
+            if (read == NativeSockets.WOULD_BLOCK) {
+                if ((events & Events.HANGUP) != 0 && (events & Events.IN) == 0) {
+                    hungUp();
+                }
+                return true;
+            }
+            if (read == 0) {
+                hungUp();
+                return true;
+            }
+            countWork();
+            this.observer.received(read);
+            touch();
+            bytes.flip();
+            Executor executor = this.listener.settings.handlerExecutor();
+            if (executor != null && runner.isWorker()) {
+                ByteBuffer copy = ByteBuffer.allocate(read).put(bytes);
+                copy.flip();
+                handOff(executor, copy);
+                return false;
+            }
+            inboundData(bytes);
+            if (isClosing() || this.inputClosed || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
+                return true;
+            }
+            if (!edge || (shortReadDrains && read < bytes.capacity())) {
+                return true;
+            }
+        }
+    }
+
+    private void hungUp() {
+        this.inputClosed = true;
+        if (this.pipeline != null) {
+            this.pipeline.hangup();
+        }
+        else {
+            this.listener.handler.call(Callback.HANGUP, this, null, null);
+        }
+    }
+
+    /**
+     * Hands the rest of the turn to the listener's executor: the open (no data) or one read's bytes
+     * pass inbound there, and that thread lets the connection go.
+     */
+    private void handOff(Executor executor, ByteBuffer data) {
+        handOver();
+        executor.execute(() -> {
+            takeOver();
+            if (data == null) {
+                inboundOpen();
+            }
+            else {
+                inboundData(data);
+            }
+            release(this.listener.group.offWorker());
+        });
+    }
+
+    private void inboundOpen() {
+        if (this.pipeline != null) {
+            this.pipeline.open();
+        }
+        else {
+            this.listener.handler.call(Callback.OPEN, this, null, null);
+        }
+    }
+
+    private void inboundData(ByteBuffer data) {
+        if (this.pipeline != null) {
+            this.pipeline.data(data);
+        }
+        else {
+            this.listener.handler.call(Callback.DATA, this, data, null);
+        }
+    }
+
+    @Override
+    int nextFilter() {
+        int filter = 0;
+        if (!this.inputClosed && !isClosing()) {
+            this.readPaused = this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes());
+            if (!this.readPaused) {
+                filter |= this.listener.settings.events();
+            }
+        }
+        if (this.output.isPending()) {
+            filter |= Events.OUT;
+        }
+        return filter;
+    }
+
+    @Override
+    boolean readyToClose() {
+        return isAborting() || (!this.output.isPending() && (this.inputDrained || this.inputClosed || !isDraining()));
+    }
+
+    @Override
+    void finish() {
+        closeSocket();
+        this.output.release();
+        this.listener.connectionFinished();
+        if (this.pipeline != null) {
+            this.pipeline.closed();
+        }
+        this.listener.handler.call(Callback.CLOSE, this, null, null);
+        this.attachment = null;
+    }
+
+    // ---- the way out ---------------------------------------------------------------------------
+
+    @Override
+    public void write(ByteBuffer data) {
+        if (!data.hasRemaining()) {
+            return;
+        }
+        if (isClosing()) {
+            data.position(data.limit());
+            return;
+        }
+        if (isOwnedByCurrentThread()) {
+            outbound(data, false);
+            return;
+        }
+        this.output.request(data);
+        requestRun();
+    }
+
+    /**
+     * Bytes going out on the owning thread: through the stages, if any, to the socket.
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void outbound(ByteBuffer data, boolean owned) {
+        if (this.pipeline != null) {
+            this.pipeline.write(data);
+        }
+        else {
+            this.output.send(data, owned);
+        }
+    }
+
+    /** @param data bytes that passed every stage, to the socket; the queue copies what it keeps */
+    void writeToSocket(ByteBuffer data) {
+        this.output.send(data, false);
+    }
+
+    /** @param bytes sent to the socket: counted, and the connection is not idle */
+    void sent(int bytes) {
+        this.observer.sent(bytes);
+        touch();
+    }
+
+    @Override
+    public long pendingWriteBytes() {
+        return this.output.pendingBytes();
+    }
+
+    @Override
+    public void shutdownOutput() {
+        boolean owner = isOwnedByCurrentThread();
+        this.output.requestShutdown(owner);
+        if (!owner) {
+            requestRun();
+        }
+    }
+
+    @Override
+    public void close() {
+        requestClose(false);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !isClosing();
+    }
+
+    // ---- failures ----------------------------------------------------------------------------
+
+    private NativeIoException pendingError() {
+        try {
+            return this.sockets.takeError(this.handle);
+        }
+        catch (NativeIoException ex) {
+            return ex;
+        }
+    }
+
+    /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
+    void failed(Throwable error) {
+        if (!isAborting()) {
+            requestClose(true);
+            this.listener.handler.call(Callback.ERROR, this, null, error);
+        }
+    }
+
+    /** @return the connection's listener */
+    Listener listener() {
+        return this.listener;
+    }
+
+    // ---- idle timeout ------------------------------------------------------------------------
+
+    private void touch() {
+        if (this.listener.idleTimeoutNanos > 0) {
+            this.lastActivity = System.nanoTime();
+        }
+    }
+
+    /** @param now the current {@link System#nanoTime()}; closes the connection when idle too long */
+    void checkIdle(long now) {
+        long idle = now - this.lastActivity;
+        long limit = this.listener.idleTimeoutNanos;
+        if (limit > 0 && idle > limit) {
+            requestClose(idle > 2 * limit && isClosing());
+        }
+    }
+
+    // ---- what handlers see -------------------------------------------------------------------
+
+    @Override
+    public long id() {
+        return this.id;
+    }
+
+    @Override
+    public String listenerName() {
+        return this.listener.name();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        InetSocketAddress address = this.localAddress;
+        return (address != null) ? address : (this.localAddress = address(true));
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        InetSocketAddress address = this.remoteAddress;
+        return (address != null) ? address : (this.remoteAddress = address(false));
+    }
+
+    private InetSocketAddress address(boolean local) {
+        if (isFinished()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        try {
+            return local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);
+        }
+        catch (NativeIoException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Override
+    public Map<String, Object> attributes() {
+        Map<String, Object> map = this.attributes;
+        if (map == null) {
+            synchronized (this) {
+                map = this.attributes;
+                if (map == null) {
+                    map = new ConcurrentHashMap<>();
+                    this.attributes = map;
+                }
+            }
+        }
+        return map;
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    @Override
+    public Object attachment() {
+        return this.attachment;
+    }
+
+    @Override
+    public String toString() {
+        InetSocketAddress remote = this.remoteAddress;
+        return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
+    }
+}

@@ -1,0 +1,163 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.observer.ListenerObserver;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+
+/**
+ * A UDP listener's socket. On a notification it receives datagrams until the socket would block
+ * (as an edge trigger requires) or a per-turn budget is spent, handing each to the handler with its
+ * sender.
+ */
+final class UdpSocket extends SocketState implements DatagramEndpoint {
+
+    private static final System.Logger logger = System.getLogger(UdpSocket.class.getName());
+
+    private static final int LEVEL_BUDGET = 64;
+
+    private static final int EDGE_BUDGET = 1024;
+
+    private final Listener listener;
+
+    private final ThreadLocal<NativeBuffer> sendBuffers;
+
+    UdpSocket(Listener listener, long handle) {
+        super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
+                true);
+        this.listener = listener;
+        this.sendBuffers = ThreadLocal.withInitial(() -> this.sockets.allocate(64 * 1024));
+    }
+
+    @Override
+    boolean handle(Runner runner, int events) {
+        if (isClosing() && !isDraining()) {
+            return true;
+        }
+        if (isDraining()) {
+            events = Events.IN;
+        }
+        if ((events & Events.ERR) != 0) {
+            try {
+                this.sockets.takeError(this.handle);
+            }
+            catch (NativeIoException ex) {
+                // an ICMP error for an earlier datagram: nothing to do
+            }
+        }
+        if (events != 0 && (events & Events.IN) == 0) {
+            return true;
+        }
+        NativeSockets sockets = this.sockets;
+        NativeBuffer buffer = runner.readBuffer();
+        PeerAddress sender = runner.peer();
+        boolean edge = this.trigger.isEdge();
+        int budget = edge ? EDGE_BUDGET : LEVEL_BUDGET;
+        for (int i = 0; i < budget; i++) {
+            ByteBuffer bytes = buffer.buffer();
+            bytes.clear();
+            int length;
+            try {
+                length = sockets.receiveFrom(this.handle, buffer, sender);
+            }
+            catch (NativeIoException ex) {
+                if (ex.error() == NativeError.CONNECTION_REFUSED || ex.error() == NativeError.CONNECTION_RESET) {
+                    continue;
+                }
+                logger.log(Level.WARNING, "Listener '" + this.listener.settings.name() + "' could not receive", ex);
+                return true;
+            }
+            if (length == NativeSockets.WOULD_BLOCK) {
+                return true;
+            }
+            this.listener.observer.received(length);
+            bytes.flip();
+            deliver(runner, bytes, sender);
+        }
+        if (edge) {
+            postRun();
+        }
+        return true;
+    }
+
+    private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
+        Executor executor = this.listener.settings.handlerExecutor();
+        if (executor != null && runner.isWorker()) {
+            ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
+            copy.flip();
+            PeerAddress from = PeerAddress.of(sender.toSocketAddress());
+            executor.execute(() -> call(copy, from));
+            return;
+        }
+        call(datagram, sender);
+    }
+
+    private void call(ByteBuffer datagram, PeerAddress sender) {
+        ListenerObserver observer = this.listener.observer;
+        boolean timed = observer.timesHandlers();
+        long start = timed ? System.nanoTime() : 0;
+        boolean failed = false;
+        try {
+            this.listener.settings.datagramHandler().onDatagram(this, datagram, sender);
+        }
+        catch (Throwable ex) {
+            failed = true;
+            this.listener.handlerFailed("a datagram from " + sender, "the listener goes on", ex);
+        }
+        observer.handled(timed ? System.nanoTime() - start : 0, failed);
+    }
+
+    @Override
+    public boolean send(ByteBuffer data, PeerAddress target) {
+        NativeBuffer out = this.sendBuffers.get();
+        ByteBuffer bytes = out.buffer();
+        bytes.clear();
+        if (data.remaining() > bytes.capacity()) {
+            throw new IllegalArgumentException("A datagram of " + data.remaining() + " bytes exceeds the 65536 bytes UDP carries");
+        }
+        int start = data.position();
+        bytes.put(data).flip();
+        try {
+            int sent = this.sockets.sendTo(this.handle, out, target);
+            if (sent >= 0) {
+                this.listener.observer.sent(sent);
+                return true;
+            }
+        }
+        catch (NativeIoException ex) {
+            logger.log(Level.DEBUG, "Listener '" + this.listener.settings.name() + "' could not send to " + target, ex);
+        }
+        data.position(start);
+        this.listener.observer.datagramDropped();
+        return false;
+    }
+
+    @Override
+    public String listenerName() {
+        return this.listener.name();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return this.listener.boundAddress();
+    }
+
+    @Override
+    int nextFilter() {
+        return Events.IN;
+    }
+
+
+    @Override
+    public String toString() {
+        return "socket of UDP listener '" + this.listener.settings.name() + "'";
+    }
+}

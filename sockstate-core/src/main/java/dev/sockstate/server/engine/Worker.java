@@ -1,0 +1,342 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.PortClosedException;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
+import dev.sockstate.server.observer.WorkerObserver;
+import java.lang.System.Logger.Level;
+
+/**
+ * One thread of a worker group: dequeues a batch from its port (the group's shared one, or its own),
+ * dispatches it, and hands
+ * the re-arms it collected back to the port in its next batch call (on Windows that is one
+ * {@code ProcessSocketNotifications} call). Owns a read buffer and its batches, so the dequeue path
+ * allocates nothing.
+ */
+final class Worker implements Runnable, Runner {
+
+    private static final System.Logger logger = System.getLogger(Worker.class.getName());
+
+    /** Key of the posted message that stops workers; completion keys of sockets are never this large. */
+    static final long STOP_KEY = Long.MAX_VALUE;
+
+    private final String groupName;
+
+    private final SocketTable table;
+
+    private final NotificationPort port;
+
+    private final RegistrationBatch changes;
+
+    private final SocketState[] changeOwners;
+
+    private final Operation[] appliedOperations;
+
+    private final SocketState[] appliedOwners;
+
+    private final NativeIoException[] appliedFailures;
+
+    private final NotificationBatch notifications;
+
+    private final long timeoutMillis;
+
+    private final WorkerObserver observer;
+
+    private final NativeBuffer readBuffer;
+
+    private final PeerAddress peer = PeerAddress.empty();
+
+    private final RegistrationBatch singleChange = new RegistrationBatch(1);
+
+    private volatile boolean stopped;
+
+    /** Whether {@link #applied()} is reporting, so that a nested call uses arrays of its own. */
+    private boolean reporting;
+
+    private volatile Throwable failure;
+
+    private volatile Thread thread;
+
+    /**
+     * @param settings the group's settings
+     * @param port the port this worker dequeues from
+     * @param readBuffer the worker's read buffer
+     * @param table the server's sockets by completion key
+     * @param observer where to report the dequeue calls
+     */
+    Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
+            WorkerObserver observer) {
+        int changeCapacity = Math.max(64, settings.batchSize() * 2 + 256);
+        this.groupName = settings.name();
+        this.table = table;
+        this.observer = observer;
+        this.port = port;
+        this.changes = new RegistrationBatch(changeCapacity);
+        this.changeOwners = new SocketState[changeCapacity];
+        this.appliedOperations = new Operation[changeCapacity];
+        this.appliedOwners = new SocketState[changeCapacity];
+        this.appliedFailures = new NativeIoException[changeCapacity];
+        this.notifications = new NotificationBatch(settings.batchSize());
+        this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
+        this.readBuffer = readBuffer;
+    }
+
+    @Override
+    public void run() {
+        try {
+            loop();
+        }
+        catch (Throwable ex) {
+            this.failure = ex;
+            logger.log(Level.ERROR, "Worker " + Thread.currentThread().getName() + " of group '" + this.groupName + "' died", ex);
+        }
+    }
+
+    private void loop() {
+        WorkerObserver observer = this.observer;
+        boolean timed = observer.timesDequeues();
+        String groupName = this.groupName;
+        while (!this.stopped) {
+            long start = timed ? System.nanoTime() : 0;
+            int count;
+            try {
+                count = this.port.process(this.changes.isEmpty() ? null : this.changes, this.notifications, this.timeoutMillis);
+            }
+            catch (PortClosedException ex) {
+                return;
+            }
+            catch (NativeIoException | RuntimeException | LinkageError ex) {
+                // Nothing was applied: the changes stay for the next call.
+                logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
+                pause();
+                continue;
+            }
+            long waited = timed ? System.nanoTime() - start : 0;
+            applied();
+            int socketNotifications = dispatch(count);
+            DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
+                    : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
+            observer.dequeued(socketNotifications, outcome, waited);
+        }
+    }
+
+    /**
+     * Hands out the notifications the last dequeue stored: each to its socket's state word, posted
+     * messages to theirs. Also called by the dispatch benchmark's fixture, which fills
+     * {@link #notifications()} itself.
+     * @param count how many notifications were stored
+     * @return how many were socket notifications
+     */
+    int dispatch(int count) {
+        SocketTable table = this.table;
+        int socketNotifications = 0;
+        for (int i = 0; i < count; i++) {
+            long key = this.notifications.key(i);
+            if (this.notifications.isPosted(i)) {
+                if (key == STOP_KEY) {
+                    // Pass the message on, so that every waiting worker is woken in turn.
+                    this.stopped = true;
+                    postStop(this.port);
+                    continue;
+                }
+                SocketState socket = table.get(key);
+                if (socket != null) {
+                    socket.notified(this, 0);
+                }
+                continue;
+            }
+            socketNotifications++;
+            int events = this.notifications.events(i);
+            SocketState socket = table.get(key);
+            if (socket == null) {
+                continue;
+            }
+            socket.observer.notification(events);
+            if ((events & Events.REMOVE) != 0) {
+                socket.removed();
+            }
+            else {
+                socket.notified(this, events);
+            }
+        }
+        return socketNotifications;
+    }
+
+    /**
+     * Posts one stop message; each worker that takes it passes it on.
+     * @param port the port to post it to
+     */
+    static void postStop(NotificationPort port) {
+        try {
+            port.post(STOP_KEY, 0);
+        }
+        catch (NativeIoException | PortClosedException ex) {
+            // the port is closing: its waiters are woken anyway
+        }
+    }
+
+    /** @return the port this worker dequeues from */
+    NotificationPort port() {
+        return this.port;
+    }
+
+    @Override
+    public boolean isWorker() {
+        return true;
+    }
+
+    @Override
+    public boolean dequeuesFrom(NotificationPort port) {
+        return port == this.port;
+    }
+
+    @Override
+    public void queue(SocketState socket, Operation operation, int filter) {
+        if (this.changes.size() == this.changes.capacity()) {
+            flush();
+        }
+        this.changeOwners[socket.addChange(this.changes, operation, filter)] = socket;
+    }
+
+    @Override
+    public void applyQueued() {
+        if (!this.changes.isEmpty()) {
+            flush();
+        }
+    }
+
+    @Override
+    public RegistrationBatch singleChange() {
+        return this.singleChange;
+    }
+
+    @Override
+    public NativeBuffer readBuffer() {
+        return this.readBuffer;
+    }
+
+    @Override
+    public PeerAddress peer() {
+        return this.peer;
+    }
+
+    private void flush() {
+        while (true) {
+            try {
+                this.port.apply(this.changes);
+                applied();
+                return;
+            }
+            catch (NativeIoException ex) {
+                logger.log(Level.WARNING, "Applying registration changes failed in group '" + this.groupName + "'; retrying", ex);
+                pause();
+            }
+        }
+    }
+
+    /**
+     * Reports the results of the changes the last call applied, then empties the batch. A report
+     * may lead to more changes applied at once (a refused re-arm closes its socket), so a nested
+     * call reports through arrays of its own.
+     */
+    private void applied() {
+        int count = this.changes.size();
+        if (count == 0) {
+            return;
+        }
+        if (this.reporting) {
+            report(count, new Operation[count], new SocketState[count], new NativeIoException[count]);
+            return;
+        }
+        this.reporting = true;
+        try {
+            report(count, this.appliedOperations, this.appliedOwners, this.appliedFailures);
+        }
+        finally {
+            this.reporting = false;
+        }
+    }
+
+    private void report(int count, Operation[] operations, SocketState[] owners, NativeIoException[] failures) {
+        for (int i = 0; i < count; i++) {
+            operations[i] = this.changes.operation(i);
+            owners[i] = this.changeOwners[i];
+            failures[i] = this.changes.failed(i) ? this.changes.failure(i, "ProcessSocketNotifications") : null;
+            this.changeOwners[i] = null;
+        }
+        this.changes.clear();
+        for (int i = 0; i < count; i++) {
+            SocketState owner = owners[i];
+            owners[i] = null;
+            owner.changeApplied(this, operations[i], failures[i]);
+            failures[i] = null;
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(10);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return the batch this worker dequeues into */
+    NotificationBatch notifications() {
+        return this.notifications;
+    }
+
+    /** Asks the worker to stop after its current batch. */
+    void stop() {
+        this.stopped = true;
+    }
+
+    /** @param thread the thread that runs this worker */
+    void attach(Thread thread) {
+        this.thread = thread;
+    }
+
+    /** @return whether the worker's thread was started and runs */
+    boolean isAlive() {
+        Thread running = this.thread;
+        return running != null && running.isAlive();
+    }
+
+    /**
+     * Waits for the worker's thread to end.
+     * @param millis how long at most
+     * @return false when the waiting thread was interrupted
+     */
+    boolean join(long millis) {
+        Thread running = this.thread;
+        if (running == null) {
+            return true;
+        }
+        try {
+            running.join(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** @return the worker as seen from outside: its thread, whether it runs, why it died */
+    WorkerGroupState.WorkerState describe() {
+        Thread running = this.thread;
+        Throwable died = this.failure;
+        return new WorkerGroupState.WorkerState((running != null) ? running.getName() : "not started", isAlive(),
+                (died != null) ? died.toString() : null);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.observer.ServerObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A worker group at run time: its ports (one the workers share, or one per worker), its workers and
+ * their threads. Each socket is given one of the ports for its life.
+ */
+final class WorkerGroup {
+
+    final WorkerGroupSettings settings;
+
+    private final List<NotificationPort> ports;
+
+    /** Counts the sockets given a port, to hand the ports out in turn. */
+    private final AtomicInteger nextPort = new AtomicInteger();
+
+    private final List<Worker> workers = new ArrayList<>();
+
+    private final ThreadLocal<OffWorker> offWorkers;
+
+    /**
+     * @param settings the group's settings
+     * @param ports its open ports: one, or one per worker
+     * @param sockets the backend's sockets
+     * @param table the server's sockets
+     * @param observer where the workers report
+     */
+    WorkerGroup(WorkerGroupSettings settings, List<NotificationPort> ports, NativeSockets sockets, SocketTable table,
+            ServerObserver observer) {
+        if (ports.size() != settings.notificationPorts()) {
+            throw new IllegalArgumentException("Worker group '" + settings.name() + "' needs " + settings.notificationPorts()
+                    + " ports, not " + ports.size());
+        }
+        this.settings = settings;
+        this.ports = List.copyOf(ports);
+        this.offWorkers = ThreadLocal.withInitial(() -> new OffWorker(sockets, settings.readBufferSize()));
+        for (int i = 0; i < settings.workers(); i++) {
+            NotificationPort port = this.ports.get(this.ports.size() == 1 ? 0 : i);
+            this.workers.add(new Worker(settings, port, sockets.allocate(settings.readBufferSize()), table,
+                    observer.worker(settings.name(), i + 1)));
+        }
+    }
+
+    /** @return the port for a new socket: the shared one, or each worker's in turn */
+    NotificationPort nextPort() {
+        return (this.ports.size() == 1) ? this.ports.get(0)
+                : this.ports.get(Math.floorMod(this.nextPort.getAndIncrement(), this.ports.size()));
+    }
+
+    /** @return the runner of the calling thread, which is none of this group's workers */
+    Runner offWorker() {
+        return this.offWorkers.get();
+    }
+
+    /** Starts the worker threads. */
+    void start() {
+        for (int i = 0; i < this.workers.size(); i++) {
+            Worker worker = this.workers.get(i);
+            Thread thread = new Thread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
+            worker.attach(thread);
+            thread.start();
+        }
+    }
+
+    /** Stops the workers, waits for them, and closes the ports. */
+    void stop(long joinMillis) {
+        for (Worker worker : this.workers) {
+            worker.stop();
+        }
+        this.ports.forEach(Worker::postStop);
+        join(joinMillis);
+        closePorts();
+        join(joinMillis);
+    }
+
+    /** Closes every port of the group; closing a closed port does nothing. */
+    void closePorts() {
+        this.ports.forEach(NotificationPort::close);
+    }
+
+    /** @return whether every port is open and has a live worker dequeuing from it */
+    boolean serving() {
+        if (!portsOpen()) {
+            return false;
+        }
+        for (NotificationPort port : this.ports) {
+            if (this.workers.stream().noneMatch((worker) -> worker.port() == port && worker.isAlive())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean portsOpen() {
+        return this.ports.stream().allMatch(NotificationPort::isOpen);
+    }
+
+    private void join(long millis) {
+        long deadline = System.currentTimeMillis() + millis;
+        for (Worker worker : this.workers) {
+            if (!worker.join(Math.max(1, deadline - System.currentTimeMillis()))) {
+                return;
+            }
+        }
+    }
+
+    /** @return the group's state as seen from outside */
+    WorkerGroupState describe() {
+        List<WorkerGroupState.WorkerState> states = new ArrayList<>();
+        for (Worker worker : this.workers) {
+            states.add(worker.describe());
+        }
+        return new WorkerGroupState(this.settings.name(), portsOpen(), states);
+    }
+}

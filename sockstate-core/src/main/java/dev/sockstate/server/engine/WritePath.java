@@ -1,0 +1,206 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import java.nio.ByteBuffer;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The way out of one TCP connection: bytes sent at once while the socket takes them, a
+ * {@link WriteQueue} (made only while something is pending) for what it does not, back-pressure
+ * once the queue is too long, writes and output shutdowns asked for by other threads, which wait in
+ * a request queue until the owner takes them. Fields without {@code volatile} belong to the thread
+ * that owns the connection.
+ */
+final class WritePath {
+
+    private static final Object SHUTDOWN_OUTPUT = new Object();
+
+    private final TcpConnection connection;
+
+    private WriteQueue queue;
+
+    /** Whether something was queued since the socket last took everything: onWritable is due when it does. */
+    private boolean blocked;
+
+    private boolean shutdownRequested;
+
+    private boolean outputShut;
+
+    private volatile long pendingBytes;
+
+    private volatile Queue<Object> requests;
+
+    WritePath(TcpConnection connection) {
+        this.connection = connection;
+    }
+
+    /**
+     * Sends what the socket takes now and queues the rest; owner only.
+     * @param data the bytes; consumed
+     * @param owned whether the queue may keep the buffer itself (a copy made for a request)
+     */
+    void send(ByteBuffer data, boolean owned) {
+        if (this.queue == null) {
+            int sent;
+            try {
+                sent = this.connection.sockets.send(this.connection.handle, data);
+            }
+            catch (NativeIoException ex) {
+                data.position(data.limit());
+                this.connection.failed(ex);
+                return;
+            }
+            if (sent > 0) {
+                this.connection.sent(sent);
+            }
+            if (!data.hasRemaining()) {
+                return;
+            }
+            this.queue = new WriteQueue();
+        }
+        if (owned) {
+            this.queue.addOwned(data);
+        }
+        else {
+            this.queue.add(data);
+        }
+        this.blocked = true;
+        this.pendingBytes = this.queue.bytes();
+    }
+
+    /**
+     * Sends queued bytes while the socket takes them; owner only.
+     * @return true when the queue drained after a write had to wait: the handler's onWritable is due
+     */
+    boolean flush() {
+        WriteQueue pending = this.queue;
+        if (pending == null) {
+            return false;
+        }
+        ByteBuffer head;
+        while ((head = pending.head()) != null) {
+            int sent;
+            try {
+                sent = this.connection.sockets.send(this.connection.handle, head);
+            }
+            catch (NativeIoException ex) {
+                this.connection.failed(ex);
+                return false;
+            }
+            if (sent == NativeSockets.WOULD_BLOCK) {
+                break;
+            }
+            this.connection.sent(sent);
+            pending.sent(sent);
+        }
+        this.pendingBytes = pending.bytes();
+        if (!pending.isEmpty()) {
+            return false;
+        }
+        this.queue = null;
+        boolean due = this.blocked;
+        this.blocked = false;
+        return due;
+    }
+
+    /**
+     * Takes the writes and shutdowns other threads asked for, in order; owner only.
+     * @return whether there were any
+     */
+    boolean takeRequests() {
+        Queue<Object> waiting = this.requests;
+        if (waiting == null || waiting.isEmpty()) {
+            return false;
+        }
+        Object request;
+        while ((request = waiting.poll()) != null) {
+            if (request == SHUTDOWN_OUTPUT) {
+                this.shutdownRequested = true;
+            }
+            else {
+                this.connection.outbound((ByteBuffer) request, true);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A write from a thread that does not own the connection: copied, queued, and taken by the owner.
+     * @param data the bytes; consumed
+     */
+    void request(ByteBuffer data) {
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
+        copy.flip();
+        requests().add(copy);
+    }
+
+    /** Asks for a FIN once queued bytes are sent; from the owner, or through the request queue. */
+    void requestShutdown(boolean owner) {
+        if (owner) {
+            this.shutdownRequested = true;
+        }
+        else {
+            requests().add(SHUTDOWN_OUTPUT);
+        }
+    }
+
+    /** Sends the FIN asked for, once nothing is queued; owner only. */
+    void shutdownIfDue() {
+        if (this.shutdownRequested && this.queue == null && !this.outputShut) {
+            this.outputShut = true;
+            try {
+                this.connection.sockets.shutdown(this.connection.handle, false, true);
+            }
+            catch (NativeIoException ex) {
+                this.connection.failed(ex);
+            }
+        }
+    }
+
+    /** @return whether bytes wait for the socket; owner only */
+    boolean isPending() {
+        return this.queue != null;
+    }
+
+    /** @return whether so many bytes wait that reading pauses until they drain; owner only */
+    boolean isOverLimit(long maxPendingBytes) {
+        return this.queue != null && this.queue.bytes() > maxPendingBytes;
+    }
+
+    /** @return the bytes waiting, queued or asked for by other threads; any thread */
+    long pendingBytes() {
+        long pending = this.pendingBytes;
+        Queue<Object> waiting = this.requests;
+        if (waiting != null) {
+            for (Object request : waiting) {
+                if (request instanceof ByteBuffer buffer) {
+                    pending += buffer.remaining();
+                }
+            }
+        }
+        return pending;
+    }
+
+    /** Drops everything once the connection is finished. */
+    void release() {
+        this.queue = null;
+        this.requests = null;
+        this.pendingBytes = 0;
+    }
+
+    private Queue<Object> requests() {
+        Queue<Object> waiting = this.requests;
+        if (waiting == null) {
+            synchronized (this) {
+                waiting = this.requests;
+                if (waiting == null) {
+                    waiting = new ConcurrentLinkedQueue<>();
+                    this.requests = waiting;
+                }
+            }
+        }
+        return waiting;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.sockstate.server.engine;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * Bytes a connection's socket did not take yet. Exists only while something is pending, so an idle
+ * connection holds no write buffer.
+ */
+final class WriteQueue {
+
+    private final ArrayDeque<ByteBuffer> chunks = new ArrayDeque<>();
+
+    private long bytes;
+
+    /** @param data copied from position to limit; its position moves to the limit */
+    void add(ByteBuffer data) {
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining());
+        copy.put(data).flip();
+        this.chunks.addLast(copy);
+        this.bytes += copy.remaining();
+    }
+
+    /** @param chunk a buffer the queue may keep as it is */
+    void addOwned(ByteBuffer chunk) {
+        this.chunks.addLast(chunk);
+        this.bytes += chunk.remaining();
+    }
+
+    /** @return the oldest chunk, or {@code null} */
+    ByteBuffer head() {
+        return this.chunks.peekFirst();
+    }
+
+    /** @param sent bytes the socket took from the head */
+    void sent(int sent) {
+        this.bytes -= sent;
+        ByteBuffer head = this.chunks.peekFirst();
+        if (head != null && !head.hasRemaining()) {
+            this.chunks.pollFirst();
+        }
+    }
+
+    /** @return the bytes pending */
+    long bytes() {
+        return this.bytes;
+    }
+
+    /** @return whether nothing is pending */
+    boolean isEmpty() {
+        return this.chunks.isEmpty();
+    }
+}

@@ -1,0 +1,59 @@
+package dev.sockstate.server.observer;
+
+import dev.sockstate.port.Operation;
+
+/** What one listener reports, resolved once at start-up; every method must be cheap and thread-safe. */
+public interface ListenerObserver {
+
+    /** Reports nothing. */
+    ListenerObserver NONE = new ListenerObserver() {
+    };
+
+    /**
+     * A registration change was applied.
+     * @param operation enable, disable or remove
+     * @param success whether the port accepted it
+     */
+    default void registrationChanged(Operation operation, boolean success) {
+    }
+
+    /**
+     * A notification was dequeued for one of the listener's sockets.
+     * @param events its events ({@link dev.sockstate.port.Events})
+     */
+    default void notification(int events) {
+    }
+
+    /** @return whether {@link #handled} wants handler times (costs two clock reads a call) */
+    default boolean timesHandlers() {
+        return false;
+    }
+
+    /**
+     * A handler call returned.
+     * @param nanos how long it took, when {@link #timesHandlers()}, else zero
+     * @param failed whether it threw
+     */
+    default void handled(long nanos, boolean failed) {
+    }
+
+    /** A connection was accepted. */
+    default void accepted() {
+    }
+
+    /** A connection was closed at once because the listener was at its maximum. */
+    default void rejected() {
+    }
+
+    /** @param bytes bytes received */
+    default void received(int bytes) {
+    }
+
+    /** @param bytes bytes sent */
+    default void sent(int bytes) {
+    }
+
+    /** A datagram was dropped because the socket's send buffer was full. */
+    default void datagramDropped() {
+    }
+}

@@ -1,0 +1,57 @@
+package dev.sockstate.server.observer;
+
+import dev.sockstate.port.Protocol;
+
+/**
+ * What the runtime reports as it works, for metrics. Per-listener observers are asked for once at
+ * start-up, so that the hot path calls a resolved object and looks nothing up. {@link #NONE}
+ * reports nothing and costs nothing.
+ */
+public interface ServerObserver {
+
+    /** Reports nothing. */
+    ServerObserver NONE = new ServerObserver() {
+    };
+
+    /**
+     * @param listener the listener's name
+     * @param protocol its protocol
+     * @param active reads the listener's open connections (or 1 for a UDP listener), for gauges
+     * @return the observer of that listener's events
+     */
+    default ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+        return ListenerObserver.NONE;
+    }
+
+    /**
+     * @param group the worker group
+     * @param worker the worker's number in its group, from 1
+     * @return the observer of that worker's dequeue calls, used by that worker's thread only
+     */
+    default WorkerObserver worker(String group, int worker) {
+        return WorkerObserver.NONE;
+    }
+
+    /** The outcome of one dequeue call. */
+    enum DequeueOutcome {
+
+        /** At least one socket notification. */
+        NOTIFIED,
+
+        /** Nothing arrived before the timeout. */
+        TIMEOUT,
+
+        /** Only posted messages (wake-ups, handed work). */
+        WOKEN
+    }
+
+    /** Live counts of a listener, read when a gauge is sampled. */
+    interface ActiveCounts {
+
+        /** @return open connections (TCP) */
+        int connections();
+
+        /** @return registrations on the port: the listener's own and its connections' */
+        int registrations();
+    }
+}

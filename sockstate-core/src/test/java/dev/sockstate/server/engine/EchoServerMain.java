@@ -1,0 +1,32 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Backends;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * An echo server in a process of its own, for tests that must change process limits: prints
+ * {@code PORT <n>} once listening, and stops when its standard input closes.
+ */
+public final class EchoServerMain {
+
+    private EchoServerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+                List.of(ListenerSettings.tcp("echo").address(InetAddress.getLoopbackAddress()).handler(new EchoHandler()).build()),
+                ServerObserver.NONE);
+        server.start();
+        System.out.println("PORT " + server.listener("echo").portNumber());
+        System.out.flush();
+        while (System.in.read() >= 0) {
+            // wait for the parent to close our input
+        }
+        server.stop(Duration.ofSeconds(5));
+    }
+}

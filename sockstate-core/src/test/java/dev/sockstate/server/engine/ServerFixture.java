@@ -1,0 +1,70 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Backends;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Starts servers on loopback for tests and stops them afterwards. */
+final class ServerFixture implements AutoCloseable {
+
+    private final List<SocketServer> servers = new ArrayList<>();
+
+    private final List<Socket> clients = new ArrayList<>();
+
+    SocketServer start(int workers, ListenerSettings... listeners) {
+        return start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, workers)), listeners);
+    }
+
+    SocketServer start(List<WorkerGroupSettings> groups, ListenerSettings... listeners) {
+        SocketServer server = new SocketServer(Backends.select("auto"), groups, List.of(listeners), ServerObserver.NONE);
+        server.start();
+        this.servers.add(server);
+        return server;
+    }
+
+    Socket connect(SocketServer server, String listener) throws IOException {
+        Socket socket = new Socket();
+        this.clients.add(socket);
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener(listener).portNumber()), 5000);
+        socket.setSoTimeout(10_000);
+        socket.setTcpNoDelay(true);
+        return socket;
+    }
+
+    static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("Timed out waiting until " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    static ListenerSettings.Builder tcp(String name) {
+        return ListenerSettings.tcp(name).address(InetAddress.getLoopbackAddress());
+    }
+
+    static ListenerSettings.Builder udp(String name) {
+        return ListenerSettings.udp(name).address(InetAddress.getLoopbackAddress());
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Socket client : this.clients) {
+            client.close();
+        }
+        for (SocketServer server : this.servers) {
+            server.stop(Duration.ofSeconds(5));
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** TCP listeners on a real backend and loopback sockets. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpServingTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+    }
+
+    @Test
+    void manyConcurrentClientsGetRandomPayloadsUpToOneMebibyteEchoedIntactEvenWhenOneReadsSlowly() throws Exception {
+        EchoHandler handler = new EchoHandler();
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").maxPendingWriteBytes(256 * 1024)
+                .handler(handler).build());
+        int clients = 12;
+        ExecutorService threads = Executors.newFixedThreadPool(clients * 2);
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            boolean slow = c == 0;
+            Random random = new Random(c);
+            byte[] payload = new byte[(c == 0) ? 1024 * 1024 : 1 + random.nextInt(1024 * 1024)];
+            random.nextBytes(payload);
+            Socket client = this.fixture.connect(server, "echo");
+            Future<?> writer = threads.submit(() -> {
+                OutputStream out = client.getOutputStream();
+                for (int offset = 0; offset < payload.length; offset += 8192) {
+                    out.write(payload, offset, Math.min(8192, payload.length - offset));
+                }
+                out.flush();
+                return null;
+            });
+            results.add(threads.submit(() -> {
+                InputStream in = client.getInputStream();
+                byte[] echoed = new byte[payload.length];
+                int read = 0;
+                while (read < payload.length) {
+                    int n = in.read(echoed, read, Math.min(slow ? 4096 : 65536, payload.length - read));
+                    if (n < 0) {
+                        break;
+                    }
+                    read += n;
+                    if (slow) {
+                        Thread.sleep(1);
+                    }
+                }
+                writer.get();
+                return Arrays.equals(payload, echoed);
+            }));
+        }
+        for (Future<Boolean> result : results) {
+            assertThat(result.get(45, TimeUnit.SECONDS)).as("payload echoed intact").isTrue();
+        }
+        threads.shutdown();
+        assertThat(handler.errors).isEmpty();
+    }
+
+    @Test
+    void theBoundEphemeralPortIsReadableAndIpv6Works() throws Exception {
+        InetAddress loopback6 = Inet6Address.getByName("::1");
+        SocketServer server = this.fixture.start(1, ListenerSettings.tcp("v6").address(loopback6).handler(new EchoHandler()).build());
+        InetSocketAddress bound = server.listener("v6").address();
+        assertThat(bound.getAddress()).isEqualTo(loopback6);
+        try (Socket client = new Socket(loopback6, bound.getPort())) {
+            client.setSoTimeout(5000);
+            client.getOutputStream().write(7);
+            assertThat(client.getInputStream().read()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void aClientThatResetsIsReportedAsAnErrorAndClosed() throws Exception {
+        EchoHandler handler = new EchoHandler();
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").handler(handler).build());
+        Socket client = this.fixture.connect(server, "echo");
+        client.getOutputStream().write(1);
+        assertThat(client.getInputStream().read()).isEqualTo(1);
+        client.setSoLinger(true, 0);
+        client.close();
+        ServerFixture.await(() -> handler.closed.get() == 1, "the reset connection is closed");
+        assertThat(handler.errors).singleElement().isInstanceOfSatisfying(NativeIoException.class,
+                (error) -> assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET));
+        assertThat(server.listener("echo").activeConnections()).isZero();
+    }
+
+    @Test
+    void aHandlerThatThrowsClosesItsConnectionAndTheWorkerServesOthers() throws Exception {
+        ConnectionHandler handler = (connection, data) -> {
+            if (data.get(data.position()) == '!') {
+                throw new IllegalStateException("boom");
+            }
+            connection.write(data);
+        };
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").handler(handler).build());
+        Socket failing = this.fixture.connect(server, "echo");
+        failing.getOutputStream().write('!');
+        assertThat(failing.getInputStream().read()).as("closed by the server").isEqualTo(-1);
+        Socket healthy = this.fixture.connect(server, "echo");
+        healthy.getOutputStream().write('a');
+        assertThat(healthy.getInputStream().read()).isEqualTo('a');
+        assertThat(server.listener("echo").handlerErrors()).isEqualTo(1);
+    }
+
+    @Test
+    void connectionsAboveTheMaximumAreClosedAtOnceWithoutStallingOthers() throws Exception {
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").maxConnections(2).handler(new EchoHandler()).build());
+        Socket first = this.fixture.connect(server, "echo");
+        Socket second = this.fixture.connect(server, "echo");
+        ServerFixture.await(() -> server.listener("echo").activeConnections() == 2, "two connections are open");
+        Socket third = this.fixture.connect(server, "echo");
+        assertThat(third.getInputStream().read()).as("the third is closed at once").isEqualTo(-1);
+        assertThat(server.listener("echo").rejected()).isEqualTo(1);
+        for (Socket client : List.of(first, second)) {
+            client.getOutputStream().write('x');
+            assertThat(client.getInputStream().read()).isEqualTo('x');
+        }
+    }
+
+    @Test
+    void anIdleConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        EchoHandler handler = new EchoHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").idleTimeout(Duration.ofMillis(200))
+                .handler(handler).build());
+        Socket client = this.fixture.connect(server, "echo");
+        client.getOutputStream().write('x');
+        assertThat(client.getInputStream().read()).isEqualTo('x');
+        long start = System.nanoTime();
+        assertThat(client.getInputStream().read()).as("closed by the server when idle").isEqualTo(-1);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
+        ServerFixture.await(() -> handler.closed.get() == 1, "onClose is called");
+    }
+
+    @Test
+    void writesFromAnotherThreadReachTheClientInOrder() throws Exception {
+        List<Connection> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ConnectionHandler handler = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                opened.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("push").handler(handler).build());
+        Socket client = this.fixture.connect(server, "push");
+        ServerFixture.await(() -> opened.size() == 1, "the connection is open");
+        Connection connection = opened.get(0);
+        for (int i = 0; i < 100; i++) {
+            connection.write(("line " + i + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        connection.shutdownOutput();
+        String received = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(received.lines()).hasSize(100).startsWith("line 0").endsWith("line 99");
+    }
+
+    @Test
+    void blockingHandlersOnAnExecutorNeverHandleOneConnectionTwiceAtOnce() throws Exception {
+        AtomicInteger overlaps = new AtomicInteger();
+        ConnectionHandler handler = (connection, data) -> {
+            Object busy = connection.attributes().putIfAbsent("busy", Boolean.TRUE);
+            if (busy != null) {
+                overlaps.incrementAndGet();
+            }
+            Thread.sleep(2);
+            connection.write(data);
+            connection.attributes().remove("busy");
+        };
+        ExecutorService executor = Executors.newFixedThreadPool(8);
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("blocking").handler(handler).handlerExecutor(executor).build());
+        Socket client = this.fixture.connect(server, "blocking");
+        byte[] payload = new byte[20_000];
+        new Random(1).nextBytes(payload);
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 0; i < payload.length; i += 100) {
+                    client.getOutputStream().write(payload, i, 100);
+                }
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        writer.start();
+        byte[] echoed = client.getInputStream().readNBytes(payload.length);
+        writer.join();
+        assertThat(echoed).isEqualTo(payload);
+        assertThat(overlaps.get()).isZero();
+        executor.shutdown();
+    }
+}
