@@ -1,6 +1,8 @@
 package dev.sockstate.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -8,8 +10,15 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The layout of the core as rules: the portable port knows no backend, server code no backend, JNA
- * stays in the backends, and nothing in the core knows Spring.
+ * The layout of the core as rules. Packages by audience, each depending only on those below it:
+ * <pre>
+ * server.engine      the engine; only SocketServer is public
+ *   server           what user code imports: handlers, settings, stages
+ *   server.observer  what a metrics binding implements
+ *     port           the portable notification model (and the backend SPI's base classes)
+ *       port.epoll, port.winsock   the backends, the only code that touches JNA
+ * </pre>
+ * Nothing in the core knows Spring, and no two packages depend on each other.
  */
 @AnalyzeClasses(packages = "dev.sockstate", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
@@ -18,7 +27,7 @@ class LayeringTest {
     static final ArchRule thePortableModelDependsOnNoOtherPartOfSockstate = noClasses()
             .that().resideInAPackage("dev.sockstate.port")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..",
-                    "dev.sockstate.server..", "dev.sockstate.autoconfigure..");
+                    "dev.sockstate.server..");
 
     @ArchTest
     static final ArchRule onlyTheBackendsTouchJna = noClasses()
@@ -37,17 +46,32 @@ class LayeringTest {
             .allowEmptyShould(true);
 
     @ArchTest
-    static final ArchRule backendsDoNotKnowTheServerOrSpring = noClasses()
+    static final ArchRule backendsDoNotKnowTheServer = noClasses()
             .that().resideInAnyPackage("dev.sockstate.port..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server..", "dev.sockstate.autoconfigure..",
-                    "org.springframework..");
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server..");
 
     @ArchTest
-    static final ArchRule theServerDependsOnThePortNeverOnABackend = noClasses()
+    static final ArchRule theServerKnowsThePortNeverABackend = noClasses()
             .that().resideInAPackage("dev.sockstate.server..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..",
-                    "dev.sockstate.autoconfigure..")
-            .allowEmptyShould(true);
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..");
+
+    @ArchTest
+    static final ArchRule whatUserCodeImportsKnowsNothingOfTheEngineOrTheObservers = noClasses()
+            .that().resideInAPackage("dev.sockstate.server")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server.observer..");
+
+    @ArchTest
+    static final ArchRule theObserverSpiKnowsNothingOfTheEngine = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.observer")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server");
+
+    @ArchTest
+    static final ArchRule theEnginesOnlyPublicTypeIsTheServer = classes()
+            .that().resideInAPackage("dev.sockstate.server.engine").and().doNotHaveSimpleName("SocketServer")
+            .should().notBePublic();
+
+    @ArchTest
+    static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();
 
     @ArchTest
     static final ArchRule theCoreKnowsNoSpring = noClasses()

@@ -165,7 +165,7 @@ final class ServerSettingsFactory {
     /**
      * Reports a setting the runtime refused against the property it came from.
      * @param refused the runtime's refusal
-     * @return the same, in the words of {@code sockstate.*}
+     * @return the same, in the words of {@code sockstate.*}, with the refusal as a suppressed exception
      */
     static InvalidConfigurationPropertyValueException asProperty(InvalidSettingException refused) {
         String property = PROPERTIES.get(refused.setting());
@@ -177,7 +177,8 @@ final class ServerSettingsFactory {
         }
         InvalidConfigurationPropertyValueException translated = new InvalidConfigurationPropertyValueException(property,
                 refused.value(), refused.reason());
-        translated.initCause(refused);
+        // Its cause is set (to none) by its constructor: the runtime's own words travel as a suppressed exception.
+        translated.addSuppressed(refused);
         return translated;
     }
 

@@ -19,11 +19,11 @@ final class GracefulStop {
 
     private final SocketTable table;
 
-    private final List<SocketState> listenerSockets;
+    private final List<SocketTurn> listenerSockets;
 
     private final Collection<WorkerGroup> groups;
 
-    GracefulStop(SocketTable table, List<SocketState> listenerSockets, Collection<WorkerGroup> groups) {
+    GracefulStop(SocketTable table, List<SocketTurn> listenerSockets, Collection<WorkerGroup> groups) {
         this.table = table;
         this.listenerSockets = listenerSockets;
         this.groups = groups;
@@ -34,8 +34,8 @@ final class GracefulStop {
         if (!workersServing()) {
             return;
         }
-        this.listenerSockets.forEach(SocketState::requestDrainAndClose);
-        awaitUntil(() -> this.listenerSockets.stream().allMatch(SocketState::isFinished), deadline, false);
+        this.listenerSockets.forEach(SocketTurn::requestDrainAndClose);
+        awaitUntil(() -> this.listenerSockets.stream().allMatch(SocketTurn::isFinished), deadline, false);
         this.listenerSockets.forEach((socket) -> socket.requestClose(true));
         awaitUntil(this::isQuiet, deadline, true);
         connections().forEach(TcpConnection::requestDrainAndClose);
@@ -60,7 +60,7 @@ final class GracefulStop {
 
     private List<TcpConnection> connections() {
         List<TcpConnection> connections = new ArrayList<>();
-        for (SocketState socket : this.table.snapshot()) {
+        for (SocketTurn socket : this.table.snapshot()) {
             if (socket instanceof TcpConnection connection) {
                 connections.add(connection);
             }

@@ -33,7 +33,7 @@ final class ListenerBinder {
      * @return its registered socket, armed
      * @throws ListenerBindException when the socket cannot be opened, configured or bound
      */
-    SocketState bind(Listener listener) {
+    SocketTurn bind(Listener listener) {
         ListenerSettings settings = listener.settings;
         InetAddress address = settings.address();
         boolean dualStack = address == null;
@@ -44,7 +44,7 @@ final class ListenerBinder {
         StandardProtocolFamily family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6
                 : StandardProtocolFamily.INET;
         long handle;
-        SocketState registered = null;
+        SocketTurn registered = null;
         try {
             handle = this.sockets.open(settings.protocol(), family);
         }
@@ -108,7 +108,7 @@ final class ListenerBinder {
         }
     }
 
-    private static void register(Listener listener, SocketState socket) {
+    private static void register(Listener listener, SocketTurn socket) {
         if (!listener.table.add(socket)) {
             throw new IllegalStateException("No room for " + socket);
         }

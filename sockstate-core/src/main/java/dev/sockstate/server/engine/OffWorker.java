@@ -40,7 +40,7 @@ final class OffWorker implements Runner {
     }
 
     @Override
-    public void queue(SocketState socket, Operation operation, int filter) {
+    public void queue(SocketTurn socket, Operation operation, int filter) {
         throw new IllegalStateException("A thread that dequeues from no port queues no change");
     }
 

@@ -66,7 +66,7 @@ final class Pipeline {
                 this.stages[i].closed(this.links[i]);
             }
             catch (Throwable ex) {
-                this.connection.listener().handlerFailed(this.connection, "stage " + describe(i)
+                this.connection.listener.handlerFailed(this.connection, "stage " + describe(i)
                         + " failed as the connection closed", ex);
             }
         }
@@ -146,7 +146,7 @@ final class Pipeline {
 
     private void stageFailed(int index, Throwable failure) {
         if (!this.connection.isAborting()) {
-            this.connection.listener().handlerFailed(this.connection, "stage " + describe(index) + " failed; aborting the connection",
+            this.connection.listener.handlerFailed(this.connection, "stage " + describe(index) + " failed; aborting the connection",
                     failure);
             this.connection.failed(failure);
         }

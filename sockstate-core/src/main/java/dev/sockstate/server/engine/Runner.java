@@ -30,7 +30,7 @@ interface Runner {
      * @param operation the change
      * @param filter the events, for ENABLE
      */
-    void queue(SocketState socket, Operation operation, int filter);
+    void queue(SocketTurn socket, Operation operation, int filter);
 
     /** Applies the changes queued so far at once, instead of in the next batch call. */
     void applyQueued();

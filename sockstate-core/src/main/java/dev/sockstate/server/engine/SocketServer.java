@@ -47,7 +47,7 @@ public final class SocketServer {
 
     private final List<Listener> listeners = new ArrayList<>();
 
-    private final List<SocketState> listenerSockets = new ArrayList<>();
+    private final List<SocketTurn> listenerSockets = new ArrayList<>();
 
     private SocketTable table;
 
@@ -166,7 +166,7 @@ public final class SocketServer {
             long period = Math.max(10, shortest / 4);
             this.idleSweep = this.scheduler.every(() -> {
                 long now = System.nanoTime();
-                for (SocketState socket : this.table.snapshot()) {
+                for (SocketTurn socket : this.table.snapshot()) {
                     if (socket instanceof TcpConnection connection) {
                         connection.checkIdle(now);
                     }
@@ -204,7 +204,7 @@ public final class SocketServer {
             group.closePorts();
         }
         if (this.table != null) {
-            this.table.snapshot().forEach(SocketState::forceFinish);
+            this.table.snapshot().forEach(SocketTurn::forceFinish);
         }
         if (this.scheduler != null) {
             this.scheduler.shutdown();

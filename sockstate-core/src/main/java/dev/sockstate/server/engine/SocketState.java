@@ -1,12 +1,9 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
-import dev.sockstate.port.Operation;
 import dev.sockstate.port.PortClosedException;
-import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
@@ -14,25 +11,14 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A socket the server serves, registered with one of its worker group's ports: whose turn it is,
- * what it is armed for, and how far its close got. Keeps the socket handled by one thread at a time.
- * <p>
- * A state word holds: {@link #OWNED} while a thread handles the socket; events and requests that
- * arrived meanwhile, which the owner handles before it lets go; the number of re-arms submitted but
- * not yet known to be applied; and the closing stages. The owner re-arms a one-shot registration
- * through its worker's next batch call; a notification can only follow once that re-arm is applied,
- * so another worker may then take the socket over even before the first worker hears back.
- * Only the owner issues REMOVE, and the socket is closed only once the REMOVE notification arrived
+ * The state word of a socket the server serves, and what any thread may ask through it. The word
+ * holds: {@link #OWNED} while a thread handles the socket (its turn, {@link SocketTurn}); events and
+ * run requests that arrived meanwhile, which the owner handles before it lets go; the number of
+ * re-arms submitted but not yet known to be applied; and the closing stages: a close asked for
+ * (drained first, or aborted), REMOVE issued, REMOVE arrived, finished. The socket is finished (closed,
+ * its state released, its handler told) only once the REMOVE notification arrived, nobody owns it
  * <em>and</em> no re-arm is in flight, so a descriptor is never reused while a change naming it is
- * still queued, and per-socket state is released only after its REMOVE.
- * <p>
- * The same word makes a persistent registration safe on many workers (the exclusive edge mode):
- * a notification that finds the socket idle claims it; one that finds it owned folds its events
- * in and returns, and the owner runs again with them before it lets go (its release fails while
- * events are folded in). A persistent registration's filter change is applied while the owner still
- * holds the socket, so changes made by successive owners reach the port in order. An owner whose
- * turn was long enough {@linkplain #yieldTurn(int) yields}: it keeps what arrived for the next turn,
- * lets go, and posts a run request, so other sockets are served in between.
+ * still queued.
  */
 abstract class SocketState {
 
@@ -57,11 +43,12 @@ abstract class SocketState {
 
     static final int DRAIN_REQUESTED = 1 << 7;
 
-    private static final int EVENTS_SHIFT = 8;
+    static final int EVENTS_SHIFT = 8;
 
-    private static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
+    static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
 
-    private static final int REARM_ONE = 1 << 16;
+    /** One re-arm submitted and not yet known to be applied: the count is the word's high half. */
+    static final int REARM_ONE = 1 << 16;
 
     private static final VarHandle STATE;
 
@@ -81,8 +68,6 @@ abstract class SocketState {
     final NotificationPort port;
 
     final NativeSockets sockets;
-
-    private final SocketTable table;
 
     final long handle;
 
@@ -105,32 +90,18 @@ abstract class SocketState {
      */
     private Thread owner;
 
-    /** The filter last submitted; read and written by the owner only. */
-    private int armedFilter = -1;
-
-    /** Events kept for the next turn by an owner that yielded; handed from owner to owner. */
-    private int deferredEvents;
-
-    /** Whether the owner yields its turn when it lets go; owner only. */
-    private boolean yielding;
-
-    /** Work (reads) done in the current turn; owner only. */
-    private int turnWork;
-
     /**
      * @param port the port the socket is registered with
      * @param sockets the backend's sockets
-     * @param table the server's sockets by completion key, which this one leaves when finished
      * @param handle the socket
      * @param trigger how it is registered
      * @param observer its listener's observer
-     * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
+     * @param ownedByCreator whether the creating thread owns it from the start
      */
-    SocketState(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
-            ListenerObserver observer, boolean ownedByCreator) {
+    SocketState(NotificationPort port, NativeSockets sockets, long handle, Trigger trigger, ListenerObserver observer,
+            boolean ownedByCreator) {
         this.port = port;
         this.sockets = sockets;
-        this.table = table;
         this.handle = handle;
         this.trigger = trigger;
         this.observer = observer;
@@ -140,261 +111,32 @@ abstract class SocketState {
         }
     }
 
-    /**
-     * Handles events as the owner.
-     * @param runner the thread's runner: a worker, or another thread's
-     * @param events the events, zero when run for a request
-     * @return true to let go now, false when the ownership was handed to another thread, which will
-     * call {@link #release(Runner)}
-     */
-    abstract boolean handle(Runner runner, int events);
+    /** Releases everything once the registration is gone and no re-arm is in flight: closes the socket and calls back. */
+    abstract void finish();
 
-    /** @return the filter to arm when letting go, or -1 to leave the socket disarmed */
-    abstract int nextFilter();
-
-    /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
-    boolean readyToClose() {
-        return true;
+    /** @return the state word */
+    final int word() {
+        return this.state;
     }
 
-    /** Releases everything once the registration is gone: closes the socket and calls back. */
-    void finish() {
-        closeSocket();
+    /** @return whether the word was {@code expected} and is now {@code update} */
+    final boolean casWord(int expected, int update) {
+        return STATE.compareAndSet(this, expected, update);
     }
 
-    /** Closes the socket, which is released even when the close reports an error, and leaves the table. */
-    final void closeSocket() {
-        try {
-            this.sockets.close(this.handle);
-        }
-        catch (NativeIoException ex) {
-            // the descriptor is released all the same
-        }
-        this.table.remove(this);
+    /** @param bits set in the word */
+    final void orWord(int bits) {
+        STATE.getAndBitwiseOr(this, bits);
     }
 
-    /** @return the work (reads) counted in this turn so far, this one included; owner only */
-    final int countWork() {
-        return ++this.turnWork;
+    /** @return the word after adding {@code delta} */
+    final int addAndGetWord(int delta) {
+        return (int) STATE.getAndAdd(this, delta) + delta;
     }
 
-    /** @return the work (reads) counted in this turn so far; owner only */
-    final int turnWork() {
-        return this.turnWork;
-    }
-
-    /**
-     * A notification, or a posted request (events zero), reached a worker.
-     * @param runner the worker
-     * @param events the events
-     */
-    final void notified(Runner runner, int events) {
-        int current;
-        do {
-            current = this.state;
-            if ((current & (REMOVING | FINISHED)) != 0) {
-                return;
-            }
-            if ((current & OWNED) != 0) {
-                int folded = current | (events << EVENTS_SHIFT) | ((events == 0) ? RUN_REQUESTED : 0);
-                if (STATE.compareAndSet(this, current, folded)) {
-                    return;
-                }
-                continue;
-            }
-        }
-        while (!STATE.compareAndSet(this, current, current | OWNED));
-        OWNER.setOpaque(this, Thread.currentThread());
-        this.turnWork = 0;
-        int deferred = this.deferredEvents;
-        this.deferredEvents = 0;
-        if (handleSafely(runner, events | deferred)) {
-            release(runner);
-        }
-    }
-
-    /**
-     * Ends the owner's turn early, from {@link #handle}: events folded in meanwhile, and the given
-     * ones, are kept for the next turn, which a run request posted once the owner let go starts.
-     * @param events events to handle next turn (IN to read on, for example)
-     */
-    final void yieldTurn(int events) {
-        this.yielding = true;
-        this.deferredEvents |= events;
-    }
-
-    /** Handles events; a failure of the runtime itself (not of a handler) aborts this socket only. */
-    private boolean handleSafely(Runner runner, int events) {
-        try {
-            return handle(runner, events);
-        }
-        catch (RuntimeException | LinkageError ex) {
-            STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | ABORT_REQUESTED);
-            logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", ex);
-            return true;
-        }
-    }
-
-    /**
-     * Lets go of the socket as its owner: handles what arrived meanwhile, then closes it if asked,
-     * or re-arms it.
-     * @param runner the current thread's runner
-     */
-    final void release(Runner runner) {
-        OWNER.setOpaque(this, Thread.currentThread());
-        // Whether this call armed a one-shot registration while still owning it (see below).
-        boolean armedWhileOwned = false;
-        while (true) {
-            int current = this.state;
-            int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
-            if (pending != 0 || (current & RUN_REQUESTED) != 0) {
-                if (STATE.compareAndSet(this, current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
-                    if (runner.isWorker() && !runner.dequeuesFrom(this.port)) {
-                        // A worker of another port (the one that accepted the socket) still owns it and
-                        // the arm it applied has fired: the socket belongs to its own port's worker, so the
-                        // events go there, through the run request posted on letting go.
-                        this.yielding = true;
-                    }
-                    if (this.yielding) {
-                        // The turn is over: the run posted on letting go handles these (and any request).
-                        this.deferredEvents |= pending;
-                    }
-                    else {
-                        // A notification that arrived meanwhile used up the arm: arm again when letting go.
-                        armedWhileOwned = false;
-                        if (!handleSafely(runner, pending)) {
-                            return;
-                        }
-                    }
-                }
-                continue;
-            }
-            if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
-                OWNER.setOpaque(this, null);
-                if (STATE.compareAndSet(this, current, (current & ~OWNED) | REMOVING)) {
-                    this.yielding = false;
-                    submit(runner, Operation.REMOVE, 0);
-                    return;
-                }
-                OWNER.setOpaque(this, Thread.currentThread());
-                continue;
-            }
-            int filter = nextFilter();
-            boolean oneShot = this.trigger.isOneShot();
-            if (!oneShot && filter >= 0 && filter != this.armedFilter) {
-                changeFilterWhileOwned(runner, current, filter);
-                continue;
-            }
-            boolean rearm = oneShot && filter >= 0 && !armedWhileOwned;
-            if (rearm && !runner.dequeuesFrom(this.port)) {
-                // No batch call of this thread's will carry the re-arm to the socket's port, so it is
-                // applied now, before letting go, like a persistent filter change: a later owner's
-                // re-arm cannot then be overtaken by this one. A notification it raises meanwhile is
-                // folded in and handled above.
-                if (STATE.compareAndSet(this, current, current + REARM_ONE)) {
-                    this.armedFilter = filter;
-                    armedWhileOwned = true;
-                    applyNow(runner, Operation.ENABLE, filter);
-                }
-                continue;
-            }
-            if (rearm) {
-                this.armedFilter = filter;
-            }
-            boolean yielded = this.yielding;
-            this.yielding = false;
-            OWNER.setOpaque(this, null);
-            if (STATE.compareAndSet(this, current, (current & ~OWNED) + (rearm ? REARM_ONE : 0))) {
-                if (rearm) {
-                    submit(runner, Operation.ENABLE, filter);
-                }
-                if (yielded) {
-                    postRun();
-                }
-                return;
-            }
-            this.yielding = yielded;
-            OWNER.setOpaque(this, Thread.currentThread());
-        }
-    }
-
-    /**
-     * Applies a persistent registration's new filter before letting go, so that the next owner's
-     * change cannot overtake it on the port.
-     */
-    private void changeFilterWhileOwned(Runner runner, int current, int filter) {
-        if (!STATE.compareAndSet(this, current, current + REARM_ONE)) {
-            return;
-        }
-        this.armedFilter = filter;
-        if (runner.dequeuesFrom(this.port)) {
-            runner.queue(this, Operation.ENABLE, filter);
-            runner.applyQueued();
-        }
-        else {
-            applyNow(runner, Operation.ENABLE, filter);
-        }
-    }
-
-    /**
-     * Hands the ownership to another thread (a handler executor's): from now on the calling thread no
-     * longer finds itself the owner; the thread taking over calls {@link #takeOver()}.
-     */
-    final void handOver() {
-        OWNER.setOpaque(this, null);
-    }
-
-    /** Takes over the ownership handed over by {@link #handOver()}, on the thread that continues the turn. */
-    final void takeOver() {
-        OWNER.setOpaque(this, Thread.currentThread());
-    }
-
-    /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */
-    private void submit(Runner runner, Operation operation, int filter) {
-        if (runner.dequeuesFrom(this.port)) {
-            runner.queue(this, operation, filter);
-        }
-        else {
-            applyNow(runner, operation, filter);
-        }
-    }
-
-    /**
-     * Adds a change of this socket's registration to a batch.
-     * @param batch the batch
-     * @param operation the change
-     * @param filter the events, for ENABLE
-     * @return the index of the entry
-     */
-    final int addChange(RegistrationBatch batch, Operation operation, int filter) {
-        return switch (operation) {
-            case ENABLE -> batch.enable(this.handle, this.key, filter, this.trigger);
-            case REMOVE -> batch.remove(this.handle, this.key);
-            default -> batch.disable(this.handle, this.key);
-        };
-    }
-
-    /**
-     * Applies one change at once, on this socket's port: from a thread that is not one of the
-     * workers, or from a worker of another port.
-     */
-    private void applyNow(Runner runner, Operation operation, int filter) {
-        RegistrationBatch change = runner.singleChange();
-        change.clear();
-        addChange(change, operation, filter);
-        NativeIoException failure;
-        try {
-            this.port.apply(change);
-            failure = change.failed(0) ? change.failure(0, "ProcessSocketNotifications") : null;
-            change.clear();
-        }
-        catch (NativeIoException ex) {
-            failure = ex;
-        }
-        catch (PortClosedException ex) {
-            failure = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
-        }
-        changeApplied(runner, operation, failure);
+    /** @param thread the thread that owns the socket from now on, or {@code null} */
+    final void owner(Thread thread) {
+        OWNER.setOpaque(this, thread);
     }
 
     /** Asks a worker of this socket's port to run its requests. */
@@ -444,36 +186,14 @@ abstract class SocketState {
         while (!STATE.compareAndSet(this, current, current | RUN_REQUESTED));
     }
 
-    /**
-     * A change submitted for this socket's registration was applied (or refused).
-     * @param runner the thread that applied it
-     * @param operation the change
-     * @param failure why it was refused, or {@code null}
-     */
-    final void changeApplied(Runner runner, Operation operation, NativeIoException failure) {
-        this.observer.registrationChanged(operation, failure == null);
-        if (operation == Operation.ENABLE) {
-            int current = (int) STATE.getAndAdd(this, -REARM_ONE) - REARM_ONE;
-            if (failure != null && (current & REMOVING) == 0) {
-                logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);
-                STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | ABORT_REQUESTED);
-                notified(runner, 0);
-            }
-            finishIfDone();
-        }
-        else if (operation == Operation.REMOVE && failure != null) {
-            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
-            removed();
-        }
-    }
-
     /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */
     final void removed() {
         STATE.getAndBitwiseOr(this, REMOVED);
         finishIfDone();
     }
 
-    private void finishIfDone() {
+    /** Finishes the socket once it is removed, unowned and no re-arm is in flight. */
+    final void finishIfDone() {
         int current;
         do {
             current = this.state;

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class SocketTable {
 
-    private final AtomicReferenceArray<SocketState> slots;
+    private final AtomicReferenceArray<SocketTurn> slots;
 
     private final int[] generations;
 
@@ -35,7 +35,7 @@ final class SocketTable {
      * @param socket the socket
      * @return false when the table is full
      */
-    synchronized boolean add(SocketState socket) {
+    synchronized boolean add(SocketTurn socket) {
         int slot;
         if (this.freeCount > 0) {
             slot = this.free[--this.freeCount];
@@ -58,17 +58,17 @@ final class SocketTable {
      * @param key a completion key
      * @return the socket it names, or {@code null} when that socket is gone
      */
-    SocketState get(long key) {
+    SocketTurn get(long key) {
         int slot = (int) key;
         if (slot < 0 || slot >= this.generations.length) {
             return null;
         }
-        SocketState socket = this.slots.get(slot);
+        SocketTurn socket = this.slots.get(slot);
         return (socket != null && socket.key == key) ? socket : null;
     }
 
     /** @param socket a socket to take out; its slot may then be reused */
-    synchronized void remove(SocketState socket) {
+    synchronized void remove(SocketTurn socket) {
         int slot = (int) socket.key;
         if (this.slots.compareAndSet(slot, socket, null)) {
             this.free[this.freeCount++] = slot;
@@ -82,14 +82,14 @@ final class SocketTable {
     }
 
     /** @return every socket now in the table */
-    List<SocketState> snapshot() {
-        List<SocketState> all = new ArrayList<>();
+    List<SocketTurn> snapshot() {
+        List<SocketTurn> all = new ArrayList<>();
         int limit;
         synchronized (this) {
             limit = this.used;
         }
         for (int i = 0; i < limit; i++) {
-            SocketState socket = this.slots.get(i);
+            SocketTurn socket = this.slots.get(i);
             if (socket != null) {
                 all.add(socket);
             }

@@ -14,7 +14,7 @@ import java.lang.System.Logger.Level;
  * registers each and re-arms itself. Out of descriptors, it stays disarmed for a short, growing
  * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
  */
-final class TcpAcceptor extends SocketState {
+final class TcpAcceptor extends SocketTurn {
 
     private static final System.Logger logger = System.getLogger(TcpAcceptor.class.getName());
 

@@ -28,12 +28,13 @@ import java.util.concurrent.Executor;
  * With a handler executor, a read's handler call (through the stages) runs there, and the turn goes
  * on there until the connection is let go.
  */
-final class TcpConnection extends SocketState implements Connection {
+final class TcpConnection extends SocketTurn implements Connection {
 
     /** Reads per turn with an edge trigger before other sockets get theirs. */
     static final int EDGE_READ_BUDGET = 16;
 
-    private final Listener listener;
+    /** The listener that accepted it. */
+    final Listener listener;
 
     private final long id;
 
@@ -68,11 +69,7 @@ final class TcpConnection extends SocketState implements Connection {
         touch();
     }
 
-    /**
-     * Opens the connection on the accepting thread, which owns it: makes its stages, passes the open
-     * inbound, and arms the registration.
-     * @param runner the accepting thread's runner
-     */
+    /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
         if (!this.listener.settings.stages().isEmpty()) {
             this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
@@ -258,23 +255,9 @@ final class TcpConnection extends SocketState implements Connection {
         this.attachment = null;
     }
 
-    // ---- the way out ---------------------------------------------------------------------------
-
     @Override
     public void write(ByteBuffer data) {
-        if (!data.hasRemaining()) {
-            return;
-        }
-        if (isClosing()) {
-            data.position(data.limit());
-            return;
-        }
-        if (isOwnedByCurrentThread()) {
-            outbound(data, false);
-            return;
-        }
-        this.output.request(data);
-        requestRun();
+        this.output.write(data);
     }
 
     /**
@@ -308,11 +291,7 @@ final class TcpConnection extends SocketState implements Connection {
 
     @Override
     public void shutdownOutput() {
-        boolean owner = isOwnedByCurrentThread();
-        this.output.requestShutdown(owner);
-        if (!owner) {
-            requestRun();
-        }
+        this.output.shutdownOutput();
     }
 
     @Override
@@ -324,8 +303,6 @@ final class TcpConnection extends SocketState implements Connection {
     public boolean isOpen() {
         return !isClosing();
     }
-
-    // ---- failures ----------------------------------------------------------------------------
 
     private NativeIoException pendingError() {
         try {
@@ -344,13 +321,6 @@ final class TcpConnection extends SocketState implements Connection {
         }
     }
 
-    /** @return the connection's listener */
-    Listener listener() {
-        return this.listener;
-    }
-
-    // ---- idle timeout ------------------------------------------------------------------------
-
     private void touch() {
         if (this.listener.idleTimeoutNanos > 0) {
             this.lastActivity = System.nanoTime();
@@ -365,8 +335,6 @@ final class TcpConnection extends SocketState implements Connection {
             requestClose(idle > 2 * limit && isClosing());
         }
     }
-
-    // ---- what handlers see -------------------------------------------------------------------
 
     @Override
     public long id() {

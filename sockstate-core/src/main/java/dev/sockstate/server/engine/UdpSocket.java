@@ -18,7 +18,7 @@ import java.util.concurrent.Executor;
  * (as an edge trigger requires) or a per-turn budget is spent, handing each to the handler with its
  * sender.
  */
-final class UdpSocket extends SocketState implements DatagramEndpoint {
+final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private static final System.Logger logger = System.getLogger(UdpSocket.class.getName());
 

@@ -37,11 +37,11 @@ final class Worker implements Runnable, Runner {
 
     private final RegistrationBatch changes;
 
-    private final SocketState[] changeOwners;
+    private final SocketTurn[] changeOwners;
 
     private final Operation[] appliedOperations;
 
-    private final SocketState[] appliedOwners;
+    private final SocketTurn[] appliedOwners;
 
     private final NativeIoException[] appliedFailures;
 
@@ -81,9 +81,9 @@ final class Worker implements Runnable, Runner {
         this.observer = observer;
         this.port = port;
         this.changes = new RegistrationBatch(changeCapacity);
-        this.changeOwners = new SocketState[changeCapacity];
+        this.changeOwners = new SocketTurn[changeCapacity];
         this.appliedOperations = new Operation[changeCapacity];
-        this.appliedOwners = new SocketState[changeCapacity];
+        this.appliedOwners = new SocketTurn[changeCapacity];
         this.appliedFailures = new NativeIoException[changeCapacity];
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
@@ -148,7 +148,7 @@ final class Worker implements Runnable, Runner {
                     postStop(this.port);
                     continue;
                 }
-                SocketState socket = table.get(key);
+                SocketTurn socket = table.get(key);
                 if (socket != null) {
                     socket.notified(this, 0);
                 }
@@ -156,7 +156,7 @@ final class Worker implements Runnable, Runner {
             }
             socketNotifications++;
             int events = this.notifications.events(i);
-            SocketState socket = table.get(key);
+            SocketTurn socket = table.get(key);
             if (socket == null) {
                 continue;
             }
@@ -200,7 +200,7 @@ final class Worker implements Runnable, Runner {
     }
 
     @Override
-    public void queue(SocketState socket, Operation operation, int filter) {
+    public void queue(SocketTurn socket, Operation operation, int filter) {
         if (this.changes.size() == this.changes.capacity()) {
             flush();
         }
@@ -254,7 +254,7 @@ final class Worker implements Runnable, Runner {
             return;
         }
         if (this.reporting) {
-            report(count, new Operation[count], new SocketState[count], new NativeIoException[count]);
+            report(count, new Operation[count], new SocketTurn[count], new NativeIoException[count]);
             return;
         }
         this.reporting = true;
@@ -266,7 +266,7 @@ final class Worker implements Runnable, Runner {
         }
     }
 
-    private void report(int count, Operation[] operations, SocketState[] owners, NativeIoException[] failures) {
+    private void report(int count, Operation[] operations, SocketTurn[] owners, NativeIoException[] failures) {
         for (int i = 0; i < count; i++) {
             operations[i] = this.changes.operation(i);
             owners[i] = this.changeOwners[i];
@@ -275,7 +275,7 @@ final class Worker implements Runnable, Runner {
         }
         this.changes.clear();
         for (int i = 0; i < count; i++) {
-            SocketState owner = owners[i];
+            SocketTurn owner = owners[i];
             owners[i] = null;
             owner.changeApplied(this, operations[i], failures[i]);
             failures[i] = null;

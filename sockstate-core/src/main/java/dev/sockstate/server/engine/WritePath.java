@@ -37,6 +37,39 @@ final class WritePath {
     }
 
     /**
+     * A handler's write, from any thread: on the owning thread the bytes go outbound at once,
+     * from another they are copied and wait for the owner; on a closing connection they are dropped.
+     * @param data the bytes; consumed
+     */
+    void write(ByteBuffer data) {
+        if (!data.hasRemaining()) {
+            return;
+        }
+        if (this.connection.isClosing()) {
+            data.position(data.limit());
+            return;
+        }
+        if (this.connection.isOwnedByCurrentThread()) {
+            this.connection.outbound(data, false);
+            return;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
+        copy.flip();
+        requests().add(copy);
+        this.connection.requestRun();
+    }
+
+    /** Asks for a FIN once queued bytes are sent, from any thread. */
+    void shutdownOutput() {
+        if (this.connection.isOwnedByCurrentThread()) {
+            this.shutdownRequested = true;
+            return;
+        }
+        requests().add(SHUTDOWN_OUTPUT);
+        this.connection.requestRun();
+    }
+
+    /**
      * Sends what the socket takes now and queues the rest; owner only.
      * @param data the bytes; consumed
      * @param owned whether the queue may keep the buffer itself (a copy made for a request)
@@ -124,26 +157,6 @@ final class WritePath {
             }
         }
         return true;
-    }
-
-    /**
-     * A write from a thread that does not own the connection: copied, queued, and taken by the owner.
-     * @param data the bytes; consumed
-     */
-    void request(ByteBuffer data) {
-        ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
-        copy.flip();
-        requests().add(copy);
-    }
-
-    /** Asks for a FIN once queued bytes are sent; from the owner, or through the request queue. */
-    void requestShutdown(boolean owner) {
-        if (owner) {
-            this.shutdownRequested = true;
-        }
-        else {
-            requests().add(SHUTDOWN_OUTPUT);
-        }
     }
 
     /** Sends the FIN asked for, once nothing is queued; owner only. */

@@ -103,7 +103,7 @@ public final class DispatchFixture implements AutoCloseable {
     }
 
     /** A persistent registration that counts what it is handed and never changes its filter. */
-    private static final class CountingSocket extends SocketState {
+    private static final class CountingSocket extends SocketTurn {
 
         long handled;
 

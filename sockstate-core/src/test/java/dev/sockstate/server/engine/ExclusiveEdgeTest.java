@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ExclusiveEdgeTest {
 
-    /** The folded-events bits of {@link SocketState}'s state word. */
+    /** The folded-events bits of {@link SocketTurn}'s state word. */
     private static final int PENDING_EVENTS = 0xff << 8;
 
     private final ServerFixture fixture = new ServerFixture();
@@ -99,7 +99,7 @@ class ExclusiveEdgeTest {
         ConnectionHandler handler = (connection, data) -> {
             if (calls.incrementAndGet() == 1) {
                 inside.countDown();
-                SocketState registration = (SocketState) connection;
+                SocketTurn registration = (SocketTurn) connection;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while ((registration.state() & PENDING_EVENTS) == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(1);

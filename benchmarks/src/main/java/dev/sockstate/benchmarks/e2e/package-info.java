@@ -1,0 +1,5 @@
+/**
+ * The end-to-end harness: echo servers (sockstate through the starter, Netty's native epoll, a plain
+ * NIO selector) in processes of their own, loads from one client JVM, and the report.
+ */
+package dev.sockstate.benchmarks.e2e;

@@ -1,0 +1,16 @@
+/**
+ * The portable notification model, the same on every backend: a {@link dev.sockstate.port.NotificationPort}
+ * that many threads dequeue from, registrations changed in a {@link dev.sockstate.port.RegistrationBatch}
+ * and applied in the same call that dequeues a {@link dev.sockstate.port.NotificationBatch}, posted
+ * messages, native non-blocking {@link dev.sockstate.port.NativeSockets}, and backend selection
+ * ({@link dev.sockstate.port.Backends}). For the server engine, and for programs that drive a port
+ * themselves.
+ * <p>
+ * <b>Backend SPI.</b> A backend implements {@link dev.sockstate.port.Backend} (found with
+ * {@link java.util.ServiceLoader}) and extends {@link dev.sockstate.port.AbstractNotificationPort} and
+ * {@link dev.sockstate.port.AbstractNativeSockets}: their protected members, and
+ * {@link dev.sockstate.port.SocketAddressLayout}, are for backends only. Batches are written only
+ * through those protected members, so code that merely uses a port can read a batch but never fill
+ * one. Nothing here knows a backend, the server or JNA.
+ */
+package dev.sockstate.port;

@@ -1,0 +1,344 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.PortClosedException;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.observer.ListenerObserver;
+import java.lang.System.Logger.Level;
+
+/**
+ * A socket the server serves and its turns, the one place where a socket is owned, handled, re-armed
+ * and closed: a notification (or a run request) that finds the socket idle claims it through its
+ * {@linkplain SocketState state word}, one that finds it owned folds its events in and returns, and
+ * the owner handles them all ({@link #handle}) before it lets go ({@link #release}), then re-arms the
+ * registration with {@link #nextFilter()}, or, when a close was asked for and
+ * {@link #readyToClose()}, issues REMOVE. Subclasses say what a turn does with the socket: accept
+ * (a listener), read and write (a connection), receive (a UDP socket).
+ * <p>
+ * The owner re-arms a one-shot registration through its worker's next batch call; a notification
+ * can only follow once that re-arm is applied, so another worker may then take the socket over even
+ * before the first worker hears back. A persistent registration (the exclusive edge mode) needs no
+ * re-arm; its filter change is applied while the owner still holds the socket, so changes made by
+ * successive owners reach the port in order. An owner whose turn was long enough
+ * {@linkplain #yieldTurn(int) yields}: it keeps what arrived for the next turn, lets go, and posts a
+ * run request, so other sockets are served in between.
+ */
+abstract class SocketTurn extends SocketState {
+
+    private static final System.Logger logger = System.getLogger(SocketTurn.class.getName());
+
+    private final SocketTable table;
+
+    /** The filter last submitted; read and written by the owner only. */
+    private int armedFilter = -1;
+
+    /** Events kept for the next turn by an owner that yielded; handed from owner to owner. */
+    private int deferredEvents;
+
+    /** Whether the owner yields its turn when it lets go; owner only. */
+    private boolean yielding;
+
+    /** Work (reads) done in the current turn; owner only. */
+    private int turnWork;
+
+    /**
+     * @param port the port the socket is registered with
+     * @param sockets the backend's sockets
+     * @param table the server's sockets by completion key, which this one leaves when finished
+     * @param handle the socket
+     * @param trigger how it is registered
+     * @param observer its listener's observer
+     * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
+     */
+    SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
+            ListenerObserver observer, boolean ownedByCreator) {
+        super(port, sockets, handle, trigger, observer, ownedByCreator);
+        this.table = table;
+    }
+
+    /**
+     * Handles events as the owner.
+     * @param runner the thread's runner: a worker, or another thread's
+     * @param events the events, zero when run for a request
+     * @return true to let go now, false when the ownership was handed to another thread, which will
+     * call {@link #release(Runner)}
+     */
+    abstract boolean handle(Runner runner, int events);
+
+    /** @return the filter to arm when letting go, or -1 to leave the socket disarmed */
+    abstract int nextFilter();
+
+    /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
+    boolean readyToClose() {
+        return true;
+    }
+
+    /** Releases everything once the registration is gone: closes the socket and calls back. */
+    void finish() {
+        closeSocket();
+    }
+
+    /** Closes the socket, which is released even when the close reports an error, and leaves the table. */
+    final void closeSocket() {
+        try {
+            this.sockets.close(this.handle);
+        }
+        catch (NativeIoException ex) {
+            // the descriptor is released all the same
+        }
+        this.table.remove(this);
+    }
+
+    /** @return the work (reads) counted in this turn so far, this one included; owner only */
+    final int countWork() {
+        return ++this.turnWork;
+    }
+
+    /** @return the work (reads) counted in this turn so far; owner only */
+    final int turnWork() {
+        return this.turnWork;
+    }
+
+    /**
+     * A notification, or a posted request (events zero), reached a worker.
+     * @param runner the worker
+     * @param events the events
+     */
+    final void notified(Runner runner, int events) {
+        int current;
+        do {
+            current = word();
+            if ((current & (REMOVING | FINISHED)) != 0) {
+                return;
+            }
+            if ((current & OWNED) != 0) {
+                int folded = current | (events << EVENTS_SHIFT) | ((events == 0) ? RUN_REQUESTED : 0);
+                if (casWord(current, folded)) {
+                    return;
+                }
+                continue;
+            }
+        }
+        while (!casWord(current, current | OWNED));
+        owner(Thread.currentThread());
+        this.turnWork = 0;
+        int deferred = this.deferredEvents;
+        this.deferredEvents = 0;
+        if (handleSafely(runner, events | deferred)) {
+            release(runner);
+        }
+    }
+
+    /**
+     * Ends the owner's turn early, from {@link #handle}: events folded in meanwhile, and the given
+     * ones, are kept for the next turn, which a run request posted once the owner let go starts.
+     * @param events events to handle next turn (IN to read on, for example)
+     */
+    final void yieldTurn(int events) {
+        this.yielding = true;
+        this.deferredEvents |= events;
+    }
+
+    /** Handles events; a failure of the runtime itself (not of a handler) aborts this socket only. */
+    private boolean handleSafely(Runner runner, int events) {
+        try {
+            return handle(runner, events);
+        }
+        catch (RuntimeException | LinkageError ex) {
+            orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
+            logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", ex);
+            return true;
+        }
+    }
+
+    /**
+     * Lets go of the socket as its owner: handles what arrived meanwhile, then closes it if asked,
+     * or re-arms it.
+     * @param runner the current thread's runner
+     */
+    final void release(Runner runner) {
+        owner(Thread.currentThread());
+        // Whether this call armed a one-shot registration while still owning it (see below).
+        boolean armedWhileOwned = false;
+        while (true) {
+            int current = word();
+            int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
+            if (pending != 0 || (current & RUN_REQUESTED) != 0) {
+                if (casWord(current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
+                    if (runner.isWorker() && !runner.dequeuesFrom(this.port)) {
+                        // A worker of another port (the one that accepted the socket) still owns it and
+                        // the arm it applied has fired: the socket belongs to its own port's worker, so the
+                        // events go there, through the run request posted on letting go.
+                        this.yielding = true;
+                    }
+                    if (this.yielding) {
+                        // The turn is over: the run posted on letting go handles these (and any request).
+                        this.deferredEvents |= pending;
+                    }
+                    else {
+                        // A notification that arrived meanwhile used up the arm: arm again when letting go.
+                        armedWhileOwned = false;
+                        if (!handleSafely(runner, pending)) {
+                            return;
+                        }
+                    }
+                }
+                continue;
+            }
+            if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
+                owner(null);
+                if (casWord(current, (current & ~OWNED) | REMOVING)) {
+                    this.yielding = false;
+                    submit(runner, Operation.REMOVE, 0);
+                    return;
+                }
+                owner(Thread.currentThread());
+                continue;
+            }
+            int filter = nextFilter();
+            boolean oneShot = this.trigger.isOneShot();
+            if (!oneShot && filter >= 0 && filter != this.armedFilter) {
+                changeFilterWhileOwned(runner, current, filter);
+                continue;
+            }
+            boolean rearm = oneShot && filter >= 0 && !armedWhileOwned;
+            if (rearm && !runner.dequeuesFrom(this.port)) {
+                // No batch call of this thread's will carry the re-arm to the socket's port, so it is
+                // applied now, before letting go, like a persistent filter change: a later owner's
+                // re-arm cannot then be overtaken by this one. A notification it raises meanwhile is
+                // folded in and handled above.
+                if (casWord(current, current + REARM_ONE)) {
+                    this.armedFilter = filter;
+                    armedWhileOwned = true;
+                    applyNow(runner, Operation.ENABLE, filter);
+                }
+                continue;
+            }
+            if (rearm) {
+                this.armedFilter = filter;
+            }
+            boolean yielded = this.yielding;
+            this.yielding = false;
+            owner(null);
+            if (casWord(current, (current & ~OWNED) + (rearm ? REARM_ONE : 0))) {
+                if (rearm) {
+                    submit(runner, Operation.ENABLE, filter);
+                }
+                if (yielded) {
+                    postRun();
+                }
+                return;
+            }
+            this.yielding = yielded;
+            owner(Thread.currentThread());
+        }
+    }
+
+    /**
+     * Applies a persistent registration's new filter before letting go, so that the next owner's
+     * change cannot overtake it on the port.
+     */
+    private void changeFilterWhileOwned(Runner runner, int current, int filter) {
+        if (!casWord(current, current + REARM_ONE)) {
+            return;
+        }
+        this.armedFilter = filter;
+        if (runner.dequeuesFrom(this.port)) {
+            runner.queue(this, Operation.ENABLE, filter);
+            runner.applyQueued();
+        }
+        else {
+            applyNow(runner, Operation.ENABLE, filter);
+        }
+    }
+
+    /**
+     * Hands the ownership to another thread (a handler executor's): from now on the calling thread no
+     * longer finds itself the owner; the thread taking over calls {@link #takeOver()}.
+     */
+    final void handOver() {
+        owner(null);
+    }
+
+    /** Takes over the ownership handed over by {@link #handOver()}, on the thread that continues the turn. */
+    final void takeOver() {
+        owner(Thread.currentThread());
+    }
+
+    /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */
+    private void submit(Runner runner, Operation operation, int filter) {
+        if (runner.dequeuesFrom(this.port)) {
+            runner.queue(this, operation, filter);
+        }
+        else {
+            applyNow(runner, operation, filter);
+        }
+    }
+
+    /**
+     * Adds a change of this socket's registration to a batch.
+     * @param batch the batch
+     * @param operation the change
+     * @param filter the events, for ENABLE
+     * @return the index of the entry
+     */
+    final int addChange(RegistrationBatch batch, Operation operation, int filter) {
+        return switch (operation) {
+            case ENABLE -> batch.enable(this.handle, this.key, filter, this.trigger);
+            case REMOVE -> batch.remove(this.handle, this.key);
+            default -> batch.disable(this.handle, this.key);
+        };
+    }
+
+    /**
+     * Applies one change at once, on this socket's port: from a thread that is not one of the
+     * workers, or from a worker of another port.
+     */
+    private void applyNow(Runner runner, Operation operation, int filter) {
+        RegistrationBatch change = runner.singleChange();
+        change.clear();
+        addChange(change, operation, filter);
+        NativeIoException failure;
+        try {
+            this.port.apply(change);
+            failure = change.failed(0) ? change.failure(0, "ProcessSocketNotifications") : null;
+            change.clear();
+        }
+        catch (NativeIoException ex) {
+            failure = ex;
+        }
+        catch (PortClosedException ex) {
+            failure = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
+        }
+        changeApplied(runner, operation, failure);
+    }
+
+    /**
+     * A change submitted for this socket's registration was applied (or refused).
+     * @param runner the thread that applied it
+     * @param operation the change
+     * @param failure why it was refused, or {@code null}
+     */
+    final void changeApplied(Runner runner, Operation operation, NativeIoException failure) {
+        this.observer.registrationChanged(operation, failure == null);
+        if (operation == Operation.ENABLE) {
+            int current = addAndGetWord(-REARM_ONE);
+            if (failure != null && (current & REMOVING) == 0) {
+                logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);
+                orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
+                notified(runner, 0);
+            }
+            finishIfDone();
+        }
+        else if (operation == Operation.REMOVE && failure != null) {
+            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
+            removed();
+        }
+    }
+
+}

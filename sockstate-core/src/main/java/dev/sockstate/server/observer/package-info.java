@@ -1,0 +1,7 @@
+/**
+ * The observer SPI: what the server reports as it works, for a metrics binding to implement
+ * (the starter's Micrometer binding does). Observers are resolved once per listener and worker at
+ * start-up, so the hot path calls a resolved object; {@link dev.sockstate.server.observer.ServerObserver#NONE}
+ * reports nothing and costs nothing.
+ */
+package dev.sockstate.server.observer;

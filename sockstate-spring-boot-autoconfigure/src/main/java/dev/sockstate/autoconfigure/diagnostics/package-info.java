@@ -1,0 +1,5 @@
+/**
+ * Failure analyzers that turn sockstate's start-up failures into what to change: a backend that
+ * cannot run here, a listener that cannot bind, a handler bean that does not fit.
+ */
+package dev.sockstate.autoconfigure.diagnostics;

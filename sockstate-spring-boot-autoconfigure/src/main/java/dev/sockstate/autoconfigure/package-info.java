@@ -1,0 +1,7 @@
+/**
+ * Spring Boot auto-configuration of sockstate's core: {@code sockstate.*} properties turned into the
+ * core's settings, the {@link dev.sockstate.server.engine.SocketServer} bean and its lifecycle, and the
+ * customizers users declare. The only Spring code of sockstate, with its sub-packages; it reaches the
+ * core through its public API only.
+ */
+package dev.sockstate.autoconfigure;
