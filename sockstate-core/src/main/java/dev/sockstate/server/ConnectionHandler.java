@@ -54,7 +54,9 @@ public interface ConnectionHandler {
     }
 
     /**
-     * The connection is closed and its registration removed: the last call for it.
+     * The connection is closed and its registration removed: the last call for it. Like
+     * {@link #onError}, it follows only a connection whose {@link #onOpen} was called (a stage of the
+     * connection's pipeline may hold the open back, and the connection may end before).
      * @param connection the connection
      */
     default void onClose(Connection connection) {

@@ -31,7 +31,7 @@ import java.nio.ByteBuffer;
  * but later, from {@link #data}, once its handshake ended. Until a stage passed the open on, it must
  * not pass data on (the pipeline refuses it, failing the connection);</li>
  * <li>ask for a close: {@link StageContext#close()} closes once queued bytes are sent,
- * {@link StageContext#abort} at once, reporting the error to the handler's {@code onError}.</li>
+ * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError}.</li>
  * </ul>
  * <b>Buffers.</b> A buffer passed to a stage is valid only during the call and belongs to the
  * caller (inbound, usually the worker's read buffer): copy what must outlive it. A buffer passed on
@@ -39,7 +39,9 @@ import java.nio.ByteBuffer;
  * once the call returns, as with {@link Connection#write}.
  * <p>
  * <b>Failures.</b> A method that throws aborts the connection: the error is logged once with the
- * listener's name and counted, and reaches the handler's {@code onError}.
+ * listener's name and counted, and reaches the handler's {@code onError}. The handler hears of a
+ * connection only once the open reached it: before that (a handshake that failed, say) it is told
+ * neither of the error nor of the close.
  */
 public interface Stage {
 

@@ -35,8 +35,17 @@ final class Pipeline {
         this.links = new Link[makers.size()];
         for (int i = 0; i < this.stages.length; i++) {
             this.stages[i] = makers.get(i).get();
+            if (this.stages[i] == null) {
+                throw new IllegalStateException("Stage maker " + (i + 1) + " of listener '" + connection.listener.name()
+                        + "' made no stage");
+            }
             this.links[i] = new Link(i);
         }
+    }
+
+    /** @return whether the open reached the handler */
+    boolean handlerOpened() {
+        return this.handlerOpened;
     }
 
     /** The connection opened: passed to the first stage. */

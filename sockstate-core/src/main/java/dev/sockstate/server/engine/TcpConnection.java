@@ -43,6 +43,9 @@ final class TcpConnection extends SocketTurn implements Connection {
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
 
+    /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
+    private boolean opened;
+
     private boolean inputClosed;
 
     private boolean readPaused;
@@ -72,7 +75,16 @@ final class TcpConnection extends SocketTurn implements Connection {
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
         if (!this.listener.settings.stages().isEmpty()) {
-            this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
+            try {
+                this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
+            }
+            catch (RuntimeException | LinkageError ex) {
+                // The listener goes on: only this connection, which never opened, is aborted.
+                this.listener.handlerFailed(this, "its stages could not be made; closing the connection", ex);
+                requestClose(true);
+                release(runner);
+                return;
+            }
         }
         Executor executor = this.listener.settings.handlerExecutor();
         if (executor != null && runner.isWorker()) {
@@ -210,8 +222,14 @@ final class TcpConnection extends SocketTurn implements Connection {
             this.pipeline.open();
         }
         else {
+            this.opened = true;
             this.listener.handler.call(Callback.OPEN, this, null, null);
         }
+    }
+
+    /** @return whether the handler's onOpen was called: only then do its onError and onClose follow */
+    private boolean handlerOpened() {
+        return (this.pipeline != null) ? this.pipeline.handlerOpened() : this.opened;
     }
 
     private void inboundData(ByteBuffer data) {
@@ -251,7 +269,9 @@ final class TcpConnection extends SocketTurn implements Connection {
         if (this.pipeline != null) {
             this.pipeline.closed();
         }
-        this.listener.handler.call(Callback.CLOSE, this, null, null);
+        if (handlerOpened()) {
+            this.listener.handler.call(Callback.CLOSE, this, null, null);
+        }
         this.attachment = null;
     }
 
@@ -317,7 +337,9 @@ final class TcpConnection extends SocketTurn implements Connection {
     void failed(Throwable error) {
         if (!isAborting()) {
             requestClose(true);
-            this.listener.handler.call(Callback.ERROR, this, null, error);
+            if (handlerOpened()) {
+                this.listener.handler.call(Callback.ERROR, this, null, error);
+            }
         }
     }
 

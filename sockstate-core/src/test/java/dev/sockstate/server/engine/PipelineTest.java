@@ -138,7 +138,7 @@ class PipelineTest {
     }
 
     @Test
-    void aStageThatPassesDataBeforeTheOpenAbortsTheConnectionNamingItself() throws Exception {
+    void aStageThatPassesDataBeforeTheOpenAbortsTheConnectionAndTheUnopenedHandlerHearsNothing() throws Exception {
         RecordingHandler handler = new RecordingHandler();
         SocketServer server = this.fixture.start(1, ServerFixture.tcp("early").stage(() -> new Stage() {
 
@@ -149,10 +149,32 @@ class PipelineTest {
         }).handler(handler).build());
         Socket client = this.fixture.connect(server, "early");
         assertThat(readToEnd(client)).isEmpty();
-        ServerFixture.await(() -> handler.closed.get() == 1, "the connection is closed");
-        assertThat(handler.errors).singleElement().satisfies((error) -> assertThat(error)
-                .hasMessageContaining("passed data on before it passed the open on"));
+        ServerFixture.await(() -> server.listener("early").activeConnections() == 0, "the connection is gone");
+        assertThat(server.listener("early").handlerErrors()).as("logged and counted").isEqualTo(1);
         assertThat(handler.opened).isFalse();
+        assertThat(handler.messages).isEmpty();
+        assertThat(handler.errors).isEmpty();
+        assertThat(handler.closed.get()).as("onClose without onOpen").isZero();
+    }
+
+    @Test
+    void aStageMakerThatFailsClosesThatConnectionAndTheListenerGoesOn() throws Exception {
+        AtomicInteger made = new AtomicInteger();
+        EchoHandler handler = new EchoHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").stage(() -> {
+            if (made.incrementAndGet() == 1) {
+                throw new IllegalStateException("no stage for the first connection");
+            }
+            return new CaseFlipAndBracket();
+        }).handler(handler).build());
+        Socket first = this.fixture.connect(server, "echo");
+        assertThat(readToEnd(first)).isEmpty();
+        Socket second = this.fixture.connect(server, "echo");
+        second.getOutputStream().write("ok".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(second, 4)).isEqualTo("[OK]");
+        assertThat(server.listener("echo").handlerErrors()).isEqualTo(1);
+        assertThat(handler.opened.get()).as("only the second connection opened").isEqualTo(1);
+        ServerFixture.await(() -> server.listener("echo").activeConnections() == 1, "the first connection is gone");
     }
 
     @Test
