@@ -42,6 +42,18 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages) {
 
+    /**
+     * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
+     * Every other value is checked by {@link Builder#build()}.
+     */
+    public ListenerSettings {
+        stages = (stages != null) ? List.copyOf(stages) : List.of();
+        if (!stages.isEmpty() && protocol != Protocol.TCP) {
+            throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
+                    "none for a UDP listener (stages serve TCP connections)");
+        }
+    }
+
     /** The worker group listeners use unless they name another. */
     public static final String DEFAULT_GROUP = "default";
 
@@ -272,13 +284,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                 require(this.datagramHandler != null, Setting.HANDLER, "none", "a DatagramHandler for a UDP listener");
                 require(this.connectionHandler == null, Setting.HANDLER, "a ConnectionHandler", "a DatagramHandler for a UDP listener");
             }
-            require(this.stages.isEmpty() || this.protocol == Protocol.TCP, Setting.STAGES, this.stages.size() + " stages",
-                    "none for a UDP listener (stages serve TCP connections)");
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    List.copyOf(this.stages));
+                    this.stages);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

@@ -14,6 +14,11 @@ import java.util.function.Supplier;
  * the handler's writes enter at the last stage and leave the first one for the socket. Made only for
  * a listener with stages: without, the connection calls its handler and its socket directly.
  * Used by the thread that owns the connection only.
+ * <p>
+ * Position {@code i} is stage {@code i}, and position {@code stages.length} the handler: each has
+ * seen the open or not, and sees no data before it did; an open passed twice reaches it once. Once
+ * the connection is closed every link is dead: what a stage passes on or writes from
+ * {@link Stage#closed} is dropped, since the socket is gone.
  */
 final class Pipeline {
 
@@ -25,27 +30,42 @@ final class Pipeline {
 
     private final Link[] links;
 
-    /** Whether the open reached the handler, which sees no data before. */
-    private boolean handlerOpened;
+    /** Which positions (the stages, then the handler) the open reached. */
+    private final boolean[] opened;
 
+    /** Whether the connection is closed: nothing is passed on any more. */
+    private boolean closed;
+
+    /**
+     * Makes the connection's stages; if a maker fails, the stages made so far hear
+     * {@link Stage#closed} before the failure is thrown on.
+     */
     Pipeline(TcpConnection connection, HandlerCalls handler, List<Supplier<? extends Stage>> makers) {
         this.connection = connection;
         this.handler = handler;
         this.stages = new Stage[makers.size()];
         this.links = new Link[makers.size()];
+        this.opened = new boolean[makers.size() + 1];
         for (int i = 0; i < this.stages.length; i++) {
-            this.stages[i] = makers.get(i).get();
-            if (this.stages[i] == null) {
-                throw new IllegalStateException("Stage maker " + (i + 1) + " of listener '" + connection.listener.name()
-                        + "' made no stage");
+            try {
+                Stage stage = makers.get(i).get();
+                if (stage == null) {
+                    throw new IllegalStateException("Stage maker " + (i + 1) + " of listener '" + connection.listener.name()
+                            + "' made no stage");
+                }
+                this.stages[i] = stage;
+                this.links[i] = new Link(i);
             }
-            this.links[i] = new Link(i);
+            catch (RuntimeException | Error ex) {
+                closeStages(i);
+                throw ex;
+            }
         }
     }
 
     /** @return whether the open reached the handler */
     boolean handlerOpened() {
-        return this.handlerOpened;
+        return this.opened[this.stages.length];
     }
 
     /** The connection opened: passed to the first stage. */
@@ -68,25 +88,34 @@ final class Pipeline {
         passWrite(this.stages.length - 1, data);
     }
 
-    /** The connection is closed: every stage hears it, in inbound order. */
+    /** The connection is closed: every stage hears it, in inbound order, and the links die. */
     void closed() {
-        for (int i = 0; i < this.stages.length; i++) {
+        this.closed = true;
+        closeStages(this.stages.length);
+    }
+
+    private void closeStages(int count) {
+        for (int i = 0; i < count; i++) {
             try {
                 this.stages[i].closed(this.links[i]);
             }
             catch (Throwable ex) {
-                this.connection.listener.handlerFailed(this.connection, "stage " + describe(i)
-                        + " failed as the connection closed", ex);
+                this.connection.listener.handlerFailed(this.connection, "stage " + describe(i) + " failed as the connection closed",
+                        ex);
             }
         }
     }
 
+    private boolean dead() {
+        return this.closed || this.connection.isAborting();
+    }
+
     private void passOpen(int index) {
-        if (this.connection.isAborting()) {
+        if (dead() || this.opened[index]) {
             return;
         }
+        this.opened[index] = true;
         if (index == this.stages.length) {
-            this.handlerOpened = true;
             this.handler.call(Callback.OPEN, this.connection, null, null);
             return;
         }
@@ -99,15 +128,15 @@ final class Pipeline {
     }
 
     private void passData(int index, ByteBuffer data) {
-        if (this.connection.isAborting()) {
+        if (dead()) {
+            return;
+        }
+        if (!this.opened[index]) {
+            stageFailed(index - 1, new IllegalStateException("Stage " + describe(index - 1)
+                    + " passed data on before it passed the open on"));
             return;
         }
         if (index == this.stages.length) {
-            if (!this.handlerOpened) {
-                stageFailed(index - 1, new IllegalStateException("Stage " + describe(index - 1)
-                        + " passed data on before it passed the open on"));
-                return;
-            }
             this.handler.call(Callback.DATA, this.connection, data, null);
             return;
         }
@@ -120,11 +149,17 @@ final class Pipeline {
     }
 
     private void passHangup(int index) {
-        if (this.connection.isAborting()) {
+        if (dead()) {
             return;
         }
         if (index == this.stages.length) {
-            this.handler.call(Callback.HANGUP, this.connection, null, null);
+            if (handlerOpened()) {
+                this.handler.call(Callback.HANGUP, this.connection, null, null);
+            }
+            else {
+                // The peer left before the open reached the handler: close, as the handler's default would.
+                this.connection.close();
+            }
             return;
         }
         try {
@@ -136,7 +171,7 @@ final class Pipeline {
     }
 
     private void passWrite(int index, ByteBuffer data) {
-        if (this.connection.isAborting()) {
+        if (dead()) {
             data.position(data.limit());
             return;
         }
@@ -154,7 +189,7 @@ final class Pipeline {
     }
 
     private void stageFailed(int index, Throwable failure) {
-        if (!this.connection.isAborting()) {
+        if (!dead()) {
             this.connection.listener.handlerFailed(this.connection, "stage " + describe(index) + " failed; aborting the connection",
                     failure);
             this.connection.failed(failure);
@@ -162,7 +197,7 @@ final class Pipeline {
     }
 
     private String describe(int index) {
-        return (index + 1) + " (" + this.stages[index].getClass().getName() + ")";
+        return (index < 0) ? "0 (the socket)" : (index + 1) + " (" + this.stages[index].getClass().getName() + ")";
     }
 
     /** A stage's context: its place in the pipeline. */
@@ -206,7 +241,9 @@ final class Pipeline {
 
         @Override
         public void abort(Throwable reason) {
-            Pipeline.this.connection.failed(reason);
+            if (!dead()) {
+                Pipeline.this.connection.failed(reason);
+            }
         }
     }
 }

@@ -90,8 +90,14 @@ public final class SocketServer {
             ListenerBinder binder = new ListenerBinder(sockets);
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
-                    this.groups.put(settings.name(), new WorkerGroup(settings, openPorts(settings), sockets, this.table,
-                            this.observer));
+                    List<NotificationPort> ports = openPorts(settings);
+                    try {
+                        this.groups.put(settings.name(), new WorkerGroup(settings, ports, sockets, this.table, this.observer));
+                    }
+                    catch (RuntimeException ex) {
+                        ports.forEach(NotificationPort::close);
+                        throw ex;
+                    }
                 }
                 for (ListenerSettings settings : this.listenerSettings) {
                     Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,

@@ -78,7 +78,7 @@ final class TcpConnection extends SocketTurn implements Connection {
             try {
                 this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
             }
-            catch (RuntimeException | LinkageError ex) {
+            catch (Throwable ex) {
                 // The listener goes on: only this connection, which never opened, is aborted.
                 this.listener.handlerFailed(this, "its stages could not be made; closing the connection", ex);
                 requestClose(true);
@@ -106,7 +106,7 @@ final class TcpConnection extends SocketTurn implements Connection {
             return true;
         }
         if (this.output.isPending()) {
-            if (this.output.flush()) {
+            if (this.output.flush() && handlerOpened()) {
                 this.listener.handler.call(Callback.WRITABLE, this, null, null);
             }
             if (this.readPaused && !this.output.isPending() && this.trigger.isEdge()) {

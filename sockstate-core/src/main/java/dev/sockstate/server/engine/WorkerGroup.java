@@ -24,6 +24,12 @@ final class WorkerGroup {
 
     private final List<Worker> workers = new ArrayList<>();
 
+    private final NativeSockets sockets;
+
+    private final SocketTable table;
+
+    private final ServerObserver observer;
+
     private final ThreadLocal<OffWorker> offWorkers;
 
     /**
@@ -31,7 +37,7 @@ final class WorkerGroup {
      * @param ports its open ports: one, or one per worker
      * @param sockets the backend's sockets
      * @param table the server's sockets
-     * @param observer where the workers report
+     * @param observer where the workers report, asked for each worker's observer as it starts
      */
     WorkerGroup(WorkerGroupSettings settings, List<NotificationPort> ports, NativeSockets sockets, SocketTable table,
             ServerObserver observer) {
@@ -41,12 +47,10 @@ final class WorkerGroup {
         }
         this.settings = settings;
         this.ports = List.copyOf(ports);
+        this.sockets = sockets;
+        this.table = table;
+        this.observer = observer;
         this.offWorkers = ThreadLocal.withInitial(() -> new OffWorker(sockets, settings.readBufferSize()));
-        for (int i = 0; i < settings.workers(); i++) {
-            NotificationPort port = this.ports.get(this.ports.size() == 1 ? 0 : i);
-            this.workers.add(new Worker(settings, port, sockets.allocate(settings.readBufferSize()), table,
-                    observer.worker(settings.name(), i + 1)));
-        }
     }
 
     /** @return the port for a new socket: the shared one, or each worker's in turn */
@@ -60,10 +64,13 @@ final class WorkerGroup {
         return this.offWorkers.get();
     }
 
-    /** Starts the worker threads. */
+    /** Makes the workers, each with its read buffer and observer, and starts their threads. */
     void start() {
-        for (int i = 0; i < this.workers.size(); i++) {
-            Worker worker = this.workers.get(i);
+        for (int i = 0; i < this.settings.workers(); i++) {
+            NotificationPort port = this.ports.get(this.ports.size() == 1 ? 0 : i);
+            Worker worker = new Worker(this.settings, port, this.sockets.allocate(this.settings.readBufferSize()), this.table,
+                    this.observer.worker(this.settings.name(), i + 1));
+            this.workers.add(worker);
             Thread thread = new Thread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
             worker.attach(thread);
             thread.start();

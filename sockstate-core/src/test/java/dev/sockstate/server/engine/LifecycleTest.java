@@ -11,6 +11,7 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.observer.WorkerObserver;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -159,6 +160,28 @@ class LifecycleTest {
         assertThat(misrouted.get()).isNull();
         ServerFixture.await(() -> server.listener("churn").activeConnections() == 0, "every connection is closed");
         server.stop(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aStartThatFailsAsksTheObserverForNoWorkerObserver() throws Exception {
+        AtomicInteger workerObservers = new AtomicInteger();
+        ServerObserver counting = new ServerObserver() {
+
+            @Override
+            public WorkerObserver worker(String group, int worker) {
+                workerObservers.incrementAndGet();
+                return WorkerObserver.NONE;
+            }
+        };
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+                    List.of(ServerFixture.tcp("taken").portNumber(taken.getLocalPort()).reuseAddress(false)
+                            .handler(new EchoHandler()).build()),
+                    counting);
+            assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start);
+            assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start);
+        }
+        assertThat(workerObservers.get()).as("worker observers asked for by two failed starts").isZero();
     }
 
     @Test

@@ -158,23 +158,107 @@ class PipelineTest {
     }
 
     @Test
-    void aStageMakerThatFailsClosesThatConnectionAndTheListenerGoesOn() throws Exception {
+    void aStageMakerThatFailsClosesThatConnectionTheStagesAlreadyMadeAndTheListenerGoesOn() throws Exception {
         AtomicInteger made = new AtomicInteger();
+        AtomicInteger closedStages = new AtomicInteger();
         EchoHandler handler = new EchoHandler();
-        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").stage(() -> {
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").stage(() -> new Stage() {
+
+            @Override
+            public void closed(StageContext context) {
+                closedStages.incrementAndGet();
+            }
+        }).stage(() -> {
             if (made.incrementAndGet() == 1) {
-                throw new IllegalStateException("no stage for the first connection");
+                throw new AssertionError("no stage for the first connection");
             }
             return new CaseFlipAndBracket();
         }).handler(handler).build());
         Socket first = this.fixture.connect(server, "echo");
         assertThat(readToEnd(first)).isEmpty();
+        ServerFixture.await(() -> closedStages.get() == 1, "the first connection's first stage hears it closed");
         Socket second = this.fixture.connect(server, "echo");
         second.getOutputStream().write("ok".getBytes(StandardCharsets.US_ASCII));
         assertThat(read(second, 4)).isEqualTo("[OK]");
         assertThat(server.listener("echo").handlerErrors()).isEqualTo(1);
         assertThat(handler.opened.get()).as("only the second connection opened").isEqualTo(1);
+        assertThat(handler.closed.get()).as("onClose without onOpen").isZero();
         ServerFixture.await(() -> server.listener("echo").activeConnections() == 1, "the first connection is gone");
+    }
+
+    @Test
+    void aStageThatWritesAsTheConnectionClosesWritesNothingToTheGoneSocket() throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("late").stage(() -> new Stage() {
+
+            @Override
+            public void closed(StageContext context) {
+                context.write(ByteBuffer.wrap("too late".getBytes(StandardCharsets.US_ASCII)));
+                context.passData(ByteBuffer.wrap("too late".getBytes(StandardCharsets.US_ASCII)));
+            }
+        }).handler(handler).build());
+        Socket client = this.fixture.connect(server, "late");
+        client.getOutputStream().write("x".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> handler.messages.size() == 1, "the message");
+        client.shutdownOutput();
+        assertThat(readToEnd(client)).isEmpty();
+        ServerFixture.await(() -> handler.closed.get() == 1, "the close");
+        assertThat(handler.messages).containsExactly("x");
+        assertThat(handler.errors).isEmpty();
+        assertThat(server.listener("late").handlerErrors()).isZero();
+    }
+
+    @Test
+    void aPeerThatLeavesBeforeTheOpenReachedTheHandlerIsClosedWithoutTheHandlerHearingOfIt() throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("greet").stage(Handshake::new).handler(handler).build());
+        Socket client = this.fixture.connect(server, "greet");
+        assertThat(read(client, 6)).isEqualTo("HELLO\n");
+        client.shutdownOutput();
+        assertThat(readToEnd(client)).as("closed by the server").isEmpty();
+        ServerFixture.await(() -> server.listener("greet").activeConnections() == 0, "the connection is gone");
+        assertThat(handler.opened).isFalse();
+        assertThat(handler.hangups.get()).isZero();
+        assertThat(handler.closed.get()).isZero();
+    }
+
+    @Test
+    void eachStageSeesTheOpenOnceAndNoDataBeforeIt() throws Exception {
+        AtomicInteger secondSawData = new AtomicInteger();
+        RecordingHandler handler = new RecordingHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("twice").stage(() -> new Stage() {
+
+            @Override
+            public void open(StageContext context) {
+                context.passData(ByteBuffer.wrap(new byte[] {1}));
+                context.passOpen();
+            }
+        }).stage(() -> new Stage() {
+
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                secondSawData.incrementAndGet();
+            }
+        }).handler(handler).build());
+        Socket early = this.fixture.connect(server, "twice");
+        assertThat(readToEnd(early)).isEmpty();
+        ServerFixture.await(() -> server.listener("twice").activeConnections() == 0, "the connection is gone");
+        assertThat(secondSawData.get()).as("data before its open").isZero();
+        assertThat(handler.opened).isFalse();
+
+        RecordingHandler once = new RecordingHandler();
+        SocketServer other = this.fixture.start(1, ServerFixture.tcp("once").stage(() -> new Stage() {
+
+            @Override
+            public void open(StageContext context) {
+                context.passOpen();
+                context.passOpen();
+            }
+        }).handler(once).build());
+        Socket client = this.fixture.connect(other, "once");
+        client.getOutputStream().write("a\n".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> once.messages.size() == 1, "the message");
+        assertThat(once.opens.get()).isEqualTo(1);
     }
 
     @Test
@@ -350,6 +434,10 @@ class PipelineTest {
 
         final AtomicInteger closed = new AtomicInteger();
 
+        final AtomicInteger opens = new AtomicInteger();
+
+        final AtomicInteger hangups = new AtomicInteger();
+
         volatile boolean opened;
 
         volatile String greeting;
@@ -359,6 +447,7 @@ class PipelineTest {
         @Override
         public void onOpen(Connection connection) {
             this.opened = true;
+            this.opens.incrementAndGet();
             if (this.greeting != null) {
                 connection.write(ByteBuffer.wrap(this.greeting.getBytes(StandardCharsets.US_ASCII)));
             }
@@ -368,6 +457,12 @@ class PipelineTest {
         public void onData(Connection connection, ByteBuffer data) {
             this.threads.add(Thread.currentThread().getName());
             this.messages.add(StandardCharsets.US_ASCII.decode(data).toString());
+        }
+
+        @Override
+        public void onHangup(Connection connection) {
+            this.hangups.incrementAndGet();
+            connection.close();
         }
 
         @Override
