@@ -176,7 +176,7 @@ final class Pipeline {
             return;
         }
         if (index < 0) {
-            this.connection.writeToSocket(data);
+            this.connection.output.send(data, false);
             return;
         }
         try {

@@ -94,6 +94,16 @@ abstract class SocketTurn extends SocketState {
         this.table.remove(this);
     }
 
+    /** @return the error pending on the socket (its {@code SO_ERROR}), or the failure to read it */
+    final NativeIoException pendingError() {
+        try {
+            return this.sockets.takeError(this.handle);
+        }
+        catch (NativeIoException ex) {
+            return ex;
+        }
+    }
+
     /** @return the work (reads) counted in this turn so far, this one included; owner only */
     final int countWork() {
         return ++this.turnWork;

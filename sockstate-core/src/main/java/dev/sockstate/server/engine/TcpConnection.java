@@ -38,7 +38,8 @@ final class TcpConnection extends SocketTurn implements Connection {
 
     private final long id;
 
-    private final WritePath output = new WritePath(this);
+    /** The way out: sends, queues what the socket does not take, takes other threads' writes. */
+    final WritePath output = new WritePath(this);
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -293,17 +294,6 @@ final class TcpConnection extends SocketTurn implements Connection {
         }
     }
 
-    /** @param data bytes that passed every stage, to the socket; the queue copies what it keeps */
-    void writeToSocket(ByteBuffer data) {
-        this.output.send(data, false);
-    }
-
-    /** @param bytes sent to the socket: counted, and the connection is not idle */
-    void sent(int bytes) {
-        this.observer.sent(bytes);
-        touch();
-    }
-
     @Override
     public long pendingWriteBytes() {
         return this.output.pendingBytes();
@@ -324,15 +314,6 @@ final class TcpConnection extends SocketTurn implements Connection {
         return !isClosing();
     }
 
-    private NativeIoException pendingError() {
-        try {
-            return this.sockets.takeError(this.handle);
-        }
-        catch (NativeIoException ex) {
-            return ex;
-        }
-    }
-
     /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
     void failed(Throwable error) {
         if (!isAborting()) {
@@ -343,7 +324,8 @@ final class TcpConnection extends SocketTurn implements Connection {
         }
     }
 
-    private void touch() {
+    /** The connection is not idle: traffic just passed. */
+    void touch() {
         if (this.listener.idleTimeoutNanos > 0) {
             this.lastActivity = System.nanoTime();
         }

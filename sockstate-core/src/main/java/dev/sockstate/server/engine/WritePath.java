@@ -86,7 +86,8 @@ final class WritePath {
                 return;
             }
             if (sent > 0) {
-                this.connection.sent(sent);
+                this.connection.observer.sent(sent);
+                this.connection.touch();
             }
             if (!data.hasRemaining()) {
                 return;
@@ -125,7 +126,8 @@ final class WritePath {
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
             }
-            this.connection.sent(sent);
+            this.connection.observer.sent(sent);
+            this.connection.touch();
             pending.sent(sent);
         }
         this.pendingBytes = pending.bytes();
