@@ -17,6 +17,9 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     private static final System.Logger logger = System.getLogger(Listener.class.getName());
 
+    /** Refusals of the handler executor are logged at most this often; all are counted. */
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
+
     final ListenerSettings settings;
 
     final WorkerGroup group;
@@ -45,6 +48,11 @@ final class Listener implements ServerObserver.ActiveCounts {
     private final LongAdder handlerErrors = new LongAdder();
 
     private volatile InetSocketAddress boundAddress;
+
+    /** When a refusal of the handler executor was last logged, {@link System#nanoTime()}; refusals come in floods. */
+    private final AtomicLong refusalLogged = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
+
+    private final LongAdder refusalsSinceLogged = new LongAdder();
 
     /**
      * @param settings the listener's settings
@@ -130,6 +138,25 @@ final class Listener implements ServerObserver.ActiveCounts {
     void handlerFailed(Object what, String consequence, Throwable failure) {
         this.handlerErrors.increment();
         logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
+    }
+
+    /**
+     * The handler executor refused a task: counted with the handler errors, reported, and logged at
+     * most once a second with the number refused since.
+     * @param what the connection or datagram the task was for
+     * @param consequence what the runtime does about it
+     * @param refusal the executor's refusal
+     */
+    void executorRefused(Object what, String consequence, RuntimeException refusal) {
+        this.handlerErrors.increment();
+        this.observer.handlerRefused();
+        this.refusalsSinceLogged.increment();
+        long last = this.refusalLogged.get();
+        long now = System.nanoTime();
+        if (now - last >= REFUSAL_LOG_INTERVAL_NANOS && this.refusalLogged.compareAndSet(last, now)) {
+            logger.log(Level.WARNING, "The handler executor of listener '" + name() + "' refused work for " + what + "; "
+                    + consequence + " (" + this.refusalsSinceLogged.sumThenReset() + " refused since the last report)", refusal);
+        }
     }
 
     /** @return the listener as seen from outside */

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * An accepted TCP connection and its turn: what it does with each notification, from the socket to
@@ -88,11 +89,12 @@ final class TcpConnection extends SocketTurn implements Connection {
             }
         }
         Executor executor = this.listener.settings.handlerExecutor();
-        if (executor != null && runner.isWorker()) {
-            handOff(executor, null);
+        if (executor != null && runner.isWorker() && handOff(executor, null)) {
             return;
         }
-        inboundOpen();
+        if (!isAborting()) {
+            inboundOpen();
+        }
         release(runner);
     }
 
@@ -177,8 +179,7 @@ final class TcpConnection extends SocketTurn implements Connection {
             if (executor != null && runner.isWorker()) {
                 ByteBuffer copy = ByteBuffer.allocate(read).put(bytes);
                 copy.flip();
-                handOff(executor, copy);
-                return false;
+                return !handOff(executor, copy);
             }
             inboundData(bytes);
             if (isClosing() || this.inputClosed || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
@@ -202,20 +203,31 @@ final class TcpConnection extends SocketTurn implements Connection {
 
     /**
      * Hands the rest of the turn to the listener's executor: the open (no data) or one read's bytes
-     * pass inbound there, and that thread lets the connection go.
+     * pass inbound there, and that thread lets the connection go. A refusal fails this connection
+     * only (counted, and told to the handler if it opened), and the turn goes on here.
+     * @return whether the executor took the task
      */
-    private void handOff(Executor executor, ByteBuffer data) {
+    private boolean handOff(Executor executor, ByteBuffer data) {
         handOver();
-        executor.execute(() -> {
+        try {
+            executor.execute(() -> {
+                takeOver();
+                if (data == null) {
+                    inboundOpen();
+                }
+                else {
+                    inboundData(data);
+                }
+                release(this.listener.group.offWorker());
+            });
+            return true;
+        }
+        catch (RejectedExecutionException ex) {
             takeOver();
-            if (data == null) {
-                inboundOpen();
-            }
-            else {
-                inboundData(data);
-            }
-            release(this.listener.group.offWorker());
-        });
+            this.listener.executorRefused(this, "closing the connection", ex);
+            failed(ex);
+            return false;
+        }
     }
 
     private void inboundOpen() {

@@ -12,6 +12,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A UDP listener's socket. On a notification it receives datagrams until the socket would block
@@ -94,7 +95,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
-            executor.execute(() -> call(copy, from));
+            try {
+                executor.execute(() -> call(copy, from));
+            }
+            catch (RejectedExecutionException ex) {
+                this.listener.executorRefused("a datagram from " + from, "dropping it", ex);
+            }
             return;
         }
         call(datagram, sender);

@@ -37,6 +37,10 @@ public interface ListenerObserver {
     default void handled(long nanos, boolean failed) {
     }
 
+    /** The listener's handler executor refused a task: its connection failed, or its datagram was dropped. */
+    default void handlerRefused() {
+    }
+
     /** A connection was accepted. */
     default void accepted() {
     }

@@ -34,6 +34,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter rejected;
 
+    private final Counter handlerRefused;
+
     private final Counter received;
 
     private final Counter sent;
@@ -66,6 +68,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.rejected = Counter.builder("sockstate.connections.rejected")
                 .description("Connections closed at once because the listener was at its maximum").tag("listener", listener)
                 .register(registry);
+        this.handlerRefused = Counter.builder("sockstate.handler.refused")
+                .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
+                .tag("listener", listener).register(registry);
         this.received = bytes(registry, listener, "sockstate.bytes.received", "Bytes received");
         this.sent = bytes(registry, listener, "sockstate.bytes.sent", "Bytes sent");
         this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
@@ -137,6 +142,11 @@ final class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void rejected() {
         this.rejected.increment();
+    }
+
+    @Override
+    public void handlerRefused() {
+        this.handlerRefused.increment();
     }
 
     @Override

@@ -80,6 +80,7 @@ class MetricsOverHttpTests {
         assertThat(http.metric("sockstate.connections.active", "VALUE", "listener:echo")).isZero();
         assertThat(http.metric("sockstate.connections.accepted", "COUNT", "listener:echo")).isEqualTo(CONNECTIONS);
         assertThat(http.metric("sockstate.connections.rejected", "COUNT", "listener:echo")).isZero();
+        assertThat(http.metric("sockstate.handler.refused", "COUNT", "listener:echo")).isZero();
         assertThat(http.metric("sockstate.notifications", "COUNT", "listener:echo", "event:in"))
                 .isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
         assertThat(http.metric("sockstate.notifications", "COUNT", "listener:echo", "event:remove")).isEqualTo(CONNECTIONS);

@@ -1,0 +1,223 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Listeners whose handlers run on an executor that may refuse work: a bounded one, as production has. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HandlerExecutorTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    /** One task at a time, each on a thread of its own, and no queue: a task while another runs is refused. */
+    private final OneAtATime executor = new OneAtATime();
+
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    @AfterEach
+    void stop() throws Exception {
+        this.release.countDown();
+        this.fixture.close();
+    }
+
+    @Test
+    void aRefusedOpenFailsThatConnectionOnlyAndTheListenerGoesOn() throws Exception {
+        CountDownLatch firstOpened = new CountDownLatch(1);
+        Recording handler = new Recording() {
+
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                super.onOpen(connection);
+                if (connection.id() == 1) {
+                    firstOpened.countDown();
+                    HandlerExecutorTest.this.release.await(30, TimeUnit.SECONDS);
+                }
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("busy").handlerExecutor(this.executor).handler(handler).build());
+        Socket first = this.fixture.connect(server, "busy");
+        assertThat(firstOpened.await(10, TimeUnit.SECONDS)).isTrue();
+        Socket refused = this.fixture.connect(server, "busy");
+        assertThat(readToEnd(refused)).as("the refused connection is closed").isEmpty();
+        ServerFixture.await(() -> server.listener("busy").activeConnections() == 1, "the refused connection is gone");
+        this.release.countDown();
+        this.executor.awaitIdle();
+        first.getOutputStream().write("one".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(first, 3)).isEqualTo("one");
+        this.executor.awaitIdle();
+        Socket later = this.fixture.connect(server, "busy");
+        later.getOutputStream().write("two".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(later, 3)).as("the listener still accepts and serves").isEqualTo("two");
+        assertThat(server.listener("busy").handlerErrors()).as("the refusal is counted").isEqualTo(1);
+        assertThat(handler.opened.get()).as("the refused connection never opened").isEqualTo(2);
+    }
+
+    @Test
+    void aRefusedReadFailsThatConnectionWithTheRejectionAndTheListenerGoesOn() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        Recording handler = new Recording() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                if (data.get(data.position()) == 'w') {
+                    busy.countDown();
+                    HandlerExecutorTest.this.release.await(30, TimeUnit.SECONDS);
+                }
+                super.onData(connection, data);
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("busy").handlerExecutor(this.executor).handler(handler).build());
+        Socket waiting = this.fixture.connect(server, "busy");
+        ServerFixture.await(() -> handler.opened.get() == 1, "the first opened");
+        this.executor.awaitIdle();
+        Socket refused = this.fixture.connect(server, "busy");
+        ServerFixture.await(() -> handler.opened.get() == 2, "both opened");
+        this.executor.awaitIdle();
+        waiting.getOutputStream().write("wait".getBytes(StandardCharsets.US_ASCII));
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        refused.getOutputStream().write("refused".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readToEnd(refused)).isEmpty();
+        ServerFixture.await(() -> handler.closed.get() == 1, "the refused connection is closed");
+        assertThat(handler.errors).singleElement().isInstanceOf(RejectedExecutionException.class);
+        this.release.countDown();
+        assertThat(read(waiting, 4)).isEqualTo("wait");
+        this.executor.awaitIdle();
+        Socket later = this.fixture.connect(server, "busy");
+        later.getOutputStream().write("later".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(later, 5)).isEqualTo("later");
+    }
+
+    @Test
+    void aRefusedDatagramIsDroppedAndCountedAndTheListenerGoesOn() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        DatagramHandler handler = (endpoint, data, sender) -> {
+            String text = StandardCharsets.US_ASCII.decode(data).toString();
+            if (text.equals("wait")) {
+                busy.countDown();
+                this.release.await(30, TimeUnit.SECONDS);
+            }
+            handled.add(text);
+            endpoint.send(StandardCharsets.US_ASCII.encode(text), sender);
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(this.executor).handler(handler).build());
+        InetSocketAddress target = new InetSocketAddress(server.listener("udp").address().getAddress(),
+                server.listener("udp").portNumber());
+        try (DatagramSocket client = new DatagramSocket()) {
+            client.setSoTimeout(10_000);
+            send(client, target, "wait");
+            assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+            send(client, target, "dropped");
+            ServerFixture.await(() -> server.listener("udp").handlerErrors() == 1, "the refusal is counted");
+            this.release.countDown();
+            assertThat(receive(client)).isEqualTo("wait");
+            this.executor.awaitIdle();
+            send(client, target, "after");
+            assertThat(receive(client)).as("the listener goes on").isEqualTo("after");
+        }
+        assertThat(handled).containsExactly("wait", "after");
+    }
+
+    private static void send(DatagramSocket client, InetSocketAddress target, String text) throws IOException {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        client.send(new DatagramPacket(bytes, bytes.length, target));
+    }
+
+    private static String receive(DatagramSocket client) throws IOException {
+        DatagramPacket packet = new DatagramPacket(new byte[256], 256);
+        client.receive(packet);
+        return new String(packet.getData(), 0, packet.getLength(), StandardCharsets.US_ASCII);
+    }
+
+    private static String read(Socket client, int length) throws IOException {
+        return new String(client.getInputStream().readNBytes(length), StandardCharsets.US_ASCII);
+    }
+
+    private static String readToEnd(Socket client) throws IOException {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        try {
+            client.getInputStream().transferTo(all);
+        }
+        catch (IOException ex) {
+            // reset by the abort: what arrived before is what counts
+        }
+        return all.toString(StandardCharsets.US_ASCII);
+    }
+
+    /** Runs one task at a time, each on a new thread, and refuses a task while another runs. */
+    static final class OneAtATime implements Executor {
+
+        private final Semaphore free = new Semaphore(1);
+
+        @Override
+        public void execute(Runnable task) {
+            if (!this.free.tryAcquire()) {
+                throw new RejectedExecutionException("busy with another task");
+            }
+            new Thread(() -> {
+                try {
+                    task.run();
+                }
+                finally {
+                    this.free.release();
+                }
+            }, "one-at-a-time").start();
+        }
+
+        void awaitIdle() throws InterruptedException {
+            ServerFixture.await(() -> this.free.availablePermits() == 1, "the executor is idle");
+        }
+    }
+
+    /** Echoes, and records what the runtime told it. */
+    static class Recording implements ConnectionHandler {
+
+        final AtomicInteger opened = new AtomicInteger();
+
+        final AtomicInteger closed = new AtomicInteger();
+
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onOpen(Connection connection) throws Exception {
+            this.opened.incrementAndGet();
+        }
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) throws Exception {
+            connection.write(data);
+        }
+
+        @Override
+        public void onError(Connection connection, Throwable error) {
+            this.errors.add(error);
+        }
+
+        @Override
+        public void onClose(Connection connection) {
+            this.closed.incrementAndGet();
+        }
+    }
+}
