@@ -95,6 +95,7 @@ final class TcpConnection extends SocketTurn implements Connection {
         if (!isAborting()) {
             inboundOpen();
         }
+        this.output.shutdownIfDue();
         release(runner);
     }
 
@@ -133,9 +134,7 @@ final class TcpConnection extends SocketTurn implements Connection {
                 postRun();
             }
         }
-        if (!isAborting()) {
-            this.output.shutdownIfDue();
-        }
+        this.output.shutdownIfDue();
         return true;
     }
 
@@ -218,6 +217,7 @@ final class TcpConnection extends SocketTurn implements Connection {
                 else {
                     inboundData(data);
                 }
+                this.output.shutdownIfDue();
                 release(this.listener.group.offWorker());
             });
             return true;
@@ -343,8 +343,16 @@ final class TcpConnection extends SocketTurn implements Connection {
         }
     }
 
-    /** @param now the current {@link System#nanoTime()}; closes the connection when idle too long */
+    /**
+     * Closes the connection when it went without traffic too long; a connection a thread handles now
+     * (a handler running) is not idle, and its time counts again from the end of that turn.
+     * @param now the current {@link System#nanoTime()}
+     */
     void checkIdle(long now) {
+        if (isOwned()) {
+            this.lastActivity = now;
+            return;
+        }
         long idle = now - this.lastActivity;
         long limit = this.listener.idleTimeoutNanos;
         if (limit > 0 && idle > limit) {

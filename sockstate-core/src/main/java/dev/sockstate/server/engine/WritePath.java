@@ -50,6 +50,8 @@ final class WritePath {
             return;
         }
         if (this.connection.isOwnedByCurrentThread()) {
+            // Writes other threads made before this one go first.
+            takeRequests();
             this.connection.outbound(data, false);
             return;
         }
@@ -161,9 +163,13 @@ final class WritePath {
         return true;
     }
 
-    /** Sends the FIN asked for, once nothing is queued; owner only. */
+    /** Sends the FIN asked for, once nothing is queued, unless the connection is being aborted; owner only. */
     void shutdownIfDue() {
-        if (this.shutdownRequested && this.queue == null && !this.outputShut) {
+        if (this.shutdownRequested && !this.outputShut) {
+            // Writes other threads made before the shutdown was asked for go before the FIN.
+            takeRequests();
+        }
+        if (this.shutdownRequested && this.queue == null && !this.outputShut && !this.connection.isAborting()) {
             this.outputShut = true;
             try {
                 this.connection.sockets.shutdown(this.connection.handle, false, true);
