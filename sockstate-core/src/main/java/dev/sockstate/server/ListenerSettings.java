@@ -272,6 +272,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             else if (chosen == null) {
                 chosen = Trigger.LEVEL_ONESHOT;
             }
+            require(this.handlerExecutor == null || this.protocol != Protocol.TCP || chosen != Trigger.LEVEL_PERSISTENT,
+                    Setting.TRIGGER, chosen, "another trigger with a handler executor: a level-triggered persistent registration"
+                            + " stays armed while the executor runs the handler, and unread bytes would notify the worker again and"
+                            + " again; LEVEL_ONESHOT (the default), EDGE_ONESHOT, EDGE_PERSISTENT or the exclusive edge mode work with"
+                            + " an executor");
             int filter = (this.events >= 0) ? this.events
                     : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
             require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, Setting.EVENTS, Events.toString(filter),

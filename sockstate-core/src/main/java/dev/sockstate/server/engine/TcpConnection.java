@@ -143,7 +143,10 @@ final class TcpConnection extends SocketTurn implements Connection {
         NativeBuffer buffer = runner.readBuffer();
         ByteBuffer bytes = buffer.buffer();
         boolean edge = this.trigger.isEdge();
-        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && (events & Events.HANGUP) == 0;
+        // A short read drained the socket unless a FIN came with the data; only a registration for
+        // HANGUP says so, so without one the turn reads on until the socket would block.
+        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && (this.listener.settings.events() & Events.HANGUP) != 0
+                && (events & Events.HANGUP) == 0;
         while (true) {
             if (edge && turnWork() >= EDGE_READ_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.
@@ -218,6 +221,10 @@ final class TcpConnection extends SocketTurn implements Connection {
                     inboundData(data);
                 }
                 this.output.shutdownIfDue();
+                if (data != null && this.trigger.isEdge() && !this.trigger.isOneShot()) {
+                    // What arrived during the call raised no edge of its own: a worker reads on.
+                    yieldTurn(Events.IN);
+                }
                 release(this.listener.group.offWorker());
             });
             return true;

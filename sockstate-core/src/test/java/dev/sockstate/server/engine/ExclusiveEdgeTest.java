@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.Events;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -51,6 +52,15 @@ class ExclusiveEdgeTest {
 
     @Test
     void dataAndFinArrivingInOneReadAreBothHandled() throws Exception {
+        assertDataAndFinInOneReadAreBothHandled(Events.IN | Events.HANGUP);
+    }
+
+    @Test
+    void dataAndFinArrivingInOneReadAreBothHandledWhenOnlyInIsRegistered() throws Exception {
+        assertDataAndFinInOneReadAreBothHandled(Events.IN);
+    }
+
+    private void assertDataAndFinInOneReadAreBothHandled(int events) throws Exception {
         CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);
         AtomicInteger hangups = new AtomicInteger();
@@ -74,8 +84,9 @@ class ExclusiveEdgeTest {
             }
         };
         // One worker, so that it can be held busy while the data and the FIN both arrive.
-        SocketServer server = this.fixture.start(1, exclusive("echo", handler));
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("echo").exclusiveEdge(true).events(events).handler(handler).build());
         Socket client = this.fixture.connect(server, "echo");
+        client.setSoTimeout(3000);
         Socket blocker = this.fixture.connect(server, "echo");
         ServerFixture.await(() -> server.listener("echo").activeConnections() == 2, "both connections are registered");
         blocker.getOutputStream().write('B');

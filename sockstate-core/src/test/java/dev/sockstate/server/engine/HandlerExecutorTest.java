@@ -1,10 +1,16 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Setting;
+import dev.sockstate.server.WorkerGroupSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -13,10 +19,13 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -138,6 +147,49 @@ class HandlerExecutorTest {
             assertThat(receive(client)).as("the listener goes on").isEqualTo("after");
         }
         assertThat(handled).containsExactly("wait", "after");
+    }
+
+    @Test
+    void anEdgeTriggeredConnectionOnTheExecutorReadsEverythingThatArrivedDuringTheCall() throws Exception {
+        assertEverythingEchoed(ServerFixture.tcp("edge").trigger(Trigger.EDGE_PERSISTENT));
+    }
+
+    @Test
+    void anExclusiveEdgeConnectionOnTheExecutorReadsEverythingThatArrivedDuringTheCall() throws Exception {
+        assertEverythingEchoed(ServerFixture.tcp("edge").exclusiveEdge(true));
+    }
+
+    @Test
+    void anEdgeOneShotConnectionOnTheExecutorReadsEverythingThatArrivedDuringTheCall() throws Exception {
+        assertEverythingEchoed(ServerFixture.tcp("edge").trigger(Trigger.EDGE_ONESHOT));
+    }
+
+    @Test
+    void levelPersistentWithAHandlerExecutorIsRefusedSayingWhy() {
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> ServerFixture.tcp("poll").trigger(Trigger.LEVEL_PERSISTENT).handlerExecutor(Runnable::run)
+                        .handler(new EchoHandler()).build())
+                .satisfies((refused) -> assertThat(refused.setting()).isEqualTo(Setting.TRIGGER))
+                .withMessageContaining("stays armed while the executor runs the handler");
+    }
+
+    /** Reads 64 bytes at a time, so that most of what the peer sent is still unread after each hand-off. */
+    private void assertEverythingEchoed(ListenerSettings.Builder listener) throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            WorkerGroupSettings group = new WorkerGroupSettings(ListenerSettings.DEFAULT_GROUP, 1, 64, Duration.ofSeconds(1), 64,
+                    "sockstate-");
+            SocketServer server = this.fixture.start(List.of(group), listener.handlerExecutor(pool).handler(new EchoHandler()).build());
+            Socket client = this.fixture.connect(server, "edge");
+            byte[] payload = new byte[5000];
+            new java.util.Random(7).nextBytes(payload);
+            client.getOutputStream().write(payload);
+            client.setSoTimeout(5000);
+            assertThat(client.getInputStream().readNBytes(payload.length)).isEqualTo(payload);
+        }
+        finally {
+            pool.shutdownNow();
+        }
     }
 
     private static void send(DatagramSocket client, InetSocketAddress target, String text) throws IOException {
