@@ -9,9 +9,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The graceful part of a server's stop, while its workers still serve: stop accepting (serving the
- * connections the kernel already completed), let handlers in flight finish and queued writes drain,
- * close every connection once what arrived was answered, and abort what is still busy at the
- * deadline.
+ * connections the kernel already completed), then ask every connection at once to close as soon as
+ * it owes nothing (its handler call returned, what arrived before the stop answered, its queued bytes
+ * sent), and abort only those still busy at the deadline. Returns once the last connection is done.
  */
 final class GracefulStop {
 
@@ -35,27 +35,19 @@ final class GracefulStop {
             return;
         }
         this.listenerSockets.forEach(SocketTurn::requestDrainAndClose);
-        awaitUntil(() -> this.listenerSockets.stream().allMatch(SocketTurn::isFinished), deadline, false);
+        awaitUntil(() -> this.listenerSockets.stream().allMatch(SocketTurn::isFinished), deadline);
         this.listenerSockets.forEach((socket) -> socket.requestClose(true));
-        awaitUntil(this::isQuiet, deadline, true);
+        // Each connection closes as soon as it owes nothing: no call running, nothing unsent, and what
+        // arrived before the stop answered. Only those still busy at the deadline are aborted.
         connections().forEach(TcpConnection::requestDrainAndClose);
-        awaitUntil(() -> connections().isEmpty(), deadline, false);
+        awaitUntil(() -> connections().isEmpty(), deadline);
         List<TcpConnection> left = connections();
         if (!left.isEmpty() && workersServing()) {
             logger.log(Level.WARNING, left.size() + " connections were still busy when the shutdown timeout ended; aborting them");
             left.forEach((connection) -> connection.requestClose(true));
-            awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(1), false);
+            awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
         }
-        awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500), false);
-    }
-
-    private boolean isQuiet() {
-        for (TcpConnection connection : connections()) {
-            if (connection.isOwned() || connection.pendingWriteBytes() > 0) {
-                return false;
-            }
-        }
-        return true;
+        awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
     }
 
     private List<TcpConnection> connections() {
@@ -76,21 +68,9 @@ final class GracefulStop {
         return !this.groups.isEmpty() && this.groups.stream().allMatch(WorkerGroup::serving);
     }
 
-    /**
-     * Waits until the condition holds (twice in a row when {@code settle}), the deadline passes, or
-     * no worker is left to make it true.
-     */
-    private void awaitUntil(BooleanSupplier condition, long deadline, boolean settle) {
-        int streak = 0;
-        while (System.nanoTime() < deadline && workersServing()) {
-            if (condition.getAsBoolean()) {
-                if (!settle || ++streak >= 2) {
-                    return;
-                }
-            }
-            else {
-                streak = 0;
-            }
+    /** Waits until the condition holds, the deadline passes, or no worker is left to make it true. */
+    private void awaitUntil(BooleanSupplier condition, long deadline) {
+        while (System.nanoTime() < deadline && workersServing() && !condition.getAsBoolean()) {
             try {
                 Thread.sleep(5);
             }

@@ -221,7 +221,11 @@ final class TcpConnection extends SocketTurn implements Connection {
                     inboundData(data);
                 }
                 this.output.shutdownIfDue();
-                if (data != null && this.trigger.isEdge() && !this.trigger.isOneShot()) {
+                if (isDraining()) {
+                    // A graceful stop: the next turn reads on, until what arrived is answered.
+                    yieldTurn(0);
+                }
+                else if (data != null && this.trigger.isEdge() && !this.trigger.isOneShot()) {
                     // What arrived during the call raised no edge of its own: a worker reads on.
                     yieldTurn(Events.IN);
                 }

@@ -38,14 +38,17 @@ final class WritePath {
 
     /**
      * A handler's write, from any thread: on the owning thread the bytes go outbound at once,
-     * from another they are copied and wait for the owner; on a closing connection they are dropped.
+     * from another they are copied and wait for the owner. Dropped once the connection is aborted, or
+     * closing because it was asked to; a graceful stop's close, which first answers what arrived, still
+     * takes them.
      * @param data the bytes; consumed
      */
     void write(ByteBuffer data) {
         if (!data.hasRemaining()) {
             return;
         }
-        if (this.connection.isClosing()) {
+        if (this.connection.isAborting() || (this.connection.isClosing() && !this.connection.isDraining())) {
+            // Closed, or closing after the handler's own close: dropped. A graceful stop's drain still answers.
             data.position(data.limit());
             return;
         }

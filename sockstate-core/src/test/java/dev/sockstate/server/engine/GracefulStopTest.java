@@ -1,0 +1,203 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Backends;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A graceful stop under load: every byte the server took is answered before the connection closes,
+ * connections close as soon as they owe nothing, and only a peer that stays busy past the timeout is
+ * aborted. Whether the server took a request and dropped its reply is judged exactly: the bytes each
+ * connection's handler received against the bytes its client got back.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class GracefulStopTest {
+
+    private static final int CLIENTS = 32;
+
+    private static final int MESSAGE = 2000;
+
+    /** Bytes each connection's handler received, by the client's port number. */
+    private final Map<Integer, AtomicLong> received = new ConcurrentHashMap<>();
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    private final ExecutorService handlerExecutor = Executors.newFixedThreadPool(2);
+
+    private SocketServer server;
+
+    @AfterEach
+    void stop() {
+        if (this.server != null) {
+            this.server.stop(Duration.ofSeconds(1));
+        }
+        this.threads.shutdownNow();
+        this.handlerExecutor.shutdownNow();
+    }
+
+    @Test
+    void aStopUnderClosedLoopLoadAnswersEveryRequestItTookAndReturnsOnceTheLastConnectionIsDone() throws Exception {
+        assertEveryRequestTakenIsAnswered(start(ServerFixture.tcp("echo")));
+    }
+
+    @Test
+    void aStopUnderLoadWithTheHandlersOnAnExecutorAnswersEveryRequestItTook() throws Exception {
+        assertEveryRequestTakenIsAnswered(start(ServerFixture.tcp("echo").handlerExecutor(this.handlerExecutor)));
+    }
+
+    @Test
+    void onePeerThatNeverReadsIsTheOnlyConnectionAbortedAndTheStopReturnsByTheTimeout() throws Exception {
+        int port = start(ServerFixture.tcp("echo").maxPendingWriteBytes(64 * 1024));
+        List<Future<Client>> clients = startClients(port, CLIENTS - 1);
+        SocketChannel hog = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        Future<Long> hogging = this.threads.submit(() -> {
+            ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+            long sent = 0;
+            try {
+                while (sent < 64L * 1024 * 1024) {
+                    chunk.clear();
+                    sent += hog.write(chunk);
+                }
+            }
+            catch (IOException ex) {
+                // aborted by the stop: what this test expects
+            }
+            return System.nanoTime();
+        });
+        Thread.sleep(1000);
+        long stopStart = System.nanoTime();
+        this.server.stop(Duration.ofSeconds(2));
+        long stopped = System.nanoTime();
+        assertThat(Duration.ofNanos(stopped - stopStart)).as("the stop returns by its timeout").isLessThan(Duration.ofSeconds(4));
+        for (Future<Client> future : clients) {
+            Client client = future.get(15, TimeUnit.SECONDS);
+            assertThat(client.received).as("bytes answered to %s", client.port).isEqualTo(this.received.get(client.port).get());
+            assertThat(Duration.ofNanos(client.ended - stopStart)).as("a connection that owes nothing closes at once")
+                    .isLessThan(Duration.ofMillis(1500));
+        }
+        long hogEnded = hogging.get(15, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(hogEnded - stopStart)).as("the peer that never reads is aborted at the timeout")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+        hog.close();
+    }
+
+    private void assertEveryRequestTakenIsAnswered(int port) throws Exception {
+        List<Future<Client>> clients = startClients(port, CLIENTS);
+        Thread.sleep(1000);
+        long stopStart = System.nanoTime();
+        this.server.stop(Duration.ofSeconds(5));
+        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).as("the stop returns once the last connection is done")
+                .isLessThan(Duration.ofSeconds(3));
+        long messages = 0;
+        for (Future<Client> future : clients) {
+            Client client = future.get(15, TimeUnit.SECONDS);
+            AtomicLong taken = this.received.get(client.port);
+            assertThat(taken).as("connection from %s reached the handler", client.port).isNotNull();
+            assertThat(client.received).as("bytes answered to %s of those its handler took", client.port).isEqualTo(taken.get());
+            messages += client.received / MESSAGE;
+        }
+        assertThat(messages).as("round trips before the stop").isGreaterThan(CLIENTS);
+    }
+
+    private int start(ListenerSettings.Builder listener) {
+        ConnectionHandler echo = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                connection.attach(GracefulStopTest.this.received.computeIfAbsent(connection.remoteAddress().getPort(),
+                        (key) -> new AtomicLong()));
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                ((AtomicLong) connection.attachment()).addAndGet(data.remaining());
+                connection.write(data);
+            }
+        };
+        this.server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(listener.handler(echo).build()), ServerObserver.NONE);
+        this.server.start();
+        return this.server.listener("echo").portNumber();
+    }
+
+    private List<Future<Client>> startClients(int port, int count) {
+        List<Future<Client>> clients = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            clients.add(this.threads.submit(() -> closedLoop(port)));
+        }
+        return clients;
+    }
+
+    /** Sends a message, reads its whole echo, and again, until the server closes the connection. */
+    private static Client closedLoop(int port) throws IOException {
+        try (SocketChannel channel = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+            Socket socket = channel.socket();
+            socket.setTcpNoDelay(true);
+            Client client = new Client(socket.getLocalPort());
+            ByteBuffer message = ByteBuffer.allocate(MESSAGE);
+            ByteBuffer echo = ByteBuffer.allocate(MESSAGE);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            try {
+                while (System.nanoTime() < deadline) {
+                    message.clear();
+                    while (message.hasRemaining()) {
+                        channel.write(message);
+                    }
+                    echo.clear();
+                    while (echo.hasRemaining()) {
+                        int read = channel.read(echo);
+                        if (read < 0) {
+                            client.received += echo.position();
+                            client.ended = System.nanoTime();
+                            return client;
+                        }
+                    }
+                    client.received += MESSAGE;
+                }
+            }
+            catch (IOException ex) {
+                client.received += echo.position();
+            }
+            client.ended = System.nanoTime();
+            return client;
+        }
+    }
+
+    /** What one client saw. */
+    static final class Client {
+
+        final int port;
+
+        long received;
+
+        long ended;
+
+        Client(int port) {
+            this.port = port;
+        }
+    }
+}
