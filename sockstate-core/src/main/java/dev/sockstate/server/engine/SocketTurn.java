@@ -70,7 +70,10 @@ abstract class SocketTurn extends SocketState {
      */
     abstract boolean handle(Runner runner, int events);
 
-    /** @return the filter to arm when letting go, or -1 to leave the socket disarmed */
+    /**
+     * @return the filter to arm when letting go, or -1 to leave the socket disarmed (a persistent
+     * registration is then disabled)
+     */
     abstract int nextFilter();
 
     /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
@@ -212,7 +215,7 @@ abstract class SocketTurn extends SocketState {
             }
             int filter = nextFilter();
             boolean oneShot = this.trigger.isOneShot();
-            if (!oneShot && filter >= 0 && filter != this.armedFilter) {
+            if (!oneShot && filter != this.armedFilter && (filter >= 0 || this.armedFilter >= 0)) {
                 changeFilterWhileOwned(runner, current, filter);
                 continue;
             }
@@ -258,12 +261,14 @@ abstract class SocketTurn extends SocketState {
             return;
         }
         this.armedFilter = filter;
+        // No filter at all (-1) disables the registration: nothing is reported, not even a hang-up.
+        Operation operation = (filter < 0) ? Operation.DISABLE : Operation.ENABLE;
         if (runner.dequeuesFrom(this.port)) {
-            runner.queue(this, Operation.ENABLE, filter);
+            runner.queue(this, operation, filter);
             runner.applyQueued();
         }
         else {
-            applyNow(runner, Operation.ENABLE, filter);
+            applyNow(runner, operation, filter);
         }
     }
 
@@ -336,7 +341,7 @@ abstract class SocketTurn extends SocketState {
      */
     final void changeApplied(Runner runner, Operation operation, NativeIoException failure) {
         this.observer.registrationChanged(operation, failure == null);
-        if (operation == Operation.ENABLE) {
+        if (operation == Operation.ENABLE || operation == Operation.DISABLE) {
             int current = addAndGetWord(-REARM_ONE);
             if (failure != null && (current & REMOVING) == 0) {
                 logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);

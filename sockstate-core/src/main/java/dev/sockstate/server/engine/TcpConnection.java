@@ -277,6 +277,10 @@ final class TcpConnection extends SocketTurn implements Connection {
         if (this.output.isPending()) {
             filter |= Events.OUT;
         }
+        if (filter == 0 && this.inputClosed && this.output.isShut()) {
+            // Shut both ways: nothing to wait for, and the port would report the hang-up again and again.
+            return -1;
+        }
         return filter;
     }
 

@@ -183,6 +183,11 @@ final class WritePath {
         }
     }
 
+    /** @return whether the FIN was sent; owner only */
+    boolean isShut() {
+        return this.outputShut;
+    }
+
     /** @return whether bytes wait for the socket; owner only */
     boolean isPending() {
         return this.queue != null;

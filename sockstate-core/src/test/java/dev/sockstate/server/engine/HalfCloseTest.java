@@ -2,13 +2,22 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +67,67 @@ class HalfCloseTest {
         Socket client = this.fixture.connect(server, "reply");
         client.getOutputStream().write('?');
         assertGreetingThenEndOfStream(client);
+    }
+
+    @Test
+    void aConnectionShutBothWaysThatItsHandlerKeepsCostsNoWorkerCpu() throws Exception {
+        assertNoSpinOnceShutBothWays(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                ServerFixture.tcp("keep"));
+    }
+
+    @Test
+    void aPersistentConnectionShutBothWaysThatItsHandlerKeepsCostsNoWorkerCpu() throws Exception {
+        assertNoSpinOnceShutBothWays(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                ServerFixture.tcp("keep").trigger(Trigger.LEVEL_PERSISTENT));
+    }
+
+    @Test
+    void anExclusiveEdgeConnectionShutBothWaysThatItsHandlerKeepsCostsNoWorkerCpu() throws Exception {
+        assertNoSpinOnceShutBothWays(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                ServerFixture.tcp("keep").exclusiveEdge(true));
+    }
+
+    /** The peer half-closes; the handler answers with its own FIN but keeps the connection for a while. */
+    private void assertNoSpinOnceShutBothWays(List<WorkerGroupSettings> groups, ListenerSettings.Builder listener) throws Exception {
+        CountDownLatch kept = new CountDownLatch(1);
+        List<Connection> connections = new CopyOnWriteArrayList<>();
+        ConnectionHandler keeper = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                connections.add(connection);
+                connection.shutdownOutput();
+                kept.countDown();
+            }
+        };
+        SocketServer server = this.fixture.start(groups, listener.handler(keeper).build());
+        Socket client = this.fixture.connect(server, "keep");
+        client.shutdownOutput();
+        assertThat(kept.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(client.getInputStream().read()).as("the handler's FIN").isEqualTo(-1);
+        Thread.sleep(100);
+        long before = workerCpuNanos();
+        Thread.sleep(1000);
+        long spent = workerCpuNanos() - before;
+        assertThat(Duration.ofNanos(spent)).as("worker CPU in 1 s with the connection shut both ways")
+                .isLessThan(Duration.ofMillis(50));
+        connections.get(0).close();
+        ServerFixture.await(() -> server.listener("keep").activeConnections() == 0, "the kept connection closes when asked");
+    }
+
+    private static long workerCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("sockstate-default-")) {
+                total += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return total;
     }
 
     private static void assertGreetingThenEndOfStream(Socket client) throws IOException {
