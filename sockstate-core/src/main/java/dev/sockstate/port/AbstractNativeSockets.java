@@ -7,11 +7,20 @@ import java.nio.ByteOrder;
 /**
  * What the backends' sockets share: per-thread native memory for addresses, option values and
  * copies of heap buffers, and the calls on plain {@link ByteBuffer}s, which go through that memory
- * (heap buffers) or through the buffer's own address (direct ones).
+ * (heap buffers) or through the buffer's own address (direct ones). A thread's native memory passes
+ * to a later thread once its thread ended, so a thread per call (a virtual-thread executor) makes
+ * none.
  */
 public abstract class AbstractNativeSockets implements NativeSockets {
 
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+    /** Scratches kept for threads to come once their thread ended, so a thread per call makes none. */
+    private static final int SCRATCHES_KEPT = 64;
+
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(this::claimScratch);
+
+    private final Scratch[] scratches = new Scratch[SCRATCHES_KEPT];
+
+    private int scratchCount;
 
     /**
      * @param direct a direct buffer
@@ -22,6 +31,21 @@ public abstract class AbstractNativeSockets implements NativeSockets {
     /** @return this thread's native memory for the calls of this class */
     protected final Scratch scratch() {
         return this.scratch.get();
+    }
+
+    /** @return the scratch of a thread that ended, or a new one, for the calling thread */
+    private synchronized Scratch claimScratch() {
+        Thread thread = Thread.currentThread();
+        for (int i = 0; i < this.scratchCount; i++) {
+            if (this.scratches[i].claim(thread)) {
+                return this.scratches[i];
+            }
+        }
+        Scratch made = new Scratch(this, thread);
+        if (this.scratchCount < this.scratches.length) {
+            this.scratches[this.scratchCount++] = made;
+        }
+        return made;
     }
 
     @Override
@@ -74,10 +98,25 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         /** Weak, so that a buffer its owner dropped is not kept alive by a thread that once wrote it. */
         private WeakReference<NativeBuffer> lastDirect = new WeakReference<>(null);
 
-        Scratch(AbstractNativeSockets sockets) {
+        /** The thread using it; written and read under the sockets' lock. */
+        private WeakReference<Thread> owner;
+
+        Scratch(AbstractNativeSockets sockets, Thread owner) {
             this.sockets = sockets;
+            this.owner = new WeakReference<>(owner);
             this.address = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
             this.option = sockets.allocate(8);
+        }
+
+        /** Takes the scratch over for a thread if its thread ended. */
+        boolean claim(Thread thread) {
+            Thread current = this.owner.get();
+            if (current != null && current.isAlive()) {
+                return false;
+            }
+            this.owner = new WeakReference<>(thread);
+            this.lastDirect = new WeakReference<>(null);
+            return true;
         }
 
         /** @return room for a socket address and its length */

@@ -29,13 +29,14 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private final Listener listener;
 
-    private final ThreadLocal<NativeBuffer> sendBuffers;
+    /** Native memory for a datagram to send, per sending thread. */
+    private final PerThread<NativeBuffer> sendBuffers;
 
     UdpSocket(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
                 true);
         this.listener = listener;
-        this.sendBuffers = ThreadLocal.withInitial(() -> this.sockets.allocate(64 * 1024));
+        this.sendBuffers = new PerThread<>(() -> this.sockets.allocate(64 * 1024), 64);
     }
 
     @Override

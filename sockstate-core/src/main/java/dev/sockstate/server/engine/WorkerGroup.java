@@ -15,6 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WorkerGroup {
 
+    /** Runners of other threads kept for reuse once their thread ended. */
+    private static final int OFF_WORKERS_KEPT = 64;
+
     final WorkerGroupSettings settings;
 
     private final List<NotificationPort> ports;
@@ -30,7 +33,7 @@ final class WorkerGroup {
 
     private final ServerObserver observer;
 
-    private final ThreadLocal<OffWorker> offWorkers;
+    private final PerThread<OffWorker> offWorkers;
 
     /**
      * @param settings the group's settings
@@ -50,7 +53,7 @@ final class WorkerGroup {
         this.sockets = sockets;
         this.table = table;
         this.observer = observer;
-        this.offWorkers = ThreadLocal.withInitial(() -> new OffWorker(sockets, settings.readBufferSize()));
+        this.offWorkers = new PerThread<>(() -> new OffWorker(sockets, settings.readBufferSize()), OFF_WORKERS_KEPT);
     }
 
     /** @return the port for a new socket: the shared one, or each worker's in turn */
