@@ -16,10 +16,12 @@ import java.net.InetSocketAddress;
  * @param registrations registrations on the port: the listener's own and its connections'
  * @param accepted connections accepted so far
  * @param rejected connections closed at once because of the maximum
- * @param handlerErrors handler calls that threw
+ * @param handlerErrors handler calls that threw, or that the handler executor refused
+ * @param serving whether its socket is registered and served: false once it stopped for good (the
+ * port refused to re-arm it, say), or while the server stops
  */
 public record BoundListener(String name, Protocol protocol, InetSocketAddress address, Trigger trigger, String group,
-        int activeConnections, int registrations, long accepted, long rejected, long handlerErrors) {
+        int activeConnections, int registrations, long accepted, long rejected, long handlerErrors, boolean serving) {
 
     /** @return the bound TCP or UDP port number */
     public int portNumber() {

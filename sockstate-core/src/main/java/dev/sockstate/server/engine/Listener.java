@@ -49,6 +49,9 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     private volatile InetSocketAddress boundAddress;
 
+    /** The listening TCP socket or the UDP socket, once registered. */
+    private volatile SocketTurn socket;
+
     /** When a refusal of the handler executor was last logged, {@link System#nanoTime()}; refusals come in floods. */
     private final AtomicLong refusalLogged = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
@@ -119,9 +122,19 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.connections.decrementAndGet();
     }
 
-    /** @param address where the listening socket is bound */
-    void bound(InetSocketAddress address) {
+    /**
+     * @param socket the listener's registered socket
+     * @param address where it is bound
+     */
+    void bound(SocketTurn socket, InetSocketAddress address) {
+        this.socket = socket;
         this.boundAddress = address;
+    }
+
+    /** @return whether the listener's socket is registered and not closing */
+    boolean isServing() {
+        SocketTurn registered = this.socket;
+        return registered != null && !registered.isClosing();
     }
 
     /** @return where the listening socket is bound, {@code null} before */
@@ -163,6 +176,6 @@ final class Listener implements ServerObserver.ActiveCounts {
     BoundListener describe() {
         return new BoundListener(name(), this.settings.protocol(), this.boundAddress, this.settings.trigger(),
                 this.settings.group(), connections(), registrations(), this.accepted.sum(), this.rejected.sum(),
-                this.handlerErrors.sum());
+                this.handlerErrors.sum(), isServing());
     }
 }

@@ -79,7 +79,7 @@ final class ListenerBinder {
                 registered = new TcpAcceptor(listener, handle);
                 register(listener, registered);
             }
-            listener.bound(this.sockets.localAddress(handle));
+            listener.bound(registered, this.sockets.localAddress(handle));
             return registered;
         }
         catch (NativeIoException ex) {

@@ -49,7 +49,8 @@ public class SockstateEndpoint {
                             .replace('_', '-'),
                     settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                     (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
-                    (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0));
+                    (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
+                    listener != null && listener.serving()));
         }
         return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
                 this.server.isRunning(), this.server.workerGroups(), listeners);
@@ -88,9 +89,11 @@ public class SockstateEndpoint {
      * @param registrations registrations on the port
      * @param accepted connections accepted
      * @param rejected connections rejected at the maximum
-     * @param handlerErrors handler calls that threw
+     * @param handlerErrors handler calls that threw, or that the handler executor refused
+     * @param serving whether its socket is registered and served
      */
     public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
-            boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors) {
+            boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
+            boolean serving) {
     }
 }

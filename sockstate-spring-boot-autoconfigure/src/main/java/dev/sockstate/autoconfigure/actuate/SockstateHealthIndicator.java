@@ -45,7 +45,11 @@ public class SockstateHealthIndicator extends AbstractHealthIndicator {
         }
         Map<String, Object> listenerDetails = new LinkedHashMap<>();
         for (BoundListener listener : listeners) {
-            listenerDetails.put(listener.name(), Map.of("port", listener.portNumber(), "connections", listener.activeConnections()));
+            listenerDetails.put(listener.name(), Map.of("port", listener.portNumber(), "connections", listener.activeConnections(),
+                    "serving", listener.serving()));
+            if (!listener.serving()) {
+                problem = "listener '" + listener.name() + "' stopped serving";
+            }
         }
         if (listeners.size() < this.server.listenerSettings().size()) {
             problem = "not every listener is bound";
