@@ -36,11 +36,14 @@ import java.util.function.Supplier;
  * @param datagramHandler the UDP handler
  * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
  * @param stages makers of each TCP connection's {@link Stage}s, in inbound order (empty for none)
+ * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
+ * above which more are dropped and counted
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
-        DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages) {
+        DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
+        int maxDatagramsInFlight) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
@@ -115,6 +118,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private Executor handlerExecutor;
 
         private final List<Supplier<? extends Stage>> stages = new ArrayList<>();
+
+        private int maxDatagramsInFlight = 1024;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -212,6 +217,16 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
+        /**
+         * @param datagrams for a UDP listener with a handler executor, the datagrams handed to it and
+         * not yet handled above which more are dropped and counted
+         * @return this
+         */
+        public Builder maxDatagramsInFlight(int datagrams) {
+            this.maxDatagramsInFlight = datagrams;
+            return this;
+        }
+
         /** @param group the worker group @return this */
         public Builder group(String group) {
             this.group = group;
@@ -260,6 +275,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
+            require(this.maxDatagramsInFlight > 0, Setting.MAX_DATAGRAMS_IN_FLIGHT, this.maxDatagramsInFlight, "positive");
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             Trigger chosen = this.trigger;
@@ -293,7 +309,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages);
+                    this.stages, this.maxDatagramsInFlight);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

@@ -37,6 +37,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#maxPendingWriteBytes(long)}. */
     MAX_PENDING_WRITE_BYTES(Scope.LISTENER, "maxPendingWriteBytes"),
 
+    /** {@link ListenerSettings.Builder#maxDatagramsInFlight(int)}. */
+    MAX_DATAGRAMS_IN_FLIGHT(Scope.LISTENER, "maxDatagramsInFlight"),
+
     /** {@link ListenerSettings.Builder#group(String)}. */
     GROUP(Scope.LISTENER, "group"),
 

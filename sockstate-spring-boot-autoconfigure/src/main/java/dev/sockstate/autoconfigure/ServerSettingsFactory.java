@@ -100,7 +100,8 @@ final class ServerSettingsFactory {
                 .trigger(listener.getTrigger()).exclusiveEdge(listener.isExclusiveEdge())
                 .reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections())
-                .idleTimeout(listener.getIdleTimeout()).maxPendingWriteBytes(pending.toBytes()).group(listener.getGroup())
+                .idleTimeout(listener.getIdleTimeout()).maxPendingWriteBytes(pending.toBytes())
+                .maxDatagramsInFlight(listener.getMaxDatagramsInFlight()).group(listener.getGroup())
                 .handlerExecutor(executor(path + "handler-executor", listener.getHandlerExecutor(), beans));
         if (events != 0) {
             builder.events(events);
@@ -149,6 +150,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.MAX_CONNECTIONS, "max-connections");
         properties.put(Setting.IDLE_TIMEOUT, "idle-timeout");
         properties.put(Setting.MAX_PENDING_WRITE_BYTES, "max-pending-write-bytes");
+        properties.put(Setting.MAX_DATAGRAMS_IN_FLIGHT, "max-datagrams-in-flight");
         properties.put(Setting.GROUP, "group");
         properties.put(Setting.HANDLER, "handler");
         properties.put(Setting.STAGES, "stages");

@@ -208,6 +208,9 @@ public class SockstateProperties {
         /** Queued write bytes above which a connection stops reading until the queue drains. */
         private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
 
+        /** UDP with a handler executor: datagrams waiting for it above which more are dropped and counted. */
+        private int maxDatagramsInFlight = 1024;
+
         /** Worker group that serves the listener: default, or one defined under sockstate.groups. */
         private String group = "default";
 
@@ -324,6 +327,14 @@ public class SockstateProperties {
 
         public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
             this.maxPendingWriteBytes = maxPendingWriteBytes;
+        }
+
+        public int getMaxDatagramsInFlight() {
+            return this.maxDatagramsInFlight;
+        }
+
+        public void setMaxDatagramsInFlight(int maxDatagramsInFlight) {
+            this.maxDatagramsInFlight = maxDatagramsInFlight;
         }
 
         public String getGroup() {

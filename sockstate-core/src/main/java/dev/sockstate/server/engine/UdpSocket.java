@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A UDP listener's socket. On a notification it receives datagrams until the socket would block
@@ -31,6 +32,9 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     /** Native memory for a datagram to send, per sending thread. */
     private final PerThread<NativeBuffer> sendBuffers;
+
+    /** Datagrams handed to the handler executor and not yet handled. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     UdpSocket(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
@@ -96,10 +100,24 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
+            if (this.inFlight.incrementAndGet() > this.listener.settings.maxDatagramsInFlight()) {
+                this.inFlight.decrementAndGet();
+                this.listener.executorRefused("a datagram from " + from, "dropping it", new RejectedExecutionException(
+                        this.listener.settings.maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
+                return;
+            }
             try {
-                executor.execute(() -> call(copy, from));
+                executor.execute(() -> {
+                    try {
+                        call(copy, from);
+                    }
+                    finally {
+                        this.inFlight.decrementAndGet();
+                    }
+                });
             }
             catch (RejectedExecutionException ex) {
+                this.inFlight.decrementAndGet();
                 this.listener.executorRefused("a datagram from " + from, "dropping it", ex);
             }
             return;

@@ -150,6 +150,39 @@ class HandlerExecutorTest {
     }
 
     @Test
+    void datagramsBeyondTheLimitInFlightAreDroppedAndCounted() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        DatagramHandler handler = (endpoint, data, sender) -> {
+            started.countDown();
+            this.release.await(30, TimeUnit.SECONDS);
+            handled.add(StandardCharsets.US_ASCII.decode(data).toString());
+        };
+        ExecutorService queueing = Executors.newSingleThreadExecutor();
+        try {
+            SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(queueing).maxDatagramsInFlight(10)
+                    .handler(handler).build());
+            InetSocketAddress target = new InetSocketAddress(server.listener("udp").address().getAddress(),
+                    server.listener("udp").portNumber());
+            try (DatagramSocket client = new DatagramSocket()) {
+                send(client, target, "first");
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                for (int i = 0; i < 49; i++) {
+                    send(client, target, "more " + i);
+                }
+                ServerFixture.await(() -> server.listener("udp").handlerErrors() == 40, "forty datagrams dropped and counted");
+                this.release.countDown();
+                ServerFixture.await(() -> handled.size() == 10, "ten datagrams handled");
+                Thread.sleep(100);
+                assertThat(handled).hasSize(10).startsWith("first", "more 0");
+            }
+        }
+        finally {
+            queueing.shutdownNow();
+        }
+    }
+
+    @Test
     void anEdgeTriggeredConnectionOnTheExecutorReadsEverythingThatArrivedDuringTheCall() throws Exception {
         assertEverythingEchoed(ServerFixture.tcp("edge").trigger(Trigger.EDGE_PERSISTENT));
     }
