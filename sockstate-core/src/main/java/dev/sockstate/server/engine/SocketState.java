@@ -206,8 +206,20 @@ abstract class SocketState {
         finish();
     }
 
-    /** Finishes a registration whose port is gone, at the end of a stop; does nothing if already finished. */
+    /**
+     * Finishes a socket whose port is gone, at the end of a stop; does nothing if already finished. A
+     * socket a live thread still handles (a handler call that outlasted the stop) is only asked to
+     * abort: that thread finishes it as it lets go, so {@code onClose} never runs beside the call.
+     */
     final void forceFinish() {
+        if ((this.state & OWNED) != 0) {
+            Thread owning = (Thread) OWNER.getOpaque(this);
+            if (owning == null || owning.isAlive()) {
+                // Owned by a live thread, or handed to an executor whose task has not started yet.
+                orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
+                return;
+            }
+        }
         int current = (int) STATE.getAndBitwiseOr(this, FINISHED | REMOVING | REMOVED);
         if ((current & FINISHED) == 0) {
             finish();

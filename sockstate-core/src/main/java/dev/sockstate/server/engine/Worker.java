@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
@@ -98,6 +99,48 @@ final class Worker implements Runnable, Runner {
         catch (Throwable ex) {
             this.failure = ex;
             logger.log(Level.ERROR, "Worker " + Thread.currentThread().getName() + " of group '" + this.groupName + "' died", ex);
+        }
+        finally {
+            settleQueued();
+        }
+    }
+
+    /**
+     * On the way out (stopped, or dying), the changes this worker queued for its next batch call are
+     * applied now, or, the port being closed, reported refused: no socket waits for a call that will
+     * not come (a REMOVE completes its close, a refused re-arm closes its socket).
+     */
+    private void settleQueued() {
+        try {
+            while (!this.changes.isEmpty()) {
+                try {
+                    this.port.apply(this.changes);
+                    applied();
+                }
+                catch (NativeIoException | PortClosedException ex) {
+                    refuseQueued(ex);
+                }
+            }
+        }
+        catch (Throwable ex) {
+            logger.log(Level.WARNING, "Worker " + Thread.currentThread().getName() + " could not settle its queued changes", ex);
+        }
+    }
+
+    private void refuseQueued(Exception cause) {
+        int count = this.changes.size();
+        Operation[] operations = new Operation[count];
+        SocketTurn[] owners = new SocketTurn[count];
+        for (int i = 0; i < count; i++) {
+            operations[i] = this.changes.operation(i);
+            owners[i] = this.changeOwners[i];
+            this.changeOwners[i] = null;
+        }
+        this.changes.clear();
+        NativeIoException refused = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0,
+                "the worker stopped and its port is gone (" + cause.getMessage() + ")");
+        for (int i = 0; i < count; i++) {
+            owners[i].changeApplied(this, operations[i], refused);
         }
     }
 

@@ -1,0 +1,94 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Backends;
+import dev.sockstate.port.OpenDescriptors;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A stop whose timeout ends while a handler call still runs: the connection's last call,
+ * {@code onClose}, comes after that call returned, never beside it, and the socket is released then.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class StopOverrunTest {
+
+    @Test
+    void onCloseFollowsAHandlerCallThatOutlastedTheStop() throws Exception {
+        assertOnCloseFollowsTheCall(true);
+    }
+
+    @Test
+    void onCloseFollowsAHandlerCallOnAWorkerThatOutlastedTheStop() throws Exception {
+        assertOnCloseFollowsTheCall(false);
+    }
+
+    private void assertOnCloseFollowsTheCall(boolean onExecutor) throws Exception {
+        OpenDescriptors.warmUpJdkSockets();
+        int descriptors = OpenDescriptors.count();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean calling = new AtomicBoolean();
+        AtomicBoolean closedDuringCall = new AtomicBoolean();
+        AtomicInteger closes = new AtomicInteger();
+        ConnectionHandler slow = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                calling.set(true);
+                inCall.countDown();
+                release.await(30, TimeUnit.SECONDS);
+                Thread.sleep(50);
+                calling.set(false);
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closedDuringCall.compareAndSet(false, calling.get());
+                closes.incrementAndGet();
+            }
+        };
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        ListenerSettings.Builder listener = ServerFixture.tcp("slow").handler(slow);
+        if (onExecutor) {
+            listener.handlerExecutor(executor);
+        }
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+                List.of(listener.build()), ServerObserver.NONE);
+        server.start();
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("slow").portNumber())) {
+            client.getOutputStream().write(1);
+            assertThat(inCall.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread stopper = new Thread(() -> server.stop(Duration.ofMillis(200)));
+            stopper.start();
+            Thread.sleep(3000);
+            release.countDown();
+            stopper.join(20_000);
+            assertThat(stopper.isAlive()).as("the stop returned").isFalse();
+            ServerFixture.await(() -> closes.get() == 1, "onClose once the call returned");
+            assertThat(closedDuringCall.get()).as("onClose ran while the call still ran").isFalse();
+        }
+        finally {
+            release.countDown();
+            executor.shutdownNow();
+        }
+        ServerFixture.await(() -> OpenDescriptors.count() == descriptors, "every descriptor released");
+    }
+}
