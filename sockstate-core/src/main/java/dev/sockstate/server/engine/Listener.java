@@ -35,6 +35,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** Calls the listener's connection handler, timed and guarded. */
     final HandlerCalls handler;
 
+    /** Where the connections' handler calls run, {@code null} on the workers. */
+    final HandlerExecution execution;
+
     final long idleTimeoutNanos;
 
     private final AtomicLong connectionIds;
@@ -77,6 +80,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
         this.observer = observer.listener(settings.name(), settings.protocol(), this);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
+        this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
     }
 
     @Override

@@ -11,8 +11,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * An accepted TCP connection and its turn: what it does with each notification, from the socket to
@@ -27,7 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
  * hang-up, after which it reads until end of stream, since data and FIN can arrive in one read.
  * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
  * With a handler executor, a read's handler call (through the stages) runs there, and the turn goes
- * on there until the connection is let go.
+ * on there until the connection is let go ({@link HandlerExecution}).
  */
 final class TcpConnection extends SocketTurn implements Connection {
 
@@ -88,8 +86,8 @@ final class TcpConnection extends SocketTurn implements Connection {
                 return;
             }
         }
-        Executor executor = this.listener.settings.handlerExecutor();
-        if (executor != null && runner.isWorker() && handOff(executor, null)) {
+        HandlerExecution execution = this.listener.execution;
+        if (execution != null && runner.isWorker() && execution.handOff(this, null)) {
             return;
         }
         if (!isAborting()) {
@@ -177,11 +175,11 @@ final class TcpConnection extends SocketTurn implements Connection {
             this.observer.received(read);
             touch();
             bytes.flip();
-            Executor executor = this.listener.settings.handlerExecutor();
-            if (executor != null && runner.isWorker()) {
+            HandlerExecution execution = this.listener.execution;
+            if (execution != null && runner.isWorker()) {
                 ByteBuffer copy = ByteBuffer.allocate(read).put(bytes);
                 copy.flip();
-                return !handOff(executor, copy);
+                return !execution.handOff(this, copy);
             }
             inboundData(bytes);
             if (isClosing() || this.inputClosed || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
@@ -203,45 +201,8 @@ final class TcpConnection extends SocketTurn implements Connection {
         }
     }
 
-    /**
-     * Hands the rest of the turn to the listener's executor: the open (no data) or one read's bytes
-     * pass inbound there, and that thread lets the connection go. A refusal fails this connection
-     * only (counted, and told to the handler if it opened), and the turn goes on here.
-     * @return whether the executor took the task
-     */
-    private boolean handOff(Executor executor, ByteBuffer data) {
-        handOver();
-        try {
-            executor.execute(() -> {
-                takeOver();
-                if (data == null) {
-                    inboundOpen();
-                }
-                else {
-                    inboundData(data);
-                }
-                this.output.shutdownIfDue();
-                if (isDraining()) {
-                    // A graceful stop: the next turn reads on, until what arrived is answered.
-                    yieldTurn(0);
-                }
-                else if (data != null && this.trigger.isEdge() && !this.trigger.isOneShot()) {
-                    // What arrived during the call raised no edge of its own: a worker reads on.
-                    yieldTurn(Events.IN);
-                }
-                release(this.listener.group.offWorker());
-            });
-            return true;
-        }
-        catch (RejectedExecutionException ex) {
-            takeOver();
-            this.listener.executorRefused(this, "closing the connection", ex);
-            failed(ex);
-            return false;
-        }
-    }
-
-    private void inboundOpen() {
+    /** Passes the open inbound: through the stages, or to the handler. */
+    void inboundOpen() {
         if (this.pipeline != null) {
             this.pipeline.open();
         }
@@ -256,7 +217,8 @@ final class TcpConnection extends SocketTurn implements Connection {
         return (this.pipeline != null) ? this.pipeline.handlerOpened() : this.opened;
     }
 
-    private void inboundData(ByteBuffer data) {
+    /** @param data bytes read, passed inbound: through the stages, or to the handler */
+    void inboundData(ByteBuffer data) {
         if (this.pipeline != null) {
             this.pipeline.data(data);
         }

@@ -1,0 +1,66 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Events;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A listener's handler executor, and how a connection's turn moves there: the worker hands the
+ * ownership over with the open or one read's bytes, and the executor's thread passes them inbound
+ * (through the stages to the handler), sends the FIN asked for, and lets the connection go. Bytes that
+ * arrived during the call raised no edge of their own and a graceful stop's drain is not over, so in
+ * those cases that thread yields to a worker, which reads on.
+ */
+final class HandlerExecution {
+
+    private final Listener listener;
+
+    private final Executor executor;
+
+    HandlerExecution(Listener listener, Executor executor) {
+        this.listener = listener;
+        this.executor = executor;
+    }
+
+    /**
+     * Hands the rest of a connection's turn to the executor. A refusal fails this connection only
+     * (counted, and told to the handler if it opened), and the turn goes on on the calling thread.
+     * @param connection the connection, owned by the calling worker
+     * @param data one read's bytes (a copy), or {@code null} for the open
+     * @return whether the executor took the task
+     */
+    boolean handOff(TcpConnection connection, ByteBuffer data) {
+        connection.handOver();
+        try {
+            this.executor.execute(() -> run(connection, data));
+            return true;
+        }
+        catch (RejectedExecutionException ex) {
+            connection.takeOver();
+            this.listener.executorRefused(connection, "closing the connection", ex);
+            connection.failed(ex);
+            return false;
+        }
+    }
+
+    private void run(TcpConnection connection, ByteBuffer data) {
+        connection.takeOver();
+        if (data == null) {
+            connection.inboundOpen();
+        }
+        else {
+            connection.inboundData(data);
+        }
+        connection.output.shutdownIfDue();
+        if (connection.isDraining()) {
+            // A graceful stop: the next turn reads on, until what arrived is answered.
+            connection.yieldTurn(0);
+        }
+        else if (data != null && connection.trigger.isEdge() && !connection.trigger.isOneShot()) {
+            // What arrived during the call raised no edge of its own: a worker reads on.
+            connection.yieldTurn(Events.IN);
+        }
+        connection.release(this.listener.group.offWorker());
+    }
+}
