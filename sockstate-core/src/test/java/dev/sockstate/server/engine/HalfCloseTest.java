@@ -87,6 +87,37 @@ class HalfCloseTest {
                 ServerFixture.tcp("keep").exclusiveEdge(true));
     }
 
+    @Test
+    void aPeerThatHalfClosesDuringAOneSecondCallOnTheExecutorCostsNoWorkerCpu() throws Exception {
+        assertNoSpinDuringASlowCall(ServerFixture.tcp("slow"));
+    }
+
+    @Test
+    void anExclusiveEdgePeerThatHalfClosesDuringAOneSecondCallOnTheExecutorCostsNoWorkerCpu() throws Exception {
+        assertNoSpinDuringASlowCall(ServerFixture.tcp("slow").exclusiveEdge(true));
+    }
+
+    private void assertNoSpinDuringASlowCall(ListenerSettings.Builder listener) throws Exception {
+        CountDownLatch calling = new CountDownLatch(1);
+        ConnectionHandler slow = (connection, data) -> {
+            calling.countDown();
+            Thread.sleep(1200);
+            connection.write(data);
+        };
+        SocketServer server = this.fixture.start(2, listener.handlerExecutor(this.executor).handler(slow).build());
+        Socket client = this.fixture.connect(server, "slow");
+        client.getOutputStream().write('x');
+        client.shutdownOutput();
+        assertThat(calling.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(100);
+        long before = workerCpuNanos();
+        Thread.sleep(900);
+        long spent = workerCpuNanos() - before;
+        assertThat(Duration.ofNanos(spent)).as("worker CPU during the call, the peer half-closed").isLessThan(Duration.ofMillis(50));
+        assertThat(client.getInputStream().read()).as("the reply").isEqualTo('x');
+        assertThat(client.getInputStream().read()).as("then the close").isEqualTo(-1);
+    }
+
     /** The peer half-closes; the handler answers with its own FIN but keeps the connection for a while. */
     private void assertNoSpinOnceShutBothWays(List<WorkerGroupSettings> groups, ListenerSettings.Builder listener) throws Exception {
         CountDownLatch kept = new CountDownLatch(1);

@@ -14,14 +14,15 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Handler calls each on a thread of its own, as a virtual-thread executor runs them (a new platform
- * thread per task here, so that the test runs on Java 17 too): the native memory the runtime uses
+ * Handler calls each on a thread of its own, as a virtual-thread executor runs them (virtual threads
+ * where the JDK has them, a new platform thread per task on Java 17): the native memory the runtime uses
  * per thread is reused from threads that ended, not allocated again for every call. Measured as the
  * most direct memory in use ({@code BufferPoolMXBean} "direct") over the run.
  */
@@ -32,7 +33,7 @@ class ThreadPerCallMemoryTest {
 
     private final ServerFixture fixture = new ServerFixture();
 
-    private final Executor threadPerTask = (task) -> new Thread(task, "handler").start();
+    private final Executor threadPerTask = threadPerTask();
 
     private final BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
             .filter((pool) -> pool.getName().equals("direct")).findFirst().orElseThrow();
@@ -40,6 +41,16 @@ class ThreadPerCallMemoryTest {
     @AfterEach
     void stop() throws Exception {
         this.fixture.close();
+    }
+
+    /** A virtual thread per task where the JDK has them (21 and later), else a platform thread per task. */
+    private static Executor threadPerTask() {
+        try {
+            return (Executor) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        }
+        catch (ReflectiveOperationException ex) {
+            return (task) -> new Thread(task, "handler").start();
+        }
     }
 
     @Test
