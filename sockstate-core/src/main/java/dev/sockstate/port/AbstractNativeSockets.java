@@ -93,6 +93,9 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
         private final AbstractNativeSockets sockets;
 
+        /** Room for heap-buffer copies a scratch keeps when it passes to another thread. */
+        private static final int KEPT_DATA_BYTES = 64 * 1024;
+
         private NativeBuffer data;
 
         /** Weak, so that a buffer its owner dropped is not kept alive by a thread that once wrote it. */
@@ -116,6 +119,10 @@ public abstract class AbstractNativeSockets implements NativeSockets {
             }
             this.owner = new WeakReference<>(thread);
             this.lastDirect = new WeakReference<>(null);
+            if (this.data != null && this.data.capacity() > KEPT_DATA_BYTES) {
+                // Grown for one thread's large heap write: not kept for every thread to come.
+                this.data = null;
+            }
             return true;
         }
 

@@ -219,7 +219,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         /**
          * @param datagrams for a UDP listener with a handler executor, the datagrams handed to it and
-         * not yet handled above which more are dropped and counted
+         * not yet handled above which more are dropped and counted; a task the executor takes and
+         * never runs (a shut-down executor's queue) keeps its place
          * @return this
          */
         public Builder maxDatagramsInFlight(int datagrams) {

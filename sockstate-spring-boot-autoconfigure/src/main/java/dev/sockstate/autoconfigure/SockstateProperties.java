@@ -208,7 +208,7 @@ public class SockstateProperties {
         /** Queued write bytes above which a connection stops reading until the queue drains. */
         private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
 
-        /** UDP with a handler executor: datagrams waiting for it above which more are dropped and counted. */
+        /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
         private int maxDatagramsInFlight = 1024;
 
         /** Worker group that serves the listener: default, or one defined under sockstate.groups. */

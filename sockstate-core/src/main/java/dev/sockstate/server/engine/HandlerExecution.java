@@ -37,7 +37,10 @@ final class HandlerExecution {
             return true;
         }
         catch (RejectedExecutionException ex) {
-            connection.takeOver();
+            if (!connection.takeOverHandedOff()) {
+                // A stop finished the connection meanwhile: nothing is left to do here.
+                return true;
+            }
             this.listener.executorRefused(connection, "closing the connection", ex);
             connection.failed(ex);
             return false;
@@ -45,8 +48,14 @@ final class HandlerExecution {
     }
 
     private void run(TcpConnection connection, ByteBuffer data) {
-        connection.takeOver();
-        if (data == null) {
+        if (!connection.takeOverHandedOff()) {
+            // A stop finished the connection before this task ran.
+            return;
+        }
+        if (connection.isAborting()) {
+            // Aborted meanwhile: the handler hears nothing more.
+        }
+        else if (data == null) {
             connection.inboundOpen();
         }
         else {

@@ -47,8 +47,13 @@ abstract class SocketState {
 
     static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
 
-    /** One re-arm submitted and not yet known to be applied: the count is the word's high half. */
-    static final int REARM_ONE = 1 << 16;
+    /** Set while the owner handed the socket to a handler executor whose task has not taken it over yet. */
+    static final int HANDED_OFF = 1 << 16;
+
+    /** One re-arm submitted and not yet known to be applied: the count is in the bits above {@link #REARM_SHIFT}. */
+    static final int REARM_SHIFT = 17;
+
+    static final int REARM_ONE = 1 << REARM_SHIFT;
 
     private static final VarHandle STATE;
 
@@ -154,7 +159,12 @@ abstract class SocketState {
      * @param abort close without sending queued writes
      */
     final void requestClose(boolean abort) {
-        STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | (abort ? ABORT_REQUESTED : 0));
+        int current;
+        do {
+            current = this.state;
+        }
+        // A close asked for ends a graceful stop's drain: what is still unread is not handled.
+        while (!STATE.compareAndSet(this, current, (current | CLOSE_REQUESTED | (abort ? ABORT_REQUESTED : 0)) & ~DRAIN_REQUESTED));
         requestRun();
     }
 
@@ -163,7 +173,15 @@ abstract class SocketState {
      * answered: the close of a graceful shutdown.
      */
     final void requestDrainAndClose() {
-        STATE.getAndBitwiseOr(this, CLOSE_REQUESTED | DRAIN_REQUESTED);
+        int current;
+        do {
+            current = this.state;
+            if ((current & CLOSE_REQUESTED) != 0) {
+                // Closing already, as the handler asked: that close stands.
+                return;
+            }
+        }
+        while (!STATE.compareAndSet(this, current, current | CLOSE_REQUESTED | DRAIN_REQUESTED));
         requestRun();
     }
 
@@ -197,7 +215,7 @@ abstract class SocketState {
         int current;
         do {
             current = this.state;
-            boolean done = (current & REMOVED) != 0 && (current & (OWNED | FINISHED)) == 0 && (current >>> 16) == 0;
+            boolean done = (current & REMOVED) != 0 && (current & (OWNED | FINISHED)) == 0 && (current >>> REARM_SHIFT) == 0;
             if (!done) {
                 return;
             }
@@ -209,21 +227,62 @@ abstract class SocketState {
     /**
      * Finishes a socket whose port is gone, at the end of a stop; does nothing if already finished. A
      * socket a live thread still handles (a handler call that outlasted the stop) is only asked to
-     * abort: that thread finishes it as it lets go, so {@code onClose} never runs beside the call.
+     * abort: that thread finishes it as it lets go, so {@code onClose} never runs beside the call. A
+     * socket handed to an executor whose task has not started is finished here, and the task, if it
+     * ever runs, leaves it alone ({@link #takeOverHandedOff()}).
      */
     final void forceFinish() {
-        if ((this.state & OWNED) != 0) {
-            Thread owning = (Thread) OWNER.getOpaque(this);
-            if (owning == null || owning.isAlive()) {
-                // Owned by a live thread, or handed to an executor whose task has not started yet.
-                orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
+        while (true) {
+            int current = this.state;
+            if ((current & FINISHED) != 0) {
+                return;
+            }
+            if ((current & (OWNED | HANDED_OFF)) == OWNED) {
+                Thread owning = (Thread) OWNER.getOpaque(this);
+                if (owning == null || owning.isAlive()) {
+                    // Owned by a live thread (or one just claiming it): it finishes the socket as it lets go.
+                    if (STATE.compareAndSet(this, current, current | CLOSE_REQUESTED | ABORT_REQUESTED)) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            if (STATE.compareAndSet(this, current, (current & ~HANDED_OFF) | FINISHED | REMOVING | REMOVED)) {
+                finish();
                 return;
             }
         }
-        int current = (int) STATE.getAndBitwiseOr(this, FINISHED | REMOVING | REMOVED);
-        if ((current & FINISHED) == 0) {
-            finish();
+    }
+
+    /**
+     * Hands the ownership to a handler executor's task: from now on the calling thread no longer finds
+     * itself the owner; the task calls {@link #takeOverHandedOff()}.
+     */
+    final void handOver() {
+        OWNER.setOpaque(this, null);
+        STATE.getAndBitwiseOr(this, HANDED_OFF);
+    }
+
+    /**
+     * Takes over the ownership handed over, on the thread that continues the turn.
+     * @return false when a stop finished the socket meanwhile: the caller must leave it alone
+     */
+    final boolean takeOverHandedOff() {
+        int current;
+        do {
+            current = this.state;
+            if ((current & FINISHED) != 0) {
+                return false;
+            }
         }
+        while (!STATE.compareAndSet(this, current, current & ~HANDED_OFF));
+        OWNER.setOpaque(this, Thread.currentThread());
+        return true;
+    }
+
+    /** @return whether the socket's registration is being removed or is gone: nothing more goes out */
+    final boolean isGone() {
+        return (this.state & (REMOVING | FINISHED)) != 0;
     }
 
     /** @return the state word, for tests and snapshots */

@@ -272,19 +272,6 @@ abstract class SocketTurn extends SocketState {
         }
     }
 
-    /**
-     * Hands the ownership to another thread (a handler executor's): from now on the calling thread no
-     * longer finds itself the owner; the thread taking over calls {@link #takeOver()}.
-     */
-    final void handOver() {
-        owner(null);
-    }
-
-    /** Takes over the ownership handed over by {@link #handOver()}, on the thread that continues the turn. */
-    final void takeOver() {
-        owner(Thread.currentThread());
-    }
-
     /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */
     private void submit(Runner runner, Operation operation, int filter) {
         if (runner.dequeuesFrom(this.port)) {

@@ -30,6 +30,12 @@ final class Worker implements Runnable, Runner {
     /** Key of the posted message that stops workers; completion keys of sockets are never this large. */
     static final long STOP_KEY = Long.MAX_VALUE;
 
+    /**
+     * Key of a posted message that only wakes a worker, so that it reports the results of the changes
+     * its last call applied; no socket has this key, so dispatching it does nothing.
+     */
+    static final long WAKE_KEY = Long.MAX_VALUE - 1;
+
     private final String groupName;
 
     private final SocketTable table;
@@ -221,6 +227,16 @@ final class Worker implements Runnable, Runner {
     static void postStop(NotificationPort port) {
         try {
             port.post(STOP_KEY, 0);
+        }
+        catch (NativeIoException | PortClosedException ex) {
+            // the port is closing: its waiters are woken anyway
+        }
+    }
+
+    /** Wakes this worker if it waits, with a message that does nothing: it reports what it applied. */
+    void wake() {
+        try {
+            this.port.post(WAKE_KEY, 0);
         }
         catch (NativeIoException | PortClosedException ex) {
             // the port is closing: its waiters are woken anyway

@@ -80,6 +80,15 @@ final class WorkerGroup {
         }
     }
 
+    /**
+     * Wakes every worker once. A worker reports the results of the changes a call applied only when
+     * the call returns, and a socket is finished only once no re-arm of it is unreported, so a close
+     * can otherwise wait for a worker's dequeue timeout while another worker handles the socket.
+     */
+    void wakeAll() {
+        this.workers.forEach(Worker::wake);
+    }
+
     /** Stops the workers, waits for them, and closes the ports. */
     void stop(long joinMillis) {
         for (Worker worker : this.workers) {

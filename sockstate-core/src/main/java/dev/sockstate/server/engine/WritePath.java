@@ -28,6 +28,9 @@ final class WritePath {
 
     private boolean outputShut;
 
+    /** Whether the owner is taking other threads' requests now. */
+    private boolean taking;
+
     private volatile long pendingBytes;
 
     private volatile Queue<Object> requests;
@@ -47,7 +50,8 @@ final class WritePath {
         if (!data.hasRemaining()) {
             return;
         }
-        if (this.connection.isAborting() || (this.connection.isClosing() && !this.connection.isDraining())) {
+        if (this.connection.isAborting() || this.connection.isGone()
+                || (this.connection.isClosing() && !this.connection.isDraining())) {
             // Closed, or closing after the handler's own close: dropped. A graceful stop's drain still answers.
             data.position(data.limit());
             return;
@@ -151,17 +155,24 @@ final class WritePath {
      */
     boolean takeRequests() {
         Queue<Object> waiting = this.requests;
-        if (waiting == null || waiting.isEmpty()) {
+        if (waiting == null || waiting.isEmpty() || this.taking) {
+            // (A write made while passing a request outbound, by a stage, comes after that request.)
             return false;
         }
-        Object request;
-        while ((request = waiting.poll()) != null) {
-            if (request == SHUTDOWN_OUTPUT) {
-                this.shutdownRequested = true;
+        this.taking = true;
+        try {
+            Object request;
+            while ((request = waiting.poll()) != null) {
+                if (request == SHUTDOWN_OUTPUT) {
+                    this.shutdownRequested = true;
+                }
+                else {
+                    this.connection.outbound((ByteBuffer) request, true);
+                }
             }
-            else {
-                this.connection.outbound((ByteBuffer) request, true);
-            }
+        }
+        finally {
+            this.taking = false;
         }
         return true;
     }

@@ -105,6 +105,36 @@ class GracefulStopTest {
         hog.close();
     }
 
+    @Test
+    void aConnectionItsHandlerClosedDuringTheStopIsNotDrainedFurther() throws Exception {
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ConnectionHandler closer = (connection, data) -> {
+            String text = java.nio.charset.StandardCharsets.US_ASCII.decode(data).toString();
+            seen.add(text);
+            if (text.startsWith("first")) {
+                holding.countDown();
+                release.await(10, TimeUnit.SECONDS);
+                connection.write(java.nio.charset.StandardCharsets.US_ASCII.encode("bye"));
+                connection.close();
+            }
+        };
+        this.server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").handler(closer).build()), ServerObserver.NONE);
+        this.server.start();
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber())) {
+            client.getOutputStream().write("first".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            client.getOutputStream().write("second".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            Future<?> stopping = this.threads.submit(() -> this.server.stop(Duration.ofSeconds(5)));
+            Thread.sleep(200);
+            release.countDown();
+            stopping.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(seen).as("what reached the handler: nothing after its close").containsExactly("first");
+    }
+
     private void assertEveryRequestTakenIsAnswered(int port) throws Exception {
         List<Future<Client>> clients = startClients(port, CLIENTS);
         Thread.sleep(1000);

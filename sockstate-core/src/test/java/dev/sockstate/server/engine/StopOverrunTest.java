@@ -36,8 +36,48 @@ class StopOverrunTest {
     }
 
     @Test
-    void onCloseFollowsAHandlerCallOnAWorkerThatOutlastedTheStop() throws Exception {
-        assertOnCloseFollowsTheCall(false);
+    void aConnectionHandedToAnExecutorThatNeverRunsTheTaskIsClosedByTheStop() throws Exception {
+        OpenDescriptors.warmUpJdkSockets();
+        int descriptors = OpenDescriptors.count();
+        AtomicInteger closes = new AtomicInteger();
+        AtomicInteger calls = new AtomicInteger();
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                calls.incrementAndGet();
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closes.incrementAndGet();
+            }
+        };
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+                List.of(ServerFixture.tcp("lost").handlerExecutor(new SwallowAfterOpen()).handler(handler).build()),
+                ServerObserver.NONE);
+        server.start();
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("lost").portNumber())) {
+            client.getOutputStream().write(1);
+            Thread.sleep(200);
+            server.stop(Duration.ofMillis(200));
+            ServerFixture.await(() -> closes.get() == 1, "onClose of the connection whose call never ran");
+        }
+        assertThat(calls.get()).as("the swallowed call never ran").isZero();
+        ServerFixture.await(() -> OpenDescriptors.count() == descriptors, "every descriptor released");
+    }
+
+    /** Runs the first task (an open) and swallows every later one, as an executor shut down meanwhile would. */
+    static final class SwallowAfterOpen implements java.util.concurrent.Executor {
+
+        private final AtomicInteger tasks = new AtomicInteger();
+
+        @Override
+        public void execute(Runnable task) {
+            if (this.tasks.incrementAndGet() == 1) {
+                new Thread(task).start();
+            }
+        }
     }
 
     private void assertOnCloseFollowsTheCall(boolean onExecutor) throws Exception {
