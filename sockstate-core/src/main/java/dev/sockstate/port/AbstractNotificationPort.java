@@ -101,10 +101,14 @@ public abstract class AbstractNotificationPort implements NotificationPort {
                 return;
             }
         }
-        while (!this.state.compareAndSet(current, current | CLOSED));
-        wakeAllForClose();
-        if (current == 0) {
-            releaseOnce();
+        // Closing counts as a caller inside the port until the wake-up is written: the last waiter
+        // to leave meanwhile cannot release the descriptor it is written to.
+        while (!this.state.compareAndSet(current, (current + 1) | CLOSED));
+        try {
+            wakeAllForClose();
+        }
+        finally {
+            exit();
         }
     }
 
