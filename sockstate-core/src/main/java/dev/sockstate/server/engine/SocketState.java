@@ -13,7 +13,8 @@ import java.lang.invoke.VarHandle;
 /**
  * The state word of a socket the server serves, and what any thread may ask through it. The word
  * holds: {@link #OWNED} while a thread handles the socket (its turn, {@link SocketTurn}); events and
- * run requests that arrived meanwhile, which the owner handles before it lets go; the number of
+ * run requests that arrived meanwhile, which the owner handles before it lets go (a run request on
+ * an unowned socket is posted once, and later ones wait for the turn it starts); the number of
  * re-arms submitted but not yet known to be applied; and the closing stages: a close asked for
  * (drained first, or aborted), REMOVE issued, REMOVE arrived, finished. The socket is finished (closed,
  * its state released, its handler told) only once the REMOVE notification arrived, nobody owns it
@@ -196,12 +197,15 @@ abstract class SocketState {
             if ((current & (REMOVING | FINISHED)) != 0) {
                 return;
             }
-            if ((current & OWNED) == 0) {
-                postRun();
+            if ((current & (OWNED | RUN_REQUESTED)) == RUN_REQUESTED) {
+                // Unowned with a run already posted: the turn it starts handles this request too.
                 return;
             }
         }
         while (!STATE.compareAndSet(this, current, current | RUN_REQUESTED));
+        if ((current & OWNED) == 0) {
+            postRun();
+        }
     }
 
     /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */

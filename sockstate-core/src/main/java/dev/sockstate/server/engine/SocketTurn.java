@@ -137,7 +137,8 @@ abstract class SocketTurn extends SocketState {
                 continue;
             }
         }
-        while (!casWord(current, current | OWNED));
+        // Claiming starts a turn that handles every request made so far: a run posted for them is spent.
+        while (!casWord(current, (current | OWNED) & ~RUN_REQUESTED));
         owner(Thread.currentThread());
         this.turnWork = 0;
         int deferred = this.deferredEvents;

@@ -53,11 +53,13 @@ class StopOverrunTest {
                 closes.incrementAndGet();
             }
         };
+        SwallowAfterOpen executor = new SwallowAfterOpen();
         SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
-                List.of(ServerFixture.tcp("lost").handlerExecutor(new SwallowAfterOpen()).handler(handler).build()),
-                ServerObserver.NONE);
+                List.of(ServerFixture.tcp("lost").handlerExecutor(executor).handler(handler).build()), ServerObserver.NONE);
         server.start();
         try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("lost").portNumber())) {
+            // Bytes that arrive during the open's turn are read by it; these come after, for a task of their own.
+            assertThat(executor.opened.await(10, TimeUnit.SECONDS)).isTrue();
             client.getOutputStream().write(1);
             Thread.sleep(200);
             server.stop(Duration.ofMillis(200));
@@ -72,10 +74,16 @@ class StopOverrunTest {
 
         private final AtomicInteger tasks = new AtomicInteger();
 
+        /** Counted down once the open's task, and with it the open's turn, is over. */
+        final CountDownLatch opened = new CountDownLatch(1);
+
         @Override
         public void execute(Runnable task) {
             if (this.tasks.incrementAndGet() == 1) {
-                new Thread(task).start();
+                new Thread(() -> {
+                    task.run();
+                    this.opened.countDown();
+                }).start();
             }
         }
     }

@@ -2,15 +2,32 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.AbstractNotificationPort;
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.Backends;
+import dev.sockstate.port.ForwardingBackend;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +66,98 @@ class WriteOrderTest {
         InputStream in = client.getInputStream();
         assertThat(new String(in.readNBytes(1), StandardCharsets.US_ASCII)).isEqualTo("A");
         assertThat(in.read()).isEqualTo(-1);
+    }
+
+    @Test
+    void writesFromAnotherThreadToAnIdleConnectionShareOneWakeUp() throws Exception {
+        AtomicInteger posts = new AtomicInteger();
+        Backend counting = new ForwardingBackend(Backends.select("auto")) {
+
+            @Override
+            public NotificationPort openPort() throws NativeIoException {
+                return new CountingPosts(super.openPort(), posts);
+            }
+        };
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Connection> idle = new CopyOnWriteArrayList<>();
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                idle.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                busy.countDown();
+                release.await(10, TimeUnit.SECONDS);
+            }
+        };
+        SocketServer server = new SocketServer(counting, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(ServerFixture.tcp("idle").handler(handler).build()), ServerObserver.NONE);
+        server.start();
+        try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
+                Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
+            ServerFixture.await(() -> idle.size() == 2, "both connections opened");
+            Connection target = idle.get(0);
+            blocker.getOutputStream().write('b');
+            assertThat(busy.await(10, TimeUnit.SECONDS)).as("the only worker is busy").isTrue();
+            int before = posts.get();
+            for (int i = 0; i < 1000; i++) {
+                target.write(bytes("x"));
+            }
+            int wakeUps = posts.get() - before;
+            release.countDown();
+            quiet.setSoTimeout(10_000);
+            assertThat(quiet.getInputStream().readNBytes(1000)).hasSize(1000);
+            assertThat(wakeUps).as("wake-ups posted for 1,000 writes to an idle connection").isEqualTo(1);
+        }
+        finally {
+            release.countDown();
+            server.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    /** Counts the messages posted to a real port. */
+    static final class CountingPosts extends AbstractNotificationPort {
+
+        private final NotificationPort real;
+
+        private final AtomicInteger posts;
+
+        CountingPosts(NotificationPort real, AtomicInteger posts) {
+            this.real = real;
+            this.posts = posts;
+        }
+
+        @Override
+        protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+                throws NativeIoException {
+            return this.real.process(changes, notifications, timeoutMillis);
+        }
+
+        @Override
+        protected void doPost(long key, int payload) throws NativeIoException {
+            if (key != Worker.STOP_KEY && key != Worker.WAKE_KEY) {
+                this.posts.incrementAndGet();
+            }
+            this.real.post(key, payload);
+        }
+
+        @Override
+        protected void wakeAllForClose() {
+            this.real.close();
+        }
+
+        @Override
+        protected void release() {
+        }
+
+        @Override
+        public String backendName() {
+            return this.real.backendName();
+        }
     }
 
     /** A handler whose onData has another thread write "A", waits until that write returned, then acts. */
