@@ -55,6 +55,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** The listening TCP socket or the UDP socket, once registered. */
     private volatile SocketTurn socket;
 
+    /** Whether the server stops: the listener's socket closing is then no failure. */
+    private volatile boolean stopping;
+
     /** When a refusal of the handler executor was last logged, {@link System#nanoTime()}; refusals come in floods. */
     private final AtomicLong refusalLogged = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
@@ -133,6 +136,19 @@ final class Listener implements ServerObserver.ActiveCounts {
     void bound(SocketTurn socket, InetSocketAddress address) {
         this.socket = socket;
         this.boundAddress = address;
+    }
+
+    /** The server stops: from now on the listener's socket closing is expected. */
+    void stopping() {
+        this.stopping = true;
+    }
+
+    /** The listener's socket is finished: outside a stop, the listener stopped serving for good. */
+    void socketFinished() {
+        if (!this.stopping) {
+            this.observer.stoppedServing();
+            logger.log(Level.ERROR, "Listener '" + name() + "' stopped serving: its socket was closed after a failure");
+        }
     }
 
     /** @return whether the listener's socket is registered and not closing */

@@ -84,7 +84,9 @@ final class ListenerBinder {
         }
         catch (NativeIoException ex) {
             if (registered != null) {
-                // Closes the socket once and takes it out of the table, so the teardown does not close it again.
+                // Closes the socket once and takes it out of the table, so the teardown does not close it again;
+                // a listener that never served did not stop serving.
+                listener.stopping();
                 registered.forceFinish();
             }
             else {

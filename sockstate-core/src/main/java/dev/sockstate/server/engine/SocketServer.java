@@ -202,6 +202,7 @@ public final class SocketServer {
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
         }
+        this.listeners.forEach(Listener::stopping);
         new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline);
         for (WorkerGroup group : this.groups.values()) {
             group.stop(5000);

@@ -164,6 +164,12 @@ final class TcpAcceptor extends SocketTurn {
     }
 
 
+    @Override
+    void finish() {
+        closeSocket();
+        this.listener.socketFinished();
+    }
+
     /** @return how often accepting paused for lack of descriptors */
     long backoffs() {
         return this.backoffs;

@@ -182,6 +182,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
 
     @Override
+    void finish() {
+        closeSocket();
+        this.listener.socketFinished();
+    }
+
+    @Override
     public String toString() {
         return "socket of UDP listener '" + this.listener.settings.name() + "'";
     }

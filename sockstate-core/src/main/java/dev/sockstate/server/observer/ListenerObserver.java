@@ -41,6 +41,10 @@ public interface ListenerObserver {
     default void handlerRefused() {
     }
 
+    /** The listener's socket closed for good while the server runs (the port refused to re-arm it, say). */
+    default void stoppedServing() {
+    }
+
     /** A connection was accepted. */
     default void accepted() {
     }

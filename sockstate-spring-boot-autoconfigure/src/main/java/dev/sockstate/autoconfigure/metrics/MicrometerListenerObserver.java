@@ -36,6 +36,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter handlerRefused;
 
+    private final Counter stoppedServing;
+
     private final Counter received;
 
     private final Counter sent;
@@ -71,6 +73,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.handlerRefused = Counter.builder("sockstate.handler.refused")
                 .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
                 .tag("listener", listener).register(registry);
+        this.stoppedServing = Counter.builder("sockstate.listeners.failed")
+                .description("Times the listener's socket closed for good while the server ran").tag("listener", listener)
+                .register(registry);
         this.received = bytes(registry, listener, "sockstate.bytes.received", "Bytes received");
         this.sent = bytes(registry, listener, "sockstate.bytes.sent", "Bytes sent");
         this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
@@ -142,6 +147,11 @@ final class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void rejected() {
         this.rejected.increment();
+    }
+
+    @Override
+    public void stoppedServing() {
+        this.stoppedServing.increment();
     }
 
     @Override

@@ -27,12 +27,13 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * A listener that stops serving for good (the port refused to re-arm its socket, which is then
- * closed) turns the health DOWN over real HTTP, naming the listener, while its workers live on.
+ * closed) turns the health DOWN over real HTTP, naming the listener, while its workers live on, and
+ * is counted.
  */
 @SpringBootTest(classes = { ObservabilityApplication.class, ListenerFailureHealthTests.Refusing.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.workers.threads=2",
-                "management.endpoints.web.exposure.include=health,sockstate", "management.endpoint.health.show-details=always" })
+                "management.endpoints.web.exposure.include=health,sockstate,metrics", "management.endpoint.health.show-details=always" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class ListenerFailureHealthTests {
@@ -75,6 +76,7 @@ class ListenerFailureHealthTests {
         Map<String, Object> endpoint = http.json("/actuator/sockstate");
         Map<String, Object> listener = ((List<Map<String, Object>>) endpoint.get("listeners")).get(0);
         assertThat(listener).containsEntry("name", "echo").containsEntry("serving", false);
+        assertThat(http.metric("sockstate.listeners.failed", "COUNT", "listener:echo")).as("counted").isEqualTo(1);
     }
 
     @TestConfiguration(proxyBeanMethods = false)
