@@ -105,6 +105,12 @@ final class Worker implements Runnable, Runner {
         catch (Throwable ex) {
             this.failure = ex;
             logger.log(Level.ERROR, "Worker " + Thread.currentThread().getName() + " of group '" + this.groupName + "' died", ex);
+            try {
+                this.observer.died(ex);
+            }
+            catch (Throwable reporting) {
+                ex.addSuppressed(reporting);
+            }
         }
         finally {
             settleQueued();

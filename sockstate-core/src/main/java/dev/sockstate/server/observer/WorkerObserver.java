@@ -25,4 +25,11 @@ public interface WorkerObserver {
      */
     default void dequeued(int notifications, DequeueOutcome outcome, long waitNanos) {
     }
+
+    /**
+     * The worker's thread died: the group serves on with the others, and the health turns DOWN.
+     * @param failure what killed it
+     */
+    default void died(Throwable failure) {
+    }
 }

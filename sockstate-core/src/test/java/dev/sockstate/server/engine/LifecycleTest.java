@@ -10,6 +10,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.observer.WorkerObserver;
 import java.io.InputStream;
@@ -182,6 +184,43 @@ class LifecycleTest {
             assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start);
         }
         assertThat(workerObservers.get()).as("worker observers asked for by two failed starts").isZero();
+    }
+
+    @Test
+    void aWorkerThatDiesIsReportedToItsObserverAndShownDead() throws Exception {
+        AtomicInteger deaths = new AtomicInteger();
+        ServerObserver fatal = new ServerObserver() {
+
+            @Override
+            public WorkerObserver worker(String group, int worker) {
+                return new WorkerObserver() {
+
+                    @Override
+                    public void dequeued(int notifications, DequeueOutcome outcome, long waitNanos) {
+                        throw new AssertionError("an observer that fails");
+                    }
+
+                    @Override
+                    public void died(Throwable failure) {
+                        deaths.incrementAndGet();
+                    }
+                };
+            }
+        };
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(new WorkerGroupSettings("default", 1, 64,
+                Duration.ofMillis(50), 64 * 1024, "sockstate-")), List.of(ServerFixture.tcp("echo").handler(new EchoHandler()).build()),
+                fatal);
+        server.start();
+        try {
+            ServerFixture.await(() -> deaths.get() == 1, "the worker's death is reported");
+            WorkerGroupState.WorkerState worker = server.workerGroups().get(0).workers().get(0);
+            assertThat(worker.alive()).isFalse();
+            assertThat(worker.failure()).contains("an observer that fails");
+            assertThat(server.workerGroups().get(0).isHealthy()).isFalse();
+        }
+        finally {
+            server.stop(Duration.ofSeconds(1));
+        }
     }
 
     @Test

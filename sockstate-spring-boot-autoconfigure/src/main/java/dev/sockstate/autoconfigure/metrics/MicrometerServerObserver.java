@@ -60,8 +60,12 @@ public class MicrometerServerObserver implements ServerObserver {
 
     @Override
     public WorkerObserver worker(String group, int worker) {
-        MicrometerWorkerObserver observer = new MicrometerWorkerObserver();
+        MicrometerWorkerObserver observer = new MicrometerWorkerObserver(group);
         this.workers.add(observer);
+        // Registered once per group: the registry hands back the meter of the same name and tags.
+        FunctionCounter.builder("sockstate.workers.died", this.workers,
+                (workers) -> workers.stream().filter((each) -> each.group().equals(group) && each.isDead()).count())
+                .description("Worker threads that died").tag("group", group).register(this.registry);
         return observer;
     }
 }

@@ -50,6 +50,15 @@ final class MicrometerWorkerObserver implements WorkerObserver {
     @SuppressWarnings("unused")
     private long notifications;
 
+    private final String group;
+
+    private volatile boolean dead;
+
+    /** @param group the worker's group */
+    MicrometerWorkerObserver(String group) {
+        this.group = group;
+    }
+
     @Override
     public boolean timesDequeues() {
         return true;
@@ -65,6 +74,21 @@ final class MicrometerWorkerObserver implements WorkerObserver {
         counter.setRelease(this, (long) counter.get(this) + 1);
         WAIT_NANOS.setRelease(this, (long) WAIT_NANOS.get(this) + nanos);
         NOTIFICATIONS.setRelease(this, (long) NOTIFICATIONS.get(this) + notifications);
+    }
+
+    @Override
+    public void died(Throwable failure) {
+        this.dead = true;
+    }
+
+    /** @return the worker's group */
+    String group() {
+        return this.group;
+    }
+
+    /** @return whether the worker died */
+    boolean isDead() {
+        return this.dead;
     }
 
     long dequeues(DequeueOutcome outcome) {
