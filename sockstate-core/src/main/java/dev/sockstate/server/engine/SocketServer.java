@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -132,7 +133,7 @@ public final class SocketServer {
         HandlerCalls.Callback.values();
         for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
                 BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpSocket.class, WritePath.class, Pipeline.class,
-                OffWorker.class)) {
+                OffWorker.class, GracefulStop.class, HandlerExecution.class, RejectedExecutionException.class)) {
             type.getName();
         }
     }
