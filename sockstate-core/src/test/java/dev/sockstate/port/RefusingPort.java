@@ -7,9 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the first {@code allowed} is reported refused ({@code EBADF}), as a port that could not re-arm a
  * socket would report it. The change itself was applied by the real port.
  */
-public class RefusingPort extends AbstractNotificationPort {
-
-    private final NotificationPort real;
+public class RefusingPort extends ForwardingPort {
 
     private final long key;
 
@@ -23,7 +21,7 @@ public class RefusingPort extends AbstractNotificationPort {
      * @param allowed how many ENABLEs of that key succeed first
      */
     public RefusingPort(NotificationPort real, long key, int allowed) {
-        this.real = real;
+        super(real);
         this.key = key;
         this.allowed = allowed;
     }
@@ -31,7 +29,7 @@ public class RefusingPort extends AbstractNotificationPort {
     @Override
     protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
-        int count = this.real.process(changes, notifications, timeoutMillis);
+        int count = super.doProcess(changes, notifications, timeoutMillis);
         if (changes != null) {
             for (int i = 0; i < changes.size(); i++) {
                 if (changes.operation(i) == Operation.ENABLE && changes.key(i) == this.key && !changes.failed(i)
@@ -41,25 +39,6 @@ public class RefusingPort extends AbstractNotificationPort {
             }
         }
         return count;
-    }
-
-    @Override
-    protected void doPost(long key, int payload) throws NativeIoException {
-        this.real.post(key, payload);
-    }
-
-    @Override
-    protected void wakeAllForClose() {
-        this.real.close();
-    }
-
-    @Override
-    protected void release() {
-    }
-
-    @Override
-    public String backendName() {
-        return this.real.backendName();
     }
 
     /** @return the ENABLEs of the key seen so far */

@@ -284,9 +284,14 @@ abstract class SocketState {
         return true;
     }
 
-    /** @return whether the socket's registration is being removed or is gone: nothing more goes out */
-    final boolean isGone() {
-        return (this.state & (REMOVING | FINISHED)) != 0;
+    /**
+     * @return whether a handler's write is dropped now: the socket is aborted or going, or closing at
+     * the handler's own request (a graceful stop's drain, which answers what arrived, still writes)
+     */
+    final boolean dropsWrites() {
+        int current = this.state;
+        return (current & (ABORT_REQUESTED | REMOVING | FINISHED)) != 0
+                || (current & (CLOSE_REQUESTED | DRAIN_REQUESTED)) == CLOSE_REQUESTED;
     }
 
     /** @return the state word, for tests and snapshots */

@@ -50,9 +50,7 @@ final class WritePath {
         if (!data.hasRemaining()) {
             return;
         }
-        if (this.connection.isAborting() || this.connection.isGone()
-                || (this.connection.isClosing() && !this.connection.isDraining())) {
-            // Closed, or closing after the handler's own close: dropped. A graceful stop's drain still answers.
+        if (this.connection.dropsWrites()) {
             data.position(data.limit());
             return;
         }

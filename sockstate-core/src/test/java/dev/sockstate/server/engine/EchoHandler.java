@@ -16,7 +16,7 @@ class EchoHandler implements ConnectionHandler {
     final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
     @Override
-    public void onOpen(Connection connection) {
+    public void onOpen(Connection connection) throws Exception {
         this.opened.incrementAndGet();
     }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
-import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
@@ -29,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,7 +52,7 @@ class HandlerExecutorTest {
     @Test
     void aRefusedOpenFailsThatConnectionOnlyAndTheListenerGoesOn() throws Exception {
         CountDownLatch firstOpened = new CountDownLatch(1);
-        Recording handler = new Recording() {
+        EchoHandler handler = new EchoHandler() {
 
             @Override
             public void onOpen(Connection connection) throws Exception {
@@ -86,7 +84,7 @@ class HandlerExecutorTest {
     @Test
     void aRefusedReadFailsThatConnectionWithTheRejectionAndTheListenerGoesOn() throws Exception {
         CountDownLatch busy = new CountDownLatch(1);
-        Recording handler = new Recording() {
+        EchoHandler handler = new EchoHandler() {
 
             @Override
             public void onData(Connection connection, ByteBuffer data) throws Exception {
@@ -273,36 +271,6 @@ class HandlerExecutorTest {
 
         void awaitIdle() throws InterruptedException {
             ServerFixture.await(() -> this.free.availablePermits() == 1, "the executor is idle");
-        }
-    }
-
-    /** Echoes, and records what the runtime told it. */
-    static class Recording implements ConnectionHandler {
-
-        final AtomicInteger opened = new AtomicInteger();
-
-        final AtomicInteger closed = new AtomicInteger();
-
-        final List<Throwable> errors = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void onOpen(Connection connection) throws Exception {
-            this.opened.incrementAndGet();
-        }
-
-        @Override
-        public void onData(Connection connection, ByteBuffer data) throws Exception {
-            connection.write(data);
-        }
-
-        @Override
-        public void onError(Connection connection, Throwable error) {
-            this.errors.add(error);
-        }
-
-        @Override
-        public void onClose(Connection connection) {
-            this.closed.incrementAndGet();
         }
     }
 }

@@ -2,14 +2,12 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.AbstractNotificationPort;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
 import dev.sockstate.port.ForwardingBackend;
+import dev.sockstate.port.ForwardingPort;
 import dev.sockstate.port.NativeIoException;
-import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
-import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -119,22 +117,14 @@ class WriteOrderTest {
         }
     }
 
-    /** Counts the messages posted to a real port. */
-    static final class CountingPosts extends AbstractNotificationPort {
-
-        private final NotificationPort real;
+    /** Counts the runs posted to a real port. */
+    static final class CountingPosts extends ForwardingPort {
 
         private final AtomicInteger posts;
 
         CountingPosts(NotificationPort real, AtomicInteger posts) {
-            this.real = real;
+            super(real);
             this.posts = posts;
-        }
-
-        @Override
-        protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
-                throws NativeIoException {
-            return this.real.process(changes, notifications, timeoutMillis);
         }
 
         @Override
@@ -142,21 +132,7 @@ class WriteOrderTest {
             if (key != Worker.STOP_KEY && key != Worker.WAKE_KEY) {
                 this.posts.incrementAndGet();
             }
-            this.real.post(key, payload);
-        }
-
-        @Override
-        protected void wakeAllForClose() {
-            this.real.close();
-        }
-
-        @Override
-        protected void release() {
-        }
-
-        @Override
-        public String backendName() {
-            return this.real.backendName();
+            super.doPost(key, payload);
         }
     }
 
