@@ -5,22 +5,21 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What the backends' sockets share: per-thread native memory for addresses, option values and
- * copies of heap buffers, and the calls on plain {@link ByteBuffer}s, which go through that memory
- * (heap buffers) or through the buffer's own address (direct ones). A thread's native memory passes
- * to a later thread once its thread ended, so a thread per call (a virtual-thread executor) makes
- * none.
+ * What the backends' sockets share: native memory for addresses, option values and copies of heap
+ * buffers, lent to one call at a time ({@link #scratch()}), and the calls on plain {@link ByteBuffer}s,
+ * which go through that memory (heap buffers) or through the buffer's own address (direct ones). The
+ * memory follows the calls in flight at once, not the threads that make them, so a thread per call
+ * (a virtual-thread executor) allocates none.
  */
 public abstract class AbstractNativeSockets implements NativeSockets {
 
-    /** Scratches kept for threads to come once their thread ended, so a thread per call makes none. */
+    /** Scratches kept: more socket calls than this at one instant each make their own. */
     private static final int SCRATCHES_KEPT = 64;
 
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(this::claimScratch);
+    /** The most of a heap buffer one call copies, so that a scratch never holds more than this. */
+    private static final int COPY_BYTES = 64 * 1024;
 
-    private final Scratch[] scratches = new Scratch[SCRATCHES_KEPT];
-
-    private int scratchCount;
+    private final LendingPool<Scratch> scratches = new LendingPool<>(() -> new Scratch(this, true), SCRATCHES_KEPT);
 
     /**
      * @param direct a direct buffer
@@ -28,24 +27,14 @@ public abstract class AbstractNativeSockets implements NativeSockets {
      */
     protected abstract long addressOf(ByteBuffer direct);
 
-    /** @return this thread's native memory for the calls of this class */
+    /**
+     * Lends native memory to one call: use it in a {@code try}-with-resources block, which gives it
+     * back; it allocates nothing unless more calls than the scratches kept are in flight at once.
+     * @return native memory for the calling thread until closed
+     */
     protected final Scratch scratch() {
-        return this.scratch.get();
-    }
-
-    /** @return the scratch of a thread that ended, or a new one, for the calling thread */
-    private synchronized Scratch claimScratch() {
-        Thread thread = Thread.currentThread();
-        for (int i = 0; i < this.scratchCount; i++) {
-            if (this.scratches[i].claim(thread)) {
-                return this.scratches[i];
-            }
-        }
-        Scratch made = new Scratch(this, thread);
-        if (this.scratchCount < this.scratches.length) {
-            this.scratches[this.scratchCount++] = made;
-        }
-        return made;
+        Scratch lent = this.scratches.borrow();
+        return (lent != null) ? lent : new Scratch(this, false);
     }
 
     @Override
@@ -56,34 +45,69 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
     @Override
     public final int recv(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return recv(socket, scratch().direct(buffer));
+        try (Scratch local = scratch()) {
+            if (buffer.isDirect()) {
+                return recv(socket, local.direct(buffer));
+            }
+            NativeBuffer copy = local.data(Math.min(buffer.remaining(), COPY_BYTES));
+            int read = recv(socket, copy);
+            if (read > 0) {
+                copy.buffer().flip();
+                buffer.put(copy.buffer());
+            }
+            return read;
         }
-        NativeBuffer copy = scratch().data(buffer.remaining());
-        int read = recv(socket, copy);
-        if (read > 0) {
-            copy.buffer().flip();
-            buffer.put(copy.buffer());
-        }
-        return read;
     }
 
     @Override
     public final int send(long socket, ByteBuffer buffer) throws NativeIoException {
-        if (buffer.isDirect()) {
-            return send(socket, scratch().direct(buffer));
+        try (Scratch local = scratch()) {
+            if (buffer.isDirect()) {
+                return send(socket, local.direct(buffer));
+            }
+            // A heap buffer goes out through a copy, at most COPY_BYTES at a time, while the socket takes it all.
+            int total = 0;
+            do {
+                int chunk = Math.min(buffer.remaining(), COPY_BYTES);
+                NativeBuffer copy = local.data(chunk);
+                copy.buffer().put(buffer.duplicate().limit(buffer.position() + chunk)).flip();
+                int sent = send(socket, copy);
+                if (sent <= 0) {
+                    return (total > 0) ? total : sent;
+                }
+                buffer.position(buffer.position() + sent);
+                total += sent;
+                if (sent < chunk) {
+                    break;
+                }
+            }
+            while (buffer.hasRemaining());
+            return total;
         }
-        NativeBuffer copy = scratch().data(buffer.remaining());
-        copy.buffer().put(buffer.duplicate()).flip();
-        int sent = send(socket, copy);
-        if (sent > 0) {
-            buffer.position(buffer.position() + sent);
-        }
-        return sent;
     }
 
-    /** Native memory one thread reuses. */
-    protected static final class Scratch {
+    @Override
+    public final int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException {
+        if (datagram.remaining() > COPY_BYTES) {
+            throw new IllegalArgumentException("A datagram of " + datagram.remaining() + " bytes exceeds the " + COPY_BYTES
+                    + " bytes UDP carries");
+        }
+        try (Scratch local = scratch()) {
+            if (datagram.isDirect()) {
+                return sendTo(socket, local.direct(datagram), target);
+            }
+            NativeBuffer copy = local.data(datagram.remaining());
+            copy.buffer().put(datagram.duplicate()).flip();
+            int sent = sendTo(socket, copy, target);
+            if (sent >= 0) {
+                datagram.position(datagram.limit());
+            }
+            return sent;
+        }
+    }
+
+    /** Native memory lent to one call; closing it gives it back. */
+    protected static final class Scratch implements AutoCloseable {
 
         private final NativeBuffer address;
 
@@ -93,37 +117,27 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
         private final AbstractNativeSockets sockets;
 
-        /** Room for heap-buffer copies a scratch keeps when it passes to another thread. */
-        private static final int KEPT_DATA_BYTES = 64 * 1024;
-
         private NativeBuffer data;
 
         /** Weak, so that a buffer its owner dropped is not kept alive by a thread that once wrote it. */
         private WeakReference<NativeBuffer> lastDirect = new WeakReference<>(null);
 
-        /** The thread using it; written and read under the sockets' lock. */
-        private WeakReference<Thread> owner;
+        /** Whether it came from the sockets' pool, to go back there. */
+        private final boolean kept;
 
-        Scratch(AbstractNativeSockets sockets, Thread owner) {
+        Scratch(AbstractNativeSockets sockets, boolean kept) {
             this.sockets = sockets;
-            this.owner = new WeakReference<>(owner);
+            this.kept = kept;
             this.address = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
             this.option = sockets.allocate(8);
         }
 
-        /** Takes the scratch over for a thread if its thread ended. */
-        boolean claim(Thread thread) {
-            Thread current = this.owner.get();
-            if (current != null && current.isAlive()) {
-                return false;
+        /** Gives it back, for the next call. */
+        @Override
+        public void close() {
+            if (this.kept) {
+                this.sockets.scratches.giveBack(this);
             }
-            this.owner = new WeakReference<>(thread);
-            this.lastDirect = new WeakReference<>(null);
-            if (this.data != null && this.data.capacity() > KEPT_DATA_BYTES) {
-                // Grown for one thread's large heap write: not kept for every thread to come.
-                this.data = null;
-            }
-            return true;
         }
 
         /** @return room for a socket address and its length */
@@ -167,7 +181,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         }
 
         /**
-         * @param size bytes needed
+         * @param size bytes needed, at most 64 KiB
          * @return a buffer of at least that size, its limit set to it
          */
         public NativeBuffer data(int size) {

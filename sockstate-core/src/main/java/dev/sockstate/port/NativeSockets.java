@@ -115,6 +115,16 @@ public interface NativeSockets {
     int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException;
 
     /**
+     * {@link #sendTo(long, NativeBuffer, PeerAddress)} for any buffer; a heap buffer costs a copy.
+     * @param socket a UDP handle
+     * @param datagram the datagram, position to limit, at most 65,536 bytes; consumed when sent
+     * @param target where to
+     * @return bytes sent, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException;
+
+    /**
      * @param socket the handle
      * @param option the option
      * @param value its value, booleans as 0 or 1

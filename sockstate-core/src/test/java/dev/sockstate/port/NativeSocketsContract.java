@@ -2,8 +2,11 @@ package dev.sockstate.port;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.Inet6Address;
@@ -16,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -123,6 +127,56 @@ public abstract class NativeSocketsContract {
             }
             assertThat(target.position()).isEqualTo(3);
             assertThat(target.get(2)).isEqualTo((byte) 3);
+        }
+    }
+
+    @Test
+    void aHeapBufferLargerThanOneCopyGoesOutWholeAndInOrder() throws Exception {
+        long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(listener, 8);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+            long connection = acceptWithin(listener);
+            byte[] bytes = new byte[300 * 1024];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = (byte) (i % 251);
+            }
+            CompletableFuture<byte[]> received = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.getInputStream().readNBytes(bytes.length);
+                }
+                catch (IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
+            });
+            ByteBuffer heap = ByteBuffer.wrap(bytes);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (heap.hasRemaining() && System.nanoTime() < deadline) {
+                int sent = this.sockets.send(connection, heap);
+                if (sent == NativeSockets.WOULD_BLOCK) {
+                    Thread.sleep(1);
+                }
+            }
+            assertThat(heap.hasRemaining()).as("all sent within 10 s").isFalse();
+            assertThat(received.get(10, TimeUnit.SECONDS)).isEqualTo(bytes);
+        }
+    }
+
+    @Test
+    void aHeapDatagramIsSentWholeAndConsumed() throws Exception {
+        long server = open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            client.setSoTimeout(5000);
+            PeerAddress target = PeerAddress.of((InetSocketAddress) client.getLocalSocketAddress());
+            ByteBuffer datagram = ByteBuffer.wrap("heap datagram".getBytes(StandardCharsets.UTF_8));
+            assertThat(this.sockets.sendTo(server, datagram, target)).isEqualTo(13);
+            assertThat(datagram.hasRemaining()).isFalse();
+            DatagramPacket reply = new DatagramPacket(new byte[64], 64);
+            client.receive(reply);
+            assertThat(new String(reply.getData(), 0, reply.getLength(), StandardCharsets.UTF_8)).isEqualTo("heap datagram");
+            assertThatIllegalArgumentException().isThrownBy(() -> this.sockets.sendTo(server, ByteBuffer.allocate(70_000), target))
+                    .withMessageContaining("70000 bytes");
         }
     }
 

@@ -34,10 +34,11 @@ final class EpollSockets extends AbstractNativeSockets {
 
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address().buffer());
-        if (LinuxNative.bind(fd(socket), local.address().address(), length) != 0) {
-            throw Errno.last("bind(" + address + ")");
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(address, local.address().buffer());
+            if (LinuxNative.bind(fd(socket), local.address().address(), length) != 0) {
+                throw Errno.last("bind(" + address + ")");
+            }
         }
     }
 
@@ -63,16 +64,17 @@ final class EpollSockets extends AbstractNativeSockets {
 
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address().buffer());
-        if (LinuxNative.connect(fd(socket), local.address().address(), length) == 0) {
-            return true;
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(address, local.address().buffer());
+            if (LinuxNative.connect(fd(socket), local.address().address(), length) == 0) {
+                return true;
+            }
+            int errno = LinuxNative.errno();
+            if (errno == Errno.EINPROGRESS) {
+                return false;
+            }
+            throw Errno.exception("connect(" + address + ")", errno);
         }
-        int errno = LinuxNative.errno();
-        if (errno == Errno.EINPROGRESS) {
-            return false;
-        }
-        throw Errno.exception("connect(" + address + ")", errno);
     }
 
     @Override
@@ -102,42 +104,46 @@ final class EpollSockets extends AbstractNativeSockets {
 
     @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        Scratch local = scratch();
-        NativeBuffer address = local.address();
-        long addressLength = local.addressToFill();
-        ByteBuffer target = buffer.buffer();
-        int position = target.position();
-        long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
-                address.address(), addressLength);
-        if (read < 0) {
-            return wouldBlockOr("recvfrom");
+        try (Scratch local = scratch()) {
+            NativeBuffer address = local.address();
+            long addressLength = local.addressToFill();
+            ByteBuffer target = buffer.buffer();
+            int position = target.position();
+            long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
+                    address.address(), addressLength);
+            if (read < 0) {
+                return wouldBlockOr("recvfrom");
+            }
+            target.position(position + (int) Math.min(read, target.limit() - position));
+            LAYOUT.decode(address.buffer(), local.bytes(), sender);
+            return (int) read;
         }
-        target.position(position + (int) Math.min(read, target.limit() - position));
-        LAYOUT.decode(address.buffer(), local.bytes(), sender);
-        return (int) read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
-        ByteBuffer source = buffer.buffer();
-        int position = source.position();
-        long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
-                LinuxNative.MSG_NOSIGNAL, local.address().address(), length);
-        if (sent >= 0) {
-            source.position(position + (int) sent);
-            return (int) sent;
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
+            ByteBuffer source = buffer.buffer();
+            int position = source.position();
+            long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
+                    LinuxNative.MSG_NOSIGNAL, local.address().address(), length);
+            if (sent >= 0) {
+                source.position(position + (int) sent);
+                return (int) sent;
+            }
+            return wouldBlockOr("sendto");
         }
-        return wouldBlockOr("sendto");
     }
 
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, value);
-        if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
-            throw Errno.last("setsockopt(" + option + ")");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, value);
+            if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
+                throw Errno.last("setsockopt(" + option + ")");
+            }
         }
     }
 
@@ -153,12 +159,14 @@ final class EpollSockets extends AbstractNativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, 0).putInt(4, 4);
-        if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
-            throw Errno.last("getsockopt(" + label + ")");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 0).putInt(4, 4);
+            if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
+                throw Errno.last("getsockopt(" + label + ")");
+            }
+            return holder.buffer().getInt(0);
         }
-        return holder.buffer().getInt(0);
     }
 
     @Override
@@ -190,15 +198,16 @@ final class EpollSockets extends AbstractNativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        Scratch scratch = scratch();
-        NativeBuffer address = scratch.address();
-        long lengthAddress = scratch.addressToFill();
-        int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
-                : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
-        if (result != 0) {
-            throw Errno.last(local ? "getsockname" : "getpeername");
+        try (Scratch scratch = scratch()) {
+            NativeBuffer address = scratch.address();
+            long lengthAddress = scratch.addressToFill();
+            int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
+                    : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
+            if (result != 0) {
+                throw Errno.last(local ? "getsockname" : "getpeername");
+            }
+            return LAYOUT.decode(address.buffer());
         }
-        return LAYOUT.decode(address.buffer());
     }
 
     private static int wouldBlockOr(String call) throws NativeIoException {

@@ -51,10 +51,12 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private void makeNonBlocking(long socket) throws NativeIoException {
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, 1);
-        if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
-            throw WsaError.last("ioctlsocket(FIONBIO)");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 1);
+            if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
+                throw WsaError.last("ioctlsocket(FIONBIO)");
+            }
         }
     }
 
@@ -63,20 +65,23 @@ final class WinsockSockets extends AbstractNativeSockets {
      * {@code recvfrom} fail with {@code WSAECONNRESET}, which Linux never does on an unconnected socket.
      */
     private void ignorePortUnreachable(long socket) throws NativeIoException {
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, 0).putInt(4, 0);
-        if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
-                holder.address() + 4, 0, 0) != 0) {
-            throw WsaError.last("WSAIoctl(SIO_UDP_CONNRESET)");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 0).putInt(4, 0);
+            if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
+                    holder.address() + 4, 0, 0) != 0) {
+                throw WsaError.last("WSAIoctl(SIO_UDP_CONNRESET)");
+            }
         }
     }
 
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address().buffer());
-        if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
-            throw WsaError.last("bind(" + address + ")");
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(address, local.address().buffer());
+            if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
+                throw WsaError.last("bind(" + address + ")");
+            }
         }
     }
 
@@ -109,16 +114,17 @@ final class WinsockSockets extends AbstractNativeSockets {
 
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(address, local.address().buffer());
-        if (WinsockNative.connect(socket, local.address().address(), length) == 0) {
-            return true;
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(address, local.address().buffer());
+            if (WinsockNative.connect(socket, local.address().address(), length) == 0) {
+                return true;
+            }
+            int code = WinsockNative.lastError();
+            if (code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS) {
+                return false;
+            }
+            throw WsaError.exception("connect(" + address + ")", code);
         }
-        int code = WinsockNative.lastError();
-        if (code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS) {
-            return false;
-        }
-        throw WsaError.exception("connect(" + address + ")", code);
     }
 
     @Override
@@ -154,42 +160,44 @@ final class WinsockSockets extends AbstractNativeSockets {
      */
     @Override
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        Scratch local = scratch();
-        NativeBuffer address = local.address();
-        long addressLength = local.addressToFill();
-        ByteBuffer target = buffer.buffer();
-        int position = target.position();
-        int room = target.limit() - position;
-        int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
-                address.address(), addressLength);
-        if (read < 0) {
-            int code = WinsockNative.lastError();
-            if (code == WsaError.WSAEWOULDBLOCK) {
-                return WOULD_BLOCK;
+        try (Scratch local = scratch()) {
+            NativeBuffer address = local.address();
+            long addressLength = local.addressToFill();
+            ByteBuffer target = buffer.buffer();
+            int position = target.position();
+            int room = target.limit() - position;
+            int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
+                    address.address(), addressLength);
+            if (read < 0) {
+                int code = WinsockNative.lastError();
+                if (code == WsaError.WSAEWOULDBLOCK) {
+                    return WOULD_BLOCK;
+                }
+                if (code != WsaError.WSAEMSGSIZE) {
+                    throw WsaError.exception("recvfrom", code);
+                }
+                read = room;
             }
-            if (code != WsaError.WSAEMSGSIZE) {
-                throw WsaError.exception("recvfrom", code);
-            }
-            read = room;
+            target.position(position + read);
+            LAYOUT.decode(address.buffer(), local.bytes(), sender);
+            return read;
         }
-        target.position(position + read);
-        LAYOUT.decode(address.buffer(), local.bytes(), sender);
-        return read;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        Scratch local = scratch();
-        int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
-        ByteBuffer source = buffer.buffer();
-        int position = source.position();
-        int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
-                local.address().address(), length);
-        if (sent >= 0) {
-            source.position(position + sent);
-            return sent;
+        try (Scratch local = scratch()) {
+            int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
+            ByteBuffer source = buffer.buffer();
+            int position = source.position();
+            int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
+                    local.address().address(), length);
+            if (sent >= 0) {
+                source.position(position + sent);
+                return sent;
+            }
+            return wouldBlockOr("sendto");
         }
-        return wouldBlockOr("sendto");
     }
 
     /**
@@ -203,10 +211,12 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         requireSupported(option, "setsockopt");
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, value);
-        if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
-            throw WsaError.last("setsockopt(" + option + ")");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, value);
+            if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
+                throw WsaError.last("setsockopt(" + option + ")");
+            }
         }
     }
 
@@ -230,12 +240,14 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        NativeBuffer holder = scratch().option();
-        holder.buffer().putInt(0, 0).putInt(4, 4);
-        if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
-            throw WsaError.last("getsockopt(" + label + ")");
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 0).putInt(4, 4);
+            if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
+                throw WsaError.last("getsockopt(" + label + ")");
+            }
+            return holder.buffer().getInt(0);
         }
-        return holder.buffer().getInt(0);
     }
 
     @Override
@@ -267,15 +279,16 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        Scratch scratch = scratch();
-        NativeBuffer address = scratch.address();
-        long lengthAddress = scratch.addressToFill();
-        int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
-                : WinsockNative.getpeername(socket, address.address(), lengthAddress);
-        if (result != 0) {
-            throw WsaError.last(local ? "getsockname" : "getpeername");
+        try (Scratch scratch = scratch()) {
+            NativeBuffer address = scratch.address();
+            long lengthAddress = scratch.addressToFill();
+            int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
+                    : WinsockNative.getpeername(socket, address.address(), lengthAddress);
+            if (result != 0) {
+                throw WsaError.last(local ? "getsockname" : "getpeername");
+            }
+            return LAYOUT.decode(address.buffer());
         }
-        return LAYOUT.decode(address.buffer());
     }
 
     private static int wouldBlockOr(String call) throws NativeIoException {

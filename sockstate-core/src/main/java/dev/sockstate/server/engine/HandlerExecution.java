@@ -70,6 +70,6 @@ final class HandlerExecution {
             // What arrived during the call raised no edge of its own: a worker reads on.
             connection.yieldTurn(Events.IN);
         }
-        connection.release(this.listener.group.offWorker());
+        this.listener.group.letGo(connection);
     }
 }

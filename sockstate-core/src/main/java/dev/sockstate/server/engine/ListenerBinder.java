@@ -114,7 +114,7 @@ final class ListenerBinder {
         if (!listener.table.add(socket)) {
             throw new IllegalStateException("No room for " + socket);
         }
-        socket.release(listener.group.offWorker());
+        listener.group.letGo(socket);
     }
 
     private InetAddress anyAddress() {

@@ -10,12 +10,18 @@ import dev.sockstate.port.RegistrationBatch;
  * The thread that runs a socket's turn, and what it lends the turn: a {@link Worker}, which dequeues
  * from a port and carries registration changes in its next batch call, or {@link OffWorker}, any
  * other thread (a handler executor's, or the one that starts or stops the server), which applies
- * each change at once.
+ * each change at once, or hands the turn on when it has no memory lent.
  */
 interface Runner {
 
     /** @return whether this is a worker thread, which hands slow handler calls to an executor */
     boolean isWorker();
+
+    /**
+     * @return whether this thread holds no memory for the turn (more threads let go of sockets at
+     *     once than the runners kept), so what is left of the turn goes to a worker of the socket's port
+     */
+    boolean handsOn();
 
     /**
      * @param port a port

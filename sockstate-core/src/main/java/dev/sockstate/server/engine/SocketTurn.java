@@ -179,6 +179,11 @@ abstract class SocketTurn extends SocketState {
         owner(Thread.currentThread());
         // Whether this call armed a one-shot registration while still owning it (see below).
         boolean armedWhileOwned = false;
+        // A thread lent no memory changes nothing: a worker of the socket's port takes the turn on.
+        boolean handsOn = runner.handsOn();
+        if (handsOn) {
+            this.yielding = true;
+        }
         while (true) {
             int current = word();
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
@@ -204,7 +209,7 @@ abstract class SocketTurn extends SocketState {
                 }
                 continue;
             }
-            if ((current & CLOSE_REQUESTED) != 0 && readyToClose()) {
+            if (!handsOn && (current & CLOSE_REQUESTED) != 0 && readyToClose()) {
                 owner(null);
                 if (casWord(current, (current & ~OWNED) | REMOVING)) {
                     this.yielding = false;
@@ -216,11 +221,11 @@ abstract class SocketTurn extends SocketState {
             }
             int filter = nextFilter();
             boolean oneShot = this.trigger.isOneShot();
-            if (!oneShot && filter != this.armedFilter && (filter >= 0 || this.armedFilter >= 0)) {
+            if (!handsOn && !oneShot && filter != this.armedFilter && (filter >= 0 || this.armedFilter >= 0)) {
                 changeFilterWhileOwned(runner, current, filter);
                 continue;
             }
-            boolean rearm = oneShot && filter >= 0 && !armedWhileOwned;
+            boolean rearm = !handsOn && oneShot && filter >= 0 && !armedWhileOwned;
             if (rearm && !runner.dequeuesFrom(this.port)) {
                 // No batch call of this thread's will carry the re-arm to the socket's port, so it is
                 // applied now, before letting go, like a persistent filter change: a later owner's

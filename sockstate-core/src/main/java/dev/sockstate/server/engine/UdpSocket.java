@@ -30,9 +30,6 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private final Listener listener;
 
-    /** Native memory for a datagram to send, per sending thread. */
-    private final PerThread<NativeBuffer> sendBuffers;
-
     /** Datagrams handed to the handler executor and not yet handled. */
     private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -40,7 +37,6 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
                 true);
         this.listener = listener;
-        this.sendBuffers = new PerThread<>(() -> this.sockets.allocate(64 * 1024), 64);
     }
 
     @Override
@@ -142,16 +138,9 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     @Override
     public boolean send(ByteBuffer data, PeerAddress target) {
-        NativeBuffer out = this.sendBuffers.get();
-        ByteBuffer bytes = out.buffer();
-        bytes.clear();
-        if (data.remaining() > bytes.capacity()) {
-            throw new IllegalArgumentException("A datagram of " + data.remaining() + " bytes exceeds the 65536 bytes UDP carries");
-        }
-        int start = data.position();
-        bytes.put(data).flip();
         try {
-            int sent = this.sockets.sendTo(this.handle, out, target);
+            // A heap buffer goes out through native memory lent for this call only.
+            int sent = this.sockets.sendTo(this.handle, data, target);
             if (sent >= 0) {
                 this.listener.observer.sent(sent);
                 return true;
@@ -160,7 +149,6 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         catch (NativeIoException ex) {
             logger.log(Level.DEBUG, "Listener '" + this.listener.settings.name() + "' could not send to " + target, ex);
         }
-        data.position(start);
         this.listener.observer.datagramDropped();
         return false;
     }

@@ -260,6 +260,11 @@ final class Worker implements Runnable, Runner {
     }
 
     @Override
+    public boolean handsOn() {
+        return false;
+    }
+
+    @Override
     public boolean dequeuesFrom(NotificationPort port) {
         return port == this.port;
     }

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.LendingPool;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
@@ -15,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WorkerGroup {
 
-    /** Runners of other threads kept for reuse once their thread ended. */
+    /** The most other threads lent an off-worker's memory at once; more hand their turn on to a worker. */
     private static final int OFF_WORKERS_KEPT = 64;
 
     final WorkerGroupSettings settings;
@@ -33,7 +34,7 @@ final class WorkerGroup {
 
     private final ServerObserver observer;
 
-    private final PerThread<OffWorker> offWorkers;
+    private final LendingPool<OffWorker> offWorkers;
 
     /**
      * @param settings the group's settings
@@ -53,7 +54,7 @@ final class WorkerGroup {
         this.sockets = sockets;
         this.table = table;
         this.observer = observer;
-        this.offWorkers = new PerThread<>(() -> new OffWorker(sockets, settings.readBufferSize()), OFF_WORKERS_KEPT);
+        this.offWorkers = new LendingPool<>(() -> new OffWorker(sockets, settings.readBufferSize()), OFF_WORKERS_KEPT);
     }
 
     /** @return the port for a new socket: the shared one, or each worker's in turn */
@@ -62,9 +63,23 @@ final class WorkerGroup {
                 : this.ports.get(Math.floorMod(this.nextPort.getAndIncrement(), this.ports.size()));
     }
 
-    /** @return the runner of the calling thread, which is none of this group's workers */
-    Runner offWorker() {
-        return this.offWorkers.get();
+    /**
+     * Lets go of a socket that the calling thread, none of this group's workers, owns: with an
+     * off-worker's memory lent for it, or handing the turn on to a worker when all are lent.
+     * @param socket the socket
+     */
+    void letGo(SocketTurn socket) {
+        OffWorker lent = this.offWorkers.borrow();
+        if (lent == null) {
+            socket.release(OffWorker.HANDING_ON);
+            return;
+        }
+        try {
+            socket.release(lent);
+        }
+        finally {
+            this.offWorkers.giveBack(lent);
+        }
     }
 
     /** Makes the workers, each with its read buffer and observer, and starts their threads. */

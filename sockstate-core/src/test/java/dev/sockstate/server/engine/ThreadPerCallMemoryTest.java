@@ -2,8 +2,15 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.Backends;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.BufferPoolMXBean;
@@ -13,9 +20,14 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,6 +42,9 @@ import org.junit.jupiter.api.Timeout;
 class ThreadPerCallMemoryTest {
 
     private static final long BOUND = 1024 * 1024;
+
+    /** More threads than the runtime lends memory to at once. */
+    private static final int HELD = 64;
 
     private final ServerFixture fixture = new ServerFixture();
 
@@ -95,5 +110,88 @@ class ThreadPerCallMemoryTest {
             }
         }
         assertThat(most - before).as("direct memory grown at most over 5,000 datagrams").isLessThan(BOUND);
+    }
+
+    @Test
+    void callsOnMoreThreadsAtOnceThanTheRuntimeLendsMemoryToAllocateNoneOfTheirOwn() throws Exception {
+        // The first connections' executor threads are held while letting go of their socket (while the
+        // re-arm is reported): they hold all the memory lent for letting go, and later threads find none.
+        CountDownLatch held = new CountDownLatch(HELD);
+        CountDownLatch resume = new CountDownLatch(1);
+        AtomicInteger holds = new AtomicInteger();
+        ServerObserver holdLettingGo = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return new ListenerObserver() {
+                    @Override
+                    public void registrationChanged(Operation operation, boolean success) {
+                        if (Thread.currentThread().getName().equals("handler") && operation == Operation.ENABLE
+                                && holds.getAndIncrement() < HELD) {
+                            held.countDown();
+                            awaitQuietly(resume);
+                        }
+                    }
+                };
+            }
+        };
+        Executor threadPerTask = (task) -> startThread("handler", task);
+        ConnectionHandler echo = (connection, data) -> {
+            byte[] copy = new byte[data.remaining()];
+            data.get(copy);
+            connection.write(ByteBuffer.wrap(copy));
+        };
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").handlerExecutor(threadPerTask).handler(echo).build()), holdLettingGo);
+        server.start();
+        try {
+            List<Socket> heldClients = new ArrayList<>();
+            for (int i = 0; i < HELD; i++) {
+                heldClients.add(this.fixture.connect(server, "echo"));
+            }
+            assertThat(held.await(10, TimeUnit.SECONDS)).as("%d threads held letting go", HELD).isTrue();
+            Socket client = this.fixture.connect(server, "echo");
+            OutputStream out = client.getOutputStream();
+            InputStream in = client.getInputStream();
+            byte[] message = new byte[100];
+            long before = this.direct.getMemoryUsed();
+            long most = before;
+            for (int i = 0; i < 2_000; i++) {
+                out.write(message);
+                assertThat(in.readNBytes(message.length)).as("echo %d while %d threads are held", i, HELD).hasSize(message.length);
+                most = Math.max(most, this.direct.getMemoryUsed());
+            }
+            assertThat(most - before).as("direct memory grown at most over 2,000 calls beside %d held threads", HELD).isLessThan(BOUND);
+            resume.countDown();
+            for (Socket heldClient : heldClients) {
+                heldClient.getOutputStream().write(message);
+                assertThat(heldClient.getInputStream().readNBytes(message.length)).as("echo once let go").hasSize(message.length);
+            }
+        }
+        finally {
+            resume.countDown();
+            server.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A virtual thread where the JDK has them, else a platform thread. */
+    private static void startThread(String name, Runnable task) {
+        try {
+            Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            builder = builderType.getMethod("name", String.class).invoke(builder, name);
+            builderType.getMethod("start", Runnable.class).invoke(builder, task);
+        }
+        catch (ReflectiveOperationException ex) {
+            new Thread(task, name).start();
+        }
     }
 }
