@@ -3,6 +3,7 @@ package dev.sockstate.server;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.framing.Framing;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +39,13 @@ import java.util.function.Supplier;
  * @param stages makers of each TCP connection's {@link Stage}s, in inbound order (empty for none)
  * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
  * above which more are dropped and counted
+ * @param framing how a TCP connection's bytes are cut into frames for the handler, {@code null} for raw reads
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight) {
+        int maxDatagramsInFlight, Framing framing) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
@@ -54,6 +56,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         if (!stages.isEmpty() && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
+        }
+        if (framing != null && protocol != Protocol.TCP) {
+            throw InvalidSettingException.mustBe(name, Setting.FRAMING, framing, "none for a UDP listener (a datagram is a frame already)");
         }
     }
 
@@ -120,6 +125,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private final List<Supplier<? extends Stage>> stages = new ArrayList<>();
 
         private int maxDatagramsInFlight = 1024;
+
+        private Framing framing;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -264,6 +271,18 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * Cuts each TCP connection's bytes into frames: the handler's {@code onData} receives one whole
+         * frame a call, and each of its writes goes out as one frame. Framing is the stage next to the
+         * handler, after those added with {@link #stage}.
+         * @param framing the framing, {@code null} for raw reads (the default)
+         * @return this builder
+         */
+        public Builder framing(Framing framing) {
+            this.framing = framing;
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the listener and the invalid setting
          */
@@ -310,7 +329,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight);
+                    this.stages, this.maxDatagramsInFlight, this.framing);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

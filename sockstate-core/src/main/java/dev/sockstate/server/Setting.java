@@ -49,6 +49,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#stage}: the stages between socket and handler. */
     STAGES(Scope.LISTENER, "stage"),
 
+    /** {@link ListenerSettings.Builder#framing}: how a connection's bytes are cut into frames. */
+    FRAMING(Scope.LISTENER, "framing"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

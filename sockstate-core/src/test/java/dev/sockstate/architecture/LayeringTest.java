@@ -14,6 +14,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * <pre>
  * server.engine      the engine; only SocketServer is public
  *   server           what user code imports: handlers, settings, stages
+ *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.observer  what a metrics binding implements
  *     port           the portable notification model (and the backend SPI's base classes)
  *       port.epoll, port.winsock   the backends, the only code that touches JNA
@@ -59,6 +60,12 @@ class LayeringTest {
     static final ArchRule whatUserCodeImportsKnowsNothingOfTheEngineOrTheObservers = noClasses()
             .that().resideInAPackage("dev.sockstate.server")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server.observer..");
+
+    @ArchTest
+    static final ArchRule framingKnowsOnlyBytes = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.framing")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
+                    "dev.sockstate.server.observer..", "dev.sockstate.port..");
 
     @ArchTest
     static final ArchRule theObserverSpiKnowsNothingOfTheEngine = noClasses()

@@ -1,5 +1,8 @@
 package dev.sockstate.autoconfigure;
 
+import dev.sockstate.autoconfigure.SockstateProperties.FieldByteOrder;
+import dev.sockstate.autoconfigure.SockstateProperties.FramingType;
+import dev.sockstate.autoconfigure.SockstateProperties.LengthField;
 import dev.sockstate.autoconfigure.SockstateProperties.Listener;
 import dev.sockstate.autoconfigure.SockstateProperties.ListenerEvent;
 import dev.sockstate.autoconfigure.SockstateProperties.Workers;
@@ -10,6 +13,11 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FrameEncoder;
+import dev.sockstate.server.framing.Framing;
+import java.nio.ByteOrder;
+import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -109,7 +117,69 @@ final class ServerSettingsFactory {
         if (listener.getReceiveBufferSize() != null) {
             builder.receiveBufferSize(bytes(listener.getReceiveBufferSize()));
         }
+        builder.framing(framing(path + "framing.", listener.getFraming(), listener.getCharset(), beans));
         return builder;
+    }
+
+    /** @return the framing the properties describe, or {@code null} for raw reads */
+    private static Framing framing(String path, SockstateProperties.Framing properties, Charset charset, BeanFactory beans) {
+        FramingType type = properties.getType();
+        require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
+                "A codec is named only with framing.type custom.");
+        Framing framing;
+        try {
+            framing = switch (type) {
+                case NONE -> null;
+                case LINE -> Framing.line();
+                case DELIMITER -> {
+                    String delimiter = properties.getDelimiter();
+                    require(delimiter != null && !delimiter.isEmpty(), path + "delimiter", delimiter,
+                            "Delimiter framing needs the bytes that end a frame.");
+                    yield Framing.delimiter(delimiter.getBytes(charset));
+                }
+                case LENGTH_FIELD -> lengthField(properties.getLengthField());
+                case FIXED -> {
+                    require(properties.getFixedLength() != null, path + "fixed-length", null, "Fixed framing needs the frames' length.");
+                    yield Framing.fixed(bytes(properties.getFixedLength()));
+                }
+                case OCTET_COUNTING -> Framing.octetCounting();
+                case CUSTOM -> codec(path + "codec", properties.getCodec(), beans);
+            };
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "type", type, ex.getMessage());
+        }
+        if (framing == null) {
+            return null;
+        }
+        try {
+            return framing.withMaxFrameSize(bytes(properties.getMaxFrameSize()));
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "max-frame-size", properties.getMaxFrameSize(),
+                    ex.getMessage());
+        }
+    }
+
+    private static Framing lengthField(LengthField field) {
+        int strip = (field.getStrip() != null) ? field.getStrip() : field.getOffset() + field.getLength();
+        ByteOrder order = (field.getByteOrder() == FieldByteOrder.LITTLE_ENDIAN) ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+        return Framing.lengthField(field.getOffset(), field.getLength(), order, field.getAdjustment(), strip);
+    }
+
+    private static Framing codec(String path, String name, BeanFactory beans) {
+        require(name != null && !name.isBlank(), path, name, "Custom framing needs the name of a FrameDecoder bean.");
+        Object codec;
+        try {
+            codec = beans.getBean(name);
+        }
+        catch (NoSuchBeanDefinitionException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path, name, "No bean named '" + name + "' exists.");
+        }
+        require(codec instanceof FrameDecoder, path, name, "The bean '" + name + "' is a " + codec.getClass().getName()
+                + ", not a FrameDecoder.");
+        FrameEncoder encoder = (codec instanceof FrameEncoder frameEncoder) ? frameEncoder : FrameEncoder.AS_IS;
+        return Framing.of((FrameDecoder) codec, encoder);
     }
 
     private static Executor executor(String path, String name, BeanFactory beans) {
@@ -154,6 +224,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.GROUP, "group");
         properties.put(Setting.HANDLER, "handler");
         properties.put(Setting.STAGES, "stages");
+        properties.put(Setting.FRAMING, "framing.type");
         properties.put(Setting.GROUP_NAME, "");
         properties.put(Setting.WORKERS, "threads");
         properties.put(Setting.BATCH_SIZE, PREFIX + "batch-size");

@@ -17,9 +17,6 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     private static final System.Logger logger = System.getLogger(Listener.class.getName());
 
-    /** Refusals of the handler executor are logged at most this often; all are counted. */
-    private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
-
     final ListenerSettings settings;
 
     final WorkerGroup group;
@@ -31,6 +28,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     final ServerScheduler scheduler;
 
     final ListenerObserver observer;
+
+    /** The framing of its connections, or {@code null} for raw reads. */
+    final Framer framer;
 
     /** Calls the listener's connection handler, timed and guarded. */
     final HandlerCalls handler;
@@ -59,9 +59,8 @@ final class Listener implements ServerObserver.ActiveCounts {
     private volatile boolean stopping;
 
     /** When a refusal of the handler executor was last logged, {@link System#nanoTime()}; refusals come in floods. */
-    private final AtomicLong refusalLogged = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
-
-    private final LongAdder refusalsSinceLogged = new LongAdder();
+    /** Refusals of the handler executor, logged at most once a second; all are counted. */
+    private final BoundedLog refusals = new BoundedLog(logger);
 
     /**
      * @param settings the listener's settings
@@ -84,6 +83,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.observer = observer.listener(settings.name(), settings.protocol(), this);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
+        this.framer = (settings.framing() != null) ? new Framer(this, settings.framing(), logger) : null;
     }
 
     @Override
@@ -183,13 +183,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     void executorRefused(Object what, String consequence, RuntimeException refusal) {
         this.handlerErrors.increment();
         this.observer.handlerRefused();
-        this.refusalsSinceLogged.increment();
-        long last = this.refusalLogged.get();
-        long now = System.nanoTime();
-        if (now - last >= REFUSAL_LOG_INTERVAL_NANOS && this.refusalLogged.compareAndSet(last, now)) {
-            logger.log(Level.WARNING, "The handler executor of listener '" + name() + "' refused work for " + what + "; "
-                    + consequence + " (" + this.refusalsSinceLogged.sumThenReset() + " refused since the last report)", refusal);
-        }
+        this.refusals.warn("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
     }
 
     /** @return the listener as seen from outside */

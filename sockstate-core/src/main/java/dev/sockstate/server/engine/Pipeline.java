@@ -137,7 +137,7 @@ final class Pipeline {
             return;
         }
         if (index == this.stages.length) {
-            this.handler.call(Callback.DATA, this.connection, data, null);
+            this.connection.toHandler(data);
             return;
         }
         try {

@@ -43,6 +43,9 @@ final class TcpConnection extends SocketTurn implements Connection {
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
 
+    /** The unfinished frame of a listener with framing, kept across reads; {@code null} when there is none. */
+    ByteBuffer partialFrame;
+
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
 
@@ -223,6 +226,17 @@ final class TcpConnection extends SocketTurn implements Connection {
             this.pipeline.data(data);
         }
         else {
+            toHandler(data);
+        }
+    }
+
+    /** @param data bytes that passed the stages: to the handler, cut into frames if the listener frames them */
+    void toHandler(ByteBuffer data) {
+        Framer framer = this.listener.framer;
+        if (framer != null) {
+            framer.inbound(this, data);
+        }
+        else {
             this.listener.handler.call(Callback.DATA, this, data, null);
         }
     }
@@ -255,6 +269,7 @@ final class TcpConnection extends SocketTurn implements Connection {
     void finish() {
         closeSocket();
         this.output.release();
+        this.partialFrame = null;
         this.listener.connectionFinished();
         if (this.pipeline != null) {
             this.pipeline.closed();
@@ -275,6 +290,20 @@ final class TcpConnection extends SocketTurn implements Connection {
      * @param owned whether the buffer is a copy the write queue may keep
      */
     void outbound(ByteBuffer data, boolean owned) {
+        Framer framer = this.listener.framer;
+        if (framer != null) {
+            framer.outbound(this, data);
+        }
+        else {
+            toSocket(data, owned);
+        }
+    }
+
+    /**
+     * Bytes the handler's side sent, framed if the listener frames them: through the stages, if any, to the socket.
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void toSocket(ByteBuffer data, boolean owned) {
         if (this.pipeline != null) {
             this.pipeline.write(data);
         }

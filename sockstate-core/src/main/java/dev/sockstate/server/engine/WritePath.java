@@ -47,7 +47,8 @@ final class WritePath {
      * @param data the bytes; consumed
      */
     void write(ByteBuffer data) {
-        if (!data.hasRemaining()) {
+        if (!data.hasRemaining() && this.connection.listener.framer == null) {
+            // Nothing to send; with framing an empty write is an empty frame, which has bytes.
             return;
         }
         if (this.connection.dropsWrites()) {

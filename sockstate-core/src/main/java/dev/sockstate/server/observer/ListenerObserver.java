@@ -37,6 +37,13 @@ public interface ListenerObserver {
     default void handled(long nanos, boolean failed) {
     }
 
+    /**
+     * A connection's bytes did not frame (a frame over the limit, a malformed length), or a write
+     * could not be framed: the connection was aborted.
+     */
+    default void framingFailed() {
+    }
+
     /** The listener's handler executor refused a task: its connection failed, or its datagram was dropped. */
     default void handlerRefused() {
     }

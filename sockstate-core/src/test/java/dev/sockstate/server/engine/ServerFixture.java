@@ -25,7 +25,11 @@ final class ServerFixture implements AutoCloseable {
     }
 
     SocketServer start(List<WorkerGroupSettings> groups, ListenerSettings... listeners) {
-        SocketServer server = new SocketServer(Backends.select("auto"), groups, List.of(listeners), ServerObserver.NONE);
+        return start(groups, ServerObserver.NONE, listeners);
+    }
+
+    SocketServer start(List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {
+        SocketServer server = new SocketServer(Backends.select("auto"), groups, List.of(listeners), observer);
         server.start();
         this.servers.add(server);
         return server;

@@ -36,6 +36,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter handlerRefused;
 
+    private final Counter framingFailed;
+
     private final Counter stoppedServing;
 
     private final Counter received;
@@ -72,6 +74,10 @@ final class MicrometerListenerObserver implements ListenerObserver {
                 .register(registry);
         this.handlerRefused = Counter.builder("sockstate.handler.refused")
                 .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
+                .tag("listener", listener).register(registry);
+        this.framingFailed = Counter.builder("sockstate.frames.rejected")
+                .description("Connections aborted because their bytes did not frame (a frame over max-frame-size, a malformed length)"
+                        + " or a write could not be framed")
                 .tag("listener", listener).register(registry);
         this.stoppedServing = Counter.builder("sockstate.listeners.failed")
                 .description("Times the listener's socket closed for good while the server ran").tag("listener", listener)
@@ -157,6 +163,11 @@ final class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void handlerRefused() {
         this.handlerRefused.increment();
+    }
+
+    @Override
+    public void framingFailed() {
+        this.framingFailed.increment();
     }
 
     @Override

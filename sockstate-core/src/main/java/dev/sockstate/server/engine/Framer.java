@@ -1,0 +1,240 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.LendingPool;
+import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FrameEncoder;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.framing.FramingException;
+import java.nio.ByteBuffer;
+
+/**
+ * A listener's framing, the last stage of its connections' pipeline: cuts what reaches the handler
+ * into whole frames, one call each, and frames what the handler writes. A frame that lies whole in
+ * the bytes at hand reaches the handler as a view of them (their position and limit moved around
+ * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
+ * {@link TcpConnection#partialFrame}, which grows up to the longest frame allowed and is dropped
+ * once the frame is complete, so an idle connection keeps no buffer. One per listener, used by each
+ * connection's owning thread; the per-connection state is that one field.
+ */
+final class Framer {
+
+    /** Room an unfinished frame of unknown length starts with. */
+    private static final int FIRST_ROOM = 512;
+
+    /** Heap buffers lent to encode one frame, for frames up to their size. */
+    private static final int ENCODE_ROOM = 64 * 1024;
+
+    private final Listener listener;
+
+    private final FrameDecoder decoder;
+
+    private final FrameEncoder encoder;
+
+    private final int maxFrameSize;
+
+    private final LendingPool<ByteBuffer> encodeBuffers = new LendingPool<>(() -> ByteBuffer.allocate(ENCODE_ROOM), 16);
+
+    private final BoundedLog failures;
+
+    Framer(Listener listener, Framing framing, System.Logger logger) {
+        this.listener = listener;
+        this.decoder = framing.decoder();
+        this.encoder = framing.encoder();
+        this.maxFrameSize = framing.maxFrameSize();
+        this.failures = new BoundedLog(logger);
+    }
+
+    /**
+     * Passes the whole frames in the bytes to the handler, keeping an unfinished one for the next
+     * bytes. A framing error aborts the connection, counted and told to its handler.
+     * @param connection the connection, owned by the calling thread
+     * @param data bytes from the socket side, from position to limit; consumed
+     */
+    void inbound(TcpConnection connection, ByteBuffer data) {
+        try {
+            if (connection.partialFrame != null && !completePartial(connection, data)) {
+                return;
+            }
+            long unfinished = frames(connection, data);
+            if (data.hasRemaining() && delivering(connection)) {
+                connection.partialFrame = keep(data, unfinished);
+            }
+        }
+        catch (FramingException ex) {
+            data.position(data.limit());
+            connection.partialFrame = null;
+            this.listener.observer.framingFailed();
+            this.failures.warn(ex.getMessage() + "; aborting " + connection, null);
+            connection.failed(ex);
+        }
+    }
+
+    /**
+     * Passes the frames that lie whole in the bytes, each as a view of them.
+     * @return the length of the unfinished frame left, when known, else {@link FrameDecoder#MORE}
+     */
+    private long frames(TcpConnection connection, ByteBuffer in) throws FramingException {
+        while (in.hasRemaining() && delivering(connection)) {
+            long length = frameLength(in, 0);
+            if (length == FrameDecoder.MORE) {
+                if (in.remaining() >= this.maxFrameSize) {
+                    throw noEnd();
+                }
+                return length;
+            }
+            if (length > in.remaining()) {
+                return length;
+            }
+            int start = in.position();
+            int end = start + (int) length;
+            int limit = in.limit();
+            deliver(connection, in, start, end);
+            in.limit(limit).position(end);
+        }
+        return FrameDecoder.MORE;
+    }
+
+    /**
+     * Adds bytes to the connection's unfinished frame until it is whole, and passes it on.
+     * @return whether bytes are left for {@link #frames}; false when all went into the unfinished frame
+     */
+    private boolean completePartial(TcpConnection connection, ByteBuffer data) throws FramingException {
+        ByteBuffer partial = connection.partialFrame;
+        // The decoder saw every byte held so far and found no end in them: a search may start after them.
+        int searched = partial.position();
+        while (true) {
+            int held = partial.position();
+            partial.flip();
+            long length = frameLength(partial, searched);
+            partial.limit(partial.capacity()).position(held);
+            if (length != FrameDecoder.MORE && length <= held) {
+                // Whole: what the last copy took past its end goes back to the bytes at hand.
+                data.position(data.position() - (held - (int) length));
+                connection.partialFrame = null;
+                deliver(connection, partial, 0, (int) length);
+                return data.hasRemaining();
+            }
+            if (!data.hasRemaining()) {
+                connection.partialFrame = partial;
+                return false;
+            }
+            long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
+            if (room <= 0) {
+                throw noEnd();
+            }
+            int take = (int) Math.min(room, data.remaining());
+            partial = room(partial, held + take, length);
+            partial.put(held, data, data.position(), take).position(held + take);
+            data.position(data.position() + take);
+            searched = held;
+        }
+    }
+
+    /** @return the decoder's length of the frame at the buffer's position, checked against the limit */
+    private long frameLength(ByteBuffer in, int searched) throws FramingException {
+        long length;
+        try {
+            length = this.decoder.frameLength(in, searched);
+        }
+        catch (FramingException ex) {
+            throw new FramingException("Listener '" + this.listener.name() + "': " + ex.getMessage(), ex);
+        }
+        if (length == FrameDecoder.MORE) {
+            return length;
+        }
+        if (length < 1) {
+            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder
+                    + " gave a frame length of " + length + " (a frame is at least one byte)");
+        }
+        if (length > this.maxFrameSize) {
+            throw new FramingException("Listener '" + this.listener.name() + "': a frame of " + length
+                    + " bytes, over the listener's max-frame-size of " + this.maxFrameSize + " bytes");
+        }
+        return length;
+    }
+
+    private FramingException noEnd() {
+        return new FramingException("Listener '" + this.listener.name() + "': no frame end (" + this.decoder + ") within "
+                + this.maxFrameSize + " bytes, the listener's max-frame-size");
+    }
+
+    /** Passes one frame's content to the handler: in[start, end) less the header and trailer. */
+    private void deliver(TcpConnection connection, ByteBuffer in, int start, int end) throws FramingException {
+        in.limit(end).position(start);
+        int header = this.decoder.headerLength(in);
+        int trailer = this.decoder.trailerLength(in);
+        if (header < 0 || trailer < 0 || header + trailer > end - start) {
+            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " gave a header of "
+                    + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
+        }
+        in.limit(end - trailer).position(start + header);
+        connection.listener.handler.call(Callback.DATA, connection, in, null);
+    }
+
+    /** @return a new buffer holding the unfinished frame's bytes, sized for it if its length is known */
+    private ByteBuffer keep(ByteBuffer data, long length) {
+        int held = data.remaining();
+        ByteBuffer partial = ByteBuffer.allocate(firstRoom(held, length));
+        partial.put(data);
+        return partial;
+    }
+
+    private int firstRoom(int held, long length) {
+        if (length != FrameDecoder.MORE) {
+            return (int) length;
+        }
+        return Math.min(this.maxFrameSize, Math.max(FIRST_ROOM, 2 * held));
+    }
+
+    /** @return the unfinished frame's buffer with room for {@code needed} bytes, at most the longest frame */
+    private ByteBuffer room(ByteBuffer partial, int needed, long length) {
+        if (needed <= partial.capacity()) {
+            return partial;
+        }
+        int capacity = (length != FrameDecoder.MORE) ? (int) length
+                : (int) Math.min(this.maxFrameSize, Math.max(needed, 2L * partial.capacity()));
+        ByteBuffer grown = ByteBuffer.allocate(capacity);
+        partial.flip();
+        grown.put(partial);
+        return grown;
+    }
+
+    /** Whether frames still go to the handler: not once the connection is aborted, or closing other than for a graceful stop. */
+    private static boolean delivering(TcpConnection connection) {
+        return !connection.isAborting() && (!connection.isClosing() || connection.isDraining());
+    }
+
+    /**
+     * Frames what the handler writes and passes it towards the socket.
+     * @param connection the connection, owned by the calling thread
+     * @param content one frame's content, from position to limit; consumed
+     */
+    void outbound(TcpConnection connection, ByteBuffer content) {
+        if (this.encoder == FrameEncoder.AS_IS) {
+            connection.toSocket(content, false);
+            return;
+        }
+        int length = content.remaining();
+        long framed = (long) length + this.encoder.overhead(length);
+        ByteBuffer lent = (framed <= ENCODE_ROOM) ? this.encodeBuffers.borrow() : null;
+        ByteBuffer out = (lent != null) ? lent.clear() : ByteBuffer.allocate((int) Math.min(framed, Integer.MAX_VALUE));
+        try {
+            this.encoder.encode(content, out);
+            out.flip();
+            connection.toSocket(out, lent == null);
+        }
+        catch (FramingException | RuntimeException ex) {
+            content.position(content.limit());
+            FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
+                    + length + " bytes written: " + ex.getMessage(), ex);
+            this.listener.observer.framingFailed();
+            connection.failed(failure);
+        }
+        finally {
+            if (lent != null) {
+                this.encodeBuffers.giveBack(lent);
+            }
+        }
+    }
+}

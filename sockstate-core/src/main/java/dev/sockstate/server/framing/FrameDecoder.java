@@ -1,0 +1,54 @@
+package dev.sockstate.server.framing;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Finds where frames end in a connection's bytes. A decoder looks at the bytes without moving them
+ * and keeps no state of its own: one instance serves every connection of a listener, from any
+ * thread. Implement it for a protocol of your own (RESP, say) and name it in the listener's
+ * {@link Framing}.
+ */
+public interface FrameDecoder {
+
+    /** What {@link #frameLength} answers while the bytes so far do not tell a frame's length. */
+    long MORE = -1;
+
+    /**
+     * Tells the length of the frame that starts at the buffer's position, header and terminator
+     * included, as soon as the bytes so far tell it: a length field read tells it before the rest
+     * arrived, a line's terminator only with the whole line.
+     * @param in the bytes from position to limit; neither is to be moved
+     * @return the whole frame's length once known, else {@link #MORE}
+     * @throws FramingException when the bytes cannot start a frame (a malformed length, say)
+     */
+    long frameLength(ByteBuffer in) throws FramingException;
+
+    /**
+     * {@link #frameLength(ByteBuffer)} for bytes of which the first ones were looked at before and
+     * held no frame end: a decoder that searches for a terminator may start after them, so that a
+     * frame arriving in many small reads costs no more than one arriving at once.
+     * @param in the bytes from position to limit; neither is to be moved
+     * @param searched how many bytes from the position an earlier call looked at and found {@link #MORE} in
+     * @return the whole frame's length once known, else {@link #MORE}
+     * @throws FramingException when the bytes cannot start a frame
+     */
+    default long frameLength(ByteBuffer in, int searched) throws FramingException {
+        return frameLength(in);
+    }
+
+    /**
+     * @param frame one whole frame, from position to limit
+     * @return how many of its first bytes are not content (a stripped header)
+     */
+    default int headerLength(ByteBuffer frame) {
+        return 0;
+    }
+
+    /**
+     * @param frame one whole frame, from position to limit
+     * @return how many of its last bytes are not content (a stripped terminator)
+     */
+    default int trailerLength(ByteBuffer frame) {
+        return 0;
+    }
+}

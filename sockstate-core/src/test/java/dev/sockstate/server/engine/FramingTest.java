@@ -1,0 +1,339 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.framing.FramingException;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Framing on a real backend and loopback sockets: whole frames reach the handler however the bytes
+ * arrive, writes go out framed, and bad input closes only its connection, counted, with a clear
+ * error and bounded memory.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FramingTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    private final AtomicLong received = new AtomicLong();
+
+    private final AtomicLong framingFailures = new AtomicLong();
+
+    private final ServerObserver counting = new ServerObserver() {
+        @Override
+        public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+            return new ListenerObserver() {
+                @Override
+                public void received(int bytes) {
+                    FramingTest.this.received.addAndGet(bytes);
+                }
+
+                @Override
+                public void framingFailed() {
+                    FramingTest.this.framingFailures.incrementAndGet();
+                }
+            };
+        }
+    };
+
+    private final ExecutorService executor = Executors.newFixedThreadPool(2);
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+        this.executor.shutdownNow();
+    }
+
+    private SocketServer start(Framing framing, ConnectionHandler handler) {
+        return this.fixture.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.counting,
+                ServerFixture.tcp("framed").framing(framing).handler(handler).build());
+    }
+
+    @Test
+    void aLineSplitOverManyReadsReachesTheHandlerWholeAndTheConnectionKeepsNoBufferAfterIt() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.line(), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        sendAndAwaitRead(out, "hel");
+        assertThat(recorder.frames).isEmpty();
+        assertThat(recorder.connection().partialFrame).as("the unfinished frame kept").isNotNull();
+        sendAndAwaitRead(out, "lo wor");
+        sendAndAwaitRead(out, "ld\r");
+        assertThat(recorder.frames).isEmpty();
+        out.write("\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(client)).isEqualTo("hello world");
+        assertThat(recorder.frames).containsExactly("hello world");
+        assertThat(recorder.connection().partialFrame).as("the buffer of a connection with no unfinished frame").isNull();
+    }
+
+    @Test
+    void manyFramesInOneReadReachTheHandlerOneCallEachAndGoOutFramed() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.line(), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        client.getOutputStream().write("one\ntwo\r\n\nthree\nfou".getBytes(StandardCharsets.US_ASCII));
+        assertThat(new String(client.getInputStream().readNBytes(15), StandardCharsets.US_ASCII)).isEqualTo("one\ntwo\n\nthree\n");
+        assertThat(recorder.frames).containsExactly("one", "two", "", "three");
+        client.getOutputStream().write("r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(client)).isEqualTo("four");
+    }
+
+    @Test
+    void framesAcrossReadsOfEveryLengthArriveWholeForEachFraming() throws Exception {
+        byte[] payload = "a frame's content".getBytes(StandardCharsets.US_ASCII);
+        for (Framing framing : List.of(Framing.line(), Framing.delimiter(new byte[] { '#', '#' }), Framing.octetCounting(),
+                Framing.lengthField(0, 2, ByteOrder.BIG_ENDIAN, 0, 2), Framing.lengthField(1, 3, ByteOrder.LITTLE_ENDIAN, 2, 0),
+                Framing.fixed(payload.length))) {
+            FrameRecorder recorder = new FrameRecorder();
+            SocketServer server = start(framing, recorder);
+            byte[] frame = frame(framing, payload);
+            Socket client = this.fixture.connect(server, "framed");
+            OutputStream out = client.getOutputStream();
+            // Three frames: the first byte by byte, the second in two halves, the third whole.
+            for (byte b : frame) {
+                sendAndAwaitRead(out, new byte[] { b });
+            }
+            sendAndAwaitRead(out, Arrays.copyOfRange(frame, 0, frame.length / 2));
+            out.write(Arrays.copyOfRange(frame, frame.length / 2, frame.length));
+            out.write(frame);
+            byte[] expectedEcho = new byte[3 * frame.length];
+            for (int i = 0; i < 3; i++) {
+                System.arraycopy(frame, 0, expectedEcho, i * frame.length, frame.length);
+            }
+            // With the header kept, the handler sees the whole frame, and writes it back whole.
+            String content = new String(isHeaderKept(framing) ? frame : payload, StandardCharsets.US_ASCII);
+            assertThat(client.getInputStream().readNBytes(expectedEcho.length)).as("echo through %s", framing).isEqualTo(expectedEcho);
+            assertThat(recorder.frames).as("frames through %s", framing).containsExactly(content, content, content);
+            assertThat(recorder.connection().partialFrame).isNull();
+            server.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    private static boolean isHeaderKept(Framing framing) {
+        return framing.decoder().toString().contains("header kept");
+    }
+
+    /** The frame each framing makes of the payload, written here by hand. */
+    private static byte[] frame(Framing framing, byte[] payload) {
+        String kind = framing.decoder().toString();
+        ByteBuffer frame = ByteBuffer.allocate(payload.length + 16);
+        if (kind.equals("line")) {
+            frame.put(payload).put((byte) '\n');
+        }
+        else if (kind.startsWith("delimiter")) {
+            frame.put(payload).put((byte) '#').put((byte) '#');
+        }
+        else if (kind.equals("octet-counting")) {
+            frame.put((payload.length + " ").getBytes(StandardCharsets.US_ASCII)).put(payload);
+        }
+        else if (kind.contains("header stripped")) {
+            frame.putShort((short) payload.length).put(payload);
+        }
+        else if (kind.contains("header kept")) {
+            // One byte before a 3-byte little-endian field whose value leaves out 2 of the bytes after it,
+            // then the payload's bytes past the first four.
+            int after = payload.length - 4;
+            frame.put((byte) 7).put((byte) (after - 2)).put((byte) ((after - 2) >> 8)).put((byte) ((after - 2) >> 16));
+            frame.put(payload, 4, after);
+        }
+        else {
+            frame.put(payload);
+        }
+        frame.flip();
+        byte[] bytes = new byte[frame.remaining()];
+        frame.get(bytes);
+        return bytes;
+    }
+
+    @Test
+    void aLineOneByteOverTheLimitClosesOnlyItsConnectionWithAnErrorNamingTheListenerAndTheLimit() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.line().withMaxFrameSize(16), recorder);
+        Socket exact = this.fixture.connect(server, "framed");
+        exact.getOutputStream().write("fifteen bytes..\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(exact)).isEqualTo("fifteen bytes..");
+        Socket over = this.fixture.connect(server, "framed");
+        over.getOutputStream().write("sixteen bytes...\n".getBytes(StandardCharsets.US_ASCII));
+        assertClosedByServer(over);
+        assertThat(recorder.errors).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': a frame of 17 bytes, over the listener's max-frame-size of 16 bytes");
+        assertThat(this.framingFailures).hasValue(1);
+        exact.getOutputStream().write("still served\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(exact)).isEqualTo("still served");
+    }
+
+    @Test
+    void anEndlessLineIsCutOffAtTheLimitHavingReadLittleOfIt() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.line(), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        byte[] chunk = new byte[64 * 1024];
+        Arrays.fill(chunk, (byte) 'x');
+        long sent = 0;
+        try {
+            // Up to 100 MB without a line end; the server aborts the connection long before.
+            while (sent < 100L * 1024 * 1024) {
+                out.write(chunk);
+                sent += chunk.length;
+            }
+        }
+        catch (IOException expected) {
+            // reset by the server
+        }
+        ServerFixture.await(() -> !recorder.errors.isEmpty(), "the framing error reached the handler");
+        assertThat(recorder.errors.get(0)).hasMessageContaining("within 65536 bytes");
+        assertThat(this.received.get()).as("bytes the server read of the endless line").isLessThan(4L * 64 * 1024);
+        assertThat(sent).as("bytes the client could send before the abort").isLessThan(100L * 1024 * 1024);
+    }
+
+    @Test
+    void aLengthFieldAnnouncingTwoGigabytesClosesTheConnectionAtOnce() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.lengthField(0, 4, ByteOrder.BIG_ENDIAN, 0, 4), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        new DataOutputStream(client.getOutputStream()).writeInt(0x8000_0000);
+        assertClosedByServer(client);
+        assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': a frame of 2147483652 bytes, over the listener's max-frame-size of 65536 bytes");
+        assertServed(server);
+    }
+
+    @Test
+    void aNegativeLengthClosesTheConnection() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.lengthField(0, 8, ByteOrder.BIG_ENDIAN, 0, 8), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        new DataOutputStream(client.getOutputStream()).writeLong(-5);
+        assertClosedByServer(client);
+        assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': Length field: a negative length, -5");
+    }
+
+    @Test
+    void octetCountingWithANonDigitClosesTheConnectionNamingTheByte() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.octetCounting(), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        client.getOutputStream().write("12x hello".getBytes(StandardCharsets.US_ASCII));
+        assertClosedByServer(client);
+        assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': Octet counting: expected a digit or a space at byte 3 of the frame, found 'x'");
+        assertThat(this.framingFailures).hasValue(1);
+    }
+
+    @Test
+    void framesReachAHandlerOnAnExecutorWhole() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("framed").framing(Framing.line()).handlerExecutor(this.executor)
+                .handler(recorder).build());
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        out.write("first\nsec".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(client)).isEqualTo("first");
+        out.write("ond\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readLine(client)).isEqualTo("second");
+        assertThat(recorder.frames).containsExactly("first", "second");
+    }
+
+    private void assertServed(SocketServer server) throws IOException {
+        Socket next = this.fixture.connect(server, "framed");
+        next.getOutputStream().write(new byte[] { 0, 0, 0, 2, 'o', 'k' });
+        assertThat(next.getInputStream().readNBytes(6)).containsExactly(0, 0, 0, 2, 'o', 'k');
+    }
+
+    private void sendAndAwaitRead(OutputStream out, String text) throws Exception {
+        sendAndAwaitRead(out, text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** Sends bytes and waits until the server read them, so that each send is a read of its own. */
+    private void sendAndAwaitRead(OutputStream out, byte[] bytes) throws Exception {
+        long before = this.received.get();
+        out.write(bytes);
+        out.flush();
+        ServerFixture.await(() -> this.received.get() >= before + bytes.length, "the server read " + bytes.length + " bytes");
+    }
+
+    private static String readLine(Socket client) throws IOException {
+        InputStream in = client.getInputStream();
+        StringBuilder line = new StringBuilder();
+        int b;
+        while ((b = in.read()) != '\n') {
+            if (b < 0) {
+                throw new IOException("Closed before the line's end: " + line);
+            }
+            line.append((char) b);
+        }
+        return line.toString();
+    }
+
+    private static void assertClosedByServer(Socket client) {
+        try {
+            assertThat(client.getInputStream().read()).isEqualTo(-1);
+        }
+        catch (IOException reset) {
+            // aborted: a reset is a close too
+        }
+    }
+
+    /** Records each frame as text and echoes it. */
+    static final class FrameRecorder implements ConnectionHandler {
+
+        final List<String> frames = new CopyOnWriteArrayList<>();
+
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+        private volatile Connection last;
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) {
+            this.last = connection;
+            byte[] bytes = new byte[data.remaining()];
+            data.duplicate().get(bytes);
+            this.frames.add(new String(bytes, StandardCharsets.US_ASCII));
+            connection.write(data);
+        }
+
+        @Override
+        public void onOpen(Connection connection) {
+            this.last = connection;
+        }
+
+        @Override
+        public void onError(Connection connection, Throwable error) {
+            this.errors.add(error);
+        }
+
+        TcpConnection connection() throws InterruptedException {
+            ServerFixture.await(() -> this.last != null, "a connection opened");
+            return (TcpConnection) this.last;
+        }
+    }
+}
