@@ -3,11 +3,13 @@ package dev.sockstate.benchmarks;
 import dev.sockstate.autoconfigure.handler.OnData;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.autoconfigure.handler.SocketHandlers;
+import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -81,7 +83,8 @@ public class HandlerCallBenchmark {
         DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
         beans.registerSingleton("echoHandler", new AnnotatedEcho());
         beans.registerSingleton("consumeHandler", new AnnotatedConsumer());
-        SocketHandlers handlers = SocketHandlers.resolve(beans, Map.of("echo", Protocol.TCP, "consume", Protocol.TCP));
+        ListenerKind raw = new ListenerKind(Protocol.TCP, false, null);
+        SocketHandlers handlers = SocketHandlers.resolve(beans, Map.of("echo", raw, "consume", raw));
         this.echo = handlers.connectionHandler("echo");
         this.consume = handlers.connectionHandler("consume");
         this.handler = new InterfaceEcho();
@@ -137,6 +140,17 @@ public class HandlerCallBenchmark {
         @Override
         public void write(ByteBuffer data) {
             data.position(data.limit());
+        }
+
+        @Override
+        public void send(Object message) {
+            // An @OnData method's reply arrives here: a ByteBuffer, as the runtime writes it.
+            write((ByteBuffer) message);
+        }
+
+        @Override
+        public <T> T readMessage(ByteBuffer message, Class<T> type) {
+            return type.cast(StandardCharsets.UTF_8.decode(message.duplicate()).toString());
         }
 
         @Override

@@ -38,6 +38,28 @@ public interface Connection {
         write(ByteBuffer.wrap(data));
     }
 
+    /**
+     * Sends one message: a {@code ByteBuffer} or {@code byte[]} as it is, a {@code String} in the
+     * listener's charset, any other object as the listener's {@link MessageMapper} writes it. With
+     * framing, it goes out as one frame.
+     * @param message the message
+     * @throws IllegalArgumentException when the listener has no mapper that writes its type
+     */
+    void send(Object message);
+
+    /**
+     * Reads a message, as {@link MessageHandler} does: a {@code ByteBuffer} is the message itself, a
+     * {@code byte[]} a copy, a {@code String} decoded in the listener's charset, any other type read
+     * by the listener's {@link MessageMapper}.
+     * @param message one whole message (a frame), from position to limit
+     * @param type what to read it as
+     * @param <T> the type
+     * @return the message
+     * @throws InvalidMessageException when the bytes do not read as that type
+     * @throws IllegalArgumentException when the listener has no mapper that reads the type
+     */
+    <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException;
+
     /** @return how many written bytes wait in the queue for the socket to take them */
     long pendingWriteBytes();
 

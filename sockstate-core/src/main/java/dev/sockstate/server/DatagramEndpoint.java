@@ -21,4 +21,23 @@ public interface DatagramEndpoint {
      * as UDP allows, and counted)
      */
     boolean send(ByteBuffer data, PeerAddress target);
+
+    /**
+     * Sends one message as a datagram, as {@link Connection#send} writes one.
+     * @param message the message
+     * @param target where to
+     * @return whether it was sent
+     * @throws IllegalArgumentException when the listener has no mapper that writes its type
+     */
+    boolean send(Object message, PeerAddress target);
+
+    /**
+     * Reads a datagram as a message, as {@link Connection#readMessage} does.
+     * @param datagram the datagram, from position to limit
+     * @param type what to read it as
+     * @param <T> the type
+     * @return the message
+     * @throws InvalidMessageException when the bytes do not read as that type
+     */
+    <T> T readMessage(ByteBuffer datagram, Class<T> type) throws InvalidMessageException;
 }

@@ -5,6 +5,8 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.framing.Framing;
 import java.net.InetAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,19 +42,22 @@ import java.util.function.Supplier;
  * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
  * above which more are dropped and counted
  * @param framing how a TCP connection's bytes are cut into frames for the handler, {@code null} for raw reads
+ * @param charset the character set of messages read or sent as text
+ * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight, Framing framing) {
+        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
-     * Every other value is checked by {@link Builder#build()}.
+     * The charset is UTF-8 when {@code null}. Every other value is checked by {@link Builder#build()}.
      */
     public ListenerSettings {
         stages = (stages != null) ? List.copyOf(stages) : List.of();
+        charset = (charset != null) ? charset : StandardCharsets.UTF_8;
         if (!stages.isEmpty() && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
@@ -127,6 +132,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private int maxDatagramsInFlight = 1024;
 
         private Framing framing;
+
+        private Charset charset = StandardCharsets.UTF_8;
+
+        private MessageMapper messageMapper;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -283,6 +292,25 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * @param charset the character set of messages read or sent as text (UTF-8 by default)
+         * @return this builder
+         */
+        public Builder charset(Charset charset) {
+            this.charset = charset;
+            return this;
+        }
+
+        /**
+         * @param mapper reads and writes messages of the application's types ({@link Connection#send},
+         * {@link MessageHandler}), {@code null} for none
+         * @return this builder
+         */
+        public Builder messageMapper(MessageMapper mapper) {
+            this.messageMapper = mapper;
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the listener and the invalid setting
          */
@@ -329,7 +357,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight, this.framing);
+                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

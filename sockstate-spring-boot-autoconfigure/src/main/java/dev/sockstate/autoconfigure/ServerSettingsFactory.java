@@ -7,10 +7,12 @@ import dev.sockstate.autoconfigure.SockstateProperties.Listener;
 import dev.sockstate.autoconfigure.SockstateProperties.ListenerEvent;
 import dev.sockstate.autoconfigure.SockstateProperties.Workers;
 import dev.sockstate.autoconfigure.handler.SocketHandlers;
+import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.framing.FrameDecoder;
@@ -42,15 +44,23 @@ final class ServerSettingsFactory {
 
     private final SockstateProperties properties;
 
-    ServerSettingsFactory(SockstateProperties properties) {
+    private final MessageMapper messageMapper;
+
+    /**
+     * @param properties the properties
+     * @param messageMapper reads and writes the listeners' messages of the application's types, or {@code null}
+     */
+    ServerSettingsFactory(SockstateProperties properties, MessageMapper messageMapper) {
         this.properties = properties;
+        this.messageMapper = messageMapper;
     }
 
-    /** @return the listeners' protocols by name */
-    Map<String, Protocol> protocols() {
-        Map<String, Protocol> protocols = new LinkedHashMap<>();
-        this.properties.getListeners().forEach((name, listener) -> protocols.put(name, listener.getProtocol()));
-        return protocols;
+    /** @return what the handlers need to know of each listener, by name */
+    Map<String, ListenerKind> listenerKinds() {
+        Map<String, ListenerKind> kinds = new LinkedHashMap<>();
+        this.properties.getListeners().forEach((name, listener) -> kinds.put(name, new ListenerKind(listener.getProtocol(),
+                listener.getFraming().getType() != FramingType.NONE, this.messageMapper)));
+        return kinds;
     }
 
     List<WorkerGroupSettings> groups(List<WorkerGroupCustomizer> customizers) {
@@ -94,6 +104,7 @@ final class ServerSettingsFactory {
     }
 
     private ListenerSettings.Builder builder(String name, Listener listener, BeanFactory beans) {
+        require(listener.getCharset() != null, "listeners." + name + ".charset", null, "It must be set.");
         String path = "listeners." + name + ".";
         DataSize pending = listener.getMaxPendingWriteBytes();
         require(pending != null, path + "max-pending-write-bytes", null, "It must be set.");
@@ -117,7 +128,8 @@ final class ServerSettingsFactory {
         if (listener.getReceiveBufferSize() != null) {
             builder.receiveBufferSize(bytes(listener.getReceiveBufferSize()));
         }
-        builder.framing(framing(path + "framing.", listener.getFraming(), listener.getCharset(), beans));
+        builder.framing(framing(path + "framing.", listener.getFraming(), listener.getCharset(), beans))
+                .charset(listener.getCharset()).messageMapper(this.messageMapper);
         return builder;
     }
 

@@ -5,9 +5,10 @@ import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.observer.ServerObserver;
-import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.observer.ServerObserver;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -51,11 +52,11 @@ public class SockstateAutoConfiguration {
     @ConditionalOnMissingBean
     SocketServer socketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
-            ObjectProvider<ListenerCustomizer> listenerCustomizers) {
-        ServerSettingsFactory factory = new ServerSettingsFactory(properties);
+            ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper) {
+        ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable());
         try {
             List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
-            SocketHandlers handlers = SocketHandlers.resolve(beans, factory.protocols());
+            SocketHandlers handlers = SocketHandlers.resolve(beans, factory.listenerKinds());
             List<ListenerSettings> listeners = factory.listeners(handlers, beans,
                     listenerCustomizers.orderedStream().collect(Collectors.toList()));
             return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));

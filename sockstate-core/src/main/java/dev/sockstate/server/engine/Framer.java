@@ -35,14 +35,11 @@ final class Framer {
 
     private final LendingPool<ByteBuffer> encodeBuffers = new LendingPool<>(() -> ByteBuffer.allocate(ENCODE_ROOM), 16);
 
-    private final BoundedLog failures;
-
-    Framer(Listener listener, Framing framing, System.Logger logger) {
+    Framer(Listener listener, Framing framing) {
         this.listener = listener;
         this.decoder = framing.decoder();
         this.encoder = framing.encoder();
         this.maxFrameSize = framing.maxFrameSize();
-        this.failures = new BoundedLog(logger);
     }
 
     /**
@@ -64,8 +61,7 @@ final class Framer {
         catch (FramingException ex) {
             data.position(data.limit());
             connection.partialFrame = null;
-            this.listener.observer.framingFailed();
-            this.failures.warn(ex.getMessage() + "; aborting " + connection, null);
+            this.listener.badInput(connection, "aborting", ex);
             connection.failed(ex);
         }
     }
@@ -228,7 +224,7 @@ final class Framer {
             content.position(content.limit());
             FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
                     + length + " bytes written: " + ex.getMessage(), ex);
-            this.listener.observer.framingFailed();
+            this.listener.badInput(connection, "aborting", failure);
             connection.failed(failure);
         }
         finally {

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.InvalidMessageException;
 import java.nio.ByteBuffer;
 
 /**
@@ -44,6 +45,12 @@ final class HandlerCalls {
                 case ERROR -> this.handler.onError(connection, error);
                 case CLOSE -> this.handler.onClose(connection);
             }
+        }
+        catch (InvalidMessageException ex) {
+            // The peer's bytes, not the handler, were wrong: counted as bad input, and the handler told.
+            failed = true;
+            this.listener.badInput(connection, "aborting", ex);
+            connection.failed(ex);
         }
         catch (Throwable ex) {
             failed = true;

@@ -32,6 +32,12 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** The framing of its connections, or {@code null} for raw reads. */
     final Framer framer;
 
+    /** How its handlers' messages are read and sent. */
+    final Messages messages;
+
+    /** Peers' bytes that did not frame or did not read as a message, logged at most once a second; all are counted. */
+    private final BoundedLog badInput = new BoundedLog(logger);
+
     /** Calls the listener's connection handler, timed and guarded. */
     final HandlerCalls handler;
 
@@ -83,7 +89,8 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.observer = observer.listener(settings.name(), settings.protocol(), this);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
-        this.framer = (settings.framing() != null) ? new Framer(this, settings.framing(), logger) : null;
+        this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
+        this.messages = new Messages(settings);
     }
 
     @Override
@@ -171,6 +178,18 @@ final class Listener implements ServerObserver.ActiveCounts {
     void handlerFailed(Object what, String consequence, Throwable failure) {
         this.handlerErrors.increment();
         logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
+    }
+
+    /**
+     * A peer's bytes did not frame, or a message did not read as its handler's type (or a write could
+     * not be framed): counted, and logged at most once a second with the number since.
+     * @param what the connection or datagram
+     * @param consequence what the runtime does about it
+     * @param failure what was wrong, its message naming the listener
+     */
+    void badInput(Object what, String consequence, Exception failure) {
+        this.observer.framingFailed();
+        this.badInput.warn(failure.getMessage() + "; " + consequence + " " + what, null);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -310,6 +311,16 @@ final class TcpConnection extends SocketTurn implements Connection {
         else {
             this.output.send(data, owned);
         }
+    }
+
+    @Override
+    public void send(Object message) {
+        write(this.listener.messages.write(message));
+    }
+
+    @Override
+    public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
+        return this.listener.messages.read(message, type);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -129,6 +130,10 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         try {
             this.listener.settings.datagramHandler().onDatagram(this, datagram, sender);
         }
+        catch (InvalidMessageException ex) {
+            failed = true;
+            this.listener.badInput("a datagram from " + sender, "dropping", ex);
+        }
         catch (Throwable ex) {
             failed = true;
             this.listener.handlerFailed("a datagram from " + sender, "the listener goes on", ex);
@@ -151,6 +156,16 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         }
         this.listener.observer.datagramDropped();
         return false;
+    }
+
+    @Override
+    public boolean send(Object message, PeerAddress target) {
+        return send(this.listener.messages.write(message), target);
+    }
+
+    @Override
+    public <T> T readMessage(ByteBuffer datagram, Class<T> type) throws InvalidMessageException {
+        return this.listener.messages.read(datagram, type);
     }
 
     @Override

@@ -4,7 +4,10 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import java.nio.ByteBuffer;
 
-/** A {@link ConnectionHandler} that calls a {@link SocketHandler} bean's annotated methods. */
+/**
+ * A {@link ConnectionHandler} that calls a {@link SocketHandler} bean's annotated methods; its data
+ * method is the {@link OnData} or the {@link OnMessage} one.
+ */
 final class AnnotatedConnectionHandler implements ConnectionHandler {
 
     private final HandlerMethod open;
@@ -36,9 +39,9 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
 
     @Override
     public void onData(Connection connection, ByteBuffer bytes) throws Exception {
-        ByteBuffer reply = this.data.invoke(connection, bytes, null, null, null);
+        Object reply = this.data.invoke(connection, bytes, null, null, null);
         if (reply != null) {
-            connection.write(reply);
+            connection.send(reply);
         }
     }
 

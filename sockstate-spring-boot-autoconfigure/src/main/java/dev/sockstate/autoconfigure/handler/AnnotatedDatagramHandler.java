@@ -5,7 +5,7 @@ import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.DatagramHandler;
 import java.nio.ByteBuffer;
 
-/** A {@link DatagramHandler} that calls a {@link SocketHandler} bean's {@link OnDatagram} method. */
+/** A {@link DatagramHandler} that calls a {@link SocketHandler} bean's {@link OnDatagram} or {@link OnMessage} method. */
 final class AnnotatedDatagramHandler implements DatagramHandler {
 
     private final HandlerMethod datagram;
@@ -16,7 +16,7 @@ final class AnnotatedDatagramHandler implements DatagramHandler {
 
     @Override
     public void onDatagram(DatagramEndpoint endpoint, ByteBuffer data, PeerAddress sender) throws Exception {
-        ByteBuffer reply = this.datagram.invoke(null, data, null, endpoint, sender);
+        Object reply = this.datagram.invoke(null, data, null, endpoint, sender);
         if (reply != null) {
             endpoint.send(reply, sender);
         }

@@ -4,6 +4,8 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.MessageMapper;
 import java.lang.annotation.Annotation;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -13,7 +15,6 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -51,11 +52,14 @@ final class HandlerMethod {
         CONNECTION(Connection.class, "Connection", null, CONNECTION_VALUE),
         BUFFER(ByteBuffer.class, "ByteBuffer", null, DATA_VALUE),
         BYTES(byte[].class, "byte[]", "bytes", DATA_VALUE),
-        TEXT(String.class, "String", "text", DATA_VALUE),
+        TEXT(String.class, "String", "text", CONNECTION_VALUE, DATA_VALUE, ENDPOINT_VALUE),
         ADDRESS(InetSocketAddress.class, "InetSocketAddress", "address", CONNECTION_VALUE, PEER_VALUE),
         ERROR(Throwable.class, "Throwable", null, ERROR_VALUE),
         ENDPOINT(DatagramEndpoint.class, "DatagramEndpoint", null, ENDPOINT_VALUE),
-        PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE);
+        PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE),
+        /** Any other type, read from the message by the listener's {@link MessageMapper}. */
+        PAYLOAD(Object.class, "a type of your own (read by a Converter<byte[], T> bean, or from JSON with Jackson)", "payload",
+                CONNECTION_VALUE, DATA_VALUE, ENDPOINT_VALUE);
 
         private final Class<?> type;
 
@@ -76,26 +80,56 @@ final class HandlerMethod {
 
         static Argument of(Class<?> parameter) {
             for (Argument argument : values()) {
+                if (argument == PAYLOAD) {
+                    continue;
+                }
                 if (argument == ERROR ? parameter.isAssignableFrom(NativeIoException.class) : argument.type == parameter) {
                     return argument;
                 }
             }
-            return null;
+            return parameter.isPrimitive() ? null : PAYLOAD;
         }
 
-        /** @return a handle from the values at {@link #sources} to the argument */
-        MethodHandle fromSources() {
+        /**
+         * @param parameter the parameter's type
+         * @return a handle from the values at {@link #sources} to the argument
+         */
+        MethodHandle fromSources(Class<?> parameter) {
             if (this.computation == null) {
                 return MethodHandles.identity(this.type);
             }
             Class<?>[] inputs = Arrays.stream(this.sources).mapToObj(EVENT::parameterType).toArray(Class<?>[]::new);
             try {
+                if (this == PAYLOAD) {
+                    MethodHandle read = MethodHandles.lookup().findStatic(HandlerMethod.class, this.computation,
+                            MethodType.methodType(Object.class, inputs).appendParameterTypes(Class.class));
+                    return MethodHandles.insertArguments(read, inputs.length, parameter);
+                }
                 return MethodHandles.lookup().findStatic(HandlerMethod.class, this.computation,
                         MethodType.methodType(this.type, inputs));
             }
             catch (ReflectiveOperationException ex) {
                 throw new IllegalStateException("No computation " + this.computation + " for " + this, ex);
             }
+        }
+    }
+
+    /** What a method's return value may be. */
+    enum Replies {
+
+        /** Nothing: the method returns void. */
+        NONE("Return void from @%s methods."),
+
+        /** Bytes or text, sent back as they are. */
+        BYTES("Return void, or a ByteBuffer, byte[] or String to send back."),
+
+        /** Any message, sent back as {@link Connection#send} sends it. */
+        MESSAGES("Return void, a ByteBuffer, byte[] or String, or an object a Converter<T, byte[]> bean or Jackson writes.");
+
+        private final String advice;
+
+        Replies(String advice) {
+            this.advice = advice;
         }
     }
 
@@ -110,17 +144,20 @@ final class HandlerMethod {
     static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT);
 
+    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.BUFFER,
+            Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
+
+    static final Set<Argument> DATAGRAM_MESSAGE = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
+            Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
+
     private final Method method;
 
     /** The bean's method behind its arguments' sources, of type {@link #EVENT}. */
     private final MethodHandle call;
 
-    private final boolean replies;
-
-    private HandlerMethod(Method method, MethodHandle call, boolean replies) {
+    private HandlerMethod(Method method, MethodHandle call) {
         this.method = method;
         this.call = call;
-        this.replies = replies;
     }
 
     /**
@@ -130,12 +167,13 @@ final class HandlerMethod {
      * @param method the annotated method
      * @param kind its annotation
      * @param allowed the arguments that annotation offers
-     * @param mayReply whether a return value is written back
+     * @param replies what it may return
+     * @param mapper the listener's mapper of messages of other types, or {@code null}
      * @return the handler method
      * @throws SocketHandlerDefinitionException naming the method and the unsupported type
      */
     static HandlerMethod of(String beanName, Object bean, Method method, Class<? extends Annotation> kind, Set<Argument> allowed,
-            boolean mayReply) {
+            Replies replies, MessageMapper mapper) {
         String where = "Method " + method.getDeclaringClass().getSimpleName() + "." + method.getName() + " of bean '" + beanName
                 + "', annotated @" + kind.getSimpleName() + ",";
         String offered = allowed.stream().map((argument) -> argument.label).collect(Collectors.joining(", "));
@@ -148,14 +186,25 @@ final class HandlerMethod {
                         + types[i].getSimpleName(), "Give @" + kind.getSimpleName() + " methods parameters of these types only: "
                         + offered + ".");
             }
+            if (argument == Argument.PAYLOAD && (mapper == null || !mapper.canRead(types[i]))) {
+                throw new SocketHandlerDefinitionException(where + " takes a " + types[i].getName() + ", which nothing reads from a"
+                        + " message", "Add Jackson (spring-boot-starter-jackson) to read JSON messages, or a Converter<byte[], "
+                                + types[i].getSimpleName() + "> bean; or take a ByteBuffer, byte[] or String.");
+            }
             arguments[i] = argument;
         }
         Class<?> returned = method.getReturnType();
-        boolean replies = returned != void.class;
-        if (replies && !(mayReply && (returned == ByteBuffer.class || returned == byte[].class || returned == String.class))) {
-            throw new SocketHandlerDefinitionException(where + " returns " + returned.getSimpleName(), mayReply
-                    ? "Return void, or a ByteBuffer, byte[] or String to send back." : "Return void from @"
-                            + kind.getSimpleName() + " methods.");
+        boolean bytes = returned == ByteBuffer.class || returned == byte[].class || returned == String.class;
+        boolean valid = switch (replies) {
+            case NONE -> returned == void.class;
+            case BYTES -> returned == void.class || bytes;
+            case MESSAGES -> returned == void.class || bytes || returned == Object.class
+                    || (!returned.isPrimitive() && mapper != null && mapper.canWrite(returned));
+        };
+        if (!valid) {
+            throw new SocketHandlerDefinitionException(where + " returns " + returned.getSimpleName()
+                    + ((replies == Replies.MESSAGES) ? ", which nothing writes as a message" : ""),
+                    String.format(replies.advice, kind.getSimpleName()));
         }
         Method invocable = ClassUtils.getMostSpecificMethod(method, bean.getClass());
         if (!Modifier.isStatic(invocable.getModifiers()) && !invocable.getDeclaringClass().isInstance(bean)) {
@@ -164,7 +213,7 @@ final class HandlerMethod {
                             + " or declare the method on an interface the bean implements.");
         }
         ReflectionUtils.makeAccessible(invocable);
-        return new HandlerMethod(invocable, call(bean, invocable, arguments), replies);
+        return new HandlerMethod(invocable, call(bean, invocable, arguments));
     }
 
     /**
@@ -188,7 +237,7 @@ final class HandlerMethod {
         // must have no side effects: they run last parameter first)...
         int[] reorder = new int[0];
         for (int i = 0; i < arguments.length; i++) {
-            MethodHandle argument = arguments[i].fromSources();
+            MethodHandle argument = arguments[i].fromSources(parameters[i]);
             target = MethodHandles.collectArguments(target, reorder.length,
                     argument.asType(argument.type().changeReturnType(parameters[i])));
             reorder = IntStream.concat(Arrays.stream(reorder), Arrays.stream(arguments[i].sources)).toArray();
@@ -199,11 +248,11 @@ final class HandlerMethod {
 
     /**
      * Calls the method.
-     * @return what to send back, or {@code null}
+     * @return what to send back (a message, as {@link Connection#send} takes it), or {@code null}
      * @throws Exception what the method threw (an Error is rethrown as it is, any other Throwable
      * wrapped in an {@link UndeclaredThrowableException})
      */
-    ByteBuffer invoke(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint, PeerAddress peer)
+    Object invoke(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint, PeerAddress peer)
             throws Exception {
         Object result;
         try {
@@ -215,7 +264,7 @@ final class HandlerMethod {
         catch (Throwable ex) {
             throw new UndeclaredThrowableException(ex);
         }
-        return this.replies ? reply(result) : null;
+        return result;
     }
 
     // ---- the computed arguments (see Argument.computation) ----
@@ -226,25 +275,19 @@ final class HandlerMethod {
         return bytes;
     }
 
-    private static String text(ByteBuffer data) {
-        return StandardCharsets.UTF_8.decode(data.duplicate()).toString();
+    /** @return the message as text, in the listener's charset */
+    private static String text(Connection connection, ByteBuffer data, DatagramEndpoint endpoint) throws InvalidMessageException {
+        return (connection != null) ? connection.readMessage(data, String.class) : endpoint.readMessage(data, String.class);
+    }
+
+    /** @return the message read as the parameter's type by the listener's mapper */
+    private static Object payload(Connection connection, ByteBuffer data, DatagramEndpoint endpoint, Class<?> type)
+            throws InvalidMessageException {
+        return (connection != null) ? connection.readMessage(data, type) : endpoint.readMessage(data, type);
     }
 
     private static InetSocketAddress address(Connection connection, PeerAddress peer) {
         return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
-    }
-
-    private static ByteBuffer reply(Object result) {
-        if (result instanceof ByteBuffer buffer) {
-            return buffer;
-        }
-        if (result instanceof byte[] bytes) {
-            return ByteBuffer.wrap(bytes);
-        }
-        if (result instanceof String text) {
-            return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-        }
-        return null;
     }
 
     @Override

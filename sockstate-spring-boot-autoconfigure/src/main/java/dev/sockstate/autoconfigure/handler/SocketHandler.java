@@ -12,8 +12,9 @@ import org.springframework.stereotype.Component;
  * Marks a bean that serves one listener configured under {@code sockstate.listeners}. The bean
  * either implements {@link dev.sockstate.server.ConnectionHandler} (TCP) or
  * {@link dev.sockstate.server.DatagramHandler} (UDP), or has methods annotated with
- * {@link OnOpen}, {@link OnData}, {@link OnWritable}, {@link OnHangup}, {@link OnError},
- * {@link OnClose} or {@link OnDatagram}, whose parameters are injected by type.
+ * {@link OnOpen}, {@link OnData} or {@link OnMessage}, {@link OnWritable}, {@link OnHangup},
+ * {@link OnError}, {@link OnClose}, or {@link OnDatagram} or {@link OnMessage} (UDP), whose
+ * parameters are injected by type.
  *
  * <pre>{@code
  * @SocketHandler("echo")

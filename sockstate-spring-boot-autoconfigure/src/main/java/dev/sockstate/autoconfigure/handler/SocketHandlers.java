@@ -1,8 +1,10 @@
 package dev.sockstate.autoconfigure.handler;
 
+import dev.sockstate.autoconfigure.handler.HandlerMethod.Replies;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
+import dev.sockstate.server.MessageMapper;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.LinkedHashMap;
@@ -24,6 +26,15 @@ public final class SocketHandlers {
     private static final List<Class<? extends Annotation>> CONNECTION_ANNOTATIONS = List.of(OnOpen.class, OnData.class,
             OnWritable.class, OnHangup.class, OnError.class, OnClose.class);
 
+    /**
+     * What the handlers need to know of a configured listener.
+     * @param protocol its transport
+     * @param framed whether its TCP connections are framed, so that a handler can take whole messages
+     * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
+     */
+    public record ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper) {
+    }
+
     private final Map<String, Object> handlers;
 
     private SocketHandlers(Map<String, Object> handlers) {
@@ -32,11 +43,11 @@ public final class SocketHandlers {
 
     /**
      * @param beans where the {@link SocketHandler} beans are
-     * @param listeners the configured listeners' protocols by name
+     * @param listeners the configured listeners by name
      * @return the handler of every listener
      * @throws SocketHandlerDefinitionException when the beans and the listeners do not fit
      */
-    public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, Protocol> listeners) {
+    public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, ListenerKind> listeners) {
         Map<String, String> beanOfListener = new LinkedHashMap<>();
         Map<String, Object> handlers = new LinkedHashMap<>();
         for (String beanName : beans.getBeanNamesForAnnotation(SocketHandler.class)) {
@@ -46,8 +57,8 @@ public final class SocketHandlers {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' is annotated @SocketHandler without naming a listener",
                         "Name the listener it serves, as in @SocketHandler(\"echo\"); configured listeners: " + listeners.keySet() + ".");
             }
-            Protocol protocol = listeners.get(listener);
-            if (protocol == null) {
+            ListenerKind kind = listeners.get(listener);
+            if (kind == null) {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles listener '" + listener
                         + "', which is not configured", "Configure it under sockstate.listeners." + listener
                                 + ", or name one of the configured listeners: " + listeners.keySet() + ".");
@@ -57,7 +68,7 @@ public final class SocketHandlers {
                 throw new SocketHandlerDefinitionException("Listener '" + listener + "' has two handlers: beans '" + other + "' and '"
                         + beanName + "'", "Keep one @SocketHandler(\"" + listener + "\") bean.");
             }
-            handlers.put(listener, adapt(beanName, beans.getBean(beanName), listener, protocol));
+            handlers.put(listener, adapt(beanName, beans.getBean(beanName), listener, kind));
         }
         for (String listener : listeners.keySet()) {
             if (!handlers.containsKey(listener)) {
@@ -68,9 +79,11 @@ public final class SocketHandlers {
         return new SocketHandlers(handlers);
     }
 
-    private static Object adapt(String beanName, Object bean, String listener, Protocol protocol) {
+    private static Object adapt(String beanName, Object bean, String listener, ListenerKind kind) {
         Class<?> type = AopUtils.getTargetClass(bean);
-        if (protocol == Protocol.TCP) {
+        MessageMapper mapper = kind.mapper();
+        boolean messages = find(beanName, type, OnMessage.class) != null;
+        if (kind.protocol() == Protocol.TCP) {
             if (find(beanName, type, OnDatagram.class) != null) {
                 throw mismatch(beanName, listener, "TCP", "@OnDatagram is for UDP listeners");
             }
@@ -78,29 +91,51 @@ public final class SocketHandlers {
                 return handler;
             }
             Method data = find(beanName, type, OnData.class);
-            if (data == null) {
-                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles TCP listener '" + listener
-                        + "' but has no @OnData method", "Add an @OnData method, or implement ConnectionHandler.");
+            if (data != null && messages) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has both an @OnData and an @OnMessage method",
+                        "Keep @OnMessage for whole messages of a framed listener, or @OnData for raw reads.");
             }
-            return new AnnotatedConnectionHandler(method(beanName, bean, type, OnOpen.class, HandlerMethod.CONNECTION_EVENT, false),
-                    method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, true),
-                    method(beanName, bean, type, OnWritable.class, HandlerMethod.CONNECTION_EVENT, false),
-                    method(beanName, bean, type, OnHangup.class, HandlerMethod.CONNECTION_EVENT, false),
-                    method(beanName, bean, type, OnError.class, HandlerMethod.CONNECTION_ERROR, false),
-                    method(beanName, bean, type, OnClose.class, HandlerMethod.CONNECTION_EVENT, false));
+            if (data == null && !messages) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles TCP listener '" + listener
+                        + "' but has no @OnData or @OnMessage method", "Add an @OnMessage method (with framing) or an @OnData"
+                                + " method (raw reads), or implement ConnectionHandler.");
+            }
+            if (messages && !kind.framed()) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has an @OnMessage method, but listener '"
+                        + listener + "' has no framing, so its reads are not whole messages", "Set sockstate.listeners." + listener
+                                + ".framing.type (line, delimiter, length-field, fixed, octet-counting or custom), or use @OnData"
+                                + " for raw reads.");
+            }
+            HandlerMethod onData = messages
+                    ? method(beanName, bean, type, OnMessage.class, HandlerMethod.CONNECTION_MESSAGE, Replies.MESSAGES, mapper)
+                    : method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, mapper);
+            return new AnnotatedConnectionHandler(method(beanName, bean, type, OnOpen.class, HandlerMethod.CONNECTION_EVENT,
+                    Replies.NONE, mapper), onData,
+                    method(beanName, bean, type, OnWritable.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnHangup.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnError.class, HandlerMethod.CONNECTION_ERROR, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper));
         }
-        for (Class<? extends Annotation> kind : CONNECTION_ANNOTATIONS) {
-            if (find(beanName, type, kind) != null) {
-                throw mismatch(beanName, listener, "UDP", "@" + kind.getSimpleName() + " is for TCP connections");
+        for (Class<? extends Annotation> connectionKind : CONNECTION_ANNOTATIONS) {
+            if (find(beanName, type, connectionKind) != null) {
+                throw mismatch(beanName, listener, "UDP", "@" + connectionKind.getSimpleName() + " is for TCP connections");
             }
         }
         if (bean instanceof DatagramHandler handler) {
             return handler;
         }
-        HandlerMethod datagram = method(beanName, bean, type, OnDatagram.class, HandlerMethod.DATAGRAM, true);
+        boolean datagrams = find(beanName, type, OnDatagram.class) != null;
+        if (datagrams && messages) {
+            throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has both an @OnDatagram and an @OnMessage method",
+                    "Keep one: on a UDP listener each datagram is one message.");
+        }
+        HandlerMethod datagram = messages
+                ? method(beanName, bean, type, OnMessage.class, HandlerMethod.DATAGRAM_MESSAGE, Replies.MESSAGES, mapper)
+                : method(beanName, bean, type, OnDatagram.class, HandlerMethod.DATAGRAM, Replies.BYTES, mapper);
         if (datagram == null) {
             throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles UDP listener '" + listener
-                    + "' but has no @OnDatagram method", "Add an @OnDatagram method, or implement DatagramHandler.");
+                    + "' but has no @OnDatagram or @OnMessage method", "Add an @OnMessage or @OnDatagram method, or implement"
+                            + " DatagramHandler.");
         }
         return new AnnotatedDatagramHandler(datagram);
     }
@@ -112,9 +147,9 @@ public final class SocketHandlers {
     }
 
     private static HandlerMethod method(String beanName, Object bean, Class<?> type, Class<? extends Annotation> kind,
-            Set<HandlerMethod.Argument> allowed, boolean mayReply) {
+            Set<HandlerMethod.Argument> allowed, Replies replies, MessageMapper mapper) {
         Method method = find(beanName, type, kind);
-        return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, mayReply) : null;
+        return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, replies, mapper) : null;
     }
 
     private static Method find(String beanName, Class<?> type, Class<? extends Annotation> kind) {

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.autoconfigure.handler.HandlerMethod.Replies;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.PeerAddress;
@@ -29,10 +30,10 @@ class HandlerMethodTests {
     void everyDataParameterIsFilledFromTheSameBytes() throws Exception {
         HandlerMethod method = method("data", OnData.class, HandlerMethod.CONNECTION_DATA, true);
         ByteBuffer data = ByteBuffer.wrap("héllo".getBytes(StandardCharsets.UTF_8));
-        ByteBuffer reply = method.invoke(null, data, null, null, PeerAddress.of(new InetSocketAddress("127.0.0.1", 7007)));
+        Object reply = method.invoke(textConnection(), data, null, null, PeerAddress.of(new InetSocketAddress("127.0.0.1", 7007)));
         assertThat(this.bean.calls).containsExactly("héllo", "héllo", "héllo", "/127.0.0.1:7007");
         assertThat(data.position()).as("the extractors read duplicates").isZero();
-        assertThat(StandardCharsets.UTF_8.decode(reply).toString()).isEqualTo("HÉLLO");
+        assertThat(reply).isEqualTo("HÉLLO");
     }
 
     @Test
@@ -56,9 +57,9 @@ class HandlerMethodTests {
         PeerAddress sender = PeerAddress.of(new InetSocketAddress("::1", 9));
         DatagramEndpoint endpoint = (DatagramEndpoint) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] { DatagramEndpoint.class }, (proxy, called, args) -> "endpoint");
-        ByteBuffer reply = method.invoke(null, ByteBuffer.wrap(new byte[] { 1, 2 }), null, endpoint, sender);
+        Object reply = method.invoke(null, ByteBuffer.wrap(new byte[] { 1, 2 }), null, endpoint, sender);
         assertThat(this.bean.calls).containsExactly("endpoint", sender.toString());
-        assertThat(reply.remaining()).isEqualTo(2);
+        assertThat(reply).isEqualTo(new byte[] { 1, 2 });
     }
 
     @Test
@@ -95,12 +96,12 @@ class HandlerMethodTests {
     @Test
     void anInheritedMethodReturningTheBufferAndAStaticMethodReturningTextAreCalled() throws Exception {
         HandlerMethod inherited = HandlerMethod.of("recorder", this.bean, Base.class.getDeclaredMethod("echo", ByteBuffer.class),
-                OnData.class, HandlerMethod.CONNECTION_DATA, true);
+                OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, null);
         ByteBuffer data = ByteBuffer.wrap(new byte[] { 7 });
         assertThat(inherited.invoke(null, data, null, null, null)).isSameAs(data);
         HandlerMethod shout = method("shout", OnData.class, HandlerMethod.CONNECTION_DATA, true);
-        ByteBuffer reply = shout.invoke(null, ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)), null, null, null);
-        assertThat(StandardCharsets.UTF_8.decode(reply).toString()).isEqualTo("HI!");
+        Object reply = shout.invoke(textConnection(), ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)), null, null, null);
+        assertThat(reply).isEqualTo("HI!");
     }
 
     @Test
@@ -110,7 +111,8 @@ class HandlerMethodTests {
         Object proxy = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Runnable.class },
                 (target, called, args) -> null);
         assertThatExceptionOfType(SocketHandlerDefinitionException.class)
-                .isThrownBy(() -> HandlerMethod.of("proxied", proxy, closed, OnClose.class, HandlerMethod.CONNECTION_EVENT, false))
+                .isThrownBy(() -> HandlerMethod.of("proxied", proxy, closed, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE,
+                        null))
                 .withMessageContaining("Method Recorder.closed of bean 'proxied'").withMessageContaining("is not a method of the bean");
     }
 
@@ -118,7 +120,14 @@ class HandlerMethodTests {
             boolean mayReply) {
         Method method = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals(name))
                 .findFirst().orElseThrow();
-        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply);
+        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply ? Replies.BYTES : Replies.NONE, null);
+    }
+
+    /** A connection that reads text in UTF-8, as a listener does by default. */
+    private Connection textConnection() {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+                (proxy, called, args) -> called.getName().equals("readMessage")
+                        ? StandardCharsets.UTF_8.decode(((ByteBuffer) args[0]).duplicate()).toString() : null);
     }
 
     static class Base {
