@@ -4,8 +4,8 @@ import java.io.IOException;
 
 /**
  * A peer's message that does not read as the type its handler takes (JSON that does not parse, say).
- * The connection it came on is aborted and its handler's {@code onError} receives it; a datagram is
- * dropped. Counted, like bytes that do not frame.
+ * Its handler's {@code onError} receives it and may still answer, then the connection it came on
+ * closes; a datagram is dropped. Counted, like bytes that do not frame.
  */
 public class InvalidMessageException extends IOException {
 

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * whole frame, read as the handler's message type, and a reply sent back as one frame. The type is
  * {@code ByteBuffer} (a view of the frame, valid during the call), {@code byte[]}, {@code String} (in
  * the listener's charset), or any type the listener's {@link MessageMapper} reads. A frame that does
- * not read as that type aborts its connection with an {@link InvalidMessageException}.
+ * not read as that type closes its connection, {@code onError} hearing of an {@link InvalidMessageException}.
  *
  * @param <T> the message type
  */

@@ -14,15 +14,18 @@ import java.nio.ByteBuffer;
  * the bytes at hand reaches the handler as a view of them (their position and limit moved around
  * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
  * {@link TcpConnection#partialFrame}, which grows up to the longest frame allowed and is dropped
- * once the frame is complete, so an idle connection keeps no buffer. One per listener, used by each
- * connection's owning thread; the per-connection state is that one field.
+ * once the frame is complete, so an idle connection keeps no buffer. The replies written while one
+ * read's frames are handed out are gathered in a buffer lent for that time ({@link TcpConnection#gathered})
+ * and leave in one send after the last frame, as an event loop flushes once a read is handled: a
+ * pipeline of requests costs one system call for its replies, not one each. One per listener, used
+ * by each connection's owning thread.
  */
 final class Framer {
 
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
 
-    /** Heap buffers lent to encode one frame, for frames up to their size. */
+    /** Heap buffers lent to encode one frame, or to gather the replies to one read's frames, for frames up to their size. */
     private static final int ENCODE_ROOM = 64 * 1024;
 
     private final Listener listener;
@@ -44,11 +47,12 @@ final class Framer {
 
     /**
      * Passes the whole frames in the bytes to the handler, keeping an unfinished one for the next
-     * bytes. A framing error aborts the connection, counted and told to its handler.
+     * bytes. Bytes that do not frame close the connection, counted and told to its handler first.
      * @param connection the connection, owned by the calling thread
      * @param data bytes from the socket side, from position to limit; consumed
      */
     void inbound(TcpConnection connection, ByteBuffer data) {
+        connection.gathering = true;
         try {
             if (connection.partialFrame != null && !completePartial(connection, data)) {
                 return;
@@ -61,8 +65,12 @@ final class Framer {
         catch (FramingException ex) {
             data.position(data.limit());
             connection.partialFrame = null;
-            this.listener.badInput(connection, "aborting", ex);
-            connection.failed(ex);
+            this.listener.badInput(connection, "closing", ex);
+            connection.rejected(ex);
+        }
+        finally {
+            connection.gathering = false;
+            sendGathered(connection);
         }
     }
 
@@ -207,30 +215,91 @@ final class Framer {
      * @param content one frame's content, from position to limit; consumed
      */
     void outbound(TcpConnection connection, ByteBuffer content) {
+        int length = content.remaining();
+        long framed = (long) length + this.encoder.overhead(length);
+        if (connection.gathering && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
+            return;
+        }
+        // Replies gathered so far go first.
+        sendGathered(connection);
         if (this.encoder == FrameEncoder.AS_IS) {
             connection.toSocket(content, false);
             return;
         }
-        int length = content.remaining();
-        long framed = (long) length + this.encoder.overhead(length);
         ByteBuffer lent = (framed <= ENCODE_ROOM) ? this.encodeBuffers.borrow() : null;
         ByteBuffer out = (lent != null) ? lent.clear() : ByteBuffer.allocate((int) Math.min(framed, Integer.MAX_VALUE));
         try {
-            this.encoder.encode(content, out);
-            out.flip();
-            connection.toSocket(out, lent == null);
-        }
-        catch (FramingException | RuntimeException ex) {
-            content.position(content.limit());
-            FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
-                    + length + " bytes written: " + ex.getMessage(), ex);
-            this.listener.badInput(connection, "aborting", failure);
-            connection.failed(failure);
+            if (encode(connection, content, out)) {
+                out.flip();
+                connection.toSocket(out, lent == null);
+            }
         }
         finally {
             if (lent != null) {
                 this.encodeBuffers.giveBack(lent);
             }
+        }
+    }
+
+    /**
+     * Adds one framed reply to those gathered while a read's frames are handed out: the replies to a
+     * pipeline of requests leave in one send, when the last frame was handled.
+     * @return false when there is no room to gather in (all buffers lent): the caller sends it itself
+     */
+    private boolean gather(TcpConnection connection, ByteBuffer content, int framed) {
+        ByteBuffer gathered = connection.gathered;
+        if (gathered != null && framed > gathered.remaining()) {
+            sendGathered(connection);
+            gathered = null;
+        }
+        if (gathered == null) {
+            gathered = this.encodeBuffers.borrow();
+            if (gathered == null) {
+                return false;
+            }
+            connection.gathered = gathered.clear();
+        }
+        encode(connection, content, gathered);
+        return true;
+    }
+
+    /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
+    private void sendGathered(TcpConnection connection) {
+        ByteBuffer gathered = connection.gathered;
+        if (gathered == null) {
+            return;
+        }
+        connection.gathered = null;
+        try {
+            if (gathered.position() > 0 && !connection.isAborting()) {
+                gathered.flip();
+                connection.toSocket(gathered, false);
+            }
+        }
+        finally {
+            this.encodeBuffers.giveBack(gathered);
+        }
+    }
+
+    /**
+     * Frames content into a buffer with room for it; content the handler wrote that cannot be framed aborts the connection.
+     * @return whether it was framed (else the buffer is as it was)
+     */
+    private boolean encode(TcpConnection connection, ByteBuffer content, ByteBuffer out) {
+        int start = out.position();
+        int length = content.remaining();
+        try {
+            this.encoder.encode(content, out);
+            return true;
+        }
+        catch (FramingException | RuntimeException ex) {
+            out.position(start);
+            content.position(content.limit());
+            FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
+                    + length + " bytes written: " + ex.getMessage(), ex);
+            this.listener.badInput(connection, "aborting", failure);
+            connection.failed(failure);
+            return false;
         }
     }
 }

@@ -49,8 +49,8 @@ final class HandlerCalls {
         catch (InvalidMessageException ex) {
             // The peer's bytes, not the handler, were wrong: counted as bad input, and the handler told.
             failed = true;
-            this.listener.badInput(connection, "aborting", ex);
-            connection.failed(ex);
+            this.listener.badInput(connection, "closing", ex);
+            connection.rejected(ex);
         }
         catch (Throwable ex) {
             failed = true;

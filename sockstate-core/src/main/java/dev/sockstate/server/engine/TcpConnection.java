@@ -47,6 +47,12 @@ final class TcpConnection extends SocketTurn implements Connection {
     /** The unfinished frame of a listener with framing, kept across reads; {@code null} when there is none. */
     ByteBuffer partialFrame;
 
+    /** With framing: whether the frames of one read are being handed out, so that replies are gathered. */
+    boolean gathering;
+
+    /** With framing: the replies gathered while the frames of one read are handed out, sent as one; lent, not kept. */
+    ByteBuffer gathered;
+
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
 
@@ -351,6 +357,22 @@ final class TcpConnection extends SocketTurn implements Connection {
                 this.listener.handler.call(Callback.ERROR, this, null, error);
             }
         }
+    }
+
+    /**
+     * The peer's bytes were refused (they do not frame, or do not read as the handler's message
+     * type): the handler's onError hears why and may answer (a protocol error reply), then the
+     * connection closes once that answer is sent; nothing more is read from it.
+     * @param why what was wrong
+     */
+    void rejected(Exception why) {
+        if (isClosing()) {
+            return;
+        }
+        if (handlerOpened()) {
+            this.listener.handler.call(Callback.ERROR, this, null, why);
+        }
+        requestClose(false);
     }
 
     /** The connection is not idle: traffic just passed. */

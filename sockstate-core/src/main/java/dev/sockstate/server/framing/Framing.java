@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 /**
  * How a TCP listener's connections are framed: the decoder that finds frames in what arrives, the
  * encoder that frames what the handler writes, and the longest frame allowed. A longer frame, seen
- * or announced, aborts its connection with a {@link FramingException}, and no connection ever keeps
+ * or announced, closes its connection with a {@link FramingException}, and no connection ever keeps
  * more than that many bytes of an unfinished frame.
  *
  * @param decoder finds frames in what arrives

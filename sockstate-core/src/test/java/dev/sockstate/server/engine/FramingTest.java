@@ -45,6 +45,8 @@ class FramingTest {
 
     private final AtomicLong framingFailures = new AtomicLong();
 
+    private final AtomicLong sends = new AtomicLong();
+
     private final ServerObserver counting = new ServerObserver() {
         @Override
         public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
@@ -57,6 +59,11 @@ class FramingTest {
                 @Override
                 public void framingFailed() {
                     FramingTest.this.framingFailures.incrementAndGet();
+                }
+
+                @Override
+                public void sent(int bytes) {
+                    FramingTest.this.sends.incrementAndGet();
                 }
             };
         }
@@ -103,6 +110,22 @@ class FramingTest {
         assertThat(recorder.frames).containsExactly("one", "two", "", "three");
         client.getOutputStream().write("r\n".getBytes(StandardCharsets.US_ASCII));
         assertThat(readLine(client)).isEqualTo("four");
+    }
+
+    @Test
+    void theRepliesToAPipelineOfFramesInOneReadLeaveInOneSend() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.octetCounting(), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        StringBuilder pipeline = new StringBuilder();
+        for (int i = 0; i < 16; i++) {
+            pipeline.append("6 frame").append((char) ('a' + i));
+        }
+        byte[] bytes = pipeline.toString().getBytes(StandardCharsets.US_ASCII);
+        sendAndAwaitRead(client.getOutputStream(), bytes);
+        assertThat(new String(client.getInputStream().readNBytes(bytes.length), StandardCharsets.US_ASCII)).isEqualTo(pipeline.toString());
+        assertThat(recorder.frames).hasSize(16);
+        assertThat(this.sends).as("sends for 16 replies to one read").hasValue(1);
     }
 
     @Test
@@ -187,6 +210,23 @@ class FramingTest {
         assertThat(this.framingFailures).hasValue(1);
         exact.getOutputStream().write("still served\n".getBytes(StandardCharsets.US_ASCII));
         assertThat(readLine(exact)).isEqualTo("still served");
+    }
+
+    @Test
+    void theHandlerMayAnswerBadInputBeforeTheConnectionCloses() throws Exception {
+        FrameRecorder answering = new FrameRecorder() {
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                super.onError(connection, error);
+                connection.write(ByteBuffer.wrap(("refused: " + error.getMessage()).getBytes(StandardCharsets.US_ASCII)));
+            }
+        };
+        SocketServer server = start(Framing.octetCounting(), answering);
+        Socket client = this.fixture.connect(server, "framed");
+        client.getOutputStream().write("2 ok0 zero".getBytes(StandardCharsets.US_ASCII));
+        assertThat(new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("2 ok109 refused: "
+                + "Listener 'framed': Octet counting: expected a length (a digit 1-9) at byte 1 of the frame, found '0'");
+        assertThat(answering.frames).containsExactly("ok");
     }
 
     @Test
@@ -304,7 +344,7 @@ class FramingTest {
     }
 
     /** Records each frame as text and echoes it. */
-    static final class FrameRecorder implements ConnectionHandler {
+    static class FrameRecorder implements ConnectionHandler {
 
         final List<String> frames = new CopyOnWriteArrayList<>();
 
