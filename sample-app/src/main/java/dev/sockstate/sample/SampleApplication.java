@@ -1,6 +1,7 @@
 package dev.sockstate.sample;
 
 import dev.sockstate.sample.resp.KeyValueStore;
+import dev.sockstate.sample.resp.RespCodec;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -16,6 +17,12 @@ public class SampleApplication {
     @Bean
     KeyValueStore keyValueStore() {
         return new KeyValueStore(1_000_000);
+    }
+
+    /** @return the framing of the {@code resp} listener ({@code framing.codec: respCodec}) */
+    @Bean
+    RespCodec respCodec() {
+        return new RespCodec();
     }
 
     public static void main(String[] args) {

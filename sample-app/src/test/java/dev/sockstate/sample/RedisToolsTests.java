@@ -21,7 +21,8 @@ import org.springframework.test.annotation.DirtiesContext;
  * them on a developer's machine, failed without them in CI (the {@code CI} variable set).
  */
 @SpringBootTest(properties = { "management.server.port=0", "server.port=0", "sockstate.listeners.echo.port=0",
-        "sockstate.listeners.poll.port=0", "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0" })
+        "sockstate.listeners.poll.port=0", "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0",
+        "sockstate.listeners.syslog.port=0", "sockstate.listeners.syslog-udp.port=0" })
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class RedisToolsTests {

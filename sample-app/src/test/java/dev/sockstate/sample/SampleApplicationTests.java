@@ -28,7 +28,8 @@ import org.springframework.test.annotation.DirtiesContext;
 /** Every listener of the sample over real sockets, and the metrics they move on the management port. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "management.server.port=0", "sockstate.listeners.echo.port=0", "sockstate.listeners.poll.port=0",
-                "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0" })
+                "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0",
+        "sockstate.listeners.syslog.port=0", "sockstate.listeners.syslog-udp.port=0" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class SampleApplicationTests {

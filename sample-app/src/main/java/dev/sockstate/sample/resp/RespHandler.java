@@ -1,46 +1,54 @@
 package dev.sockstate.sample.resp;
 
+import dev.sockstate.autoconfigure.handler.OnError;
+import dev.sockstate.autoconfigure.handler.OnMessage;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
-import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.framing.FramingException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * A key-value server speaking the Redis protocol (RESP2), so that {@code redis-cli} and
- * {@code redis-benchmark} work against it. A connection carries a parser only while a request is
- * unfinished; every read's replies leave in one write.
+ * {@code redis-benchmark} work against it. The listener frames requests with {@link RespCodec}, so
+ * each call gets one whole request; the replies to a pipeline of requests that arrived in one read
+ * leave in one send.
  */
 @SocketHandler("resp")
-public class RespHandler implements ConnectionHandler {
+public class RespHandler {
 
     private final RespCommands commands;
+
+    /** Each thread's reply buffer: a reply is written (copied out) before the thread's next request. */
+    private final ThreadLocal<RespReply> replies = ThreadLocal.withInitial(RespReply::new);
 
     /** @param store the keys and values */
     public RespHandler(KeyValueStore store) {
         this.commands = new RespCommands(store);
     }
 
-    @Override
-    public void onData(Connection connection, ByteBuffer data) {
-        RespParser parser = (connection.attachment() instanceof RespParser attached) ? attached : new RespParser();
-        RespReply reply = new RespReply();
-        boolean[] open = { true };
-        try {
-            parser.feed(data, (arguments) -> {
-                open[0] = this.commands.execute(arguments, reply);
-                return open[0];
-            });
+    @OnMessage
+    void request(Connection connection, ByteBuffer request) throws FramingException {
+        List<byte[]> arguments = RespCodec.arguments(request);
+        if (arguments.isEmpty()) {
+            return;
         }
-        catch (RespProtocolException ex) {
-            reply.error("ERR Protocol error: " + ex.getMessage());
-            open[0] = false;
-        }
-        connection.attach(parser.hasPending() ? parser : null);
-        if (!reply.isEmpty()) {
-            connection.write(reply.toBuffer());
-        }
-        if (!open[0]) {
+        RespReply reply = this.replies.get();
+        reply.clear();
+        boolean open = this.commands.execute(arguments, reply);
+        connection.write(reply.toBuffer());
+        if (!open) {
             connection.close();
+        }
+    }
+
+    /** A request the codec refused: answered as Redis answers it, before the connection closes. */
+    @OnError
+    void refused(Connection connection, Throwable error) {
+        if (error instanceof FramingException) {
+            String reason = (error.getCause() != null) ? error.getCause().getMessage() : "request too large";
+            connection.write(("-ERR Protocol error: " + reason + "\r\n").getBytes(StandardCharsets.UTF_8));
         }
     }
 }

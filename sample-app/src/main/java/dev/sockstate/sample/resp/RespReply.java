@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-/** Replies to one read's requests, gathered so that a pipeline is answered with one write. */
+/** The reply to a request, built in a buffer that a thread reuses for its next request. */
 public final class RespReply {
 
     private static final byte[] CRLF = { '\r', '\n' };
@@ -52,6 +52,11 @@ public final class RespReply {
         put((byte) '*');
         put(Integer.toString(size).getBytes(StandardCharsets.US_ASCII));
         put(CRLF);
+    }
+
+    /** Empties the reply, for the next request. */
+    public void clear() {
+        this.length = 0;
     }
 
     /** @return whether nothing was gathered */

@@ -3,29 +3,39 @@ package dev.sockstate.sample.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FramingException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RespParserTest {
+/**
+ * The RESP framing and the commands: requests are cut where Redis cuts them, whatever prefix of a
+ * pipeline has arrived, and each whole request gets the reply Redis gives.
+ */
+class RespCodecTest {
+
+    private final RespCodec codec = new RespCodec();
 
     private final KeyValueStore store = new KeyValueStore(10);
 
     private final RespCommands commands = new RespCommands(this.store);
 
-    /** Feeds the text in the given pieces and returns the replies of the requests it held. */
-    private String run(RespParser parser, String... pieces) throws RespProtocolException {
+    /** Cuts the text into requests as the listener's framing does, and returns their replies. */
+    private String run(String requests) throws FramingException {
+        ByteBuffer bytes = ByteBuffer.wrap(requests.getBytes(StandardCharsets.UTF_8));
         RespReply reply = new RespReply();
-        for (String piece : pieces) {
-            parser.feed(ByteBuffer.wrap(piece.getBytes(StandardCharsets.UTF_8)), (arguments) -> this.commands.execute(arguments, reply));
+        while (bytes.hasRemaining()) {
+            long length = this.codec.frameLength(bytes);
+            assertThat(length).as("a whole request at %d", bytes.position()).isPositive();
+            ByteBuffer request = bytes.duplicate().limit(bytes.position() + (int) length);
+            var arguments = RespCodec.arguments(request);
+            if (!arguments.isEmpty()) {
+                this.commands.execute(arguments, reply);
+            }
+            bytes.position(bytes.position() + (int) length);
         }
         return reply.toString();
-    }
-
-    private String run(String request) throws RespProtocolException {
-        return run(new RespParser(), request);
     }
 
     private static String command(String... arguments) {
@@ -45,7 +55,7 @@ class RespParserTest {
 
     @Test
     void echoReturnsItsArgument() throws Exception {
-        assertThat(run(command("ECHO", "héllo"))).isEqualTo("$6\r\nhéllo\r\n");
+        assertThat(run(command("ECHO", "h\u00e9llo"))).isEqualTo("$6\r\nh\u00e9llo\r\n");
         assertThat(run(command("ECHO"))).startsWith("-ERR wrong number of arguments");
     }
 
@@ -85,24 +95,22 @@ class RespParserTest {
     }
 
     @Test
-    void clientsHandshakeCommandsAreAnswered() throws Exception {
+    void clientsHandshakeCommandsAreAnsweredAndQuitCloses() throws Exception {
         assertThat(run(command("CONFIG", "GET", "save"))).isEqualTo("*0\r\n");
         assertThat(run(command("COMMAND", "DOCS"))).isEqualTo("*0\r\n");
-        List<Boolean> open = new ArrayList<>();
         RespReply reply = new RespReply();
-        new RespParser().feed(ByteBuffer.wrap(command("QUIT").getBytes(StandardCharsets.UTF_8)), (arguments) -> {
-            open.add(this.commands.execute(arguments, reply));
-            return open.get(0);
-        });
+        boolean open = this.commands.execute(RespCodec.arguments(ByteBuffer.wrap(command("QUIT").getBytes(StandardCharsets.UTF_8))),
+                reply);
         assertThat(reply.toString()).isEqualTo("+OK\r\n");
-        assertThat(open).containsExactly(false);
+        assertThat(open).isFalse();
     }
 
     @Test
-    void inlineCommandsAreParsed() throws Exception {
+    void inlineAndEmptyRequestsAreCut() throws Exception {
         assertThat(run("PING\r\n")).isEqualTo("+PONG\r\n");
         assertThat(run("SET  spaced   value\nGET spaced\r\n")).isEqualTo("+OK\r\n$5\r\nvalue\r\n");
         assertThat(run("\r\n")).isEmpty();
+        assertThat(run("*0\r\n")).isEmpty();
     }
 
     @Test
@@ -112,63 +120,37 @@ class RespParserTest {
     }
 
     @Test
-    void requestsSplitAtEveryByteBoundaryGiveTheSameReplies() throws Exception {
-        String pipeline = command("SET", "key", "a value with spaces") + command("GET", "key") + "ECHO inline\r\n"
-                + command("INCR", "counter");
-        String expected = "+OK\r\n$19\r\na value with spaces\r\n$6\r\ninline\r\n:";
-        for (int split = 1; split < pipeline.length(); split++) {
-            this.store.delete("counter".getBytes(StandardCharsets.UTF_8));
-            RespParser parser = new RespParser();
-            String replies = run(parser, pipeline.substring(0, split), pipeline.substring(split));
-            assertThat(replies).as("split at %d", split).isEqualTo(expected + "1\r\n");
-            assertThat(parser.hasPending()).isFalse();
+    void everyPrefixOfAPipelineIsEitherUnfinishedOrHoldsTheSameFirstRequest() throws Exception {
+        String pipeline = command("SET", "key", "a value with spaces") + command("GET", "key") + "ECHO inline\r\n";
+        ByteBuffer whole = ByteBuffer.wrap(pipeline.getBytes(StandardCharsets.UTF_8));
+        long first = this.codec.frameLength(whole);
+        assertThat(first).isEqualTo(command("SET", "key", "a value with spaces").length());
+        for (int prefix = 1; prefix < pipeline.length(); prefix++) {
+            long length = this.codec.frameLength(whole.duplicate().limit(prefix));
+            assertThat(length).as("prefix of %d bytes", prefix).isEqualTo((prefix < first) ? FrameDecoder.MORE : first);
         }
-        RespParser parser = new RespParser();
-        List<String> bytes = new ArrayList<>();
-        for (char c : pipeline.toCharArray()) {
-            bytes.add(String.valueOf(c));
-        }
-        this.store.delete("counter".getBytes(StandardCharsets.UTF_8));
-        assertThat(run(parser, bytes.toArray(String[]::new))).as("one byte at a time").isEqualTo(expected + "1\r\n");
     }
 
     @Test
-    void anUnfinishedRequestIsKeptOnlyUntilItIsComplete() throws Exception {
-        RespParser parser = new RespParser();
-        assertThat(run(parser, "*2\r\n$4\r\nECHO\r\n$5\r\nhel")).isEmpty();
-        assertThat(parser.hasPending()).isTrue();
-        assertThat(run(parser, "lo\r\n")).isEqualTo("$5\r\nhello\r\n");
-        assertThat(parser.hasPending()).isFalse();
-    }
-
-    @Test
-    void malformedRequestsAreProtocolErrors() {
-        assertProtocolError("*x\r\n", "invalid multibulk length");
-        assertProtocolError("*2000\r\n", "invalid multibulk length");
-        assertProtocolError("*1\r\n+PING\r\n", "expected '$', got '+'");
-        assertProtocolError("*1\r\n$-5\r\n", "invalid bulk length");
-        assertProtocolError("*1\r\n$abc\r\n", "invalid bulk length");
-        assertProtocolError("*1\r\n$4\r\nPINGxx", "bulk string not terminated by CRLF");
-        assertProtocolError("*1\r\n$99999999999999999999\r\n", "invalid bulk length");
-        assertProtocolError("*1" + "1".repeat(40), "header line too long");
+    void malformedRequestsAreRefusedAsRedisRefusesThem() {
+        assertRefused("*x\r\n", "invalid multibulk length");
+        assertRefused("*2000\r\n", "invalid multibulk length");
+        assertRefused("*1\r\n+PING\r\n", "expected '$', got '+'");
+        assertRefused("*1\r\n$-5\r\n", "invalid bulk length");
+        assertRefused("*1\r\n$abc\r\n", "invalid bulk length");
+        assertRefused("*1\r\n$4\r\nPINGxx", "bulk string not terminated by CRLF");
+        assertRefused("*1\r\n$99999999999999999999\r\n", "invalid bulk length");
+        assertRefused("*1" + "1".repeat(40), "header line too long");
     }
 
     @Test
     void oversizedRequestsAreRefusedBeforeTheyAreBuffered() {
-        assertProtocolError("*1\r\n$" + (RespParser.MAX_BULK + 1) + "\r\n", "invalid bulk length");
-        assertProtocolError("x".repeat(RespParser.MAX_INLINE + 10), "too big inline request");
-        RespParser parser = new RespParser();
-        assertThatExceptionOfType(RespProtocolException.class).isThrownBy(() -> {
-            run(parser, "*1\r\n$" + RespParser.MAX_BULK + "\r\n");
-            byte[] chunk = new byte[64 * 1024];
-            for (int i = 0; i < 40; i++) {
-                parser.feed(ByteBuffer.wrap(chunk), (arguments) -> true);
-            }
-        }).withMessage("request too large");
+        assertRefused("*1\r\n$" + (RespCodec.MAX_BULK + 1) + "\r\n", "invalid bulk length");
+        assertRefused("x".repeat(RespCodec.MAX_INLINE + 10), "too big inline request");
     }
 
-    private void assertProtocolError(String input, String message) {
-        assertThatExceptionOfType(RespProtocolException.class).as(input.length() > 40 ? input.substring(0, 40) : input)
-                .isThrownBy(() -> run(input)).withMessage(message);
+    private void assertRefused(String input, String message) {
+        assertThatExceptionOfType(FramingException.class).as(input.length() > 40 ? input.substring(0, 40) : input)
+                .isThrownBy(() -> this.codec.frameLength(ByteBuffer.wrap(input.getBytes(StandardCharsets.UTF_8)))).withMessage(message);
     }
 }

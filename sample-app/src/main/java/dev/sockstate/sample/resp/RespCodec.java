@@ -1,0 +1,181 @@
+package dev.sockstate.sample.resp;
+
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FramingException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * RESP2 requests as frames, for the listener's custom framing: multibulk requests
+ * ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) and inline ones ({@code GET k\r\n}). The runtime keeps an
+ * unfinished request until it is whole, so the handler gets one whole request a call, however the
+ * bytes arrive. Replies are written as RESP by the handler, so there is no encoder. Malformed and
+ * oversized requests are refused as Redis refuses them, before their bytes are buffered.
+ */
+public final class RespCodec implements FrameDecoder {
+
+    /** Largest bulk argument, as Redis's proto-max-bulk-len (smaller here: this is a sample). */
+    public static final int MAX_BULK = 1024 * 1024;
+
+    /** Most arguments in one request. */
+    public static final int MAX_ARGUMENTS = 1024;
+
+    /** Longest inline request. */
+    public static final int MAX_INLINE = 64 * 1024;
+
+    /** Longest request: a largest bulk argument and room for the rest; the listener's max-frame-size. */
+    public static final int MAX_REQUEST = MAX_BULK + 64 * 1024;
+
+    private static final int MAX_HEADER = 32;
+
+    @Override
+    public long frameLength(ByteBuffer in) throws FramingException {
+        int end = parse(in, in.position(), in.limit(), null);
+        return (end < 0) ? MORE : end - in.position();
+    }
+
+    /**
+     * @param request one whole request, as {@link #frameLength} found it
+     * @return its arguments, the command's name first; none for an empty request
+     * @throws FramingException never for a request this codec framed
+     */
+    public static List<byte[]> arguments(ByteBuffer request) throws FramingException {
+        List<byte[]> arguments = new ArrayList<>();
+        parse(request, request.position(), request.limit(), arguments);
+        return arguments;
+    }
+
+    /** @return the index after one request, or -1 when it is not whole yet; fills the arguments if given */
+    private static int parse(ByteBuffer in, int position, int limit, List<byte[]> arguments) throws FramingException {
+        if (position >= limit) {
+            return -1;
+        }
+        if (in.get(position) != '*') {
+            return parseInline(in, position, limit, arguments);
+        }
+        int lineEnd = lineEnd(in, position, limit);
+        if (lineEnd < 0) {
+            return -1;
+        }
+        long count = number(in, position + 1, lineEnd, "invalid multibulk length");
+        int next = lineEnd + 2;
+        if (count <= 0) {
+            return next;
+        }
+        if (count > MAX_ARGUMENTS) {
+            throw new FramingException("invalid multibulk length");
+        }
+        for (int i = 0; i < count; i++) {
+            if (next >= limit) {
+                return -1;
+            }
+            if (in.get(next) != '$') {
+                throw new FramingException("expected '$', got '" + printable(in.get(next)) + "'");
+            }
+            lineEnd = lineEnd(in, next, limit);
+            if (lineEnd < 0) {
+                return -1;
+            }
+            long length = number(in, next + 1, lineEnd, "invalid bulk length");
+            if (length < 0 || length > MAX_BULK) {
+                throw new FramingException("invalid bulk length");
+            }
+            int start = lineEnd + 2;
+            if (start + length + 2 > limit) {
+                return -1;
+            }
+            int end = start + (int) length;
+            if (in.get(end) != '\r' || in.get(end + 1) != '\n') {
+                throw new FramingException("bulk string not terminated by CRLF");
+            }
+            if (arguments != null) {
+                arguments.add(bytes(in, start, end));
+            }
+            next = end + 2;
+        }
+        return next;
+    }
+
+    private static int parseInline(ByteBuffer in, int position, int limit, List<byte[]> arguments) throws FramingException {
+        int newline = -1;
+        int scanLimit = Math.min(limit, position + MAX_INLINE + 2);
+        for (int i = position; i < scanLimit; i++) {
+            if (in.get(i) == '\n') {
+                newline = i;
+                break;
+            }
+        }
+        if (newline < 0) {
+            if (limit - position > MAX_INLINE) {
+                throw new FramingException("too big inline request");
+            }
+            return -1;
+        }
+        if (arguments != null) {
+            int end = (newline > position && in.get(newline - 1) == '\r') ? newline - 1 : newline;
+            int start = position;
+            for (int i = position; i <= end; i++) {
+                if (i == end || in.get(i) == ' ' || in.get(i) == '\t') {
+                    if (i > start) {
+                        if (arguments.size() == MAX_ARGUMENTS) {
+                            throw new FramingException("too many arguments in inline request");
+                        }
+                        arguments.add(bytes(in, start, i));
+                    }
+                    start = i + 1;
+                }
+            }
+        }
+        return newline + 1;
+    }
+
+    /** @return the index of the CR of the CRLF ending the line at {@code position}, or -1 if not there yet */
+    private static int lineEnd(ByteBuffer in, int position, int limit) throws FramingException {
+        int scanLimit = Math.min(limit - 1, position + MAX_HEADER);
+        for (int i = position; i < scanLimit; i++) {
+            if (in.get(i) == '\r' && in.get(i + 1) == '\n') {
+                return i;
+            }
+        }
+        if (limit - position > MAX_HEADER) {
+            throw new FramingException("header line too long");
+        }
+        return -1;
+    }
+
+    private static long number(ByteBuffer in, int start, int end, String error) throws FramingException {
+        if (start == end) {
+            throw new FramingException(error);
+        }
+        boolean negative = in.get(start) == '-';
+        int i = negative ? start + 1 : start;
+        if (i == end) {
+            throw new FramingException(error);
+        }
+        long value = 0;
+        for (; i < end; i++) {
+            int digit = in.get(i) - '0';
+            if (digit < 0 || digit > 9 || value > Integer.MAX_VALUE) {
+                throw new FramingException(error);
+            }
+            value = value * 10 + digit;
+        }
+        return negative ? -value : value;
+    }
+
+    private static byte[] bytes(ByteBuffer in, int start, int end) {
+        byte[] bytes = new byte[end - start];
+        in.get(start, bytes);
+        return bytes;
+    }
+
+    private static String printable(byte value) {
+        return (value >= 32 && value < 127) ? String.valueOf((char) value) : String.format("\\x%02x", value & 0xff);
+    }
+
+    @Override
+    public String toString() {
+        return "RESP2 requests";
+    }
+}
