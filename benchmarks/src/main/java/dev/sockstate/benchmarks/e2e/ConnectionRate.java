@@ -82,6 +82,8 @@ final class ConnectionRate {
 
     private void loop(InetSocketAddress server, AtomicLong measured, AtomicLong errors) {
         ByteBuffer out = ByteBuffer.allocateDirect(MESSAGE);
+        // A line's end last, for servers that frame lines; raw echo servers send it back all the same.
+        out.put(MESSAGE - 1, (byte) '\n');
         ByteBuffer in = ByteBuffer.allocateDirect(MESSAGE);
         while (this.phase != 2) {
             try (SocketChannel channel = SocketChannel.open()) {

@@ -1,7 +1,16 @@
 package dev.sockstate.benchmarks.e2e;
 
-/** An echo server of the comparison, listening on loopback with a given number of worker threads. */
+/**
+ * An echo server of the comparison, listening on loopback with a given number of worker threads. With
+ * {@code -Dbenchmark.framing=line} (the harness's {@code --framing line}) every server frames lines:
+ * each LF-terminated line is found, and echoed as a line.
+ */
 interface EchoServer extends AutoCloseable {
+
+    /** @return whether the servers frame lines instead of echoing raw reads */
+    static boolean linesFramed() {
+        return "line".equals(System.getProperty("benchmark.framing", "none"));
+    }
 
     /**
      * Binds an ephemeral loopback port and starts serving.

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * The end-to-end comparison: starts each echo server in a JVM of its own, one at a time, drives it
  * with the same load client, and repeats over rounds with the servers' order rotated, so machine
  * noise falls on all of them alike. Usage (see {@code benchmarks/run.sh}):
- * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--out dir]}.
+ * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--framing none|line] [--out dir]}.
  */
 public final class Harness {
 
@@ -74,9 +74,10 @@ public final class Harness {
                 case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Scenario::parse).collect(Collectors.toList());
                 case "--no-rate-idle" -> rateAndIdle = false;
                 case "--measure" -> measure = Long.parseLong(args[++i]);
+                case "--framing" -> System.setProperty("benchmark.framing", args[++i]);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
                         + "; use --quick|--full, --rounds n, --workers n, --idle n, --servers a,b, --loads CxSxD,... (connections x"
-                        + " size x depth), --no-rate-idle, --measure ms, --out dir");
+                        + " size x depth), --no-rate-idle, --measure ms, --framing none|line, --out dir");
             }
         }
         if (loads == null) {

@@ -48,6 +48,8 @@ final class IdleConnections {
         long residentBefore = server.residentBytes();
         List<SocketChannel> channels = new ArrayList<>(count);
         ByteBuffer out = ByteBuffer.allocateDirect(16);
+        // A line's end last, for servers that frame lines; raw echo servers send it back all the same.
+        out.put(15, (byte) '\n');
         ByteBuffer in = ByteBuffer.allocateDirect(16);
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port);
         try {

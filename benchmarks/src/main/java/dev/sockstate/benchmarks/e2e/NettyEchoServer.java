@@ -1,6 +1,8 @@
 package dev.sockstate.benchmarks.e2e;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -13,6 +15,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LineBasedFrameDecoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -34,12 +37,20 @@ final class NettyEchoServer implements EchoServer {
         }
         this.group = new MultiThreadIoEventLoopGroup(workers, EpollIoHandler.newFactory());
         EchoHandler echo = new EchoHandler();
+        LineEchoHandler lineEcho = new LineEchoHandler();
+        boolean lines = EchoServer.linesFramed();
         ServerBootstrap bootstrap = new ServerBootstrap().group(this.group).channel(EpollServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4096).childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
-                        channel.pipeline().addLast(echo);
+                        if (lines) {
+                            // Netty's line framing, the delimiter stripped, and written back after each line.
+                            channel.pipeline().addLast(new LineBasedFrameDecoder(64 * 1024), lineEcho);
+                        }
+                        else {
+                            channel.pipeline().addLast(echo);
+                        }
                     }
                 });
         this.channel = bootstrap.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
@@ -58,6 +69,29 @@ final class NettyEchoServer implements EchoServer {
         }
         if (this.group != null) {
             this.group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** Echoes each line with its line end; shared by every channel since it keeps no state. */
+    @Sharable
+    static final class LineEchoHandler extends ChannelInboundHandlerAdapter {
+
+        private static final ByteBuf LF = Unpooled.unreleasableBuffer(Unpooled.directBuffer(1).writeByte('\n'));
+
+        @Override
+        public void channelRead(ChannelHandlerContext context, Object message) {
+            context.write(message, context.voidPromise());
+            context.write(LF.duplicate(), context.voidPromise());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext context) {
+            context.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            context.close();
         }
     }
 

@@ -19,6 +19,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * A plain JDK NIO echo server: one selector per worker thread, the first also accepting and handing
  * connections round-robin to all. Reads go into the thread's buffer and are written back; what the
  * socket does not take waits in a copy while reading pauses, so idle connections hold no buffer.
+ * Framing lines, it finds each line's end and writes the whole lines of a read back at once; an
+ * unfinished line waits in a copy of its own until its end arrives.
  */
 final class NioEchoServer implements EchoServer {
 
@@ -61,6 +63,8 @@ final class NioEchoServer implements EchoServer {
 
         private final ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
 
+        private final boolean lines = EchoServer.linesFramed();
+
         volatile boolean running = true;
 
         private int next;
@@ -98,7 +102,12 @@ final class NioEchoServer implements EchoServer {
                     flush(key);
                 }
                 else if (key.isReadable()) {
-                    echo(key);
+                    if (this.lines) {
+                        echoLines(key);
+                    }
+                    else {
+                        echo(key);
+                    }
                 }
             }
             catch (IOException ex) {
@@ -137,20 +146,67 @@ final class NioEchoServer implements EchoServer {
             data.flip();
             channel.write(data);
             if (data.hasRemaining()) {
-                ByteBuffer pending = ByteBuffer.allocate(data.remaining());
-                pending.put(data).flip();
-                key.attach(pending);
+                Connection connection = new Connection();
+                connection.pending = ByteBuffer.allocate(data.remaining()).put(data).flip();
+                key.attach(connection);
                 key.interestOps(SelectionKey.OP_WRITE);
             }
         }
 
         private void flush(SelectionKey key) throws IOException {
-            ByteBuffer pending = (ByteBuffer) key.attachment();
+            Connection connection = (Connection) key.attachment();
+            ByteBuffer pending = connection.pending;
             ((SocketChannel) key.channel()).write(pending);
             if (!pending.hasRemaining()) {
-                key.attach(null);
+                connection.pending = null;
+                if (connection.partialLine == null) {
+                    key.attach(null);
+                }
                 key.interestOps(SelectionKey.OP_READ);
             }
+        }
+
+        /** Line framing: the whole lines go back as they came (each line and its end), an unfinished one waits. */
+        private void echoLines(SelectionKey key) throws IOException {
+            SocketChannel channel = (SocketChannel) key.channel();
+            ByteBuffer data = this.buffer;
+            data.clear();
+            int read = channel.read(data);
+            if (read < 0) {
+                closeQuietly(key);
+                return;
+            }
+            data.flip();
+            Connection connection = (Connection) key.attachment();
+            ByteBuffer in = data;
+            if (connection != null && connection.partialLine != null) {
+                ByteBuffer partial = connection.partialLine;
+                in = ByteBuffer.allocate(partial.remaining() + data.remaining());
+                in.put(partial).put(data).flip();
+                connection.partialLine = null;
+            }
+            int lineEnd = -1;
+            for (int i = in.position(); i < in.limit(); i++) {
+                if (in.get(i) == '\n') {
+                    lineEnd = i;
+                }
+            }
+            if (lineEnd >= 0) {
+                ByteBuffer lines = in.duplicate();
+                lines.limit(lineEnd + 1);
+                channel.write(lines);
+                if (lines.hasRemaining()) {
+                    connection = (connection != null) ? connection : new Connection();
+                    connection.pending = ByteBuffer.allocate(lines.remaining()).put(lines).flip();
+                    key.interestOps(SelectionKey.OP_WRITE);
+                }
+                in.position(lineEnd + 1);
+            }
+            if (in.hasRemaining()) {
+                connection = (connection != null) ? connection : new Connection();
+                connection.partialLine = ByteBuffer.allocate(in.remaining()).put(in).flip();
+            }
+            key.attach((connection != null && (connection.pending != null || connection.partialLine != null)) ? connection : null);
         }
 
         private void closeQuietly(SelectionKey key) {
@@ -162,5 +218,13 @@ final class NioEchoServer implements EchoServer {
                 // closed all the same
             }
         }
+    }
+
+    /** What a connection keeps only while it has to: bytes the socket did not take, an unfinished line. */
+    static final class Connection {
+
+        ByteBuffer pending;
+
+        ByteBuffer partialLine;
     }
 }

@@ -130,10 +130,14 @@ final class PingPong {
 
         Driver() throws IOException {
             this.selector = Selector.open();
-            int size = PingPong.this.scenario.size() * PingPong.this.scenario.depth();
+            // Messages back to back, one more than are in flight, so that a write may start anywhere in a message.
+            int message = PingPong.this.scenario.size();
+            int size = message * (PingPong.this.scenario.depth() + 1);
             this.pattern = ByteBuffer.allocateDirect(size);
+            boolean lines = EchoServer.linesFramed();
             for (int i = 0; i < size; i++) {
-                this.pattern.put((byte) ('a' + i % 26));
+                boolean end = lines && i % message == message - 1;
+                this.pattern.put(end ? (byte) '\n' : (byte) ('a' + i % 26));
             }
         }
 
@@ -221,11 +225,15 @@ final class PingPong {
         }
 
         private void write(Peer peer) throws IOException {
+            int message = PingPong.this.scenario.size();
             while (peer.owed > 0) {
-                int chunk = (int) Math.min(peer.owed, this.pattern.capacity());
-                this.pattern.clear().limit(chunk);
+                // Where the stream is within a message: a line's end must fall at each message's end.
+                int offset = (int) (peer.written % message);
+                int chunk = (int) Math.min(peer.owed, this.pattern.capacity() - message);
+                this.pattern.limit(offset + chunk).position(offset);
                 int written = peer.channel.write(this.pattern);
                 peer.owed -= written;
+                peer.written += written;
                 if (written < chunk) {
                     if (!peer.waitingToWrite) {
                         peer.waitingToWrite = true;
@@ -255,6 +263,9 @@ final class PingPong {
         int inFlight;
 
         long owed;
+
+        /** Bytes written so far, to tell where in a message the next write starts. */
+        long written;
 
         long partial;
 

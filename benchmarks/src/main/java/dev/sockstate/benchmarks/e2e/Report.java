@@ -20,7 +20,8 @@ final class Report {
 
     String markdown() {
         StringBuilder out = new StringBuilder();
-        out.append("### Closed-loop ping-pong\n\n");
+        out.append(EchoServer.linesFramed() ? "### Closed-loop ping-pong, line-framed (every server finds each line's end)\n\n"
+                : "### Closed-loop ping-pong\n\n");
         out.append("Messages/s and server CPU per message: median (min–max) over rounds; latency: medians over rounds of each"
                 + " round's percentile; ×Netty: ratio of medians.\n\n");
         out.append("| load | server | messages/s | ×Netty | p50 µs | p99 µs | p99.9 µs | server CPU µs/msg | ×Netty |\n");

@@ -52,7 +52,8 @@ final class ServerProcess implements AutoCloseable {
     static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED",
+                "-Dbenchmark.framing=" + System.getProperty("benchmark.framing", "none")));
         if (Runtime.version().feature() >= 24) {
             // Netty runs several times slower on Java 24+ without it; the same options go to every server.
             command.add("--sun-misc-unsafe-memory-access=allow");

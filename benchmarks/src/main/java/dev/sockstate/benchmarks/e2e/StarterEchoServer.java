@@ -39,6 +39,9 @@ final class StarterEchoServer implements EchoServer {
                 "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.backlog=4096",
                 "sockstate.listeners.echo.max-connections=30000", "sockstate.shutdown.timeout=2s"));
         properties.addAll(this.options);
+        if (EchoServer.linesFramed()) {
+            properties.add("sockstate.listeners.echo.framing.type=line");
+        }
         String batchSize = System.getProperty("sockstate.batch-size");
         if (batchSize != null) {
             properties.add("sockstate.batch-size=" + batchSize);

@@ -36,7 +36,11 @@ final class Framer {
 
     private final int maxFrameSize;
 
-    private final LendingPool<ByteBuffer> encodeBuffers = new LendingPool<>(() -> ByteBuffer.allocate(ENCODE_ROOM), 16);
+    /**
+     * Direct, so that the socket takes the framed bytes without another copy; lent for one write or
+     * one read's replies, so that a connection keeps none.
+     */
+    private final LendingPool<ByteBuffer> encodeBuffers = new LendingPool<>(() -> ByteBuffer.allocateDirect(ENCODE_ROOM), 16);
 
     Framer(Listener listener, Framing framing) {
         this.listener = listener;
@@ -128,6 +132,14 @@ final class Framer {
                 throw noEnd();
             }
             int take = (int) Math.min(room, data.remaining());
+            if (length == FrameDecoder.MORE) {
+                // Where the frame ends is not known: copy what fits, growing only once that is full,
+                // so that the bytes after a short frame are not copied only to be taken back.
+                if (held == partial.capacity()) {
+                    partial = room(partial, held + 1, length);
+                }
+                take = Math.min(take, partial.capacity() - held);
+            }
             partial = room(partial, held + take, length);
             partial.put(held, data, data.position(), take).position(held + take);
             data.position(data.position() + take);

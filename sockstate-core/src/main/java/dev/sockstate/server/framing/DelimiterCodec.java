@@ -25,12 +25,17 @@ final class DelimiterCodec implements FrameDecoder, FrameEncoder {
         byte[] delimiter = this.delimiter;
         int start = in.position();
         int last = in.limit() - delimiter.length;
-        byte first = delimiter[0];
         // A delimiter may have begun in the last bytes searched.
-        for (int i = start + Math.max(0, searched - delimiter.length + 1); i <= last; i++) {
-            if (in.get(i) == first && matchesAt(in, i)) {
+        int i = start + Math.max(0, searched - delimiter.length + 1);
+        while (i <= last) {
+            i = ByteSearch.indexOf(in, i, last + 1, delimiter[0]);
+            if (i < 0) {
+                return MORE;
+            }
+            if (matchesAt(in, i)) {
                 return i - start + delimiter.length;
             }
+            i++;
         }
         return MORE;
     }

@@ -22,13 +22,8 @@ final class LineCodec implements FrameDecoder, FrameEncoder {
     @Override
     public long frameLength(ByteBuffer in, int searched) {
         int start = in.position();
-        int limit = in.limit();
-        for (int i = start + searched; i < limit; i++) {
-            if (in.get(i) == LF) {
-                return i - start + 1;
-            }
-        }
-        return MORE;
+        int end = ByteSearch.indexOf(in, start + searched, in.limit(), LF);
+        return (end < 0) ? MORE : end - start + 1;
     }
 
     @Override
