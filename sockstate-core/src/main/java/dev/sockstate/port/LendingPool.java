@@ -55,21 +55,30 @@ public final class LendingPool<T> {
             }
         }
         while (!this.made.compareAndSet(count, count + 1));
-        return this.maker.get();
+        try {
+            return this.maker.get();
+        }
+        catch (RuntimeException | Error ex) {
+            // Not made (out of direct memory, say): its place is free for a later borrow.
+            this.made.decrementAndGet();
+            throw ex;
+        }
     }
 
     /** @param lent an object {@link #borrow()} returned, which the caller no longer uses */
     public void giveBack(T lent) {
         int slots = this.idle.length();
         int start = startSlot(slots);
-        // As many slots as objects made: one is empty for each object lent. (One not borrowed from
-        // here finds none, and is dropped.)
+        // As many slots as objects made: one is empty for each object lent. (Only an object not
+        // borrowed from here can find none.)
         for (int i = 0; i < 4 * slots; i++) {
             int slot = (start + i) % slots;
             if (this.idle.get(slot) == null && this.idle.compareAndSet(slot, null, lent)) {
                 return;
             }
         }
+        // Dropped: one fewer made, so that a later borrow may make another.
+        this.made.decrementAndGet();
     }
 
     /** Each thread starts at its own slot, so threads that borrow often do not contend. */

@@ -25,7 +25,9 @@ public interface Connection {
 
     /**
      * Sends the buffer's remaining bytes, queueing what the socket does not take at once. The buffer
-     * is consumed (its position moves to its limit) and may be reused when the call returns.
+     * is consumed (its position moves to its limit) and may be reused when the call returns. With
+     * framing, each write is one frame (an empty write an empty frame), and the frames written on a
+     * worker while one read's frames are handled leave together once they all were.
      * @param data the bytes
      */
     void write(ByteBuffer data);

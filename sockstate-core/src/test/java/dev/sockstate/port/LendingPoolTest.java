@@ -1,6 +1,7 @@
 package dev.sockstate.port;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.util.ArrayList;
@@ -68,6 +69,19 @@ class LendingPoolTest {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         }
         assertThat(shared).as("objects seen changed by another thread while lent").hasValue(0);
+    }
+
+    @Test
+    void anObjectThatCouldNotBeMadeLeavesItsPlaceForALaterBorrow() {
+        AtomicInteger attempts = new AtomicInteger();
+        LendingPool<Object> failingOnce = new LendingPool<>(() -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new OutOfMemoryError("Cannot reserve direct buffer memory");
+            }
+            return new Object();
+        }, 1);
+        assertThatExceptionOfType(OutOfMemoryError.class).isThrownBy(failingOnce::borrow);
+        assertThat(failingOnce.borrow()).as("made on the second try").isNotNull();
     }
 
     @Test

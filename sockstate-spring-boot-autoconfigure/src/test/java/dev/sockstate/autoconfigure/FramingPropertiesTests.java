@@ -132,6 +132,8 @@ class FramingPropertiesTests {
                 "sockstate.listeners.echo.framing.length-field.length=5");
         assertInvalid("sockstate.listeners.echo.framing.max-frame-size", "sockstate.listeners.echo.framing.type=line",
                 "sockstate.listeners.echo.framing.max-frame-size=0B");
+        assertInvalid("sockstate.listeners.echo.framing.max-frame-size", "sockstate.listeners.echo.framing.type=fixed",
+                "sockstate.listeners.echo.framing.fixed-length=128KB");
         assertInvalid("sockstate.listeners.echo.framing.codec", "sockstate.listeners.echo.framing.type=custom");
         assertInvalid("sockstate.listeners.echo.framing.codec", "sockstate.listeners.echo.framing.type=custom",
                 "sockstate.listeners.echo.framing.codec=nosuchbean");

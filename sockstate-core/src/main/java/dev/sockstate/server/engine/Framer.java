@@ -14,18 +14,18 @@ import java.nio.ByteBuffer;
  * the bytes at hand reaches the handler as a view of them (their position and limit moved around
  * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
  * {@link TcpConnection#partialFrame}, which grows up to the longest frame allowed and is dropped
- * once the frame is complete, so an idle connection keeps no buffer. The replies written while one
- * read's frames are handed out are gathered in a buffer lent for that time ({@link TcpConnection#gathered})
- * and leave in one send after the last frame, as an event loop flushes once a read is handled: a
- * pipeline of requests costs one system call for its replies, not one each. One per listener, used
- * by each connection's owning thread.
+ * once the frame is complete, so an idle connection keeps no buffer. On the workers, the replies
+ * written while one read's frames are handed out are gathered in a buffer lent for that time
+ * ({@link TcpConnection#gathered}) and leave in one send after the last frame, as an event loop
+ * flushes once a read is handled: a pipeline of requests costs one system call for its replies, not
+ * one each. One per listener, used by each connection's owning thread.
  */
 final class Framer {
 
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
 
-    /** Heap buffers lent to encode one frame, or to gather the replies to one read's frames, for frames up to their size. */
+    /** The buffers lent to encode one frame, or to gather the replies to one read's frames: frames up to this size. */
     private static final int ENCODE_ROOM = 64 * 1024;
 
     private final Listener listener;
@@ -56,7 +56,9 @@ final class Framer {
      * @param data bytes from the socket side, from position to limit; consumed
      */
     void inbound(TcpConnection connection, ByteBuffer data) {
-        connection.gathering = true;
+        // Replies are gathered on the workers only: a call on a handler executor may block, and what it
+        // wrote before blocking must not wait for it.
+        connection.gathering = this.listener.execution == null;
         try {
             if (connection.partialFrame != null && !completePartial(connection, data)) {
                 return;
@@ -69,7 +71,7 @@ final class Framer {
         catch (FramingException ex) {
             data.position(data.limit());
             connection.partialFrame = null;
-            this.listener.badInput(connection, "closing", ex);
+            this.listener.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
         finally {
@@ -132,14 +134,13 @@ final class Framer {
                 throw noEnd();
             }
             int take = (int) Math.min(room, data.remaining());
-            if (length == FrameDecoder.MORE) {
-                // Where the frame ends is not known: copy what fits, growing only once that is full,
-                // so that the bytes after a short frame are not copied only to be taken back.
-                if (held == partial.capacity()) {
-                    partial = room(partial, held + 1, length);
-                }
-                take = Math.min(take, partial.capacity() - held);
+            // Copy what fits, growing (doubling, up to the frame's length or the limit) only once that is
+            // full: the buffer follows the bytes that arrived, and where the frame's end is not known,
+            // the bytes after a short frame are not copied only to be taken back.
+            if (held == partial.capacity()) {
+                partial = room(partial, held + 1, length);
             }
+            take = Math.min(take, partial.capacity() - held);
             partial = room(partial, held + take, length);
             partial.put(held, data, data.position(), take).position(held + take);
             data.position(data.position() + take);
@@ -155,6 +156,10 @@ final class Framer {
         }
         catch (FramingException ex) {
             throw new FramingException("Listener '" + this.listener.name() + "': " + ex.getMessage(), ex);
+        }
+        catch (RuntimeException ex) {
+            // A decoder of the application's that failed on these bytes: refused like bytes that do not frame.
+            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (length == FrameDecoder.MORE) {
             return length;
@@ -178,8 +183,15 @@ final class Framer {
     /** Passes one frame's content to the handler: in[start, end) less the header and trailer. */
     private void deliver(TcpConnection connection, ByteBuffer in, int start, int end) throws FramingException {
         in.limit(end).position(start);
-        int header = this.decoder.headerLength(in);
-        int trailer = this.decoder.trailerLength(in);
+        int header;
+        int trailer;
+        try {
+            header = this.decoder.headerLength(in);
+            trailer = this.decoder.trailerLength(in);
+        }
+        catch (RuntimeException ex) {
+            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " failed: " + ex, ex);
+        }
         if (header < 0 || trailer < 0 || header + trailer > end - start) {
             throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " gave a header of "
                     + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
@@ -188,7 +200,10 @@ final class Framer {
         connection.listener.handler.call(Callback.DATA, connection, in, null);
     }
 
-    /** @return a new buffer holding the unfinished frame's bytes, sized for it if its length is known */
+    /**
+     * @return a new buffer holding the unfinished frame's bytes, with room to grow into; never more
+     * than the frame's length when it is known, as the bytes, not an announcement, make it grow
+     */
     private ByteBuffer keep(ByteBuffer data, long length) {
         int held = data.remaining();
         ByteBuffer partial = ByteBuffer.allocate(firstRoom(held, length));
@@ -197,10 +212,8 @@ final class Framer {
     }
 
     private int firstRoom(int held, long length) {
-        if (length != FrameDecoder.MORE) {
-            return (int) length;
-        }
-        return Math.min(this.maxFrameSize, Math.max(FIRST_ROOM, 2 * held));
+        long most = (length != FrameDecoder.MORE) ? length : this.maxFrameSize;
+        return (int) Math.min(most, Math.max(FIRST_ROOM, 2L * held));
     }
 
     /** @return the unfinished frame's buffer with room for {@code needed} bytes, at most the longest frame */
@@ -208,8 +221,8 @@ final class Framer {
         if (needed <= partial.capacity()) {
             return partial;
         }
-        int capacity = (length != FrameDecoder.MORE) ? (int) length
-                : (int) Math.min(this.maxFrameSize, Math.max(needed, 2L * partial.capacity()));
+        long most = (length != FrameDecoder.MORE) ? length : this.maxFrameSize;
+        int capacity = (int) Math.min(most, Math.max(needed, 2L * partial.capacity()));
         ByteBuffer grown = ByteBuffer.allocate(capacity);
         partial.flip();
         grown.put(partial);
@@ -309,7 +322,8 @@ final class Framer {
             content.position(content.limit());
             FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
                     + length + " bytes written: " + ex.getMessage(), ex);
-            this.listener.badInput(connection, "aborting", failure);
+            // The handler wrote what its framing cannot carry: its error, not the peer's.
+            this.listener.handlerFailed(connection, "aborting the connection", failure);
             connection.failed(failure);
             return false;
         }

@@ -49,7 +49,7 @@ final class HandlerCalls {
         catch (InvalidMessageException ex) {
             // The peer's bytes, not the handler, were wrong: counted as bad input, and the handler told.
             failed = true;
-            this.listener.badInput(connection, "closing", ex);
+            this.listener.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
         catch (Throwable ex) {

@@ -52,23 +52,29 @@ final class HandlerExecution {
             // A stop finished the connection before this task ran.
             return;
         }
-        if (connection.isAborting()) {
-            // Aborted meanwhile: the handler hears nothing more.
+        try {
+            if (connection.isAborting()) {
+                // Aborted meanwhile: the handler hears nothing more.
+            }
+            else if (data == null) {
+                connection.inboundOpen();
+            }
+            else {
+                connection.inboundData(data);
+            }
+            connection.output.shutdownIfDue();
+            if (connection.isDraining()) {
+                // A graceful stop: the next turn reads on, until what arrived is answered.
+                connection.yieldTurn(0);
+            }
+            else if (data != null && connection.trigger.isEdge() && !connection.trigger.isOneShot()) {
+                // What arrived during the call raised no edge of its own: a worker reads on.
+                connection.yieldTurn(Events.IN);
+            }
         }
-        else if (data == null) {
-            connection.inboundOpen();
-        }
-        else {
-            connection.inboundData(data);
-        }
-        connection.output.shutdownIfDue();
-        if (connection.isDraining()) {
-            // A graceful stop: the next turn reads on, until what arrived is answered.
-            connection.yieldTurn(0);
-        }
-        else if (data != null && connection.trigger.isEdge() && !connection.trigger.isOneShot()) {
-            // What arrived during the call raised no edge of its own: a worker reads on.
-            connection.yieldTurn(Events.IN);
+        catch (RuntimeException | LinkageError ex) {
+            // The runtime's own failure (handlers' are caught where they are called): still let go.
+            connection.runtimeFailed(ex);
         }
         this.listener.group.letGo(connection);
     }

@@ -35,8 +35,8 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** How its handlers' messages are read and sent. */
     final Messages messages;
 
-    /** Peers' bytes that did not frame or did not read as a message, logged at most once a second; all are counted. */
-    private final BoundedLog badInput = new BoundedLog(logger);
+    /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
+    private final BoundedLog framesRejected = new BoundedLog(logger);
 
     /** Calls the listener's connection handler, timed and guarded. */
     final HandlerCalls handler;
@@ -181,15 +181,15 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /**
-     * A peer's bytes did not frame, or a message did not read as its handler's type (or a write could
-     * not be framed): counted, and logged at most once a second with the number since.
+     * A peer's frame was refused: its bytes did not frame, or did not read as the handler's message
+     * type. Counted, and logged at most once a second with the number since.
      * @param what the connection or datagram
      * @param consequence what the runtime does about it
      * @param failure what was wrong, its message naming the listener
      */
-    void badInput(Object what, String consequence, Exception failure) {
-        this.observer.framingFailed();
-        this.badInput.warn(failure.getMessage() + "; " + consequence + " " + what, null);
+    void frameRejected(Object what, String consequence, Exception failure) {
+        this.observer.frameRejected();
+        this.framesRejected.warn(failure.getMessage() + "; " + consequence + " " + what, null);
     }
 
     /**

@@ -145,14 +145,21 @@ abstract class SocketState {
         OWNER.setOpaque(this, thread);
     }
 
-    /** Asks a worker of this socket's port to run its requests. */
-    final void postRun() {
+    /**
+     * Asks a worker of this socket's port to run its requests.
+     * @return false when the port is closed (the server stopped): no worker will run them
+     */
+    final boolean postRun() {
         try {
             this.port.post(this.key, RUN);
         }
-        catch (NativeIoException | PortClosedException ex) {
+        catch (PortClosedException ex) {
+            return false;
+        }
+        catch (NativeIoException ex) {
             logger.log(Level.WARNING, "Could not hand " + this + " to a worker", ex);
         }
+        return true;
     }
 
     /**

@@ -164,10 +164,15 @@ abstract class SocketTurn extends SocketState {
             return handle(runner, events);
         }
         catch (RuntimeException | LinkageError ex) {
-            orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
-            logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", ex);
+            runtimeFailed(ex);
             return true;
         }
+    }
+
+    /** A failure of the runtime itself (not of a handler) during this socket's turn: the socket is aborted. */
+    final void runtimeFailed(Throwable failure) {
+        orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
+        logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", failure);
     }
 
     /**
@@ -248,8 +253,10 @@ abstract class SocketTurn extends SocketState {
                 if (rearm) {
                     submit(runner, Operation.ENABLE, filter);
                 }
-                if (yielded) {
-                    postRun();
+                if (yielded && !postRun()) {
+                    // The port closed with the server's stop: no worker takes the turn on, and no
+                    // registration is left to remove, so the socket is finished here.
+                    removed();
                 }
                 return;
             }

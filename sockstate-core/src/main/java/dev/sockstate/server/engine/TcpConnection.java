@@ -331,7 +331,9 @@ final class TcpConnection extends SocketTurn implements Connection {
 
     @Override
     public long pendingWriteBytes() {
-        return this.output.pendingBytes();
+        ByteBuffer gathered = this.gathered;
+        boolean gathering = gathered != null && isOwnedByCurrentThread();
+        return this.output.pendingBytes() + (gathering ? gathered.position() : 0);
     }
 
     @Override
@@ -366,7 +368,8 @@ final class TcpConnection extends SocketTurn implements Connection {
      * @param why what was wrong
      */
     void rejected(Exception why) {
-        if (isClosing()) {
+        if (isClosing() && !isDraining()) {
+            // Closing already, as asked: the handler heard of it. A graceful stop's drain is ended below.
             return;
         }
         if (handlerOpened()) {

@@ -132,7 +132,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         }
         catch (InvalidMessageException ex) {
             failed = true;
-            this.listener.badInput("a datagram from " + sender, "dropping", ex);
+            this.listener.frameRejected("a datagram from " + sender, "dropping", ex);
         }
         catch (Throwable ex) {
             failed = true;

@@ -14,6 +14,11 @@ final class FixedLengthCodec implements FrameDecoder, FrameEncoder {
         this.length = length;
     }
 
+    /** @return every frame's length */
+    int length() {
+        return this.length;
+    }
+
     @Override
     public long frameLength(ByteBuffer in) {
         return this.length;

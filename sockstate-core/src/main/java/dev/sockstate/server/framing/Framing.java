@@ -28,6 +28,10 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
         if (maxFrameSize < 1 || maxFrameSize > MOST_MAX_FRAME_SIZE) {
             throw new IllegalArgumentException("The longest frame is between 1 byte and 1 GiB, not " + maxFrameSize + " bytes");
         }
+        if (decoder instanceof FixedLengthCodec fixed && fixed.length() > maxFrameSize) {
+            throw new IllegalArgumentException("Fixed-length frames of " + fixed.length() + " bytes are longer than the longest"
+                    + " frame allowed, " + maxFrameSize + " bytes");
+        }
     }
 
     /** @return lines ended by LF (a CR before it is stripped too); the handler's writes get an LF */
@@ -61,11 +65,11 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
 
     /**
      * @param length every frame's length
-     * @return records of that length; the handler writes whole records
+     * @return records of that length, the longest frame allowed at least that; the handler writes whole records
      */
     public static Framing fixed(int length) {
         FixedLengthCodec codec = new FixedLengthCodec(length);
-        return of(codec, codec);
+        return new Framing(codec, codec, Math.max(DEFAULT_MAX_FRAME_SIZE, length));
     }
 
     /** @return RFC 6587 octet counting (a decimal length, a space, the content), as syslog over TCP sends it */

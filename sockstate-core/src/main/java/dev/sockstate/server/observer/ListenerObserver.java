@@ -38,10 +38,11 @@ public interface ListenerObserver {
     }
 
     /**
-     * A connection's bytes did not frame (a frame over the limit, a malformed length), or a write
-     * could not be framed: the connection was aborted.
+     * A peer's frame was refused: its bytes did not frame (over the listener's limit, a malformed
+     * length) or did not read as the handler's message type. Its connection was closed, or its
+     * datagram dropped.
      */
-    default void framingFailed() {
+    default void frameRejected() {
     }
 
     /** The listener's handler executor refused a task: its connection failed, or its datagram was dropped. */

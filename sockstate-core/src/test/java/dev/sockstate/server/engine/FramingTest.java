@@ -7,6 +7,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ListenerObserver;
@@ -23,8 +25,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -57,7 +61,7 @@ class FramingTest {
                 }
 
                 @Override
-                public void framingFailed() {
+                public void frameRejected() {
                     FramingTest.this.framingFailures.incrementAndGet();
                 }
 
@@ -227,6 +231,116 @@ class FramingTest {
         assertThat(new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("2 ok109 refused: "
                 + "Listener 'framed': Octet counting: expected a length (a digit 1-9) at byte 1 of the frame, found '0'");
         assertThat(answering.frames).containsExactly("ok");
+    }
+
+    @Test
+    void bytesThatDoNotFrameDuringAGracefulStopReachOnErrorAndEndTheDrain() throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        FrameRecorder slow = new FrameRecorder() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                super.onData(connection, data);
+                holding.countDown();
+                awaitQuietly(release);
+            }
+        };
+        SocketServer server = start(Framing.octetCounting(), slow);
+        Socket client = this.fixture.connect(server, "framed");
+        sendAndAwaitRead(client.getOutputStream(), "5 first");
+        assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        client.getOutputStream().write("x not a length".getBytes(StandardCharsets.US_ASCII));
+        TcpConnection connection = slow.connection();
+        Future<?> stopping = this.executor.submit(() -> server.stop(Duration.ofSeconds(5)));
+        ServerFixture.await(connection::isDraining, "the stop asked the connection to drain");
+        release.countDown();
+        stopping.get(10, TimeUnit.SECONDS);
+        assertThat(slow.frames).containsExactly("first");
+        assertThat(slow.errors).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': Octet counting: expected a length (a digit 1-9) at byte 1 of the frame, found 'x'");
+    }
+
+    @Test
+    void aDecoderOfTheApplicationsThatThrowsClosesItsConnectionEvenOnAHandlerExecutor() throws Exception {
+        FrameDecoder fragile = new FrameDecoder() {
+            @Override
+            public long frameLength(ByteBuffer in) {
+                if (in.get(in.position()) == 'x') {
+                    throw new IndexOutOfBoundsException("read past the frame");
+                }
+                return 1;
+            }
+
+            @Override
+            public String toString() {
+                return "fragile";
+            }
+        };
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = this.fixture.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.counting,
+                ServerFixture.tcp("framed").framing(Framing.of(fragile, FrameEncoder.AS_IS)).handlerExecutor(this.executor)
+                        .handler(recorder).build());
+        Socket client = this.fixture.connect(server, "framed");
+        client.getOutputStream().write("ax".getBytes(StandardCharsets.US_ASCII));
+        assertThat(client.getInputStream().read()).isEqualTo('a');
+        assertClosedByServer(client);
+        ServerFixture.await(() -> !recorder.errors.isEmpty(), "the handler heard of the failure");
+        assertThat(recorder.errors.get(0)).isInstanceOf(FramingException.class)
+                .hasMessage("Listener 'framed': the decoder fragile failed: java.lang.IndexOutOfBoundsException: read past the frame");
+        ServerFixture.await(() -> server.listener("framed").activeConnections() == 0, "the connection was let go and closed");
+        assertThat(this.framingFailures).hasValue(1);
+    }
+
+    @Test
+    void anAnnouncedLengthIsNotAllocatedBeforeItsBytesArrive() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.lengthField(0, 4, ByteOrder.BIG_ENDIAN, 0, 4).withMaxFrameSize(16 * 1024 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        DataOutputStream out = new DataOutputStream(client.getOutputStream());
+        out.writeInt(16 * 1024 * 1024 - 4);
+        out.write(new byte[10]);
+        out.flush();
+        ServerFixture.await(() -> this.received.get() >= 14, "the server read the header");
+        assertThat(recorder.connection().partialFrame.capacity()).as("room kept for an announced 16 MiB frame").isLessThanOrEqualTo(512);
+        byte[] rest = new byte[16 * 1024 * 1024 - 4 - 10];
+        out.write(rest);
+        out.flush();
+        ServerFixture.await(() -> recorder.frames.size() == 1, "the whole frame arrived");
+        assertThat(recorder.frames.get(0)).hasSize(16 * 1024 * 1024 - 4);
+        assertThat(recorder.connection().partialFrame).isNull();
+    }
+
+    @Test
+    void aReplyWrittenOnAHandlerExecutorLeavesBeforeTheCallEnds() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        FrameRecorder acknowledging = new FrameRecorder() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                connection.write(ByteBuffer.wrap("ack".getBytes(StandardCharsets.US_ASCII)));
+                awaitQuietly(release);
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("framed").framing(Framing.line()).handlerExecutor(this.executor)
+                .handler(acknowledging).build());
+        Socket client = this.fixture.connect(server, "framed");
+        // The call is held up to 10 s; the acknowledgement must come well before.
+        client.setSoTimeout(3000);
+        client.getOutputStream().write("slow work\n".getBytes(StandardCharsets.US_ASCII));
+        try {
+            assertThat(readLine(client)).as("the acknowledgement, while the call still runs").isEqualTo("ack");
+        }
+        finally {
+            release.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

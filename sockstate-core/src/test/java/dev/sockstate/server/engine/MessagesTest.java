@@ -52,7 +52,7 @@ class MessagesTest {
         public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
             return new ListenerObserver() {
                 @Override
-                public void framingFailed() {
+                public void frameRejected() {
                     MessagesTest.this.badInput.incrementAndGet();
                 }
             };

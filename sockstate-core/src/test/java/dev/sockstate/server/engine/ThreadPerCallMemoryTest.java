@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.port.Backends;
 import dev.sockstate.port.Operation;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -170,6 +171,65 @@ class ThreadPerCallMemoryTest {
         finally {
             resume.countDown();
             server.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void aThreadLentNoMemoryThatLetsGoAfterTheStopClosedThePortsStillFinishesItsConnection() throws Exception {
+        CountDownLatch held = new CountDownLatch(HELD);
+        CountDownLatch resume = new CountDownLatch(1);
+        AtomicInteger holds = new AtomicInteger();
+        ServerObserver holdLettingGo = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return new ListenerObserver() {
+                    @Override
+                    public void registrationChanged(Operation operation, boolean success) {
+                        if (Thread.currentThread().getName().equals("handler") && operation == Operation.ENABLE
+                                && holds.getAndIncrement() < HELD) {
+                            held.countDown();
+                            awaitQuietly(resume);
+                        }
+                    }
+                };
+            }
+        };
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch callEnds = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        ConnectionHandler slow = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                inCall.countDown();
+                awaitQuietly(callEnds);
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closed.countDown();
+            }
+        };
+        Executor threadPerTask = (task) -> startThread("handler", task);
+        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("slow").handlerExecutor(threadPerTask).handler(slow).build()), holdLettingGo);
+        server.start();
+        try {
+            for (int i = 0; i < HELD; i++) {
+                this.fixture.connect(server, "slow");
+            }
+            assertThat(held.await(10, TimeUnit.SECONDS)).as("%d threads held letting go", HELD).isTrue();
+            Socket late = this.fixture.connect(server, "slow");
+            late.getOutputStream().write(new byte[] { 1 });
+            assertThat(inCall.await(10, TimeUnit.SECONDS)).isTrue();
+            // The stop times out on the call, aborts and closes the ports; then the call ends, and its
+            // thread, lent no memory, lets go of the connection.
+            server.stop(Duration.ofMillis(300));
+            callEnds.countDown();
+            assertThat(closed.await(10, TimeUnit.SECONDS)).as("onClose of the connection let go after the ports closed").isTrue();
+        }
+        finally {
+            callEnds.countDown();
+            resume.countDown();
         }
     }
 

@@ -100,6 +100,9 @@ class FramingCodecsTest {
                 .withMessage("A delimiter is at least one byte");
         assertThatIllegalArgumentException().isThrownBy(() -> Framing.line().withMaxFrameSize(0))
                 .withMessage("The longest frame is between 1 byte and 1 GiB, not 0 bytes");
+        assertThatIllegalArgumentException().isThrownBy(() -> Framing.fixed(128).withMaxFrameSize(64))
+                .withMessage("Fixed-length frames of 128 bytes are longer than the longest frame allowed, 64 bytes");
+        assertThat(Framing.fixed(100_000).maxFrameSize()).as("the limit a fixed length sets itself").isEqualTo(100_000);
     }
 
     private static ByteBuffer ascii(String text) {

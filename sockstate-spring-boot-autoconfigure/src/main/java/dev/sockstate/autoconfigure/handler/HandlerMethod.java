@@ -78,9 +78,14 @@ final class HandlerMethod {
             this.sources = sources;
         }
 
-        static Argument of(Class<?> parameter) {
+        /**
+         * @param parameter a parameter's type
+         * @param allowed what the method's kind offers: an error parameter only where errors are
+         * @return what it receives, or {@code null}
+         */
+        static Argument of(Class<?> parameter, Set<Argument> allowed) {
             for (Argument argument : values()) {
-                if (argument == PAYLOAD) {
+                if (argument == PAYLOAD || (argument == ERROR && !allowed.contains(ERROR))) {
                     continue;
                 }
                 if (argument == ERROR ? parameter.isAssignableFrom(NativeIoException.class) : argument.type == parameter) {
@@ -180,7 +185,7 @@ final class HandlerMethod {
         Class<?>[] types = method.getParameterTypes();
         Argument[] arguments = new Argument[types.length];
         for (int i = 0; i < types.length; i++) {
-            Argument argument = Argument.of(types[i]);
+            Argument argument = Argument.of(types[i], allowed);
             if (argument == null || !allowed.contains(argument)) {
                 throw new SocketHandlerDefinitionException(where + " has a parameter of unsupported type "
                         + types[i].getSimpleName(), "Give @" + kind.getSimpleName() + " methods parameters of these types only: "

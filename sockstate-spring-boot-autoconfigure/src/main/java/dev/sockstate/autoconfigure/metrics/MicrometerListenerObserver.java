@@ -36,7 +36,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter handlerRefused;
 
-    private final Counter framingFailed;
+    private final Counter frameRejected;
 
     private final Counter stoppedServing;
 
@@ -75,9 +75,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.handlerRefused = Counter.builder("sockstate.handler.refused")
                 .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
                 .tag("listener", listener).register(registry);
-        this.framingFailed = Counter.builder("sockstate.frames.rejected")
-                .description("Connections aborted because their bytes did not frame (a frame over max-frame-size, a malformed length)"
-                        + " or a write could not be framed")
+        this.frameRejected = Counter.builder("sockstate.frames.rejected")
+                .description("Frames refused: bytes that did not frame (over max-frame-size, a malformed length) or did not read"
+                        + " as the handler's message type; the connection was closed, or the datagram dropped")
                 .tag("listener", listener).register(registry);
         this.stoppedServing = Counter.builder("sockstate.listeners.failed")
                 .description("Times the listener's socket closed for good while the server ran").tag("listener", listener)
@@ -166,8 +166,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
     }
 
     @Override
-    public void framingFailed() {
-        this.framingFailed.increment();
+    public void frameRejected() {
+        this.frameRejected.increment();
     }
 
     @Override
