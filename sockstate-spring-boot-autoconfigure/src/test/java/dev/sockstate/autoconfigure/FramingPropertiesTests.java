@@ -1,10 +1,11 @@
 package dev.sockstate.autoconfigure;
 
+import static dev.sockstate.port.SocketReads.readUntilClosed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.framing.FrameDecoder;
@@ -106,22 +107,13 @@ class FramingPropertiesTests {
                     assertThat(context).hasNotFailed();
                     try (Socket served = connect(context); Socket over = connect(context)) {
                         over.getOutputStream().write("much too long\n".getBytes(StandardCharsets.US_ASCII));
-                        assertThat(readToEnd(over.getInputStream())).isEmpty();
+                        assertThat(readUntilClosed(over.getInputStream())).isEmpty();
                         served.getOutputStream().write("short\n".getBytes(StandardCharsets.US_ASCII));
                         assertThat(read(served.getInputStream(), 6)).isEqualTo("short\n");
                     }
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
                     assertThat(registry.get("sockstate.frames.rejected").tag("listener", "echo").counter().count()).isEqualTo(1);
                 });
-    }
-
-    private static String readToEnd(InputStream in) {
-        try {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        }
-        catch (java.io.IOException reset) {
-            return "";
-        }
     }
 
     @Test
@@ -141,16 +133,16 @@ class FramingPropertiesTests {
                 "sockstate.listeners.echo.framing.codec=pairs");
         this.runner.withUserConfiguration(NotACodecConfiguration.class)
                 .withPropertyValues("sockstate.listeners.echo.framing.type=custom", "sockstate.listeners.echo.framing.codec=text")
-                .run((context) -> assertThat(invalidProperty(context)).hasMessageContaining("is a java.lang.String, not a FrameDecoder"));
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).hasMessageContaining("is a java.lang.String, not a FrameDecoder"));
         this.runner.withUserConfiguration(DatagramConfiguration.class)
                 .withPropertyValues("sockstate.listeners.udp.protocol=udp", "sockstate.listeners.udp.address=127.0.0.1",
                         "sockstate.listeners.udp.framing.type=line")
-                .run((context) -> assertThat(invalidProperty(context).getName()).hasToString("sockstate.listeners.udp.framing.type"));
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class).getName()).hasToString("sockstate.listeners.udp.framing.type"));
     }
 
     private void assertInvalid(String property, String... properties) {
         this.runner.withUserConfiguration(CodecConfiguration.class).withPropertyValues(properties)
-                .run((context) -> assertThat(invalidProperty(context).getName()).hasToString(property));
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class).getName()).hasToString(property));
     }
 
     private static Framing framing(AssertableApplicationContext context) {
@@ -168,16 +160,6 @@ class FramingPropertiesTests {
 
     private static String read(InputStream in, int bytes) throws Exception {
         return new String(in.readNBytes(bytes), StandardCharsets.US_ASCII);
-    }
-
-    private static InvalidConfigurationPropertyValueException invalidProperty(AssertableApplicationContext context) {
-        assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
-        while (failure != null && !(failure instanceof InvalidConfigurationPropertyValueException)) {
-            failure = failure.getCause();
-        }
-        assertThat(failure).as("an InvalidConfigurationPropertyValueException in %s", context.getStartupFailure()).isNotNull();
-        return (InvalidConfigurationPropertyValueException) failure;
     }
 
     /** Frames of two bytes, written as they are. */

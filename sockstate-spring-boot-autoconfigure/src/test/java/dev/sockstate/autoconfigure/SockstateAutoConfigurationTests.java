@@ -10,8 +10,8 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.SocketServer;
 import java.io.InputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -218,7 +218,7 @@ class SockstateAutoConfigurationTests {
     void anUnknownBackendWithListenersFailsNamingTheProperty() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
                 .withPropertyValues("sockstate.backend=kqueue", "sockstate.listeners.echo.port=0")
-                .run((context) -> assertThat(invalidProperty(context)).satisfies((ex) -> {
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).satisfies((ex) -> {
                     assertThat(ex.getName()).isEqualTo("sockstate.backend");
                     assertThat(ex.getValue()).isEqualTo("kqueue");
                     assertThat(ex.getMessage()).contains("Unknown backend 'kqueue'");
@@ -258,7 +258,7 @@ class SockstateAutoConfigurationTests {
     private void assertInvalid(String properties, String name, Object value) {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(properties.split(","))
                 .withPropertyValues(this.echoOnLoopback).run((context) -> {
-                    InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+                    InvalidConfigurationPropertyValueException failure = StartupFailures.find(context, InvalidConfigurationPropertyValueException.class);
                     assertThat(failure.getName()).isEqualTo(name);
                     if (value != null) {
                         assertThat(failure.getValue()).isEqualTo(value);
@@ -275,14 +275,14 @@ class SockstateAutoConfigurationTests {
 
     @Test
     void aListenerWithoutAHandlerFailsStartup() {
-        this.runner.withPropertyValues("sockstate.listeners.lonely.port=0").run((context) -> assertThat(definitionFailure(context))
+        this.runner.withPropertyValues("sockstate.listeners.lonely.port=0").run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class))
                 .hasMessage("Listener 'lonely' has no handler").satisfies((ex) -> assertThat(ex.action()).contains("@SocketHandler(\"lonely\")")));
     }
 
     @Test
     void aHandlerForAnUnknownListenerFailsStartup() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
-                .run((context) -> assertThat(definitionFailure(context))
+                .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class))
                         .hasMessage("Bean 'echoHandler' handles listener 'echo', which is not configured"));
     }
 
@@ -290,13 +290,13 @@ class SockstateAutoConfigurationTests {
     void twoHandlersForOneListenerFailStartup() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class, SecondEchoConfiguration.class)
                 .withPropertyValues(this.echoOnLoopback)
-                .run((context) -> assertThat(definitionFailure(context)).hasMessageContaining("Listener 'echo' has two handlers"));
+                .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class)).hasMessageContaining("Listener 'echo' has two handlers"));
     }
 
     @Test
     void anUnsupportedSignatureFailsStartupNamingTheMethod() {
         this.runner.withUserConfiguration(BadSignatureConfiguration.class).withPropertyValues(this.echoOnLoopback)
-                .run((context) -> assertThat(definitionFailure(context))
+                .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class))
                         .hasMessageContaining("Method BadSignature.handle of bean 'badSignature', annotated @OnData,"
                                 + " has a parameter of unsupported type Integer")
                         .satisfies((ex) -> assertThat(ex.action()).contains("Connection, ByteBuffer, byte[], String")));
@@ -306,7 +306,7 @@ class SockstateAutoConfigurationTests {
     void aTcpHandlerOnAUdpListenerFailsStartup() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
                 .withPropertyValues("sockstate.listeners.echo.protocol=udp", "sockstate.listeners.echo.address=127.0.0.1")
-                .run((context) -> assertThat(definitionFailure(context)).hasMessageContaining("handles UDP listener 'echo'"));
+                .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class)).hasMessageContaining("handles UDP listener 'echo'"));
     }
 
     @Test
@@ -354,26 +354,6 @@ class SockstateAutoConfigurationTests {
                     }
                     assertThat(context.getBean(TestHandlers.Slow.class).overlaps).hasValue(0);
                 });
-    }
-
-    private static InvalidConfigurationPropertyValueException invalidProperty(AssertableApplicationContext context) {
-        assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
-        while (failure != null && !(failure instanceof InvalidConfigurationPropertyValueException)) {
-            failure = failure.getCause();
-        }
-        assertThat(failure).as("an InvalidConfigurationPropertyValueException in %s", context.getStartupFailure()).isNotNull();
-        return (InvalidConfigurationPropertyValueException) failure;
-    }
-
-    private static SocketHandlerDefinitionException definitionFailure(AssertableApplicationContext context) {
-        assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
-        while (failure != null && !(failure instanceof SocketHandlerDefinitionException)) {
-            failure = failure.getCause();
-        }
-        assertThat(failure).as("a SocketHandlerDefinitionException in %s", context.getStartupFailure()).isNotNull();
-        return (SocketHandlerDefinitionException) failure;
     }
 
     @Configuration(proxyBeanMethods = false)

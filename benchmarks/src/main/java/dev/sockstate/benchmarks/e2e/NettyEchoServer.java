@@ -74,7 +74,7 @@ final class NettyEchoServer implements EchoServer {
 
     /** Echoes each line with its line end; shared by every channel since it keeps no state. */
     @Sharable
-    static final class LineEchoHandler extends ChannelInboundHandlerAdapter {
+    static final class LineEchoHandler extends EchoHandler {
 
         private static final ByteBuf LF = Unpooled.unreleasableBuffer(Unpooled.directBuffer(1).writeByte('\n'));
 
@@ -83,21 +83,11 @@ final class NettyEchoServer implements EchoServer {
             context.write(message, context.voidPromise());
             context.write(LF.duplicate(), context.voidPromise());
         }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext context) {
-            context.flush();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-            context.close();
-        }
     }
 
     /** Echoes; shared by every channel since it keeps no state. */
     @Sharable
-    static final class EchoHandler extends ChannelInboundHandlerAdapter {
+    static class EchoHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void channelRead(ChannelHandlerContext context, Object message) {

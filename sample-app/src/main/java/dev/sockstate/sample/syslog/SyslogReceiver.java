@@ -51,13 +51,12 @@ public class SyslogReceiver {
         }
     }
 
-    /** The TCP listener: one message per RFC 6587 frame. */
-    @SocketHandler("syslog")
-    static class OverTcp {
+    /** A listener's handler: each message goes to the receiver. */
+    abstract static class Listening {
 
         private final SyslogReceiver receiver;
 
-        OverTcp(SyslogReceiver receiver) {
+        Listening(SyslogReceiver receiver) {
             this.receiver = receiver;
         }
 
@@ -67,19 +66,21 @@ public class SyslogReceiver {
         }
     }
 
+    /** The TCP listener: one message per RFC 6587 frame. */
+    @SocketHandler("syslog")
+    static class OverTcp extends Listening {
+
+        OverTcp(SyslogReceiver receiver) {
+            super(receiver);
+        }
+    }
+
     /** The UDP listener: one message per datagram. */
     @SocketHandler("syslog-udp")
-    static class OverUdp {
-
-        private final SyslogReceiver receiver;
+    static class OverUdp extends Listening {
 
         OverUdp(SyslogReceiver receiver) {
-            this.receiver = receiver;
-        }
-
-        @OnMessage
-        void message(SyslogMessage message) {
-            this.receiver.received(message);
+            super(receiver);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.sockstate.server.engine;
 
+import static dev.sockstate.port.SocketReads.readLine;
+import static dev.sockstate.port.SocketReads.readUntilClosed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.Protocol;
@@ -433,19 +435,6 @@ class FramingTest {
         out.write(bytes);
         out.flush();
         ServerFixture.await(() -> this.received.get() >= before + bytes.length, "the server read " + bytes.length + " bytes");
-    }
-
-    private static String readLine(Socket client) throws IOException {
-        InputStream in = client.getInputStream();
-        StringBuilder line = new StringBuilder();
-        int b;
-        while ((b = in.read()) != '\n') {
-            if (b < 0) {
-                throw new IOException("Closed before the line's end: " + line);
-            }
-            line.append((char) b);
-        }
-        return line.toString();
     }
 
     private static void assertClosedByServer(Socket client) {

@@ -1,5 +1,7 @@
 package dev.sockstate.server.engine;
 
+import static dev.sockstate.port.SocketReads.readLine;
+import static dev.sockstate.port.SocketReads.readUntilClosed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -105,7 +107,7 @@ class MessagesTest {
         SocketServer server = start(ServerFixture.tcp("points").framing(Framing.line()).handler(mirror));
         Socket bad = this.fixture.connect(server, "points");
         bad.getOutputStream().write("not a point\n".getBytes(StandardCharsets.US_ASCII));
-        assertThat(readToEnd(bad.getInputStream())).isEmpty();
+        assertThat(readUntilClosed(bad.getInputStream())).isEmpty();
         assertThat(mirror.errors).singleElement().isInstanceOf(InvalidMessageException.class).extracting(Throwable::getMessage)
                 .isEqualTo("Listener 'points': a message of 11 bytes does not read as " + Point.class.getName()
                         + ": not x,y: not a point");
@@ -211,27 +213,6 @@ class MessagesTest {
         @Override
         public void onError(Connection connection, Throwable error) {
             this.errors.add(error);
-        }
-    }
-
-    private static String readLine(Socket client) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int b;
-        while ((b = client.getInputStream().read()) != '\n') {
-            if (b < 0) {
-                throw new IOException("Closed before the line's end: " + line);
-            }
-            line.append((char) b);
-        }
-        return line.toString();
-    }
-
-    private static String readToEnd(InputStream in) {
-        try {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        }
-        catch (IOException reset) {
-            return "";
         }
     }
 }

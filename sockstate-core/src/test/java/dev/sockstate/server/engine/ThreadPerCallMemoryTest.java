@@ -119,22 +119,7 @@ class ThreadPerCallMemoryTest {
         // re-arm is reported): they hold all the memory lent for letting go, and later threads find none.
         CountDownLatch held = new CountDownLatch(HELD);
         CountDownLatch resume = new CountDownLatch(1);
-        AtomicInteger holds = new AtomicInteger();
-        ServerObserver holdLettingGo = new ServerObserver() {
-            @Override
-            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
-                return new ListenerObserver() {
-                    @Override
-                    public void registrationChanged(Operation operation, boolean success) {
-                        if (Thread.currentThread().getName().equals("handler") && operation == Operation.ENABLE
-                                && holds.getAndIncrement() < HELD) {
-                            held.countDown();
-                            awaitQuietly(resume);
-                        }
-                    }
-                };
-            }
-        };
+        ServerObserver holdLettingGo = holdingLettingGo(held, resume);
         Executor threadPerTask = (task) -> startThread("handler", task);
         ConnectionHandler echo = (connection, data) -> {
             byte[] copy = new byte[data.remaining()];
@@ -178,22 +163,7 @@ class ThreadPerCallMemoryTest {
     void aThreadLentNoMemoryThatLetsGoAfterTheStopClosedThePortsStillFinishesItsConnection() throws Exception {
         CountDownLatch held = new CountDownLatch(HELD);
         CountDownLatch resume = new CountDownLatch(1);
-        AtomicInteger holds = new AtomicInteger();
-        ServerObserver holdLettingGo = new ServerObserver() {
-            @Override
-            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
-                return new ListenerObserver() {
-                    @Override
-                    public void registrationChanged(Operation operation, boolean success) {
-                        if (Thread.currentThread().getName().equals("handler") && operation == Operation.ENABLE
-                                && holds.getAndIncrement() < HELD) {
-                            held.countDown();
-                            awaitQuietly(resume);
-                        }
-                    }
-                };
-            }
-        };
+        ServerObserver holdLettingGo = holdingLettingGo(held, resume);
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch callEnds = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
@@ -231,6 +201,29 @@ class ThreadPerCallMemoryTest {
             callEnds.countDown();
             resume.countDown();
         }
+    }
+
+    /**
+     * Holds the first {@value #HELD} executor threads (named "handler") that re-arm a connection while
+     * letting go of it, until resumed: they keep the memory lent for letting go meanwhile.
+     */
+    private static ServerObserver holdingLettingGo(CountDownLatch held, CountDownLatch resume) {
+        AtomicInteger holds = new AtomicInteger();
+        return new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return new ListenerObserver() {
+                    @Override
+                    public void registrationChanged(Operation operation, boolean success) {
+                        if (Thread.currentThread().getName().equals("handler") && operation == Operation.ENABLE
+                                && holds.getAndIncrement() < HELD) {
+                            held.countDown();
+                            awaitQuietly(resume);
+                        }
+                    }
+                };
+            }
+        };
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

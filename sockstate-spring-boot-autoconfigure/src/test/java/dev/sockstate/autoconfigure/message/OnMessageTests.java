@@ -1,8 +1,11 @@
 package dev.sockstate.autoconfigure.message;
 
+import static dev.sockstate.port.SocketReads.readLine;
+import static dev.sockstate.port.SocketReads.readUntilClosed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.StartupFailures;
 import dev.sockstate.autoconfigure.handler.OnMessage;
 import dev.sockstate.autoconfigure.handler.OnOpen;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
@@ -63,7 +66,7 @@ class OnMessageTests {
                     try (Socket bad = connect(context, "orders")) {
                         readLine(bad);
                         bad.getOutputStream().write("{\"item\": tea}\n".getBytes(StandardCharsets.UTF_8));
-                        assertThat(readToEnd(bad.getInputStream())).isEmpty();
+                        assertThat(readUntilClosed(bad.getInputStream())).isEmpty();
                     }
                     try (Socket good = connect(context, "orders")) {
                         readLine(good);
@@ -114,7 +117,7 @@ class OnMessageTests {
     void aTypedPayloadWithoutJacksonOrAConverterFailsStartupSayingWhatToAdd() {
         this.runner.withUserConfiguration(OrdersConfiguration.class).withClassLoader(new FilteredClassLoader("tools.jackson"))
                 .run((context) -> {
-                    SocketHandlerDefinitionException failure = definitionFailure(context);
+                    SocketHandlerDefinitionException failure = StartupFailures.find(context, SocketHandlerDefinitionException.class);
                     assertThat(failure).hasMessageContaining("takes a " + Order.class.getName() + ", which nothing reads from a message");
                     assertThat(failure.action()).startsWith("Add Jackson");
                 });
@@ -124,7 +127,7 @@ class OnMessageTests {
     void onMessageOnAListenerWithoutFramingFailsStartup() {
         this.runner.withUserConfiguration(OrdersConfiguration.class).withPropertyValues("sockstate.listeners.orders.framing.type=none")
                 .run((context) -> {
-                    SocketHandlerDefinitionException failure = definitionFailure(context);
+                    SocketHandlerDefinitionException failure = StartupFailures.find(context, SocketHandlerDefinitionException.class);
                     assertThat(failure).hasMessageContaining("listener 'orders' has no framing");
                     assertThat(failure.action()).contains("sockstate.listeners.orders.framing.type");
                 });
@@ -135,37 +138,6 @@ class OnMessageTests {
                 context.getEnvironment().getProperty("local.sockstate." + listener + ".port", Integer.class));
         client.setSoTimeout(5000);
         return client;
-    }
-
-    private static String readLine(Socket client) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int b;
-        while ((b = client.getInputStream().read()) != '\n') {
-            if (b < 0) {
-                throw new IOException("Closed before the line's end: " + line);
-            }
-            line.append((char) b);
-        }
-        return line.toString();
-    }
-
-    private static String readToEnd(InputStream in) {
-        try {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        catch (IOException reset) {
-            return "";
-        }
-    }
-
-    private static SocketHandlerDefinitionException definitionFailure(AssertableApplicationContext context) {
-        assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
-        while (failure != null && !(failure instanceof SocketHandlerDefinitionException)) {
-            failure = failure.getCause();
-        }
-        assertThat(failure).as("a SocketHandlerDefinitionException in %s", context.getStartupFailure()).isNotNull();
-        return (SocketHandlerDefinitionException) failure;
     }
 
     record Order(String item, int quantity) {
