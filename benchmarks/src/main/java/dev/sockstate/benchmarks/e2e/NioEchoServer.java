@@ -134,16 +134,23 @@ final class NioEchoServer implements EchoServer {
             }
         }
 
-        private void echo(SelectionKey key) throws IOException {
-            SocketChannel channel = (SocketChannel) key.channel();
+        /** @return the bytes of one read in the thread's buffer, or {@code null} when the peer closed */
+        private ByteBuffer read(SelectionKey key) throws IOException {
             ByteBuffer data = this.buffer;
             data.clear();
-            int read = channel.read(data);
-            if (read < 0) {
+            if (((SocketChannel) key.channel()).read(data) < 0) {
                 closeQuietly(key);
+                return null;
+            }
+            return data.flip();
+        }
+
+        private void echo(SelectionKey key) throws IOException {
+            SocketChannel channel = (SocketChannel) key.channel();
+            ByteBuffer data = read(key);
+            if (data == null) {
                 return;
             }
-            data.flip();
             channel.write(data);
             if (data.hasRemaining()) {
                 Connection connection = new Connection();
@@ -169,14 +176,10 @@ final class NioEchoServer implements EchoServer {
         /** Line framing: the whole lines go back as they came (each line and its end), an unfinished one waits. */
         private void echoLines(SelectionKey key) throws IOException {
             SocketChannel channel = (SocketChannel) key.channel();
-            ByteBuffer data = this.buffer;
-            data.clear();
-            int read = channel.read(data);
-            if (read < 0) {
-                closeQuietly(key);
+            ByteBuffer data = read(key);
+            if (data == null) {
                 return;
             }
-            data.flip();
             Connection connection = (Connection) key.attachment();
             ByteBuffer in = data;
             if (connection != null && connection.partialLine != null) {
