@@ -483,7 +483,7 @@ public class SockstateProperties {
         /** Added to the field's value to get the bytes that follow the field. */
         private int adjustment;
 
-        /** Header bytes the handler does not see: 0, or the whole header (offset plus length); the whole header when not set. */
+        /** Header bytes the handler does not see, from the frame's start: 0 to offset plus length; the whole header when not set. */
         private Integer strip;
 
         public int getOffset() {

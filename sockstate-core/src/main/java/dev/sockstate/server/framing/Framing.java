@@ -55,7 +55,7 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
      * @param length the field's bytes: 1, 2, 3, 4 or 8 (unsigned but for 8)
      * @param order the field's byte order
      * @param adjustment added to the field's value to get the bytes that follow the field
-     * @param strip the header bytes the handler does not see: 0, or the whole header ({@code offset + length})
+     * @param strip the header bytes the handler does not see, from the frame's start: 0 to the whole header ({@code offset + length})
      * @return that framing
      */
     public static Framing lengthField(int offset, int length, ByteOrder order, int adjustment, int strip) {

@@ -7,9 +7,9 @@ import java.nio.ByteOrder;
  * Frames whose header holds their length, as Netty's {@code LengthFieldBasedFrameDecoder} reads
  * them: the field at {@code offset}, {@code length} bytes (1, 2, 3, 4 or 8) in the given byte order,
  * unsigned but for 8 bytes; the frame is {@code offset + length + value + adjustment} bytes long.
- * The header is stripped whole, or not at all. The encoder writes what the decoder reads: with the
- * header stripped, it writes the header (bytes before the field as zeros, then the field) before
- * the content; with nothing stripped the content is the whole frame, and its field is filled in.
+ * The first {@code strip} bytes of the header (none, some or all of it) are not passed to the
+ * handler. The encoder writes what the decoder reads: the stripped bytes first (zeros, which the
+ * handler cannot give), then the content, and then fills in the length field wherever it lies.
  */
 final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
 
@@ -21,7 +21,7 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
 
     private final int adjustment;
 
-    private final boolean stripHeader;
+    private final int strip;
 
     LengthFieldCodec(int offset, int length, ByteOrder order, int adjustment, int strip) {
         if (offset < 0) {
@@ -33,15 +33,15 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
         if (order == null) {
             throw new IllegalArgumentException("A length field needs a byte order");
         }
-        if (strip != 0 && strip != offset + length) {
-            throw new IllegalArgumentException("Bytes to strip are 0 or the whole header (" + (offset + length)
+        if (strip < 0 || strip > offset + length) {
+            throw new IllegalArgumentException("Bytes to strip are 0 to the whole header (" + (offset + length)
                     + " bytes: offset and field), not " + strip + ", so that frames can be written as they are read");
         }
         this.offset = offset;
         this.length = length;
         this.order = order;
         this.adjustment = adjustment;
-        this.stripHeader = strip != 0;
+        this.strip = strip;
     }
 
     private int headerBytes() {
@@ -77,12 +77,12 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
 
     @Override
     public int headerLength(ByteBuffer frame) {
-        return this.stripHeader ? headerBytes() : 0;
+        return this.strip;
     }
 
     @Override
     public int overhead(int contentLength) {
-        return this.stripHeader ? headerBytes() : 0;
+        return this.strip;
     }
 
     @Override
@@ -99,10 +99,8 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
             throw new FramingException("Length field: a frame of " + frame + " bytes needs a length of " + value
                     + ", which a " + this.length + "-byte field does not hold");
         }
-        if (this.stripHeader) {
-            for (int i = 0; i < headerBytes(); i++) {
-                out.put((byte) 0);
-            }
+        for (int i = 0; i < this.strip; i++) {
+            out.put((byte) 0);
         }
         out.put(content);
         boolean big = this.order == ByteOrder.BIG_ENDIAN;
@@ -116,6 +114,7 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
     @Override
     public String toString() {
         return "length-field (offset " + this.offset + ", " + this.length + " bytes " + this.order + ", adjustment " + this.adjustment
-                + ", " + (this.stripHeader ? "header stripped" : "header kept") + ")";
+                + ", " + ((this.strip == headerBytes()) ? "header stripped" : (this.strip == 0) ? "header kept"
+                        : this.strip + " header bytes stripped") + ")";
     }
 }

@@ -46,6 +46,22 @@ class FramingCodecsTest {
     }
 
     @Test
+    void partOfTheHeaderMayBeStrippedAndIsWrittenBackWithTheFieldFilledIn() throws Exception {
+        // A 2-byte magic, a 2-byte length of what follows it; only the magic stripped, so the handler sees the field.
+        Framing framing = Framing.lengthField(2, 2, ByteOrder.BIG_ENDIAN, 0, 2);
+        ByteBuffer frame = ByteBuffer.wrap(new byte[] { 'M', 'G', 0, 3, 'a', 'b', 'c' });
+        assertThat(framing.decoder().frameLength(frame)).isEqualTo(7);
+        assertThat(framing.decoder().headerLength(frame)).isEqualTo(2);
+        ByteBuffer out = ByteBuffer.allocate(16);
+        framing.encoder().encode(ByteBuffer.wrap(new byte[] { 0, 0, 'x', 'y' }), out);
+        out.flip();
+        assertThat(out.remaining()).isEqualTo(6);
+        assertThat(out.getShort(2)).as("the field, filled in over what the handler left there").isEqualTo((short) 2);
+        assertThat(framing.decoder().frameLength(out)).isEqualTo(6);
+        assertThat(framing.decoder()).hasToString("length-field (offset 2, 2 bytes BIG_ENDIAN, adjustment 0, 2 header bytes stripped)");
+    }
+
+    @Test
     void anAdjustmentThatMakesAFrameShorterThanItsHeaderIsAFramingError() {
         FrameDecoder decoder = Framing.lengthField(0, 1, ByteOrder.BIG_ENDIAN, -3, 1).decoder();
         assertThatExceptionOfType(FramingException.class).isThrownBy(() -> decoder.frameLength(ByteBuffer.wrap(new byte[] { 1 })))
@@ -94,8 +110,8 @@ class FramingCodecsTest {
     void settingsThatCannotFrameAreRefusedSayingWhy() {
         assertThatIllegalArgumentException().isThrownBy(() -> Framing.lengthField(0, 5, ByteOrder.BIG_ENDIAN, 0, 5))
                 .withMessage("A length field is 1, 2, 3, 4 or 8 bytes, not 5");
-        assertThatIllegalArgumentException().isThrownBy(() -> Framing.lengthField(2, 2, ByteOrder.BIG_ENDIAN, 0, 2))
-                .withMessageStartingWith("Bytes to strip are 0 or the whole header (4 bytes: offset and field), not 2");
+        assertThatIllegalArgumentException().isThrownBy(() -> Framing.lengthField(2, 2, ByteOrder.BIG_ENDIAN, 0, 5))
+                .withMessageStartingWith("Bytes to strip are 0 to the whole header (4 bytes: offset and field), not 5");
         assertThatIllegalArgumentException().isThrownBy(() -> Framing.delimiter(new byte[0]))
                 .withMessage("A delimiter is at least one byte");
         assertThatIllegalArgumentException().isThrownBy(() -> Framing.line().withMaxFrameSize(0))
