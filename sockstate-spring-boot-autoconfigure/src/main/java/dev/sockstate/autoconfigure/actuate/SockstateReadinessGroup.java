@@ -1,0 +1,95 @@
+package dev.sockstate.autoconfigure.actuate;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.health.actuate.endpoint.AdditionalHealthEndpointPath;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroup;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor;
+import org.springframework.boot.health.actuate.endpoint.HttpCodeStatusMapper;
+import org.springframework.boot.health.actuate.endpoint.StatusAggregator;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+
+/**
+ * Puts the {@code sockstate} health indicator in the readiness probe's group beside the
+ * application's readiness state, so that a load balancer or Kubernetes stops sending traffic while
+ * the socket server is down or draining. It offers Spring Boot's availability probes a readiness
+ * group with both members, as the probes would make one with the readiness state alone; a readiness
+ * group the application configures itself is left as it is. Being a group that is made, not a
+ * property, it never fails start-up, whichever contributors exist.
+ */
+@Order(Ordered.LOWEST_PRECEDENCE - 1)
+final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor {
+
+    static final String READINESS = "readiness";
+
+    @Override
+    public HealthEndpointGroups postProcessHealthEndpointGroups(HealthEndpointGroups groups) {
+        return (groups.get(READINESS) != null) ? groups : new WithReadiness(groups);
+    }
+
+    /** The groups, and a readiness group of the readiness state and the socket server. */
+    private static final class WithReadiness implements HealthEndpointGroups {
+
+        private final HealthEndpointGroups groups;
+
+        private final HealthEndpointGroup readiness = new ReadinessGroup();
+
+        WithReadiness(HealthEndpointGroups groups) {
+            this.groups = groups;
+        }
+
+        @Override
+        public HealthEndpointGroup getPrimary() {
+            return this.groups.getPrimary();
+        }
+
+        @Override
+        public Set<String> getNames() {
+            Set<String> names = new LinkedHashSet<>(this.groups.getNames());
+            names.add(READINESS);
+            return names;
+        }
+
+        @Override
+        public HealthEndpointGroup get(String name) {
+            return READINESS.equals(name) ? this.readiness : this.groups.get(name);
+        }
+    }
+
+    /** What Spring Boot's readiness probe group is, with the socket server as a member too. */
+    private static final class ReadinessGroup implements HealthEndpointGroup {
+
+        @Override
+        public boolean isMember(String name) {
+            return "readinessState".equals(name) || "sockstate".equals(name);
+        }
+
+        @Override
+        public boolean showComponents(SecurityContext securityContext) {
+            return false;
+        }
+
+        @Override
+        public boolean showDetails(SecurityContext securityContext) {
+            return false;
+        }
+
+        @Override
+        public StatusAggregator getStatusAggregator() {
+            return StatusAggregator.getDefault();
+        }
+
+        @Override
+        public HttpCodeStatusMapper getHttpCodeStatusMapper() {
+            return HttpCodeStatusMapper.getDefault();
+        }
+
+        @Override
+        public AdditionalHealthEndpointPath getAdditionalPath() {
+            return null;
+        }
+    }
+}
