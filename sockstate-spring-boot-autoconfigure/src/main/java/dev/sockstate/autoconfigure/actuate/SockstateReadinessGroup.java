@@ -35,10 +35,11 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
 
         private final HealthEndpointGroups groups;
 
-        private final HealthEndpointGroup readiness = new ReadinessGroup();
+        private final HealthEndpointGroup readiness;
 
         WithReadiness(HealthEndpointGroups groups) {
             this.groups = groups;
+            this.readiness = new ReadinessGroup(groups.getPrimary());
         }
 
         @Override
@@ -59,8 +60,17 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
         }
     }
 
-    /** What Spring Boot's readiness probe group is, with the socket server as a member too. */
+    /**
+     * What Spring Boot's readiness probe group is, with the socket server as a member too; its
+     * components and details are shown as the health endpoint's are.
+     */
     private static final class ReadinessGroup implements HealthEndpointGroup {
+
+        private final HealthEndpointGroup primary;
+
+        ReadinessGroup(HealthEndpointGroup primary) {
+            this.primary = primary;
+        }
 
         @Override
         public boolean isMember(String name) {
@@ -69,12 +79,12 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
 
         @Override
         public boolean showComponents(SecurityContext securityContext) {
-            return false;
+            return this.primary.showComponents(securityContext);
         }
 
         @Override
         public boolean showDetails(SecurityContext securityContext) {
-            return false;
+            return this.primary.showDetails(securityContext);
         }
 
         @Override
