@@ -13,14 +13,15 @@ import org.springframework.core.env.MutablePropertySources;
 
 /**
  * Starts the {@link SocketServer} with the application context and stops it, gracefully, in the
- * phase in which Spring Boot shuts its web server down gracefully. Once started, each listener's
- * bound port is published in the environment as {@code local.sockstate.<listener>.port}, as
- * {@code local.server.port} is for the web server.
+ * phase in which Spring Boot shuts its web server down gracefully and as it does: asynchronously, so
+ * that both drain at once, within {@code spring.lifecycle.timeout-per-shutdown-phase}. Once started,
+ * each listener's bound port is published in the environment as
+ * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server.
  */
 public class SocketServerLifecycle implements SmartLifecycle {
 
-    /** Spring Boot's web server graceful shutdown phase ({@code SmartLifecycle.DEFAULT_PHASE - 2048}). */
-    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
+    /** Spring Boot's web server graceful shutdown phase ({@code SmartLifecycle.DEFAULT_PHASE - 1024}). */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
 
     private static final String PORTS_SOURCE = "sockstate.ports";
 
@@ -65,6 +66,23 @@ public class SocketServerLifecycle implements SmartLifecycle {
     @Override
     public void stop() {
         this.server.stop(this.shutdownTimeout);
+    }
+
+    /**
+     * Stops on a thread of its own, so that the context stops the other beans of this phase (the web
+     * server's graceful shutdown) meanwhile, and calls back once the server stopped.
+     */
+    @Override
+    public void stop(Runnable callback) {
+        Thread stopping = new Thread(() -> {
+            try {
+                stop();
+            }
+            finally {
+                callback.run();
+            }
+        }, "sockstate-shutdown");
+        stopping.start();
     }
 
     @Override

@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -69,7 +70,11 @@ public class SockstateAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     SocketServerLifecycle socketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
-        Duration timeout = properties.getShutdown().isGraceful() ? properties.getShutdown().getTimeout() : Duration.ZERO;
+        Duration configured = properties.getShutdown().getTimeout();
+        // As long as Spring Boot gives a shutdown phase unless told otherwise: the socket server drains beside the web server.
+        Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(Duration.ofSeconds(30));
+        Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO : (configured != null) ? configured : phase;
         return new SocketServerLifecycle(server, environment, timeout);
     }
 }

@@ -543,8 +543,8 @@ public class SockstateProperties {
         /** Whether to let handlers in flight finish and queued writes drain before closing connections. */
         private boolean graceful = true;
 
-        /** How long a graceful shutdown waits before aborting the connections still busy. */
-        private Duration timeout = Duration.ofSeconds(30);
+        /** How long a graceful shutdown waits before aborting the connections still busy; spring.lifecycle.timeout-per-shutdown-phase when not set. */
+        private Duration timeout;
 
         public boolean isGraceful() {
             return this.graceful;

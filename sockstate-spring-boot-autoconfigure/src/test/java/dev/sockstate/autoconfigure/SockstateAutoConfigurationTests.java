@@ -32,6 +32,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -129,12 +130,19 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
-    void theShutdownIsGracefulWithItsTimeoutUnlessTurnedOff() {
+    void theShutdownIsGracefulInTheWebServersPhaseWithItsTimeoutUnlessTurnedOff() {
         this.runner.withPropertyValues("sockstate.shutdown.timeout=7s").run((context) -> {
             SocketServerLifecycle lifecycle = context.getBean(SocketServerLifecycle.class);
             assertThat(lifecycle.shutdownTimeout()).isEqualTo(Duration.ofSeconds(7));
-            assertThat(lifecycle.getPhase()).isEqualTo(Integer.MAX_VALUE - 2048);
+            assertThat(lifecycle.getPhase()).isEqualTo(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
         });
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class, SockstateAutoConfiguration.class))
+                .withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
+                        "spring.lifecycle.timeout-per-shutdown-phase=12s")
+                .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout())
+                        .as("the shutdown phase's timeout, unless told otherwise").isEqualTo(Duration.ofSeconds(12)));
         this.runner.withPropertyValues("sockstate.shutdown.graceful=false", "sockstate.shutdown.timeout=7s")
                 .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout()).isZero());
     }
