@@ -6,10 +6,11 @@ import dev.sockstate.autoconfigure.SockstateProperties.LengthField;
 import dev.sockstate.autoconfigure.SockstateProperties.Listener;
 import dev.sockstate.autoconfigure.SockstateProperties.ListenerEvent;
 import dev.sockstate.autoconfigure.SockstateProperties.Workers;
-import dev.sockstate.autoconfigure.handler.SocketHandlers;
 import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
@@ -86,16 +87,17 @@ final class ServerSettingsFactory {
         return group;
     }
 
-    List<ListenerSettings> listeners(SocketHandlers handlers, BeanFactory beans,
+    List<ListenerSettings> listeners(ListenerHandlers handlers, BeanFactory beans,
             List<ListenerCustomizer> customizers) {
+        handlers.serving();
         List<ListenerSettings> listeners = new ArrayList<>();
         this.properties.getListeners().forEach((name, listener) -> {
             ListenerSettings.Builder builder = builder(name, listener, beans);
             if (listener.getProtocol() == Protocol.TCP) {
-                builder.handler(handlers.connectionHandler(name));
+                builder.handler((ConnectionHandler) handlers.handler(name));
             }
             else {
-                builder.handler(handlers.datagramHandler(name));
+                builder.handler((DatagramHandler) handlers.handler(name));
             }
             customizers.forEach((customizer) -> customizer.customize(name, builder));
             listeners.add(builder.build());

@@ -1,6 +1,5 @@
 package dev.sockstate.autoconfigure;
 
-import dev.sockstate.autoconfigure.handler.SocketHandlers;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
 import dev.sockstate.server.InvalidSettingException;
@@ -49,15 +48,23 @@ public class SockstateAutoConfiguration {
         }
     }
 
+    /** The listeners' handlers, found once every singleton exists (a handler may inject the server). */
+    @Bean
+    static ListenerHandlers sockstateListenerHandlers(ListableBeanFactory beans, ObjectProvider<SockstateProperties> properties,
+            ObjectProvider<MessageMapper> messageMapper) {
+        return new ListenerHandlers(beans,
+                () -> new ServerSettingsFactory(properties.getObject(), messageMapper.getIfAvailable()).listenerKinds());
+    }
+
     @Bean
     @ConditionalOnMissingBean
     SocketServer socketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
-            ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper) {
+            ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
+            ListenerHandlers handlers) {
         ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable());
         try {
             List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
-            SocketHandlers handlers = SocketHandlers.resolve(beans, factory.listenerKinds());
             List<ListenerSettings> listeners = factory.listeners(handlers, beans,
                     listenerCustomizers.orderedStream().collect(Collectors.toList()));
             return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));

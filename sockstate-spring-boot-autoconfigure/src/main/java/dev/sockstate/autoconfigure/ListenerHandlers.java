@@ -1,0 +1,168 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.autoconfigure.handler.SocketHandlers;
+import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.DatagramHandler;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * The listeners' handlers, found among the {@code @SocketHandler} beans once every singleton exists,
+ * as Spring finds {@code @EventListener} methods: the socket server is made before them, with a
+ * stand-in per listener that passes each call on to the handler found, so a handler may inject the
+ * {@link dev.sockstate.server.engine.SocketServer} (to read a bound port, say). The server starts
+ * after that, with the context's other lifecycle beans.
+ */
+final class ListenerHandlers implements SmartInitializingSingleton {
+
+    private final ListableBeanFactory beans;
+
+    private final Supplier<Map<String, ListenerKind>> listeners;
+
+    private final Map<String, StandIn> standIns = new LinkedHashMap<>();
+
+    /** Whether the auto-configured server takes its handlers from here. */
+    private boolean serving;
+
+    /** Whether the handlers were found and put behind their stand-ins. */
+    private boolean resolved;
+
+    /**
+     * @param beans where the {@code @SocketHandler} beans are
+     * @param listeners the configured listeners, asked for once the singletons exist
+     */
+    ListenerHandlers(ListableBeanFactory beans, Supplier<Map<String, ListenerKind>> listeners) {
+        this.beans = beans;
+        this.listeners = listeners;
+    }
+
+    /**
+     * @param listener a configured listener's name
+     * @return the stand-in for its handler, which passes calls on once the handler is found
+     */
+    /** The auto-configured server takes its handlers from here: they are to be found, even for no listener. */
+    synchronized void serving() {
+        this.serving = true;
+    }
+
+    synchronized StandIn handler(String listener) {
+        return this.standIns.computeIfAbsent(listener, (name) -> new StandIn(name, this));
+    }
+
+    /**
+     * Finds every listener's handler (or fails start-up saying what does not fit) and puts it behind
+     * its stand-in, if the auto-configured server takes its handlers from here.
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (this.serving) {
+            resolve();
+        }
+    }
+
+    /** Finds the handlers, once; with lazy initialization, on the first call that needs one. */
+    synchronized void resolve() {
+        if (this.resolved) {
+            return;
+        }
+        this.resolved = true;
+        Map<String, ListenerKind> listeners = this.listeners.get();
+        SocketHandlers handlers = SocketHandlers.resolve(this.beans, listeners);
+        this.standIns.forEach((name, standIn) -> {
+            ListenerKind kind = listeners.get(name);
+            if (kind != null && kind.protocol() == Protocol.TCP) {
+                standIn.connections = handlers.connectionHandler(name);
+            }
+            else if (kind != null) {
+                standIn.datagrams = handlers.datagramHandler(name);
+            }
+        });
+    }
+
+    /**
+     * A listener's handler until the singletons exist, then the way to it. Set before the server
+     * starts its threads (or under the lock of a lazy resolution), so that the threads read it set.
+     */
+    static final class StandIn implements ConnectionHandler, DatagramHandler {
+
+        private final String listener;
+
+        private final ListenerHandlers owner;
+
+        private volatile ConnectionHandler connections;
+
+        private volatile DatagramHandler datagrams;
+
+        StandIn(String listener, ListenerHandlers owner) {
+            this.listener = listener;
+            this.owner = owner;
+        }
+
+        private ConnectionHandler connections() {
+            ConnectionHandler handler = this.connections;
+            if (handler == null) {
+                this.owner.resolve();
+                handler = this.connections;
+            }
+            return handler;
+        }
+
+        private DatagramHandler datagrams() {
+            DatagramHandler handler = this.datagrams;
+            if (handler == null) {
+                this.owner.resolve();
+                handler = this.datagrams;
+            }
+            return handler;
+        }
+
+        @Override
+        public String toString() {
+            return "the handler of listener '" + this.listener + "'";
+        }
+
+        @Override
+        public void onOpen(Connection connection) throws Exception {
+            connections().onOpen(connection);
+        }
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) throws Exception {
+            connections().onData(connection, data);
+        }
+
+        @Override
+        public void onWritable(Connection connection) throws Exception {
+            connections().onWritable(connection);
+        }
+
+        @Override
+        public void onHangup(Connection connection) throws Exception {
+            connections().onHangup(connection);
+        }
+
+        @Override
+        public void onError(Connection connection, Throwable error) {
+            connections().onError(connection, error);
+        }
+
+        @Override
+        public void onClose(Connection connection) {
+            connections().onClose(connection);
+        }
+
+        @Override
+        public void onDatagram(DatagramEndpoint endpoint, ByteBuffer data, PeerAddress sender) throws Exception {
+            datagrams().onDatagram(endpoint, data, sender);
+        }
+    }
+}
