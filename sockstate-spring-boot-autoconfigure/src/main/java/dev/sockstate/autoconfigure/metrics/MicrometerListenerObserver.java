@@ -11,7 +11,10 @@ import io.micrometer.core.instrument.FunctionTimer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-/** One listener's meters, all tagged with the listener's name and resolved when it starts. */
+/**
+ * One listener's meters, all tagged with the listener's name and resolved when it first starts; the
+ * same object serves the listener of that name after a restart, its gauges reading the new counts.
+ */
 final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter[] registrations = new Counter[6];
@@ -46,7 +49,22 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter datagramsDropped;
 
-    MicrometerListenerObserver(MeterRegistry registry, String listener, ActiveCounts active) {
+    /** The running listener's counts; read by the gauges, replaced when the server starts again. */
+    private volatile ActiveCounts active = NO_COUNTS;
+
+    private static final ActiveCounts NO_COUNTS = new ActiveCounts() {
+        @Override
+        public int connections() {
+            return 0;
+        }
+
+        @Override
+        public int registrations() {
+            return 0;
+        }
+    };
+
+    MicrometerListenerObserver(MeterRegistry registry, String listener) {
         for (Operation operation : Operation.values()) {
             for (boolean success : new boolean[] { true, false }) {
                 this.registrations[index(operation, success)] = Counter.builder("sockstate.registrations")
@@ -55,10 +73,10 @@ final class MicrometerListenerObserver implements ListenerObserver {
                         .tag("result", success ? "success" : "failure").register(registry);
             }
         }
-        Gauge.builder("sockstate.registrations.active", active, ActiveCounts::registrations)
+        Gauge.builder("sockstate.registrations.active", this, (observer) -> observer.active.registrations())
                 .description("Registrations on the port: the listener's own and its connections'").tag("listener", listener)
                 .register(registry);
-        Gauge.builder("sockstate.connections.active", active, ActiveCounts::connections).description("Open connections")
+        Gauge.builder("sockstate.connections.active", this, (observer) -> observer.active.connections()).description("Open connections")
                 .tag("listener", listener).register(registry);
         this.in = notifications(registry, listener, "in");
         this.out = notifications(registry, listener, "out");
@@ -86,6 +104,11 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.sent = bytes(registry, listener, "sockstate.bytes.sent", "Bytes sent");
         this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
                 .description("Datagrams not sent because the socket's buffer was full").tag("listener", listener).register(registry);
+    }
+
+    /** @param active the counts of the listener that now runs under this name */
+    void countsOf(ActiveCounts active) {
+        this.active = active;
     }
 
     private static int index(Operation operation, boolean success) {

@@ -11,6 +11,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -20,13 +22,18 @@ import java.util.function.ToLongFunction;
  * Reports the runtime to Micrometer. Every meter is resolved once, when the server starts (per
  * listener, event, operation and outcome, and per worker), so that the hot path touches only what
  * it already holds: dequeue counts and times accumulate in each worker's own fields and are summed
- * when read.
+ * when read. The meters of a listener or a worker are registered once for the life of the registry
+ * and stay true across restarts of the server (a context stopped and started again).
  */
 public class MicrometerServerObserver implements ServerObserver {
 
     private final MeterRegistry registry;
 
     private final List<MicrometerWorkerObserver> workers = new CopyOnWriteArrayList<>();
+
+    private final Map<String, MicrometerWorkerObserver> workerObservers = new ConcurrentHashMap<>();
+
+    private final Map<String, MicrometerListenerObserver> listeners = new ConcurrentHashMap<>();
 
     /** @param registry where the meters go */
     public MicrometerServerObserver(MeterRegistry registry) {
@@ -55,17 +62,24 @@ public class MicrometerServerObserver implements ServerObserver {
 
     @Override
     public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
-        return new MicrometerListenerObserver(this.registry, listener, active);
+        // One observer per listener for the life of the registry: after a restart of the server its
+        // meters read the new listener's counts and go on adding up, instead of staying bound to the old.
+        MicrometerListenerObserver observer = this.listeners.computeIfAbsent(listener,
+                (name) -> new MicrometerListenerObserver(this.registry, name));
+        observer.countsOf(active);
+        return observer;
     }
 
     @Override
     public WorkerObserver worker(String group, int worker) {
-        MicrometerWorkerObserver observer = new MicrometerWorkerObserver(group);
-        this.workers.add(observer);
-        // Registered once per group: the registry hands back the meter of the same name and tags.
-        FunctionCounter.builder("sockstate.workers.died", this.workers,
-                (workers) -> workers.stream().filter((each) -> each.group().equals(group) && each.isDead()).count())
-                .description("Worker threads that died").tag("group", group).register(this.registry);
-        return observer;
+        // One per worker for the life of the registry, as for listeners: its counts go on across restarts.
+        return this.workerObservers.computeIfAbsent(group + "#" + worker, (key) -> {
+            MicrometerWorkerObserver observer = new MicrometerWorkerObserver(group);
+            this.workers.add(observer);
+            FunctionCounter.builder("sockstate.workers.died", this.workers,
+                    (workers) -> sum(workers, (each) -> each.group().equals(group) ? each.deaths() : 0))
+                    .description("Worker threads that died").tag("group", group).register(this.registry);
+            return observer;
+        });
     }
 }

@@ -4,6 +4,7 @@ import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.observer.WorkerObserver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One worker's dequeue counts, written by that worker's thread alone (ordered stores, no atomic
@@ -52,7 +53,8 @@ final class MicrometerWorkerObserver implements WorkerObserver {
 
     private final String group;
 
-    private volatile boolean dead;
+    /** Times a worker using this observer died (a restarted server's worker uses it again). */
+    private final AtomicLong deaths = new AtomicLong();
 
     /** @param group the worker's group */
     MicrometerWorkerObserver(String group) {
@@ -78,7 +80,7 @@ final class MicrometerWorkerObserver implements WorkerObserver {
 
     @Override
     public void died(Throwable failure) {
-        this.dead = true;
+        this.deaths.incrementAndGet();
     }
 
     /** @return the worker's group */
@@ -86,9 +88,9 @@ final class MicrometerWorkerObserver implements WorkerObserver {
         return this.group;
     }
 
-    /** @return whether the worker died */
-    boolean isDead() {
-        return this.dead;
+    /** @return how many times the worker died */
+    long deaths() {
+        return this.deaths.get();
     }
 
     long dequeues(DequeueOutcome outcome) {
