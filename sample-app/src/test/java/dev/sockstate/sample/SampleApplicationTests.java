@@ -89,8 +89,8 @@ class SampleApplicationTests {
         assertThat(value(scrape, "sockstate_connections_accepted_total", "echo")).isGreaterThanOrEqualTo(1);
         assertThat(value(scrape, "sockstate_connections_accepted_total", "poll")).isGreaterThanOrEqualTo(1);
         assertThat(value(scrape, "sockstate_connections_accepted_total", "resp")).isGreaterThanOrEqualTo(1);
-        assertThat(value(scrape, "sockstate_bytes_received_bytes_total", "udp")).isGreaterThanOrEqualTo(3);
-        assertThat(value(scrape, "sockstate_bytes_received_bytes_total", "echo")).isGreaterThanOrEqualTo(6);
+        assertThat(value(scrape, "sockstate_data_received_bytes_total", "udp")).isGreaterThanOrEqualTo(3);
+        assertThat(value(scrape, "sockstate_data_received_bytes_total", "echo")).isGreaterThanOrEqualTo(6);
         assertThat(get("/actuator/health")).contains("\"sockstate\"").contains("\"UP\"");
         assertThat(get("/actuator/sockstate")).contains("\"name\":\"resp\"").contains("\"trigger\":\"edge-persistent\"");
     }

@@ -103,6 +103,18 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.connections.get() + 1;
     }
 
+    /** Added up over the listener's connections when asked (a metrics scrape), never on the hot path. */
+    @Override
+    public long pendingWriteBytes() {
+        long pending = 0;
+        for (SocketTurn socket : this.table.snapshot()) {
+            if (socket instanceof TcpConnection connection && connection.listener == this) {
+                pending += connection.output.pendingBytes();
+            }
+        }
+        return pending;
+    }
+
     /** @return the listener's name */
     String name() {
         return this.settings.name();

@@ -149,6 +149,7 @@ final class TcpAcceptor extends SocketTurn {
 
     private void backOff(NativeIoException cause) {
         this.paused = true;
+        this.listener.observer.acceptBackedOff();
         long delay = this.backoffMillis;
         this.backoffMillis = Math.min(delay * 2, BACKOFF_MAX_MILLIS);
         if (this.backoffs++ % 100 == 0) {

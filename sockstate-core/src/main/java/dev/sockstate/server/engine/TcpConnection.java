@@ -252,7 +252,11 @@ final class TcpConnection extends SocketTurn implements Connection {
     int nextFilter() {
         int filter = 0;
         if (!this.inputClosed && !isClosing()) {
-            this.readPaused = this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes());
+            boolean paused = this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes());
+            if (paused && !this.readPaused) {
+                this.observer.readPaused();
+            }
+            this.readPaused = paused;
             if (!this.readPaused) {
                 filter |= this.listener.settings.events();
             }
@@ -398,6 +402,9 @@ final class TcpConnection extends SocketTurn implements Connection {
         long idle = now - this.lastActivity;
         long limit = this.listener.idleTimeoutNanos;
         if (limit > 0 && idle > limit) {
+            if (!isClosing()) {
+                this.observer.idleClosed();
+            }
             requestClose(idle > 2 * limit && isClosing());
         }
     }

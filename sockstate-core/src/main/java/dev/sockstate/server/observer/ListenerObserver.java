@@ -37,6 +37,21 @@ public interface ListenerObserver {
     default void handled(long nanos, boolean failed) {
     }
 
+    /** A connection went without traffic for the listener's idle timeout, and is being closed. */
+    default void idleClosed() {
+    }
+
+    /** A connection stopped reading: its queued writes passed the listener's max-pending-write-bytes. */
+    default void readPaused() {
+    }
+
+    /**
+     * The listener could not accept (out of descriptors or memory) and pauses accepting for a while,
+     * instead of spinning on a listening socket that stays readable.
+     */
+    default void acceptBackedOff() {
+    }
+
     /**
      * A peer's frame was refused: its bytes did not frame (over the listener's limit, a malformed
      * length) or did not read as the handler's message type. Its connection was closed, or its

@@ -53,5 +53,10 @@ public interface ServerObserver {
 
         /** @return registrations on the port: the listener's own and its connections' */
         int registrations();
+
+        /** @return bytes written and waiting in the connections' queues for their sockets to take them */
+        default long pendingWriteBytes() {
+            return 0;
+        }
     }
 }

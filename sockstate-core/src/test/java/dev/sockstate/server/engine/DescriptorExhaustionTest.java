@@ -77,6 +77,9 @@ class DescriptorExhaustionTest {
             server.getOutputStream().close();
             assertThat(server.waitFor(20, TimeUnit.SECONDS)).as("the server stops when asked").isTrue();
             assertThat(server.exitValue()).isZero();
+            String backoffs = out.readLine();
+            assertThat(backoffs).as("the pauses the observer heard of").startsWith("BACKOFFS ");
+            assertThat(Long.parseLong(backoffs.substring(9).trim())).isPositive();
         }
         finally {
             for (Socket client : flood) {

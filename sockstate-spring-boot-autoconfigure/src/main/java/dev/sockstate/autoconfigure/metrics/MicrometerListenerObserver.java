@@ -49,6 +49,12 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter datagramsDropped;
 
+    private final Counter idleClosed;
+
+    private final Counter readPaused;
+
+    private final Counter acceptBackoffs;
+
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
     private volatile ActiveCounts active = NO_COUNTS;
 
@@ -100,10 +106,22 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.stoppedServing = Counter.builder("sockstate.listeners.failed")
                 .description("Times the listener's socket closed for good while the server ran").tag("listener", listener)
                 .register(registry);
-        this.received = bytes(registry, listener, "sockstate.bytes.received", "Bytes received");
-        this.sent = bytes(registry, listener, "sockstate.bytes.sent", "Bytes sent");
+        this.received = bytes(registry, listener, "sockstate.data.received", "Bytes received");
+        this.sent = bytes(registry, listener, "sockstate.data.sent", "Bytes sent");
         this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
                 .description("Datagrams not sent because the socket's buffer was full").tag("listener", listener).register(registry);
+        this.idleClosed = Counter.builder("sockstate.connections.idle.closed")
+                .description("Connections closed because they went without traffic for the idle timeout").tag("listener", listener)
+                .register(registry);
+        this.readPaused = Counter.builder("sockstate.connections.paused")
+                .description("Times a connection stopped reading because its queued writes passed max-pending-write-bytes")
+                .tag("listener", listener).register(registry);
+        this.acceptBackoffs = Counter.builder("sockstate.accept.backoffs")
+                .description("Times the listener paused accepting because the process was out of descriptors or memory")
+                .tag("listener", listener).register(registry);
+        Gauge.builder("sockstate.data.pending", this, (observer) -> observer.active.pendingWriteBytes())
+                .description("Bytes written and waiting in the connections' queues for their sockets").baseUnit("bytes")
+                .tag("listener", listener).register(registry);
     }
 
     /** @param active the counts of the listener that now runs under this name */
@@ -206,6 +224,21 @@ final class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void datagramDropped() {
         this.datagramsDropped.increment();
+    }
+
+    @Override
+    public void idleClosed() {
+        this.idleClosed.increment();
+    }
+
+    @Override
+    public void readPaused() {
+        this.readPaused.increment();
+    }
+
+    @Override
+    public void acceptBackedOff() {
+        this.acceptBackoffs.increment();
     }
 
     /** Handler calls and their time, added up by whichever thread ran them. */

@@ -84,8 +84,8 @@ class MetricsOverHttpTests {
         assertThat(http.metric("sockstate.notifications", "COUNT", "listener:echo", "event:in"))
                 .isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
         assertThat(http.metric("sockstate.notifications", "COUNT", "listener:echo", "event:remove")).isEqualTo(CONNECTIONS);
-        assertThat(http.metric("sockstate.bytes.received", "COUNT", "listener:echo")).isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
-        assertThat(http.metric("sockstate.bytes.sent", "COUNT", "listener:echo")).isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
+        assertThat(http.metric("sockstate.data.received", "COUNT", "listener:echo")).isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
+        assertThat(http.metric("sockstate.data.sent", "COUNT", "listener:echo")).isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
         assertThat(http.metric("sockstate.handler", "COUNT", "listener:echo", "outcome:success"))
                 .isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
         assertThat(http.metric("sockstate.registrations", "COUNT", "listener:echo", "operation:remove", "result:success"))
@@ -99,7 +99,7 @@ class MetricsOverHttpTests {
 
         String prometheus = http.get("/actuator/prometheus").body();
         assertThat(prometheusValue(prometheus, "sockstate_connections_accepted_total")).isEqualTo(CONNECTIONS);
-        assertThat(prometheusValue(prometheus, "sockstate_bytes_received_bytes_total"))
+        assertThat(prometheusValue(prometheus, "sockstate_data_received_bytes_total"))
                 .isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
         assertThat(prometheus).doesNotContain("127.0.0.1").contains("sockstate_notifications_total{")
                 .contains("sockstate_dequeue_wait_seconds").contains("sockstate_dequeue_batch_notifications");
