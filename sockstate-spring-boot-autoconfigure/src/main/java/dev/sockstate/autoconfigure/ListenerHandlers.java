@@ -13,16 +13,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * The listeners' handlers, found among the {@code @SocketHandler} beans once every singleton exists,
  * as Spring finds {@code @EventListener} methods: the socket server is made before them, with a
  * stand-in per listener that passes each call on to the handler found, so a handler may inject the
- * {@link dev.sockstate.server.engine.SocketServer} (to read a bound port, say). The server starts
- * after that, with the context's other lifecycle beans.
+ * {@link dev.sockstate.server.engine.SocketServer} (to read a bound port, say). They are found as the
+ * context starts, in the phase before the server's, on the thread that refreshes the context, so a
+ * handler that does not fit fails start-up (with lazy initialization too).
  */
-final class ListenerHandlers implements SmartInitializingSingleton {
+final class ListenerHandlers implements SmartLifecycle {
 
     private final ListableBeanFactory beans;
 
@@ -55,7 +56,7 @@ final class ListenerHandlers implements SmartInitializingSingleton {
     }
 
     synchronized StandIn handler(String listener) {
-        return this.standIns.computeIfAbsent(listener, (name) -> new StandIn(name, this));
+        return this.standIns.computeIfAbsent(listener, StandIn::new);
     }
 
     /**
@@ -63,18 +64,32 @@ final class ListenerHandlers implements SmartInitializingSingleton {
      * its stand-in, if the auto-configured server takes its handlers from here.
      */
     @Override
-    public void afterSingletonsInstantiated() {
+    public synchronized void start() {
         if (this.serving) {
             resolve();
         }
     }
 
-    /** Finds the handlers, once; with lazy initialization, on the first call that needs one. */
+    @Override
+    public void stop() {
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return this.resolved;
+    }
+
+    /** Just before the server's phase, which starts the server. */
+    @Override
+    public int getPhase() {
+        return SocketServerLifecycle.PHASE - 1;
+    }
+
+    /** Finds the handlers, once. */
     synchronized void resolve() {
         if (this.resolved) {
             return;
         }
-        this.resolved = true;
         Map<String, ListenerKind> listeners = this.listeners.get();
         SocketHandlers handlers = SocketHandlers.resolve(this.beans, listeners);
         this.standIns.forEach((name, standIn) -> {
@@ -86,32 +101,29 @@ final class ListenerHandlers implements SmartInitializingSingleton {
                 standIn.datagrams = handlers.datagramHandler(name);
             }
         });
+        this.resolved = true;
     }
 
     /**
      * A listener's handler until the singletons exist, then the way to it. Set before the server
-     * starts its threads (or under the lock of a lazy resolution), so that the threads read it set.
+     * starts its threads, so that they read it set.
      */
     static final class StandIn implements ConnectionHandler, DatagramHandler {
 
         private final String listener;
 
-        private final ListenerHandlers owner;
-
         private volatile ConnectionHandler connections;
 
         private volatile DatagramHandler datagrams;
 
-        StandIn(String listener, ListenerHandlers owner) {
+        StandIn(String listener) {
             this.listener = listener;
-            this.owner = owner;
         }
 
         private ConnectionHandler connections() {
             ConnectionHandler handler = this.connections;
             if (handler == null) {
-                this.owner.resolve();
-                handler = this.connections;
+                throw notFound();
             }
             return handler;
         }
@@ -119,10 +131,14 @@ final class ListenerHandlers implements SmartInitializingSingleton {
         private DatagramHandler datagrams() {
             DatagramHandler handler = this.datagrams;
             if (handler == null) {
-                this.owner.resolve();
-                handler = this.datagrams;
+                throw notFound();
             }
             return handler;
+        }
+
+        private IllegalStateException notFound() {
+            return new IllegalStateException("No handler was found for listener '" + this.listener
+                    + "': the server was started without the context that finds them");
         }
 
         @Override

@@ -74,15 +74,35 @@ public class SocketServerLifecycle implements SmartLifecycle {
      */
     @Override
     public void stop(Runnable callback) {
-        Thread stopping = new Thread(() -> {
+        Runnable stopping = () -> {
             try {
                 stop();
             }
             finally {
                 callback.run();
             }
-        }, "sockstate-shutdown");
-        stopping.start();
+        };
+        Thread thread = new Thread(stopping, "sockstate-shutdown");
+        try {
+            thread.start();
+        }
+        catch (OutOfMemoryError ex) {
+            // No thread to be had: stop on this one, which only delays the web server's drain.
+            stopping.run();
+        }
+    }
+
+    /**
+     * The graceful drain a shutdown phase of the given length leaves room for: the phase less 5 s
+     * (a quarter of it when shorter), so that the workers stop and the ports close before Spring
+     * Boot gives up on the phase and moves on.
+     * @param phase {@code spring.lifecycle.timeout-per-shutdown-phase}
+     * @return how long connections get to finish
+     */
+    public static Duration drainWithin(Duration phase) {
+        Duration margin = Duration.ofSeconds(5);
+        Duration quarter = phase.dividedBy(4);
+        return phase.minus((quarter.compareTo(margin) < 0) ? quarter : margin);
     }
 
     @Override

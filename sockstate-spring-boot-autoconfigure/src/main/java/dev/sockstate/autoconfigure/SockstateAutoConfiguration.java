@@ -78,10 +78,10 @@ public class SockstateAutoConfiguration {
     @ConditionalOnMissingBean
     SocketServerLifecycle socketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
         Duration configured = properties.getShutdown().getTimeout();
-        // As long as Spring Boot gives a shutdown phase unless told otherwise: the socket server drains beside the web server.
         Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
-        Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO : (configured != null) ? configured : phase;
+        Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
+                : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);
         return new SocketServerLifecycle(server, environment, timeout);
     }
 }

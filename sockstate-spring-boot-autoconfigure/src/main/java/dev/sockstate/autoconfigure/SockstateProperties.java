@@ -543,7 +543,7 @@ public class SockstateProperties {
         /** Whether to let handlers in flight finish and queued writes drain before closing connections. */
         private boolean graceful = true;
 
-        /** How long a graceful shutdown waits before aborting the connections still busy; spring.lifecycle.timeout-per-shutdown-phase when not set. */
+        /** How long a graceful shutdown waits before aborting the connections still busy; the shutdown phase's timeout less 5s when not set. */
         private Duration timeout;
 
         public boolean isGraceful() {

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -142,7 +143,9 @@ class SockstateAutoConfigurationTests {
                 .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
                         "spring.lifecycle.timeout-per-shutdown-phase=12s")
                 .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout())
-                        .as("the shutdown phase's timeout, unless told otherwise").isEqualTo(Duration.ofSeconds(12)));
+                        .as("the shutdown phase's timeout less room to close, unless told otherwise").isEqualTo(Duration.ofSeconds(9)));
+        assertThat(SocketServerLifecycle.drainWithin(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(25));
+        assertThat(SocketServerLifecycle.drainWithin(Duration.ofSeconds(8))).isEqualTo(Duration.ofSeconds(6));
         this.runner.withPropertyValues("sockstate.shutdown.graceful=false", "sockstate.shutdown.timeout=7s")
                 .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout()).isZero());
     }
@@ -285,6 +288,14 @@ class SockstateAutoConfigurationTests {
     void aListenerWithoutAHandlerFailsStartup() {
         this.runner.withPropertyValues("sockstate.listeners.lonely.port=0").run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class))
                 .hasMessage("Listener 'lonely' has no handler").satisfies((ex) -> assertThat(ex.action()).contains("@SocketHandler(\"lonely\")")));
+    }
+
+    @Test
+    void withLazyInitializationAListenerWithoutAHandlerStillFailsStartup() {
+        this.runner.withInitializer((context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+                .withPropertyValues("sockstate.listeners.lonely.port=0", "sockstate.listeners.lonely.address=127.0.0.1")
+                .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class))
+                        .hasMessage("Listener 'lonely' has no handler"));
     }
 
     @Test

@@ -217,6 +217,7 @@ public final class SocketServer {
         if (this.scheduler != null) {
             this.scheduler.shutdown();
         }
+        this.listeners.forEach((listener) -> listener.observer.closed());
         this.groups.clear();
         this.listeners.clear();
         this.listenerSockets.clear();

@@ -37,6 +37,10 @@ public interface ListenerObserver {
     default void handled(long nanos, boolean failed) {
     }
 
+    /** The server stopped and the listener is gone: what it reported is not to be read from it any more. */
+    default void closed() {
+    }
+
     /** A connection went without traffic for the listener's idle timeout, and is being closed. */
     default void idleClosed() {
     }

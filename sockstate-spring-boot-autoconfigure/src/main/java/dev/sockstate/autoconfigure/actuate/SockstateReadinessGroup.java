@@ -1,8 +1,12 @@
 package dev.sockstate.autoconfigure.actuate;
 
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper;
+import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 import org.springframework.boot.health.actuate.endpoint.AdditionalHealthEndpointPath;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroup;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
@@ -18,7 +22,8 @@ import org.springframework.core.annotation.Order;
  * the socket server is down or draining. It offers Spring Boot's availability probes a readiness
  * group with both members, as the probes would make one with the readiness state alone; a readiness
  * group the application configures itself is left as it is. Being a group that is made, not a
- * property, it never fails start-up, whichever contributors exist.
+ * property, it never fails start-up, whichever contributors exist. Any readiness group the
+ * application configures ({@code management.endpoint.health.group.readiness.*}) is left as it is.
  */
 @Order(Ordered.LOWEST_PRECEDENCE - 1)
 final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor {
@@ -30,16 +35,18 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
         return (groups.get(READINESS) != null) ? groups : new WithReadiness(groups);
     }
 
-    /** The groups, and a readiness group of the readiness state and the socket server. */
-    private static final class WithReadiness implements HealthEndpointGroups {
+    /**
+     * The groups, and a readiness group of the readiness state and the socket server; the additional
+     * paths of the groups it wraps are still found through it.
+     */
+    private static final class WithReadiness implements HealthEndpointGroups, AdditionalPathsMapper {
 
         private final HealthEndpointGroups groups;
 
-        private final HealthEndpointGroup readiness;
+        private final HealthEndpointGroup readiness = new ReadinessGroup();
 
         WithReadiness(HealthEndpointGroups groups) {
             this.groups = groups;
-            this.readiness = new ReadinessGroup(groups.getPrimary());
         }
 
         @Override
@@ -58,19 +65,20 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
         public HealthEndpointGroup get(String name) {
             return READINESS.equals(name) ? this.readiness : this.groups.get(name);
         }
+
+        @Override
+        public List<String> getAdditionalPaths(EndpointId endpointId, WebServerNamespace webServerNamespace) {
+            return (this.groups instanceof AdditionalPathsMapper mapper) ? mapper.getAdditionalPaths(endpointId, webServerNamespace)
+                    : null;
+        }
     }
 
     /**
-     * What Spring Boot's readiness probe group is, with the socket server as a member too; its
-     * components and details are shown as the health endpoint's are.
+     * What Spring Boot's readiness probe group is, with the socket server as a member too: like the
+     * probe's own, it shows no components or details, since a probe path may be served on the
+     * application's public port.
      */
     private static final class ReadinessGroup implements HealthEndpointGroup {
-
-        private final HealthEndpointGroup primary;
-
-        ReadinessGroup(HealthEndpointGroup primary) {
-            this.primary = primary;
-        }
 
         @Override
         public boolean isMember(String name) {
@@ -79,12 +87,12 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
 
         @Override
         public boolean showComponents(SecurityContext securityContext) {
-            return this.primary.showComponents(securityContext);
+            return false;
         }
 
         @Override
         public boolean showDetails(SecurityContext securityContext) {
-            return this.primary.showDetails(securityContext);
+            return false;
         }
 
         @Override

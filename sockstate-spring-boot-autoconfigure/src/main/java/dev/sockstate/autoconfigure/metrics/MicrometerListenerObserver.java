@@ -129,6 +129,12 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.active = active;
     }
 
+    /** The listener is gone with its server: the gauges read nothing, and hold on to nothing of it. */
+    @Override
+    public void closed() {
+        this.active = NO_COUNTS;
+    }
+
     private static int index(Operation operation, boolean success) {
         return operation.ordinal() * 2 + (success ? 0 : 1);
     }

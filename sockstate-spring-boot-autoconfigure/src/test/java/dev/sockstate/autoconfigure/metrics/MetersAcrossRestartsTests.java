@@ -41,6 +41,8 @@ class MetersAcrossRestartsTests {
                 for (int round = 1; round <= 3; round++) {
                     if (round > 1) {
                         context.stop();
+                        assertThat(registry.get("sockstate.registrations.active").tag("listener", "echo").gauge().value())
+                                .as("nothing registered while the server is stopped").isZero();
                         context.start();
                     }
                     Socket client = echoOnce(context);
