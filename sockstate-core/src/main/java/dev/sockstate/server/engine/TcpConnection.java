@@ -4,18 +4,13 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
-import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An accepted TCP connection and its turn: what it does with each notification, from the socket to
- * the handler and back. Reads go into the running thread's buffer and inbound, through the
+ * the handler and back (what a handler sees of it beside the traffic is {@link AcceptedConnection}'s). Reads go into the running thread's buffer and inbound, through the
  * connection's {@link Pipeline} when the listener has stages, to the handler; the handler's writes go
  * outbound, through the pipeline, to the {@link WritePath}. Fields without {@code volatile} are touched
  * only by the thread that owns the connection.
@@ -28,15 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * With a handler executor, a read's handler call (through the stages) runs there, and the turn goes
  * on there until the connection is let go ({@link HandlerExecution}).
  */
-final class TcpConnection extends SocketTurn implements Connection {
+final class TcpConnection extends AcceptedConnection {
 
     /** Reads per turn with an edge trigger before other sockets get theirs. */
     static final int EDGE_READ_BUDGET = 16;
-
-    /** The listener that accepted it. */
-    final Listener listener;
-
-    private final long id;
 
     /** The way out: sends, queues what the socket does not take, takes other threads' writes. */
     final WritePath output = new WritePath(this);
@@ -66,19 +56,8 @@ final class TcpConnection extends SocketTurn implements Connection {
 
     private volatile long lastActivity;
 
-    private volatile Map<String, Object> attributes;
-
-    private volatile Object attachment;
-
-    private volatile InetSocketAddress remoteAddress;
-
-    private volatile InetSocketAddress localAddress;
-
     TcpConnection(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true);
-        this.listener = listener;
-        this.id = listener.nextConnectionId();
+        super(listener, handle);
         touch();
     }
 
@@ -288,7 +267,7 @@ final class TcpConnection extends SocketTurn implements Connection {
         if (handlerOpened()) {
             this.listener.handler.call(Callback.CLOSE, this, null, null);
         }
-        this.attachment = null;
+        dropAttachment();
     }
 
     @Override
@@ -407,70 +386,5 @@ final class TcpConnection extends SocketTurn implements Connection {
             }
             requestClose(idle > 2 * limit && isClosing());
         }
-    }
-
-    @Override
-    public long id() {
-        return this.id;
-    }
-
-    @Override
-    public String listenerName() {
-        return this.listener.name();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        InetSocketAddress address = this.localAddress;
-        return (address != null) ? address : (this.localAddress = address(true));
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        InetSocketAddress address = this.remoteAddress;
-        return (address != null) ? address : (this.remoteAddress = address(false));
-    }
-
-    private InetSocketAddress address(boolean local) {
-        if (isFinished()) {
-            throw new IllegalStateException(this + " is closed");
-        }
-        try {
-            return local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);
-        }
-        catch (NativeIoException ex) {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    @Override
-    public Map<String, Object> attributes() {
-        Map<String, Object> map = this.attributes;
-        if (map == null) {
-            synchronized (this) {
-                map = this.attributes;
-                if (map == null) {
-                    map = new ConcurrentHashMap<>();
-                    this.attributes = map;
-                }
-            }
-        }
-        return map;
-    }
-
-    @Override
-    public void attach(Object attachment) {
-        this.attachment = attachment;
-    }
-
-    @Override
-    public Object attachment() {
-        return this.attachment;
-    }
-
-    @Override
-    public String toString() {
-        InetSocketAddress remote = this.remoteAddress;
-        return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
     }
 }
