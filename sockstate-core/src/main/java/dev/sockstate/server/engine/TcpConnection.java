@@ -10,18 +10,19 @@ import java.nio.ByteBuffer;
 
 /**
  * An accepted TCP connection and its turn: what it does with each notification, from the socket to
- * the handler and back (what a handler sees of it beside the traffic is {@link AcceptedConnection}'s). Reads go into the running thread's buffer and inbound, through the
- * connection's {@link Pipeline} when the listener has stages, to the handler; the handler's writes go
- * outbound, through the pipeline, to the {@link WritePath}. Fields without {@code volatile} are touched
- * only by the thread that owns the connection.
+ * the handler and back (what a handler sees of it beside the traffic is
+ * {@link AcceptedConnection}'s). Reads go into the running thread's buffer and inbound, through the
+ * connection's {@link Pipeline} when the listener has stages, to the handler; the handler's writes
+ * go outbound, through the pipeline, to the {@link WritePath}. Fields without {@code volatile} are
+ * touched only by the thread that owns the connection.
  * <p>
  * Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads until the socket
  * would block, or, in the exclusive edge mode, until a read comes back shorter than the buffer
  * (the socket was drained then; later data raises a new edge) unless the notification carried a
  * hang-up, after which it reads until end of stream, since data and FIN can arrive in one read.
  * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
- * With a handler executor, a read's handler call (through the stages) runs there, and the turn goes
- * on there until the connection is let go ({@link HandlerExecution}).
+ * With a handler executor, a read's handler call (through the stages) runs there, and the turn
+ * goes on there until the connection is let go ({@link HandlerExecution}).
  */
 final class TcpConnection extends AcceptedConnection {
 
