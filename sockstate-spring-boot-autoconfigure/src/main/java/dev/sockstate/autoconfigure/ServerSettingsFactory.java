@@ -123,7 +123,9 @@ final class ServerSettingsFactory {
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections())
                 .idleTimeout(listener.getIdleTimeout()).maxPendingWriteBytes(pending.toBytes())
                 .maxDatagramsInFlight(listener.getMaxDatagramsInFlight()).group(listener.getGroup())
-                .handlerExecutor(executor(path + "handler-executor", listener.getHandlerExecutor(), beans));
+                .handlerExecutor((listener.getHandlerExecutor() != null)
+                        ? executor(path + "handler-executor", listener.getHandlerExecutor(), beans)
+                        : executor("handler-executor", this.properties.getHandlerExecutor(), beans));
         if (events != 0) {
             builder.events(events);
         }

@@ -27,6 +27,9 @@ public class SockstateProperties {
     /** Notification backend: auto (the operating system's own), epoll or winsock. */
     private String backend = "auto";
 
+    /** Where handler calls run for listeners that name no handler-executor: none (the workers), application (the application task executor) or a TaskExecutor bean's name. */
+    private String handlerExecutor = "none";
+
     /** Most notifications one dequeue call returns. */
     private int batchSize = 64;
 
@@ -59,6 +62,14 @@ public class SockstateProperties {
 
     public void setBackend(String backend) {
         this.backend = backend;
+    }
+
+    public String getHandlerExecutor() {
+        return this.handlerExecutor;
+    }
+
+    public void setHandlerExecutor(String handlerExecutor) {
+        this.handlerExecutor = handlerExecutor;
     }
 
     public int getBatchSize() {
@@ -217,8 +228,8 @@ public class SockstateProperties {
         /** Worker group that serves the listener: default, or one defined under sockstate.groups. */
         private String group = "default";
 
-        /** Where handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name. */
-        private String handlerExecutor = "none";
+        /** Where the listener's handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
+        private String handlerExecutor;
 
         /** Character set of String payloads and replies. */
         private Charset charset = StandardCharsets.UTF_8;
