@@ -10,6 +10,7 @@ import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.DatagramHandler;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -29,6 +30,8 @@ final class ListenerHandlers implements SmartLifecycle {
 
     private final Supplier<Map<String, ListenerKind>> listeners;
 
+    private final Supplier<List<HandlerDecorator>> decorators;
+
     private final Map<String, StandIn> standIns = new LinkedHashMap<>();
 
     /** Whether the auto-configured server takes its handlers from here. */
@@ -40,21 +43,24 @@ final class ListenerHandlers implements SmartLifecycle {
     /**
      * @param beans where the {@code @SocketHandler} beans are
      * @param listeners the configured listeners, asked for once the singletons exist
+     * @param decorators what wraps the handlers found, first outermost, asked for with the listeners
      */
-    ListenerHandlers(ListableBeanFactory beans, Supplier<Map<String, ListenerKind>> listeners) {
+    ListenerHandlers(ListableBeanFactory beans, Supplier<Map<String, ListenerKind>> listeners,
+            Supplier<List<HandlerDecorator>> decorators) {
         this.beans = beans;
         this.listeners = listeners;
+        this.decorators = decorators;
+    }
+
+    /** The auto-configured server takes its handlers from here: they are to be found, even for no listener. */
+    synchronized void serving() {
+        this.serving = true;
     }
 
     /**
      * @param listener a configured listener's name
      * @return the stand-in for its handler, which passes calls on once the handler is found
      */
-    /** The auto-configured server takes its handlers from here: they are to be found, even for no listener. */
-    synchronized void serving() {
-        this.serving = true;
-    }
-
     synchronized StandIn handler(String listener) {
         return this.standIns.computeIfAbsent(listener, StandIn::new);
     }
@@ -92,13 +98,22 @@ final class ListenerHandlers implements SmartLifecycle {
         }
         Map<String, ListenerKind> listeners = this.listeners.get();
         SocketHandlers handlers = SocketHandlers.resolve(this.beans, listeners);
+        List<HandlerDecorator> decorators = this.decorators.get();
         this.standIns.forEach((name, standIn) -> {
             ListenerKind kind = listeners.get(name);
             if (kind != null && kind.protocol() == Protocol.TCP) {
-                standIn.connections = handlers.connectionHandler(name);
+                ConnectionHandler handler = handlers.connectionHandler(name);
+                for (int i = decorators.size() - 1; i >= 0; i--) {
+                    handler = decorators.get(i).decorate(name, handler);
+                }
+                standIn.connections = handler;
             }
             else if (kind != null) {
-                standIn.datagrams = handlers.datagramHandler(name);
+                DatagramHandler handler = handlers.datagramHandler(name);
+                for (int i = decorators.size() - 1; i >= 0; i--) {
+                    handler = decorators.get(i).decorate(name, handler);
+                }
+                standIn.datagrams = handler;
             }
         });
         this.resolved = true;

@@ -51,9 +51,10 @@ public class SockstateAutoConfiguration {
     /** The listeners' handlers, found once every singleton exists (a handler may inject the server). */
     @Bean
     static ListenerHandlers sockstateListenerHandlers(ListableBeanFactory beans, ObjectProvider<SockstateProperties> properties,
-            ObjectProvider<MessageMapper> messageMapper) {
+            ObjectProvider<MessageMapper> messageMapper, ObjectProvider<HandlerDecorator> decorators) {
         return new ListenerHandlers(beans,
-                () -> new ServerSettingsFactory(properties.getObject(), messageMapper.getIfAvailable()).listenerKinds());
+                () -> new ServerSettingsFactory(properties.getObject(), messageMapper.getIfAvailable()).listenerKinds(),
+                () -> decorators.orderedStream().collect(Collectors.toList()));
     }
 
     @Bean

@@ -48,6 +48,9 @@ public class SockstateProperties {
     /** How the servers stop. */
     private final Shutdown shutdown = new Shutdown();
 
+    /** Micrometer observations of handler calls. */
+    private final Observations observations = new Observations();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -110,6 +113,25 @@ public class SockstateProperties {
 
     public Shutdown getShutdown() {
         return this.shutdown;
+    }
+
+    public Observations getObservations() {
+        return this.observations;
+    }
+
+    /** Micrometer observations of handler calls. */
+    public static class Observations {
+
+        /** Whether to run every handler call in an observation (a span per call with a tracer); costs an allocation a call. */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** A worker group: threads dequeuing from one notification port. */

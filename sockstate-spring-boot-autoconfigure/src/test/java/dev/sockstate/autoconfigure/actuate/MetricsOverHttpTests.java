@@ -103,6 +103,11 @@ class MetricsOverHttpTests {
                 .isEqualTo(CONNECTIONS * MESSAGES * MESSAGE_SIZE);
         assertThat(prometheus).doesNotContain("127.0.0.1").contains("sockstate_notifications_total{")
                 .contains("sockstate_dequeue_wait_seconds").contains("sockstate_dequeue_batch_notifications");
+        Matcher handled = Pattern.compile("sockstate_handler_seconds_count\\{[^}]*outcome=\"success\"[^}]*} ([0-9]+)").matcher(prometheus);
+        assertThat(handled.find()).isTrue();
+        assertThat(Integer.parseInt(handled.group(1))).isGreaterThanOrEqualTo(CONNECTIONS * MESSAGES);
+        assertThat(prometheus).as("no distribution asked for: count and total only").doesNotContain("sockstate_handler_seconds_bucket")
+                .doesNotContain("sockstate_handler_seconds_max");
 
         Map<String, Object> health = http.json("/actuator/health/sockstate");
         assertThat(health).containsEntry("status", "UP");

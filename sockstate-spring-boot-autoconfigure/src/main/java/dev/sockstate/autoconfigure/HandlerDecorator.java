@@ -1,0 +1,26 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramHandler;
+
+/**
+ * Wraps each listener's handler once it is found, before the server starts: to run every call in an
+ * observation, a logging context or a security context. Beans of this type are applied in their
+ * order, the first outermost.
+ */
+public interface HandlerDecorator {
+
+    /**
+     * @param listener the TCP listener's name
+     * @param handler its handler (or the previous decorator's wrapper)
+     * @return the handler the listener calls instead
+     */
+    ConnectionHandler decorate(String listener, ConnectionHandler handler);
+
+    /**
+     * @param listener the UDP listener's name
+     * @param handler its handler (or the previous decorator's wrapper)
+     * @return the handler the listener calls instead
+     */
+    DatagramHandler decorate(String listener, DatagramHandler handler);
+}

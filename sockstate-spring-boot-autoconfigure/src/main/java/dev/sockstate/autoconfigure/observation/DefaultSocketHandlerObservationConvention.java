@@ -1,0 +1,43 @@
+package dev.sockstate.autoconfigure.observation;
+
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import java.net.InetSocketAddress;
+
+/**
+ * Observations named {@code sockstate.handler.call}, shown as {@code <listener> <event>}; low-cardinality
+ * keys {@code sockstate.listener}, {@code sockstate.event} and {@code network.transport}; the peer's
+ * address and port only as high-cardinality keys ({@code network.peer.address},
+ * {@code network.peer.port}), which go to spans and never to meters.
+ */
+public class DefaultSocketHandlerObservationConvention implements SocketHandlerObservationConvention {
+
+    /** The observation's name. */
+    public static final String NAME = "sockstate.handler.call";
+
+    @Override
+    public String getName() {
+        return NAME;
+    }
+
+    @Override
+    public String getContextualName(SocketHandlerObservationContext context) {
+        return context.getListener() + " " + context.getEvent();
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues(SocketHandlerObservationContext context) {
+        return KeyValues.of(KeyValue.of("sockstate.listener", context.getListener()),
+                KeyValue.of("sockstate.event", context.getEvent()), KeyValue.of("network.transport", context.getProtocol()));
+    }
+
+    @Override
+    public KeyValues getHighCardinalityKeyValues(SocketHandlerObservationContext context) {
+        InetSocketAddress peer = context.getPeer();
+        if (peer == null || peer.getAddress() == null) {
+            return KeyValues.empty();
+        }
+        return KeyValues.of(KeyValue.of("network.peer.address", peer.getAddress().getHostAddress()),
+                KeyValue.of("network.peer.port", Integer.toString(peer.getPort())));
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sockstate.autoconfigure.observation;
+
+import dev.sockstate.autoconfigure.HandlerDecorator;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.DatagramHandler;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Runs every handler call in an observation of its own, in scope on the calling thread (so that a
+ * tracer's context reaches what the handler logs and calls); a call that throws marks its
+ * observation with the error.
+ */
+final class ObservingHandlerDecorator implements HandlerDecorator {
+
+    private static final DefaultSocketHandlerObservationConvention DEFAULT = new DefaultSocketHandlerObservationConvention();
+
+    private final ObservationRegistry registry;
+
+    private final SocketHandlerObservationConvention convention;
+
+    /**
+     * @param registry where the observations go
+     * @param convention the user's convention, or {@code null} for the default
+     */
+    ObservingHandlerDecorator(ObservationRegistry registry, SocketHandlerObservationConvention convention) {
+        this.registry = registry;
+        this.convention = convention;
+    }
+
+    @Override
+    public ConnectionHandler decorate(String listener, ConnectionHandler handler) {
+        return new ObservedConnections(listener, handler);
+    }
+
+    @Override
+    public DatagramHandler decorate(String listener, DatagramHandler handler) {
+        return (endpoint, data, sender) -> observe(listener, "udp", "datagram", sender.isSet() ? sender.toSocketAddress() : null,
+                () -> handler.onDatagram(endpoint, data, sender));
+    }
+
+    private void observe(String listener, String protocol, String event, InetSocketAddress peer, Call call) throws Exception {
+        Observation observation = Observation.createNotStarted(this.convention, DEFAULT,
+                () -> new SocketHandlerObservationContext(listener, protocol, event, peer), this.registry);
+        observation.start();
+        try (Observation.Scope scope = observation.openScope()) {
+            call.run();
+        }
+        catch (Exception | Error ex) {
+            observation.error(ex);
+            throw ex;
+        }
+        finally {
+            observation.stop();
+        }
+    }
+
+    /** Like {@link #observe} for the calls that throw no checked exception. */
+    private void observeUnchecked(String listener, String event, Connection connection, Call call) {
+        try {
+            observe(listener, "tcp", event, connection.remoteAddress(), call);
+        }
+        catch (RuntimeException ex) {
+            throw ex;
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** One handler call. */
+    @FunctionalInterface
+    private interface Call {
+
+        void run() throws Exception;
+    }
+
+    /** A TCP listener's handler, observed. */
+    private final class ObservedConnections implements ConnectionHandler {
+
+        private final String listener;
+
+        private final ConnectionHandler handler;
+
+        ObservedConnections(String listener, ConnectionHandler handler) {
+            this.listener = listener;
+            this.handler = handler;
+        }
+
+        @Override
+        public void onOpen(Connection connection) throws Exception {
+            observe(this.listener, "tcp", "open", connection.remoteAddress(), () -> this.handler.onOpen(connection));
+        }
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) throws Exception {
+            observe(this.listener, "tcp", "data", connection.remoteAddress(), () -> this.handler.onData(connection, data));
+        }
+
+        @Override
+        public void onWritable(Connection connection) throws Exception {
+            observe(this.listener, "tcp", "writable", connection.remoteAddress(), () -> this.handler.onWritable(connection));
+        }
+
+        @Override
+        public void onHangup(Connection connection) throws Exception {
+            observe(this.listener, "tcp", "hangup", connection.remoteAddress(), () -> this.handler.onHangup(connection));
+        }
+
+        @Override
+        public void onError(Connection connection, Throwable error) {
+            observeUnchecked(this.listener, "error", connection, () -> this.handler.onError(connection, error));
+        }
+
+        @Override
+        public void onClose(Connection connection) {
+            observeUnchecked(this.listener, "close", connection, () -> this.handler.onClose(connection));
+        }
+
+        @Override
+        public String toString() {
+            return this.handler.toString();
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * Micrometer {@code Observation}s around handler calls (opt-in with
+ * {@code sockstate.observations.enabled}): a span per call, named by a replaceable convention.
+ */
+package dev.sockstate.autoconfigure.observation;
