@@ -3,6 +3,8 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
+import dev.sockstate.autoconfigure.test.LocalListenerPort;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,9 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
 import org.springframework.test.annotation.DirtiesContext;
 
 /**
@@ -20,15 +20,14 @@ import org.springframework.test.annotation.DirtiesContext;
  * {@code redis-benchmark} (Debian's redis-tools, which {@code .ci/run} installs): skipped without
  * them on a developer's machine, failed without them in CI (the {@code CI} variable set).
  */
-@SpringBootTest(properties = { "management.server.port=0", "server.port=0", "sockstate.listeners.echo.port=0",
-        "sockstate.listeners.poll.port=0", "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0",
-        "sockstate.listeners.syslog.port=0", "sockstate.listeners.syslog-udp.port=0" })
+@SpringBootTest(properties = { "management.server.port=0", "server.port=0" })
+@EphemeralListenerPorts
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class RedisToolsTests {
 
-    @Autowired
-    private Environment environment;
+    @LocalListenerPort("resp")
+    private String port;
 
     @Test
     void redisCliAndRedisBenchmarkWorkAgainstTheRespListener() throws Exception {
@@ -37,7 +36,7 @@ class RedisToolsTests {
             assertThat(installed).as("redis-cli and redis-benchmark on the PATH (CI installs redis-tools)").isTrue();
         }
         assumeTrue(installed, "redis-cli and redis-benchmark are not installed");
-        String port = this.environment.getProperty("local.sockstate.resp.port");
+        String port = this.port;
         assertThat(run("redis-cli", "-p", port, "ping")).isEqualTo("PONG");
         assertThat(run("redis-cli", "-p", port, "set", "greeting", "hello")).isEqualTo("OK");
         assertThat(run("redis-cli", "-p", port, "get", "greeting")).isEqualTo("hello");

@@ -1,5 +1,7 @@
 package dev.sockstate.port;
 
+import java.util.List;
+
 /**
  * One operating system's notification mechanism: a factory of ports and the native sockets they
  * register. Backends are found with {@link java.util.ServiceLoader} (see {@link Backends}); each
@@ -28,4 +30,14 @@ public interface Backend {
      * @throws BackendUnavailableException when the backend does not run here
      */
     NativeSockets sockets();
+
+    /**
+     * The classes the backend binds to native code with JNA direct mapping ({@code Native.register}),
+     * by name, for ahead-of-time tools: their native methods are reached through JNI and reflection.
+     * Asking loads none of them.
+     * @return the classes' binary names, empty for a backend without native bindings
+     */
+    default List<String> nativeBindings() {
+        return List.of();
+    }
 }

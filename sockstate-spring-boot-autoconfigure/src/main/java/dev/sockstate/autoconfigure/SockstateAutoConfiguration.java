@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -35,6 +36,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBooleanProperty(name = "sockstate.enabled", matchIfMissing = true)
 @Conditional(OnAvailableBackendCondition.class)
 @EnableConfigurationProperties(SockstateProperties.class)
+@ImportRuntimeHints(SockstateRuntimeHints.class)
 public class SockstateAutoConfiguration {
 
     @Bean

@@ -29,7 +29,14 @@ enum ServerKind {
      * Not compared by default: {@code sockstate-oneshot} with a Prometheus registry, so that every
      * meter of the starter is updated; against {@code sockstate-oneshot}, the cost of metrics.
      */
-    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(List.of(), true));
+    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(List.of(), true)),
+
+    /**
+     * Not compared by default: {@code sockstate-oneshot-metrics} with a percentiles histogram of
+     * handler time, so that it goes to a Micrometer {@code Timer}; the cost of a distribution.
+     */
+    SOCKSTATE_ONESHOT_HISTOGRAM("sockstate-oneshot-histogram", false, () -> new StarterEchoServer(
+            List.of("management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true));
 
     final String label;
 
@@ -55,6 +62,6 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, netty-epoll, jdk-nio or sockstate-oneshot-metrics");
+                + " sockstate-affine, netty-epoll, jdk-nio, sockstate-oneshot-metrics or sockstate-oneshot-histogram");
     }
 }

@@ -6,6 +6,7 @@ import dev.sockstate.port.BackendUnavailableException;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -24,6 +25,12 @@ public final class EpollBackend implements Backend {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** Naming a class by its literal does not initialize it: nothing is bound by asking. */
+    @Override
+    public List<String> nativeBindings() {
+        return List.of(LinuxNative.class.getName());
     }
 
     @Override

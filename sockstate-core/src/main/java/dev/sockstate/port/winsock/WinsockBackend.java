@@ -8,6 +8,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -44,6 +45,13 @@ public final class WinsockBackend implements Backend {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** Naming a class by its literal does not initialize it: nothing is bound by asking. */
+    @Override
+    public List<String> nativeBindings() {
+        return List.of(WinsockNative.class.getName(), WinsockNative.Kernel32.class.getName(),
+                WinsockNative.Notifications.class.getName());
     }
 
     @Override

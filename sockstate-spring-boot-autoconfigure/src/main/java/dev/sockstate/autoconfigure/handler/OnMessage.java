@@ -5,6 +5,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * On a {@link SocketHandler} bean: one whole message arrived, a frame of a TCP listener with framing
@@ -31,5 +32,6 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(HandlerMethodReflectiveProcessor.class)
 public @interface OnMessage {
 }
