@@ -12,7 +12,7 @@ import com.tngtech.archunit.lang.ArchRule;
 /**
  * The layout of the core as rules. Packages by audience, each depending only on those below it:
  * <pre>
- * server.engine      the engine; only SocketServer is public
+ * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.observer  what a metrics binding implements
@@ -73,8 +73,9 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server");
 
     @ArchTest
-    static final ArchRule theEnginesOnlyPublicTypeIsTheServer = classes()
-            .that().resideInAPackage("dev.sockstate.server.engine").and().doNotHaveSimpleName("SocketServer")
+    static final ArchRule theEnginesOnlyPublicTypesAreTheServerAndTheEmbeddedConnection = classes()
+            .that().resideInAPackage("dev.sockstate.server.engine")
+            .and().haveNameNotMatching("dev\\.sockstate\\.server\\.engine\\.(SocketServer|EmbeddedConnection(\\$Builder)?)")
             .should().notBePublic();
 
     @ArchTest

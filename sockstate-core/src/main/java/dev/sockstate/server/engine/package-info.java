@@ -1,7 +1,10 @@
 /**
- * The server engine. Its only public type is {@link dev.sockstate.server.engine.SocketServer}; the
- * rest is package-private. One TCP read travels through: a {@link dev.sockstate.server.engine.Worker}
- * dequeues a batch from its port, looks each completion key up in the
+ * The server engine. Its public types are {@link dev.sockstate.server.engine.SocketServer} and, for
+ * tests of a handler without a socket, {@link dev.sockstate.server.engine.EmbeddedConnection}, which
+ * runs one connection of a listener through the same code with the socket and the port in memory;
+ * the rest is package-private. One TCP read travels through: a
+ * {@link dev.sockstate.server.engine.Worker} dequeues a batch from its port, looks each completion
+ * key up in the
  * {@link dev.sockstate.server.engine.SocketTable} and hands the notification to the socket's
  * {@link dev.sockstate.server.engine.SocketTurn}, whose state word lets one thread claim it; the
  * {@link dev.sockstate.server.engine.TcpConnection} reads into the worker's buffer and passes the
