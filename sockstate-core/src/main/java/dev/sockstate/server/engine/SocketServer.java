@@ -228,6 +228,18 @@ public final class SocketServer {
         return this.listenerSettings;
     }
 
+    /**
+     * @param name a listener's name
+     * @return the listener as configured: in a test, what {@link EmbeddedConnection#open} takes to run
+     * one of its connections without a socket
+     * @throws IllegalArgumentException when no listener has that name
+     */
+    public ListenerSettings listenerSettings(String name) {
+        return this.listenerSettings.stream().filter((listener) -> listener.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No listener '" + name + "'; listeners: "
+                        + this.listenerSettings.stream().map(ListenerSettings::name).collect(Collectors.toList())));
+    }
+
     /** @return the worker groups as configured */
     public List<WorkerGroupSettings> workerGroupSettings() {
         return this.groupSettings;
