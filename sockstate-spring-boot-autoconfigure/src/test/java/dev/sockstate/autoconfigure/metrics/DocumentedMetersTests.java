@@ -1,0 +1,104 @@
+package dev.sockstate.autoconfigure.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.handler.OnData;
+import dev.sockstate.autoconfigure.handler.OnDatagram;
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The README's meter table against the meters a running server registers (a TCP and a UDP listener):
+ * the same names, and each documented type the type registered.
+ */
+class DocumentedMetersTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateAutoConfiguration.class))
+            .withUserConfiguration(RegistryConfiguration.class)
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1",
+                    "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.protocol=udp");
+
+    @Test
+    void theReadmesMeterTableNamesEveryMeterRegisteredWithItsType() throws IOException {
+        Map<String, String> documented = documented(Files.readString(Path.of("..", "README.md")));
+        this.runner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            Map<String, Meter.Type> registered = new TreeMap<>();
+            for (Meter meter : context.getBean(MeterRegistry.class).getMeters()) {
+                registered.put(meter.getId().getName(), meter.getId().getType());
+            }
+            assertThat(documented.keySet()).as("meters in the README's table").isEqualTo(registered.keySet());
+            registered.forEach((name, type) -> assertThat(documented.get(name)).as("documented type of %s", name)
+                    .startsWith(expected(type)));
+        });
+    }
+
+    private static String expected(Meter.Type type) {
+        return switch (type) {
+            case DISTRIBUTION_SUMMARY -> "distribution summary";
+            case LONG_TASK_TIMER -> "long task timer";
+            default -> type.name().toLowerCase(Locale.ROOT);
+        };
+    }
+
+    /** @return the name and type column of each row of the table under "Metrics, endpoint and health" */
+    private static Map<String, String> documented(String readme) {
+        String section = readme.substring(readme.indexOf("\n## Metrics, endpoint and health\n") + 1);
+        section = section.substring(0, section.indexOf("\n## ", 1));
+        Map<String, String> meters = new TreeMap<>();
+        for (String line : section.lines().toList()) {
+            if (!line.startsWith("| `sockstate.")) {
+                continue;
+            }
+            String[] cells = line.split("\\|");
+            Matcher names = Pattern.compile("`([^`]+)`").matcher(cells[1]);
+            while (names.find()) {
+                meters.put(names.group(1), cells[2].trim());
+            }
+        }
+        return meters;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RegistryConfiguration {
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @SocketHandler("echo")
+        static class Echo {
+
+            @OnData
+            byte[] echo(byte[] data) {
+                return data;
+            }
+        }
+
+        @SocketHandler("ticks")
+        static class Ticks {
+
+            @OnDatagram
+            void tick(byte[] data) {
+            }
+        }
+    }
+}
