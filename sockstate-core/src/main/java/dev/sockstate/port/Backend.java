@@ -34,7 +34,7 @@ public interface Backend {
     /**
      * The classes the backend binds to native code with JNA direct mapping ({@code Native.register}),
      * by name, for ahead-of-time tools: their native methods are reached through JNI and reflection.
-     * Asking loads none of them.
+     * Asking initializes none of them (nothing is bound).
      * @return the classes' binary names, empty for a backend without native bindings
      */
     default List<String> nativeBindings() {

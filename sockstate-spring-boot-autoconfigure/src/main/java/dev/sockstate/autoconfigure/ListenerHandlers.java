@@ -102,21 +102,33 @@ final class ListenerHandlers implements SmartLifecycle {
         this.standIns.forEach((name, standIn) -> {
             ListenerKind kind = listeners.get(name);
             if (kind != null && kind.protocol() == Protocol.TCP) {
-                ConnectionHandler handler = handlers.connectionHandler(name);
-                for (int i = decorators.size() - 1; i >= 0; i--) {
-                    handler = decorators.get(i).decorate(name, handler);
-                }
-                standIn.connections = handler;
+                standIn.connections = decorated(name, handlers.connectionHandler(name), decorators, HandlerDecorator::decorate);
             }
             else if (kind != null) {
-                DatagramHandler handler = handlers.datagramHandler(name);
-                for (int i = decorators.size() - 1; i >= 0; i--) {
-                    handler = decorators.get(i).decorate(name, handler);
-                }
-                standIn.datagrams = handler;
+                standIn.datagrams = decorated(name, handlers.datagramHandler(name), decorators, HandlerDecorator::decorate);
             }
         });
         this.resolved = true;
+    }
+
+    /** @return the handler wrapped by each decorator, the first outermost */
+    private static <H> H decorated(String listener, H handler, List<HandlerDecorator> decorators, Decoration<H> decoration) {
+        H decorated = handler;
+        for (int i = decorators.size() - 1; i >= 0; i--) {
+            HandlerDecorator decorator = decorators.get(i);
+            decorated = decoration.apply(decorator, listener, decorated);
+            if (decorated == null) {
+                throw new IllegalStateException("HandlerDecorator " + decorator + " returned no handler for listener '" + listener + "'");
+            }
+        }
+        return decorated;
+    }
+
+    /** One of {@link HandlerDecorator}'s methods. */
+    @FunctionalInterface
+    private interface Decoration<H> {
+
+        H apply(HandlerDecorator decorator, String listener, H handler);
     }
 
     /**

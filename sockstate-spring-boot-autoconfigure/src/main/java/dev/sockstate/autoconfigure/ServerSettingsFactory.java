@@ -1,10 +1,9 @@
 package dev.sockstate.autoconfigure;
 
-import dev.sockstate.autoconfigure.SockstateProperties.FieldByteOrder;
-import dev.sockstate.autoconfigure.SockstateProperties.FramingType;
-import dev.sockstate.autoconfigure.SockstateProperties.LengthField;
-import dev.sockstate.autoconfigure.SockstateProperties.Listener;
-import dev.sockstate.autoconfigure.SockstateProperties.ListenerEvent;
+import dev.sockstate.autoconfigure.FramingProperties.FieldByteOrder;
+import dev.sockstate.autoconfigure.FramingProperties.FramingType;
+import dev.sockstate.autoconfigure.FramingProperties.LengthField;
+import dev.sockstate.autoconfigure.ListenerProperties.ListenerEvent;
 import dev.sockstate.autoconfigure.SockstateProperties.Workers;
 import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.Events;
@@ -105,7 +104,7 @@ final class ServerSettingsFactory {
         return listeners;
     }
 
-    private ListenerSettings.Builder builder(String name, Listener listener, BeanFactory beans) {
+    private ListenerSettings.Builder builder(String name, ListenerProperties listener, BeanFactory beans) {
         require(listener.getCharset() != null, "listeners." + name + ".charset", null, "It must be set.");
         String path = "listeners." + name + ".";
         DataSize pending = listener.getMaxPendingWriteBytes();
@@ -138,7 +137,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the framing the properties describe, or {@code null} for raw reads */
-    private static Framing framing(String path, SockstateProperties.Framing properties, Charset charset, BeanFactory beans) {
+    private static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
         FramingType type = properties.getType();
         require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
                 "A codec is named only with framing.type custom.");

@@ -19,6 +19,22 @@ class AutoConfigurationLayeringTest {
     static final ArchRule theModuleHoldsOnlyTheAutoConfiguration = classes().should()
             .resideInAPackage("dev.sockstate.autoconfigure..");
 
+    /** Applications run without spring-test: only the test support may use it. */
+    @ArchTest
+    static final ArchRule onlyTheTestSupportUsesSpringTest = noClasses().that().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.springframework.test..", "org.springframework.boot.test..");
+
+    /** Micrometer's observation API is optional: only the observation package uses it. */
+    @ArchTest
+    static final ArchRule onlyTheObservationPackageUsesObservations = noClasses().that()
+            .resideOutsideOfPackage("dev.sockstate.autoconfigure.observation..").should().dependOnClassesThat()
+            .resideInAnyPackage("io.micrometer.observation..");
+
+    /** Nothing depends on the test support, which is there for applications' tests. */
+    @ArchTest
+    static final ArchRule nothingDependsOnTheTestSupport = noClasses().that().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..")
+            .should().dependOnClassesThat().resideInAPackage("dev.sockstate.autoconfigure.test..");
+
     @ArchTest
     static final ArchRule theAutoConfigurationKnowsNoBackendAndNoJna = noClasses().should().dependOnClassesThat()
             .resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..", "com.sun.jna..");

@@ -248,7 +248,24 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void theTopLevelHandlerExecutorIsTheDefaultOfEveryListenerThatNamesNone() {
+        this.runner.withUserConfiguration(TestHandlers.AllConfiguration.class)
+                .withPropertyValues("sockstate.handler-executor=application", "sockstate.listeners.echo.address=127.0.0.1",
+                        "sockstate.listeners.upper.address=127.0.0.1", "sockstate.listeners.upper.handler-executor=none",
+                        "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.protocol=udp")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    SocketServer server = context.getBean(SocketServer.class);
+                    Object application = context.getBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME);
+                    assertThat(server.listenerSettings("echo").handlerExecutor()).isSameAs(application);
+                    assertThat(server.listenerSettings("udp").handlerExecutor()).isSameAs(application);
+                    assertThat(server.listenerSettings("upper").handlerExecutor()).as("the listener's own wins").isNull();
+                });
+    }
+
+    @Test
     void invalidValuesFailStartupNamingThePropertyAndTheValue() {
+        assertInvalid("sockstate.handler-executor=nosuchexecutor", "sockstate.handler-executor", "nosuchexecutor");
         assertInvalid("sockstate.listeners.echo.port=70000", "sockstate.listeners.echo.port", 70000);
         assertInvalid("sockstate.listeners.echo.backlog=0", "sockstate.listeners.echo.backlog", 0);
         assertInvalid("sockstate.listeners.echo.max-connections=-1", "sockstate.listeners.echo.max-connections", -1);

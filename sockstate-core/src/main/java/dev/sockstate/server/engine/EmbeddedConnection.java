@@ -45,13 +45,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * never follows and reading never pauses), and a read returns what the peer wrote, up to a
  * worker's read buffer ({@link Builder#readBufferSize}). Idle timeouts do not fire. The addresses are made up:
  * the local one is the listener's address (the loopback address when it binds every interface) and
- * port number, the remote one the loopback address and port {@value #DEFAULT_REMOTE_PORT}, unless
+ * port number, the remote one the loopback address and port number {@value #DEFAULT_REMOTE_PORT_NUMBER}, unless
  * the {@link Builder} is given others. The connection's {@link Connection#id() id} is 1.
  */
 public final class EmbeddedConnection implements AutoCloseable {
 
     /** The peer's port number unless the builder is given another remote address: the first of the dynamic range. */
-    public static final int DEFAULT_REMOTE_PORT = 49152;
+    public static final int DEFAULT_REMOTE_PORT_NUMBER = 49152;
 
     private final ListenerSettings settings;
 
@@ -323,7 +323,7 @@ public final class EmbeddedConnection implements AutoCloseable {
 
         /**
          * @param address what {@link Connection#remoteAddress()} answers, the peer's; by default the
-         * loopback address and port {@value EmbeddedConnection#DEFAULT_REMOTE_PORT}
+         * loopback address and port number {@value EmbeddedConnection#DEFAULT_REMOTE_PORT_NUMBER}
          * @return this builder
          */
         public Builder remoteAddress(InetSocketAddress address) {
@@ -361,7 +361,7 @@ public final class EmbeddedConnection implements AutoCloseable {
 
         private InetSocketAddress remoteAddress() {
             return (this.remoteAddress != null) ? this.remoteAddress
-                    : new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_REMOTE_PORT);
+                    : new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_REMOTE_PORT_NUMBER);
         }
     }
 }

@@ -271,7 +271,7 @@ class EmbeddedConnectionTest {
         assertThat(embedded.readOutboundText()).isEqualTo("ann@40000");
         EmbeddedConnection defaults = EmbeddedConnection.open(ListenerSettings.tcp("any").handler(handler).build());
         assertThat(defaults.connection().remoteAddress())
-                .isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), EmbeddedConnection.DEFAULT_REMOTE_PORT));
+                .isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), EmbeddedConnection.DEFAULT_REMOTE_PORT_NUMBER));
         assertThat(defaults.connection().localAddress()).isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     }
 

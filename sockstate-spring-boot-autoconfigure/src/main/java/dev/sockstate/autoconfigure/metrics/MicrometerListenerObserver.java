@@ -76,7 +76,12 @@ final class MicrometerListenerObserver implements ListenerObserver {
         }
     };
 
-    MicrometerListenerObserver(MeterRegistry registry, String listener) {
+    /**
+     * @param registry where the meters go
+     * @param listener the listener's name
+     * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
+     */
+    MicrometerListenerObserver(MeterRegistry registry, String listener, boolean handlerTimer) {
         for (Operation operation : Operation.values()) {
             for (boolean success : new boolean[] { true, false }) {
                 this.registrations[index(operation, success)] = Counter.builder("sockstate.registrations")
@@ -95,8 +100,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
         this.hangup = notifications(registry, listener, "hangup");
         this.err = notifications(registry, listener, "err");
         this.remove = notifications(registry, listener, "remove");
-        this.handlerSuccess = handler(registry, listener, "success");
-        this.handlerError = handler(registry, listener, "error");
+        this.handlerSuccess = handler(registry, listener, "success", handlerTimer);
+        this.handlerError = handler(registry, listener, "error", handlerTimer);
         this.accepted = Counter.builder("sockstate.connections.accepted").description("Connections accepted").tag("listener", listener)
                 .register(registry);
         this.rejected = Counter.builder("sockstate.connections.rejected")
@@ -153,14 +158,14 @@ final class MicrometerListenerObserver implements ListenerObserver {
     /**
      * The handler time of one outcome: a {@link Timer} when the registry's configuration asks for a
      * distribution of it ({@code management.metrics.distribution.percentiles-histogram},
-     * {@code .percentiles} or {@code .slo} for {@code sockstate.handler}), else a function timer over two
-     * adders, which costs less on every call.
+     * {@code .percentiles} or {@code .slo} for {@code sockstate.handler}, which its snapshot shows, or
+     * {@code handlerTimer}), else a function timer over two adders, which costs less on every call.
      */
-    private static HandlerTime handler(MeterRegistry registry, String listener, String outcome) {
+    private static HandlerTime handler(MeterRegistry registry, String listener, String outcome, boolean handlerTimer) {
         Timer timer = Timer.builder(HANDLER).description(HANDLER_DESCRIPTION).tag("listener", listener).tag("outcome", outcome)
                 .register(registry);
         HistogramSnapshot snapshot = timer.takeSnapshot();
-        if (snapshot.histogramCounts().length > 0 || snapshot.percentileValues().length > 0) {
+        if (handlerTimer || snapshot.histogramCounts().length > 0 || snapshot.percentileValues().length > 0) {
             return new HandlerTime(timer);
         }
         registry.remove(timer);

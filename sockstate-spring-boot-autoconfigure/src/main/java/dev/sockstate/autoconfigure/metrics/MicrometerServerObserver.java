@@ -35,9 +35,23 @@ public class MicrometerServerObserver implements ServerObserver {
 
     private final Map<String, MicrometerListenerObserver> listeners = new ConcurrentHashMap<>();
 
+    /** Whether handler time goes to a {@code Timer} even when its snapshot shows no distribution. */
+    private final boolean handlerTimer;
+
     /** @param registry where the meters go */
     public MicrometerServerObserver(MeterRegistry registry) {
+        this(registry, false);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param handlerTimer whether handler time always goes to a {@code Timer}: the configuration asks for
+     * a distribution of {@code sockstate.handler} whose snapshot shows no buckets (an exponential
+     * histogram, say); otherwise it does when the timer's snapshot shows a distribution
+     */
+    public MicrometerServerObserver(MeterRegistry registry, boolean handlerTimer) {
         this.registry = registry;
+        this.handlerTimer = handlerTimer;
         for (DequeueOutcome outcome : DequeueOutcome.values()) {
             FunctionCounter.builder("sockstate.dequeues", this.workers, (workers) -> sum(workers, (worker) -> worker.dequeues(outcome)))
                     .description("Dequeue calls").tag("outcome", outcome.name().toLowerCase(Locale.ROOT)).register(registry);
@@ -65,7 +79,7 @@ public class MicrometerServerObserver implements ServerObserver {
         // One observer per listener for the life of the registry: after a restart of the server its
         // meters read the new listener's counts and go on adding up, instead of staying bound to the old.
         MicrometerListenerObserver observer = this.listeners.computeIfAbsent(listener,
-                (name) -> new MicrometerListenerObserver(this.registry, name));
+                (name) -> new MicrometerListenerObserver(this.registry, name, this.handlerTimer));
         observer.countsOf(active);
         return observer;
     }

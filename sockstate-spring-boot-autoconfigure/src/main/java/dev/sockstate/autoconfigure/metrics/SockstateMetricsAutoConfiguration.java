@@ -3,10 +3,13 @@ package dev.sockstate.autoconfigure.metrics;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -24,7 +27,42 @@ public class SockstateMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ServerObserver.class)
-    MicrometerServerObserver sockstateServerObserver(MeterRegistry registry) {
-        return new MicrometerServerObserver(registry);
+    MicrometerServerObserver sockstateServerObserver(MeterRegistry registry, ObjectProvider<MetricsProperties> properties) {
+        MetricsProperties metrics = properties.getIfAvailable();
+        return new MicrometerServerObserver(registry, metrics != null && distributionAsked(metrics.getDistribution(), HANDLER));
+    }
+
+    private static final String HANDLER = "sockstate.handler";
+
+    /**
+     * @return whether {@code management.metrics.distribution.*} asks for a histogram, percentiles or
+     * SLO buckets of the meter, found as Spring Boot finds them: by the name, each shorter prefix of
+     * it, then {@code all}
+     */
+    static boolean distributionAsked(MetricsProperties.Distribution distribution, String meter) {
+        double[] percentiles = lookup(distribution.getPercentiles(), meter);
+        Object[] slo = lookup(distribution.getSlo(), meter);
+        return Boolean.TRUE.equals(lookup(distribution.getPercentilesHistogram(), meter))
+                || (percentiles != null && percentiles.length > 0) || (slo != null && slo.length > 0);
+    }
+
+    /** @return the value set for the meter's name, its longest prefix with one, or {@code all}; {@code null} if none */
+    private static <T> T lookup(Map<String, T> values, String meter) {
+        for (String key = meter; key != null; key = shorter(key)) {
+            T value = values.get(key);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    /** @return the name without its last part, {@code all} after the first part, {@code null} after {@code all} */
+    private static String shorter(String key) {
+        if (key.equals("all")) {
+            return null;
+        }
+        int dot = key.lastIndexOf('.');
+        return (dot > 0) ? key.substring(0, dot) : "all";
     }
 }

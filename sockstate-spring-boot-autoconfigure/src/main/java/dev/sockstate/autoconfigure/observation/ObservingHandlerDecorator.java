@@ -10,6 +10,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.function.Supplier;
 
 /**
  * Runs every handler call in an observation of its own, in scope on the calling thread (so that a
@@ -40,13 +41,17 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
 
     @Override
     public DatagramHandler decorate(String listener, DatagramHandler handler) {
-        return (endpoint, data, sender) -> observe(listener, "udp", "datagram", sender.isSet() ? sender.toSocketAddress() : null,
-                () -> handler.onDatagram(endpoint, data, sender));
+        return (endpoint, data, sender) -> observe(listener, "udp", "datagram",
+                () -> sender.isSet() ? sender.toSocketAddress() : null, () -> handler.onDatagram(endpoint, data, sender));
     }
 
-    private void observe(String listener, String protocol, String event, InetSocketAddress peer, Call call) throws Exception {
+    /**
+     * @param peer the peer's address, asked for only when the registry observes (never by a no-op registry)
+     */
+    private void observe(String listener, String protocol, String event, Supplier<InetSocketAddress> peer, Call call)
+            throws Exception {
         Observation observation = Observation.createNotStarted(this.convention, DEFAULT,
-                () -> new SocketHandlerObservationContext(listener, protocol, event, peer), this.registry);
+                () -> new SocketHandlerObservationContext(listener, protocol, event, peer.get()), this.registry);
         observation.start();
         try (Observation.Scope scope = observation.openScope()) {
             call.run();
@@ -63,13 +68,26 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
     /** Like {@link #observe} for the calls that throw no checked exception. */
     private void observeUnchecked(String listener, String event, Connection connection, Call call) {
         try {
-            observe(listener, "tcp", event, connection.remoteAddress(), call);
+            observe(listener, "tcp", event, () -> peerOf(connection), call);
         }
         catch (RuntimeException ex) {
             throw ex;
         }
         catch (Exception ex) {
             throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * @return the connection's peer, or {@code null} when the socket can no longer tell (a peer that
+     * reset the connection at once, a connection already finished): an observation never stops the call
+     */
+    private static InetSocketAddress peerOf(Connection connection) {
+        try {
+            return connection.remoteAddress();
+        }
+        catch (RuntimeException ex) {
+            return null;
         }
     }
 
@@ -94,22 +112,22 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
 
         @Override
         public void onOpen(Connection connection) throws Exception {
-            observe(this.listener, "tcp", "open", connection.remoteAddress(), () -> this.handler.onOpen(connection));
+            observe(this.listener, "tcp", "open", () -> peerOf(connection), () -> this.handler.onOpen(connection));
         }
 
         @Override
         public void onData(Connection connection, ByteBuffer data) throws Exception {
-            observe(this.listener, "tcp", "data", connection.remoteAddress(), () -> this.handler.onData(connection, data));
+            observe(this.listener, "tcp", "data", () -> peerOf(connection), () -> this.handler.onData(connection, data));
         }
 
         @Override
         public void onWritable(Connection connection) throws Exception {
-            observe(this.listener, "tcp", "writable", connection.remoteAddress(), () -> this.handler.onWritable(connection));
+            observe(this.listener, "tcp", "writable", () -> peerOf(connection), () -> this.handler.onWritable(connection));
         }
 
         @Override
         public void onHangup(Connection connection) throws Exception {
-            observe(this.listener, "tcp", "hangup", connection.remoteAddress(), () -> this.handler.onHangup(connection));
+            observe(this.listener, "tcp", "hangup", () -> peerOf(connection), () -> this.handler.onHangup(connection));
         }
 
         @Override

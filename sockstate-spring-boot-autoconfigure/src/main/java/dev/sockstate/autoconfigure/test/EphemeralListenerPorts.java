@@ -8,7 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * On a Spring test class: every configured listener binds an ephemeral port (as if its
+ * On a Spring test class: every configured listener binds an ephemeral port number (as if its
  * {@code sockstate.listeners.<name>.port} were {@code 0}, whatever the configuration says), so that
  * tests run beside a running application and beside each other. Read the ports with
  * {@link LocalListenerPort}.

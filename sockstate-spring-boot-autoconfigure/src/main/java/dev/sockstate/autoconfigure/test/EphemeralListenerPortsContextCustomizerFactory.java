@@ -1,11 +1,8 @@
 package dev.sockstate.autoconfigure.test;
 
-import dev.sockstate.autoconfigure.SockstateProperties;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -39,8 +36,8 @@ final class EphemeralListenerPortsContextCustomizerFactory implements ContextCus
 
         private static void ephemeral(ConfigurableEnvironment environment) {
             Map<String, Object> ports = new LinkedHashMap<>();
-            Binder.get(environment).bind("sockstate.listeners", Bindable.mapOf(String.class, SockstateProperties.Listener.class))
-                    .ifBound((listeners) -> listeners.keySet().forEach((name) -> ports.put("sockstate.listeners." + name + ".port", 0)));
+            // Only the names: the listeners' values are bound (and refused, if wrong) by the properties themselves.
+            ListenerNames.keysUnder(environment, "sockstate.listeners").forEach((key) -> ports.put("sockstate.listeners" + key + ".port", 0));
             environment.getPropertySources().addFirst(new MapPropertySource(SOURCE, ports));
         }
 

@@ -7,8 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * On a field of a Spring test ({@code int}, {@code Integer} or {@code String}): the port the named
- * listener bound, injected once the context started, as {@code @LocalServerPort} gives the web
+ * On a field of a Spring test ({@code int}, {@code Integer} or {@code String}): the port number the
+ * named listener bound, injected once the context started, as {@code @LocalServerPort} gives the web
  * server's. Naming a listener that is not bound fails the test, listing those that are.
  */
 @Target(ElementType.FIELD)

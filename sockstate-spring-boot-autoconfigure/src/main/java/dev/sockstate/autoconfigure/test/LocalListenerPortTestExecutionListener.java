@@ -1,10 +1,7 @@
 package dev.sockstate.autoconfigure.test;
 
 import java.lang.reflect.Field;
-import java.util.Map;
-import java.util.TreeSet;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
+import java.util.Set;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.TestContext;
 import org.springframework.test.context.support.AbstractTestExecutionListener;
@@ -13,8 +10,8 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Sets the test's {@link LocalListenerPort} fields, after Spring's dependency injection, from the
- * {@code local.sockstate.<name>.port} properties the server publishes as its listeners bind. Loads
- * the context only for tests that have such a field.
+ * {@code local.sockstate.<name>.port} properties the server publishes as its listeners bind, and
+ * again before each test method. Loads the context only for tests that have such a field.
  */
 final class LocalListenerPortTestExecutionListener extends AbstractTestExecutionListener {
 
@@ -25,6 +22,19 @@ final class LocalListenerPortTestExecutionListener extends AbstractTestExecution
 
     @Override
     public void prepareTestInstance(TestContext testContext) {
+        injectPorts(testContext);
+    }
+
+    /**
+     * Again before each method: its context may have been started afresh (dirtied before the method),
+     * with listeners on other ports.
+     */
+    @Override
+    public void beforeTestMethod(TestContext testContext) {
+        injectPorts(testContext);
+    }
+
+    private static void injectPorts(TestContext testContext) {
         Object test = testContext.getTestInstance();
         ReflectionUtils.doWithFields(testContext.getTestClass(), (field) -> inject(testContext, test, field),
                 (field) -> field.isAnnotationPresent(LocalListenerPort.class));
@@ -52,8 +62,7 @@ final class LocalListenerPortTestExecutionListener extends AbstractTestExecution
         ReflectionUtils.setField(field, test, value);
     }
 
-    private static TreeSet<String> bound(Environment environment) {
-        return new TreeSet<>(Binder.get(environment).bind("local.sockstate", Bindable.mapOf(String.class, Map.class))
-                .orElse(Map.of()).keySet());
+    private static Set<String> bound(Environment environment) {
+        return ListenerNames.under(environment, "local.sockstate");
     }
 }

@@ -6,8 +6,13 @@ import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -29,6 +34,29 @@ class SockstateMetricsAutoConfigurationTests {
             assertThat(registry.find("sockstate.dequeue.batch").meter().getId().getType())
                     .isEqualTo(io.micrometer.core.instrument.Meter.Type.DISTRIBUTION_SUMMARY);
         });
+    }
+
+    @Test
+    void aDistributionOfHandlerTimeIsFoundAsSpringBootFindsIt() {
+        assertThat(asked("percentiles-histogram.sockstate.handler", "true")).isTrue();
+        assertThat(asked("percentiles-histogram.sockstate", "true")).as("a prefix").isTrue();
+        assertThat(asked("percentiles.all", "0.99")).as("all").isTrue();
+        assertThat(asked("slo.sockstate.handler", "10ms")).isTrue();
+        assertThat(asked("percentiles-histogram.sockstate.handler.call", "true")).as("a longer name").isFalse();
+        assertThat(asked("percentiles-histogram.all", "false")).isFalse();
+        assertThat(asked("percentiles-histogram.sockstate.handler", "false", "percentiles-histogram.all", "true"))
+                .as("the longest match wins").isFalse();
+        assertThat(asked("expiry.sockstate.handler", "1m")).as("no distribution").isFalse();
+    }
+
+    private static boolean asked(String... keysAndValues) {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            properties.put("management.metrics.distribution." + keysAndValues[i], keysAndValues[i + 1]);
+        }
+        MetricsProperties metrics = new Binder(new MapConfigurationPropertySource(properties))
+                .bindOrCreate("management.metrics", MetricsProperties.class);
+        return SockstateMetricsAutoConfiguration.distributionAsked(metrics.getDistribution(), "sockstate.handler");
     }
 
     @Test

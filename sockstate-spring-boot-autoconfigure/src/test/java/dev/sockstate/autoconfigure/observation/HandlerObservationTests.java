@@ -3,22 +3,30 @@ package dev.sockstate.autoconfigure.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.handler.OnClose;
 import dev.sockstate.autoconfigure.handler.OnData;
 import dev.sockstate.autoconfigure.handler.OnDatagram;
+import dev.sockstate.autoconfigure.handler.OnOpen;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -97,6 +105,61 @@ class HandlerObservationTests {
     }
 
     @Test
+    void peersThatResetAtOnceStillReachTheHandlerAndNoObservationFails() {
+        this.runner.withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class).withPropertyValues("sockstate.observations.enabled=true").run((context) -> {
+                    int port = context.getEnvironment().getProperty("local.sockstate.words.port", Integer.class);
+                    for (int i = 0; i < 20; i++) {
+                        try (Socket client = new Socket()) {
+                            client.setSoLinger(true, 0);
+                            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                        }
+                    }
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    Handlers.Words words = context.getBean(Handlers.Words.class);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (words.closed.get() < accepted(registry) || accepted(registry) < 20) {
+                        assertThat(System.nanoTime()).as("every accepted connection closed").isLessThan(deadline);
+                        Thread.sleep(10);
+                    }
+                    assertThat((double) words.opened.get()).as("opened, as accepted").isEqualTo(accepted(registry));
+                    assertThat(registry.get("sockstate.handler").tag("outcome", "error").functionTimer().count())
+                            .as("handler calls that failed").isZero();
+                });
+    }
+
+    private static double accepted(MeterRegistry registry) {
+        return registry.get("sockstate.connections.accepted").counter().count();
+    }
+
+    @Test
+    void aConventionBeanNamesAndKeysTheObservations() {
+        this.runner.withPropertyValues("sockstate.observations.enabled=true")
+                .withBean(SocketHandlerObservationConvention.class, () -> new DefaultSocketHandlerObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "orders.calls";
+                    }
+
+                    @Override
+                    public KeyValues getHighCardinalityKeyValues(SocketHandlerObservationContext context) {
+                        return KeyValues.empty();
+                    }
+                }).run((context) -> {
+                    int port = context.getEnvironment().getProperty("local.sockstate.words.port", Integer.class);
+                    try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                        client.setSoTimeout(5000);
+                        client.getOutputStream().write("hi\n".getBytes(StandardCharsets.UTF_8));
+                        assertThat(client.getInputStream().readNBytes(3)).hasSize(3);
+                    }
+                    SocketHandlerObservationContext open = context.getBean(Stopped.class).take(1).get(0);
+                    assertThat(open.getName()).isEqualTo("orders.calls");
+                    assertThat(open.getHighCardinalityKeyValues()).isEmpty();
+                    assertThat(open.getLowCardinalityKeyValues()).contains(KeyValue.of("sockstate.event", "open"));
+                });
+    }
+
+    @Test
     void withoutThePropertyNothingIsObserved() {
         this.runner.run((context) -> {
             assertThat(context).doesNotHaveBean(SockstateObservationAutoConfiguration.class);
@@ -157,6 +220,20 @@ class HandlerObservationTests {
             private final ObservationRegistry registry;
 
             volatile boolean observedInScope;
+
+            final AtomicInteger opened = new AtomicInteger();
+
+            final AtomicInteger closed = new AtomicInteger();
+
+            @OnOpen
+            void open() {
+                this.opened.incrementAndGet();
+            }
+
+            @OnClose
+            void close() {
+                this.closed.incrementAndGet();
+            }
 
             Words(ObservationRegistry registry) {
                 this.registry = registry;

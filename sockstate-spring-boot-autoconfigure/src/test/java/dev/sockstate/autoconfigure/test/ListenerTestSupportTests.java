@@ -14,9 +14,12 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -27,7 +30,7 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(classes = ListenerTestSupportTests.EchoApplication.class,
         properties = { "sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
-                "sockstate.listeners.pings.address=127.0.0.1", "sockstate.listeners.pings.protocol=udp" })
+                "sockstate.listeners.udp-pings.address=127.0.0.1", "sockstate.listeners.udp-pings.protocol=udp" })
 @EphemeralListenerPorts
 class ListenerTestSupportTests {
 
@@ -38,13 +41,13 @@ class ListenerTestSupportTests {
     @LocalListenerPort("echo")
     private int echoPort;
 
-    @LocalListenerPort("pings")
+    @LocalListenerPort("udp-pings")
     private String pingsPort;
 
     @DynamicPropertySource
     static void configuredOnTakenPorts(DynamicPropertyRegistry registry) {
         registry.add("sockstate.listeners.echo.port", TAKEN::getLocalPort);
-        registry.add("sockstate.listeners.pings.port", TAKEN_UDP::getLocalPort);
+        registry.add("sockstate.listeners.udp-pings.port", TAKEN_UDP::getLocalPort);
     }
 
     @AfterAll
@@ -69,6 +72,20 @@ class ListenerTestSupportTests {
             DatagramPacket reply = new DatagramPacket(new byte[8], 8);
             client.receive(reply);
             assertThat(reply.getLength()).isEqualTo(1);
+        }
+    }
+
+    @Autowired
+    private Environment environment;
+
+    @Test
+    @DirtiesContext(methodMode = DirtiesContext.MethodMode.BEFORE_METHOD)
+    void inAContextStartedAfreshForTheMethodThePortsAreTheNewListeners() throws IOException {
+        assertThat(this.echoPort).isEqualTo(this.environment.getProperty("local.sockstate.echo.port", Integer.class));
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.echoPort)) {
+            client.setSoTimeout(5000);
+            client.getOutputStream().write(new byte[] { 4 });
+            assertThat(client.getInputStream().read()).isEqualTo(4);
         }
     }
 
@@ -103,7 +120,7 @@ class ListenerTestSupportTests {
             }
         }
 
-        @SocketHandler("pings")
+        @SocketHandler("udp-pings")
         static class Pings {
 
             @OnDatagram

@@ -1,0 +1,236 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
+import java.net.InetAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
+
+/** One listener: {@code sockstate.listeners.<name>.*}. */
+public class ListenerProperties {
+
+    /** The events a listener's connections are registered for. */
+    public enum ListenerEvent {
+
+        /** Data to read. */
+        IN,
+
+        /** The peer hung up. */
+        HANGUP
+    }
+
+    /** Transport: tcp or udp. */
+    private Protocol protocol = Protocol.TCP;
+
+    /** Local address to bind; every interface when not set. */
+    private InetAddress address;
+
+    /** Port to bind; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
+    private int port;
+
+    /** Length of the queue of connections waiting to be accepted (TCP). */
+    private int backlog = 1024;
+
+    /** How sockets are registered: level-oneshot (when not set), level-persistent, edge-oneshot or edge-persistent. */
+    private Trigger trigger;
+
+    /**
+     * Whether TCP connections are served in the exclusive edge-triggered mode: registered
+     * edge-persistent once, never re-armed, one worker at a time through a claim word; fewer
+     * system calls per message than level-oneshot. The trigger must then be left unset.
+     */
+    private boolean exclusiveEdge;
+
+    /** Events connections are registered for: in, optionally with hangup. */
+    private Set<ListenerEvent> events = new LinkedHashSet<>();
+
+    /** Whether to set SO_REUSEADDR on the listening socket. */
+    private boolean reuseAddress = true;
+
+    /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
+    private boolean reusePort;
+
+    /** Whether to set TCP_NODELAY on accepted connections. */
+    private boolean tcpNoDelay = true;
+
+    /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
+    private DataSize receiveBufferSize;
+
+    /** Most open connections; new ones above it are closed at once and counted. */
+    private int maxConnections = 10_000;
+
+    /** How long a connection may go without traffic before it is closed; never when not set. */
+    private Duration idleTimeout;
+
+    /** Queued write bytes above which a connection stops reading until the queue drains. */
+    private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
+
+    /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
+    private int maxDatagramsInFlight = 1024;
+
+    /** Worker group that serves the listener: default, or one defined under sockstate.groups. */
+    private String group = "default";
+
+    /** Where the listener's handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
+    private String handlerExecutor;
+
+    /** Character set of String payloads and replies. */
+    private Charset charset = StandardCharsets.UTF_8;
+
+    /** How a TCP connection's bytes are cut into messages. */
+    @NestedConfigurationProperty
+    private final FramingProperties framing = new FramingProperties();
+
+    public Protocol getProtocol() {
+        return this.protocol;
+    }
+
+    public void setProtocol(Protocol protocol) {
+        this.protocol = protocol;
+    }
+
+    public InetAddress getAddress() {
+        return this.address;
+    }
+
+    public void setAddress(InetAddress address) {
+        this.address = address;
+    }
+
+    public int getPort() {
+        return this.port;
+    }
+
+    public void setPort(int port) {
+        this.port = port;
+    }
+
+    public int getBacklog() {
+        return this.backlog;
+    }
+
+    public void setBacklog(int backlog) {
+        this.backlog = backlog;
+    }
+
+    public Trigger getTrigger() {
+        return this.trigger;
+    }
+
+    public void setTrigger(Trigger trigger) {
+        this.trigger = trigger;
+    }
+
+    public boolean isExclusiveEdge() {
+        return this.exclusiveEdge;
+    }
+
+    public void setExclusiveEdge(boolean exclusiveEdge) {
+        this.exclusiveEdge = exclusiveEdge;
+    }
+
+    public Set<ListenerEvent> getEvents() {
+        return this.events;
+    }
+
+    public void setEvents(Set<ListenerEvent> events) {
+        this.events = events;
+    }
+
+    public boolean isReuseAddress() {
+        return this.reuseAddress;
+    }
+
+    public void setReuseAddress(boolean reuseAddress) {
+        this.reuseAddress = reuseAddress;
+    }
+
+    public boolean isReusePort() {
+        return this.reusePort;
+    }
+
+    public void setReusePort(boolean reusePort) {
+        this.reusePort = reusePort;
+    }
+
+    public boolean isTcpNoDelay() {
+        return this.tcpNoDelay;
+    }
+
+    public void setTcpNoDelay(boolean tcpNoDelay) {
+        this.tcpNoDelay = tcpNoDelay;
+    }
+
+    public DataSize getReceiveBufferSize() {
+        return this.receiveBufferSize;
+    }
+
+    public void setReceiveBufferSize(DataSize receiveBufferSize) {
+        this.receiveBufferSize = receiveBufferSize;
+    }
+
+    public int getMaxConnections() {
+        return this.maxConnections;
+    }
+
+    public void setMaxConnections(int maxConnections) {
+        this.maxConnections = maxConnections;
+    }
+
+    public Duration getIdleTimeout() {
+        return this.idleTimeout;
+    }
+
+    public void setIdleTimeout(Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
+
+    public DataSize getMaxPendingWriteBytes() {
+        return this.maxPendingWriteBytes;
+    }
+
+    public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
+        this.maxPendingWriteBytes = maxPendingWriteBytes;
+    }
+
+    public int getMaxDatagramsInFlight() {
+        return this.maxDatagramsInFlight;
+    }
+
+    public void setMaxDatagramsInFlight(int maxDatagramsInFlight) {
+        this.maxDatagramsInFlight = maxDatagramsInFlight;
+    }
+
+    public String getGroup() {
+        return this.group;
+    }
+
+    public void setGroup(String group) {
+        this.group = group;
+    }
+
+    public String getHandlerExecutor() {
+        return this.handlerExecutor;
+    }
+
+    public void setHandlerExecutor(String handlerExecutor) {
+        this.handlerExecutor = handlerExecutor;
+    }
+
+    public Charset getCharset() {
+        return this.charset;
+    }
+
+    public void setCharset(Charset charset) {
+        this.charset = charset;
+    }
+
+    public FramingProperties getFraming() {
+        return this.framing;
+    }
+}
