@@ -61,7 +61,7 @@ class AotSampleIT {
 
     /** @return the port the listener bound, from the log line the application writes as it starts; -1 if it did not */
     private static int boundPort(Path log, String listener, Process sample) throws Exception {
-        Pattern started = Pattern.compile("Listener '" + listener + "' started on \\S+ port (\\d+)");
+        Pattern started = Pattern.compile("Listener '" + listener + "' \\([^)]*\\) bound to \\S+:(\\d+) on ");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline && sample.isAlive()) {
             Matcher matcher = started.matcher(Files.readString(log));

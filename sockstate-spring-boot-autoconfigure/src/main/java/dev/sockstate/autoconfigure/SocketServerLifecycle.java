@@ -4,10 +4,7 @@ import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.engine.SocketServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
@@ -19,8 +16,8 @@ import org.springframework.core.env.MutablePropertySources;
  * phase in which Spring Boot shuts its web server down gracefully and as it does: asynchronously, so
  * that both drain at once, within {@code spring.lifecycle.timeout-per-shutdown-phase}. Once started,
  * each listener's bound port is published in the environment as
- * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server, and
- * logged ("Listener 'echo' started on 0.0.0.0 port 7007 (tcp)"), as the web server's is.
+ * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server (the
+ * server logs each, as "Listener 'echo' (TCP, LEVEL_ONESHOT) bound to /[::]:7007 on epoll").
  */
 public class SocketServerLifecycle implements SmartLifecycle {
 
@@ -28,8 +25,6 @@ public class SocketServerLifecycle implements SmartLifecycle {
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
 
     private static final String PORTS_SOURCE = "sockstate.ports";
-
-    private static final Log logger = LogFactory.getLog(SocketServerLifecycle.class);
 
     private final SocketServer server;
 
@@ -52,12 +47,6 @@ public class SocketServerLifecycle implements SmartLifecycle {
     public void start() {
         this.server.start();
         publishPorts();
-        if (logger.isInfoEnabled()) {
-            for (BoundListener listener : this.server.listeners()) {
-                logger.info("Listener '" + listener.name() + "' started on " + listener.address().getAddress().getHostAddress()
-                        + " port " + listener.portNumber() + " (" + listener.protocol().name().toLowerCase(Locale.ROOT) + ")");
-            }
-        }
     }
 
     private void publishPorts() {
