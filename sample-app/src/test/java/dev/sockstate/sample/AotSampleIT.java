@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AotSampleIT {
 
-    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "syslog", "syslog-udp");
+    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "syslog", "syslog-udp");
 
     @Test
     void theAotProcessedSampleStartsAndServes() throws Exception {

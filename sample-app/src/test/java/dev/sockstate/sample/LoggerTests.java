@@ -3,6 +3,7 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,9 +25,8 @@ import org.springframework.test.annotation.DirtiesContext;
  * skipped without it on a developer's machine, failed without it in CI (the {@code CI} variable set).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "management.server.port=0", "sockstate.listeners.echo.port=0", "sockstate.listeners.poll.port=0",
-                "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0", "sockstate.listeners.syslog.port=0",
-                "sockstate.listeners.syslog-udp.port=0" })
+        properties = "management.server.port=0")
+@EphemeralListenerPorts
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class LoggerTests {

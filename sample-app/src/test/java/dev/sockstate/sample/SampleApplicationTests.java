@@ -2,6 +2,7 @@ package dev.sockstate.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.DatagramPacket;
@@ -23,9 +24,8 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /** Every listener of the sample over real sockets, and the metrics they move on the management port. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "management.server.port=0", "sockstate.listeners.echo.port=0", "sockstate.listeners.poll.port=0",
-                "sockstate.listeners.udp.port=0", "sockstate.listeners.resp.port=0",
-        "sockstate.listeners.syslog.port=0", "sockstate.listeners.syslog-udp.port=0" })
+        properties = "management.server.port=0")
+@EphemeralListenerPorts
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class SampleApplicationTests {

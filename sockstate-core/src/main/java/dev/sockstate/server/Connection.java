@@ -3,6 +3,7 @@ package dev.sockstate.server;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import javax.net.ssl.SSLSession;
 
 /**
  * A TCP connection as a handler sees it. Writing never blocks: what the socket does not take at
@@ -86,4 +87,13 @@ public interface Connection {
 
     /** @return the attached object, or {@code null} */
     Object attachment();
+
+    /**
+     * @return the TLS session of a connection of a listener with {@link ListenerSettings#tls() TLS}
+     * once its handshake succeeded (the protocol, the cipher suite, the peer's certificates when it
+     * sent some), {@code null} for a plaintext connection; any thread
+     */
+    default SSLSession tlsSession() {
+        return null;
+    }
 }

@@ -4,6 +4,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
 import java.net.InetAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -44,12 +45,13 @@ import java.util.function.Supplier;
  * @param framing how a TCP connection's bytes are cut into frames for the handler, {@code null} for raw reads
  * @param charset the character set of messages read or sent as text
  * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
+ * @param tls TLS on each TCP connection, the first stage of its pipeline, {@code null} for plaintext
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper) {
+        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
@@ -64,6 +66,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
         if (framing != null && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.FRAMING, framing, "none for a UDP listener (a datagram is a frame already)");
+        }
+        if (tls != null && protocol != Protocol.TCP) {
+            throw InvalidSettingException.mustBe(name, Setting.TLS, tls, "none for a UDP listener (TLS secures TCP connections;"
+                    + " datagrams would need DTLS)");
         }
     }
 
@@ -136,6 +142,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private Charset charset = StandardCharsets.UTF_8;
 
         private MessageMapper messageMapper;
+
+        private Tls tls;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -311,6 +319,21 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * Secures each TCP connection with TLS: a TLS stage is the first of its pipeline, next to the
+         * socket, below the stages added with {@link #stage} and the framing, which see plaintext, as
+         * the handler does ({@link Connection#tlsSession()} shows the session). The handler's
+         * {@code onOpen} follows the handshake's success; a connection whose handshake fails (or
+         * outlasts {@link Tls#handshakeTimeout()}) is closed without a word to the handler. A graceful
+         * close sends {@code close_notify} before the socket closes. TCP only.
+         * @param tls the TLS, {@code null} for plaintext (the default)
+         * @return this builder
+         */
+        public Builder tls(Tls tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the listener and the invalid setting
          */
@@ -357,7 +380,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper);
+                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

@@ -52,6 +52,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#framing}: how a connection's bytes are cut into frames. */
     FRAMING(Scope.LISTENER, "framing"),
 
+    /** {@link ListenerSettings.Builder#tls}: TLS on the listener's connections. */
+    TLS(Scope.LISTENER, "tls"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

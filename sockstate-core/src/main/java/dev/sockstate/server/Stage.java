@@ -14,7 +14,10 @@ import java.nio.ByteBuffer;
  * <p>
  * <b>Threads.</b> A connection's stages are called by the thread that owns the connection at the
  * time, one thread at a time, like its handler, so they need no locking. Writes from other threads
- * reach the stages on the owning thread.
+ * reach the stages on the owning thread. A stage that hands slow work to another thread (a TLS
+ * engine's delegated task, a lookup) goes on with its result through {@link StageContext#resume}:
+ * the task given there runs on the owning thread, in the connection's turn, like the stage's own
+ * methods, never beside them. Meanwhile the stage keeps what arrives (a copy) and answers it later.
  * <p>
  * <b>What a stage may do.</b> Each method receives the {@link StageContext} of this stage and, by
  * default, passes the event on unchanged. A stage may instead:
@@ -31,7 +34,8 @@ import java.nio.ByteBuffer;
  * but later, from {@link #data}, once its handshake ended. Until a stage passed the open on, it must
  * not pass data on (the pipeline refuses it, failing the connection);</li>
  * <li>ask for a close: {@link StageContext#close()} closes once queued bytes are sent,
- * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError}.</li>
+ * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError};</li>
+ * <li>write a last message as the output ends ({@link #outputEnding}): TLS's {@code close_notify}.</li>
  * </ul>
  * <b>Buffers.</b> A buffer passed to a stage is valid only during the call and belongs to the
  * caller (inbound, usually the worker's read buffer): copy what must outlive it. A buffer passed on
@@ -81,6 +85,19 @@ public interface Stage {
      */
     default void hangup(StageContext context) throws Exception {
         context.passHangup();
+    }
+
+    /**
+     * The connection's output is about to end, gracefully: it closes once what was written is sent
+     * (a {@link Connection#close()}, a stage's {@link StageContext#close()}, an idle timeout, a
+     * graceful stop of the server), or the handler shut it down ({@link Connection#shutdownOutput()}).
+     * The last moment to write: what the stage writes now goes out before the FIN. Called at most
+     * once per connection, in outbound order (the stage nearest the handler first), once what was
+     * written before is sent; not called when the connection is aborted.
+     * @param context this stage's context
+     * @throws Exception to abort the connection
+     */
+    default void outputEnding(StageContext context) throws Exception {
     }
 
     /**

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * A {@link Stage}'s link to its neighbours in a connection's pipeline: inbound events are passed on
  * towards the handler, outbound bytes towards the socket. Only to be used by the thread calling the
- * stage.
+ * stage, but for {@link #resume} and {@link #connection()}, which any thread may call.
  */
 public interface StageContext {
 
@@ -39,4 +39,16 @@ public interface StageContext {
      * @param reason why, such as a protocol violation of the peer
      */
     void abort(Throwable reason);
+
+    /**
+     * Goes on with the stage on the thread that owns the connection: the way back for work the stage
+     * handed to another thread, such as a TLS engine's delegated task. The task runs in the
+     * connection's turn, as the stage's own methods do (never beside one of them), with the stage's
+     * context at hand: at the start of the next turn, which this call asks for, or, called by the
+     * owning thread itself, once the current turn's work is done. Tasks run in the order they were
+     * resumed; what they pass on or write goes on as from the stage's methods, and a task that throws
+     * aborts the connection as they do. Once the connection is closed, tasks are dropped unrun.
+     * @param task what the stage does next; any thread may call this
+     */
+    void resume(Runnable task);
 }

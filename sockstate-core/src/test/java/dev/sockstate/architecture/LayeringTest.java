@@ -15,6 +15,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
+ *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.observer  what a metrics binding implements
  *     port           the portable notification model (and the backend SPI's base classes)
  *       port.epoll, port.winsock   the backends, the only code that touches JNA
@@ -66,6 +67,12 @@ class LayeringTest {
             .that().resideInAPackage("dev.sockstate.server.framing")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
                     "dev.sockstate.server.observer..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule tlsSettingsKnowOnlyTheJdk = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.tls")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
+                    "dev.sockstate.server.observer..", "dev.sockstate.server.framing..", "dev.sockstate.port..");
 
     @ArchTest
     static final ArchRule theObserverSpiKnowsNothingOfTheEngine = noClasses()

@@ -86,6 +86,10 @@ public class ListenerProperties {
     @NestedConfigurationProperty
     private final FramingProperties framing = new FramingProperties();
 
+    /** TLS of the listener's connections (TCP). */
+    @NestedConfigurationProperty
+    private final SslProperties ssl = new SslProperties();
+
     public Protocol getProtocol() {
         return this.protocol;
     }
@@ -232,5 +236,9 @@ public class ListenerProperties {
 
     public FramingProperties getFraming() {
         return this.framing;
+    }
+
+    public SslProperties getSsl() {
+        return this.ssl;
     }
 }

@@ -18,18 +18,24 @@ import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
 import java.nio.ByteOrder;
 import java.nio.charset.Charset;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -46,13 +52,25 @@ final class ServerSettingsFactory {
 
     private final MessageMapper messageMapper;
 
+    private final BundleSslContexts ssl;
+
     /**
      * @param properties the properties
      * @param messageMapper reads and writes the listeners' messages of the application's types, or {@code null}
      */
     ServerSettingsFactory(SockstateProperties properties, MessageMapper messageMapper) {
+        this(properties, messageMapper, null);
+    }
+
+    /**
+     * @param properties the properties
+     * @param messageMapper reads and writes the listeners' messages of the application's types, or {@code null}
+     * @param bundles the SSL bundles the listeners' {@code ssl.bundle} name, or {@code null} when there are none
+     */
+    ServerSettingsFactory(SockstateProperties properties, MessageMapper messageMapper, SslBundles bundles) {
         this.properties = properties;
         this.messageMapper = messageMapper;
+        this.ssl = new BundleSslContexts(bundles);
     }
 
     /** @return what the handlers need to know of each listener, by name */
@@ -133,7 +151,41 @@ final class ServerSettingsFactory {
         }
         builder.framing(framing(path + "framing.", listener.getFraming(), listener.getCharset(), beans))
                 .charset(listener.getCharset()).messageMapper(this.messageMapper);
+        Tls tls = tls(path + "ssl.", listener);
+        if (tls != null) {
+            builder.tls(tls);
+        }
         return builder;
+    }
+
+    /** @return the TLS the listener's {@code ssl.*} properties describe, {@code null} for plaintext */
+    private Tls tls(String path, ListenerProperties listener) {
+        SslProperties ssl = listener.getSsl();
+        if (ssl.getBundle() == null) {
+            require(ssl.getServerNameBundles().isEmpty(), path + "server-name-bundles", null,
+                    "Bundles by server name need the listener's own ssl.bundle, for the other names.");
+            return null;
+        }
+        require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
+        require(ssl.getHandshakeTimeout() != null && ssl.getHandshakeTimeout().compareTo(Duration.ZERO) > 0,
+                path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
+        SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
+        Tls tls = Tls.server(this.ssl.context(PREFIX + path + "bundle", ssl.getBundle()))
+                .withClientAuth(ssl.getClientAuth()).withHandshakeTimeout(ssl.getHandshakeTimeout())
+                .withProtocols(bundle.getOptions().getEnabledProtocols()).withCipherSuites(bundle.getOptions().getCiphers());
+        if (!ssl.getServerNameBundles().isEmpty()) {
+            Map<String, Supplier<SSLContext>> byName = new LinkedHashMap<>();
+            for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
+                SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
+                String property = path + "server-name-bundles[" + i + "]";
+                require(named.getServerName() != null && !named.getServerName().isBlank(), property + ".server-name", null,
+                        "It must be set.");
+                require(named.getBundle() != null, property + ".bundle", null, "It must be set.");
+                byName.put(named.getServerName(), this.ssl.context(PREFIX + property + ".bundle", named.getBundle()));
+            }
+            tls = tls.withServerNames(byName);
+        }
+        return tls;
     }
 
     /** @return the framing the properties describe, or {@code null} for raw reads */
@@ -240,6 +292,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.HANDLER, "handler");
         properties.put(Setting.STAGES, "stages");
         properties.put(Setting.FRAMING, "framing.type");
+        properties.put(Setting.TLS, "ssl.bundle");
         properties.put(Setting.GROUP_NAME, "");
         properties.put(Setting.WORKERS, "threads");
         properties.put(Setting.BATCH_SIZE, PREFIX + "batch-size");

@@ -17,10 +17,12 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ImportRuntimeHints;
@@ -31,7 +33,7 @@ import org.springframework.core.env.Environment;
  * {@code sockstate.*} properties and the {@link dev.sockstate.autoconfigure.handler.SocketHandler}
  * beans, and its lifecycle.
  */
-@AutoConfiguration(after = TaskExecutionAutoConfiguration.class)
+@AutoConfiguration(after = { TaskExecutionAutoConfiguration.class, SslAutoConfiguration.class })
 @ConditionalOnClass(name = "com.sun.jna.Native")
 @ConditionalOnBooleanProperty(name = "sockstate.enabled", matchIfMissing = true)
 @Conditional(OnAvailableBackendCondition.class)
@@ -64,8 +66,9 @@ public class SockstateAutoConfiguration {
     SocketServer socketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
-            ListenerHandlers handlers) {
-        ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable());
+            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles) {
+        ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable(),
+                sslBundles.getIfAvailable());
         try {
             List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
             List<ListenerSettings> listeners = factory.listeners(handlers, beans,

@@ -6,11 +6,12 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLSession;
 
 /**
  * What a handler sees of an accepted TCP connection beside its traffic: its number, its listener,
- * its addresses (asked of the socket once, then kept) and the state a handler keeps on it. The
- * traffic, the turn and the close are {@link TcpConnection}'s.
+ * its addresses (asked of the socket once, then kept), its TLS session and the state a handler
+ * keeps on it. The traffic, the turn and the close are {@link TcpConnection}'s.
  */
 abstract class AcceptedConnection extends SocketTurn implements Connection {
 
@@ -26,6 +27,9 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
     private volatile InetSocketAddress remoteAddress;
 
     private volatile InetSocketAddress localAddress;
+
+    /** The TLS session once the handshake succeeded. */
+    private volatile SSLSession tlsSession;
 
     AcceptedConnection(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
@@ -71,6 +75,16 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
         catch (NativeIoException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    @Override
+    public SSLSession tlsSession() {
+        return this.tlsSession;
+    }
+
+    /** @param session the TLS session, once the handshake succeeded */
+    final void tlsSession(SSLSession session) {
+        this.tlsSession = session;
     }
 
     @Override

@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <b>What is not real.</b> No port, worker, timer or native call: nothing of JNA or a backend is
  * loaded. The socket takes every send whole at once (its buffer never fills, so {@code onWritable}
  * never follows and reading never pauses), and a read returns what the peer wrote, up to a
- * worker's read buffer ({@link Builder#readBufferSize}). Idle timeouts do not fire. The addresses are made up:
+ * worker's read buffer ({@link Builder#readBufferSize}). Idle timeouts and TLS handshake timeouts do not
+ * fire. The addresses are made up:
  * the local one is the listener's address (the loopback address when it binds every interface) and
  * port number, the remote one the loopback address and port number {@value #DEFAULT_REMOTE_PORT_NUMBER}, unless
  * the {@link Builder} is given others. The connection's {@link Connection#id() id} is 1.
@@ -282,7 +283,7 @@ public final class EmbeddedConnection implements AutoCloseable {
         return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
-                s.handlerExecutor(), s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper());
+                s.handlerExecutor(), s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls());
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */

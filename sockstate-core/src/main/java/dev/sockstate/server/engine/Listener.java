@@ -4,13 +4,17 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Stage;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /** What one listener's sockets share at run time: settings, worker group, handler calls, observer and counts. */
 final class Listener implements ServerObserver.ActiveCounts {
@@ -31,6 +35,12 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** The framing of its connections, or {@code null} for raw reads. */
     final Framer framer;
+
+    /** What its connections' TLS stages share, or {@code null} for plaintext. */
+    final TlsSupport tls;
+
+    /** Makers of each connection's stages, in inbound order: TLS first, if any, then the listener's own. */
+    final List<Supplier<? extends Stage>> stageMakers;
 
     /** How its handlers' messages are read and sent. */
     final Messages messages;
@@ -90,7 +100,19 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
+        this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
+        this.stageMakers = stageMakers(settings, this.tls);
         this.messages = new Messages(settings);
+    }
+
+    private static List<Supplier<? extends Stage>> stageMakers(ListenerSettings settings, TlsSupport tls) {
+        if (tls == null) {
+            return settings.stages();
+        }
+        List<Supplier<? extends Stage>> makers = new ArrayList<>();
+        makers.add(() -> new TlsStage(tls));
+        makers.addAll(settings.stages());
+        return List.copyOf(makers);
     }
 
     @Override

@@ -6,6 +6,8 @@ import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
 /**
@@ -19,6 +21,10 @@ import java.util.function.Supplier;
  * seen the open or not, and sees no data before it did; an open passed twice reaches it once. Once
  * the connection is closed every link is dead: what a stage passes on or writes from
  * {@link Stage#closed} is dropped, since the socket is gone.
+ * <p>
+ * A stage that resumes from another thread ({@link StageContext#resume}) leaves its task in a queue,
+ * made on first use, and asks for a turn; the owner runs the queue at the start of each turn, before
+ * the events of that turn are passed.
  */
 final class Pipeline {
 
@@ -35,6 +41,9 @@ final class Pipeline {
 
     /** Whether the connection is closed: nothing is passed on any more. */
     private boolean closed;
+
+    /** Tasks stages resumed, from any thread, waiting for the owner; made on first use. */
+    private volatile Queue<Resumed> resumed;
 
     /**
      * Makes the connection's stages; if a maker fails, the stages made so far hear
@@ -61,6 +70,11 @@ final class Pipeline {
                 throw ex;
             }
         }
+    }
+
+    /** @return the stage at that position, in inbound order */
+    Stage stage(int index) {
+        return this.stages[index];
     }
 
     /** @return whether the open reached the handler */
@@ -91,7 +105,64 @@ final class Pipeline {
     /** The connection is closed: every stage hears it, in inbound order, and the links die. */
     void closed() {
         this.closed = true;
+        Queue<Resumed> waiting = this.resumed;
+        if (waiting != null) {
+            waiting.clear();
+        }
         closeStages(this.stages.length);
+    }
+
+    /** The output ends gracefully: the stages that saw the open hear of it, in outbound order, and may write. */
+    void outputEnding() {
+        for (int i = this.stages.length - 1; i >= 0; i--) {
+            if (dead()) {
+                return;
+            }
+            if (this.opened[i]) {
+                try {
+                    this.stages[i].outputEnding(this.links[i]);
+                }
+                catch (Throwable ex) {
+                    stageFailed(i, ex);
+                }
+            }
+        }
+    }
+
+    /** Runs the tasks stages resumed, in order; the owner, at the start of a turn. */
+    void runResumes() {
+        Queue<Resumed> waiting = this.resumed;
+        if (waiting == null) {
+            return;
+        }
+        Resumed next;
+        while ((next = waiting.poll()) != null) {
+            if (dead()) {
+                waiting.clear();
+                return;
+            }
+            try {
+                next.task.run();
+            }
+            catch (Throwable ex) {
+                stageFailed(next.index, ex);
+            }
+        }
+    }
+
+    private void resume(int index, Runnable task) {
+        Queue<Resumed> waiting = this.resumed;
+        if (waiting == null) {
+            synchronized (this) {
+                waiting = this.resumed;
+                if (waiting == null) {
+                    waiting = new ConcurrentLinkedQueue<>();
+                    this.resumed = waiting;
+                }
+            }
+        }
+        waiting.add(new Resumed(index, task));
+        this.connection.requestTurn();
     }
 
     private void closeStages(int count) {
@@ -200,6 +271,10 @@ final class Pipeline {
         return (index < 0) ? "0 (the socket)" : (index + 1) + " (" + this.stages[index].getClass().getName() + ")";
     }
 
+    /** A task a stage resumed. */
+    private record Resumed(int index, Runnable task) {
+    }
+
     /** A stage's context: its place in the pipeline. */
     private final class Link implements StageContext {
 
@@ -244,6 +319,11 @@ final class Pipeline {
             if (!dead()) {
                 Pipeline.this.connection.failed(reason);
             }
+        }
+
+        @Override
+        public void resume(Runnable task) {
+            Pipeline.this.resume(this.index, task);
         }
     }
 }

@@ -132,7 +132,7 @@ public final class SocketServer {
         ServerObserver.DequeueOutcome.values();
         HandlerCalls.Callback.values();
         for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
-                BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpSocket.class, WritePath.class, Pipeline.class,
+                BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpSocket.class, WritePath.class, Pipeline.class, TlsStage.class,
                 OffWorker.class, GracefulStop.class, HandlerExecution.class, RejectedExecutionException.class)) {
             type.getName();
         }
@@ -167,8 +167,9 @@ public final class SocketServer {
     }
 
     private void scheduleIdleSweep() {
-        long shortest = this.listenerSettings.stream().filter((listener) -> listener.idleTimeout() != null)
-                .mapToLong((listener) -> listener.idleTimeout().toMillis()).min().orElse(0);
+        // One sweep serves the idle timeouts and the TLS handshakes' limits, at a quarter of the shortest.
+        long shortest = this.listenerSettings.stream().mapToLong(SocketServer::shortestTimeoutMillis).filter((millis) -> millis > 0)
+                .min().orElse(0);
         if (shortest > 0) {
             long period = Math.max(10, shortest / 4);
             this.idleSweep = this.scheduler.every(() -> {
@@ -176,10 +177,19 @@ public final class SocketServer {
                 for (SocketTurn socket : this.table.snapshot()) {
                     if (socket instanceof TcpConnection connection) {
                         connection.checkIdle(now);
+                        connection.checkHandshake(now);
                     }
                 }
             }, period);
         }
+    }
+
+    /** @return the shortest of a listener's idle timeout and TLS handshake limit in milliseconds, 0 for neither */
+    private static long shortestTimeoutMillis(ListenerSettings listener) {
+        long idle = (listener.idleTimeout() != null) ? Math.max(1, listener.idleTimeout().toMillis()) : Long.MAX_VALUE;
+        long handshake = (listener.tls() != null) ? Math.max(1, listener.tls().handshakeTimeout().toMillis()) : Long.MAX_VALUE;
+        long shortest = Math.min(idle, handshake);
+        return (shortest == Long.MAX_VALUE) ? 0 : shortest;
     }
 
     /**

@@ -215,6 +215,18 @@ abstract class SocketState {
         }
     }
 
+    /**
+     * Asks for a turn that runs the socket's requests, from any thread: as {@link #requestRun()},
+     * but the owner asking makes its own turn go round once more before it lets go.
+     */
+    final void requestTurn() {
+        if (OWNER.getOpaque(this) == Thread.currentThread()) {
+            STATE.getAndBitwiseOr(this, RUN_REQUESTED);
+            return;
+        }
+        requestRun();
+    }
+
     /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */
     final void removed() {
         STATE.getAndBitwiseOr(this, REMOVED);

@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.nio.ByteBuffer;
 
@@ -55,7 +56,13 @@ final class TcpConnection extends AcceptedConnection {
 
     private boolean inputDrained;
 
+    /** Whether the stages were told that the output ends ({@link #endOutput()}). */
+    private boolean outputEnded;
+
     private volatile long lastActivity;
+
+    /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
+    private volatile TlsStage handshaking;
 
     TcpConnection(Listener listener, long handle) {
         super(listener, handle);
@@ -64,9 +71,9 @@ final class TcpConnection extends AcceptedConnection {
 
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
-        if (!this.listener.settings.stages().isEmpty()) {
+        if (!this.listener.stageMakers.isEmpty()) {
             try {
-                this.pipeline = new Pipeline(this, this.listener.handler, this.listener.settings.stages());
+                this.pipeline = new Pipeline(this, this.listener.handler, this.listener.stageMakers);
             }
             catch (Throwable ex) {
                 // The listener goes on: only this connection, which never opened, is aborted.
@@ -93,6 +100,9 @@ final class TcpConnection extends AcceptedConnection {
             return true;
         }
         this.output.takeRequests();
+        if (this.pipeline != null) {
+            this.pipeline.runResumes();
+        }
         if ((events & Events.ERR) != 0) {
             failed(pendingError());
             return true;
@@ -253,7 +263,44 @@ final class TcpConnection extends AcceptedConnection {
 
     @Override
     boolean readyToClose() {
-        return isAborting() || (!this.output.isPending() && (this.inputDrained || this.inputClosed || !isDraining()));
+        if (isAborting()) {
+            return true;
+        }
+        if (this.output.isPending() || !(this.inputDrained || this.inputClosed || !isDraining())) {
+            return false;
+        }
+        // The stages' last words (a TLS close_notify) go out before the socket closes.
+        endOutput();
+        return isAborting() || !this.output.isPending();
+    }
+
+    /** The output ends gracefully (a close, or a FIN): the stages hear of it once, and may write a last time. */
+    void endOutput() {
+        if (!this.outputEnded && this.pipeline != null) {
+            this.outputEnded = true;
+            this.pipeline.outputEnding();
+        }
+    }
+
+    /** @return the first stage (TLS's, when the listener has TLS), {@code null} without stages; for tests */
+    Stage firstStage() {
+        return (this.pipeline != null) ? this.pipeline.stage(0) : null;
+    }
+
+    /** @param stage the TLS stage while its handshake runs, {@code null} once it ended */
+    void handshaking(TlsStage stage) {
+        this.handshaking = stage;
+    }
+
+    /**
+     * Ends a TLS handshake that outlasted the listener's limit; the timer's thread.
+     * @param now the current {@link System#nanoTime()}
+     */
+    void checkHandshake(long now) {
+        TlsStage stage = this.handshaking;
+        if (stage != null) {
+            stage.checkDeadline(now);
+        }
     }
 
     @Override

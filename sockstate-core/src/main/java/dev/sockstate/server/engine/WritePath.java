@@ -183,6 +183,12 @@ final class WritePath {
             takeRequests();
         }
         if (this.shutdownRequested && this.queue == null && !this.outputShut && !this.connection.isAborting()) {
+            // The stages' last words (a TLS close_notify) go before the FIN; if the socket does not
+            // take them at once, the FIN waits until it did.
+            this.connection.endOutput();
+            if (this.queue != null || this.connection.isAborting()) {
+                return;
+            }
             this.outputShut = true;
             try {
                 this.connection.sockets.shutdown(this.connection.handle, false, true);

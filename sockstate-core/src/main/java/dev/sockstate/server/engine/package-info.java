@@ -9,7 +9,8 @@
  * {@link dev.sockstate.server.engine.SocketTurn}, whose state word lets one thread claim it; the
  * {@link dev.sockstate.server.engine.TcpConnection} reads into the worker's buffer and passes the
  * bytes inbound through its {@link dev.sockstate.server.engine.Pipeline} of stages (if the listener
- * has any) to {@link dev.sockstate.server.engine.HandlerCalls}, which calls the user's handler; the
+ * has any; with TLS the first is the {@link dev.sockstate.server.engine.TlsStage}) to
+ * {@link dev.sockstate.server.engine.HandlerCalls}, which calls the user's handler; the
  * handler's writes go back outbound to the {@link dev.sockstate.server.engine.WritePath}, and the turn
  * ends by re-arming the registration in the worker's next batch call.
  */

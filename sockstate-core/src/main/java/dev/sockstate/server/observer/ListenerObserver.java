@@ -91,4 +91,19 @@ public interface ListenerObserver {
     /** A datagram was dropped because the socket's send buffer was full. */
     default void datagramDropped() {
     }
+
+    /**
+     * A connection's TLS handshake ended, or a renegotiation was refused.
+     * @param success whether it succeeded: the handler hears of the connection only then
+     * @param reason why it failed, one word of a few: {@code "timeout"} (not done within the
+     * listener's handshake timeout), {@code "plaintext"} (the peer spoke something else than TLS),
+     * {@code "certificate"} (a certificate missing or not trusted), {@code "protocol"} (no common
+     * protocol or cipher suite, a malformed or unexpected message), {@code "renegotiation"} (refused
+     * after the handshake), {@code "closed"} (the peer left or the connection closed first),
+     * {@code "rejected"} (the task executor refused the engine's work), {@code "configuration"} (no
+     * engine could be made of the context); {@code null} on success
+     * @param nanos how long it took from the connection's open
+     */
+    default void handshake(boolean success, String reason, long nanos) {
+    }
 }

@@ -5,6 +5,7 @@ import dev.sockstate.port.Backend;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.WorkerGroupState;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,13 +26,34 @@ public class SockstateEndpoint {
 
     private final Backend backend;
 
+    private final Function<String, String> bundleOf;
+
     /**
      * @param server the server
      * @param backend its backend
      */
     public SockstateEndpoint(SocketServer server, Backend backend) {
+        this(server, backend, (listener) -> null);
+    }
+
+    /**
+     * @param server the server
+     * @param backend its backend
+     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name
+     */
+    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, String> bundleOf) {
         this.server = server;
         this.backend = backend;
+        this.bundleOf = bundleOf;
+    }
+
+    private TlsDescriptor tls(ListenerSettings settings) {
+        Tls tls = settings.tls();
+        if (tls == null) {
+            return null;
+        }
+        return new TlsDescriptor(this.bundleOf.apply(settings.name()), tls.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
+                (tls.protocols() != null) ? List.of(tls.protocols()) : List.of(), tls.serverNames().keySet());
     }
 
     /** @return what the servers look like now */
@@ -50,7 +72,7 @@ public class SockstateEndpoint {
                     settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                     (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                     (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
-                    listener != null && listener.serving()));
+                    listener != null && listener.serving(), tls(settings)));
         }
         return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
                 this.server.isRunning(), this.server.workerGroups(), listeners);
@@ -91,9 +113,20 @@ public class SockstateEndpoint {
      * @param rejected connections rejected at the maximum
      * @param handlerErrors handler calls that threw, or that the handler executor refused
      * @param serving whether its socket is registered and served
+     * @param tls its TLS, {@code null} for plaintext
      */
     public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
-            boolean serving) {
+            boolean serving, TlsDescriptor tls) {
+    }
+
+    /**
+     * A listener's TLS.
+     * @param bundle the SSL bundle that holds its key and trust
+     * @param clientAuth none, want or need
+     * @param protocols the protocols enabled, empty for the SSL context's defaults
+     * @param serverNames the server names (SNI) with a bundle of their own
+     */
+    public record TlsDescriptor(String bundle, String clientAuth, List<String> protocols, java.util.Set<String> serverNames) {
     }
 }

@@ -1,6 +1,8 @@
 package dev.sockstate.autoconfigure.actuate;
 
+import dev.sockstate.autoconfigure.ListenerProperties;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.SockstateProperties;
 import dev.sockstate.port.Backend;
 import dev.sockstate.server.engine.SocketServer;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -19,7 +21,10 @@ public class SockstateEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SockstateEndpoint sockstateEndpoint(SocketServer server, Backend backend) {
-        return new SockstateEndpoint(server, backend);
+    SockstateEndpoint sockstateEndpoint(SocketServer server, Backend backend, SockstateProperties properties) {
+        return new SockstateEndpoint(server, backend, (listener) -> {
+            ListenerProperties configured = properties.getListeners().get(listener);
+            return (configured != null) ? configured.getSsl().getBundle() : null;
+        });
     }
 }

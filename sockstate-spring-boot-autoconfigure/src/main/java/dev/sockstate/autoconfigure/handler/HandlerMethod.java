@@ -15,11 +15,14 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.security.Principal;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -57,6 +60,8 @@ final class HandlerMethod {
         ERROR(Throwable.class, "Throwable", null, ERROR_VALUE),
         ENDPOINT(DatagramEndpoint.class, "DatagramEndpoint", null, ENDPOINT_VALUE),
         PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE),
+        /** A TLS connection's verified client, {@code null} for plaintext or a client that sent no certificate. */
+        PRINCIPAL(Principal.class, "Principal", "principal", CONNECTION_VALUE),
         /** Any other type, read from the message by the listener's {@link MessageMapper}. */
         PAYLOAD(Object.class, "a type of your own (read by a Converter<byte[], T> bean, or from JSON with Jackson)", "payload",
                 CONNECTION_VALUE, DATA_VALUE, ENDPOINT_VALUE);
@@ -139,17 +144,17 @@ final class HandlerMethod {
     }
 
     /** Arguments every kind of method may take. */
-    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS);
+    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL);
 
-    static final Set<Argument> CONNECTION_DATA = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.BUFFER,
+    static final Set<Argument> CONNECTION_DATA = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_ERROR = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.ERROR);
+    static final Set<Argument> CONNECTION_ERROR = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.ERROR);
 
     static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.BUFFER,
+    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
 
     static final Set<Argument> DATAGRAM_MESSAGE = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
@@ -289,6 +294,19 @@ final class HandlerMethod {
     private static Object payload(Connection connection, ByteBuffer data, DatagramEndpoint endpoint, Class<?> type)
             throws InvalidMessageException {
         return (connection != null) ? connection.readMessage(data, type) : endpoint.readMessage(data, type);
+    }
+
+    private static Principal principal(Connection connection) {
+        SSLSession session = connection.tlsSession();
+        if (session == null) {
+            return null;
+        }
+        try {
+            return session.getPeerPrincipal();
+        }
+        catch (SSLPeerUnverifiedException ex) {
+            return null;
+        }
     }
 
     private static InetSocketAddress address(Connection connection, PeerAddress peer) {

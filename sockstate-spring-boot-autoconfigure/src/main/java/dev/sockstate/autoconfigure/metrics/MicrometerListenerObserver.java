@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -61,6 +63,15 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter acceptBackoffs;
 
+    private final MeterRegistry registry;
+
+    private final String listener;
+
+    /** TLS handshakes by outcome and reason, registered as they first happen (a plaintext listener has none). */
+    private final Map<String, Counter> handshakes = new ConcurrentHashMap<>();
+
+    private volatile Timer handshakeTime;
+
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
     private volatile ActiveCounts active = NO_COUNTS;
 
@@ -82,6 +93,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
      * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
      */
     MicrometerListenerObserver(MeterRegistry registry, String listener, boolean handlerTimer) {
+        this.registry = registry;
+        this.listener = listener;
         for (Operation operation : Operation.values()) {
             for (boolean success : new boolean[] { true, false }) {
                 this.registrations[index(operation, success)] = Counter.builder("sockstate.registrations")
@@ -218,6 +231,22 @@ final class MicrometerListenerObserver implements ListenerObserver {
         }
         time.count.increment();
         time.nanos.add(nanos);
+    }
+
+    @Override
+    public void handshake(boolean success, String reason, long nanos) {
+        String key = success ? "success" : (reason != null) ? reason : "unknown";
+        this.handshakes.computeIfAbsent(key, (name) -> Counter.builder("sockstate.tls.handshakes")
+                .description("TLS handshakes: those that succeeded, and those that failed by reason").tag("listener", this.listener)
+                .tag("outcome", success ? "success" : "failure").tag("reason", success ? "none" : name).register(this.registry))
+                .increment();
+        Timer time = this.handshakeTime;
+        if (time == null) {
+            time = Timer.builder("sockstate.tls.handshake").description("Time from a TLS connection's accept to its handshake's end")
+                    .tag("listener", this.listener).register(this.registry);
+            this.handshakeTime = time;
+        }
+        time.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

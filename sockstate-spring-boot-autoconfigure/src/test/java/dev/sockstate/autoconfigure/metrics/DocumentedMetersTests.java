@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.TlsClients;
 import dev.sockstate.autoconfigure.handler.OnData;
 import dev.sockstate.autoconfigure.handler.OnDatagram;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
@@ -15,10 +16,13 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,16 +34,30 @@ import org.springframework.context.annotation.Configuration;
 class DocumentedMetersTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateMetricsAutoConfiguration.class,
+                    SockstateAutoConfiguration.class))
             .withUserConfiguration(RegistryConfiguration.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1",
-                    "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.protocol=udp");
+                    "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.protocol=udp",
+                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=server",
+                    "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
+                    "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
 
     @Test
     void theReadmesMeterTableNamesEveryMeterRegisteredWithItsType() throws IOException {
         Map<String, String> documented = documented(Files.readString(Path.of("..", "README.md")));
         this.runner.run((context) -> {
             assertThat(context).hasNotFailed();
+            // A TLS handshake: its meters are registered as the first happens.
+            int secure = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
+            try (SSLSocket client = TlsClients.connect(TlsClients.client(null), secure)) {
+                client.startHandshake();
+            }
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (meters.find("sockstate.tls.handshake").timer() == null && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             Map<String, Meter.Type> registered = new TreeMap<>();
             for (Meter meter : context.getBean(MeterRegistry.class).getMeters()) {
                 registered.put(meter.getId().getName(), meter.getId().getType());
@@ -86,6 +104,15 @@ class DocumentedMetersTests {
 
         @SocketHandler("echo")
         static class Echo {
+
+            @OnData
+            byte[] echo(byte[] data) {
+                return data;
+            }
+        }
+
+        @SocketHandler("secure")
+        static class Secure {
 
             @OnData
             byte[] echo(byte[] data) {

@@ -1,0 +1,96 @@
+package dev.sockstate.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
+import dev.sockstate.autoconfigure.test.LocalListenerPort;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+
+/**
+ * The {@code resp-tls} listener (RESP over TLS, the sample's demonstration bundle) against clients
+ * no one here wrote: {@code openssl s_client} with TLS 1.2 and 1.3, verifying the server against the
+ * sample's CA, and {@code redis-cli --tls} and {@code redis-benchmark --tls}. Needs {@code openssl}
+ * and Debian's redis-tools (built with TLS), which {@code .ci/run} installs: skipped without them on
+ * a developer's machine, failed without them in CI.
+ */
+@SpringBootTest(properties = { "management.server.port=0", "server.port=0" })
+@EphemeralListenerPorts
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@DirtiesContext
+class TlsClientsTests {
+
+    private static final String CA = Path.of("src", "main", "resources", "tls", "ca.crt").toAbsolutePath().toString();
+
+    @LocalListenerPort("resp-tls")
+    private String port;
+
+    @Test
+    void openSslVerifiesTheServerAndTalksRespOverTls12And13() throws Exception {
+        requireTools("openssl");
+        for (String version : List.of("-tls1_2", "-tls1_3")) {
+            String output = run("PING\r\nQUIT\r\n", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-CAfile", CA,
+                    "-verify_return_error", "-servername", "localhost", "-brief", "-ign_eof", version);
+            assertThat(output).as(version).contains("Verification: OK").contains("+PONG").contains("+OK")
+                    .contains("Protocol version: " + (version.equals("-tls1_2") ? "TLSv1.2" : "TLSv1.3"));
+        }
+    }
+
+    @Test
+    void redisCliAndRedisBenchmarkWorkOverTls() throws Exception {
+        requireTools("redis-cli", "redis-benchmark");
+        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "ping")).isEqualTo("PONG");
+        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "set", "secret", "kept")).isEqualTo("OK");
+        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "get", "secret")).isEqualTo("kept");
+        String benchmark = run(null, "redis-benchmark", "--tls", "--cacert", CA, "-p", this.port, "-t", "ping,set,get", "-n", "2000",
+                "-c", "10", "-q");
+        assertThat(benchmark).contains("PING_INLINE").contains("SET").contains("GET").contains("requests per second");
+    }
+
+    @Test
+    void aClientThatDoesNotTrustTheCertificateIsRefusedByItsOwnCheck() throws Exception {
+        requireTools("openssl");
+        String output = run("", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-verify_return_error", "-brief",
+                "-no-CAfile", "-no-CApath", "-no-CAstore");
+        assertThat(output).containsIgnoringCase("verify error");
+    }
+
+    private static void requireTools(String... tools) {
+        boolean installed = List.of(tools).stream().allMatch(TlsClientsTests::onPath);
+        if (System.getenv("CI") != null) {
+            assertThat(installed).as("%s on the PATH (CI installs them)", List.of(tools)).isTrue();
+        }
+        assumeTrue(installed, List.of(tools) + " not installed");
+    }
+
+    /** @return the command's output (standard output and error), after it exited */
+    private static String run(String input, String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (input != null) {
+            process.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
+        }
+        process.getOutputStream().close();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
+        }
+        return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    }
+
+    private static boolean onPath(String tool) {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (new File(directory, tool).canExecute()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,278 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.StageContext;
+import java.nio.ByteBuffer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLEngineResult.Status;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+
+/**
+ * Moves one connection's records through its {@link SSLEngine}, for {@link TlsStage}, which decides
+ * what the results mean for the connection (the open, a failure, the engine's tasks). Unwrapping
+ * reads records from the bytes at hand into a plaintext buffer lent for the call and passes the
+ * plaintext on; wrapping writes records into a packet buffer lent for the call and passes them on
+ * to the socket, which copies only what it does not take. Both gather several records a buffer, so
+ * a read of many records reaches the handler in few calls and a large write leaves in few sends.
+ */
+abstract class TlsPump {
+
+    static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    final TlsSupport tls;
+
+    /** The stage's context, set as the connection opens. */
+    StageContext context;
+
+    /** The engine; {@code null} until the ClientHello named the server when contexts are chosen by name. */
+    SSLEngine engine;
+
+    boolean handshakeDone;
+
+    /** TLS 1.2 or older: a handshake record after the handshake is a renegotiation. */
+    boolean legacy;
+
+    boolean failed;
+
+    /** Whether the engine's delegated tasks run: the engine waits for them. */
+    boolean tasksRunning;
+
+    TlsPump(TlsSupport tls) {
+        this.tls = tls;
+    }
+
+    /** @return whether what arrives is still read and passed on */
+    abstract boolean reading();
+
+    /** The handshake ended well: the open goes on. */
+    abstract void finished();
+
+    /** The engine has delegated tasks: they go to the task executor. */
+    abstract void startTasks();
+
+    /** The peer sent close_notify. */
+    abstract void peerClosed();
+
+    /**
+     * The handshake or the session failed.
+     * @param reason the observer's word for it
+     * @param cause what failed
+     */
+    abstract void fail(String reason, Throwable cause);
+
+    /** Unwraps the records in {@code src} and passes their plaintext on; stops at an unfinished record, a task or the end. */
+    final void unwrap(ByteBuffer src) {
+        ByteBuffer out = null;
+        try {
+            while (src.hasRemaining() && reading() && !this.tasksRunning) {
+                if (this.handshakeDone && this.legacy && src.get(src.position()) == TlsRecords.HANDSHAKE) {
+                    out = deliver(out);
+                    fail("renegotiation", new SSLHandshakeException("TLS renegotiation is refused"));
+                    return;
+                }
+                if (out == null) {
+                    out = this.tls.plaintextBuffer();
+                }
+                SSLEngineResult result;
+                try {
+                    result = this.engine.unwrap(src, out);
+                }
+                catch (SSLException ex) {
+                    out = deliver(out);
+                    fail(TlsSupport.reason(ex), ex);
+                    return;
+                }
+                Status status = result.getStatus();
+                if (status == Status.BUFFER_UNDERFLOW) {
+                    return;
+                }
+                if (status == Status.BUFFER_OVERFLOW) {
+                    out = (out.position() > 0) ? deliver(out) : larger(out, this.engine.getSession().getApplicationBufferSize(), false);
+                    continue;
+                }
+                if (status == Status.CLOSED) {
+                    out = deliver(out);
+                    peerClosed();
+                    return;
+                }
+                if (!after(result.getHandshakeStatus())) {
+                    return;
+                }
+            }
+        }
+        finally {
+            if (out != null) {
+                deliver(out);
+                this.tls.releasePlaintext(out);
+            }
+        }
+    }
+
+    /** Passes on the plaintext gathered in {@code out}, if any, and clears it; @return it */
+    private ByteBuffer deliver(ByteBuffer out) {
+        if (out != null && out.position() > 0) {
+            out.flip();
+            if (reading()) {
+                this.context.passData(out);
+            }
+            out.clear();
+        }
+        return out;
+    }
+
+    /**
+     * Acts on the engine's handshake status after an operation.
+     * @return whether to go on unwrapping: false once tasks started or the connection failed
+     */
+    final boolean after(HandshakeStatus status) {
+        switch (status) {
+            case NEED_TASK -> {
+                startTasks();
+                return false;
+            }
+            case NEED_WRAP -> {
+                return wrapHandshake();
+            }
+            case FINISHED -> finished();
+            case NOT_HANDSHAKING -> {
+                if (!this.handshakeDone) {
+                    finished();
+                }
+            }
+            default -> {
+                // NEED_UNWRAP: the peer's next records.
+            }
+        }
+        return !this.failed;
+    }
+
+    /** Sends the handshake's records while the engine has some; @return whether to go on unwrapping */
+    private boolean wrapHandshake() {
+        ByteBuffer out = this.tls.packetBuffer();
+        try {
+            while (true) {
+                SSLEngineResult result;
+                try {
+                    result = this.engine.wrap(EMPTY, out);
+                }
+                catch (SSLException ex) {
+                    send(out);
+                    fail(TlsSupport.reason(ex), ex);
+                    return false;
+                }
+                if (result.getStatus() == Status.BUFFER_OVERFLOW) {
+                    out = (out.position() > 0) ? send(out) : larger(out, this.engine.getSession().getPacketBufferSize(), true);
+                    continue;
+                }
+                HandshakeStatus status = result.getHandshakeStatus();
+                if (status == HandshakeStatus.NEED_WRAP && result.getStatus() == Status.OK && result.bytesProduced() > 0) {
+                    continue;
+                }
+                send(out);
+                if (result.getStatus() == Status.CLOSED || status == HandshakeStatus.NEED_WRAP) {
+                    return false;
+                }
+                return after(status);
+            }
+        }
+        finally {
+            this.tls.releasePacket(out);
+        }
+    }
+
+    /**
+     * Wraps plaintext into records and passes them on.
+     * @param data the plaintext; what remains when the engine's tasks start waits for them
+     */
+    final void wrap(ByteBuffer data) {
+        ByteBuffer out = this.tls.packetBuffer();
+        HandshakeStatus status = HandshakeStatus.NOT_HANDSHAKING;
+        try {
+            while (data.hasRemaining()) {
+                SSLEngineResult result;
+                try {
+                    result = this.engine.wrap(data, out);
+                }
+                catch (SSLException ex) {
+                    send(out);
+                    data.position(data.limit());
+                    fail(TlsSupport.reason(ex), ex);
+                    return;
+                }
+                if (result.getStatus() == Status.BUFFER_OVERFLOW) {
+                    out = (out.position() > 0) ? send(out) : larger(out, this.engine.getSession().getPacketBufferSize(), true);
+                    continue;
+                }
+                if (result.getStatus() == Status.CLOSED) {
+                    // The output was closed (close_notify sent): later bytes have nowhere to go.
+                    data.position(data.limit());
+                    break;
+                }
+                status = result.getHandshakeStatus();
+                if (status == HandshakeStatus.NEED_TASK) {
+                    send(out);
+                    startTasks();
+                    return;
+                }
+                if (result.bytesConsumed() == 0 && result.bytesProduced() == 0 && status != HandshakeStatus.NEED_WRAP) {
+                    throw new IllegalStateException("The TLS engine took nothing and made nothing (" + result + ")");
+                }
+            }
+            send(out);
+        }
+        finally {
+            this.tls.releasePacket(out);
+        }
+        if (status == HandshakeStatus.NEED_WRAP) {
+            wrapHandshake();
+        }
+    }
+
+    /** Closes the engine's output and sends what that makes: close_notify, or the alert of a failure. */
+    final void closeOutbound() {
+        ByteBuffer out = this.tls.packetBuffer();
+        try {
+            this.engine.closeOutbound();
+            for (int i = 0; i < 4; i++) {
+                SSLEngineResult result = this.engine.wrap(EMPTY, out);
+                if (result.bytesProduced() == 0 || result.getHandshakeStatus() != HandshakeStatus.NEED_WRAP) {
+                    break;
+                }
+            }
+            send(out);
+        }
+        catch (SSLException | RuntimeException ex) {
+            // The engine has nothing to tell the peer: the close goes on without.
+        }
+        finally {
+            this.tls.releasePacket(out);
+        }
+    }
+
+    /** Passes on the records wrapped into {@code out}, if any, and clears it; @return it */
+    private ByteBuffer send(ByteBuffer out) {
+        if (out.position() > 0) {
+            out.flip();
+            this.context.write(out);
+            out.clear();
+        }
+        return out;
+    }
+
+    /** @return a heap buffer of at least {@code size} bytes, for one call, in place of a lent one that is too small */
+    private ByteBuffer larger(ByteBuffer small, int size, boolean packet) {
+        if (size <= small.capacity()) {
+            throw new IllegalStateException("The TLS engine asks for more room than " + small.capacity()
+                    + " bytes without saying how much");
+        }
+        if (packet) {
+            this.tls.releasePacket(small);
+        }
+        else {
+            this.tls.releasePlaintext(small);
+        }
+        return ByteBuffer.allocate(size);
+    }
+}

@@ -1,0 +1,195 @@
+package dev.sockstate.server.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What the TLS stage reads of records itself, before an engine does: a record's length from its
+ * header, so that only an unfinished record is kept and exactly as much of it as it needs; whether
+ * the first bytes a peer sends look like TLS at all; and the server name a ClientHello asks for,
+ * which picks the context its engine is made of. Everything else is the engine's.
+ */
+final class TlsRecords {
+
+    /** A record header: type, version, length. */
+    static final int HEADER = 5;
+
+    /** Content type of handshake records: a ClientHello, or a TLS 1.2 renegotiation's. */
+    static final byte HANDSHAKE = 22;
+
+    /** The longest record a peer may send: 16 KiB of plaintext with the most expansion TLS 1.2 allows. */
+    static final int MOST_RECORD = HEADER + (1 << 14) + 2048;
+
+    /** The header of a record is not TLS's (SSLv2-style, or garbage): the engine judges it. */
+    static final int NOT_TLS = 0;
+
+    /** Fewer than {@link #HEADER} bytes: the length is not known yet. */
+    static final int UNKNOWN = -1;
+
+    private TlsRecords() {
+    }
+
+    /**
+     * @param bytes a buffer with a record's start at {@code start}
+     * @param start where the record starts
+     * @param available how many of its bytes are there
+     * @return the record's whole length, header included; {@link #UNKNOWN} or {@link #NOT_TLS}
+     */
+    static int length(ByteBuffer bytes, int start, int available) {
+        if (available < HEADER) {
+            return UNKNOWN;
+        }
+        int type = bytes.get(start) & 0xff;
+        int major = bytes.get(start + 1) & 0xff;
+        int length = HEADER + (((bytes.get(start + 3) & 0xff) << 8) | (bytes.get(start + 4) & 0xff));
+        if (type < 20 || type > 24 || major != 3 || length > MOST_RECORD) {
+            return NOT_TLS;
+        }
+        return length;
+    }
+
+    /**
+     * Copies {@code src} after the bytes held (from 0 to the position), in a buffer as long as the
+     * record when that is known, growing (doubling) only as needed.
+     * @param held the bytes held, or {@code null}
+     * @param src the bytes to add; consumed
+     * @return the buffer holding them all
+     */
+    static ByteBuffer append(ByteBuffer held, ByteBuffer src) {
+        int count = src.remaining();
+        ByteBuffer into = held;
+        if (into == null) {
+            int length = length(src, src.position(), count);
+            into = ByteBuffer.allocate(Math.max(count, (length > 0) ? length : HEADER));
+        }
+        else if (into.remaining() < count) {
+            into = ByteBuffer.allocate(Math.max(into.position() + count, 2 * into.capacity())).put(into.flip());
+        }
+        return into.put(src);
+    }
+
+    /**
+     * Adds to an unfinished record what it lacks, as far as {@code in} goes; bytes that are no TLS
+     * record are all added, for the engine to judge.
+     * @param held the record's start, from 0 to the position
+     * @param in the bytes that follow; what the record takes is consumed
+     * @return the buffer holding the record, the same or a larger one
+     */
+    static ByteBuffer complete(ByteBuffer held, ByteBuffer in) {
+        ByteBuffer into = held;
+        while (in.hasRemaining()) {
+            int have = into.position();
+            int length = length(into, 0, have);
+            if (length == NOT_TLS) {
+                return append(into, in);
+            }
+            int target = (length == UNKNOWN) ? HEADER : length;
+            if (have >= target) {
+                return into;
+            }
+            if (into.capacity() < target) {
+                into = ByteBuffer.allocate(target).put(into.flip());
+            }
+            int take = Math.min(target - have, in.remaining());
+            into.put(have, in, in.position(), take).position(have + take);
+            in.position(in.position() + take);
+        }
+        return into;
+    }
+
+    /**
+     * @param held bytes held, from 0 to the position
+     * @return whether they may be unwrapped: a whole record at least, or bytes the engine must judge
+     */
+    static boolean whole(ByteBuffer held) {
+        int length = length(held, 0, held.position());
+        return length == NOT_TLS || (length != UNKNOWN && held.position() >= length);
+    }
+
+    /**
+     * @param first the first byte a peer sent
+     * @return whether it may start a ClientHello: a TLS handshake record, or an SSLv2-style hello
+     */
+    static boolean mayStartHello(byte first) {
+        return first == HANDSHAKE || (first & 0x80) != 0;
+    }
+
+    /**
+     * @param record a whole first record, from position to limit (left as it is)
+     * @return the host name its ClientHello asks for (the SNI extension), {@code null} when there is
+     * none or the record is not a ClientHello that fits in it
+     */
+    static String serverName(ByteBuffer record) {
+        int at = record.position();
+        int end = record.limit();
+        // Record header, then the handshake header: type 1 (ClientHello) and a 3-byte length.
+        if (end - at < HEADER + 4 || record.get(at) != HANDSHAKE || record.get(at + HEADER) != 1) {
+            return null;
+        }
+        at += HEADER + 4;
+        // Version and random, the session id, the cipher suites and the compression methods.
+        at += 2 + 32;
+        at = skip(record, at, end, 1);
+        at = skip(record, at, end, 2);
+        at = skip(record, at, end, 1);
+        if (at < 0 || at + 2 > end) {
+            return null;
+        }
+        int extensionsEnd = Math.min(end, at + 2 + unsigned(record, at, 2));
+        at += 2;
+        while (at + 4 <= extensionsEnd) {
+            int type = unsigned(record, at, 2);
+            int length = unsigned(record, at + 2, 2);
+            at += 4;
+            if (at + length > extensionsEnd) {
+                return null;
+            }
+            if (type == 0) {
+                return hostName(record, at, at + length);
+            }
+            at += length;
+        }
+        return null;
+    }
+
+    /** @return the first host name in a server_name extension's list, or {@code null} */
+    private static String hostName(ByteBuffer record, int at, int end) {
+        if (at + 2 > end) {
+            return null;
+        }
+        int listEnd = Math.min(end, at + 2 + unsigned(record, at, 2));
+        at += 2;
+        while (at + 3 <= listEnd) {
+            int type = record.get(at) & 0xff;
+            int length = unsigned(record, at + 1, 2);
+            at += 3;
+            if (at + length > listEnd) {
+                return null;
+            }
+            if (type == 0 && length > 0) {
+                byte[] name = new byte[length];
+                record.get(at, name);
+                return new String(name, StandardCharsets.US_ASCII);
+            }
+            at += length;
+        }
+        return null;
+    }
+
+    /** @return the position after a vector whose length takes {@code lengthBytes}, or -1 past the end */
+    private static int skip(ByteBuffer record, int at, int end, int lengthBytes) {
+        if (at < 0 || at + lengthBytes > end) {
+            return -1;
+        }
+        int next = at + lengthBytes + unsigned(record, at, lengthBytes);
+        return (next <= end) ? next : -1;
+    }
+
+    private static int unsigned(ByteBuffer record, int at, int bytes) {
+        int value = 0;
+        for (int i = 0; i < bytes; i++) {
+            value = (value << 8) | (record.get(at + i) & 0xff);
+        }
+        return value;
+    }
+}

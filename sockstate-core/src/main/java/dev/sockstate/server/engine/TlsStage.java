@@ -1,0 +1,368 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * TLS on one connection, the first stage of its pipeline, between the socket's records and the
+ * plaintext the stages above and the handler see (the records pass the engine in {@link TlsPump}).
+ * The handshake runs first; the open is passed on once it succeeded, and a failure aborts the
+ * connection before the handler heard of it, counted by the observer with a reason. The engine's
+ * delegated tasks run on the listener's task executor, and the stage goes on with
+ * {@link StageContext#resume} on the connection's owner, keeping what arrives or is written
+ * meanwhile. The timer's sweep ends a handshake that outlasts the limit ({@link #checkDeadline}). A
+ * graceful end of the output sends close_notify; the peer's close_notify is a hang-up.
+ * <p>
+ * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
+ * and dropped once it is whole; while tasks run, all that arrives is held. Between reads an
+ * established connection keeps no buffer.
+ * <p>
+ * <b>Renegotiation.</b> After a TLS 1.2 handshake, a handshake record from the client can only
+ * start a renegotiation: the connection is closed instead. TLS 1.3's key updates are answered.
+ */
+final class TlsStage extends TlsPump implements Stage {
+
+    /** Bytes a connection keeps at most while its engine's tasks run, or of an unfinished record. */
+    private static final int MOST_HELD = 256 * 1024;
+
+    private final long started;
+
+    /** When the handshake must have ended, {@link System#nanoTime()}. */
+    private final long deadline;
+
+    private TcpConnection connection;
+
+    /** Bytes read and not unwrapped yet, from 0 to the position: an unfinished record, or what arrived while tasks ran. */
+    private ByteBuffer held;
+
+    /** Writes made while the handshake or a task runs (copies), wrapped once they end. */
+    private ArrayDeque<ByteBuffer> waitingWrites;
+
+    private boolean reported;
+
+    private boolean firstByteSeen;
+
+    private boolean hangupPassed;
+
+    /** A FIN arrived while tasks ran: passed on after what arrived before it. */
+    private boolean hangupAfterTasks;
+
+    private volatile boolean expiring;
+
+    TlsStage(TlsSupport tls) {
+        super(tls);
+        this.started = System.nanoTime();
+        this.deadline = this.started + tls.handshakeTimeoutNanos;
+    }
+
+    @Override
+    public void open(StageContext context) throws Exception {
+        this.context = context;
+        this.connection = (TcpConnection) context.connection();
+        if (!this.tls.byServerName) {
+            makeEngine(this.tls.settings.context());
+        }
+        this.connection.handshaking(this);
+    }
+
+    private void makeEngine(Supplier<SSLContext> supplier) throws Exception {
+        try {
+            this.engine = this.tls.engine(supplier);
+        }
+        catch (Exception | LinkageError ex) {
+            this.failed = true;
+            report(false, "configuration");
+            throw ex;
+        }
+    }
+
+    @Override
+    public void data(StageContext context, ByteBuffer in) throws Exception {
+        if (this.failed) {
+            in.position(in.limit());
+            return;
+        }
+        if (!this.firstByteSeen && in.hasRemaining()) {
+            this.firstByteSeen = true;
+            if (!TlsRecords.mayStartHello(in.get(in.position()))) {
+                in.position(in.limit());
+                fail("plaintext", new SSLHandshakeException("The peer's first bytes are no TLS handshake (plaintext?)"));
+                return;
+            }
+        }
+        if (this.tasksRunning) {
+            hold(in);
+            return;
+        }
+        if (this.held != null) {
+            this.held = TlsRecords.complete(this.held, in);
+            if (!TlsRecords.whole(this.held)) {
+                return;
+            }
+            ByteBuffer record = this.held.flip();
+            this.held = null;
+            if (this.engine == null) {
+                makeEngine(this.tls.settings.contextFor(TlsRecords.serverName(record)));
+            }
+            unwrap(record);
+            if (record.hasRemaining() || this.tasksRunning) {
+                keep(record);
+                keep(in);
+                return;
+            }
+        }
+        if (this.engine == null && !chooseContext(in)) {
+            return;
+        }
+        unwrap(in);
+        keep(in);
+    }
+
+    /**
+     * Makes the engine of the context the ClientHello's server name picks, when its first record lies
+     * whole in the bytes at hand.
+     * @return false when the record is unfinished: it is held
+     */
+    private boolean chooseContext(ByteBuffer in) throws Exception {
+        int length = TlsRecords.length(in, in.position(), in.remaining());
+        if (length != TlsRecords.NOT_TLS && (length == TlsRecords.UNKNOWN || length > in.remaining())) {
+            hold(in);
+            return false;
+        }
+        ByteBuffer first = in.duplicate();
+        first.limit((length == TlsRecords.NOT_TLS) ? in.limit() : in.position() + length);
+        makeEngine(this.tls.settings.contextFor(TlsRecords.serverName(first)));
+        return true;
+    }
+
+    @Override
+    boolean reading() {
+        return !this.failed && !this.hangupPassed && !this.connection.isAborting()
+                && (!this.connection.isClosing() || this.connection.isDraining());
+    }
+
+    @Override
+    void finished() {
+        this.handshakeDone = true;
+        SSLSession session = this.engine.getSession();
+        this.legacy = !"TLSv1.3".equals(session.getProtocol());
+        this.connection.handshaking(null);
+        this.connection.tlsSession(session);
+        report(true, null);
+        this.context.passOpen();
+        flushWaitingWrites();
+    }
+
+    @Override
+    void startTasks() {
+        this.tasksRunning = true;
+        try {
+            this.tls.taskExecutor.execute(this::runTasks);
+        }
+        catch (RejectedExecutionException ex) {
+            this.tasksRunning = false;
+            fail("rejected", ex);
+        }
+    }
+
+    /** The task executor's thread: runs the engine's tasks, then resumes on the connection's owner. */
+    private void runTasks() {
+        Throwable failure = null;
+        try {
+            Runnable task;
+            while ((task = this.engine.getDelegatedTask()) != null) {
+                task.run();
+            }
+        }
+        catch (RuntimeException | Error ex) {
+            failure = ex;
+        }
+        Throwable thrown = failure;
+        this.context.resume(() -> tasksDone(thrown));
+    }
+
+    /** The owner again, after the tasks: goes on with the handshake, what arrived, and what was written meanwhile. */
+    private void tasksDone(Throwable failure) {
+        this.tasksRunning = false;
+        if (this.failed) {
+            return;
+        }
+        if (failure != null) {
+            fail(TlsSupport.reason(failure), failure);
+            return;
+        }
+        if (!after(this.engine.getHandshakeStatus())) {
+            return;
+        }
+        ByteBuffer waiting = this.held;
+        if (waiting != null) {
+            this.held = null;
+            waiting.flip();
+            unwrap(waiting);
+            keep(waiting);
+        }
+        flushWaitingWrites();
+        if (this.hangupAfterTasks && !this.tasksRunning) {
+            hangup(this.context);
+        }
+    }
+
+    /** Holds what is left of {@code src} for later, unless reading ended. */
+    private void keep(ByteBuffer src) {
+        if (reading()) {
+            hold(src);
+        }
+        src.position(src.limit());
+    }
+
+    /** Appends {@code src} to the bytes held, up to {@link #MOST_HELD}. */
+    private void hold(ByteBuffer src) {
+        if (!src.hasRemaining()) {
+            return;
+        }
+        if (((this.held != null) ? this.held.position() : 0) + src.remaining() > MOST_HELD) {
+            src.position(src.limit());
+            fail("protocol", new SSLException("More than " + MOST_HELD + " bytes arrived that could not be unwrapped yet"));
+            return;
+        }
+        this.held = TlsRecords.append(this.held, src);
+    }
+
+    @Override
+    public void write(StageContext context, ByteBuffer data) {
+        if (!this.failed && this.handshakeDone && !this.tasksRunning && this.waitingWrites == null) {
+            wrap(data);
+        }
+        if (!data.hasRemaining()) {
+            return;
+        }
+        if (this.failed) {
+            data.position(data.limit());
+            return;
+        }
+        if (this.waitingWrites == null) {
+            this.waitingWrites = new ArrayDeque<>();
+        }
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
+        this.waitingWrites.addLast(copy.flip());
+    }
+
+    private void flushWaitingWrites() {
+        ByteBuffer head;
+        while (this.waitingWrites != null && !this.tasksRunning && this.handshakeDone && !this.failed
+                && (head = this.waitingWrites.peekFirst()) != null) {
+            wrap(head);
+            if (head.hasRemaining()) {
+                return;
+            }
+            this.waitingWrites.pollFirst();
+        }
+        if (this.waitingWrites != null && this.waitingWrites.isEmpty()) {
+            this.waitingWrites = null;
+        }
+    }
+
+    @Override
+    public void hangup(StageContext context) {
+        if (this.failed) {
+            return;
+        }
+        if (!this.handshakeDone) {
+            fail("closed", new SSLHandshakeException("The peer closed the connection during the TLS handshake"));
+        }
+        else if (this.tasksRunning) {
+            this.hangupAfterTasks = true;
+        }
+        else if (!this.hangupPassed) {
+            this.hangupPassed = true;
+            this.held = null;
+            context.passHangup();
+        }
+    }
+
+    @Override
+    void peerClosed() {
+        hangup(this.context);
+    }
+
+    /** Sends close_notify before the output ends, once the handshake is done. */
+    @Override
+    public void outputEnding(StageContext context) {
+        if (!this.failed && this.handshakeDone && !this.tasksRunning) {
+            flushWaitingWrites();
+            closeOutbound();
+        }
+    }
+
+    /**
+     * The handshake or the session failed: counted, the peer told with an alert when it can be, and
+     * the connection aborted (its handler hears of it only if the handshake had succeeded).
+     */
+    @Override
+    void fail(String reason, Throwable cause) {
+        if (this.failed) {
+            return;
+        }
+        this.failed = true;
+        this.connection.handshaking(null);
+        if (!this.handshakeDone) {
+            report(false, reason);
+        }
+        else if ("renegotiation".equals(reason)) {
+            this.tls.observer.handshake(false, reason, 0);
+        }
+        if (this.engine != null && !this.tasksRunning && !"closed".equals(reason)) {
+            closeOutbound();
+        }
+        this.held = null;
+        this.waitingWrites = null;
+        this.context.abort(cause);
+    }
+
+    private void report(boolean success, String reason) {
+        if (!this.reported) {
+            this.reported = true;
+            this.tls.observer.handshake(success, reason, System.nanoTime() - this.started);
+        }
+    }
+
+    /**
+     * Ends the handshake if it outlasted the limit; the timer's thread, which only asks the owner.
+     * @param now the current {@link System#nanoTime()}
+     */
+    void checkDeadline(long now) {
+        if (now - this.deadline >= 0 && !this.expiring) {
+            this.expiring = true;
+            this.context.resume(this::expire);
+        }
+    }
+
+    private void expire() {
+        if (!this.handshakeDone && !this.failed) {
+            fail("timeout", new SSLHandshakeException("The TLS handshake did not end within " + this.tls.settings.handshakeTimeout()));
+        }
+    }
+
+    @Override
+    public void closed(StageContext context) {
+        if (this.connection != null) {
+            this.connection.handshaking(null);
+            report(false, "closed");
+        }
+        this.held = null;
+        this.waitingWrites = null;
+    }
+
+    /** @return whether the stage holds a buffer of its own now; for tests of an idle connection */
+    boolean holdsBuffers() {
+        return this.held != null || this.waitingWrites != null;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.LendingPool;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.tls.Tls;
+import java.nio.ByteBuffer;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
+import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+
+/**
+ * What the TLS stages of one listener's connections share: the settings, the observer, the task
+ * executor, and the buffers lent for one call, so that a connection keeps none between reads. A
+ * record is unwrapped from the read buffer into a lent plaintext buffer and passed on from there;
+ * what is written is wrapped into a lent packet buffer and passed on to the socket, which copies
+ * only what it does not take. Both are direct, like the worker's read buffer; while every buffer is
+ * lent, a call uses a heap buffer of its own, which it drops afterwards.
+ */
+final class TlsSupport {
+
+    /** The lent buffers' room: several records of up to 16 KiB each, so that one call rarely needs more. */
+    static final int ROOM = 64 * 1024;
+
+    /** Buffers of each kind a listener lends at most; more calls at once use buffers of their own. */
+    private static final int MOST_LENT = 64;
+
+    final Tls settings;
+
+    final ListenerObserver observer;
+
+    final Executor taskExecutor;
+
+    final long handshakeTimeoutNanos;
+
+    /** Whether the context is chosen by the client's server name, which waits for its ClientHello. */
+    final boolean byServerName;
+
+    private final LendingPool<ByteBuffer> packets = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
+
+    private final LendingPool<ByteBuffer> plaintexts = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
+
+    TlsSupport(Tls settings, ListenerObserver observer) {
+        this.settings = settings;
+        this.observer = observer;
+        this.taskExecutor = settings.taskExecutor();
+        this.handshakeTimeoutNanos = settings.handshakeTimeout().toNanos();
+        this.byServerName = !settings.serverNames().isEmpty();
+    }
+
+    /**
+     * @param context the supplier of the context that serves the connection, asked now
+     * @return a server-mode engine as the settings say, its handshake begun
+     * @throws Exception when the context or the settings do not make one
+     */
+    SSLEngine engine(Supplier<SSLContext> context) throws Exception {
+        SSLContext made = context.get();
+        if (made == null) {
+            throw new IllegalStateException("The TLS context supplier gave no SSLContext");
+        }
+        SSLEngine engine = made.createSSLEngine();
+        engine.setUseClientMode(false);
+        String[] protocols = this.settings.protocols();
+        if (protocols != null) {
+            engine.setEnabledProtocols(protocols);
+        }
+        String[] cipherSuites = this.settings.cipherSuites();
+        if (cipherSuites != null) {
+            engine.setEnabledCipherSuites(cipherSuites);
+        }
+        switch (this.settings.clientAuth()) {
+            case NEED -> engine.setNeedClientAuth(true);
+            case WANT -> engine.setWantClientAuth(true);
+            default -> engine.setNeedClientAuth(false);
+        }
+        engine.beginHandshake();
+        return engine;
+    }
+
+    /** @return a buffer to wrap into, cleared: lent, or a heap buffer of the call's own */
+    ByteBuffer packetBuffer() {
+        ByteBuffer lent = this.packets.borrow();
+        return (lent != null) ? lent.clear() : ByteBuffer.allocate(ROOM);
+    }
+
+    /** @return a buffer to unwrap into, cleared: lent, or a heap buffer of the call's own */
+    ByteBuffer plaintextBuffer() {
+        ByteBuffer lent = this.plaintexts.borrow();
+        return (lent != null) ? lent.clear() : ByteBuffer.allocate(ROOM);
+    }
+
+    /** @param buffer a buffer {@link #packetBuffer()} gave, or {@code null}: given back if lent */
+    void releasePacket(ByteBuffer buffer) {
+        if (buffer != null && buffer.isDirect()) {
+            this.packets.giveBack(buffer);
+        }
+    }
+
+    /** @param buffer a buffer {@link #plaintextBuffer()} gave, or {@code null}: given back if lent */
+    void releasePlaintext(ByteBuffer buffer) {
+        if (buffer != null && buffer.isDirect()) {
+            this.plaintexts.giveBack(buffer);
+        }
+    }
+
+    /**
+     * @param failure what an engine threw
+     * @return the observer's word for it: {@code certificate} for a certificate missing or not
+     * trusted, {@code plaintext} for bytes that are no TLS, {@code protocol} for the rest
+     */
+    static String reason(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof CertificateException || cause instanceof CertPathValidatorException
+                    || cause instanceof CertPathBuilderException) {
+                return "certificate";
+            }
+            String message = (cause.getMessage() != null) ? cause.getMessage().toLowerCase(Locale.ROOT) : "";
+            if (message.contains("certificate") || message.contains("pkix") || message.contains("unknown_ca")) {
+                return "certificate";
+            }
+            if (message.contains("unrecognized ssl message") || message.contains("plaintext")) {
+                return "plaintext";
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return "protocol";
+    }
+}

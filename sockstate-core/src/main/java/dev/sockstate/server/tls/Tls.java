@@ -1,0 +1,226 @@
+package dev.sockstate.server.tls;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+
+/**
+ * How a TCP listener's connections are secured with TLS; immutable, each {@code with} method
+ * returns a copy. The engine of each connection is made by a server-mode {@link SSLContext} asked
+ * of the supplier once per new connection, so a context the application reloads (new certificates)
+ * serves the connections accepted after the reload. TLS 1.3 and 1.2 are served as the context
+ * allows; client-initiated renegotiation (TLS 1.2) is refused by closing the connection, while a
+ * TLS 1.3 key update is answered.
+ * <pre>{@code
+ * ListenerSettings.tcp("secure").portNumber(7443)
+ *         .tls(Tls.server(sslContext).withClientAuth(Tls.ClientAuth.WANT))
+ *         .handler(handler).build();
+ * }</pre>
+ */
+public final class Tls {
+
+    /** The handshake's time limit unless told otherwise. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Supplier<SSLContext> context;
+
+    private final ClientAuth clientAuth;
+
+    private final String[] protocols;
+
+    private final String[] cipherSuites;
+
+    private final Duration handshakeTimeout;
+
+    private final Map<String, Supplier<SSLContext>> serverNames;
+
+    private final Executor taskExecutor;
+
+    private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
+            Duration handshakeTimeout, Map<String, Supplier<SSLContext>> serverNames, Executor taskExecutor) {
+        this.context = context;
+        this.clientAuth = clientAuth;
+        this.protocols = protocols;
+        this.cipherSuites = cipherSuites;
+        this.handshakeTimeout = handshakeTimeout;
+        this.serverNames = serverNames;
+        this.taskExecutor = taskExecutor;
+    }
+
+    /**
+     * @param context asked once per new connection for the context its engine is made of
+     * @return TLS with that context, no client authentication, the context's protocols and cipher
+     * suites, a handshake limit of 10 seconds and the shared task pool
+     */
+    public static Tls server(Supplier<SSLContext> context) {
+        Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null);
+    }
+
+    /**
+     * @param context the context every connection's engine is made of
+     * @return TLS with that context, as {@link #server(Supplier)}
+     */
+    public static Tls server(SSLContext context) {
+        Objects.requireNonNull(context, "TLS needs an SSLContext");
+        return server(() -> context);
+    }
+
+    /**
+     * @param clientAuth whether clients are asked for a certificate, {@code null} for {@link ClientAuth#NONE}
+     * @return a copy with that client authentication
+     */
+    public Tls withClientAuth(ClientAuth clientAuth) {
+        return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
+                this.handshakeTimeout, this.serverNames, this.taskExecutor);
+    }
+
+    /**
+     * @param protocols the protocols enabled, such as {@code "TLSv1.3", "TLSv1.2"}; {@code null} or
+     * none for the context's defaults
+     * @return a copy with those protocols
+     */
+    public Tls withProtocols(String... protocols) {
+        return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
+                this.serverNames, this.taskExecutor);
+    }
+
+    /**
+     * @param cipherSuites the cipher suites enabled; {@code null} or none for the context's defaults
+     * @return a copy with those cipher suites
+     */
+    public Tls withCipherSuites(String... cipherSuites) {
+        return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
+                this.serverNames, this.taskExecutor);
+    }
+
+    /**
+     * @param timeout how long a connection's handshake may take from its accept; a connection still
+     * handshaking then is closed
+     * @return a copy with that limit
+     * @throws IllegalArgumentException when the timeout is not positive
+     */
+    public Tls withHandshakeTimeout(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
+        }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
+                this.taskExecutor);
+    }
+
+    /**
+     * Chooses the context by the server name a client asks for (SNI): a client naming one of these
+     * hosts (compared without regard to case) is served by its context, each asked once per such
+     * connection; a client naming another host, or none, by the default context.
+     * @param byServerName contexts by host name; {@code null} or empty for the default context only
+     * @return a copy choosing contexts by server name
+     */
+    public Tls withServerNames(Map<String, Supplier<SSLContext>> byServerName) {
+        Map<String, Supplier<SSLContext>> names = new LinkedHashMap<>();
+        if (byServerName != null) {
+            byServerName.forEach((name, supplier) -> {
+                if (name == null || name.isBlank() || supplier == null) {
+                    throw new IllegalArgumentException("A server name needs a name and a context supplier, not " + name + " -> "
+                            + supplier);
+                }
+                names.put(name.toLowerCase(Locale.ROOT), supplier);
+            });
+        }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
+                Map.copyOf(names), this.taskExecutor);
+    }
+
+    /**
+     * @param executor where the engines' delegated tasks (key exchange, certificate checks) run,
+     * never on a worker: the connection's stage goes on on its worker once they ran; {@code null}
+     * for a small shared pool of daemon threads
+     * @return a copy with that executor
+     */
+    public Tls withTaskExecutor(Executor executor) {
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                executor);
+    }
+
+    /** @return the supplier of the default context */
+    public Supplier<SSLContext> context() {
+        return this.context;
+    }
+
+    /** @return whether clients are asked for a certificate */
+    public ClientAuth clientAuth() {
+        return this.clientAuth;
+    }
+
+    /** @return the protocols enabled (a copy), {@code null} for the context's defaults */
+    public String[] protocols() {
+        return (this.protocols != null) ? this.protocols.clone() : null;
+    }
+
+    /** @return the cipher suites enabled (a copy), {@code null} for the context's defaults */
+    public String[] cipherSuites() {
+        return (this.cipherSuites != null) ? this.cipherSuites.clone() : null;
+    }
+
+    /** @return how long a handshake may take */
+    public Duration handshakeTimeout() {
+        return this.handshakeTimeout;
+    }
+
+    /** @return the contexts chosen by server name, keys in lower case; empty when the default serves every name */
+    public Map<String, Supplier<SSLContext>> serverNames() {
+        return this.serverNames;
+    }
+
+    /** @return where delegated tasks run: the executor given, or the shared pool */
+    public Executor taskExecutor() {
+        return (this.taskExecutor != null) ? this.taskExecutor : TaskPool.shared();
+    }
+
+    /**
+     * @param serverName the name a client asked for, or {@code null}
+     * @return the supplier of the context that serves it: its own, or the default
+     */
+    public Supplier<SSLContext> contextFor(String serverName) {
+        Supplier<SSLContext> named = (serverName != null && !this.serverNames.isEmpty())
+                ? this.serverNames.get(serverName.toLowerCase(Locale.ROOT)) : null;
+        return (named != null) ? named : this.context;
+    }
+
+    private static String[] names(String[] names, String what) {
+        if (names == null || names.length == 0) {
+            return null;
+        }
+        for (String name : names) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("A blank " + what + " name in " + Arrays.toString(names));
+            }
+        }
+        return names.clone();
+    }
+
+    @Override
+    public String toString() {
+        return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
+                : "the context's") + ", handshake within " + this.handshakeTimeout
+                + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + ")";
+    }
+
+    /** Whether a client is asked for a certificate during the handshake. */
+    public enum ClientAuth {
+
+        /** Not asked. */
+        NONE,
+
+        /** Asked; a client without one is served all the same. */
+        WANT,
+
+        /** Required; a client without one (or with one the context does not trust) fails the handshake. */
+        NEED
+    }
+}

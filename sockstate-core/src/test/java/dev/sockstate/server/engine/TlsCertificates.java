@@ -1,0 +1,126 @@
+package dev.sockstate.server.engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * A test CA and certificates it signed, made once per test run with the JDK's {@code keytool} into a
+ * temporary directory: {@code server} (CN and SAN localhost, 127.0.0.1), {@code alpha} (alpha.test,
+ * for SNI) and {@code client} (a client certificate). The CA is also written as {@code ca.pem} for
+ * tools such as openssl.
+ */
+final class TlsCertificates {
+
+    private static final String PASSWORD = "changeit-test";
+
+    private static TlsCertificates made;
+
+    private final Path directory;
+
+    private final KeyStore store;
+
+    private TlsCertificates(Path directory, KeyStore store) {
+        this.directory = directory;
+        this.store = store;
+    }
+
+    /** @return the certificates, made on first use */
+    static synchronized TlsCertificates get() throws Exception {
+        if (made == null) {
+            made = make();
+        }
+        return made;
+    }
+
+    private static TlsCertificates make() throws Exception {
+        Path directory = Files.createTempDirectory("sockstate-tls");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(directory)));
+        keytool(directory, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=sockstate test CA",
+                "-ext", "bc:c", "-validity", "3");
+        leaf(directory, "server", "CN=localhost", "san=dns:localhost,ip:127.0.0.1", "eku=serverAuth");
+        leaf(directory, "alpha", "CN=alpha.test", "san=dns:alpha.test", "eku=serverAuth");
+        leaf(directory, "client", "CN=sockstate test client", "san=dns:client.test", "eku=clientAuth");
+        keytool(directory, "-exportcert", "-alias", "ca", "-rfc", "-file", directory.resolve("ca.pem").toString());
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(directory.resolve("all.p12"))) {
+            store.load(in, PASSWORD.toCharArray());
+        }
+        return new TlsCertificates(directory, store);
+    }
+
+    private static void leaf(Path directory, String alias, String name, String san, String usage) throws Exception {
+        String request = directory.resolve(alias + ".csr").toString();
+        String signed = directory.resolve(alias + ".pem").toString();
+        keytool(directory, "-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", name, "-validity", "3");
+        keytool(directory, "-certreq", "-alias", alias, "-file", request);
+        keytool(directory, "-gencert", "-alias", "ca", "-infile", request, "-outfile", signed, "-rfc", "-ext", san, "-ext", usage,
+                "-validity", "3");
+        keytool(directory, "-importcert", "-alias", alias, "-file", signed, "-noprompt");
+    }
+
+    private static void keytool(Path directory, String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-storetype", "PKCS12", "-keystore",
+                directory.resolve("all.p12").toString(), "-storepass", PASSWORD));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException("keytool " + String.join(" ", arguments) + " failed: " + output);
+        }
+    }
+
+    private static void delete(Path directory) {
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+        }
+        catch (IOException ex) {
+            // left for the system's temporary directory cleaning
+        }
+    }
+
+    /** @return the CA certificate as PEM, for openssl's {@code -CAfile} */
+    Path caPem() {
+        return this.directory.resolve("ca.pem");
+    }
+
+    /** @return the certificate of an alias */
+    X509Certificate certificate(String alias) throws Exception {
+        return (X509Certificate) this.store.getCertificate(alias);
+    }
+
+    /** @return a context whose key is the alias's (or none, for {@code null}) and that trusts the CA */
+    SSLContext context(String keyAlias) throws Exception {
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        if (keyAlias != null) {
+            PrivateKey key = (PrivateKey) this.store.getKey(keyAlias, PASSWORD.toCharArray());
+            Certificate[] chain = this.store.getCertificateChain(keyAlias);
+            keys.setKeyEntry(keyAlias, key, PASSWORD.toCharArray(), chain);
+        }
+        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keys, PASSWORD.toCharArray());
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        trusted.setCertificateEntry("ca", this.store.getCertificate("ca"));
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+        return context;
+    }
+}

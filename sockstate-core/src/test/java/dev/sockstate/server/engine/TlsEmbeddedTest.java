@@ -1,0 +1,129 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Setting;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The TLS stage without a socket: an {@link EmbeddedConnection} of a TLS listener and a client
+ * engine in memory, whose records the test hands over, here one byte at a time. The engine's tasks
+ * run inline (a direct executor), so the stage resumes on the harness's own thread.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsEmbeddedTest {
+
+    private final TlsCertificates certificates = TlsCertificates.get();
+
+    TlsEmbeddedTest() throws Exception {
+    }
+
+    private EmbeddedConnection open(Tls tls, ConnectionHandler handler) {
+        return EmbeddedConnection.open(ListenerSettings.tcp("tls").tls(tls.withTaskExecutor(Runnable::run)).framing(Framing.line())
+                .handler(handler).build());
+    }
+
+    /** Runs the handshake, handing each record over in pieces of {@code piece} bytes. */
+    private static void handshake(EmbeddedConnection embedded, TlsPeer peer, int piece) throws Exception {
+        for (int round = 0; round < 10 && !peer.established(); round++) {
+            writeInPieces(embedded, peer.produce(), piece);
+            peer.consume(embedded.readAllOutbound());
+        }
+        writeInPieces(embedded, peer.produce(), piece);
+        assertThat(peer.established()).as("the client's handshake ended").isTrue();
+    }
+
+    private static void writeInPieces(EmbeddedConnection embedded, byte[] bytes, int piece) {
+        for (int at = 0; at < bytes.length; at += piece) {
+            embedded.writeInbound(Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + piece)));
+        }
+    }
+
+    @Test
+    void recordsHandedOverOneByteAtATimeAreHeldUntilWholeAndTheHandlerSeesLines() throws Exception {
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            EchoHandler handler = new EchoHandler();
+            EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server")), handler);
+            TlsPeer peer = new TlsPeer(this.certificates.context(null), protocol);
+            handshake(embedded, peer, 1);
+            assertThat(handler.opened.get()).as("onOpen once the handshake ended").isEqualTo(1);
+            assertThat(embedded.connection().tlsSession().getProtocol()).isEqualTo(protocol);
+            writeInPieces(embedded, peer.seal("one\ntwo\n"), 1);
+            assertThat(peer.consume(embedded.readAllOutbound())).isEqualTo("one\ntwo\n");
+            assertThat(((TlsStage) ((TcpConnection) embedded.connection()).firstStage()).holdsBuffers())
+                    .as("an idle connection holds no buffer").isFalse();
+            embedded.close();
+            assertThat(embedded.isClosed()).isTrue();
+            assertThat(handler.closed.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anUnfinishedRecordIsHeldOnlyUntilItIsWhole() throws Exception {
+        EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server")), new EchoHandler());
+        TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3");
+        handshake(embedded, peer, 4096);
+        TlsStage stage = (TlsStage) ((TcpConnection) embedded.connection()).firstStage();
+        byte[] records = peer.seal("a line split across reads\n");
+        embedded.writeInbound(Arrays.copyOf(records, records.length - 3));
+        assertThat(stage.holdsBuffers()).as("half a record").isTrue();
+        embedded.writeInbound(Arrays.copyOfRange(records, records.length - 3, records.length));
+        assertThat(stage.holdsBuffers()).as("the record was whole").isFalse();
+        assertThat(peer.consume(embedded.readAllOutbound())).isEqualTo("a line split across reads\n");
+    }
+
+    @Test
+    void theClientHellosServerNameIsRead() throws Exception {
+        TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3", "Alpha.Test");
+        assertThat(TlsRecords.serverName(ByteBuffer.wrap(peer.produce()))).isEqualToIgnoringCase("alpha.test");
+        assertThat(TlsRecords.serverName(ByteBuffer.wrap(new TlsPeer(this.certificates.context(null), "TLSv1.2").produce())))
+                .as("no name").isNull();
+        assertThat(TlsRecords.serverName(ByteBuffer.wrap(new byte[] {22, 3, 1, 0, 4, 1, 0, 0, 0}))).as("a truncated hello").isNull();
+    }
+
+    @Test
+    void theServerNamePicksTheContextOfAnEmbeddedConnection() throws Exception {
+        SSLContext alpha = this.certificates.context("alpha");
+        EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server"))
+                .withServerNames(Map.of("alpha.test", () -> alpha)), new EchoHandler());
+        TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3", "alpha.test");
+        handshake(embedded, peer, 7);
+        assertThat(peer.engine.getSession().getPeerPrincipal().getName()).isEqualTo("CN=alpha.test");
+    }
+
+    @Test
+    void tlsIsRefusedOnAUdpListenerAndItsSettingsAreChecked() throws Exception {
+        SSLContext context = this.certificates.context("server");
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> ListenerSettings.udp("udp").tls(Tls.server(context)).handler((endpoint, datagram, from) -> {
+                }).build())
+                .satisfies((refused) -> assertThat(refused.setting()).isEqualTo(Setting.TLS))
+                .withMessageContaining("Listener 'udp': tls");
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> Tls.server(context).withHandshakeTimeout(Duration.ZERO));
+        Tls tls = Tls.server(context);
+        assertThat(tls.clientAuth()).isEqualTo(Tls.ClientAuth.NONE);
+        assertThat(tls.handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(tls.protocols()).isNull();
+        assertThat(tls.withProtocols().protocols()).as("none is the context's defaults").isNull();
+        assertThat(tls.withProtocols("TLSv1.3").protocols()).containsExactly("TLSv1.3");
+        assertThat(tls.withCipherSuites((String[]) null).cipherSuites()).isNull();
+        assertThat(tls.withClientAuth(Tls.ClientAuth.NEED).clientAuth()).isEqualTo(Tls.ClientAuth.NEED);
+        assertThat(tls.withServerNames(Map.of("A.example", () -> context)).contextFor("a.EXAMPLE").get()).isSameAs(context);
+        assertThat(tls.taskExecutor()).isNotNull();
+        assertThat(ListenerSettings.tcp("plain").handler(new EchoHandler()).build().tls()).isNull();
+    }
+}

@@ -1,0 +1,106 @@
+package dev.sockstate.server.engine;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+
+/** A TLS client in memory: an {@link SSLEngine} in client mode whose records a test carries by hand. */
+final class TlsPeer {
+
+    final SSLEngine engine;
+
+    private ByteBuffer inbound = ByteBuffer.allocate(0);
+
+    TlsPeer(SSLContext context, String protocol) throws SSLException {
+        this(context, protocol, null);
+    }
+
+    /** @param serverName the host name the ClientHello asks for (SNI), or {@code null} for none */
+    TlsPeer(SSLContext context, String protocol, String serverName) throws SSLException {
+        this.engine = context.createSSLEngine("localhost", 443);
+        this.engine.setUseClientMode(true);
+        this.engine.setEnabledProtocols(new String[] {protocol});
+        if (serverName != null) {
+            SSLParameters parameters = this.engine.getSSLParameters();
+            parameters.setServerNames(List.of(new SNIHostName(serverName)));
+            this.engine.setSSLParameters(parameters);
+        }
+        this.engine.beginHandshake();
+    }
+
+    /** @return the records the engine has to send now (handshake messages), running its tasks inline */
+    byte[] produce() throws SSLException {
+        ByteArrayOutputStream records = new ByteArrayOutputStream();
+        ByteBuffer out = ByteBuffer.allocate(this.engine.getSession().getPacketBufferSize());
+        while (true) {
+            HandshakeStatus status = this.engine.getHandshakeStatus();
+            if (status == HandshakeStatus.NEED_TASK) {
+                runTasks();
+                continue;
+            }
+            if (status != HandshakeStatus.NEED_WRAP) {
+                return records.toByteArray();
+            }
+            out.clear();
+            SSLEngineResult result = this.engine.wrap(ByteBuffer.allocate(0), out);
+            records.write(out.array(), 0, out.position());
+            if (result.getStatus() == SSLEngineResult.Status.CLOSED) {
+                return records.toByteArray();
+            }
+        }
+    }
+
+    /** @return the plaintext in the records received, whose handshake messages the engine took */
+    String consume(byte[] records) throws SSLException {
+        ByteBuffer joined = ByteBuffer.allocate(this.inbound.remaining() + records.length);
+        joined.put(this.inbound).put(records).flip();
+        ByteArrayOutputStream plain = new ByteArrayOutputStream();
+        ByteBuffer out = ByteBuffer.allocate(this.engine.getSession().getApplicationBufferSize());
+        while (joined.hasRemaining()) {
+            if (this.engine.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                runTasks();
+            }
+            out.clear();
+            SSLEngineResult result = this.engine.unwrap(joined, out);
+            plain.write(out.array(), 0, out.position());
+            if (result.getStatus() != SSLEngineResult.Status.OK || result.bytesConsumed() == 0) {
+                break;
+            }
+        }
+        this.inbound = joined;
+        return plain.toString(StandardCharsets.UTF_8);
+    }
+
+    /** @return records carrying the text */
+    byte[] seal(String text) throws SSLException {
+        ByteBuffer out = ByteBuffer.allocate(this.engine.getSession().getPacketBufferSize() * 2);
+        ByteBuffer in = StandardCharsets.UTF_8.encode(text);
+        while (in.hasRemaining()) {
+            this.engine.wrap(in, out);
+        }
+        byte[] records = new byte[out.position()];
+        out.flip().get(records);
+        return records;
+    }
+
+    /** @return whether the client's handshake ended */
+    boolean established() {
+        HandshakeStatus status = this.engine.getHandshakeStatus();
+        return status == HandshakeStatus.NOT_HANDSHAKING || status == HandshakeStatus.FINISHED;
+    }
+
+    private void runTasks() {
+        Runnable task;
+        while ((task = this.engine.getDelegatedTask()) != null) {
+            task.run();
+        }
+    }
+}

@@ -1,0 +1,249 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import javax.security.auth.x500.X500Principal;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** TLS as the first stage of a connection's pipeline, on the real backend over loopback, with JDK clients. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsServingTest {
+
+    private final TlsFixture fixture;
+
+    private final ExecutorService tasks = Executors.newFixedThreadPool(2, (task) -> new Thread(task, "test-tls-task"));
+
+    TlsServingTest() throws Exception {
+        this.fixture = new TlsFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+        this.tasks.shutdownNow();
+    }
+
+    @Test
+    void anSslSocketEchoesOverTls13AndTheHandlerSeesTheSession() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "hello over TLS 1.3")).isEqualTo("hello over TLS 1.3");
+        SSLSession session = handler.sessions.peek();
+        assertThat(session).as("the handler's Connection.tlsSession() in onOpen").isNotNull();
+        assertThat(session.getProtocol()).isEqualTo("TLSv1.3");
+        assertThat(session.getCipherSuite()).isEqualTo(client.getSession().getCipherSuite()).startsWith("TLS_");
+        assertThat(this.fixture.handshakes).containsExactly("ok");
+    }
+
+    @Test
+    void anSslSocketEchoesOverTls12() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.2");
+        assertThat(TlsFixture.echo(client, "hello over TLS 1.2")).isEqualTo("hello over TLS 1.2");
+        assertThat(handler.sessions.peek().getProtocol()).isEqualTo("TLSv1.2");
+        assertThat(handler.sessions.peek().getCipherSuite()).isEqualTo(client.getSession().getCipherSuite()).contains("ECDSA");
+    }
+
+    @Test
+    void manyRecordsEachWayArriveWholeAndInOrder() throws Exception {
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        byte[] sent = new byte[3 * 1024 * 1024 + 17];
+        new Random(7).nextBytes(sent);
+        Thread writer = new Thread(() -> {
+            try {
+                client.getOutputStream().write(sent);
+            }
+            catch (IOException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        writer.start();
+        byte[] received = TlsFixture.readFully(client.getInputStream(), sent.length);
+        writer.join();
+        assertThat(received).isEqualTo(sent);
+    }
+
+    @Test
+    void delegatedTasksRunOnTheTaskExecutorNeverOnAWorker() throws Exception {
+        Queue<String> threads = new ConcurrentLinkedQueue<>();
+        Tls tls = this.fixture.serverTls().withTaskExecutor((task) -> this.tasks.execute(() -> {
+            threads.add(Thread.currentThread().getName());
+            task.run();
+        }));
+        Queue<String> handlerThreads = new ConcurrentLinkedQueue<>();
+        SocketServer server = this.fixture.start(tls, new TlsFixture.Recording() {
+
+            @Override
+            public void onOpen(dev.sockstate.server.Connection connection) throws Exception {
+                handlerThreads.add(Thread.currentThread().getName());
+                super.onOpen(connection);
+            }
+        });
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket client = this.fixture.client(server, null, protocol);
+            assertThat(TlsFixture.echo(client, protocol)).isEqualTo(protocol);
+        }
+        assertThat(threads).as("tasks ran on the executor").isNotEmpty().allMatch("test-tls-task"::equals);
+        assertThat(handlerThreads).as("the stage went on on the workers").hasSize(2).allMatch((name) -> name.startsWith("sockstate-default-"));
+    }
+
+    @Test
+    void theDefaultTaskPoolIsNoWorker() throws Exception {
+        Queue<String> threads = new ConcurrentLinkedQueue<>();
+        Tls tls = this.fixture.serverTls();
+        SocketServer server = this.fixture.start(tls.withTaskExecutor((task) -> tls.taskExecutor().execute(() -> {
+            threads.add(Thread.currentThread().getName());
+            task.run();
+        })), new TlsFixture.Recording());
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "pooled")).isEqualTo("pooled");
+        assertThat(threads).isNotEmpty().allMatch((name) -> name.startsWith("sockstate-tls-task-"));
+    }
+
+    @Test
+    void theClientSeesACleanCloseNotifyWhenTheHandlerCloses() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        handler.closeAfterEcho = true;
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket client = this.fixture.client(server, null, protocol);
+            assertThat(TlsFixture.echo(client, "bye")).isEqualTo("bye");
+            assertThat(client.getInputStream().read()).as("end of stream after close_notify, " + protocol).isEqualTo(-1);
+        }
+        ServerFixture.await(() -> handler.closed.get() == 2, "both closed");
+    }
+
+    @Test
+    void aGracefulStopSendsCloseNotify() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "before the stop")).isEqualTo("before the stop");
+        server.stop(Duration.ofSeconds(5));
+        assertThat(client.getInputStream().read()).as("a clean end of stream, not a truncation").isEqualTo(-1);
+        assertThat(handler.closed.get()).isEqualTo(1);
+    }
+
+    @Test
+    void thePeersCloseNotifyReachesTheHandlerAsAHangup() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "half")).isEqualTo("half");
+        client.shutdownOutput();
+        assertThat(client.getInputStream().read()).as("the handler closed on the hang-up, with close_notify").isEqualTo(-1);
+        ServerFixture.await(() -> handler.closed.get() == 1, "closed");
+        assertThat(handler.hangups.get()).isEqualTo(1);
+        assertThat(handler.errors).isEmpty();
+    }
+
+    @Test
+    void aKeyUpdateOfTls13IsAnswered() throws Exception {
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "one")).isEqualTo("one");
+        // On an established TLS 1.3 connection the JDK client sends a KeyUpdate.
+        client.startHandshake();
+        assertThat(TlsFixture.echo(client, "two")).isEqualTo("two");
+        client.startHandshake();
+        assertThat(TlsFixture.echo(client, "three")).isEqualTo("three");
+        assertThat(this.fixture.handshakes).containsExactly("ok");
+    }
+
+    @Test
+    void theServerNameChoosesTheContextAndOtherNamesGetTheDefault() throws Exception {
+        SSLContext alpha = this.fixture.certificates.context("alpha");
+        Tls tls = this.fixture.serverTls().withServerNames(Map.of("Alpha.Test", () -> alpha));
+        SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
+        assertThat(served(server, "alpha.test")).isEqualTo(new X500Principal("CN=alpha.test"));
+        assertThat(served(server, "other.test")).as("an unknown name").isEqualTo(new X500Principal("CN=localhost"));
+        assertThat(served(server, null)).as("no name").isEqualTo(new X500Principal("CN=localhost"));
+    }
+
+    private X500Principal served(SocketServer server, String name) throws Exception {
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        if (name != null) {
+            SSLParameters parameters = client.getSSLParameters();
+            parameters.setServerNames(List.of(new SNIHostName(name)));
+            client.setSSLParameters(parameters);
+        }
+        assertThat(TlsFixture.echo(client, "sni")).isEqualTo("sni");
+        return (X500Principal) client.getSession().getPeerPrincipal();
+    }
+
+    @Test
+    void underNeedAClientWithoutACertificateFailsTheHandshakeAndTheHandlerHearsNothing() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withClientAuth(Tls.ClientAuth.NEED), handler);
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket client = this.fixture.client(server, null, protocol);
+            // TLS 1.2 fails in the handshake; TLS 1.3's client learns it at its first read.
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> TlsFixture.echo(client, "no certificate"));
+        }
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "both handshakes reported");
+        assertThat(this.fixture.handshakes).containsExactly("certificate", "certificate");
+        ServerFixture.await(() -> server.listener("tls").activeConnections() == 0, "both connections closed");
+        assertThat(handler.calls()).as("no onOpen, onError or onClose").isZero();
+    }
+
+    @Test
+    void underNeedAClientWithACertificateOfTheTrustedCaIsServedAndItsPrincipalIsVisible() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withClientAuth(Tls.ClientAuth.NEED), handler);
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket client = this.fixture.client(server, "client", protocol);
+            assertThat(TlsFixture.echo(client, "mutual")).isEqualTo("mutual");
+        }
+        assertThat(handler.sessions).hasSize(2).allSatisfy((session) -> assertThat(session.getPeerPrincipal())
+                .isEqualTo(new X500Principal("CN=sockstate test client")));
+        assertThat(this.fixture.handshakes).containsExactly("ok", "ok");
+    }
+
+    @Test
+    void underWantAClientWithoutACertificateIsServed() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withClientAuth(Tls.ClientAuth.WANT), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThat(TlsFixture.echo(client, "wanted")).isEqualTo("wanted");
+        SSLSession session = handler.sessions.peek();
+        assertThatExceptionOfType(SSLPeerUnverifiedException.class).as("no client certificate").isThrownBy(session::getPeerPrincipal);
+    }
+
+    @Test
+    void framingAndAHandlerExecutorWorkAboveTls() throws Exception {
+        ExecutorService handlers = Executors.newFixedThreadPool(2);
+        try {
+            SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording(),
+                    (listener) -> listener.framing(Framing.line()).handlerExecutor(handlers));
+            SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+            assertThat(TlsFixture.echo(client, "one\ntwo\n")).isEqualTo("one\ntwo\n");
+        }
+        finally {
+            handlers.shutdownNow();
+        }
+    }
+}

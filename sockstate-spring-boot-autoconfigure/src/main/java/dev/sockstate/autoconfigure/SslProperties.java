@@ -1,0 +1,80 @@
+package dev.sockstate.autoconfigure;
+
+import dev.sockstate.server.tls.Tls;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** TLS of one TCP listener: {@code sockstate.listeners.<name>.ssl.*}, through Spring Boot SSL bundles. */
+public class SslProperties {
+
+    /** Name of the SSL bundle (spring.ssl.bundle.pem.NAME or .jks.NAME) with the listener's key, certificate and trust; plaintext when not set. */
+    private String bundle;
+
+    /** Client authentication: none, want (ask for a certificate) or need (refuse a client without one). */
+    private Tls.ClientAuth clientAuth = Tls.ClientAuth.NONE;
+
+    /** How long a connection may take to finish its handshake before it is closed. */
+    private Duration handshakeTimeout = Duration.ofSeconds(10);
+
+    /** Bundles chosen by the server name a client asks for (SNI); other names get the listener's bundle. */
+    private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
+
+    public String getBundle() {
+        return this.bundle;
+    }
+
+    public void setBundle(String bundle) {
+        this.bundle = bundle;
+    }
+
+    public Tls.ClientAuth getClientAuth() {
+        return this.clientAuth;
+    }
+
+    public void setClientAuth(Tls.ClientAuth clientAuth) {
+        this.clientAuth = clientAuth;
+    }
+
+    public Duration getHandshakeTimeout() {
+        return this.handshakeTimeout;
+    }
+
+    public void setHandshakeTimeout(Duration handshakeTimeout) {
+        this.handshakeTimeout = handshakeTimeout;
+    }
+
+    public List<ServerNameBundle> getServerNameBundles() {
+        return this.serverNameBundles;
+    }
+
+    public void setServerNameBundles(List<ServerNameBundle> serverNameBundles) {
+        this.serverNameBundles = serverNameBundles;
+    }
+
+    /** A bundle for one server name, as Spring Boot's web servers take them. */
+    public static class ServerNameBundle {
+
+        /** The server name (SNI) a client asks for. */
+        private String serverName;
+
+        /** Name of the SSL bundle that serves it. */
+        private String bundle;
+
+        public String getServerName() {
+            return this.serverName;
+        }
+
+        public void setServerName(String serverName) {
+            this.serverName = serverName;
+        }
+
+        public String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.sockstate.autoconfigure.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.TlsClients;
+import dev.sockstate.autoconfigure.handler.OnData;
+import dev.sockstate.autoconfigure.handler.OnOpen;
+import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.server.Connection;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.security.Principal;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Import;
+
+/**
+ * {@code sockstate.listeners.<name>.ssl.*}: a listener on a Spring Boot SSL bundle, over real
+ * sockets and the JDK's TLS client.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class TlsListenerTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class))
+            .withUserConfiguration(Secure.class)
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s",
+                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=server",
+                    "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
+                    "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key",
+                    "spring.ssl.bundle.pem.server.truststore.certificate=classpath:tls/ca.crt");
+
+    @Test
+    void aListenerNamingABundleSpeaksTlsAndItsHandlerSeesTheSession() {
+        this.runner.run((context) -> {
+            int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
+            try (SSLSocket client = TlsClients.connect(TlsClients.client(null), port)) {
+                client.getOutputStream().write("hello".getBytes());
+                assertThat(client.getInputStream().readNBytes(5)).isEqualTo("hello".getBytes());
+                assertThat(client.getSession().getProtocol()).isEqualTo("TLSv1.3");
+            }
+            Secure secure = context.getBean(Secure.class);
+            assertThat(secure.protocol.get()).isEqualTo("TLSv1.3");
+            assertThat(secure.principal.get()).as("no client certificate asked for").isEqualTo("none");
+        });
+    }
+
+    @Test
+    void withClientAuthNeedOnlyAClientCertifiedByTheTrustedCaIsServedAndItsPrincipalReachesTheHandler() {
+        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need").run((context) -> {
+            int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
+            Secure secure = context.getBean(Secure.class);
+            for (String refused : new String[] { null, "stranger" }) {
+                try (SSLSocket client = TlsClients.connect(TlsClients.client(refused), port)) {
+                    assertThatExceptionOfType(IOException.class).as("client %s", refused).isThrownBy(() -> {
+                        client.getOutputStream().write("hello".getBytes());
+                        client.getOutputStream().flush();
+                        if (client.getInputStream().read() < 0) {
+                            throw new IOException("closed");
+                        }
+                    });
+                }
+            }
+            assertThat(secure.opened.get()).as("the handler heard of no refused client").isZero();
+            try (SSLSocket client = TlsClients.connect(TlsClients.client("client"), port)) {
+                client.getOutputStream().write("hello".getBytes());
+                assertThat(client.getInputStream().readNBytes(5)).isEqualTo("hello".getBytes());
+            }
+            assertThat(secure.principal.get()).isEqualTo("CN=trusted-client,O=sockstate tests");
+        });
+    }
+
+    @Test
+    void aMissingBundleFailsStartUpNamingThePropertyAndTheBundle(CapturedOutput output) {
+        SpringApplicationBuilder application = new SpringApplicationBuilder(SecureApplication.class).web(WebApplicationType.NONE)
+                .properties("sockstate.workers.threads=1", "sockstate.listeners.secure.address=127.0.0.1",
+                        "sockstate.listeners.secure.ssl.bundle=nosuch");
+        assertThatExceptionOfType(RuntimeException.class).isThrownBy(application::run);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Invalid value 'nosuch' for configuration property 'sockstate.listeners.secure.ssl.bundle'")
+                .contains("No SSL bundle named 'nosuch' exists; define it under spring.ssl.bundle.pem.nosuch");
+    }
+
+    @SocketHandler("secure")
+    static class Secure {
+
+        final AtomicReference<String> protocol = new AtomicReference<>();
+
+        final AtomicReference<String> principal = new AtomicReference<>();
+
+        final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+
+        @OnOpen
+        void open(Connection connection, Principal client) {
+            this.opened.incrementAndGet();
+            this.protocol.set(connection.tlsSession().getProtocol());
+            this.principal.set((client != null) ? client.getName() : "none");
+        }
+
+        @OnData
+        ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Secure.class)
+    static class SecureApplication {
+    }
+}
