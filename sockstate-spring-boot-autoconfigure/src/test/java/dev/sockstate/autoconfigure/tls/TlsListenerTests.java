@@ -10,12 +10,21 @@ import dev.sockstate.autoconfigure.handler.OnOpen;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
 import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.Principal;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -81,6 +90,59 @@ class TlsListenerTests {
             }
             assertThat(secure.principal.get()).isEqualTo("CN=trusted-client,O=sockstate tests");
         });
+    }
+
+    @Test
+    void aReloadedBundleServesNewConnections(@TempDir Path directory) throws Exception {
+        copy("server", directory);
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class))
+                .withUserConfiguration(Secure.class)
+                .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s",
+                        "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=reloading",
+                        "spring.ssl.bundle.watch.file.quiet-period=100ms", "spring.ssl.bundle.pem.reloading.reload-on-update=true",
+                        "spring.ssl.bundle.pem.reloading.keystore.certificate=" + directory.resolve("server.crt").toUri(),
+                        "spring.ssl.bundle.pem.reloading.keystore.private-key=" + directory.resolve("server.key").toUri())
+                .run((context) -> {
+                    int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
+                    SSLSocket open = TlsClients.connect(TlsClients.client(null), port);
+                    BigInteger first = serial(open);
+                    assertThat(first).isEqualTo(serial("server"));
+                    copy("server2", directory);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    BigInteger served = first;
+                    while (served.equals(first) && System.nanoTime() < deadline) {
+                        Thread.sleep(100);
+                        try (SSLSocket client = TlsClients.connect(TlsClients.client(null), port)) {
+                            served = serial(client);
+                        }
+                    }
+                    assertThat(served).as("a new connection's certificate").isEqualTo(serial("server2"));
+                    open.getOutputStream().write("still".getBytes());
+                    assertThat(open.getInputStream().readNBytes(5)).as("the open connection goes on").isEqualTo("still".getBytes());
+                    open.close();
+                });
+    }
+
+    private static void copy(String name, Path directory) throws IOException {
+        for (String suffix : new String[] { ".crt", ".key" }) {
+            try (InputStream in = TlsListenerTests.class.getResourceAsStream("/tls/" + name + suffix)) {
+                Path target = directory.resolve("server" + suffix);
+                Path next = directory.resolve("next" + suffix);
+                Files.copy(in, next, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(next, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+    }
+
+    private static BigInteger serial(SSLSocket socket) throws IOException {
+        return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
+    }
+
+    private static BigInteger serial(String name) throws Exception {
+        try (InputStream in = TlsListenerTests.class.getResourceAsStream("/tls/" + name + ".crt")) {
+            return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSerialNumber();
+        }
     }
 
     @Test
