@@ -37,8 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * frames leave in one send only on a listener without an executor, as on a worker. Calls a handler
  * makes on its {@link Connection} from another thread (or the test's own calls on
  * {@link #connection()} outside a handler call) wait, as on a server, for the thread that owns the
- * connection: here the next call on this harness ({@link #runPending()}, say). The harness itself is
- * used by one thread at a time.
+ * connection: here the next call on this harness ({@link #runPending()}, say), as does what a stage
+ * resumes from another thread (a TLS engine's delegated tasks: give the listener's
+ * {@link dev.sockstate.server.tls.Tls} a direct task executor, {@code Runnable::run}, to run them
+ * inline). The harness itself is used by one thread at a time.
  * <p>
  * <b>What is not real.</b> No port, worker, timer or native call: nothing of JNA or a backend is
  * loaded. The socket takes every send whole at once (its buffer never fills, so {@code onWritable}

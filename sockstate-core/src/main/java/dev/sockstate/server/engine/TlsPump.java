@@ -19,7 +19,7 @@ import javax.net.ssl.SSLHandshakeException;
  */
 abstract class TlsPump {
 
-    static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     final TlsSupport tls;
 

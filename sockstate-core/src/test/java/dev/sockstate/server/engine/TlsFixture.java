@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -38,7 +37,7 @@ final class TlsFixture implements AutoCloseable {
     /** Each handshake's outcome, "ok" or the reason it failed, in the order reported. */
     final Queue<String> handshakes = new ConcurrentLinkedQueue<>();
 
-    private final List<Socket> clients = new ArrayList<>();
+    private final Queue<Socket> clients = new ConcurrentLinkedQueue<>();
 
     private final ServerObserver observer = new ServerObserver() {
 

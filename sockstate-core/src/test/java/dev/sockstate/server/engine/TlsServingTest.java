@@ -12,8 +12,10 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
@@ -85,6 +87,34 @@ class TlsServingTest {
         byte[] received = TlsFixture.readFully(client.getInputStream(), sent.length);
         writer.join();
         assertThat(received).isEqualTo(sent);
+    }
+
+    @Test
+    void manyClientsHandshakingAtOnceAreAllServed() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 0; i < 48; i++) {
+                String protocol = (i % 3 == 0) ? "TLSv1.2" : "TLSv1.3";
+                String text = "client " + i;
+                answers.add(clients.submit(() -> {
+                    try (SSLSocket client = this.fixture.client(server, (text.endsWith("7")) ? "client" : null, protocol)) {
+                        return TlsFixture.echo(client, text) + TlsFixture.echo(client, "!");
+                    }
+                }));
+            }
+            for (int i = 0; i < answers.size(); i++) {
+                assertThat(answers.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("client " + i + "!");
+            }
+        }
+        finally {
+            clients.shutdownNow();
+        }
+        ServerFixture.await(() -> handler.closed.get() == 48, "every connection closed");
+        assertThat(this.fixture.handshakes).hasSize(48).containsOnly("ok");
+        assertThat(handler.errors).isEmpty();
     }
 
     @Test
@@ -241,6 +271,7 @@ class TlsServingTest {
                     (listener) -> listener.framing(Framing.line()).handlerExecutor(handlers));
             SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
             assertThat(TlsFixture.echo(client, "one\ntwo\n")).isEqualTo("one\ntwo\n");
+            this.fixture.close();
         }
         finally {
             handlers.shutdownNow();

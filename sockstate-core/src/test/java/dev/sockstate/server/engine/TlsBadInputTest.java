@@ -1,0 +1,226 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.port.OpenDescriptors;
+import dev.sockstate.server.tls.Tls;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Peers that do not play by the rules, each against a TLS listener on the real backend: the
+ * connection is closed and counted by the observer with a reason, its handler (when the handshake
+ * had not succeeded) hears nothing, the server then still serves a good client, and no descriptor is
+ * left behind.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsBadInputTest {
+
+    private final TlsFixture fixture;
+
+    private final TlsFixture.Recording handler = new TlsFixture.Recording();
+
+    private SocketServer server;
+
+    private int descriptors;
+
+    private int calls;
+
+    /** The key a good client brings: none, or "client" where the listener needs one. */
+    private String goodKey;
+
+    TlsBadInputTest() throws Exception {
+        this.fixture = new TlsFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+    }
+
+    /** Starts the server, serves one good client, and takes the baseline of descriptors and handler calls. */
+    private void start(Tls tls) throws Exception {
+        OpenDescriptors.warmUpJdkSockets();
+        this.server = this.fixture.start(tls, this.handler);
+        goodClientIsServed();
+        this.descriptors = OpenDescriptors.count();
+        this.calls = this.handler.calls();
+        this.fixture.handshakes.clear();
+    }
+
+    private void goodClientIsServed() throws Exception {
+        try (SSLSocket client = this.fixture.client(this.server, this.goodKey, "TLSv1.3")) {
+            assertThat(TlsFixture.echo(client, "good client")).isEqualTo("good client");
+        }
+        ServerFixture.await(() -> this.server.listener("tls").activeConnections() == 0, "the good client's connection closed");
+    }
+
+    /** The bad connection is gone: the server serves a good client, and holds no descriptor more than before. */
+    private void serverIsUnharmed() throws Exception {
+        ServerFixture.await(() -> this.server.listener("tls").activeConnections() == 0, "the bad connection closed");
+        goodClientIsServed();
+        ServerFixture.await(() -> OpenDescriptors.count() == this.descriptors, "every descriptor released");
+    }
+
+    private void handlerHeardNothing() {
+        assertThat(this.handler.calls()).as("no onOpen, onError or onClose for a failed handshake").isEqualTo(this.calls);
+    }
+
+    private byte[] clientHello() throws Exception {
+        return new TlsPeer(this.fixture.certificates.context(null), "TLSv1.3").produce();
+    }
+
+    /** Reads until the server ends the connection: an end of stream or a reset. */
+    private static void drain(Socket socket) {
+        try {
+            InputStream in = socket.getInputStream();
+            byte[] chunk = new byte[1024];
+            while (in.read(chunk) >= 0) {
+                // alerts, if any
+            }
+        }
+        catch (IOException ex) {
+            // reset by the server's abort
+        }
+    }
+
+    @Test
+    void plaintextToATlsPortIsClosedAsPlaintext() throws Exception {
+        start(this.fixture.serverTls());
+        try (Socket plain = this.fixture.plain(this.server)) {
+            plain.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            drain(plain);
+        }
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("plaintext");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    @Test
+    void aMalformedHelloFailsAsAProtocolError() throws Exception {
+        start(this.fixture.serverTls());
+        try (Socket plain = this.fixture.plain(this.server)) {
+            plain.getOutputStream().write(new byte[] {22, 3, 1, 0, 9, 1, 0, 0, 5, 'h', 'e', 'l', 'l', 'o'});
+            drain(plain);
+        }
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("protocol");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    @Test
+    void aHandshakeTruncatedByTheClientsCloseIsCountedAsClosed() throws Exception {
+        start(this.fixture.serverTls());
+        byte[] hello = clientHello();
+        try (Socket plain = this.fixture.plain(this.server)) {
+            plain.getOutputStream().write(Arrays.copyOf(hello, hello.length / 2));
+            plain.shutdownOutput();
+            drain(plain);
+        }
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("closed");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    @Test
+    void aHandshakeResetByTheClientIsCountedAsClosed() throws Exception {
+        start(this.fixture.serverTls());
+        byte[] hello = clientHello();
+        Socket plain = this.fixture.plain(this.server);
+        plain.getOutputStream().write(Arrays.copyOf(hello, 20));
+        plain.setSoLinger(true, 0);
+        plain.close();
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("closed");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    @Test
+    void aClientThatStallsMidHandshakeIsClosedAtTheTimeout() throws Exception {
+        start(this.fixture.serverTls().withHandshakeTimeout(Duration.ofMillis(300)));
+        byte[] hello = clientHello();
+        long started = System.nanoTime();
+        try (Socket stalled = this.fixture.plain(this.server); Socket silent = this.fixture.plain(this.server)) {
+            stalled.getOutputStream().write(Arrays.copyOf(hello, hello.length - 10));
+            drain(stalled);
+            drain(silent);
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("closed soon after the limit").isLessThan(Duration.ofSeconds(5));
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "both handshakes reported");
+        assertThat(this.fixture.handshakes).containsExactly("timeout", "timeout");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    @Test
+    void garbageAfterTheHandshakeAbortsTheConnectionAndItsHandlerHearsWhy() throws Exception {
+        start(this.fixture.serverTls());
+        for (boolean recordLike : new boolean[] {true, false}) {
+            Socket plain = this.fixture.plain(this.server);
+            SSLSocket client = (SSLSocket) this.fixture.certificates.context(null).getSocketFactory()
+                    .createSocket(plain, "localhost", plain.getPort(), false);
+            assertThat(TlsFixture.echo(client, "before the garbage")).isEqualTo("before the garbage");
+            byte[] garbage = new byte[64];
+            new Random(11).nextBytes(garbage);
+            if (recordLike) {
+                // An application data record whose content no key opens.
+                System.arraycopy(new byte[] {23, 3, 3, 0, 59}, 0, garbage, 0, 5);
+            }
+            else {
+                garbage[0] = 'x';
+            }
+            plain.getOutputStream().write(garbage);
+            drain(plain);
+            plain.close();
+        }
+        ServerFixture.await(() -> this.handler.errors.size() == 2 && this.handler.closed.get() == 3, "both handlers told");
+        assertThat(this.handler.errors).allSatisfy((error) -> assertThat(error).isInstanceOf(javax.net.ssl.SSLException.class));
+        assertThat(this.fixture.handshakes).as("the handshakes themselves succeeded").containsExactly("ok", "ok");
+        serverIsUnharmed();
+    }
+
+    @Test
+    void aTls12RenegotiationIsRefusedByClosingTheConnection() throws Exception {
+        start(this.fixture.serverTls());
+        SSLSocket client = this.fixture.client(this.server, null, "TLSv1.2");
+        assertThat(TlsFixture.echo(client, "before")).isEqualTo("before");
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> {
+            client.startHandshake();
+            TlsFixture.echo(client, "after a renegotiation");
+        });
+        client.close();
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "the refusal reported");
+        assertThat(this.fixture.handshakes).containsExactly("ok", "renegotiation");
+        ServerFixture.await(() -> this.handler.closed.get() == 2, "the handler told of the close");
+        assertThat(this.handler.errors).singleElement().satisfies((error) -> assertThat(error).hasMessageContaining("renegotiation"));
+        serverIsUnharmed();
+    }
+
+    @Test
+    void underNeedAClientWithoutACertificateIsCountedAndTheHandlerHearsNothing() throws Exception {
+        this.goodKey = "client";
+        start(this.fixture.serverTls().withClientAuth(Tls.ClientAuth.NEED));
+        SSLSocket client = this.fixture.client(this.server, null, "TLSv1.3");
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> TlsFixture.echo(client, "no certificate"));
+        client.close();
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("certificate");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+}

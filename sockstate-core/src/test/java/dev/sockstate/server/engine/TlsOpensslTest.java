@@ -1,0 +1,111 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * OpenSSL's {@code s_client} against the TLS stage: another implementation than the JDK's, checking
+ * the chain against the test CA. Skipped where openssl is missing, except on CI ({@code CI} set),
+ * where that fails the test.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsOpensslTest {
+
+    private final TlsFixture fixture;
+
+    TlsOpensslTest() throws Exception {
+        this.fixture = new TlsFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+    }
+
+    @Test
+    void opensslEchoesOverTls13AndVerifiesTheServersChain() throws Exception {
+        String output = roundTrip("-tls1_3");
+        assertThat(output).contains("Verify return code: 0 (ok)").contains("TLSv1.3");
+    }
+
+    @Test
+    void opensslEchoesOverTls12AndVerifiesTheServersChain() throws Exception {
+        String output = roundTrip("-tls1_2");
+        assertThat(output).contains("Verify return code: 0 (ok)").contains("TLSv1.2");
+    }
+
+    private String roundTrip(String protocol) throws Exception {
+        String openssl = openssl();
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        int port = server.listener("tls").portNumber();
+        Process client = new ProcessBuilder(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-CAfile",
+                this.fixture.certificates.caPem().toString(), "-verify_hostname", "localhost", "-verify_return_error", protocol)
+                .redirectErrorStream(true).start();
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> copy(client.getInputStream(), output));
+        reader.start();
+        try {
+            OutputStream in = client.getOutputStream();
+            in.write("hello from openssl\n".getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+            ServerFixture.await(() -> text(output).contains("hello from openssl"), "the echo came back");
+            in.close();
+            assertThat(client.waitFor(10, TimeUnit.SECONDS)).as("s_client ended").isTrue();
+            reader.join(5000);
+            assertThat(client.exitValue()).as("s_client's exit code; output:%n%s", text(output)).isZero();
+        }
+        finally {
+            client.destroyForcibly();
+        }
+        assertThat(this.fixture.handshakes).containsExactly("ok");
+        assertThat(handler.sessions.peek().getProtocol()).isEqualTo(protocol.equals("-tls1_3") ? "TLSv1.3" : "TLSv1.2");
+        ServerFixture.await(() -> handler.closed.get() == 1, "the connection closed after s_client left");
+        return text(output);
+    }
+
+    /** @return openssl's path; skips the test where there is none, or fails it on CI */
+    static String openssl() {
+        String found = List.of("/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl").stream()
+                .filter((path) -> Files.isExecutable(Path.of(path))).findFirst().orElse(null);
+        if (found == null && System.getenv("CI") != null) {
+            throw new AssertionError("openssl is needed on CI (the CI variable is set) and was not found");
+        }
+        assumeTrue(found != null, "openssl is not installed");
+        return found;
+    }
+
+    private static void copy(InputStream from, ByteArrayOutputStream to) {
+        byte[] chunk = new byte[4096];
+        try {
+            int count;
+            while ((count = from.read(chunk)) >= 0) {
+                synchronized (to) {
+                    to.write(chunk, 0, count);
+                }
+            }
+        }
+        catch (IOException ex) {
+            // the process ended
+        }
+    }
+
+    private static String text(ByteArrayOutputStream output) {
+        synchronized (output) {
+            return output.toString(StandardCharsets.UTF_8);
+        }
+    }
+}
