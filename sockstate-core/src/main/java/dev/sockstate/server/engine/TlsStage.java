@@ -104,6 +104,11 @@ final class TlsStage extends TlsPump implements Stage {
         }
         if (this.held != null) {
             this.held = TlsRecords.complete(this.held, in);
+            if (this.held.position() > MOST_HELD) {
+                in.position(in.limit());
+                fail("protocol", tooMuch());
+                return;
+            }
             if (!TlsRecords.whole(this.held)) {
                 return;
             }
@@ -230,10 +235,14 @@ final class TlsStage extends TlsPump implements Stage {
         }
         if (((this.held != null) ? this.held.position() : 0) + src.remaining() > MOST_HELD) {
             src.position(src.limit());
-            fail("protocol", new SSLException("More than " + MOST_HELD + " bytes arrived that could not be unwrapped yet"));
+            fail("protocol", tooMuch());
             return;
         }
         this.held = TlsRecords.append(this.held, src);
+    }
+
+    private static SSLException tooMuch() {
+        return new SSLException("More than " + MOST_HELD + " bytes arrived that could not be unwrapped yet");
     }
 
     @Override

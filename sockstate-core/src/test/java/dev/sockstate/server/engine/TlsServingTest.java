@@ -264,6 +264,19 @@ class TlsServingTest {
     }
 
     @Test
+    void settingsNoEngineAcceptsFailEachHandshakeAsConfiguration() throws Exception {
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withProtocols("TLSv9.9"), handler);
+        SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> TlsFixture.echo(client, "never"));
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("configuration");
+        assertThat(server.listener("tls").handlerErrors()).as("logged and counted as the stage's failure").isEqualTo(1);
+        ServerFixture.await(() -> server.listener("tls").activeConnections() == 0, "the connection closed");
+        assertThat(handler.calls()).isZero();
+    }
+
+    @Test
     void framingAndAHandlerExecutorWorkAboveTls() throws Exception {
         ExecutorService handlers = Executors.newFixedThreadPool(2);
         try {
