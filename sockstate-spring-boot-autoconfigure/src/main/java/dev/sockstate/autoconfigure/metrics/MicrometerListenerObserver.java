@@ -240,9 +240,12 @@ final class MicrometerListenerObserver implements ListenerObserver {
                 .description("TLS handshakes: those that succeeded, and those that failed by reason").tag("listener", this.listener)
                 .tag("outcome", success ? "success" : "failure").tag("reason", success ? "none" : name).register(this.registry))
                 .increment();
+        if (!success) {
+            return;
+        }
         Timer time = this.handshakeTime;
         if (time == null) {
-            time = Timer.builder("sockstate.tls.handshake").description("Time from a TLS connection's accept to its handshake's end")
+            time = Timer.builder("sockstate.tls.handshake").description("Time from a TLS connection's accept to the end of its successful handshake")
                     .tag("listener", this.listener).register(this.registry);
             this.handshakeTime = time;
         }
