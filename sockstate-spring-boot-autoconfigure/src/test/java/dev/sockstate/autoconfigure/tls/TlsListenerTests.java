@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.autoconfigure.TlsClients;
+import dev.sockstate.autoconfigure.actuate.SockstateEndpoint;
+import dev.sockstate.autoconfigure.actuate.SockstateEndpoint.ListenerDescriptor;
+import dev.sockstate.autoconfigure.actuate.SockstateEndpointAutoConfiguration;
 import dev.sockstate.autoconfigure.handler.OnData;
 import dev.sockstate.autoconfigure.handler.OnOpen;
 import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.server.Connection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -69,7 +75,9 @@ class TlsListenerTests {
 
     @Test
     void withClientAuthNeedOnlyAClientCertifiedByTheTrustedCaIsServedAndItsPrincipalReachesTheHandler() {
-        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need").run((context) -> {
+        this.runner.withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateEndpointAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class).withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need",
+                        "management.endpoints.web.exposure.include=sockstate").run((context) -> {
             int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
             Secure secure = context.getBean(Secure.class);
             for (String refused : new String[] { null, "stranger" }) {
@@ -89,6 +97,13 @@ class TlsListenerTests {
                 assertThat(client.getInputStream().readNBytes(5)).isEqualTo("hello".getBytes());
             }
             assertThat(secure.principal.get()).isEqualTo("CN=trusted-client,O=sockstate tests");
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get("sockstate.tls.handshakes").tag("listener", "secure").tag("outcome", "failure")
+                    .tag("reason", "certificate").counter().count()).as("refused clients").isEqualTo(2);
+            assertThat(meters.get("sockstate.tls.handshakes").tag("outcome", "success").counter().count()).isEqualTo(1);
+            ListenerDescriptor listener = context.getBean(SockstateEndpoint.class).sockstate().listeners().get(0);
+            assertThat(listener.tls().bundle()).isEqualTo("server");
+            assertThat(listener.tls().clientAuth()).isEqualTo("need");
         });
     }
 
