@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -170,9 +171,24 @@ final class ServerSettingsFactory {
         require(ssl.getHandshakeTimeout() != null && ssl.getHandshakeTimeout().compareTo(Duration.ZERO) > 0,
                 path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
         SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
-        Tls tls = Tls.server(this.ssl.context(PREFIX + path + "bundle", ssl.getBundle()))
-                .withClientAuth(ssl.getClientAuth()).withHandshakeTimeout(ssl.getHandshakeTimeout())
-                .withProtocols(bundle.getOptions().getEnabledProtocols()).withCipherSuites(bundle.getOptions().getCiphers());
+        Supplier<SSLContext> context = this.ssl.context(PREFIX + path + "bundle", ssl.getBundle());
+        String[] protocols = bundle.getOptions().getEnabledProtocols();
+        String[] ciphers = bundle.getOptions().getCiphers();
+        try {
+            SSLEngine engine = context.get().createSSLEngine();
+            if (protocols != null && protocols.length > 0) {
+                engine.setEnabledProtocols(protocols);
+            }
+            if (ciphers != null && ciphers.length > 0) {
+                engine.setEnabledCipherSuites(ciphers);
+            }
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "bundle", ssl.getBundle(), "The options of SSL bundle '"
+                    + ssl.getBundle() + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
+        }
+        Tls tls = Tls.server(context).withClientAuth(ssl.getClientAuth()).withHandshakeTimeout(ssl.getHandshakeTimeout())
+                .withProtocols(protocols).withCipherSuites(ciphers);
         if (!ssl.getServerNameBundles().isEmpty()) {
             Map<String, Supplier<SSLContext>> byName = new LinkedHashMap<>();
             for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {

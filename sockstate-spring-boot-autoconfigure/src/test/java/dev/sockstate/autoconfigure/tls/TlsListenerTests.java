@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.autoconfigure.StartupFailures;
 import dev.sockstate.autoconfigure.TlsClients;
 import dev.sockstate.autoconfigure.actuate.SockstateEndpoint;
 import dev.sockstate.autoconfigure.actuate.SockstateEndpoint.ListenerDescriptor;
@@ -37,6 +38,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -158,6 +160,16 @@ class TlsListenerTests {
         try (InputStream in = TlsListenerTests.class.getResourceAsStream("/tls/" + name + ".crt")) {
             return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSerialNumber();
         }
+    }
+
+    @Test
+    void bundleOptionsTheJdkDoesNotOfferFailStartUpNamingTheBundle() {
+        this.runner.withPropertyValues("spring.ssl.bundle.pem.server.options.enabled-protocols=TLSv9").run((context) -> {
+            InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
+                    InvalidConfigurationPropertyValueException.class);
+            assertThat(failure.getName()).isEqualTo("sockstate.listeners.secure.ssl.bundle");
+            assertThat(failure.getReason()).contains("The options of SSL bundle 'server'").contains("TLSv9");
+        });
     }
 
     @Test
