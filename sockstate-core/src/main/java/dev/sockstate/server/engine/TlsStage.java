@@ -33,6 +33,13 @@ final class TlsStage extends TlsPump implements Stage {
     /** Bytes a connection keeps at most while its engine's tasks run, or of an unfinished record. */
     private static final int MOST_HELD = 256 * 1024;
 
+    /**
+     * Bytes a connection keeps at most before its handshake ended: a client's flight (its
+     * certificate chain included) and a first request, never more a peer that is not yet
+     * authenticated can make the server hold.
+     */
+    private static final int MOST_HELD_HANDSHAKING = 64 * 1024;
+
     private final long started;
 
     /** When the handshake must have ended, {@link System#nanoTime()}. */
@@ -104,7 +111,7 @@ final class TlsStage extends TlsPump implements Stage {
         }
         if (this.held != null) {
             this.held = TlsRecords.complete(this.held, in);
-            if (this.held.position() > MOST_HELD) {
+            if (this.held.position() > mostHeld()) {
                 in.position(in.limit());
                 fail("protocol", tooMuch());
                 return;
@@ -233,7 +240,7 @@ final class TlsStage extends TlsPump implements Stage {
         if (!src.hasRemaining()) {
             return;
         }
-        if (((this.held != null) ? this.held.position() : 0) + src.remaining() > MOST_HELD) {
+        if (((this.held != null) ? this.held.position() : 0) + src.remaining() > mostHeld()) {
             src.position(src.limit());
             fail("protocol", tooMuch());
             return;
@@ -241,8 +248,12 @@ final class TlsStage extends TlsPump implements Stage {
         this.held = TlsRecords.append(this.held, src);
     }
 
-    private static SSLException tooMuch() {
-        return new SSLException("More than " + MOST_HELD + " bytes arrived that could not be unwrapped yet");
+    private int mostHeld() {
+        return this.handshakeDone ? MOST_HELD : MOST_HELD_HANDSHAKING;
+    }
+
+    private SSLException tooMuch() {
+        return new SSLException("More than " + mostHeld() + " bytes arrived that could not be unwrapped yet");
     }
 
     @Override

@@ -11,10 +11,11 @@ import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -84,6 +85,19 @@ class TlsEmbeddedTest {
         embedded.writeInbound(Arrays.copyOfRange(records, records.length - 3, records.length));
         assertThat(stage.holdsBuffers()).as("the record was whole").isFalse();
         assertThat(peer.consume(embedded.readAllOutbound())).isEqualTo("a line split across reads\n");
+    }
+
+    @Test
+    void beforeItsHandshakeEndedAPeerCannotMakeTheServerHoldMoreThanAFlight() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        EmbeddedConnection embedded = EmbeddedConnection.open(ListenerSettings.tcp("tls")
+                .tls(Tls.server(this.certificates.context("server")).withTaskExecutor(tasks::add)).handler(new EchoHandler()).build());
+        embedded.writeInbound(new TlsPeer(this.certificates.context(null), "TLSv1.3").produce());
+        assertThat(tasks).as("the hello went to a task, which is held back").isNotEmpty();
+        embedded.writeInbound(new byte[60 * 1024]);
+        assertThat(embedded.isOpen()).as("a flight's worth is held while the task runs").isTrue();
+        embedded.writeInbound(new byte[8 * 1024]);
+        assertThat(embedded.isOpen()).as("more is refused before the peer is authenticated").isFalse();
     }
 
     @Test
