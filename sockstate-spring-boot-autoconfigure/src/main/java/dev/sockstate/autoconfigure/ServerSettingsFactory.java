@@ -171,6 +171,9 @@ final class ServerSettingsFactory {
         require(ssl.getHandshakeTimeout() != null && ssl.getHandshakeTimeout().compareTo(Duration.ZERO) > 0,
                 path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
         SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
+        require(ssl.getClientAuth() == Tls.ClientAuth.NONE || bundle.getStores().getTrustStore() != null, path + "client-auth",
+                ssl.getClientAuth(), "Client certificates are checked against the bundle's trust store, and SSL bundle '"
+                        + ssl.getBundle() + "' has none (the JDK's public CAs would be trusted): configure its truststore.");
         Supplier<SSLContext> context = this.ssl.context(PREFIX + path + "bundle", ssl.getBundle());
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();

@@ -173,6 +173,17 @@ class TlsListenerTests {
     }
 
     @Test
+    void clientAuthOnABundleWithoutATrustStoreFailsStartUp() {
+        this.runner.withPropertyValues("spring.ssl.bundle.pem.server.truststore.certificate=",
+                "sockstate.listeners.secure.ssl.client-auth=need").run((context) -> {
+                    InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
+                            InvalidConfigurationPropertyValueException.class);
+                    assertThat(failure.getName()).isEqualTo("sockstate.listeners.secure.ssl.client-auth");
+                    assertThat(failure.getReason()).contains("has none (the JDK's public CAs would be trusted)");
+                });
+    }
+
+    @Test
     void aMissingBundleFailsStartUpNamingThePropertyAndTheBundle(CapturedOutput output) {
         SpringApplicationBuilder application = new SpringApplicationBuilder(SecureApplication.class).web(WebApplicationType.NONE)
                 .properties("sockstate.workers.threads=1", "sockstate.listeners.secure.address=127.0.0.1",
