@@ -10,6 +10,7 @@ import dev.sockstate.server.WorkerGroupState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -127,6 +128,6 @@ public class SockstateEndpoint {
      * @param protocols the protocols enabled, empty for the SSL context's defaults
      * @param serverNames the server names (SNI) with a bundle of their own
      */
-    public record TlsDescriptor(String bundle, String clientAuth, List<String> protocols, java.util.Set<String> serverNames) {
+    public record TlsDescriptor(String bundle, String clientAuth, List<String> protocols, Set<String> serverNames) {
     }
 }
