@@ -129,6 +129,12 @@ final class Pipeline {
         }
     }
 
+    /** @return whether stages resumed tasks that wait for the owner */
+    boolean hasResumes() {
+        Queue<Resumed> waiting = this.resumed;
+        return waiting != null && !waiting.isEmpty();
+    }
+
     /** Runs the tasks stages resumed, in order; the owner, at the start of a turn. */
     void runResumes() {
         Queue<Resumed> waiting = this.resumed;

@@ -100,8 +100,18 @@ final class TcpConnection extends AcceptedConnection {
             return true;
         }
         this.output.takeRequests();
-        if (this.pipeline != null) {
-            this.pipeline.runResumes();
+        if (this.pipeline != null && this.pipeline.hasResumes()) {
+            HandlerExecution execution = this.listener.execution;
+            if (execution == null || !runner.isWorker()) {
+                this.pipeline.runResumes();
+            }
+            else if (execution.handOffResumes(this, events)) {
+                // The resumed work may call the handler (a TLS handshake's end opens the connection): there.
+                return false;
+            }
+            else {
+                return true;
+            }
         }
         if ((events & Events.ERR) != 0) {
             failed(pendingError());
@@ -198,6 +208,13 @@ final class TcpConnection extends AcceptedConnection {
         }
         else {
             this.listener.handler.call(Callback.HANGUP, this, null, null);
+        }
+    }
+
+    /** Runs the work the stages resumed from other threads, if any; the owner. */
+    void runResumes() {
+        if (this.pipeline != null) {
+            this.pipeline.runResumes();
         }
     }
 

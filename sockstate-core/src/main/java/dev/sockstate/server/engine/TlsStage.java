@@ -64,6 +64,9 @@ final class TlsStage extends TlsPump implements Stage {
 
     private volatile boolean expiring;
 
+    /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
+    private volatile boolean dead;
+
     TlsStage(TlsSupport tls) {
         super(tls);
         this.started = System.nanoTime();
@@ -191,6 +194,10 @@ final class TlsStage extends TlsPump implements Stage {
         try {
             Runnable task;
             while ((task = this.engine.getDelegatedTask()) != null) {
+                if (this.dead) {
+                    // The connection is gone: its steps (a signature, a certificate check) would be wasted.
+                    return;
+                }
                 task.run();
             }
         }
@@ -295,11 +302,12 @@ final class TlsStage extends TlsPump implements Stage {
         if (this.failed) {
             return;
         }
-        if (!this.handshakeDone) {
-            fail("closed", new SSLHandshakeException("The peer closed the connection during the TLS handshake"));
-        }
-        else if (this.tasksRunning) {
+        if (this.tasksRunning) {
+            // What arrived before the FIN (a last flight, a request) is unwrapped first.
             this.hangupAfterTasks = true;
+        }
+        else if (!this.handshakeDone) {
+            fail("closed", new SSLHandshakeException("The peer closed the connection during the TLS handshake"));
         }
         else if (!this.hangupPassed) {
             this.hangupPassed = true;
@@ -332,6 +340,7 @@ final class TlsStage extends TlsPump implements Stage {
             return;
         }
         this.failed = true;
+        this.dead = true;
         this.connection.handshaking(null);
         if (!this.handshakeDone) {
             report(false, reason);
@@ -373,6 +382,7 @@ final class TlsStage extends TlsPump implements Stage {
 
     @Override
     public void closed(StageContext context) {
+        this.dead = true;
         if (this.connection != null) {
             this.connection.handshaking(null);
             report(false, "closed");

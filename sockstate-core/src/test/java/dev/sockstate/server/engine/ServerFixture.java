@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
@@ -29,7 +30,11 @@ final class ServerFixture implements AutoCloseable {
     }
 
     SocketServer start(List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {
-        SocketServer server = new SocketServer(Backends.select("auto"), groups, List.of(listeners), observer);
+        return start(Backends.select("auto"), groups, observer, listeners);
+    }
+
+    SocketServer start(Backend backend, List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {
+        SocketServer server = new SocketServer(backend, groups, List.of(listeners), observer);
         server.start();
         this.servers.add(server);
         return server;

@@ -12,10 +12,13 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * A test CA and certificates it signed, made once per test run with the JDK's {@code keytool} into a
@@ -105,6 +108,15 @@ final class TlsCertificates {
 
     /** @return a context whose key is the alias's (or none, for {@code null}) and that trusts the CA */
     SSLContext context(String keyAlias) throws Exception {
+        return context(keyAlias, UnaryOperator.identity());
+    }
+
+    /**
+     * @param keyAlias the key's alias, or {@code null} for none
+     * @param keyManager what the context's key manager is, given the one the key makes (a wrapper that counts its calls, say)
+     * @return a context with that key manager, trusting the CA
+     */
+    SSLContext context(String keyAlias, UnaryOperator<X509ExtendedKeyManager> keyManager) throws Exception {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         if (keyAlias != null) {
@@ -120,7 +132,9 @@ final class TlsCertificates {
         TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         trustManagers.init(trusted);
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+        KeyManager[] made = keyManagers.getKeyManagers();
+        made[0] = keyManager.apply((X509ExtendedKeyManager) made[0]);
+        context.init(made, trustManagers.getTrustManagers(), null);
         return context;
     }
 }

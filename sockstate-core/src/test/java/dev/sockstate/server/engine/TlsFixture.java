@@ -1,5 +1,7 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.Backends;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
@@ -64,8 +66,13 @@ final class TlsFixture implements AutoCloseable {
 
     /** @return a server whose listener "tls", as the customizer leaves it, serves the handler with this TLS */
     SocketServer start(Tls tls, ConnectionHandler handler, UnaryOperator<ListenerSettings.Builder> customizer) {
+        return start(Backends.select("auto"), tls, handler, customizer);
+    }
+
+    /** @return a server on this backend whose listener "tls", as the customizer leaves it, serves the handler with this TLS */
+    SocketServer start(Backend backend, Tls tls, ConnectionHandler handler, UnaryOperator<ListenerSettings.Builder> customizer) {
         ListenerSettings listener = customizer.apply(ServerFixture.tcp("tls").tls(tls).handler(handler)).build();
-        return this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.observer, listener);
+        return this.servers.start(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.observer, listener);
     }
 
     /** @return TLS with the server certificate (CN localhost), trusting the test CA for client certificates */

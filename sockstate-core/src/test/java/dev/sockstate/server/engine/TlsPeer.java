@@ -84,7 +84,10 @@ final class TlsPeer {
         ByteBuffer out = ByteBuffer.allocate(this.engine.getSession().getPacketBufferSize() * 2);
         ByteBuffer in = StandardCharsets.UTF_8.encode(text);
         while (in.hasRemaining()) {
-            this.engine.wrap(in, out);
+            SSLEngineResult result = this.engine.wrap(in, out);
+            if (result.bytesConsumed() == 0 && result.bytesProduced() == 0) {
+                throw new IllegalStateException("The client cannot seal data now: " + result);
+            }
         }
         byte[] records = new byte[out.position()];
         out.flip().get(records);
@@ -97,7 +100,8 @@ final class TlsPeer {
         return status == HandshakeStatus.NOT_HANDSHAKING || status == HandshakeStatus.FINISHED;
     }
 
-    private void runTasks() {
+    /** Runs the engine's delegated tasks, inline. */
+    void runTasks() {
         Runnable task;
         while ((task = this.engine.getDelegatedTask()) != null) {
             task.run();

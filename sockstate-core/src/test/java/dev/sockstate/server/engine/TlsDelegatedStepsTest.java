@@ -1,0 +1,223 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.tls.Tls;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.X509ExtendedKeyManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What happens around the engine's delegated handshake steps, on the real backend: where the
+ * handler is called afterwards, a FIN that arrives while one runs, and a connection that dies
+ * before its step ran. A test executor holds the steps at the moment that matters.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsDelegatedStepsTest {
+
+    private final TlsFixture fixture;
+
+    private final HeldTasks tasks = new HeldTasks();
+
+    private final ExecutorService handlers = Executors.newFixedThreadPool(2, (task) -> new Thread(task, "test-handler"));
+
+    TlsDelegatedStepsTest() throws Exception {
+        this.fixture = new TlsFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+        this.tasks.close();
+        this.handlers.shutdownNow();
+    }
+
+    @Test
+    void withAHandlerExecutorTheHandlerIsCalledThereAfterADelegatedHandshakeStep() throws Exception {
+        Queue<String> threads = new ConcurrentLinkedQueue<>();
+        TlsFixture.Recording handler = new TlsFixture.Recording() {
+
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                threads.add("onOpen on " + Thread.currentThread().getName());
+                super.onOpen(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                threads.add("onData on " + Thread.currentThread().getName());
+                super.onData(connection, data);
+            }
+        };
+        Tls tls = this.fixture.serverTls().withClientAuth(Tls.ClientAuth.NEED).withTaskExecutor(this.tasks);
+        SocketServer server = this.fixture.start(tls, handler, (listener) -> listener.handlerExecutor(this.handlers));
+        // Every TLS 1.2 handshake, and TLS 1.3 with a client certificate, ends with a delegated step.
+        for (String protocol : List.of("TLSv1.2", "TLSv1.3")) {
+            SSLSocket client = this.fixture.client(server, "client", protocol);
+            assertThat(TlsFixture.echo(client, protocol)).isEqualTo(protocol);
+        }
+        assertThat(this.fixture.handshakes).containsExactly("ok", "ok");
+        assertThat(threads).hasSizeGreaterThanOrEqualTo(4).allMatch((call) -> call.endsWith(" on test-handler"));
+    }
+
+    @Test
+    void aFinArrivingWhileTheLastFlightsStepRunsComesAfterThatFlightAndItsRequest() throws Exception {
+        EndOfStreamWatch watch = new EndOfStreamWatch();
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        Tls tls = this.fixture.serverTls().withClientAuth(Tls.ClientAuth.NEED).withTaskExecutor(this.tasks);
+        SocketServer server = this.fixture.start(watch.backend(), tls, handler, UnaryOperator.identity());
+        Socket socket = this.fixture.plain(server);
+        TlsPeer peer = new TlsPeer(this.fixture.certificates.context("client"), "TLSv1.3");
+        socket.getOutputStream().write(peer.produce());
+        byte[] flight = handshakeUpToTheLastFlight(socket, peer);
+        // The server's step for the client's certificate waits until the server has read the FIN.
+        this.tasks.holdUntil(watch.ended);
+        ByteArrayOutputStream last = new ByteArrayOutputStream();
+        last.write(flight);
+        last.write(peer.seal("last words"));
+        socket.getOutputStream().write(last.toByteArray());
+        socket.shutdownOutput();
+        assertThat(peer.consume(readToEnd(socket))).as("the request that came with the FIN is answered").isEqualTo("last words");
+        assertThat(this.fixture.handshakes).containsExactly("ok");
+        assertThat(handler.hangups).hasValue(1);
+    }
+
+    @Test
+    void theStepsOfAConnectionThatDiedBeforeTheyRanAreSkipped() throws Exception {
+        AtomicInteger keyLookups = new AtomicInteger();
+        Tls tls = Tls.server(this.fixture.certificates.context("server", (keys) -> new CountingKeyManager(keys, keyLookups)))
+                .withTaskExecutor(this.tasks);
+        SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
+        assertThat(TlsFixture.echo(this.fixture.client(server, null, "TLSv1.3"), "counted")).isEqualTo("counted");
+        assertThat(keyLookups).as("a served hello's step looks the key up").hasValue(1);
+        keyLookups.set(0);
+        int served = server.listener("tls").activeConnections();
+        CountDownLatch opening = new CountDownLatch(1);
+        this.tasks.holdUntil(opening);
+        Socket socket = this.fixture.plain(server);
+        socket.getOutputStream().write(new TlsPeer(this.fixture.certificates.context(null), "TLSv1.3").produce());
+        ServerFixture.await(() -> server.listener("tls").activeConnections() == served + 1, "the connection accepted");
+        socket.setSoLinger(true, 0);
+        socket.close();
+        ServerFixture.await(() -> this.fixture.handshakes.contains("closed"), "the connection's end counted");
+        ServerFixture.await(() -> server.listener("tls").activeConnections() == served, "the connection gone");
+        opening.countDown();
+        this.tasks.awaitDone();
+        assertThat(keyLookups).as("the hello's step (choosing the key, signing) was not run").hasValue(0);
+    }
+
+    /**
+     * Goes through the handshake up to the client's last flight: sends what the client sends before
+     * (a compatibility change_cipher_spec), reads the server's flight.
+     * @return the client's last flight, not sent
+     */
+    private static byte[] handshakeUpToTheLastFlight(Socket socket, TlsPeer peer) throws IOException {
+        byte[] chunk = new byte[16 * 1024];
+        InputStream in = socket.getInputStream();
+        while (true) {
+            HandshakeStatus status = peer.engine.getHandshakeStatus();
+            if (status == HandshakeStatus.NEED_TASK) {
+                peer.runTasks();
+            }
+            else if (status == HandshakeStatus.NEED_WRAP) {
+                byte[] records = peer.produce();
+                if (peer.engine.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP) {
+                    return records;
+                }
+                socket.getOutputStream().write(records);
+            }
+            else if (status == HandshakeStatus.NEED_UNWRAP) {
+                // Records read before the client had to write may be waiting in it.
+                peer.consume(new byte[0]);
+                if (peer.engine.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP) {
+                    continue;
+                }
+                int count = in.read(chunk);
+                if (count < 0) {
+                    throw new IOException("The server closed the connection during the handshake");
+                }
+                byte[] records = new byte[count];
+                System.arraycopy(chunk, 0, records, 0, count);
+                peer.consume(records);
+            }
+            else {
+                throw new IllegalStateException("The client's handshake ended before its last flight: " + status);
+            }
+        }
+    }
+
+    private static byte[] readToEnd(Socket socket) throws IOException {
+        return socket.getInputStream().readAllBytes();
+    }
+
+    /** A key manager that counts the server's key lookups, the start of the hello's delegated step. */
+    private static final class CountingKeyManager extends X509ExtendedKeyManager {
+
+        private final X509ExtendedKeyManager delegate;
+
+        private final AtomicInteger lookups;
+
+        CountingKeyManager(X509ExtendedKeyManager delegate, AtomicInteger lookups) {
+            this.delegate = delegate;
+            this.lookups = lookups;
+        }
+
+        @Override
+        public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
+            this.lookups.incrementAndGet();
+            return this.delegate.chooseEngineServerAlias(keyType, issuers, engine);
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return this.delegate.getClientAliases(keyType, issuers);
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return this.delegate.chooseClientAlias(keyType, issuers, socket);
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return this.delegate.getServerAliases(keyType, issuers);
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return this.delegate.chooseServerAlias(keyType, issuers, socket);
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String alias) {
+            return this.delegate.getCertificateChain(alias);
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String alias) {
+            return this.delegate.getPrivateKey(alias);
+        }
+    }
+}
