@@ -56,6 +56,9 @@ final class SettingsCheck {
                         + listener.name() + "' uses a persistent trigger (" + listener.trigger() + ") on worker group '"
                         + group.name() + "', which has " + group.workers() + " workers sharing one port: " + why);
             }
+            if (listener.tls() != null) {
+                TlsSupport.check(listener.name(), listener.tls());
+            }
         }
     }
 }

@@ -73,7 +73,7 @@ abstract class TlsPump {
                     return;
                 }
                 if (out == null) {
-                    out = this.tls.plaintextBuffer();
+                    out = this.tls.plaintextBuffer(this.engine);
                 }
                 SSLEngineResult result;
                 try {
@@ -150,7 +150,7 @@ abstract class TlsPump {
 
     /** Sends the handshake's records while the engine has some; @return whether to go on unwrapping */
     private boolean wrapHandshake() {
-        ByteBuffer out = this.tls.packetBuffer();
+        ByteBuffer out = this.tls.packetBuffer(this.engine);
         try {
             while (true) {
                 SSLEngineResult result;
@@ -187,7 +187,7 @@ abstract class TlsPump {
      * @param data the plaintext; what remains when the engine's tasks start waits for them
      */
     final void wrap(ByteBuffer data) {
-        ByteBuffer out = this.tls.packetBuffer();
+        ByteBuffer out = this.tls.packetBuffer(this.engine);
         HandshakeStatus status = HandshakeStatus.NOT_HANDSHAKING;
         try {
             while (data.hasRemaining()) {
@@ -232,7 +232,7 @@ abstract class TlsPump {
 
     /** Closes the engine's output and sends what that makes: close_notify, or the alert of a failure. */
     final void closeOutbound() {
-        ByteBuffer out = this.tls.packetBuffer();
+        ByteBuffer out = this.tls.packetBuffer(this.engine);
         try {
             this.engine.closeOutbound();
             for (int i = 0; i < 4; i++) {

@@ -1,6 +1,8 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.LendingPool;
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.Setting;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
@@ -19,7 +21,7 @@ import javax.net.ssl.SSLEngine;
  * record is unwrapped from the read buffer into a lent plaintext buffer and passed on from there;
  * what is written is wrapped into a lent packet buffer and passed on to the socket, which copies
  * only what it does not take. Both are direct, like the worker's read buffer; while every buffer is
- * lent, a call uses a heap buffer of its own, which it drops afterwards.
+ * lent, a call uses a heap buffer of its own, as large as one record, which it drops afterwards.
  */
 final class TlsSupport {
 
@@ -27,7 +29,7 @@ final class TlsSupport {
     static final int ROOM = 64 * 1024;
 
     /** Buffers of each kind a listener lends at most; more calls at once use buffers of their own. */
-    private static final int MOST_LENT = 64;
+    static final int MOST_LENT = 64;
 
     final Tls settings;
 
@@ -50,6 +52,46 @@ final class TlsSupport {
         this.taskExecutor = settings.taskExecutor();
         this.handshakeTimeoutNanos = settings.handshakeTimeout().toNanos();
         this.byServerName = !settings.serverNames().isEmpty();
+    }
+
+    /**
+     * Checks that the JDK's engine takes the protocols and cipher suites the settings name, so that a
+     * name it does not offer fails the server's start rather than every handshake. The context is
+     * asked only when the settings name either.
+     * @param listener the listener's name
+     * @param tls its TLS settings
+     * @throws InvalidSettingException naming the listener, its TLS setting and what the engine refused
+     */
+    static void check(String listener, Tls tls) {
+        String[] protocols = tls.protocols();
+        String[] cipherSuites = tls.cipherSuites();
+        if (protocols == null && cipherSuites == null) {
+            return;
+        }
+        SSLEngine engine;
+        try {
+            SSLContext context = tls.context().get();
+            if (context == null) {
+                return;
+            }
+            engine = context.createSSLEngine();
+        }
+        catch (RuntimeException ex) {
+            // A context that cannot be made now fails each handshake, counted as "configuration".
+            return;
+        }
+        try {
+            if (protocols != null) {
+                engine.setEnabledProtocols(protocols);
+            }
+            if (cipherSuites != null) {
+                engine.setEnabledCipherSuites(cipherSuites);
+            }
+        }
+        catch (IllegalArgumentException ex) {
+            throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "protocols and cipher suites this JDK's TLS engine"
+                    + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
+        }
     }
 
     /**
@@ -81,26 +123,32 @@ final class TlsSupport {
         return engine;
     }
 
-    /** @return a buffer to wrap into, cleared: lent, or a heap buffer of the call's own */
-    ByteBuffer packetBuffer() {
+    /**
+     * @param engine the engine that wraps into it
+     * @return a buffer to wrap into, cleared: lent, or a heap buffer of the call's own, as large as one record
+     */
+    ByteBuffer packetBuffer(SSLEngine engine) {
         ByteBuffer lent = this.packets.borrow();
-        return (lent != null) ? lent.clear() : ByteBuffer.allocate(ROOM);
+        return (lent != null) ? lent.clear() : ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
     }
 
-    /** @return a buffer to unwrap into, cleared: lent, or a heap buffer of the call's own */
-    ByteBuffer plaintextBuffer() {
+    /**
+     * @param engine the engine that unwraps into it
+     * @return a buffer to unwrap into, cleared: lent, or a heap buffer of the call's own, as large as one record's plaintext
+     */
+    ByteBuffer plaintextBuffer(SSLEngine engine) {
         ByteBuffer lent = this.plaintexts.borrow();
-        return (lent != null) ? lent.clear() : ByteBuffer.allocate(ROOM);
+        return (lent != null) ? lent.clear() : ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
     }
 
-    /** @param buffer a buffer {@link #packetBuffer()} gave, or {@code null}: given back if lent */
+    /** @param buffer a buffer {@link #packetBuffer} gave, or {@code null}: given back if lent */
     void releasePacket(ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.packets.giveBack(buffer);
         }
     }
 
-    /** @param buffer a buffer {@link #plaintextBuffer()} gave, or {@code null}: given back if lent */
+    /** @param buffer a buffer {@link #plaintextBuffer} gave, or {@code null}: given back if lent */
     void releasePlaintext(ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.plaintexts.giveBack(buffer);

@@ -3,6 +3,8 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.Setting;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.io.IOException;
@@ -264,9 +266,24 @@ class TlsServingTest {
     }
 
     @Test
-    void settingsNoEngineAcceptsFailEachHandshakeAsConfiguration() throws Exception {
+    void protocolsOrCipherSuitesNoEngineAcceptsFailTheServersStartNamingTheListener() throws Exception {
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> this.fixture.start(this.fixture.serverTls().withProtocols("TLSv9.9"), new TlsFixture.Recording()))
+                .satisfies((ex) -> assertThat(ex.ownerName()).isEqualTo("tls"))
+                .satisfies((ex) -> assertThat(ex.setting()).isEqualTo(Setting.TLS))
+                .withMessageContaining("TLSv9.9").withMessageContaining("TLSv1.3");
+        assertThatExceptionOfType(InvalidSettingException.class).isThrownBy(() -> this.fixture.start(
+                this.fixture.serverTls().withCipherSuites("TLS_NO_SUCH_SUITE"), new TlsFixture.Recording()))
+                .withMessageContaining("TLS_NO_SUCH_SUITE");
+    }
+
+    @Test
+    void aContextThatCannotBeMadeFailsEachHandshakeAsConfiguration() throws Exception {
         TlsFixture.Recording handler = new TlsFixture.Recording();
-        SocketServer server = this.fixture.start(this.fixture.serverTls().withProtocols("TLSv9.9"), handler);
+        Tls broken = Tls.server(() -> {
+            throw new IllegalStateException("the key store went missing");
+        });
+        SocketServer server = this.fixture.start(broken, handler);
         SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
         assertThatExceptionOfType(IOException.class).isThrownBy(() -> TlsFixture.echo(client, "never"));
         ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
