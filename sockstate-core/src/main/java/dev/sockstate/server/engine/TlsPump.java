@@ -100,6 +100,11 @@ abstract class TlsPump {
                 if (!after(result.getHandshakeStatus())) {
                     return;
                 }
+                if (result.bytesConsumed() == 0 && result.bytesProduced() == 0
+                        && this.engine.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP) {
+                    // No progress without more bytes: wait for them rather than ask again.
+                    return;
+                }
             }
         }
         finally {
@@ -135,8 +140,8 @@ abstract class TlsPump {
             case NEED_WRAP -> {
                 return wrapHandshake();
             }
-            case FINISHED -> finished();
-            case NOT_HANDSHAKING -> {
+            case FINISHED, NOT_HANDSHAKING -> {
+                // After the handshake, a post-handshake message (a key update) ends without opening anything again.
                 if (!this.handshakeDone) {
                     finished();
                 }

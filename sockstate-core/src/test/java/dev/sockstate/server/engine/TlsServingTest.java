@@ -195,7 +195,8 @@ class TlsServingTest {
 
     @Test
     void aKeyUpdateOfTls13IsAnswered() throws Exception {
-        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
         SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
         assertThat(TlsFixture.echo(client, "one")).isEqualTo("one");
         // On an established TLS 1.3 connection the JDK client sends a KeyUpdate.
@@ -204,6 +205,8 @@ class TlsServingTest {
         client.startHandshake();
         assertThat(TlsFixture.echo(client, "three")).isEqualTo("three");
         assertThat(this.fixture.handshakes).containsExactly("ok");
+        assertThat(handler.opened).as("a key update opens nothing again").hasValue(1);
+        assertThat(handler.sessions).hasSize(1);
     }
 
     @Test
