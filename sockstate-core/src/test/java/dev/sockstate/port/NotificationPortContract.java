@@ -1,9 +1,11 @@
 package dev.sockstate.port;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.InputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -24,7 +26,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The contract every backend's port and sockets keep, written once and run against each backend on
- * real loopback sockets. A subclass names the backend.
+ * real loopback sockets (epoll, the Winsock emulator, Windows). It holds the portable guarantees
+ * stated in {@link NotificationPort}, the weaker of the backends' where they differ: an edge only
+ * for a change after the registration was enabled, level-triggered notifications possibly stale,
+ * REMOVE possibly joined with other events and preceded by queued ones. What a backend does beyond
+ * them is tested in its own specifics tests. A subclass names the backend.
  */
 public abstract class NotificationPortContract extends PortTestSupport {
 
@@ -49,19 +55,40 @@ public abstract class NotificationPortContract extends PortTestSupport {
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         drain(connection.handle());
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing once drained").isEmpty();
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("once drained, at most a stale IN already queued")
+                .hasSizeLessThanOrEqualTo(1).allMatch((events) -> events == Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("then nothing").isEmpty();
     }
 
     @Test
-    void edgePersistentNotifiesOncePerArrival() throws Exception {
+    void edgePersistentNotifiesAChangeAfterEnablingAndAgainOnceDrained() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
         connection.send("one");
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge while the data stays unread").isEmpty();
+        assertThat(awaitEvents(KEY)).as("data arriving after the enable is an edge").isEqualTo(Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge without new data").isEmpty();
+        assertThat(drain(connection.handle())).as("read until would-block").isEqualTo("one");
         connection.send("two");
-        assertThat(awaitEvents(KEY)).as("new data is a new edge").isEqualTo(Events.IN);
-        assertThat(drain(connection.handle())).isEqualTo("onetwo");
+        assertThat(awaitEvents(KEY)).as("new data after draining is a new edge").isEqualTo(Events.IN);
+        assertThat(drain(connection.handle())).isEqualTo("two");
+    }
+
+    @Test
+    void dataUnreadWhenAnEdgeRegistrationIsEnabledIsFoundByReadingAfterTheEnable() throws Exception {
+        Connection connection = connect();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        connection.send("early");
+        assertThat(awaitEvents(KEY)).as("the data has arrived").isEqualTo(Events.IN);
+        register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
+        // No edge is promised for it: the reader reads until would-block after every enable.
+        assertThat(drain(connection.handle())).isEqualTo("early");
+        connection.send("late");
+        StringBuilder read = new StringBuilder();
+        while (read.indexOf("late") < 0) {
+            assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+            read.append(drain(connection.handle()));
+        }
+        assertThat(read).hasToString("late");
     }
 
     @Test
@@ -83,11 +110,35 @@ public abstract class NotificationPortContract extends PortTestSupport {
     }
 
     @Test
-    void edgeTriggeredOutIsDeliveredOnceWhileTheSocketStaysWritable() throws Exception {
+    void edgeTriggeredOutRisesWhenAFullConnectionDrains() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.OUT, Trigger.EDGE_PERSISTENT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge").isEmpty();
+        // Whether the enable on a writable socket notifies is not promised: fill the connection
+        // until a send is refused at once, taking what was notified until then.
+        NativeBuffer chunk = this.sockets.allocate(64 * 1024);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while (true) {
+            dequeueFor(SETTLE_MILLIS);
+            if (fillUntilWouldBlock(connection.handle(), chunk) == 0) {
+                break;
+            }
+            assertThat(System.currentTimeMillis()).as("the connection fills up within %s ms", WAIT_MILLIS).isLessThan(deadline);
+        }
+        InputStream in = connection.peer().getInputStream();
+        byte[] sink = new byte[64 * 1024];
+        NotificationBatch batch = new NotificationBatch(1);
+        while (true) {
+            assertThat(System.currentTimeMillis()).as("OUT once the peer reads, within %s ms", WAIT_MILLIS).isLessThan(deadline + WAIT_MILLIS);
+            int available = in.available();
+            if (available > 0) {
+                in.read(sink, 0, Math.min(available, sink.length));
+            }
+            if (this.port.dequeue(batch, 10) == 1) {
+                assertThat(batch.key(0)).isEqualTo(KEY);
+                assertThat(batch.events(0)).isEqualTo(Events.OUT);
+                return;
+            }
+        }
     }
 
     @Test
@@ -115,9 +166,10 @@ public abstract class NotificationPortContract extends PortTestSupport {
         connection.peer().setSoLinger(true, 0);
         connection.peer().close();
         assertThat(awaitEvents(KEY) & Events.ERR).isEqualTo(Events.ERR);
-        NativeIoException error = this.sockets.takeError(connection.handle());
-        assertThat(error).isNotNull();
-        assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET);
+        // SO_ERROR may read nothing once ERR was delivered (Windows): the error is learnt from recv.
+        assertThatExceptionOfType(NativeIoException.class)
+                .isThrownBy(() -> this.sockets.recv(connection.handle(), this.sockets.allocate(16)))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.CONNECTION_RESET));
     }
 
     // ---- operations ------------------------------------------------------------------------------
@@ -135,12 +187,15 @@ public abstract class NotificationPortContract extends PortTestSupport {
         List<Integer> events = new ArrayList<>();
         NotificationBatch batch = new NotificationBatch(8);
         long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-        while (!events.contains(Events.REMOVE) && System.currentTimeMillis() < deadline) {
+        while (events.stream().noneMatch((mask) -> (mask & Events.REMOVE) != 0) && System.currentTimeMillis() < deadline) {
             collect(batch, 100, events);
         }
-        assertThat(events).containsOnly(Events.REMOVE);
+        assertThat(events).as("notifications queued before the REMOVE may come first, or joined with it")
+                .isNotEmpty().allMatch((mask) -> (mask & ~(Events.IN | Events.REMOVE)) == 0);
+        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("REMOVE comes last").isEqualTo(Events.REMOVE);
         collect(batch, SETTLE_MILLIS, events);
-        assertThat(events).as("exactly one REMOVE, nothing after it").containsExactly(Events.REMOVE);
+        assertThat(events.stream().filter((mask) -> (mask & Events.REMOVE) != 0)).as("exactly one REMOVE").hasSize(1);
+        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("nothing after the REMOVE").isEqualTo(Events.REMOVE);
     }
 
     @Test
@@ -158,8 +213,8 @@ public abstract class NotificationPortContract extends PortTestSupport {
         Connection connection = connect();
         var removal = this.port.deregister(connection.handle(), KEY);
         assertThat(removal).isCompletedExceptionally();
-        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class)
-                .cause().satisfies((ex) -> assertThat(((NativeIoException) ex).error()).isEqualTo(NativeError.NOT_REGISTERED));
+        // Which code says so is the backend's own (see its specifics tests).
+        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class);
     }
 
     @Test
@@ -204,10 +259,11 @@ public abstract class NotificationPortContract extends PortTestSupport {
         changes.disable(unregistered.handle(), 3);
         NotificationBatch notifications = new NotificationBatch(4);
         int count = this.port.process(changes, notifications, WAIT_MILLIS);
-        assertThat(changes.error(0)).isEqualTo(NativeError.BAD_DESCRIPTOR);
+        // Which codes say so are the backend's own (see its specifics tests).
+        assertThat(changes.failed(0)).as("a closed handle").isTrue();
         assertThat(changes.failed(1)).isFalse();
-        assertThat(changes.error(2)).isEqualTo(NativeError.NOT_REGISTERED);
-        assertThat(changes.error(3)).isEqualTo(NativeError.NOT_REGISTERED);
+        assertThat(changes.failed(2)).as("REMOVE of a socket not registered").isTrue();
+        assertThat(changes.failed(3)).as("DISABLE of a socket not registered").isTrue();
         assertThat(changes.failure(2, "test").getMessage()).contains("REMOVE", "key 2");
         assertThat(count).isEqualTo(1);
         assertThat(notifications.key(0)).isEqualTo(KEY);
@@ -430,6 +486,19 @@ public abstract class NotificationPortContract extends PortTestSupport {
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
+
+    /** @return the bytes sent before a send would block */
+    private long fillUntilWouldBlock(long handle, NativeBuffer chunk) throws NativeIoException {
+        long sent = 0;
+        while (true) {
+            chunk.buffer().clear();
+            int written = this.sockets.send(handle, chunk);
+            if (written == NativeSockets.WOULD_BLOCK) {
+                return sent;
+            }
+            sent += written;
+        }
+    }
 
     private static boolean allReceived(AtomicLong[] received, long expected) {
         for (AtomicLong bytes : received) {
