@@ -19,7 +19,8 @@
  * - lenient: the emulator's first, epoll-like semantics, kept to compare against: edges armed with
  *   EPOLLET (an edge for readiness that already held, and one per arrival of data), a level-
  *   triggered packet checked against the socket when dequeued (a condition gone meanwhile is not
- *   delivered), REMOVE replacing the events still queued, and SO_ERROR as the kernel keeps it.
+ *   delivered), REMOVE replacing the events still queued, Linux's binding rules, and SO_ERROR as
+ *   the kernel keeps it.
  * The mode is read from the environment variable SOCKSTATE_WINSOCK_EMULATOR ("lenient", anything
  * else or unset is strict) when the library loads, and changed with emu_set_mode(). A completion
  * port keeps the mode in force when it was created, and so does a socket: a change affects the
@@ -39,6 +40,7 @@
  * R5 Once an ERR notification was delivered for a socket, getsockopt(SO_ERROR) reads 0; the error
  *    stays for recv to report.
  * R6 A connect that fails gives ERR without OUT.
+ * R7 Binding follows Windows' rules for SO_REUSEADDR and SO_EXCLUSIVEADDRUSE (see bind()).
  * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
  * the enabling call itself, so that tests know what is queued without waiting.
  * In both modes: one queued packet per registration, events coalescing into it; ONESHOT disables
@@ -153,6 +155,8 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WIN_AF_INET6 23
 #define WIN_SOL_SOCKET 0xffff
 #define WIN_SO_REUSEADDR 0x0004
+/* winsock2.h: #define SO_EXCLUSIVEADDRUSE ((int) (~SO_REUSEADDR)) */
+#define WIN_SO_EXCLUSIVEADDRUSE ((int) (~WIN_SO_REUSEADDR))
 #define WIN_SO_KEEPALIVE 0x0008
 #define WIN_SO_SNDBUF 0x1001
 #define WIN_SO_RCVBUF 0x1002
@@ -305,11 +309,18 @@ __attribute__((constructor)) static void read_mode(void) {
 /** What the emulator keeps about a socket it made, beyond the kernel's state. */
 struct socket_state {
     int in_use;
-    /** Made in strict mode. */
+    /** Made in strict mode: Windows' binding rules and SO_ERROR rule apply. */
     int strict;
     int stream;
     /** A stream socket neither connecting, connected nor listening yet. */
     int fresh;
+    /** SO_REUSEADDR and SO_EXCLUSIVEADDRUSE as the program set them. */
+    int reuse_address;
+    int exclusive;
+    /** Where it is bound (Linux form), once bound. */
+    int bound;
+    int v6only;
+    struct sockaddr_storage address;
     /** An ERR notification was delivered for it (R5). */
     int error_notified;
     /** A non-blocking connect is under way; it failed (R6). */
@@ -393,6 +404,19 @@ static void address_out(void *name) {
     }
 }
 
+static int linux_flag(int fd, int level, int name, int value) {
+    return (int) syscall(SYS_setsockopt, fd, level, name, &value, (socklen_t) sizeof value);
+}
+
+/**
+ * R7: a strict socket lets the kernel share its port with every other strict socket (SO_REUSEPORT,
+ * and SO_REUSEADDR for ports in TIME_WAIT), so that bind() alone decides with Windows' rules which
+ * of them may share a port. Sockets the emulator did not make (the JDK's) share with none of them.
+ */
+static int share_ports(int fd) {
+    return linux_flag(fd, SOL_SOCKET, SO_REUSEADDR, 1) | linux_flag(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+}
+
 /** Records a socket the emulator made; closes it and returns -1 when that fails. */
 static int track(int fd, int strict, int stream, int fresh) {
     pthread_mutex_lock(&lock);
@@ -402,6 +426,8 @@ static int track(int fd, int strict, int stream, int fresh) {
         state->strict = strict;
         state->stream = stream;
         state->fresh = fresh;
+        failed = strict && share_ports(fd) != 0;
+        state->in_use = !failed;
     }
     pthread_mutex_unlock(&lock);
     if (failed) {
@@ -461,13 +487,134 @@ EXPORT int ioctlsocket(SOCKET s, int32_t command, uint32_t *argument) {
     return (fcntl(fd, F_SETFL, flags) < 0) ? socket_error() : 0;
 }
 
+/** The local addresses a bound address takes: a dual-stack IPv6 wildcard takes IPv4's as well. */
+struct endpoint {
+    int family;
+    unsigned char address[16];
+    int wildcard;
+};
+
+static int port_of(const struct sockaddr_storage *address) {
+    /* sin_port and sin6_port are at the same offset. */
+    return ntohs(((const struct sockaddr_in *) (const void *) address)->sin_port);
+}
+
+static int endpoints_of(const struct sockaddr_storage *address, int v6only, struct endpoint out[2]) {
+    static const unsigned char any[16];
+    memset(out, 0, 2 * sizeof *out);
+    if (address->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const void *) address;
+        out[0].family = AF_INET;
+        memcpy(out[0].address, &in->sin_addr, 4);
+        out[0].wildcard = memcmp(out[0].address, any, 4) == 0;
+        return 1;
+    }
+    const struct sockaddr_in6 *in6 = (const void *) address;
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+        out[0].family = AF_INET;
+        memcpy(out[0].address, &in6->sin6_addr.s6_addr[12], 4);
+        out[0].wildcard = memcmp(out[0].address, any, 4) == 0;
+        return 1;
+    }
+    out[0].family = AF_INET6;
+    memcpy(out[0].address, in6->sin6_addr.s6_addr, 16);
+    out[0].wildcard = memcmp(out[0].address, any, 16) == 0;
+    if (out[0].wildcard && !v6only) {
+        out[1].family = AF_INET;
+        out[1].wildcard = 1;
+        return 2;
+    }
+    return 1;
+}
+
+#define SAME_ADDRESS 2
+#define WILDCARD_OVERLAP 1
+
+/** How two bound addresses share a port: not at all, one's wildcard covering the other, or the same. */
+static int overlap(const struct endpoint *a, int a_count, const struct endpoint *b, int b_count) {
+    int shared = 0;
+    for (int i = 0; i < a_count; i++) {
+        for (int j = 0; j < b_count; j++) {
+            if (a[i].family != b[j].family) {
+                continue;
+            }
+            if (memcmp(a[i].address, b[j].address, sizeof a[i].address) == 0) {
+                return SAME_ADDRESS;
+            }
+            if (a[i].wildcard || b[j].wildcard) {
+                shared = WILDCARD_OVERLAP;
+            }
+        }
+    }
+    return shared;
+}
+
+static int v6only_of(int fd, int family) {
+    int value = 0;
+    socklen_t length = sizeof value;
+    return family == AF_INET6 && syscall(SYS_getsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, &value, &length) == 0 && value;
+}
+
+/**
+ * R7, Windows' binding rules (Microsoft's page "Using SO_REUSEADDR and SO_EXCLUSIVEADDRUSE"; they
+ * are not part of the notifications reference): a socket may bind the address and port another
+ * socket of the same protocol is bound to, even one listening, when both set SO_REUSEADDR; a
+ * wildcard address and a specific one may share a port without options; and a socket with
+ * SO_EXCLUSIVEADDRUSE shares its port with nobody, nor binds one in use: WSAEADDRINUSE. With the
+ * lock held; returns the WSAE* code refusing the bind, or 0.
+ */
+static int windows_bind_refusal(int fd, const struct socket_state *state, const struct sockaddr_storage *address) {
+    int port = port_of(address);
+    if (port == 0) {
+        return 0;
+    }
+    struct endpoint mine[2];
+    int mine_count = endpoints_of(address, v6only_of(fd, address->ss_family), mine);
+    for (int other = 0; other < socket_states_size; other++) {
+        const struct socket_state *bound = &socket_states[other];
+        if (other == fd || !bound->in_use || !bound->bound || bound->stream != state->stream
+                || port_of(&bound->address) != port) {
+            continue;
+        }
+        struct endpoint theirs[2];
+        int shared = overlap(mine, mine_count, theirs, endpoints_of(&bound->address, bound->v6only, theirs));
+        if (shared == 0) {
+            continue;
+        }
+        if (bound->exclusive || state->exclusive
+                || (shared == SAME_ADDRESS && !(bound->reuse_address && state->reuse_address))) {
+            return WSAEADDRINUSE;
+        }
+    }
+    return 0;
+}
+
 EXPORT int bind(SOCKET s, const void *name, int length) {
     struct sockaddr_storage address;
     if (address_in(name, length, &address) != 0) {
         set_last_error(WSAEFAULT);
         return SOCKET_ERROR;
     }
-    return (syscall(SYS_bind, fd_of(s), &address, length) != 0) ? socket_error() : 0;
+    int fd = fd_of(s);
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    int code = (state != NULL && state->strict) ? windows_bind_refusal(fd, state, &address) : 0;
+    if (code == 0 && syscall(SYS_bind, fd, &address, length) != 0) {
+        code = wsa_code(errno);
+    }
+    if (code == 0 && state != NULL) {
+        socklen_t bound_length = sizeof state->address;
+        if (syscall(SYS_getsockname, fd, &state->address, &bound_length) == 0) {
+            state->bound = 1;
+            state->v6only = v6only_of(fd, state->address.ss_family);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (code != 0) {
+        set_last_error(code);
+        return SOCKET_ERROR;
+    }
+    return 0;
 }
 
 /** Marks a stream socket as no longer fresh: it listens or connects. */
@@ -608,7 +755,50 @@ static int linux_option(int level, int name, int *linux_level, int *linux_name) 
     return -1;
 }
 
+/**
+ * SO_REUSEADDR and SO_EXCLUSIVEADDRUSE, kept by the emulator for bind() (R7). A strict socket's
+ * SO_REUSEADDR is Windows' alone (the kernel's sharing was set up by share_ports()); a lenient
+ * one's is Linux's, as before. Setting either while the other is set fails with WSAEINVAL (the
+ * two exclude each other on Windows). SO_EXCLUSIVEADDRUSE is accepted in both modes: Linux never
+ * shares a port without SO_REUSEPORT, which lenient sockets do not set.
+ */
+static int set_address_option(int fd, int name, const char *value, int length) {
+    int enabled;
+    if (value == NULL || length < (int) sizeof enabled) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    memcpy(&enabled, value, sizeof enabled);
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    int code = 0;
+    if (state == NULL) {
+        code = is_socket(fd) ? WSAEINVAL : WSAENOTSOCK;
+    }
+    else if (enabled && (name == WIN_SO_REUSEADDR ? state->exclusive : state->reuse_address)) {
+        code = WSAEINVAL;
+    }
+    else if (name == WIN_SO_REUSEADDR && !state->strict && linux_flag(fd, SOL_SOCKET, SO_REUSEADDR, enabled != 0) != 0) {
+        code = wsa_code(errno);
+    }
+    else if (name == WIN_SO_REUSEADDR) {
+        state->reuse_address = enabled != 0;
+    }
+    else {
+        state->exclusive = enabled != 0;
+    }
+    pthread_mutex_unlock(&lock);
+    if (code != 0) {
+        set_last_error(code);
+        return SOCKET_ERROR;
+    }
+    return 0;
+}
+
 EXPORT int setsockopt(SOCKET s, int level, int name, const char *value, int length) {
+    if (level == WIN_SOL_SOCKET && (name == WIN_SO_REUSEADDR || name == WIN_SO_EXCLUSIVEADDRUSE)) {
+        return set_address_option(fd_of(s), name, value, length);
+    }
     int linux_level;
     int linux_name;
     if (linux_option(level, name, &linux_level, &linux_name) != 0) {
@@ -627,7 +817,13 @@ static int emulated_option(int fd, int level, int name, char *value, int *length
     const struct socket_state *state = state_of(fd);
     int answered = 1;
     int result = 0;
-    if (state != NULL && state->error_notified && name == WIN_SO_ERROR) {
+    if (name == WIN_SO_EXCLUSIVEADDRUSE && (state != NULL || is_socket(fd))) {
+        result = (state != NULL) ? state->exclusive : 0;
+    }
+    else if (state != NULL && state->strict && name == WIN_SO_REUSEADDR) {
+        result = state->reuse_address;
+    }
+    else if (state != NULL && state->error_notified && name == WIN_SO_ERROR) {
         /*
          * R5: the page's samples never read SO_ERROR after an ERR notification; they learn the
          * error from a non-blocking recv ("Obtain a more detailed error code by issuing a
@@ -650,6 +846,11 @@ static int emulated_option(int fd, int level, int name, char *value, int *length
 EXPORT int getsockopt(SOCKET s, int level, int name, char *value, int *length) {
     if (emulated_option(fd_of(s), level, name, value, length)) {
         return 0;
+    }
+    if (level == WIN_SOL_SOCKET && name == WIN_SO_EXCLUSIVEADDRUSE) {
+        /* Not answered: no room for the value, or not a socket. */
+        set_last_error(is_socket(fd_of(s)) ? WSAEFAULT : WSAENOTSOCK);
+        return SOCKET_ERROR;
     }
     int linux_level;
     int linux_name;

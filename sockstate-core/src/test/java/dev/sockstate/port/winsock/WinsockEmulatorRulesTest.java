@@ -8,6 +8,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * The emulator's strict mode, rule by rule (R1 to R6 at the top of {@code winsock_emulator.c}):
+ * The emulator's strict mode, rule by rule (R1 to R7 at the top of {@code winsock_emulator.c}):
  * Windows as documented where it differs from epoll, and its mode switch. Each test fails on the
  * lenient, epoll-like mode (run with {@code SOCKSTATE_WINSOCK_EMULATOR=lenient} to see it), except
  * where it says otherwise. The tests run in the mode read from the environment: strict unless told.
@@ -186,6 +187,70 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.CONNECTION_REFUSED));
     }
 
+    // ---- R7: binding ---------------------------------------------------------------------------
+
+    @Test
+    void aSecondSocketWithSoReuseaddrBindsAPortListenedOnByASocketThatSetItToo() throws Exception {
+        long first = listening(NativeSocketOption.REUSE_ADDRESS, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        InetSocketAddress taken = this.sockets.localAddress(first);
+        long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(second);
+        this.sockets.setOption(second, NativeSocketOption.REUSE_ADDRESS, 1);
+        this.sockets.bind(second, taken);
+        this.sockets.listen(second, 8);
+        assertThat(this.sockets.localAddress(second)).isEqualTo(taken);
+    }
+
+    @Test
+    void aWildcardAndASpecificAddressShareAPortWithoutOptions() throws Exception {
+        long first = listening(null, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        int port = this.sockets.localAddress(first).getPort();
+        long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(second);
+        this.sockets.bind(second, new InetSocketAddress(port));
+    }
+
+    /** Passes in the lenient mode too (Linux shares no listening port); the old emulator refused the option. */
+    @Test
+    void soExclusiveaddruseRefusesEveryOtherBindOfItsPortWithAddressInUse() throws Exception {
+        long first = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(first);
+        setExclusive(first);
+        this.sockets.bind(first, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(first, 8);
+        InetSocketAddress taken = this.sockets.localAddress(first);
+        assertThat(bindRefusal(NativeSocketOption.REUSE_ADDRESS, taken)).isEqualTo(WsaError.WSAEADDRINUSE);
+        assertThat(bindRefusal(null, new InetSocketAddress(taken.getPort()))).as("the wildcard address").isEqualTo(WsaError.WSAEADDRINUSE);
+        long exclusive = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(exclusive);
+        setExclusive(exclusive);
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.bind(exclusive, taken))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
+    }
+
+    /** Passes in the lenient mode too, where Linux refuses it. */
+    @Test
+    void aSocketWithSoExclusiveaddruseCannotBindAPortInUse() throws Exception {
+        long first = listening(NativeSocketOption.REUSE_ADDRESS, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(second);
+        setExclusive(second);
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.bind(second, this.sockets.localAddress(first)))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
+    }
+
+    /** The two options exclude each other on Windows, in both modes of the emulator. */
+    @Test
+    void soReuseaddrAndSoExclusiveaddruseExcludeEachOther() throws Exception {
+        long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(socket);
+        this.sockets.setOption(socket, NativeSocketOption.REUSE_ADDRESS, 1);
+        NativeBuffer one = intValue(1);
+        assertThat(WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
+                .isEqualTo(WinsockNative.SOCKET_ERROR);
+        assertThat(WinsockNative.lastError()).isEqualTo(WsaError.WSAEINVAL);
+    }
+
     /** Holds in both modes: the switch itself. */
     @Test
     void theModeSwitchesThePortsMadeAfterIt() throws Exception {
@@ -220,4 +285,43 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         return connection;
     }
 
+    private long listening(NativeSocketOption option, InetSocketAddress address) throws NativeIoException {
+        long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(socket);
+        if (option != null) {
+            this.sockets.setOption(socket, option, 1);
+        }
+        this.sockets.bind(socket, address);
+        this.sockets.listen(socket, 8);
+        return socket;
+    }
+
+    /** @return the code refusing a bind of a new socket with {@code option} set, or 0 when it binds */
+    private int bindRefusal(NativeSocketOption option, InetSocketAddress address) throws NativeIoException {
+        long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(socket);
+        if (option != null) {
+            this.sockets.setOption(socket, option, 1);
+        }
+        try {
+            this.sockets.bind(socket, address);
+            return 0;
+        }
+        catch (NativeIoException ex) {
+            return ex.code();
+        }
+    }
+
+    private void setExclusive(long socket) throws NativeIoException {
+        if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE,
+                intValue(1).address(), 4) != 0) {
+            throw WsaError.last("setsockopt(SO_EXCLUSIVEADDRUSE)");
+        }
+    }
+
+    private NativeBuffer intValue(int value) {
+        NativeBuffer buffer = this.sockets.allocate(4);
+        buffer.buffer().putInt(0, value);
+        return buffer;
+    }
 }
