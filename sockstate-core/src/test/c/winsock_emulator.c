@@ -50,7 +50,19 @@
  * TEST HOOKS, exported for test code only (named emu_*, never called by the backend):
  * - int emu_set_mode(int mode): 0 strict, 1 lenient; returns the previous mode, -1 for another value.
  * - int emu_mode(void): the mode in force.
- * - void emu_reset(void): restores the mode read from the environment.
+ * - int emu_fail_next_sends(SOCKET s, int count, int wsaError): the next count calls of send or
+ *   sendto on s (on any socket when s is INVALID_SOCKET) fail with wsaError (WSAENOBUFS, say),
+ *   sending nothing; count 0 cancels. Returns 0, or -1 for a bad argument.
+ * - int emu_reject_next_batch(HANDLE port, int count, DWORD code): the next count calls of
+ *   ProcessSocketNotifications that carry registrations, on port (on any port when NULL), fail
+ *   whole with code: nothing applied, nothing dequeued. The page's sample names the documented
+ *   causes: transient memory conditions (ERROR_NOT_ENOUGH_MEMORY) and invalid input such as a bad
+ *   handle (ERROR_INVALID_HANDLE, ERROR_INVALID_PARAMETER). Returns 0, or -1 for a bad argument
+ *   (code 0 or a timeout code).
+ * - int emu_reject_batches_with(SOCKET s, DWORD code): every call of ProcessSocketNotifications
+ *   with a registration of s fails whole with code, until called again with code 0. Returns 0, or
+ *   -1 for a bad argument or when too many sockets are named.
+ * - void emu_reset(void): cancels every hook and restores the mode read from the environment.
  *
  * Readiness comes from one epoll instance per port, read by a pump thread that queues packets as
  * the kernel reports them, like the Windows kernel completes a socket's notification. Inside epoll,
@@ -326,6 +338,9 @@ struct socket_state {
     /** A non-blocking connect is under way; it failed (R6). */
     int connecting;
     int connect_failed;
+    /** emu_fail_next_sends: how many sends still fail, and with what. */
+    int failing_sends;
+    int failing_code;
 };
 
 static struct socket_state *socket_states;
@@ -356,11 +371,51 @@ static struct socket_state *new_state(int fd) {
     return state;
 }
 
+/** emu_reject_batches_with: sockets whose registration fails a whole call. */
+#define MAX_REJECTED_SOCKETS 64
+static struct {
+    SOCKET socket;
+    DWORD code;
+} rejected_sockets[MAX_REJECTED_SOCKETS];
+static int rejected_socket_count;
+
+/** emu_reject_next_batch. */
+static HANDLE rejected_port;
+static int rejected_batches;
+static DWORD rejected_batch_code;
+
+/** emu_fail_next_sends on INVALID_SOCKET: any socket. */
+static int any_failing_sends;
+static int any_failing_code;
+
+/** Set once a send hook was armed, so that sends take the lock only then. */
+static int send_hooks_armed;
+
 /** A condition of a socket fell (R1); defined with the completion ports. */
 static void condition_fell(int fd, DWORD events);
 
 /** A fresh stream socket began to connect or listen; with the lock held. Defined with the completion ports. */
 static void watch_from_now(int fd);
+
+/** Takes one failure armed by emu_fail_next_sends for this socket; returns its code, or 0. */
+static int injected_send_failure(int fd) {
+    if (!__atomic_load_n(&send_hooks_armed, __ATOMIC_ACQUIRE)) {
+        return 0;
+    }
+    int code = 0;
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    if (state != NULL && state->failing_sends > 0) {
+        state->failing_sends--;
+        code = state->failing_code;
+    }
+    else if (any_failing_sends > 0) {
+        any_failing_sends--;
+        code = any_failing_code;
+    }
+    pthread_mutex_unlock(&lock);
+    return code;
+}
 
 /* ---- sockets ----------------------------------------------------------------------------------- */
 
@@ -697,7 +752,17 @@ EXPORT int recv(SOCKET s, char *buffer, int length, int flags) {
     return (read < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_IN) : (int) read;
 }
 
+/** A failure armed by emu_fail_next_sends: nothing is sent, and no condition is taken to have fallen. */
+static int injected_failure(int code) {
+    set_last_error(code);
+    return SOCKET_ERROR;
+}
+
 EXPORT int send(SOCKET s, const char *buffer, int length, int flags) {
+    int injected = injected_send_failure(fd_of(s));
+    if (injected != 0) {
+        return injected_failure(injected);
+    }
     long sent = syscall(SYS_sendto, fd_of(s), buffer, (size_t) length, flags | MSG_NOSIGNAL, NULL, 0);
     return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
 }
@@ -723,6 +788,10 @@ EXPORT int sendto(SOCKET s, const char *buffer, int length, int flags, const voi
     if (address_in(to, to_length, &address) != 0) {
         set_last_error(WSAEFAULT);
         return SOCKET_ERROR;
+    }
+    int injected = injected_send_failure(fd_of(s));
+    if (injected != 0) {
+        return injected_failure(injected);
     }
     long sent = syscall(SYS_sendto, fd_of(s), buffer, (size_t) length, flags | MSG_NOSIGNAL, &address, to_length);
     return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
@@ -1412,6 +1481,30 @@ static int overlaps(const void *a, size_t a_size, const void *b, size_t b_size) 
     return a != NULL && b != NULL && (const char *) a < (const char *) b + b_size && (const char *) b < (const char *) a + a_size;
 }
 
+/**
+ * A code that fails the whole call, as armed by emu_reject_next_batch or emu_reject_batches_with;
+ * ERROR_SUCCESS when the call proceeds. With the lock held. On Windows a failed call returns its
+ * code and "nothing changed" (winsock-abi.md); the page's sample says a call "can fail due to
+ * transient memory conditions, or due to invalid input such as a bad handle".
+ */
+static DWORD rejection(const struct port *port, const SOCK_NOTIFY_REGISTRATION *changes, UINT32 count) {
+    if (count == 0) {
+        return ERROR_SUCCESS;
+    }
+    if (rejected_batches > 0 && (rejected_port == NULL || rejected_port == port)) {
+        rejected_batches--;
+        return rejected_batch_code;
+    }
+    for (UINT32 i = 0; i < count; i++) {
+        for (int j = 0; j < rejected_socket_count; j++) {
+            if (rejected_sockets[j].socket == changes[i].socket) {
+                return rejected_sockets[j].code;
+            }
+        }
+    }
+    return ERROR_SUCCESS;
+}
+
 EXPORT DWORD ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
         SOCK_NOTIFY_REGISTRATION *registrationInfos, UINT32 timeoutMs, ULONG completionCount,
         OVERLAPPED_ENTRY *completionPortEntries, UINT32 *receivedEntryCount) {
@@ -1427,6 +1520,11 @@ EXPORT DWORD ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
     if (port == NULL) {
         pthread_mutex_unlock(&lock);
         return ERROR_INVALID_HANDLE;
+    }
+    DWORD rejected = rejection(port, registrationInfos, registrationCount);
+    if (rejected != ERROR_SUCCESS) {
+        pthread_mutex_unlock(&lock);
+        return rejected;
     }
     port->references++;
     for (UINT32 i = 0; i < registrationCount; i++) {
@@ -1631,8 +1729,88 @@ EXPORT int emu_mode(void) {
     return current;
 }
 
+EXPORT int emu_fail_next_sends(SOCKET s, int count, int wsa_error) {
+    if (count < 0 || (count > 0 && wsa_error == 0)) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    int result = 0;
+    if (s == INVALID_SOCKET) {
+        any_failing_sends = count;
+        any_failing_code = wsa_error;
+    }
+    else {
+        struct socket_state *state = state_of(fd_of(s));
+        if (state != NULL) {
+            state->failing_sends = count;
+            state->failing_code = wsa_error;
+        }
+        result = (state != NULL) ? 0 : -1;
+    }
+    if (result == 0 && count > 0) {
+        __atomic_store_n(&send_hooks_armed, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+/** Codes a caller would read as a timeout, or as success, cannot fail a call. */
+static int is_failure_code(DWORD code) {
+    return code != ERROR_SUCCESS && code != WAIT_TIMEOUT && code != ERROR_TIMEOUT;
+}
+
+EXPORT int emu_reject_next_batch(HANDLE port, int count, DWORD code) {
+    if (count < 0 || (count > 0 && !is_failure_code(code))) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    rejected_port = port;
+    rejected_batches = count;
+    rejected_batch_code = code;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+EXPORT int emu_reject_batches_with(SOCKET s, DWORD code) {
+    if (code != ERROR_SUCCESS && !is_failure_code(code)) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    int found = -1;
+    for (int i = 0; i < rejected_socket_count; i++) {
+        if (rejected_sockets[i].socket == s) {
+            found = i;
+        }
+    }
+    int result = 0;
+    if (code == ERROR_SUCCESS && found >= 0) {
+        rejected_sockets[found] = rejected_sockets[--rejected_socket_count];
+    }
+    else if (code != ERROR_SUCCESS && found >= 0) {
+        rejected_sockets[found].code = code;
+    }
+    else if (code != ERROR_SUCCESS && rejected_socket_count < MAX_REJECTED_SOCKETS) {
+        rejected_sockets[rejected_socket_count].socket = s;
+        rejected_sockets[rejected_socket_count].code = code;
+        rejected_socket_count++;
+    }
+    else if (code != ERROR_SUCCESS) {
+        result = -1;
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
 EXPORT void emu_reset(void) {
     pthread_mutex_lock(&lock);
     mode = initial_mode;
+    rejected_port = NULL;
+    rejected_batches = 0;
+    rejected_socket_count = 0;
+    any_failing_sends = 0;
+    for (int fd = 0; fd < socket_states_size; fd++) {
+        socket_states[fd].failing_sends = 0;
+    }
+    __atomic_store_n(&send_hooks_armed, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
 }

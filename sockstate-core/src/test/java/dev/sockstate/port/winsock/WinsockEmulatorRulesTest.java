@@ -20,13 +20,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.StandardProtocolFamily;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The emulator's strict mode, rule by rule (R1 to R7 at the top of {@code winsock_emulator.c}):
- * Windows as documented where it differs from epoll, and its mode switch. Each test fails on the
+ * Windows as documented where it differs from epoll, and its test hooks. Each test fails on the
  * lenient, epoll-like mode (run with {@code SOCKSTATE_WINSOCK_EMULATOR=lenient} to see it), except
  * where it says otherwise. The tests run in the mode read from the environment: strict unless told.
  */
@@ -249,6 +250,58 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         assertThat(WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
                 .isEqualTo(WinsockNative.SOCKET_ERROR);
         assertThat(WinsockNative.lastError()).isEqualTo(WsaError.WSAEINVAL);
+    }
+
+    // ---- hooks (the same in both modes) -----------------------------------------------------------
+
+    @Test
+    void failedSendsRefuseThatManySendsWithTheCodeGiven() throws Exception {
+        Connection connection = connect();
+        assertThat(this.emulator.emu_fail_next_sends(connection.handle(), 2, WinsockEmulator.WSAENOBUFS)).isZero();
+        NativeBuffer data = this.sockets.allocate(4);
+        for (int i = 0; i < 2; i++) {
+            data.buffer().clear().put("ping".getBytes(StandardCharsets.US_ASCII)).flip();
+            assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.send(connection.handle(), data))
+                    .satisfies((ex) -> assertThat(ex.code()).isEqualTo(WinsockEmulator.WSAENOBUFS))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NO_MEMORY));
+            assertThat(data.buffer().position()).as("nothing sent").isZero();
+        }
+        assertThat(this.sockets.send(connection.handle(), data)).isEqualTo(4);
+        assertThat(connection.peer().getInputStream().readNBytes(4)).isEqualTo("ping".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aRejectedBatchFailsTheWholeCallAndAppliesNothing() throws Exception {
+        Connection connection = connect();
+        assertThat(this.emulator.emu_reject_next_batch(WinsockEmulator.ANY_PORT, 1, WinsockEmulator.ERROR_NOT_ENOUGH_MEMORY)).isZero();
+        RegistrationBatch batch = new RegistrationBatch(1);
+        batch.enable(connection.handle(), KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.port.process(batch, new NotificationBatch(1), 0))
+                .satisfies((ex) -> assertThat(ex.code()).isEqualTo(WinsockEmulator.ERROR_NOT_ENOUGH_MEMORY));
+        connection.send("x");
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("the registration was not applied").isEmpty();
+        this.port.apply(batch);
+        assertThat(batch.failed(0)).isFalse();
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+    }
+
+    @Test
+    void everyBatchNamingARejectedSocketFailsWholeUntilCleared() throws Exception {
+        Connection good = connect();
+        Connection bad = connect();
+        assertThat(this.emulator.emu_reject_batches_with(bad.handle(), WinsockEmulator.ERROR_INVALID_PARAMETER)).isZero();
+        RegistrationBatch both = new RegistrationBatch(2);
+        both.enable(good.handle(), KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        both.enable(bad.handle(), 7, Events.IN, Trigger.LEVEL_ONESHOT);
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.port.apply(both))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.INVALID_ARGUMENT));
+        RegistrationBatch alone = new RegistrationBatch(1);
+        alone.enable(good.handle(), KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        this.port.apply(alone);
+        assertThat(alone.failed(0)).isFalse();
+        assertThat(this.emulator.emu_reject_batches_with(bad.handle(), 0)).isZero();
+        this.port.apply(both);
+        assertThat(both.failed(1)).isFalse();
     }
 
     /** Holds in both modes: the switch itself. */
