@@ -52,7 +52,8 @@
  * - int emu_mode(void): the mode in force.
  * - int emu_fail_next_sends(SOCKET s, int count, int wsaError): the next count calls of send or
  *   sendto on s (on any socket when s is INVALID_SOCKET) fail with wsaError (WSAENOBUFS, say),
- *   sending nothing; count 0 cancels. Returns 0, or -1 for a bad argument.
+ *   sending nothing; count 0 cancels. Such a failure is not taken as OUT falling (R1): no edge
+ *   follows it. Returns 0, or -1 for a bad argument.
  * - int emu_reject_next_batch(HANDLE port, int count, DWORD code): the next count calls of
  *   ProcessSocketNotifications that carry registrations, on port (on any port when NULL), fail
  *   whole with code: nothing applied, nothing dequeued. The page's sample names the documented
@@ -321,7 +322,7 @@ __attribute__((constructor)) static void read_mode(void) {
 /** What the emulator keeps about a socket it made, beyond the kernel's state. */
 struct socket_state {
     int in_use;
-    /** Made in strict mode: Windows' binding rules and SO_ERROR rule apply. */
+    /** Made in strict mode: Windows' binding rules apply to it (R7), and a fresh one is ignored (R1). */
     int strict;
     int stream;
     /** A stream socket neither connecting, connected nor listening yet. */
