@@ -1,7 +1,7 @@
 /*
  * winsock_emulator.c: the Winsock and I/O completion port functions the winsock backend calls,
- * emulated on Linux over epoll, so that the backend runs the contract suites where there is no
- * Windows. Test code only: it never ships.
+ * emulated on Linux over epoll, so that the backend runs its tests where there is no Windows.
+ * Test code only: it never ships.
  *
  * Every function has its Windows name and Windows ABI types (SOCKET = UINT_PTR, HANDLE, DWORD...),
  * takes Windows constants (AF_INET6 23, SOL_SOCKET 0xffff, FIONBIO...) and reports WSAE* and
@@ -9,28 +9,71 @@
  * errno, because JNA captures errno after every call as "the last error" on Linux, as it captures
  * GetLastError() on Windows.
  *
- * The semantics are those of the reference notes (winsock-abi.md, "Semantics worth knowing"):
- * - a socket handle is the Linux descriptor; a completion port is a heap object;
- * - every registration owns one completion packet: events coalesce into it while it is queued;
- * - ONESHOT disables (does not remove) the registration after one notification;
- * - DISABLE keeps the registration and stops new notifications;
- * - REMOVE turns the registration's packet into its REMOVE notification, queued exactly once, and
- *   nothing follows it; closesocket deregisters silently (an already-queued packet is still
- *   delivered);
- * - a level-triggered packet is checked against the socket's state when it is dequeued, as epoll
- *   does: a condition that no longer holds (data read meanwhile) is not delivered, and the
- *   registration stays armed;
- * - ERR is delivered whatever the filter says; posted packets share the queue;
- * - any number of threads may wait in one port; closing the port wakes them with
- *   ERROR_ABANDONED_WAIT_0; a timeout is WAIT_TIMEOUT.
+ * MODES
+ * - strict, the default: Windows as Microsoft documents it. The documentation is the socket state
+ *   notifications page and the ABI notes kept in ../shared/reference/ (winsock-socket-state-
+ *   notifications.md, winsock-abi.md); each rule below is applied next to a comment saying which
+ *   of their statements it follows. Where the documentation only allows a behaviour ("might",
+ *   "may"), strict mode does the allowed thing least convenient to the caller, every time, so that
+ *   code tested here copes with it on Windows.
+ * - lenient: the emulator's first, epoll-like semantics, kept to compare against: edges armed with
+ *   EPOLLET (an edge for readiness that already held, and one per arrival of data), a level-
+ *   triggered packet checked against the socket when dequeued (a condition gone meanwhile is not
+ *   delivered), REMOVE replacing the events still queued, Linux's binding rules, and SO_ERROR as
+ *   the kernel keeps it.
+ * The mode is read from the environment variable SOCKSTATE_WINSOCK_EMULATOR ("lenient", anything
+ * else or unset is strict) when the library loads, and changed with emu_set_mode(). A completion
+ * port keeps the mode in force when it was created, and so does a socket: a change affects the
+ * ports and sockets created after it.
+ *
+ * STRICT RULES (each is marked Rn where it is applied)
+ * R1 An edge-triggered registration notifies a condition (IN, OUT, HANGUP, ERR) that rises while
+ *    it is enabled, never one that already held when it was enabled; and a condition rises again
+ *    only after it fell, which is seen only when a call returns WSAEWOULDBLOCK (recv, recvfrom,
+ *    accept for IN; send, sendto for OUT) or fails (ERR). Data arriving while earlier data is
+ *    unread is no new edge.
+ * R2 Completion packets are delivered as they were queued: a level-triggered IN or OUT is not
+ *    checked again when dequeued, so it may be stale.
+ * R3 DISABLE and closesocket leave an already-queued packet in the queue, delivered as queued.
+ * R4 REMOVE joins the registration's packet when one is queued (IN|REMOVE in one entry, at the
+ *    queued packet's place); else it is queued as a packet of its own. Nothing follows it.
+ * R5 Once an ERR notification was delivered for a socket, getsockopt(SO_ERROR) reads 0; the error
+ *    stays for recv to report.
+ * R6 A connect that fails gives ERR without OUT.
+ * R7 Binding follows Windows' rules for SO_REUSEADDR and SO_EXCLUSIVEADDRUSE (see bind()).
+ * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
+ * the enabling call itself, so that tests know what is queued without waiting.
+ * In both modes: one queued packet per registration, events coalescing into it; ONESHOT disables
+ * (does not remove) after one notification; ERR whatever the filter says; posted packets share the
+ * queue; closing the port wakes its waiters with ERROR_ABANDONED_WAIT_0; a timeout is WAIT_TIMEOUT.
+ *
+ * TEST HOOKS, exported for test code only (named emu_*, never called by the backend):
+ * - int emu_set_mode(int mode): 0 strict, 1 lenient; returns the previous mode, -1 for another value.
+ * - int emu_mode(void): the mode in force.
+ * - int emu_fail_next_sends(SOCKET s, int count, int wsaError): the next count calls of send or
+ *   sendto on s (on any socket when s is INVALID_SOCKET) fail with wsaError (WSAENOBUFS, say),
+ *   sending nothing; count 0 cancels. Such a failure is not taken as OUT falling (R1): no edge
+ *   follows it. Returns 0, or -1 for a bad argument.
+ * - int emu_reject_next_batch(HANDLE port, int count, DWORD code): the next count calls of
+ *   ProcessSocketNotifications that carry registrations, on port (on any port when NULL), fail
+ *   whole with code: nothing applied, nothing dequeued. The page's sample names the documented
+ *   causes: transient memory conditions (ERROR_NOT_ENOUGH_MEMORY) and invalid input such as a bad
+ *   handle (ERROR_INVALID_HANDLE, ERROR_INVALID_PARAMETER). Returns 0, or -1 for a bad argument
+ *   (code 0 or a timeout code).
+ * - int emu_reject_batches_with(SOCKET s, DWORD code): every call of ProcessSocketNotifications
+ *   with a registration of s fails whole with code, until called again with code 0. Returns 0, or
+ *   -1 for a bad argument or when too many sockets are named.
+ * - void emu_reset(void): cancels every hook and restores the mode read from the environment.
  *
  * Readiness comes from one epoll instance per port, read by a pump thread that queues packets as
- * the kernel reports them, like the Windows kernel completes a socket's notification. Inside epoll
+ * the kernel reports them, like the Windows kernel completes a socket's notification. Inside epoll,
  * level-triggered registrations are always one-shot: a persistent one is armed again when its
  * packet has been dequeued, so a socket that stays readable notifies again and never floods the
- * queue. Edge-triggered ones use EPOLLET, one-shot or not as asked.
+ * queue. Strict edge-triggered ones watch, level-triggered and one-shot, only the conditions that
+ * are low (R1); lenient ones use EPOLLET, one-shot or not as asked.
  *
- * One mutex guards every port and registration: simplicity over throughput, it is a test double.
+ * One mutex guards every port, registration, socket and hook: simplicity over throughput, it is a
+ * test double.
  */
 #define _GNU_SOURCE
 
@@ -125,6 +168,8 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WIN_AF_INET6 23
 #define WIN_SOL_SOCKET 0xffff
 #define WIN_SO_REUSEADDR 0x0004
+/* winsock2.h: #define SO_EXCLUSIVEADDRUSE ((int) (~SO_REUSEADDR)) */
+#define WIN_SO_EXCLUSIVEADDRUSE ((int) (~WIN_SO_REUSEADDR))
 #define WIN_SO_KEEPALIVE 0x0008
 #define WIN_SO_SNDBUF 0x1001
 #define WIN_SO_RCVBUF 0x1002
@@ -156,6 +201,7 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WAIT_TIMEOUT 258
 #define ERROR_ABANDONED_WAIT_0 735
 #define ERROR_NOT_FOUND 1168
+#define ERROR_TIMEOUT 1460
 
 #define WSAEINTR 10004
 #define WSAEACCES 10013
@@ -254,6 +300,124 @@ EXPORT int WSAStartup(WORD version, void *data) {
     return 0;
 }
 
+/* ---- emulator state: the mode, the sockets' Windows state, the test hooks -------------------- */
+
+#define EMU_STRICT 0
+#define EMU_LENIENT 1
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/** The mode read from the environment when the library loaded. */
+static int initial_mode = EMU_STRICT;
+
+/** The mode new ports and sockets take. */
+static int mode = EMU_STRICT;
+
+__attribute__((constructor)) static void read_mode(void) {
+    const char *configured = getenv("SOCKSTATE_WINSOCK_EMULATOR");
+    initial_mode = (configured != NULL && strcmp(configured, "lenient") == 0) ? EMU_LENIENT : EMU_STRICT;
+    mode = initial_mode;
+}
+
+/** What the emulator keeps about a socket it made, beyond the kernel's state. */
+struct socket_state {
+    int in_use;
+    /** Made in strict mode: Windows' binding rules apply to it (R7), and a fresh one is ignored (R1). */
+    int strict;
+    int stream;
+    /** A stream socket neither connecting, connected nor listening yet. */
+    int fresh;
+    /** SO_REUSEADDR and SO_EXCLUSIVEADDRUSE as the program set them. */
+    int reuse_address;
+    int exclusive;
+    /** Where it is bound (Linux form), once bound. */
+    int bound;
+    int v6only;
+    struct sockaddr_storage address;
+    /** An ERR notification was delivered for it (R5). */
+    int error_notified;
+    /** A non-blocking connect is under way; it failed (R6). */
+    int connecting;
+    int connect_failed;
+    /** emu_fail_next_sends: how many sends still fail, and with what. */
+    int failing_sends;
+    int failing_code;
+};
+
+static struct socket_state *socket_states;
+static int socket_states_size;
+
+static struct socket_state *state_of(int fd) {
+    return (fd >= 0 && fd < socket_states_size && socket_states[fd].in_use) ? &socket_states[fd] : NULL;
+}
+
+/** A cleared state for a new socket, or NULL when out of memory; with the lock held. */
+static struct socket_state *new_state(int fd) {
+    if (fd >= socket_states_size) {
+        int size = socket_states_size ? socket_states_size : 1024;
+        while (size <= fd) {
+            size *= 2;
+        }
+        struct socket_state *grown = realloc(socket_states, (size_t) size * sizeof *grown);
+        if (grown == NULL) {
+            return NULL;
+        }
+        memset(grown + socket_states_size, 0, (size_t) (size - socket_states_size) * sizeof *grown);
+        socket_states = grown;
+        socket_states_size = size;
+    }
+    struct socket_state *state = &socket_states[fd];
+    memset(state, 0, sizeof *state);
+    state->in_use = 1;
+    return state;
+}
+
+/** emu_reject_batches_with: sockets whose registration fails a whole call. */
+#define MAX_REJECTED_SOCKETS 64
+static struct {
+    SOCKET socket;
+    DWORD code;
+} rejected_sockets[MAX_REJECTED_SOCKETS];
+static int rejected_socket_count;
+
+/** emu_reject_next_batch. */
+static HANDLE rejected_port;
+static int rejected_batches;
+static DWORD rejected_batch_code;
+
+/** emu_fail_next_sends on INVALID_SOCKET: any socket. */
+static int any_failing_sends;
+static int any_failing_code;
+
+/** Set once a send hook was armed, so that sends take the lock only then. */
+static int send_hooks_armed;
+
+/** A condition of a socket fell (R1); defined with the completion ports. */
+static void condition_fell(int fd, DWORD events);
+
+/** A fresh stream socket began to connect or listen; with the lock held. Defined with the completion ports. */
+static void watch_from_now(int fd);
+
+/** Takes one failure armed by emu_fail_next_sends for this socket; returns its code, or 0. */
+static int injected_send_failure(int fd) {
+    if (!__atomic_load_n(&send_hooks_armed, __ATOMIC_ACQUIRE)) {
+        return 0;
+    }
+    int code = 0;
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    if (state != NULL && state->failing_sends > 0) {
+        state->failing_sends--;
+        code = state->failing_code;
+    }
+    else if (any_failing_sends > 0) {
+        any_failing_sends--;
+        code = any_failing_code;
+    }
+    pthread_mutex_unlock(&lock);
+    return code;
+}
+
 /* ---- sockets ----------------------------------------------------------------------------------- */
 
 static int fd_of(SOCKET s) {
@@ -296,6 +460,39 @@ static void address_out(void *name) {
     }
 }
 
+static int linux_flag(int fd, int level, int name, int value) {
+    return (int) syscall(SYS_setsockopt, fd, level, name, &value, (socklen_t) sizeof value);
+}
+
+/**
+ * R7: a strict socket lets the kernel share its port with every other strict socket (SO_REUSEPORT,
+ * and SO_REUSEADDR for ports in TIME_WAIT), so that bind() alone decides with Windows' rules which
+ * of them may share a port. Sockets the emulator did not make (the JDK's) share with none of them.
+ */
+static int share_ports(int fd) {
+    return linux_flag(fd, SOL_SOCKET, SO_REUSEADDR, 1) | linux_flag(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+}
+
+/** Records a socket the emulator made; closes it and returns -1 when that fails. */
+static int track(int fd, int strict, int stream, int fresh) {
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = new_state(fd);
+    int failed = state == NULL;
+    if (!failed) {
+        state->strict = strict;
+        state->stream = stream;
+        state->fresh = fresh;
+        failed = strict && share_ports(fd) != 0;
+        state->in_use = !failed;
+    }
+    pthread_mutex_unlock(&lock);
+    if (failed) {
+        close(fd);
+        set_last_error(WSAENOBUFS);
+    }
+    return failed ? -1 : 0;
+}
+
 EXPORT SOCKET WSASocketW(int family, int type, int protocol, void *info, unsigned group, DWORD flags) {
     (void) info;
     (void) group;
@@ -305,7 +502,10 @@ EXPORT SOCKET WSASocketW(int family, int type, int protocol, void *info, unsigne
         socket_error();
         return INVALID_SOCKET;
     }
-    return (SOCKET) fd;
+    pthread_mutex_lock(&lock);
+    int strict = mode == EMU_STRICT;
+    pthread_mutex_unlock(&lock);
+    return (track(fd, strict, type == SOCK_STREAM, type == SOCK_STREAM) != 0) ? INVALID_SOCKET : (SOCKET) fd;
 }
 
 EXPORT int WSAIoctl(SOCKET s, DWORD code, void *in, DWORD in_length, void *out, DWORD out_length,
@@ -343,23 +543,176 @@ EXPORT int ioctlsocket(SOCKET s, int32_t command, uint32_t *argument) {
     return (fcntl(fd, F_SETFL, flags) < 0) ? socket_error() : 0;
 }
 
+/** The local addresses a bound address takes: a dual-stack IPv6 wildcard takes IPv4's as well. */
+struct endpoint {
+    int family;
+    unsigned char address[16];
+    int wildcard;
+};
+
+static int port_of(const struct sockaddr_storage *address) {
+    /* sin_port and sin6_port are at the same offset. */
+    return ntohs(((const struct sockaddr_in *) (const void *) address)->sin_port);
+}
+
+static int endpoints_of(const struct sockaddr_storage *address, int v6only, struct endpoint out[2]) {
+    static const unsigned char any[16];
+    memset(out, 0, 2 * sizeof *out);
+    if (address->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const void *) address;
+        out[0].family = AF_INET;
+        memcpy(out[0].address, &in->sin_addr, 4);
+        out[0].wildcard = memcmp(out[0].address, any, 4) == 0;
+        return 1;
+    }
+    const struct sockaddr_in6 *in6 = (const void *) address;
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+        out[0].family = AF_INET;
+        memcpy(out[0].address, &in6->sin6_addr.s6_addr[12], 4);
+        out[0].wildcard = memcmp(out[0].address, any, 4) == 0;
+        return 1;
+    }
+    out[0].family = AF_INET6;
+    memcpy(out[0].address, in6->sin6_addr.s6_addr, 16);
+    out[0].wildcard = memcmp(out[0].address, any, 16) == 0;
+    if (out[0].wildcard && !v6only) {
+        out[1].family = AF_INET;
+        out[1].wildcard = 1;
+        return 2;
+    }
+    return 1;
+}
+
+#define SAME_ADDRESS 2
+#define WILDCARD_OVERLAP 1
+
+/** How two bound addresses share a port: not at all, one's wildcard covering the other, or the same. */
+static int overlap(const struct endpoint *a, int a_count, const struct endpoint *b, int b_count) {
+    int shared = 0;
+    for (int i = 0; i < a_count; i++) {
+        for (int j = 0; j < b_count; j++) {
+            if (a[i].family != b[j].family) {
+                continue;
+            }
+            if (memcmp(a[i].address, b[j].address, sizeof a[i].address) == 0) {
+                return SAME_ADDRESS;
+            }
+            if (a[i].wildcard || b[j].wildcard) {
+                shared = WILDCARD_OVERLAP;
+            }
+        }
+    }
+    return shared;
+}
+
+static int v6only_of(int fd, int family) {
+    int value = 0;
+    socklen_t length = sizeof value;
+    return family == AF_INET6 && syscall(SYS_getsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, &value, &length) == 0 && value;
+}
+
+/**
+ * R7, Windows' binding rules (Microsoft's page "Using SO_REUSEADDR and SO_EXCLUSIVEADDRUSE"; they
+ * are not part of the notifications reference): a socket may bind the address and port another
+ * socket of the same protocol is bound to, even one listening, when both set SO_REUSEADDR; a
+ * wildcard address and a specific one may share a port without options; and a socket with
+ * SO_EXCLUSIVEADDRUSE shares its port with nobody, nor binds one in use: WSAEADDRINUSE. With the
+ * lock held; returns the WSAE* code refusing the bind, or 0.
+ */
+static int windows_bind_refusal(int fd, const struct socket_state *state, const struct sockaddr_storage *address) {
+    int port = port_of(address);
+    if (port == 0) {
+        return 0;
+    }
+    struct endpoint mine[2];
+    int mine_count = endpoints_of(address, v6only_of(fd, address->ss_family), mine);
+    for (int other = 0; other < socket_states_size; other++) {
+        const struct socket_state *bound = &socket_states[other];
+        if (other == fd || !bound->in_use || !bound->bound || bound->stream != state->stream
+                || port_of(&bound->address) != port) {
+            continue;
+        }
+        struct endpoint theirs[2];
+        int shared = overlap(mine, mine_count, theirs, endpoints_of(&bound->address, bound->v6only, theirs));
+        if (shared == 0) {
+            continue;
+        }
+        if (bound->exclusive || state->exclusive
+                || (shared == SAME_ADDRESS && !(bound->reuse_address && state->reuse_address))) {
+            return WSAEADDRINUSE;
+        }
+    }
+    return 0;
+}
+
 EXPORT int bind(SOCKET s, const void *name, int length) {
     struct sockaddr_storage address;
     if (address_in(name, length, &address) != 0) {
         set_last_error(WSAEFAULT);
         return SOCKET_ERROR;
     }
-    return (syscall(SYS_bind, fd_of(s), &address, length) != 0) ? socket_error() : 0;
+    int fd = fd_of(s);
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    int code = (state != NULL && state->strict) ? windows_bind_refusal(fd, state, &address) : 0;
+    if (code == 0 && syscall(SYS_bind, fd, &address, length) != 0) {
+        code = wsa_code(errno);
+    }
+    if (code == 0 && state != NULL) {
+        socklen_t bound_length = sizeof state->address;
+        if (syscall(SYS_getsockname, fd, &state->address, &bound_length) == 0) {
+            state->bound = 1;
+            state->v6only = v6only_of(fd, state->address.ss_family);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (code != 0) {
+        set_last_error(code);
+        return SOCKET_ERROR;
+    }
+    return 0;
+}
+
+/** Marks a stream socket as no longer fresh: it listens or connects. */
+static void leave_fresh(int fd, int connecting) {
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    if (state != NULL) {
+        int was_fresh = state->fresh;
+        state->fresh = 0;
+        state->connecting = connecting;
+        if (was_fresh) {
+            watch_from_now(fd);
+        }
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 EXPORT int listen(SOCKET s, int backlog) {
-    return (syscall(SYS_listen, fd_of(s), backlog) != 0) ? socket_error() : 0;
+    if (syscall(SYS_listen, fd_of(s), backlog) != 0) {
+        return socket_error();
+    }
+    leave_fresh(fd_of(s), 0);
+    return 0;
 }
 
 EXPORT SOCKET accept(SOCKET s, void *name, int *length) {
-    int fd = (int) syscall(SYS_accept4, fd_of(s), name, length, SOCK_CLOEXEC);
+    int listener = fd_of(s);
+    int fd = (int) syscall(SYS_accept4, listener, name, length, SOCK_CLOEXEC);
     if (fd < 0) {
+        int error = errno;
+        if (error == EAGAIN) {
+            condition_fell(listener, SOCK_NOTIFY_EVENT_IN);
+        }
+        errno = error;
         socket_error();
+        return INVALID_SOCKET;
+    }
+    pthread_mutex_lock(&lock);
+    const struct socket_state *state = state_of(listener);
+    int strict = (state != NULL) ? state->strict : mode == EMU_STRICT;
+    pthread_mutex_unlock(&lock);
+    if (track(fd, strict, 1, 0) != 0) {
         return INVALID_SOCKET;
     }
     address_out(name);
@@ -372,22 +725,47 @@ EXPORT int connect(SOCKET s, const void *name, int length) {
         set_last_error(WSAEFAULT);
         return SOCKET_ERROR;
     }
-    if (syscall(SYS_connect, fd_of(s), &address, length) == 0) {
+    int fd = fd_of(s);
+    if (syscall(SYS_connect, fd, &address, length) == 0) {
+        leave_fresh(fd, 0);
         return 0;
     }
+    int error = errno;
+    leave_fresh(fd, error == EINPROGRESS);
     /* A non-blocking connect under way is WSAEWOULDBLOCK on Windows, not WSAEINPROGRESS. */
-    set_last_error((errno == EINPROGRESS) ? WSAEWOULDBLOCK : wsa_code(errno));
+    set_last_error((error == EINPROGRESS) ? WSAEWOULDBLOCK : wsa_code(error));
     return SOCKET_ERROR;
+}
+
+/**
+ * Records a failed transfer, for R1: WSAEWOULDBLOCK means the condition fell (IN after a receive,
+ * OUT after a send); another error was the socket's error, taken by this call (ERR fell).
+ */
+static int transfer_error(int fd, DWORD direction) {
+    int error = errno;
+    condition_fell(fd, (error == EAGAIN) ? direction : SOCK_NOTIFY_EVENT_ERR);
+    errno = error;
+    return socket_error();
 }
 
 EXPORT int recv(SOCKET s, char *buffer, int length, int flags) {
     long read = syscall(SYS_recvfrom, fd_of(s), buffer, (size_t) length, flags, NULL, NULL);
-    return (read < 0) ? socket_error() : (int) read;
+    return (read < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_IN) : (int) read;
+}
+
+/** A failure armed by emu_fail_next_sends: nothing is sent, and no condition is taken to have fallen. */
+static int injected_failure(int code) {
+    set_last_error(code);
+    return SOCKET_ERROR;
 }
 
 EXPORT int send(SOCKET s, const char *buffer, int length, int flags) {
+    int injected = injected_send_failure(fd_of(s));
+    if (injected != 0) {
+        return injected_failure(injected);
+    }
     long sent = syscall(SYS_sendto, fd_of(s), buffer, (size_t) length, flags | MSG_NOSIGNAL, NULL, 0);
-    return (sent < 0) ? socket_error() : (int) sent;
+    return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
 }
 
 /** As on Windows, a datagram longer than the buffer fills it and fails with WSAEMSGSIZE. */
@@ -396,7 +774,7 @@ EXPORT int recvfrom(SOCKET s, char *buffer, int length, int flags, void *from, i
     int truncate = is_datagram(fd) ? MSG_TRUNC : 0;
     long read = syscall(SYS_recvfrom, fd, buffer, (size_t) length, flags | truncate, from, from_length);
     if (read < 0) {
-        return socket_error();
+        return transfer_error(fd, SOCK_NOTIFY_EVENT_IN);
     }
     address_out(from);
     if (read > length) {
@@ -412,8 +790,12 @@ EXPORT int sendto(SOCKET s, const char *buffer, int length, int flags, const voi
         set_last_error(WSAEFAULT);
         return SOCKET_ERROR;
     }
+    int injected = injected_send_failure(fd_of(s));
+    if (injected != 0) {
+        return injected_failure(injected);
+    }
     long sent = syscall(SYS_sendto, fd_of(s), buffer, (size_t) length, flags | MSG_NOSIGNAL, &address, to_length);
-    return (sent < 0) ? socket_error() : (int) sent;
+    return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
 }
 
 /** Translates a Windows option level and name; returns -1 for an option Linux does not have. */
@@ -443,7 +825,50 @@ static int linux_option(int level, int name, int *linux_level, int *linux_name) 
     return -1;
 }
 
+/**
+ * SO_REUSEADDR and SO_EXCLUSIVEADDRUSE, kept by the emulator for bind() (R7). A strict socket's
+ * SO_REUSEADDR is Windows' alone (the kernel's sharing was set up by share_ports()); a lenient
+ * one's is Linux's, as before. Setting either while the other is set fails with WSAEINVAL (the
+ * two exclude each other on Windows). SO_EXCLUSIVEADDRUSE is accepted in both modes: Linux never
+ * shares a port without SO_REUSEPORT, which lenient sockets do not set.
+ */
+static int set_address_option(int fd, int name, const char *value, int length) {
+    int enabled;
+    if (value == NULL || length < (int) sizeof enabled) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    memcpy(&enabled, value, sizeof enabled);
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    int code = 0;
+    if (state == NULL) {
+        code = is_socket(fd) ? WSAEINVAL : WSAENOTSOCK;
+    }
+    else if (enabled && (name == WIN_SO_REUSEADDR ? state->exclusive : state->reuse_address)) {
+        code = WSAEINVAL;
+    }
+    else if (name == WIN_SO_REUSEADDR && !state->strict && linux_flag(fd, SOL_SOCKET, SO_REUSEADDR, enabled != 0) != 0) {
+        code = wsa_code(errno);
+    }
+    else if (name == WIN_SO_REUSEADDR) {
+        state->reuse_address = enabled != 0;
+    }
+    else {
+        state->exclusive = enabled != 0;
+    }
+    pthread_mutex_unlock(&lock);
+    if (code != 0) {
+        set_last_error(code);
+        return SOCKET_ERROR;
+    }
+    return 0;
+}
+
 EXPORT int setsockopt(SOCKET s, int level, int name, const char *value, int length) {
+    if (level == WIN_SOL_SOCKET && (name == WIN_SO_REUSEADDR || name == WIN_SO_EXCLUSIVEADDRUSE)) {
+        return set_address_option(fd_of(s), name, value, length);
+    }
     int linux_level;
     int linux_name;
     if (linux_option(level, name, &linux_level, &linux_name) != 0) {
@@ -453,7 +878,50 @@ EXPORT int setsockopt(SOCKET s, int level, int name, const char *value, int leng
     return (syscall(SYS_setsockopt, fd_of(s), linux_level, linux_name, value, length) != 0) ? socket_error() : 0;
 }
 
+/** Answers getsockopt from the emulator's own state: returns 1 when it did, 0 to ask the kernel. */
+static int emulated_option(int fd, int level, int name, char *value, int *length) {
+    if (level != WIN_SOL_SOCKET || value == NULL || length == NULL || *length < (int) sizeof(int)) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    const struct socket_state *state = state_of(fd);
+    int answered = 1;
+    int result = 0;
+    if (name == WIN_SO_EXCLUSIVEADDRUSE && (state != NULL || is_socket(fd))) {
+        result = (state != NULL) ? state->exclusive : 0;
+    }
+    else if (state != NULL && state->strict && name == WIN_SO_REUSEADDR) {
+        result = state->reuse_address;
+    }
+    else if (state != NULL && state->error_notified && name == WIN_SO_ERROR) {
+        /*
+         * R5: the page's samples never read SO_ERROR after an ERR notification; they learn the
+         * error from a non-blocking recv ("Obtain a more detailed error code by issuing a
+         * non-blocking receive"). So SO_ERROR reads 0 here, and the kernel keeps the error for
+         * recv to report.
+         */
+        result = 0;
+    }
+    else {
+        answered = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    if (answered) {
+        memcpy(value, &result, sizeof result);
+        *length = (int) sizeof result;
+    }
+    return answered;
+}
+
 EXPORT int getsockopt(SOCKET s, int level, int name, char *value, int *length) {
+    if (emulated_option(fd_of(s), level, name, value, length)) {
+        return 0;
+    }
+    if (level == WIN_SOL_SOCKET && name == WIN_SO_EXCLUSIVEADDRUSE) {
+        /* Not answered: no room for the value, or not a socket. */
+        set_last_error(is_socket(fd_of(s)) ? WSAEFAULT : WSAENOTSOCK);
+        return SOCKET_ERROR;
+    }
     int linux_level;
     int linux_name;
     if (linux_option(level, name, &linux_level, &linux_name) != 0) {
@@ -466,6 +934,9 @@ EXPORT int getsockopt(SOCKET s, int level, int name, char *value, int *length) {
     if (linux_name == SO_ERROR && linux_level == SOL_SOCKET && *length >= (int) sizeof(int)) {
         int pending;
         memcpy(&pending, value, sizeof pending);
+        if (pending != 0) {
+            condition_fell(fd_of(s), SOCK_NOTIFY_EVENT_ERR);
+        }
         pending = (pending == 0) ? 0 : wsa_code(pending);
         memcpy(value, &pending, sizeof pending);
     }
@@ -516,6 +987,8 @@ struct registration {
     /** Disabled by its one-shot trigger, rather than by a DISABLE. */
     int fired;
     int attached;
+    /** Strict edge-triggered only (R1): the conditions taken to hold, which cannot rise. */
+    DWORD high;
     struct packet packet;
 };
 
@@ -529,12 +1002,13 @@ struct port {
     pthread_t pump;
     int closed;
     int references;
+    /** Made in strict mode. */
+    int strict;
 };
 
 /** Marks the wake eventfd's epoll entry; registration entries hold generation << 32 | fd. */
 #define WAKE_TOKEN UINT64_MAX
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct port *live_ports;
 static struct registration **registrations;
 static int registrations_size;
@@ -588,13 +1062,24 @@ static int is_level_persistent(const struct registration *registration) {
     return registration->trigger == (SOCK_NOTIFY_TRIGGER_LEVEL | SOCK_NOTIFY_TRIGGER_PERSISTENT);
 }
 
+static int is_strict_edge(const struct registration *registration) {
+    return registration->port->strict && (registration->trigger & SOCK_NOTIFY_TRIGGER_EDGE);
+}
+
+static uint32_t epoll_mask(DWORD events) {
+    uint32_t mask = 0;
+    mask |= (events & SOCK_NOTIFY_EVENT_IN) ? EPOLLIN : 0;
+    mask |= (events & SOCK_NOTIFY_EVENT_OUT) ? EPOLLOUT : 0;
+    mask |= (events & SOCK_NOTIFY_EVENT_HANGUP) ? EPOLLRDHUP : 0;
+    return mask;
+}
+
 static uint32_t epoll_events_of(const struct registration *registration) {
-    uint32_t events = 0;
-    if (registration->enabled) {
-        events |= (registration->filter & SOCK_NOTIFY_EVENT_IN) ? EPOLLIN : 0;
-        events |= (registration->filter & SOCK_NOTIFY_EVENT_OUT) ? EPOLLOUT : 0;
-        events |= (registration->filter & SOCK_NOTIFY_EVENT_HANGUP) ? EPOLLRDHUP : 0;
+    if (is_strict_edge(registration)) {
+        /* R1: watch, level-triggered and once, the wanted conditions that are low: their rise is the edge. */
+        return EPOLLONESHOT | (registration->enabled ? epoll_mask(registration->filter & ~registration->high) : 0);
     }
+    uint32_t events = registration->enabled ? epoll_mask(registration->filter) : 0;
     if (!registration->enabled || (registration->trigger & SOCK_NOTIFY_TRIGGER_LEVEL)
             || (registration->trigger & SOCK_NOTIFY_TRIGGER_ONESHOT)) {
         events |= EPOLLONESHOT;
@@ -620,6 +1105,59 @@ static DWORD notify_events(uint32_t epoll_events) {
     return events;
 }
 
+/** The conditions that hold now on a socket, as poll() sees them. */
+static DWORD polled(int fd) {
+    struct pollfd state = { .fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP };
+    return (poll(&state, 1, 0) <= 0) ? 0 : notify_events((uint32_t) state.revents);
+}
+
+/** Whether a strict socket is a stream socket neither connecting, connected nor listening yet. */
+static int is_fresh(int fd) {
+    const struct socket_state *state = state_of(fd);
+    return state != NULL && state->strict && state->fresh;
+}
+
+/**
+ * The conditions that hold now, for a strict registration. Linux calls a stream socket that
+ * neither connects nor listens yet writable and hung up, which a socket that cannot send is not:
+ * until it connects or listens, nothing holds (and the pump ignores what epoll says of it), so that
+ * a connect's completion is the OUT a connecting socket waits for.
+ */
+static DWORD conditions_now(int fd) {
+    return is_fresh(fd) ? 0 : polled(fd);
+}
+
+/** Lenient: the filtered events that hold now, for a level-triggered registration. */
+static DWORD current_level(const struct registration *registration) {
+    return polled(registration->fd) & (registration->filter | SOCK_NOTIFY_EVENT_ERR);
+}
+
+static void condition_fell(int fd, DWORD events) {
+    pthread_mutex_lock(&lock);
+    struct registration *registration = registration_of(fd);
+    if (registration != NULL && is_strict_edge(registration) && (registration->high & events) != 0) {
+        /*
+         * R1: "The server must keep receiving until it receives a WSAEWOULDBLOCK. Otherwise, it
+         * can't be sure that a rising edge will be observed" (the page's edge-triggered sample).
+         * Only now is the condition low, so only now can it rise again.
+         */
+        registration->high &= ~events;
+        if (registration->enabled) {
+            arm(registration, EPOLL_CTL_MOD);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void watch_from_now(int fd) {
+    struct registration *registration = registration_of(fd);
+    if (registration != NULL && registration->port->strict && registration->enabled) {
+        /* What epoll reported while the socket was fresh, not yet read by the pump, is ignored: a new generation. */
+        registration->generation = ++generations;
+        arm(registration, EPOLL_CTL_MOD);
+    }
+}
+
 /** Takes the registration out of the socket table; frees it unless its packet is still queued. */
 static void detach(struct registration *registration) {
     registration->attached = 0;
@@ -640,6 +1178,66 @@ static int valid_trigger(UINT8 trigger) {
     return (trigger & ~0x0F) == 0 && level != edge && oneshot != persistent;
 }
 
+/**
+ * R6: "A failed connect gives ERR without OUT" (winsock-abi.md), where Linux reports a refused
+ * connect writable as well; once the connect failed, OUT is never delivered for the socket.
+ */
+static DWORD connect_outcome(const struct registration *registration, DWORD delivered) {
+    struct socket_state *state = state_of(registration->fd);
+    if (state == NULL) {
+        return delivered;
+    }
+    if (state->connecting && (delivered & SOCK_NOTIFY_EVENT_ERR)) {
+        state->connect_failed = 1;
+    }
+    if (delivered & (SOCK_NOTIFY_EVENT_OUT | SOCK_NOTIFY_EVENT_ERR)) {
+        state->connecting = 0;
+    }
+    return state->connect_failed ? (delivered & ~(DWORD) SOCK_NOTIFY_EVENT_OUT) : delivered;
+}
+
+/** Queues what a registration notifies: the events join its packet, queued unless it is already. */
+static void notify(struct registration *registration, DWORD delivered) {
+    if (registration->port->strict) {
+        delivered = connect_outcome(registration, delivered);
+    }
+    if (delivered == 0) {
+        return;
+    }
+    registration->packet.bytes |= delivered;
+    if (!registration->packet.queued) {
+        enqueue(registration->port, &registration->packet);
+    }
+    if (registration->trigger & SOCK_NOTIFY_TRIGGER_ONESHOT) {
+        registration->enabled = 0;
+        registration->fired = 1;
+    }
+}
+
+/**
+ * R1: an edge-triggered registration enabled (or enabled again) takes the conditions holding now
+ * as its starting point: "the socket needs to be drained after enabling registrations" (the page,
+ * on edge-triggered one-shot registrations), because what is already readable raises no edge.
+ * Called before the registration is armed.
+ */
+static void start_from_now(struct registration *registration) {
+    if (is_strict_edge(registration)) {
+        registration->high = conditions_now(registration->fd);
+    }
+}
+
+/**
+ * A strict level-triggered registration notifies what holds when it is enabled, queued within the
+ * enabling call (which, says the page, "retrieves any notifications that are already pending"), so
+ * that a test knows it is queued once the call returned. Called once the registration is armed: its
+ * pump notification, should it come too, joins the same packet.
+ */
+static void queue_what_holds(struct registration *registration) {
+    if (registration->port->strict && (registration->trigger & SOCK_NOTIFY_TRIGGER_LEVEL)) {
+        notify(registration, conditions_now(registration->fd) & (registration->filter | SOCK_NOTIFY_EVENT_ERR));
+    }
+}
+
 static DWORD enable(struct port *port, const SOCK_NOTIFY_REGISTRATION *change, int fd) {
     if (!valid_trigger(change->triggerFlags) || (change->eventFilter & ~SOCK_NOTIFY_REGISTER_EVENT_ALL) != 0) {
         return ERROR_INVALID_PARAMETER;
@@ -654,7 +1252,12 @@ static DWORD enable(struct port *port, const SOCK_NOTIFY_REGISTRATION *change, i
         registration->trigger = change->triggerFlags;
         registration->enabled = 1;
         registration->fired = 0;
-        return (arm(registration, EPOLL_CTL_MOD) != 0) ? (DWORD) wsa_code(errno) : ERROR_SUCCESS;
+        start_from_now(registration);
+        if (arm(registration, EPOLL_CTL_MOD) != 0) {
+            return (DWORD) wsa_code(errno);
+        }
+        queue_what_holds(registration);
+        return ERROR_SUCCESS;
     }
     registration = calloc(1, sizeof *registration);
     if (registration == NULL || store_registration(fd, registration) != 0) {
@@ -670,11 +1273,13 @@ static DWORD enable(struct port *port, const SOCK_NOTIFY_REGISTRATION *change, i
     registration->attached = 1;
     registration->packet.key = (ULONG_PTR) change->completionKey;
     registration->packet.owner = registration;
+    start_from_now(registration);
     if (arm(registration, EPOLL_CTL_ADD) != 0) {
         DWORD code = (DWORD) wsa_code(errno);
         detach(registration);
         return code;
     }
+    queue_what_holds(registration);
     return ERROR_SUCCESS;
 }
 
@@ -690,17 +1295,34 @@ static DWORD apply(struct port *port, const SOCK_NOTIFY_REGISTRATION *change) {
     if (change->operation != SOCK_NOTIFY_OP_DISABLE && change->operation != SOCK_NOTIFY_OP_REMOVE) {
         return ERROR_INVALID_PARAMETER;
     }
+    /* Not documented: the emulator's choice of result for a socket this port has not registered. */
     if (registration == NULL || registration->port != port) {
         return ERROR_NOT_FOUND;
     }
     if (change->operation == SOCK_NOTIFY_OP_DISABLE) {
+        /*
+         * R3: DISABLE "keeps the registration but stops new notifications; queued ones may still
+         * arrive" (winsock-abi.md): the queued packet stays where it is, delivered as queued.
+         */
         registration->enabled = 0;
         registration->fired = 0;
         return (arm(registration, EPOLL_CTL_MOD) != 0) ? (DWORD) wsa_code(errno) : ERROR_SUCCESS;
     }
     epoll_ctl(port->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
-    /* The packet becomes the REMOVE notification: events still queued for the key are dropped. */
-    registration->packet.bytes = SOCK_NOTIFY_EVENT_REMOVE;
+    if (port->strict) {
+        /*
+         * R4: events "are coalesced into one mask per socket while queued" (winsock-abi.md), and
+         * the page's multi-threaded sample tests the REMOVE bit among the other events of an entry
+         * (events & SOCK_NOTIFY_EVENT_REMOVE), while its DeregisterAndWait drops the notifications
+         * that come before the REMOVE. So REMOVE joins a queued packet, which keeps its events and
+         * its place: IN|REMOVE in one entry. After it, "no more notifications will be provided".
+         */
+        registration->packet.bytes |= SOCK_NOTIFY_EVENT_REMOVE;
+    }
+    else {
+        /* Lenient: the packet becomes the REMOVE notification; events still queued are dropped. */
+        registration->packet.bytes = SOCK_NOTIFY_EVENT_REMOVE;
+    }
     if (!registration->packet.queued) {
         enqueue(port, &registration->packet);
     }
@@ -728,39 +1350,35 @@ static void *pump(void *argument) {
                     || registration->generation != (uint32_t) (events[i].data.u64 >> 32)) {
                 continue;
             }
-            DWORD delivered = notify_events(events[i].events) & (registration->filter | SOCK_NOTIFY_EVENT_ERR);
-            if (delivered == 0) {
+            if (port->strict && is_fresh(registration->fd)) {
+                /* See conditions_now(): watched again by watch_from_now() once it connects or listens. */
                 continue;
             }
-            registration->packet.bytes |= delivered;
-            if (!registration->packet.queued) {
-                enqueue(port, &registration->packet);
+            DWORD observed = notify_events(events[i].events);
+            DWORD rising = 0;
+            if (is_strict_edge(registration)) {
+                /* R1: only what was low and is high now is an edge; all that holds is high now. */
+                rising = observed & ~registration->high;
+                registration->high |= observed;
+                observed = rising;
             }
-            if (registration->trigger & SOCK_NOTIFY_TRIGGER_ONESHOT) {
-                registration->enabled = 0;
-                registration->fired = 1;
+            notify(registration, observed & (registration->filter | SOCK_NOTIFY_EVENT_ERR));
+            if (rising != 0 && registration->enabled) {
+                /* R1: watch the conditions still low. Had nothing risen, only conditions already high
+                 * (an unasked hang-up, say) were reported: watching again would report them forever. */
+                arm(registration, EPOLL_CTL_MOD);
             }
         }
         pthread_mutex_unlock(&lock);
     }
 }
 
-/** The filtered events that hold now, for a level-triggered registration. */
-static DWORD current_level(const struct registration *registration) {
-    struct pollfd state = { .fd = registration->fd, .events = POLLIN | POLLOUT | POLLRDHUP };
-    if (poll(&state, 1, 0) <= 0) {
-        return 0;
-    }
-    DWORD events = 0;
-    events |= (state.revents & POLLIN) ? SOCK_NOTIFY_EVENT_IN : 0;
-    events |= (state.revents & POLLOUT) ? SOCK_NOTIFY_EVENT_OUT : 0;
-    events |= (state.revents & (POLLRDHUP | POLLHUP)) ? SOCK_NOTIFY_EVENT_HANGUP : 0;
-    events |= (state.revents & POLLERR) ? SOCK_NOTIFY_EVENT_ERR : 0;
-    return events & (registration->filter | SOCK_NOTIFY_EVENT_ERR);
-}
-
-/** Unlinks the head packet into *entry; returns 0 when it was a stale level-triggered one, not delivered. */
-static int take(struct port *port, OVERLAPPED_ENTRY *entry) {
+/**
+ * Unlinks the head packet into *entry; returns 0 when it was a stale level-triggered one, not
+ * delivered (lenient only). A packet taken to deliver (not dropped by closing the port) records the
+ * ERR it carries for R5.
+ */
+static int take(struct port *port, OVERLAPPED_ENTRY *entry, int delivering) {
     struct packet *packet = port->head;
     port->head = packet->next;
     if (port->head == NULL) {
@@ -771,7 +1389,19 @@ static int take(struct port *port, OVERLAPPED_ENTRY *entry) {
     packet->bytes = 0;
     int stale = 0;
     struct registration *registration = packet->owner;
-    if (registration != NULL && registration->attached && (registration->trigger & SOCK_NOTIFY_TRIGGER_LEVEL)) {
+    if (port->strict) {
+        /*
+         * R2: a completion packet is delivered as it was queued; nothing checks the socket again.
+         * R3: this holds after DISABLE and after closesocket too: "already-queued notifications
+         * might still be delivered" (the page, on closesocket's automatic deregistration).
+         */
+        struct socket_state *state = (registration != NULL && registration->attached) ? state_of(registration->fd) : NULL;
+        if (delivering && state != NULL && (events & SOCK_NOTIFY_EVENT_ERR)) {
+            state->error_notified = 1;
+        }
+    }
+    else if (registration != NULL && registration->attached && (registration->trigger & SOCK_NOTIFY_TRIGGER_LEVEL)) {
+        /* Lenient: a level-triggered packet is checked against the socket's state, as epoll does. */
         events = current_level(registration);
         stale = events == 0;
         if (stale && registration->fired) {
@@ -834,7 +1464,7 @@ static DWORD dequeue(struct port *port, OVERLAPPED_ENTRY *entries, ULONG count, 
             return ERROR_ABANDONED_WAIT_0;
         }
         while (taken < count && port->head != NULL) {
-            taken += take(port, &entries[taken]);
+            taken += take(port, &entries[taken], 1);
         }
         /* Only stale level-triggered packets were queued: wait on, until the deadline. */
         if (taken > 0 || timed_out) {
@@ -852,6 +1482,30 @@ static int overlaps(const void *a, size_t a_size, const void *b, size_t b_size) 
     return a != NULL && b != NULL && (const char *) a < (const char *) b + b_size && (const char *) b < (const char *) a + a_size;
 }
 
+/**
+ * A code that fails the whole call, as armed by emu_reject_next_batch or emu_reject_batches_with;
+ * ERROR_SUCCESS when the call proceeds. With the lock held. On Windows a failed call returns its
+ * code and "nothing changed" (winsock-abi.md); the page's sample says a call "can fail due to
+ * transient memory conditions, or due to invalid input such as a bad handle".
+ */
+static DWORD rejection(const struct port *port, const SOCK_NOTIFY_REGISTRATION *changes, UINT32 count) {
+    if (count == 0) {
+        return ERROR_SUCCESS;
+    }
+    if (rejected_batches > 0 && (rejected_port == NULL || rejected_port == port)) {
+        rejected_batches--;
+        return rejected_batch_code;
+    }
+    for (UINT32 i = 0; i < count; i++) {
+        for (int j = 0; j < rejected_socket_count; j++) {
+            if (rejected_sockets[j].socket == changes[i].socket) {
+                return rejected_sockets[j].code;
+            }
+        }
+    }
+    return ERROR_SUCCESS;
+}
+
 EXPORT DWORD ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
         SOCK_NOTIFY_REGISTRATION *registrationInfos, UINT32 timeoutMs, ULONG completionCount,
         OVERLAPPED_ENTRY *completionPortEntries, UINT32 *receivedEntryCount) {
@@ -867,6 +1521,11 @@ EXPORT DWORD ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
     if (port == NULL) {
         pthread_mutex_unlock(&lock);
         return ERROR_INVALID_HANDLE;
+    }
+    DWORD rejected = rejection(port, registrationInfos, registrationCount);
+    if (rejected != ERROR_SUCCESS) {
+        pthread_mutex_unlock(&lock);
+        return rejected;
     }
     port->references++;
     for (UINT32 i = 0; i < registrationCount; i++) {
@@ -944,6 +1603,9 @@ EXPORT HANDLE CreateIoCompletionPort(HANDLE file, HANDLE existing, ULONG_PTR key
         return NULL;
     }
     port->references = 1;
+    pthread_mutex_lock(&lock);
+    port->strict = mode == EMU_STRICT;
+    pthread_mutex_unlock(&lock);
     port->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     port->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     struct epoll_event wake = { .events = EPOLLIN, .data.u64 = WAKE_TOKEN };
@@ -999,7 +1661,7 @@ EXPORT BOOL CloseHandle(HANDLE handle) {
     port->closed = 1;
     while (port->head != NULL) {
         OVERLAPPED_ENTRY dropped;
-        take(port, &dropped);
+        take(port, &dropped, 0);
     }
     for (int fd = 0; fd < registrations_size; fd++) {
         if (registrations[fd] != NULL && registrations[fd]->port == port) {
@@ -1021,7 +1683,11 @@ EXPORT BOOL CloseHandle(HANDLE handle) {
     return 1;
 }
 
-/** Closes a socket; a registration goes with it silently, as on Windows (no REMOVE). */
+/**
+ * Closes a socket. Its registration goes with it silently: "An automatic deregistration via
+ * closesocket won't generate a SOCK_NOTIFY_EVENT_REMOVE notification" (the page); a packet already
+ * queued stays queued (R3, see take()).
+ */
 EXPORT int closesocket(SOCKET s) {
     int fd = fd_of(s);
     pthread_mutex_lock(&lock);
@@ -1029,6 +1695,10 @@ EXPORT int closesocket(SOCKET s) {
     if (registration != NULL) {
         epoll_ctl(registration->port->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
         detach(registration);
+    }
+    struct socket_state *state = state_of(fd);
+    if (state != NULL) {
+        state->in_use = 0;
     }
     int closed = close(fd);
     int error = errno;
@@ -1038,4 +1708,110 @@ EXPORT int closesocket(SOCKET s) {
         return socket_error();
     }
     return 0;
+}
+
+/* ---- test hooks (see the top of the file) ------------------------------------------------------ */
+
+EXPORT int emu_set_mode(int new_mode) {
+    if (new_mode != EMU_STRICT && new_mode != EMU_LENIENT) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    int previous = mode;
+    mode = new_mode;
+    pthread_mutex_unlock(&lock);
+    return previous;
+}
+
+EXPORT int emu_mode(void) {
+    pthread_mutex_lock(&lock);
+    int current = mode;
+    pthread_mutex_unlock(&lock);
+    return current;
+}
+
+EXPORT int emu_fail_next_sends(SOCKET s, int count, int wsa_error) {
+    if (count < 0 || (count > 0 && wsa_error == 0)) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    int result = 0;
+    if (s == INVALID_SOCKET) {
+        any_failing_sends = count;
+        any_failing_code = wsa_error;
+    }
+    else {
+        struct socket_state *state = state_of(fd_of(s));
+        if (state != NULL) {
+            state->failing_sends = count;
+            state->failing_code = wsa_error;
+        }
+        result = (state != NULL) ? 0 : -1;
+    }
+    if (result == 0 && count > 0) {
+        __atomic_store_n(&send_hooks_armed, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+/** Codes a caller would read as a timeout, or as success, cannot fail a call. */
+static int is_failure_code(DWORD code) {
+    return code != ERROR_SUCCESS && code != WAIT_TIMEOUT && code != ERROR_TIMEOUT;
+}
+
+EXPORT int emu_reject_next_batch(HANDLE port, int count, DWORD code) {
+    if (count < 0 || (count > 0 && !is_failure_code(code))) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    rejected_port = port;
+    rejected_batches = count;
+    rejected_batch_code = code;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+EXPORT int emu_reject_batches_with(SOCKET s, DWORD code) {
+    if (code != ERROR_SUCCESS && !is_failure_code(code)) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    int found = -1;
+    for (int i = 0; i < rejected_socket_count; i++) {
+        if (rejected_sockets[i].socket == s) {
+            found = i;
+        }
+    }
+    int result = 0;
+    if (code == ERROR_SUCCESS && found >= 0) {
+        rejected_sockets[found] = rejected_sockets[--rejected_socket_count];
+    }
+    else if (code != ERROR_SUCCESS && found >= 0) {
+        rejected_sockets[found].code = code;
+    }
+    else if (code != ERROR_SUCCESS && rejected_socket_count < MAX_REJECTED_SOCKETS) {
+        rejected_sockets[rejected_socket_count].socket = s;
+        rejected_sockets[rejected_socket_count].code = code;
+        rejected_socket_count++;
+    }
+    else if (code != ERROR_SUCCESS) {
+        result = -1;
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+EXPORT void emu_reset(void) {
+    pthread_mutex_lock(&lock);
+    mode = initial_mode;
+    rejected_port = NULL;
+    rejected_batches = 0;
+    rejected_socket_count = 0;
+    any_failing_sends = 0;
+    for (int fd = 0; fd < socket_states_size; fd++) {
+        socket_states[fd].failing_sends = 0;
+    }
+    __atomic_store_n(&send_hooks_armed, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
 }

@@ -32,6 +32,15 @@ public interface Backend {
     NativeSockets sockets();
 
     /**
+     * @return whether an edge-triggered registration notifies on every arrival of data, even while earlier
+     * data is unread (epoll does); when false, only the portable guarantee holds: an edge is raised by a
+     * change after the registration was enabled, so a reader must read until would-block after each enable
+     */
+    default boolean edgeOnEveryArrival() {
+        return false;
+    }
+
+    /**
      * The classes the backend binds to native code with JNA direct mapping ({@code Native.register}),
      * by name, for ahead-of-time tools: their native methods are reached through JNI and reflection.
      * Asking initializes none of them (nothing is bound).

@@ -5,22 +5,31 @@ package dev.sockstate.port;
  * the events a notification delivers (those three plus {@link #ERR} and {@link #REMOVE}). The
  * values are Winsock's {@code SOCK_NOTIFY_EVENT_*} values, so the Windows backend passes them
  * through unchanged.
+ * <p>
+ * A notification's events held when it was queued: by the time it is dequeued, IN or OUT may no
+ * longer hold (see {@link NotificationPort} for what every backend guarantees).
  */
 public final class Events {
 
-    /** Readable: data, a datagram, or a pending connection on a listener. */
+    /** Readable: data, a datagram, or a pending connection on a listener (possibly stale once dequeued). */
     public static final int IN = 0x01;
 
-    /** Writable: the send buffer has room, or a non-blocking connect completed. */
+    /** Writable: the send buffer has room, or a non-blocking connect completed (possibly stale once dequeued). */
     public static final int OUT = 0x02;
 
     /** The peer hung up (no more data will arrive). */
     public static final int HANGUP = 0x04;
 
-    /** An error is pending on the socket; delivered whatever the filter says. */
+    /**
+     * An error is pending on the socket; delivered whatever the filter says. Learn it from a read:
+     * once ERR was delivered, {@link NativeSockets#takeError(long)} may report nothing (Windows).
+     */
     public static final int ERR = 0x40;
 
-    /** The registration was removed; delivered once, last, after a REMOVE operation. */
+    /**
+     * The registration was removed; delivered once, last, after a REMOVE operation, possibly joined
+     * with events queued before it ({@code IN|REMOVE}).
+     */
     public static final int REMOVE = 0x80;
 
     /** Every bit a registration may ask for. */

@@ -141,7 +141,9 @@ public interface NativeSockets {
     int getOption(long socket, NativeSocketOption option) throws NativeIoException;
 
     /**
-     * Reads and clears the socket's pending error (SO_ERROR), as after an ERR notification.
+     * Reads and clears the socket's pending error (SO_ERROR). After an ERR notification it may
+     * report nothing (Windows learns the error from a read): read the socket to learn it, and take
+     * this as a fallback only.
      * @param socket the handle
      * @return the error as an exception, or {@code null} when none is pending
      * @throws NativeIoException when the error could not be read

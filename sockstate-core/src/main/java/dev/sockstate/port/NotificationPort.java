@@ -10,6 +10,32 @@ import java.util.concurrent.CompletableFuture;
  * <p>
  * Completion keys are caller-chosen, non-negative values (a connection's index and generation, say);
  * the port never interprets them.
+ *
+ * <h2>What every backend guarantees</h2>
+ * These hold on epoll and on Windows alike; where the two differ, the weaker is promised, and code
+ * that runs on every backend relies on nothing more (a backend that offers more says so, as
+ * {@link Backend#edgeOnEveryArrival()} does):
+ * <ul>
+ * <li><b>Edges come from changes after the enable.</b> An edge-triggered registration notifies a
+ * condition that becomes true while it is enabled; readiness that already held when it was enabled
+ * (data already received, a socket already writable) may raise no notification. After every
+ * ENABLE of an edge-triggered registration, and after every edge notification, read (or write)
+ * until the call would block: only then is the next change sure to raise an edge. While data is
+ * unread, new data need not raise another edge.</li>
+ * <li><b>Level-triggered notifications may be stale.</b> A notification is delivered as it was
+ * queued: IN or OUT may come when the condition no longer holds (the data was read meanwhile), so a
+ * read or write after a notification may find nothing to do and would block.</li>
+ * <li><b>Queued notifications outlive a change.</b> A notification already queued may still be
+ * delivered after a DISABLE, and after the socket is closed (closing deregisters silently, without
+ * REMOVE).</li>
+ * <li><b>REMOVE comes last.</b> After a REMOVE operation exactly one notification carries
+ * {@link Events#REMOVE}, and nothing follows it for that key; notifications queued before it may
+ * come first, and their events may be joined with REMOVE in one notification ({@code IN|REMOVE}).</li>
+ * <li><b>ERR is learnt from a read.</b> ERR may come whatever the filter asks; once it was delivered,
+ * {@link NativeSockets#takeError(long)} may report nothing, while a read reports the error.</li>
+ * <li>Events coalesce: one notification per registration is queued at a time, its events joined.
+ * A one-shot registration is disabled, not removed, after one notification.</li>
+ * </ul>
  */
 public interface NotificationPort extends AutoCloseable {
 

@@ -6,6 +6,12 @@ import java.util.Locale;
  * When a registration notifies: level- or edge-triggered, and one-shot (disabled after one
  * notification until enabled again) or persistent. The flag values are Winsock's
  * {@code SOCK_NOTIFY_TRIGGER_*} values.
+ * <p>
+ * Level-triggered registrations notify while a condition holds, but a notification may be stale by
+ * the time it is dequeued. Edge-triggered ones notify a condition that becomes true while they are
+ * enabled, not one that already held: after each enable and each notification, read until the
+ * socket would block (see {@link NotificationPort} for every backend's guarantees, and
+ * {@link Backend#edgeOnEveryArrival()} for a backend that raises an edge per arrival).
  */
 public enum Trigger {
 
@@ -15,10 +21,13 @@ public enum Trigger {
     /** Level-triggered persistent: a poll replacement, for a port with a single dequeuing thread. */
     LEVEL_PERSISTENT(Trigger.LEVEL | Trigger.PERSISTENT),
 
-    /** Edge-triggered one-shot: allowed, but not recommended (the socket must be drained after each re-arm). */
+    /**
+     * Edge-triggered one-shot: allowed, but not recommended: what arrived before each re-arm raises no
+     * edge, so the socket must be drained after each re-arm.
+     */
     EDGE_ONESHOT(Trigger.EDGE | Trigger.ONESHOT),
 
-    /** Edge-triggered persistent: drain until would-block after every notification. */
+    /** Edge-triggered persistent: drain until would-block after the enable and after every notification. */
     EDGE_PERSISTENT(Trigger.EDGE | Trigger.PERSISTENT);
 
     /** Flag: disable the registration after one notification. */
@@ -27,10 +36,10 @@ public enum Trigger {
     /** Flag: keep notifying until disabled or removed. */
     public static final int PERSISTENT = 0x02;
 
-    /** Flag: notify while the condition holds. */
+    /** Flag: notify while the condition holds (a notification may be stale once dequeued). */
     public static final int LEVEL = 0x04;
 
-    /** Flag: notify when the condition becomes true. */
+    /** Flag: notify when the condition becomes true while the registration is enabled. */
     public static final int EDGE = 0x08;
 
     private final int flags;

@@ -6,6 +6,14 @@
  * ({@link dev.sockstate.port.Backends}). For the server engine, and for programs that drive a port
  * themselves.
  * <p>
+ * <b>Guarantees.</b> What code written against this package may rely on is what every backend
+ * guarantees, stated in {@link dev.sockstate.port.NotificationPort}: an edge only for a change after
+ * the registration was enabled (so read until would-block after each enable), level-triggered
+ * notifications possibly stale, notifications already queued possibly delivered after DISABLE and close,
+ * REMOVE last and possibly joined with other events, and errors learnt by reading. A backend that
+ * offers more says so through {@link dev.sockstate.port.Backend} (such as
+ * {@link dev.sockstate.port.Backend#edgeOnEveryArrival()}).
+ * <p>
  * <b>Backend SPI.</b> A backend implements {@link dev.sockstate.port.Backend} (found with
  * {@link java.util.ServiceLoader}) and extends {@link dev.sockstate.port.AbstractNotificationPort} and
  * {@link dev.sockstate.port.AbstractNativeSockets}: their protected members, and

@@ -25,6 +25,11 @@ public class ForwardingBackend implements Backend {
     }
 
     @Override
+    public boolean edgeOnEveryArrival() {
+        return this.delegate.edgeOnEveryArrival();
+    }
+
+    @Override
     public NotificationPort openPort() throws NativeIoException {
         return this.delegate.openPort();
     }

@@ -1,16 +1,15 @@
 package dev.sockstate.port;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,144 +22,129 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The contract every backend's port and sockets keep, written once and run against each backend on
- * real loopback sockets. A subclass names the backend.
+ * real loopback sockets (epoll, the Winsock emulator, Windows). It holds the portable guarantees
+ * stated in {@link NotificationPort}, the weaker of the backends' where they differ: an edge only
+ * for a change after the registration was enabled, level-triggered notifications possibly stale,
+ * REMOVE possibly joined with other events and preceded by queued ones. What a backend does beyond
+ * them is tested in its own specifics tests. A subclass names the backend.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class NotificationPortContract {
-
-    private static final long KEY = 42;
-
-    /** Long enough for loopback data to arrive, short enough to keep the suite fast. */
-    private static final long SETTLE_MILLIS = 150;
-
-    private static final long WAIT_MILLIS = 5_000;
-
-    private int descriptorsBefore;
-
-    protected NativeSockets sockets;
-
-    protected NotificationPort port;
-
-    private final List<Long> handles = new ArrayList<>();
-
-    private final List<AutoCloseable> peers = new ArrayList<>();
-
-    /** @return the backend under test */
-    protected abstract Backend backend();
-
-    @BeforeAll
-    void countDescriptors() throws IOException {
-        OpenDescriptors.warmUpJdkSockets();
-        this.descriptorsBefore = OpenDescriptors.count();
-    }
-
-    @AfterAll
-    void noDescriptorIsLeftOpen() {
-        assertThat(OpenDescriptors.count()).as("socket and port descriptors after the suite: %s",
-                OpenDescriptors.networkDescriptors()).isEqualTo(this.descriptorsBefore);
-    }
-
-    @BeforeEach
-    void openPort() throws Exception {
-        this.sockets = backend().sockets();
-        this.port = backend().openPort();
-    }
-
-    @AfterEach
-    void closeEverything() throws Exception {
-        this.port.close();
-        for (long handle : this.handles) {
-            try {
-                this.sockets.close(handle);
-            }
-            catch (NativeIoException ex) {
-                // closed by the test itself
-            }
-        }
-        this.handles.clear();
-        for (AutoCloseable peer : this.peers) {
-            peer.close();
-        }
-        this.peers.clear();
-    }
+public abstract class NotificationPortContract extends PortTestSupport {
 
     // ---- triggers ----------------------------------------------------------------------------
 
     @Test
     void levelOneShotNotifiesOnceUntilEnabledAgain() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
         connection.send("ping");
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
-        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
         assertThat(awaitEvents(KEY)).as("unread data is still there after re-arming").isEqualTo(Events.IN);
     }
 
     @Test
     void levelPersistentNotifiesWhileDataIsUnread() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
         connection.send("ping");
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        drain(connection.handle);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing once drained").isEmpty();
+        drain(connection.handle());
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("once drained, at most a stale IN already queued")
+                .hasSizeLessThanOrEqualTo(1).allMatch((events) -> events == Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("then nothing").isEmpty();
     }
 
     @Test
-    void edgePersistentNotifiesOncePerArrival() throws Exception {
+    void edgePersistentNotifiesAChangeAfterEnablingAndAgainOnceDrained() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.EDGE_PERSISTENT);
+        register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
         connection.send("one");
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge while the data stays unread").isEmpty();
+        assertThat(awaitEvents(KEY)).as("data arriving after the enable is an edge").isEqualTo(Events.IN);
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge without new data").isEmpty();
+        assertThat(drain(connection.handle())).as("read until would-block").isEqualTo("one");
         connection.send("two");
-        assertThat(awaitEvents(KEY)).as("new data is a new edge").isEqualTo(Events.IN);
-        assertThat(drain(connection.handle)).isEqualTo("onetwo");
+        assertThat(awaitEvents(KEY)).as("new data after draining is a new edge").isEqualTo(Events.IN);
+        assertThat(drain(connection.handle())).isEqualTo("two");
+    }
+
+    @Test
+    void dataUnreadWhenAnEdgeRegistrationIsEnabledIsFoundByReadingAfterTheEnable() throws Exception {
+        Connection connection = connect();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        connection.send("early");
+        assertThat(awaitEvents(KEY)).as("the data has arrived").isEqualTo(Events.IN);
+        register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
+        // No edge is promised for it: the reader reads until would-block after every enable.
+        assertThat(drain(connection.handle())).isEqualTo("early");
+        connection.send("late");
+        StringBuilder read = new StringBuilder();
+        while (read.indexOf("late") < 0) {
+            assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+            read.append(drain(connection.handle()));
+        }
+        assertThat(read).hasToString("late");
     }
 
     @Test
     void edgeOneShotNotifiesOnceThenStaysDisabled() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.EDGE_ONESHOT);
+        register(connection.handle(), Events.IN, Trigger.EDGE_ONESHOT);
         connection.send("one");
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         connection.send("two");
         assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
-        assertThat(drain(connection.handle)).isEqualTo("onetwo");
+        assertThat(drain(connection.handle())).isEqualTo("onetwo");
     }
 
     @Test
     void outIsDeliveredWhenTheSocketCanBeWritten() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.OUT, Trigger.LEVEL_ONESHOT);
+        register(connection.handle(), Events.OUT, Trigger.LEVEL_ONESHOT);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
     }
 
     @Test
-    void edgeTriggeredOutIsDeliveredOnceWhileTheSocketStaysWritable() throws Exception {
+    void edgeTriggeredOutRisesWhenAFullConnectionDrains() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.OUT, Trigger.EDGE_PERSISTENT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge").isEmpty();
+        register(connection.handle(), Events.OUT, Trigger.EDGE_PERSISTENT);
+        // Whether the enable on a writable socket notifies is not promised: fill the connection
+        // until a send is refused at once, taking what was notified until then.
+        NativeBuffer chunk = this.sockets.allocate(64 * 1024);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while (true) {
+            dequeueFor(SETTLE_MILLIS);
+            if (fillUntilWouldBlock(connection.handle(), chunk) == 0) {
+                break;
+            }
+            assertThat(System.currentTimeMillis()).as("the connection fills up within %s ms", WAIT_MILLIS).isLessThan(deadline);
+        }
+        InputStream in = connection.peer().getInputStream();
+        byte[] sink = new byte[64 * 1024];
+        NotificationBatch batch = new NotificationBatch(1);
+        while (true) {
+            assertThat(System.currentTimeMillis()).as("OUT once the peer reads, within %s ms", WAIT_MILLIS).isLessThan(deadline + WAIT_MILLIS);
+            int available = in.available();
+            if (available > 0) {
+                in.read(sink, 0, Math.min(available, sink.length));
+            }
+            if (this.port.dequeue(batch, 10) == 1) {
+                assertThat(batch.key(0)).isEqualTo(KEY);
+                assertThat(batch.events(0)).isEqualTo(Events.OUT);
+                return;
+            }
+        }
     }
 
     @Test
     void levelTriggeredPersistentOutIsDeliveredWhileTheSocketStaysWritable() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.OUT, Trigger.LEVEL_PERSISTENT);
+        register(connection.handle(), Events.OUT, Trigger.LEVEL_PERSISTENT);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
     }
@@ -168,23 +152,24 @@ public abstract class NotificationPortContract {
     @Test
     void hangupIsDeliveredWhenThePeerCloses() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
-        connection.peer.shutdownOutput();
+        register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
+        connection.peer().shutdownOutput();
         assertThat(awaitEvents(KEY) & Events.HANGUP).isEqualTo(Events.HANGUP);
         NativeBuffer buffer = this.sockets.allocate(16);
-        assertThat(this.sockets.recv(connection.handle, buffer)).as("end of stream").isZero();
+        assertThat(this.sockets.recv(connection.handle(), buffer)).as("end of stream").isZero();
     }
 
     @Test
     void errIsDeliveredWhenThePeerResetsTheConnection() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
-        connection.peer.setSoLinger(true, 0);
-        connection.peer.close();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        connection.peer().setSoLinger(true, 0);
+        connection.peer().close();
         assertThat(awaitEvents(KEY) & Events.ERR).isEqualTo(Events.ERR);
-        NativeIoException error = this.sockets.takeError(connection.handle);
-        assertThat(error).isNotNull();
-        assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET);
+        // SO_ERROR may read nothing once ERR was delivered (Windows): the error is learnt from recv.
+        assertThatExceptionOfType(NativeIoException.class)
+                .isThrownBy(() -> this.sockets.recv(connection.handle(), this.sockets.allocate(16)))
+                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.CONNECTION_RESET));
     }
 
     // ---- operations ------------------------------------------------------------------------------
@@ -192,29 +177,32 @@ public abstract class NotificationPortContract {
     @Test
     void removeIsDeliveredOnceAndNothingFollowsIt() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
         connection.send("before");
         RegistrationBatch remove = new RegistrationBatch(1);
-        remove.remove(connection.handle, KEY);
+        remove.remove(connection.handle(), KEY);
         this.port.apply(remove);
         assertThat(remove.failed(0)).isFalse();
         connection.send("after");
         List<Integer> events = new ArrayList<>();
         NotificationBatch batch = new NotificationBatch(8);
         long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-        while (!events.contains(Events.REMOVE) && System.currentTimeMillis() < deadline) {
+        while (events.stream().noneMatch((mask) -> (mask & Events.REMOVE) != 0) && System.currentTimeMillis() < deadline) {
             collect(batch, 100, events);
         }
-        assertThat(events).containsOnly(Events.REMOVE);
+        assertThat(events).as("notifications queued before the REMOVE may come first, or joined with it")
+                .isNotEmpty().allMatch((mask) -> (mask & ~(Events.IN | Events.REMOVE)) == 0);
+        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("REMOVE comes last").isEqualTo(Events.REMOVE);
         collect(batch, SETTLE_MILLIS, events);
-        assertThat(events).as("exactly one REMOVE, nothing after it").containsExactly(Events.REMOVE);
+        assertThat(events.stream().filter((mask) -> (mask & Events.REMOVE) != 0)).as("exactly one REMOVE").hasSize(1);
+        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("nothing after the REMOVE").isEqualTo(Events.REMOVE);
     }
 
     @Test
     void deregisterCompletesWhenTheRemoveIsDequeued() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
-        var removal = this.port.deregister(connection.handle, KEY);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        var removal = this.port.deregister(connection.handle(), KEY);
         assertThat(removal).isNotDone();
         assertThat(awaitEvents(KEY)).isEqualTo(Events.REMOVE);
         assertThat(removal).isCompleted();
@@ -223,22 +211,22 @@ public abstract class NotificationPortContract {
     @Test
     void deregisterFailsForASocketThatIsNotRegistered() throws Exception {
         Connection connection = connect();
-        var removal = this.port.deregister(connection.handle, KEY);
+        var removal = this.port.deregister(connection.handle(), KEY);
         assertThat(removal).isCompletedExceptionally();
-        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class)
-                .cause().satisfies((ex) -> assertThat(((NativeIoException) ex).error()).isEqualTo(NativeError.NOT_REGISTERED));
+        // Which code says so is the backend's own (see its specifics tests).
+        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class);
     }
 
     @Test
     void closingASocketDeregistersItSilently() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN | Events.HANGUP, Trigger.LEVEL_PERSISTENT);
-        this.sockets.close(connection.handle);
-        this.handles.remove(connection.handle);
-        connection.peer.close();
+        register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_PERSISTENT);
+        this.sockets.close(connection.handle());
+        this.handles.remove(connection.handle());
+        connection.peer().close();
         assertThat(dequeueFor(SETTLE_MILLIS)).as("no notification and no REMOVE").isEmpty();
         Connection next = connect();
-        register(next.handle, Events.IN, Trigger.LEVEL_ONESHOT);
+        register(next.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
         next.send("x");
         assertThat(awaitEvents(KEY)).as("a new socket, maybe with the same number, registers afresh").isEqualTo(Events.IN);
     }
@@ -246,14 +234,14 @@ public abstract class NotificationPortContract {
     @Test
     void disableStopsNotificationsAndEnableResumesThem() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
         RegistrationBatch disable = new RegistrationBatch(1);
-        disable.disable(connection.handle, KEY);
+        disable.disable(connection.handle(), KEY);
         this.port.apply(disable);
         assertThat(disable.failed(0)).isFalse();
         connection.send("ping");
         assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing while disabled").isEmpty();
-        register(connection.handle, Events.IN, Trigger.LEVEL_PERSISTENT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
     }
 
@@ -266,15 +254,16 @@ public abstract class NotificationPortContract {
         good.send("ping");
         RegistrationBatch changes = new RegistrationBatch(4);
         changes.enable(closed, 1, Events.IN, Trigger.LEVEL_ONESHOT);
-        changes.enable(good.handle, KEY, Events.IN, Trigger.LEVEL_ONESHOT);
-        changes.remove(unregistered.handle, 2);
-        changes.disable(unregistered.handle, 3);
+        changes.enable(good.handle(), KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        changes.remove(unregistered.handle(), 2);
+        changes.disable(unregistered.handle(), 3);
         NotificationBatch notifications = new NotificationBatch(4);
         int count = this.port.process(changes, notifications, WAIT_MILLIS);
-        assertThat(changes.error(0)).isEqualTo(NativeError.BAD_DESCRIPTOR);
+        // Which codes say so are the backend's own (see its specifics tests).
+        assertThat(changes.failed(0)).as("a closed handle").isTrue();
         assertThat(changes.failed(1)).isFalse();
-        assertThat(changes.error(2)).isEqualTo(NativeError.NOT_REGISTERED);
-        assertThat(changes.error(3)).isEqualTo(NativeError.NOT_REGISTERED);
+        assertThat(changes.failed(2)).as("REMOVE of a socket not registered").isTrue();
+        assertThat(changes.failed(3)).as("DISABLE of a socket not registered").isTrue();
         assertThat(changes.failure(2, "test").getMessage()).contains("REMOVE", "key 2");
         assertThat(count).isEqualTo(1);
         assertThat(notifications.key(0)).isEqualTo(KEY);
@@ -335,8 +324,8 @@ public abstract class NotificationPortContract {
     @Test
     void aPendingRemovalFailsWhenThePortCloses() throws Exception {
         Connection connection = connect();
-        register(connection.handle, Events.IN, Trigger.LEVEL_ONESHOT);
-        var removal = this.port.deregister(connection.handle, KEY);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        var removal = this.port.deregister(connection.handle(), KEY);
         this.port.close();
         assertThat(removal).isCompletedExceptionally();
     }
@@ -363,7 +352,7 @@ public abstract class NotificationPortContract {
     void edgeOneShotIsAllowed() throws Exception {
         Connection connection = connect();
         RegistrationBatch batch = new RegistrationBatch(1);
-        batch.enable(connection.handle, KEY, Events.IN, Trigger.EDGE | Trigger.ONESHOT);
+        batch.enable(connection.handle(), KEY, Events.IN, Trigger.EDGE | Trigger.ONESHOT);
         this.port.apply(batch);
         assertThat(batch.failed(0)).isFalse();
     }
@@ -389,7 +378,7 @@ public abstract class NotificationPortContract {
         for (int i = 0; i < connections; i++) {
             Connection connection = connect();
             clients.add(connection);
-            initial.enable(connection.handle, i, Events.IN, Trigger.LEVEL_ONESHOT);
+            initial.enable(connection.handle(), i, Events.IN, Trigger.LEVEL_ONESHOT);
         }
         this.port.apply(initial);
         AtomicBoolean[] busy = new AtomicBoolean[connections];
@@ -416,13 +405,13 @@ public abstract class NotificationPortContract {
                             overlaps.incrementAndGet();
                         }
                         buffer.buffer().clear();
-                        int read = this.sockets.recv(clients.get(index).handle, buffer);
+                        int read = this.sockets.recv(clients.get(index).handle(), buffer);
                         if (read > 0) {
                             received[index].addAndGet(read);
                         }
                         Thread.yield();
                         busy[index].set(false);
-                        rearm.enable(clients.get(index).handle, index, Events.IN, Trigger.LEVEL_ONESHOT);
+                        rearm.enable(clients.get(index).handle(), index, Events.IN, Trigger.LEVEL_ONESHOT);
                     }
                 }
                 return null;
@@ -498,6 +487,19 @@ public abstract class NotificationPortContract {
 
     // ---- helpers ---------------------------------------------------------------------------------
 
+    /** @return the bytes sent before a send would block */
+    private long fillUntilWouldBlock(long handle, NativeBuffer chunk) throws NativeIoException {
+        long sent = 0;
+        while (true) {
+            chunk.buffer().clear();
+            int written = this.sockets.send(handle, chunk);
+            if (written == NativeSockets.WOULD_BLOCK) {
+                return sent;
+            }
+            sent += written;
+        }
+    }
+
     private static boolean allReceived(AtomicLong[] received, long expected) {
         for (AtomicLong bytes : received) {
             if (bytes.get() < expected) {
@@ -505,99 +507,5 @@ public abstract class NotificationPortContract {
             }
         }
         return true;
-    }
-
-    protected void register(long handle, int filter, Trigger trigger) throws NativeIoException {
-        RegistrationBatch batch = new RegistrationBatch(1);
-        batch.enable(handle, KEY, filter, trigger);
-        this.port.apply(batch);
-        if (batch.failed(0)) {
-            throw batch.failure(0, "register");
-        }
-    }
-
-    /** @return the events of the next notification for {@code key}, failing after a few seconds */
-    protected int awaitEvents(long key) throws NativeIoException {
-        NotificationBatch batch = new NotificationBatch(1);
-        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-        while (System.currentTimeMillis() < deadline) {
-            if (this.port.dequeue(batch, 100) == 1 && batch.key(0) == key && !batch.isPosted(0)) {
-                return batch.events(0);
-            }
-        }
-        throw new AssertionError("No notification for key " + key + " within " + WAIT_MILLIS + " ms");
-    }
-
-    /** @return the events of every notification dequeued within {@code millis} */
-    protected List<Integer> dequeueFor(long millis) throws NativeIoException {
-        List<Integer> events = new ArrayList<>();
-        collect(new NotificationBatch(8), millis, events);
-        return events;
-    }
-
-    private void collect(NotificationBatch batch, long millis, List<Integer> events) throws NativeIoException {
-        long deadline = System.currentTimeMillis() + millis;
-        long left;
-        while ((left = deadline - System.currentTimeMillis()) > 0) {
-            int count = this.port.dequeue(batch, left);
-            for (int i = 0; i < count; i++) {
-                events.add(batch.events(i));
-            }
-        }
-    }
-
-    private String drain(long handle) throws NativeIoException {
-        NativeBuffer buffer = this.sockets.allocate(1024);
-        StringBuilder text = new StringBuilder();
-        while (true) {
-            buffer.buffer().clear();
-            int read = this.sockets.recv(handle, buffer);
-            if (read <= 0) {
-                return text.toString();
-            }
-            text.append(new String(bytes(buffer), StandardCharsets.UTF_8));
-        }
-    }
-
-    private static byte[] bytes(NativeBuffer buffer) {
-        byte[] bytes = new byte[buffer.buffer().position()];
-        buffer.buffer().flip().get(bytes);
-        return bytes;
-    }
-
-    /** A connection accepted by a native listener, with its JDK peer. */
-    protected Connection connect() throws IOException {
-        long listener = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
-        try {
-            this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            this.sockets.listen(listener, 16);
-            Socket peer = new Socket();
-            this.peers.add(peer);
-            peer.connect(this.sockets.localAddress(listener), (int) WAIT_MILLIS);
-            peer.setTcpNoDelay(true);
-            long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-            long handle;
-            while ((handle = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw new AssertionError("accept found no connection");
-                }
-                Thread.onSpinWait();
-            }
-            this.handles.add(handle);
-            return new Connection(handle, peer);
-        }
-        finally {
-            this.sockets.close(listener);
-        }
-    }
-
-    /** A native server-side socket and the JDK client connected to it. */
-    protected record Connection(long handle, Socket peer) {
-
-        void send(String text) throws IOException {
-            OutputStream out = this.peer.getOutputStream();
-            out.write(text.getBytes(StandardCharsets.UTF_8));
-            out.flush();
-        }
     }
 }

@@ -33,6 +33,12 @@ public final class EpollBackend implements Backend {
         return List.of(LinuxNative.class.getName());
     }
 
+    /** epoll raises an {@code EPOLLET} edge for each arrival of data, read or not. */
+    @Override
+    public boolean edgeOnEveryArrival() {
+        return true;
+    }
+
     @Override
     public boolean isNativeToThisSystem() {
         return isLinux();

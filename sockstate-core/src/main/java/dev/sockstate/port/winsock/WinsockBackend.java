@@ -54,6 +54,15 @@ public final class WinsockBackend implements Backend {
                 WinsockNative.Notifications.class.getName());
     }
 
+    /**
+     * Windows documents a rising edge, raised again only once the socket was read until
+     * {@code WSAEWOULDBLOCK}; it does not promise an edge per arrival, on any build.
+     */
+    @Override
+    public boolean edgeOnEveryArrival() {
+        return false;
+    }
+
     @Override
     public boolean isNativeToThisSystem() {
         return isWindows(System.getProperty("os.name", ""));

@@ -38,6 +38,13 @@ final class WinsockNative {
 
     static final int SOL_SOCKET = 0xffff;
     static final int SO_REUSEADDR = 0x0004;
+
+    /**
+     * {@code SO_EXCLUSIVEADDRUSE}, {@code ((int) (~SO_REUSEADDR))} in winsock2.h: no other socket may
+     * bind the address and port, not even one with {@code SO_REUSEADDR}; set before {@code bind}.
+     */
+    static final int SO_EXCLUSIVEADDRUSE = ~SO_REUSEADDR;
+
     static final int SO_KEEPALIVE = 0x0008;
     static final int SO_SNDBUF = 0x1001;
     static final int SO_RCVBUF = 0x1002;

@@ -52,6 +52,11 @@ class WinsockBackendTest {
     }
 
     @Test
+    void promisesNoEdgeOnEveryArrivalWhateverItIsBoundTo() {
+        assertThat(new WinsockBackend().edgeOnEveryArrival()).isFalse();
+    }
+
+    @Test
     void isFoundOnTheClassPathAfterEpoll() {
         List<String> names = Backends.all().stream().map(Backend::name).toList();
         assertThat(names).containsExactly("epoll", "winsock");
