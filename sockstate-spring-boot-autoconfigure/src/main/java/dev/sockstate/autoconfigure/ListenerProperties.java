@@ -49,7 +49,7 @@ public class ListenerProperties {
     /** Events connections are registered for: in, optionally with hangup. */
     private Set<ListenerEvent> events = new LinkedHashSet<>();
 
-    /** Whether to set SO_REUSEADDR on the listening socket. */
+    /** Whether the port may be bound again while old connections are in TIME_WAIT; Windows binds exclusively regardless. */
     private boolean reuseAddress = true;
 
     /** Whether to set SO_REUSEPORT on the listening socket (Linux). */

@@ -95,7 +95,7 @@ class SockstateAutoConfigurationTests {
                 .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.backlog=77",
                         "sockstate.listeners.echo.trigger=level-persistent", "sockstate.listeners.echo.group=poll",
                         "sockstate.groups.poll.threads=1", "sockstate.groups.poll.thread-name-prefix=poller-",
-                        "sockstate.groups.poll.read-buffer-size=16KB", "sockstate.listeners.echo.events=in",
+                        "sockstate.groups.poll.read-buffer-size=16KB", "sockstate.listeners.echo.events=hangup,in",
                         "sockstate.listeners.echo.reuse-address=false", "sockstate.listeners.echo.reuse-port=true",
                         "sockstate.listeners.echo.tcp-no-delay=false", "sockstate.listeners.echo.receive-buffer-size=128KB",
                         "sockstate.listeners.echo.max-connections=12", "sockstate.listeners.echo.idle-timeout=45s",
@@ -109,7 +109,7 @@ class SockstateAutoConfigurationTests {
                     assertThat(echo.backlog()).isEqualTo(77);
                     assertThat(echo.trigger()).isEqualTo(Trigger.LEVEL_PERSISTENT);
                     assertThat(echo.group()).isEqualTo("poll");
-                    assertThat(echo.events()).isEqualTo(Events.IN);
+                    assertThat(echo.events()).isEqualTo(Events.IN | Events.HANGUP);
                     assertThat(echo.reuseAddress()).isFalse();
                     assertThat(echo.reusePort()).isTrue();
                     assertThat(echo.tcpNoDelay()).isFalse();
@@ -273,6 +273,7 @@ class SockstateAutoConfigurationTests {
         assertInvalid("sockstate.listeners.echo.trigger=edge-persistent", "sockstate.listeners.echo.trigger",
                 Trigger.EDGE_PERSISTENT);
         assertInvalid("sockstate.listeners.echo.events=hangup", "sockstate.listeners.echo.events", null);
+        assertInvalid("sockstate.listeners.echo.events=in", "sockstate.listeners.echo.events", null);
         assertInvalid("sockstate.listeners.echo.handler-executor=nosuchexecutor", "sockstate.listeners.echo.handler-executor",
                 "nosuchexecutor");
         assertInvalid("sockstate.listeners.echo.idle-timeout=-1s", "sockstate.listeners.echo.idle-timeout", Duration.ofSeconds(-1));

@@ -136,7 +136,9 @@ final class EpollPort extends AbstractNotificationPort {
             if (ready < 0) {
                 int errno = LinuxNative.errno();
                 if (errno != Errno.EINTR) {
-                    if (removed > 0) {
+                    if (removed > 0 || changes != null && !changes.isEmpty()) {
+                        // The changes were applied, each with its result: the call is no failure. The
+                        // wait's error comes back on the next call that only waits.
                         storeSize(notifications, removed);
                         return removed;
                     }

@@ -75,9 +75,23 @@ final class WinsockSockets extends AbstractNativeSockets {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On Windows the socket is bound with {@code SO_EXCLUSIVEADDRUSE}, as the JDK binds there: no
+     * other socket can bind the port while this one has it, nor, while connections it accepted are
+     * still active, after it closed.
+     */
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
+            // Without it, a socket with SO_REUSEADDR could bind the same port while this one listens,
+            // and take or split its traffic.
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 1);
+            if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, holder.address(), 4) != 0) {
+                throw WsaError.last("setsockopt(SO_EXCLUSIVEADDRUSE)");
+            }
             int length = LAYOUT.encode(address, local.address().buffer());
             if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
                 throw WsaError.last("bind(" + address + ")");
@@ -204,13 +218,17 @@ final class WinsockSockets extends AbstractNativeSockets {
      * {@inheritDoc}
      * <p>
      * {@link NativeSocketOption#REUSE_PORT} does not exist on Windows and fails with
-     * {@link NativeError#NOT_SUPPORTED}. {@link NativeSocketOption#REUSE_ADDRESS} is Windows'
-     * {@code SO_REUSEADDR}, which also lets another socket bind a port in active use; Windows lets a
-     * listener bind a port whose old connections are in TIME_WAIT without it.
+     * {@link NativeError#NOT_SUPPORTED}. {@link NativeSocketOption#REUSE_ADDRESS} is accepted and not
+     * set: Windows lets a listener bind a port whose old connections are in TIME_WAIT without it, and
+     * its {@code SO_REUSEADDR} would let another socket bind a port in active use (every socket this
+     * backend binds is bound with {@code SO_EXCLUSIVEADDRUSE}, see {@link #bind}).
      */
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         requireSupported(option, "setsockopt");
+        if (option == NativeSocketOption.REUSE_ADDRESS) {
+            return;
+        }
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, value);

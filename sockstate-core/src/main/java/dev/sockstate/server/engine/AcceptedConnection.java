@@ -33,7 +33,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
 
     AcceptedConnection(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true);
+                true, listener.drainsAfterEnable);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }

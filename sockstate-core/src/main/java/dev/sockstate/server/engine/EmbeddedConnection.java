@@ -81,7 +81,7 @@ public final class EmbeddedConnection implements AutoCloseable {
         WorkerGroup workers = new WorkerGroup(group, List.of(this.port), this.socket, table, ServerObserver.NONE);
         ListenerSettings recording = withHandler(settings, new RecordingErrors(settings.connectionHandler(), this.errors));
         // No scheduler: it serves the accept back-off of a listening socket, which an embedded connection has none of.
-        this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE);
+        this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE, true);
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);

@@ -56,6 +56,16 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     final long idleTimeoutNanos;
 
+    /** Whether the backend raises an edge for every arrival of data ({@link dev.sockstate.port.Backend#edgeOnEveryArrival()}). */
+    final boolean edgeOnEveryArrival;
+
+    /**
+     * Whether its sockets are read until would-block after each enable of their edge-triggered
+     * registration: where the backend promises only an edge for a change after the enable, data that
+     * arrived before it raises none.
+     */
+    final boolean drainsAfterEnable;
+
     private final AtomicLong connectionIds;
 
     private final AtomicInteger connections = new AtomicInteger();
@@ -88,8 +98,10 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param observer where the server reports, asked once for this listener's observer
      */
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
-            AtomicLong connectionIds, ServerObserver observer) {
+            AtomicLong connectionIds, ServerObserver observer, boolean edgeOnEveryArrival) {
         this.settings = settings;
+        this.edgeOnEveryArrival = edgeOnEveryArrival;
+        this.drainsAfterEnable = settings.trigger().isEdge() && !edgeOnEveryArrival;
         this.group = group;
         this.sockets = sockets;
         this.table = table;

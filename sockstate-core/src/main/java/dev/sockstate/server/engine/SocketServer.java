@@ -102,7 +102,7 @@ public final class SocketServer {
                 }
                 for (ListenerSettings settings : this.listenerSettings) {
                     Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,
-                            this.scheduler, connectionIds, this.observer);
+                            this.scheduler, connectionIds, this.observer, this.backend.edgeOnEveryArrival());
                     this.listenerSockets.add(binder.bind(listener));
                     this.listeners.add(listener);
                 }

@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
@@ -47,6 +48,13 @@ abstract class SocketTurn extends SocketState {
     private int turnWork;
 
     /**
+     * Whether each enable of the registration is followed, once applied, by a turn for the filter's
+     * events (read until would-block, flush): an edge-triggered registration on a backend that raises
+     * an edge only for a change after the enable.
+     */
+    private final boolean drainsAfterEnable;
+
+    /**
      * @param port the port the socket is registered with
      * @param sockets the backend's sockets
      * @param table the server's sockets by completion key, which this one leaves when finished
@@ -54,11 +62,14 @@ abstract class SocketTurn extends SocketState {
      * @param trigger how it is registered
      * @param observer its listener's observer
      * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
+     * @param drainsAfterEnable whether each enable is followed by a turn for the filter's events, as an
+     * edge-triggered registration needs where the backend raises no edge for readiness that held at the enable
      */
     SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
-            ListenerObserver observer, boolean ownedByCreator) {
+            ListenerObserver observer, boolean ownedByCreator, boolean drainsAfterEnable) {
         super(port, sockets, handle, trigger, observer, ownedByCreator);
         this.table = table;
+        this.drainsAfterEnable = drainsAfterEnable;
     }
 
     /**
@@ -226,20 +237,26 @@ abstract class SocketTurn extends SocketState {
             }
             int filter = nextFilter();
             boolean oneShot = this.trigger.isOneShot();
-            if (!handsOn && !oneShot && filter != this.armedFilter && (filter >= 0 || this.armedFilter >= 0)) {
-                changeFilterWhileOwned(runner, current, filter);
+            if (!handsOn && !oneShot && filter != this.armedFilter && (filter > 0 || this.armedFilter > 0)) {
+                if (changeFilterWhileOwned(runner, current, filter) && filter > 0 && !drainAfterEnable(runner, filter)) {
+                    return;
+                }
                 continue;
             }
-            boolean rearm = !handsOn && oneShot && filter >= 0 && !armedWhileOwned;
-            if (rearm && !runner.dequeuesFrom(this.port)) {
-                // No batch call of this thread's will carry the re-arm to the socket's port, so it is
-                // applied now, before letting go, like a persistent filter change: a later owner's
-                // re-arm cannot then be overtaken by this one. A notification it raises meanwhile is
-                // folded in and handled above.
+            // A one-shot registration that fired is disabled already: with no events to wait for, it stays so.
+            boolean rearm = !handsOn && oneShot && filter > 0 && !armedWhileOwned;
+            if (rearm && (this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
+                // No batch call of this thread's will carry the re-arm to the socket's port, or the
+                // re-arm must be in place before the socket is drained: it is applied now, before
+                // letting go, like a persistent filter change, so a later owner's re-arm cannot be
+                // overtaken by this one. A notification it raises meanwhile is folded in and handled above.
                 if (casWord(current, current + REARM_ONE)) {
                     this.armedFilter = filter;
                     armedWhileOwned = true;
                     applyNow(runner, Operation.ENABLE, filter);
+                    if (filter > 0 && !drainAfterEnable(runner, filter)) {
+                        return;
+                    }
                 }
                 continue;
             }
@@ -266,16 +283,31 @@ abstract class SocketTurn extends SocketState {
     }
 
     /**
+     * After an enable that is applied, for a backend whose edges only follow a change after the enable:
+     * handles the filter's events as if notified, so that what arrived before (data, room to write)
+     * is not left waiting for an edge that will not come.
+     * @return false when the ownership was handed to another thread
+     */
+    private boolean drainAfterEnable(Runner runner, int filter) {
+        if (!this.drainsAfterEnable || isClosing() && !isDraining()) {
+            return true;
+        }
+        return handleSafely(runner, filter & (Events.IN | Events.OUT));
+    }
+
+    /**
      * Applies a persistent registration's new filter before letting go, so that the next owner's
      * change cannot overtake it on the port.
+     * @return whether it was applied (false when the word changed meanwhile: the caller looks again)
      */
-    private void changeFilterWhileOwned(Runner runner, int current, int filter) {
+    private boolean changeFilterWhileOwned(Runner runner, int current, int filter) {
         if (!casWord(current, current + REARM_ONE)) {
-            return;
+            return false;
         }
         this.armedFilter = filter;
-        // No filter at all (-1) disables the registration: nothing is reported, not even a hang-up.
-        Operation operation = (filter < 0) ? Operation.DISABLE : Operation.ENABLE;
+        // No filter (-1), or an empty one, disables the registration: nothing is reported, not even a
+        // hang-up. An enable with no events has no documented meaning on Windows.
+        Operation operation = (filter <= 0) ? Operation.DISABLE : Operation.ENABLE;
         if (runner.dequeuesFrom(this.port)) {
             runner.queue(this, operation, filter);
             runner.applyQueued();
@@ -283,6 +315,7 @@ abstract class SocketTurn extends SocketState {
         else {
             applyNow(runner, operation, filter);
         }
+        return true;
     }
 
     /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */

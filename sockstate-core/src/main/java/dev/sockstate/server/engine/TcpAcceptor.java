@@ -40,7 +40,7 @@ final class TcpAcceptor extends SocketTurn {
     private Boolean noDelayInherited;
 
     TcpAcceptor(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true);
+        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true, false);
         this.listener = listener;
     }
 

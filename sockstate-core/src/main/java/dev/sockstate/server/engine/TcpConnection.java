@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.InvalidMessageException;
@@ -18,9 +19,11 @@ import java.nio.ByteBuffer;
  * touched only by the thread that owns the connection.
  * <p>
  * Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads until the socket
- * would block, or, in the exclusive edge mode, until a read comes back shorter than the buffer
- * (the socket was drained then; later data raises a new edge) unless the notification carried a
- * hang-up, after which it reads until end of stream, since data and FIN can arrive in one read.
+ * would block, or, in the exclusive edge mode on a backend that raises an edge for every arrival
+ * (epoll), until a read comes back shorter than the buffer (the socket was drained then; later data
+ * raises a new edge) unless the notification carried a hang-up, after which it reads until end of
+ * stream, since data and FIN can arrive in one read. Where edges only follow a change after the
+ * registration was enabled (Windows), each enable is followed by a turn that reads until would-block.
  * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
  * With a handler executor, a read's handler call (through the stages) runs there, and the turn
  * goes on there until the connection is let go ({@link HandlerExecution}).
@@ -55,6 +58,9 @@ final class TcpConnection extends AcceptedConnection {
     private boolean wouldBlock;
 
     private boolean inputDrained;
+
+    /** Whether an error notification came with no error pending (SO_ERROR read 0): the next one fails the connection. */
+    private boolean errorUnnamed;
 
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
@@ -114,8 +120,16 @@ final class TcpConnection extends AcceptedConnection {
             }
         }
         if ((events & Events.ERR) != 0) {
-            failed(pendingError());
-            return true;
+            NativeIoException error = pendingError();
+            if (error != null || this.errorUnnamed) {
+                failed((error != null) ? error : new NativeIoException("recv", NativeError.OTHER, 0,
+                        "The port reported an error on the connection twice, and neither SO_ERROR nor a read named it"));
+                return true;
+            }
+            // Windows may read SO_ERROR as 0 after an error notification: a read names the error (its
+            // sample learns it so), unless data or the end of the stream come first, which pass as usual.
+            this.errorUnnamed = true;
+            events |= Events.IN;
         }
         if (this.output.isPending()) {
             if (this.output.flush() && handlerOpened()) {
@@ -152,9 +166,11 @@ final class TcpConnection extends AcceptedConnection {
         ByteBuffer bytes = buffer.buffer();
         boolean edge = this.trigger.isEdge();
         // A short read drained the socket unless a FIN came with the data; only a registration for
-        // HANGUP says so, so without one the turn reads on until the socket would block.
-        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && (this.listener.settings.events() & Events.HANGUP) != 0
-                && (events & Events.HANGUP) == 0;
+        // HANGUP says so, so without one the turn reads on until the socket would block. Where the
+        // backend does not raise an edge for every arrival, data that came after the short read but
+        // before the turn ends raises none: the turn reads on until would-block there too.
+        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && this.listener.edgeOnEveryArrival
+                && (this.listener.settings.events() & Events.HANGUP) != 0 && (events & Events.HANGUP) == 0;
         while (true) {
             if (edge && turnWork() >= EDGE_READ_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.
@@ -268,7 +284,7 @@ final class TcpConnection extends AcceptedConnection {
                 filter |= this.listener.settings.events();
             }
         }
-        if (this.output.isPending()) {
+        if (this.output.waitsForRoom()) {
             filter |= Events.OUT;
         }
         if (filter == 0 && this.inputClosed && this.output.isShut()) {

@@ -169,7 +169,17 @@ final class Worker implements Runnable, Runner {
             catch (PortClosedException ex) {
                 return;
             }
-            catch (NativeIoException | RuntimeException | LinkageError ex) {
+            catch (NativeIoException ex) {
+                if (!this.changes.isEmpty()) {
+                    // The call was refused whole, nothing applied: the change it could not take is found alone.
+                    applyOneByOne(ex);
+                    continue;
+                }
+                logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
+                pause();
+                continue;
+            }
+            catch (RuntimeException | LinkageError ex) {
                 // Nothing was applied: the changes stay for the next call.
                 logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
                 pause();
@@ -300,16 +310,56 @@ final class Worker implements Runnable, Runner {
     }
 
     private void flush() {
-        while (true) {
+        try {
+            this.port.apply(this.changes);
+            applied();
+        }
+        catch (NativeIoException ex) {
+            applyOneByOne(ex);
+        }
+    }
+
+    /**
+     * The port refused a whole call that carried changes (Windows then names no entry): each change
+     * is applied alone, so that only a change the port cannot take fails (its socket is closed, as
+     * for any refused change) and the others hold.
+     * @param refusal why the whole call was refused
+     */
+    private void applyOneByOne(NativeIoException refusal) {
+        int count = this.changes.size();
+        logger.log(Level.DEBUG, () -> "A call with " + count + " registration changes was refused whole in group '"
+                + this.groupName + "' (" + refusal.getMessage() + "); applying them one at a time");
+        Operation[] operations = new Operation[count];
+        SocketTurn[] owners = new SocketTurn[count];
+        NativeIoException[] failures = new NativeIoException[count];
+        RegistrationBatch alone = new RegistrationBatch(1);
+        for (int i = 0; i < count; i++) {
+            operations[i] = this.changes.operation(i);
+            owners[i] = this.changeOwners[i];
+            this.changeOwners[i] = null;
+            alone.clear();
+            switch (operations[i]) {
+                case ENABLE -> alone.enable(this.changes.socket(i), this.changes.key(i), this.changes.filter(i), this.changes.triggerFlags(i));
+                case DISABLE -> alone.disable(this.changes.socket(i), this.changes.key(i));
+                default -> alone.remove(this.changes.socket(i), this.changes.key(i));
+            }
             try {
-                this.port.apply(this.changes);
-                applied();
-                return;
+                this.port.apply(alone);
+                failures[i] = alone.failed(0) ? alone.failure(0, "ProcessSocketNotifications") : null;
             }
             catch (NativeIoException ex) {
-                logger.log(Level.WARNING, "Applying registration changes failed in group '" + this.groupName + "'; retrying", ex);
-                pause();
+                failures[i] = ex;
             }
+            catch (PortClosedException ex) {
+                failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
+            }
+        }
+        this.changes.clear();
+        for (int i = 0; i < count; i++) {
+            if (failures[i] != null) {
+                logger.log(Level.WARNING, "The port refused " + operations[i] + " for " + owners[i] + " alone: " + failures[i].getMessage());
+            }
+            owners[i].changeApplied(this, operations[i], failures[i]);
         }
     }
 

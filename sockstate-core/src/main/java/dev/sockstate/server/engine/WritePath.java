@@ -1,10 +1,12 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The way out of one TCP connection: bytes sent at once while the socket takes them, a
@@ -16,6 +18,13 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class WritePath {
 
     private static final Object SHUTDOWN_OUTPUT = new Object();
+
+    /**
+     * Sends refused in a row for want of system buffers (Windows' WSAENOBUFS, a transient shortage
+     * on a non-blocking send) that are retried, each after twice the pause of the last, from 2 ms;
+     * the next one fails the connection.
+     */
+    static final int NO_BUFFER_RETRIES = 8;
 
     private final TcpConnection connection;
 
@@ -30,6 +39,9 @@ final class WritePath {
 
     /** Whether the owner is taking other threads' requests now. */
     private boolean taking;
+
+    /** Sends refused in a row for want of system buffers; reset by a send that takes bytes. */
+    private int noBuffers;
 
     private volatile long pendingBytes;
 
@@ -89,11 +101,15 @@ final class WritePath {
                 sent = this.connection.sockets.send(this.connection.handle, data);
             }
             catch (NativeIoException ex) {
-                data.position(data.limit());
-                this.connection.failed(ex);
-                return;
+                if (!retriesLater(ex)) {
+                    data.position(data.limit());
+                    this.connection.failed(ex);
+                    return;
+                }
+                sent = 0;
             }
             if (sent > 0) {
+                this.noBuffers = 0;
                 this.connection.observer.sent(sent);
                 this.connection.touch();
             }
@@ -128,12 +144,16 @@ final class WritePath {
                 sent = this.connection.sockets.send(this.connection.handle, head);
             }
             catch (NativeIoException ex) {
+                if (retriesLater(ex)) {
+                    break;
+                }
                 this.connection.failed(ex);
                 return false;
             }
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
             }
+            this.noBuffers = 0;
             this.connection.observer.sent(sent);
             this.connection.touch();
             pending.sent(sent);
@@ -207,6 +227,39 @@ final class WritePath {
     /** @return whether bytes wait for the socket; owner only */
     boolean isPending() {
         return this.queue != null;
+    }
+
+    /**
+     * @return whether bytes wait for room in the socket, which its OUT readiness reports; not while
+     * a send refused for want of system buffers waits for its retry (readiness would not change)
+     */
+    boolean waitsForRoom() {
+        return this.queue != null && this.noBuffers == 0;
+    }
+
+    /**
+     * A send was refused: a want of system buffers is back-pressure, retried after a pause (at most
+     * {@link #NO_BUFFER_RETRIES} times in a row); anything else fails the connection.
+     * @return whether the send is retried later (the bytes stay queued)
+     */
+    private boolean retriesLater(NativeIoException refusal) {
+        if (refusal.error() != NativeError.NO_MEMORY || this.noBuffers >= NO_BUFFER_RETRIES) {
+            return false;
+        }
+        this.noBuffers++;
+        ServerScheduler scheduler = this.connection.listener.scheduler;
+        long pause = 1L << this.noBuffers;
+        try {
+            if (scheduler != null) {
+                scheduler.schedule(this.connection::requestRun, pause);
+                return true;
+            }
+        }
+        catch (RejectedExecutionException ex) {
+            // The server is stopping: the retry comes at once.
+        }
+        this.connection.requestRun();
+        return true;
     }
 
     /** @return whether so many bytes wait that reading pauses until they drain; owner only */

@@ -90,4 +90,24 @@ class WinsockEmulatedSpecificsTest {
             sockets.close(socket);
         }
     }
+
+    @Test
+    void reuseAddressSetsNothingAndEveryBindIsExclusiveSoNoOtherSocketTakesTheListenersPort() throws Exception {
+        NativeSockets sockets = this.backend.sockets();
+        long listener = sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        long intruder = sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        try {
+            sockets.setOption(listener, NativeSocketOption.REUSE_ADDRESS, 1);
+            assertThat(sockets.getOption(listener, NativeSocketOption.REUSE_ADDRESS)).as("Windows' SO_REUSEADDR").isZero();
+            sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            sockets.listen(listener, 8);
+            sockets.setOption(intruder, NativeSocketOption.REUSE_ADDRESS, 1);
+            assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> sockets.bind(intruder, sockets.localAddress(listener)))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
+        }
+        finally {
+            sockets.close(intruder);
+            sockets.close(listener);
+        }
+    }
 }

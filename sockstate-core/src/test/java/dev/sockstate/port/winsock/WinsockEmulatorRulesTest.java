@@ -14,6 +14,7 @@ import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.PortTestSupport;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.port.SocketAddressLayout;
 import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
 import java.net.InetAddress;
@@ -196,8 +197,8 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         InetSocketAddress taken = this.sockets.localAddress(first);
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
-        this.sockets.setOption(second, NativeSocketOption.REUSE_ADDRESS, 1);
-        this.sockets.bind(second, taken);
+        reuseAddress(second);
+        bind(second, taken);
         this.sockets.listen(second, 8);
         assertThat(this.sockets.localAddress(second)).isEqualTo(taken);
     }
@@ -208,7 +209,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         int port = this.sockets.localAddress(first).getPort();
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
-        this.sockets.bind(second, new InetSocketAddress(port));
+        bind(second, new InetSocketAddress(port));
     }
 
     /** Passes in the lenient mode too (Linux shares no listening port); the old emulator refused the option. */
@@ -217,7 +218,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long first = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(first);
         setExclusive(first);
-        this.sockets.bind(first, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        bind(first, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(first, 8);
         InetSocketAddress taken = this.sockets.localAddress(first);
         assertThat(bindRefusal(NativeSocketOption.REUSE_ADDRESS, taken)).isEqualTo(WsaError.WSAEADDRINUSE);
@@ -225,7 +226,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long exclusive = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(exclusive);
         setExclusive(exclusive);
-        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.bind(exclusive, taken))
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> bind(exclusive, taken))
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
     }
 
@@ -236,7 +237,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
         setExclusive(second);
-        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.bind(second, this.sockets.localAddress(first)))
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> bind(second, this.sockets.localAddress(first)))
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
     }
 
@@ -245,7 +246,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     void soReuseaddrAndSoExclusiveaddruseExcludeEachOther() throws Exception {
         long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(socket);
-        this.sockets.setOption(socket, NativeSocketOption.REUSE_ADDRESS, 1);
+        reuseAddress(socket);
         NativeBuffer one = intValue(1);
         assertThat(WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
                 .isEqualTo(WinsockNative.SOCKET_ERROR);
@@ -342,11 +343,27 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(socket);
         if (option != null) {
-            this.sockets.setOption(socket, option, 1);
+            reuseAddress(socket);
         }
-        this.sockets.bind(socket, address);
+        bind(socket, address);
         this.sockets.listen(socket, 8);
         return socket;
+    }
+
+    /** Sets Windows' SO_REUSEADDR itself: the backend never sets it (it would share a port in use). */
+    private void reuseAddress(long socket) throws NativeIoException {
+        if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_REUSEADDR, intValue(1).address(), 4) != 0) {
+            throw WsaError.last("setsockopt(SO_REUSEADDR)");
+        }
+    }
+
+    /** Binds as a program that sets no option of its own would: the backend's bind is always exclusive. */
+    private void bind(long socket, InetSocketAddress address) throws NativeIoException {
+        NativeBuffer name = this.sockets.allocate(SocketAddressLayout.STORAGE_SIZE);
+        int length = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6).encode(address, name.buffer());
+        if (WinsockNative.bind(socket, name.address(), length) != 0) {
+            throw WsaError.last("bind(" + address + ")");
+        }
     }
 
     /** @return the code refusing a bind of a new socket with {@code option} set, or 0 when it binds */
@@ -354,10 +371,10 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(socket);
         if (option != null) {
-            this.sockets.setOption(socket, option, 1);
+            reuseAddress(socket);
         }
         try {
-            this.sockets.bind(socket, address);
+            bind(socket, address);
             return 0;
         }
         catch (NativeIoException ex) {

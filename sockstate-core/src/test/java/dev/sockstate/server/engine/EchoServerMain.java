@@ -1,6 +1,5 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
@@ -34,7 +33,7 @@ public final class EchoServerMain {
                 };
             }
         };
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(ListenerSettings.tcp("echo").address(InetAddress.getLoopbackAddress()).handler(new EchoHandler()).build()),
                 counting);
         server.start();

@@ -1,7 +1,6 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.NativeSockets;
 import java.lang.reflect.InvocationTargetException;
@@ -19,7 +18,7 @@ final class EndOfStreamWatch {
 
     /** @return the backend to start the server on */
     Backend backend() {
-        Backend real = Backends.select("auto");
+        Backend real = ServerFixture.backend();
         NativeSockets sockets = real.sockets();
         NativeSockets watched = (NativeSockets) Proxy.newProxyInstance(NativeSockets.class.getClassLoader(),
                 new Class<?>[] {NativeSockets.class}, (proxy, method, arguments) -> {

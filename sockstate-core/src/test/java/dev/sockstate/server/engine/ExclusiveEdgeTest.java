@@ -55,11 +55,6 @@ class ExclusiveEdgeTest {
         assertDataAndFinInOneReadAreBothHandled(Events.IN | Events.HANGUP);
     }
 
-    @Test
-    void dataAndFinArrivingInOneReadAreBothHandledWhenOnlyInIsRegistered() throws Exception {
-        assertDataAndFinInOneReadAreBothHandled(Events.IN);
-    }
-
     private void assertDataAndFinInOneReadAreBothHandled(int events) throws Exception {
         CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);

@@ -52,7 +52,7 @@ public final class FramingFixture implements AutoCloseable {
         ListenerSettings settings = ListenerSettings.tcp("framed").address(InetAddress.getLoopbackAddress()).framing(framing)
                 .handler(counting).build();
         Listener listener = new Listener(settings, group, backend.sockets(), table, this.scheduler, new AtomicLong(),
-                ServerObserver.NONE);
+                ServerObserver.NONE, backend.edgeOnEveryArrival());
         this.connection = new TcpConnection(listener, -1);
     }
 

@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -120,7 +119,7 @@ class GracefulStopTest {
                 connection.close();
             }
         };
-        this.server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
                 List.of(ServerFixture.tcp("echo").handler(closer).build()), ServerObserver.NONE);
         this.server.start();
         try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber())) {
@@ -168,7 +167,7 @@ class GracefulStopTest {
                 connection.write(data);
             }
         };
-        this.server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
                 List.of(listener.handler(echo).build()), ServerObserver.NONE);
         this.server.start();
         return this.server.listener("echo").portNumber();

@@ -3,7 +3,6 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
@@ -42,7 +41,7 @@ class LifecycleTest {
         int descriptors = OpenDescriptors.count();
         long directBefore = directMemoryAfterGc();
         for (int i = 0; i < 100; i++) {
-            SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+            SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                     List.of(ServerFixture.tcp("echo").handler(new EchoHandler()).build(),
                             ServerFixture.udp("udp").handler(UdpServingTest::reflect).build()),
                     ServerObserver.NONE);
@@ -81,7 +80,7 @@ class LifecycleTest {
             Thread.sleep(300);
             connection.write(data);
         };
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(ServerFixture.tcp("slow").handler(slow).build()), ServerObserver.NONE);
         server.start();
         int clients = 6;
@@ -123,7 +122,7 @@ class LifecycleTest {
                 connection.write(data);
             }
         };
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(ServerFixture.tcp("churn").handler(handler).build()), ServerObserver.NONE);
         server.start();
         int port = server.listener("churn").portNumber();
@@ -176,7 +175,7 @@ class LifecycleTest {
             }
         };
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+            SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                     List.of(ServerFixture.tcp("taken").portNumber(taken.getLocalPort()).reuseAddress(false)
                             .handler(new EchoHandler()).build()),
                     counting);
@@ -207,7 +206,7 @@ class LifecycleTest {
                 };
             }
         };
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(new WorkerGroupSettings("default", 1, 64,
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(new WorkerGroupSettings("default", 1, 64,
                 Duration.ofMillis(50), 64 * 1024, "sockstate-")), List.of(ServerFixture.tcp("echo").handler(new EchoHandler()).build()),
                 fatal);
         server.start();
@@ -228,7 +227,7 @@ class LifecycleTest {
         OpenDescriptors.warmUpJdkSockets();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int descriptors = OpenDescriptors.count();
-            SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 1)),
+            SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 1)),
                     List.of(ServerFixture.tcp("first").handler(new EchoHandler()).build(),
                             ServerFixture.tcp("second").portNumber(taken.getLocalPort()).reuseAddress(false).handler(new EchoHandler()).build()),
                     ServerObserver.NONE);
@@ -246,7 +245,7 @@ class LifecycleTest {
         OpenDescriptors.warmUpJdkSockets();
         try (java.net.DatagramSocket taken = new java.net.DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             int descriptors = OpenDescriptors.count();
-            SocketServer server = new SocketServer(Backends.select("auto"),
+            SocketServer server = new SocketServer(ServerFixture.backend(),
                     List.of(WorkerGroupSettings.of("default", 2).withPortPerWorker(true)),
                     List.of(ServerFixture.tcp("first").handler(new EchoHandler()).build(),
                             ServerFixture.udp("udp").portNumber(taken.getLocalPort()).reuseAddress(false)
@@ -265,7 +264,7 @@ class LifecycleTest {
     @Test
     void aPollReplacementListenerRunsPersistentOnItsOwnSingleWorkerGroup() throws Exception {
         EchoHandler handler = new EchoHandler();
-        SocketServer server = new SocketServer(Backends.select("auto"),
+        SocketServer server = new SocketServer(ServerFixture.backend(),
                 List.of(WorkerGroupSettings.of("default", 2), WorkerGroupSettings.of("poll", 1)),
                 List.of(ServerFixture.tcp("poll").trigger(Trigger.LEVEL_PERSISTENT).group("poll").handler(handler).build(),
                         ServerFixture.tcp("edge").trigger(Trigger.EDGE_PERSISTENT).group("poll").handler(handler).build()),

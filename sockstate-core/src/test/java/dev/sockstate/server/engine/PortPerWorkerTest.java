@@ -3,7 +3,6 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
@@ -117,7 +116,7 @@ class PortPerWorkerTest {
     @Test
     void aPersistentTriggerOnWorkersSharingOnePortIsRefusedNamingTheWayOut() {
         assertThatExceptionOfType(InvalidSettingException.class)
-                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+                .isThrownBy(() -> new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                         List.of(ServerFixture.tcp("edge").trigger(Trigger.EDGE_PERSISTENT).handler(new EchoHandler()).build()),
                         ServerObserver.NONE))
                 .withMessageContaining("portPerWorker").withMessageContaining("'edge'");
@@ -190,7 +189,7 @@ class PortPerWorkerTest {
         OpenDescriptors.warmUpJdkSockets();
         int descriptors = OpenDescriptors.count();
         for (int i = 0; i < 20; i++) {
-            SocketServer server = new SocketServer(Backends.select("auto"), portPerWorker(4),
+            SocketServer server = new SocketServer(ServerFixture.backend(), portPerWorker(4),
                     List.of(ServerFixture.tcp("echo").handler(new EchoHandler()).build()), ServerObserver.NONE);
             server.start();
             assertThat(server.workerGroups().get(0).portOpen()).isTrue();

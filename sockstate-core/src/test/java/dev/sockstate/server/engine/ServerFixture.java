@@ -21,6 +21,14 @@ final class ServerFixture implements AutoCloseable {
 
     private final List<Socket> clients = new ArrayList<>();
 
+    /** The system property naming the backend the server tests run on: {@code auto} unless set (the build runs them once on {@code winsock}). */
+    static final String BACKEND_PROPERTY = "sockstate.test.backend";
+
+    /** @return the backend the server tests run on */
+    static Backend backend() {
+        return Backends.select(System.getProperty(BACKEND_PROPERTY, "auto"));
+    }
+
     SocketServer start(int workers, ListenerSettings... listeners) {
         return start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, workers)), listeners);
     }
@@ -30,7 +38,7 @@ final class ServerFixture implements AutoCloseable {
     }
 
     SocketServer start(List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {
-        return start(Backends.select("auto"), groups, observer, listeners);
+        return start(backend(), groups, observer, listeners);
     }
 
     SocketServer start(Backend backend, List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
-import dev.sockstate.port.Backends;
+import dev.sockstate.port.Events;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
@@ -25,7 +25,7 @@ class ServerSettingsTest {
     void aPersistentTriggerOnAGroupWithManyWorkersIsRefusedWithWhatToDoInstead() {
         ListenerSettings poll = ListenerSettings.tcp("poll").trigger(Trigger.LEVEL_PERSISTENT).handler(this.handler).build();
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 4)),
+                .isThrownBy(() -> new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 4)),
                         List.of(poll), ServerObserver.NONE))
                 .withMessageContaining("Listener 'poll' uses a persistent trigger (LEVEL_PERSISTENT)")
                 .withMessageContaining("has 4 workers")
@@ -37,7 +37,7 @@ class ServerSettingsTest {
         ListenerSettings echo = ListenerSettings.tcp("echo").exclusiveEdge(true).handler(this.handler).build();
         assertThat(echo.trigger()).isEqualTo(Trigger.EDGE_PERSISTENT);
         assertThat(echo.exclusiveEdge()).isTrue();
-        assertThatNoException().isThrownBy(() -> new SocketServer(Backends.select("auto"),
+        assertThatNoException().isThrownBy(() -> new SocketServer(ServerFixture.backend(),
                 List.of(WorkerGroupSettings.of("default", 4)), List.of(echo), ServerObserver.NONE));
         assertThat(ListenerSettings.tcp("plain").handler(this.handler).build().trigger()).isEqualTo(Trigger.LEVEL_ONESHOT);
     }
@@ -58,7 +58,7 @@ class ServerSettingsTest {
     void aListenerNamingAnUnknownGroupIsRefused() {
         ListenerSettings echo = ListenerSettings.tcp("echo").group("fast").handler(this.handler).build();
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 1)),
+                .isThrownBy(() -> new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 1)),
                         List.of(echo), ServerObserver.NONE))
                 .withMessageContaining("names worker group 'fast', which is not defined");
     }
@@ -87,10 +87,20 @@ class ServerSettingsTest {
     }
 
     @Test
+    void aTcpListenerWhoseConnectionsWouldNotHearAPeersCloseIsRefusedWithTheReason() {
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> ListenerSettings.tcp("echo").events(Events.IN).handler(this.handler).build())
+                .withMessageContaining("Listener 'echo': events is IN, it must be IN|HANGUP for a TCP listener")
+                .withMessageContaining("Windows may never report that a peer closed")
+                .satisfies((refused) -> assertThat(refused.setting()).isEqualTo(Setting.EVENTS));
+        assertThat(ListenerSettings.tcp("echo").handler(this.handler).build().events()).isEqualTo(Events.IN | Events.HANGUP);
+    }
+
+    @Test
     void twoListenersWithOneNameAreRefused() {
         ListenerSettings echo = ListenerSettings.tcp("echo").handler(this.handler).build();
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 1)),
+                .isThrownBy(() -> new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 1)),
                         List.of(echo, echo), ServerObserver.NONE))
                 .withMessageContaining("defined twice");
     }

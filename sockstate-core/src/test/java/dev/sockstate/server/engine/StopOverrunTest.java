@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
@@ -54,7 +53,7 @@ class StopOverrunTest {
             }
         };
         SwallowAfterOpen executor = new SwallowAfterOpen();
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(ServerFixture.tcp("lost").handlerExecutor(executor).handler(handler).build()), ServerObserver.NONE);
         server.start();
         try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("lost").portNumber())) {
@@ -118,7 +117,7 @@ class StopOverrunTest {
         if (onExecutor) {
             listener.handlerExecutor(executor);
         }
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of("default", 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),
                 List.of(listener.build()), ServerObserver.NONE);
         server.start();
         try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("slow").portNumber())) {

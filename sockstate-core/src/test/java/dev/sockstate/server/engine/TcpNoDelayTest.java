@@ -3,7 +3,6 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
@@ -42,7 +41,7 @@ class TcpNoDelayTest {
 
     private static final int CLIENTS = 5;
 
-    private final RecordingBackend backend = new RecordingBackend(Backends.select("auto"));
+    private final RecordingBackend backend = new RecordingBackend(ServerFixture.backend());
 
     private final Queue<Long> opened = new ConcurrentLinkedQueue<>();
 

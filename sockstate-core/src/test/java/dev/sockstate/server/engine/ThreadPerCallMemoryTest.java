@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.Operation;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
@@ -126,7 +125,7 @@ class ThreadPerCallMemoryTest {
             data.get(copy);
             connection.write(ByteBuffer.wrap(copy));
         };
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
                 List.of(ServerFixture.tcp("echo").handlerExecutor(threadPerTask).handler(echo).build()), holdLettingGo);
         server.start();
         try {
@@ -180,7 +179,7 @@ class ThreadPerCallMemoryTest {
             }
         };
         Executor threadPerTask = (task) -> startThread("handler", task);
-        SocketServer server = new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
                 List.of(ServerFixture.tcp("slow").handlerExecutor(threadPerTask).handler(slow).build()), holdLettingGo);
         server.start();
         try {

@@ -1,7 +1,6 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
@@ -66,7 +65,7 @@ final class TlsFixture implements AutoCloseable {
 
     /** @return a server whose listener "tls", as the customizer leaves it, serves the handler with this TLS */
     SocketServer start(Tls tls, ConnectionHandler handler, UnaryOperator<ListenerSettings.Builder> customizer) {
-        return start(Backends.select("auto"), tls, handler, customizer);
+        return start(ServerFixture.backend(), tls, handler, customizer);
     }
 
     /** @return a server on this backend whose listener "tls", as the customizer leaves it, serves the handler with this TLS */

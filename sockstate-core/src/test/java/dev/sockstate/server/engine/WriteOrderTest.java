@@ -3,7 +3,6 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.ForwardingPort;
 import dev.sockstate.port.NativeIoException;
@@ -69,7 +68,7 @@ class WriteOrderTest {
     @Test
     void writesFromAnotherThreadToAnIdleConnectionShareOneWakeUp() throws Exception {
         AtomicInteger posts = new AtomicInteger();
-        Backend counting = new ForwardingBackend(Backends.select("auto")) {
+        Backend counting = new ForwardingBackend(ServerFixture.backend()) {
 
             @Override
             public NotificationPort openPort() throws NativeIoException {
