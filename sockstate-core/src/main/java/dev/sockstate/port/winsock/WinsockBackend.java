@@ -153,6 +153,9 @@ public final class WinsockBackend implements Backend {
                 return Availability.unavailable(failure.getMessage(), failure);
             }
             WinsockNative.Kernel32.CloseHandle(port);
+            // A process out of handles cannot open a class file: the classes of the error paths
+            // (accept refused with WSAEMFILE, say) are loaded now.
+            WsaError.exception("accept", WsaError.WSAEMFILE).error().ordinal();
             String system = emulated ? "the Winsock emulator " + emulator + " on " + Backends.system() : Backends.system();
             return Availability.available(system + " with " + WinsockNative.Notifications.FUNCTION + ", JNA "
                     + com.sun.jna.Native.VERSION);

@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.winsock.WinsockBackend;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -34,8 +35,12 @@ class DescriptorExhaustionTest {
     @Test
     void theServerBacksOffWhileOutOfDescriptorsAndRecoversAfterwards() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder("bash", "-c", "ulimit -n " + DESCRIPTOR_LIMIT + " && exec \"$0\" --enable-native-access=ALL-UNNAMED -cp \"$1\" "
-                + EchoServerMain.class.getName(), java, System.getProperty("java.class.path"));
+        // The server runs on the backend the tests run on.
+        String backend = System.getProperty(ServerFixture.BACKEND_PROPERTY, "auto");
+        String library = System.getProperty(WinsockBackend.LIBRARY_PROPERTY, "");
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", "ulimit -n " + DESCRIPTOR_LIMIT + " && exec \"$0\" --enable-native-access=ALL-UNNAMED"
+                + " -D" + ServerFixture.BACKEND_PROPERTY + "=\"$2\" -D" + WinsockBackend.LIBRARY_PROPERTY + "=\"$3\" -cp \"$1\" "
+                + EchoServerMain.class.getName(), java, System.getProperty("java.class.path"), backend, library);
         builder.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process server = builder.start();
         List<Socket> flood = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.server.Connection;
@@ -99,6 +100,8 @@ class ExclusiveEdgeTest {
 
     @Test
     void eventsArrivingWhileAWorkerOwnsTheConnectionAreHandledByThatWorkerBeforeItLetsGo() throws Exception {
+        // The second edge comes while the first byte is unread: only where the backend raises one per arrival.
+        assumeTrue(ServerFixture.backend().edgeOnEveryArrival(), "the backend raises no edge while data is unread");
         CountDownLatch inside = new CountDownLatch(1);
         AtomicBoolean sawPending = new AtomicBoolean();
         AtomicInteger calls = new AtomicInteger();
