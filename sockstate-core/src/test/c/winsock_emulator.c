@@ -41,6 +41,8 @@
  *    stays for recv to report.
  * R6 A connect that fails gives ERR without OUT.
  * R7 Binding follows Windows' rules for SO_REUSEADDR and SO_EXCLUSIVEADDRUSE (see bind()).
+ * R8 An ENABLE with an empty filter, which has no documented meaning, is refused with
+ *    ERROR_INVALID_PARAMETER (DISABLE is the documented way to watch nothing).
  * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
  * the enabling call itself, so that tests know what is queued without waiting.
  * In both modes: one queued packet per registration, events coalescing into it; ONESHOT disables
@@ -1289,6 +1291,13 @@ static DWORD apply(struct port *port, const SOCK_NOTIFY_REGISTRATION *change) {
         return WSAENOTSOCK;
     }
     if (change->operation == SOCK_NOTIFY_OP_ENABLE) {
+        /*
+         * R8: the page documents ENABLE with the events to watch and DISABLE for none; an ENABLE with
+         * an empty filter has no documented meaning, so the strict emulator refuses it rather than guess.
+         */
+        if (port->strict && change->eventFilter == 0) {
+            return ERROR_INVALID_PARAMETER;
+        }
         return enable(port, change, fd);
     }
     struct registration *registration = registration_of(fd);

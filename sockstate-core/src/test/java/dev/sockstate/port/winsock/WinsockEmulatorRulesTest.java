@@ -189,6 +189,23 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.CONNECTION_REFUSED));
     }
 
+    // ---- R8: an enable with no events ------------------------------------------------------------
+
+    @Test
+    void anEnableWithAnEmptyFilterIsRefusedAndDisableIsTheWayToWatchNothing() throws Exception {
+        Connection connection = connect();
+        RegistrationBatch batch = new RegistrationBatch(2);
+        batch.enable(connection.handle(), KEY, 0, Trigger.LEVEL_ONESHOT);
+        this.port.apply(batch);
+        assertThat(batch.failed(0)).as("an enable with no events").isTrue();
+        assertThat(batch.error(0)).isEqualTo(NativeError.INVALID_ARGUMENT);
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        batch.clear();
+        batch.disable(connection.handle(), KEY);
+        this.port.apply(batch);
+        assertThat(batch.failed(0)).isFalse();
+    }
+
     // ---- R7: binding ---------------------------------------------------------------------------
 
     @Test

@@ -19,12 +19,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -94,6 +96,42 @@ class WindowsRulesServingTest {
         assertThat(read(client, 5)).isEqualTo("early");
         client.getOutputStream().write("later".getBytes(StandardCharsets.US_ASCII));
         assertThat(read(client, 5)).isEqualTo("later");
+    }
+
+    @Test
+    void aHalfClosedConnectionWithNothingToSendIsDisabledNotEnabledWithNoEventsAndLaterWritesArrive() throws Exception {
+        assertHalfClosedConnectionWaitsForLaterWrites(2, Trigger.LEVEL_ONESHOT);
+        assertHalfClosedConnectionWaitsForLaterWrites(1, Trigger.EDGE_PERSISTENT);
+    }
+
+    /** The handler keeps writing on a half-closed connection: with nothing to read or send, its registration watches nothing. */
+    private void assertHalfClosedConnectionWaitsForLaterWrites(int workers, Trigger trigger) throws Exception {
+        AtomicReference<TcpConnection> kept = new AtomicReference<>();
+        CountDownLatch hungUp = new CountDownLatch(1);
+        EchoHandler handler = new EchoHandler() {
+
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                super.onOpen(connection);
+                kept.set((TcpConnection) connection);
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                hungUp.countDown();
+            }
+        };
+        SocketServer server = start(workers, ServerFixture.tcp("half-" + trigger).trigger(trigger).handler(handler).build());
+        Socket client = this.fixture.connect(server, "half-" + trigger);
+        client.shutdownOutput();
+        assertThat(hungUp.await(10, TimeUnit.SECONDS)).isTrue();
+        TcpConnection connection = kept.get();
+        ServerFixture.await(() -> !connection.isOwned(), "the worker let the connection go");
+        connection.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
+        assertThat(read(client, 4)).isEqualTo("late");
+        assertThat(handler.errors).isEmpty();
+        connection.close();
+        assertThat(readToEnd(client)).isEmpty();
     }
 
     @Test
