@@ -16,19 +16,34 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
  * Netty's echo server on the native epoll transport, as its own example writes it: write each read,
  * flush when the read burst completes. One event loop group serves the listener and the connections,
- * so it has exactly the worker count the others have.
+ * so it has exactly the worker count the others have. With TLS, Netty's {@code SslHandler} on the
+ * JDK's provider comes first in each pipeline.
  */
 final class NettyEchoServer implements EchoServer {
+
+    /** Whether an {@code SslHandler} on the JDK's provider comes first in each pipeline ({@link TlsKeys}). */
+    private final boolean tls;
 
     private EventLoopGroup group;
 
     private Channel channel;
+
+    NettyEchoServer() {
+        this(false);
+    }
+
+    NettyEchoServer(boolean tls) {
+        this.tls = tls;
+    }
 
     @Override
     public int start(int workers) throws Exception {
@@ -39,11 +54,15 @@ final class NettyEchoServer implements EchoServer {
         EchoHandler echo = new EchoHandler();
         LineEchoHandler lineEcho = new LineEchoHandler();
         boolean lines = EchoServer.linesFramed();
+        SslContext ssl = this.tls ? SslContextBuilder.forServer(TlsKeys.keyManagers()).sslProvider(SslProvider.JDK).build() : null;
         ServerBootstrap bootstrap = new ServerBootstrap().group(this.group).channel(EpollServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4096).childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        if (ssl != null) {
+                            channel.pipeline().addLast(ssl.newHandler(channel.alloc()));
+                        }
                         if (lines) {
                             // Netty's line framing, the delimiter stripped, and written back after each line.
                             channel.pipeline().addLast(new LineBasedFrameDecoder(64 * 1024), lineEcho);

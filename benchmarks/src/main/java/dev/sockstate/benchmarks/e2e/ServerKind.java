@@ -36,7 +36,13 @@ enum ServerKind {
      * handler time, so that it goes to a Micrometer {@code Timer}; the cost of a distribution.
      */
     SOCKSTATE_ONESHOT_HISTOGRAM("sockstate-oneshot-histogram", false, () -> new StarterEchoServer(
-            List.of("management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true));
+            List.of("management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true)),
+
+    /** The TLS comparison's: {@code sockstate-oneshot} with its listener on an SSL bundle ({@link TlsKeys}). */
+    SOCKSTATE_TLS("sockstate-tls", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties(), false)),
+
+    /** The TLS comparison's: {@code netty-epoll} with Netty's {@code SslHandler} on the JDK's provider first in each pipeline. */
+    NETTY_TLS("netty-epoll-tls", false, () -> new NettyEchoServer(true));
 
     final String label;
 
@@ -62,6 +68,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, netty-epoll, jdk-nio, sockstate-oneshot-metrics or sockstate-oneshot-histogram");
+                + " sockstate-affine, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
+                + " netty-epoll-tls");
     }
 }

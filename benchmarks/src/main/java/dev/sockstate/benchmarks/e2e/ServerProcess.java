@@ -54,6 +54,10 @@ final class ServerProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED",
                 "-Dbenchmark.framing=" + System.getProperty("benchmark.framing", "none")));
+        String keys = System.getProperty(TlsKeys.PROPERTY);
+        if (keys != null) {
+            command.add("-D" + TlsKeys.PROPERTY + "=" + keys);
+        }
         if (Runtime.version().feature() >= 24) {
             // Netty runs several times slower on Java 24+ without it; the same options go to every server.
             command.add("--sun-misc-unsafe-memory-access=allow");

@@ -1,0 +1,208 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * The TLS comparison: sockstate's TLS listener through the starter against Netty's
+ * {@code SslHandler} on its native epoll transport, both on the JDK's provider and one EC P-256
+ * certificate, each in a JVM of its own, driven by one client ({@link TlsLoad}), rounds rotated.
+ * Three measures: TLS 1.3 echo of 1 KiB on 64 connections (messages/s, server CPU per message);
+ * connect, full handshake, one 1 KiB echo and close from 4 threads (connections/s, server CPU per
+ * connection); memory per idle TLS connection (each handshaken and echoed once, then held). Usage
+ * (see {@code benchmarks/run-tls.sh}): {@code TlsComparison [--rounds n] [--workers n] [--measure ms] [--idle n] [--out dir]
+ * [--histogram]}; {@code --histogram} saves each server's live-object histogram while the idle connections are held.
+ */
+public final class TlsComparison {
+
+    private static final List<ServerKind> SERVERS = List.of(ServerKind.SOCKSTATE_TLS, ServerKind.NETTY_TLS);
+
+    private static final int ECHO_CONNECTIONS = 64;
+
+    private static final int MESSAGE = 1024;
+
+    private static final int HANDSHAKE_THREADS = 4;
+
+    private TlsComparison() {
+    }
+
+    /** One server's figures in one round. */
+    record Figures(double messagesPerSecond, double cpuMicrosPerMessage, double connectionsPerSecond, double cpuMicrosPerConnection,
+            double heapPerIdle, double nativePerIdle, double residentPerIdle) {
+    }
+
+    /**
+     * @param args the options
+     * @throws Exception when a server or the load fails
+     */
+    public static void main(String[] args) throws Exception {
+        int rounds = 3;
+        int workers = Runtime.getRuntime().availableProcessors();
+        long measure = 5000;
+        int idle = 2000;
+        boolean histogram = false;
+        Path out = Path.of("benchmarks", "target", "tls", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        for (int i = 0; i < args.length; i += 2) {
+            String value = (i + 1 < args.length) ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--workers" -> workers = Integer.parseInt(value);
+                case "--measure" -> measure = Long.parseLong(value);
+                case "--idle" -> idle = Integer.parseInt(value);
+                case "--out" -> out = Path.of(value);
+                case "--histogram" -> {
+                    histogram = true;
+                    i--;
+                }
+                default -> throw new IllegalArgumentException("Unknown option " + args[i]
+                        + "; use --rounds n, --workers n, --measure ms, --idle n, --out dir, --histogram");
+            }
+        }
+        Files.createDirectories(out);
+        System.setProperty(TlsKeys.PROPERTY, TlsKeys.make(out.resolve("keys")).toString());
+        Map<ServerKind, List<Figures>> results = new EnumMap<>(ServerKind.class);
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < SERVERS.size(); i++) {
+                ServerKind kind = SERVERS.get((i + round) % SERVERS.size());
+                Path histogramFile = histogram ? out.resolve(kind.label + "-idle-histogram-" + (round + 1) + ".txt") : null;
+                Figures figures = measure(kind, workers, measure, idle, out.resolve(kind.label + ".log"), histogramFile);
+                results.computeIfAbsent(kind, (k) -> new ArrayList<>()).add(figures);
+                System.err.printf(Locale.ROOT, "round %d %s: %s%n", round + 1, kind.label, figures);
+            }
+        }
+        String report = report(results, rounds, workers, measure, idle);
+        Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
+        System.out.print(report);
+    }
+
+    private static Figures measure(ServerKind kind, int workers, long measure, int idle, Path log, Path histogram) throws Exception {
+        try (ServerProcess server = ServerProcess.start(kind, workers, log)) {
+            TlsLoad load = new TlsLoad(server.port);
+            byte[] message = new byte[MESSAGE];
+            Arrays.fill(message, (byte) 'x');
+            // Echo: 64 connections, one message in flight on each.
+            long[] echo = window(ECHO_CONNECTIONS, (index) -> {
+                SSLSocket socket = load.connect();
+                byte[] into = new byte[MESSAGE];
+                return new TlsLoad.LoopState() {
+
+                    @Override
+                    public void once() throws Exception {
+                        TlsLoad.echo(socket, message, into);
+                    }
+
+                    @Override
+                    public void close() throws Exception {
+                        socket.close();
+                    }
+                };
+            }, server, measure);
+            // Connections: connect, full handshake, one echo, close.
+            long[] connections = window(HANDSHAKE_THREADS, (index) -> {
+                byte[] into = new byte[MESSAGE];
+                return () -> {
+                    try (Socket socket = load.connect()) {
+                        TlsLoad.echo(socket, message, into);
+                    }
+                };
+            }, server, measure);
+            // Idle: handshaken, echoed once, held.
+            ServerProcess.Memory before = server.gc();
+            long residentBefore = server.residentBytes();
+            List<Socket> held = new ArrayList<>(idle);
+            try {
+                byte[] into = new byte[MESSAGE];
+                for (int i = 0; i < idle; i++) {
+                    SSLSocket socket = load.connect();
+                    held.add(socket);
+                    TlsLoad.echo(socket, message, into);
+                }
+                Thread.sleep(1000);
+                ServerProcess.Memory after = server.gc();
+                long residentAfter = server.residentBytes();
+                if (histogram != null) {
+                    // What the server's heap holds with the idle connections, by class: jcmd's live-object histogram.
+                    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+                    new ProcessBuilder(jcmd, Long.toString(server.pid()), "GC.class_histogram").redirectOutput(histogram.toFile())
+                            .redirectErrorStream(true).start().waitFor();
+                }
+                return new Figures(echo[0] * 1000.0 / measure, echo[1] / 1000.0 / Math.max(1, echo[0]),
+                        connections[0] * 1000.0 / measure, connections[1] / 1000.0 / Math.max(1, connections[0]),
+                        (double) (after.heapBytes() - before.heapBytes()) / idle,
+                        (double) (after.nativeBytes() - before.nativeBytes()) / idle, (double) (residentAfter - residentBefore) / idle);
+            }
+            finally {
+                for (Socket socket : held) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    /** @return what the loops did in the measured window, and the server's CPU nanoseconds in it */
+    private static long[] window(int threads, TlsLoad.LoopBody body, ServerProcess server, long measure) throws Exception {
+        AtomicLong counted = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> loops = TlsLoad.loops(threads, body, counted, running, failure);
+        try {
+            Thread.sleep(Math.max(1000, measure / 2));
+            long countBefore = counted.get();
+            long cpuBefore = server.cpuNanos();
+            Thread.sleep(measure);
+            long count = counted.get() - countBefore;
+            long cpu = server.cpuNanos() - cpuBefore;
+            if (failure.get() != null) {
+                throw new IllegalStateException("The load against " + server.kind.label + " failed", failure.get());
+            }
+            return new long[] {count, cpu};
+        }
+        finally {
+            running.set(false);
+            for (Thread loop : loops) {
+                loop.join(35_000);
+            }
+        }
+    }
+
+    private static String report(Map<ServerKind, List<Figures>> results, int rounds, int workers, long measure, int idle) {
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(Locale.ROOT, "TLS 1.3, JDK provider, EC P-256; %d rounds, %d workers, %d ms windows, %d idle connections;"
+                + " medians, (min-max)%n%n", rounds, workers, measure, idle));
+        text.append("| server | echo 1 KiB x64 msg/s | CPU us/msg | connect+handshake+echo+close /s | CPU us/connection"
+                + " | idle heap B/conn | idle native B/conn | idle RSS B/conn |\n|---|---|---|---|---|---|---|---|\n");
+        for (ServerKind kind : SERVERS) {
+            List<Figures> all = results.get(kind);
+            text.append("| ").append(kind.label);
+            text.append(" | ").append(cell(all, Figures::messagesPerSecond, "%.0f"));
+            text.append(" | ").append(cell(all, Figures::cpuMicrosPerMessage, "%.1f"));
+            text.append(" | ").append(cell(all, Figures::connectionsPerSecond, "%.0f"));
+            text.append(" | ").append(cell(all, Figures::cpuMicrosPerConnection, "%.0f"));
+            text.append(" | ").append(cell(all, Figures::heapPerIdle, "%.0f"));
+            text.append(" | ").append(cell(all, Figures::nativePerIdle, "%.0f"));
+            text.append(" | ").append(cell(all, Figures::residentPerIdle, "%.0f"));
+            text.append(" |\n");
+        }
+        return text.toString();
+    }
+
+    private static String cell(List<Figures> all, java.util.function.ToDoubleFunction<Figures> value, String format) {
+        double[] values = all.stream().mapToDouble(value).sorted().toArray();
+        double median = values[values.length / 2];
+        return String.format(Locale.ROOT, format + " (" + format + "-" + format + ")", median, values[0], values[values.length - 1]);
+    }
+}
