@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
-import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
@@ -42,15 +41,8 @@ final class Worker implements Runnable, Runner {
 
     private final NotificationPort port;
 
-    private final RegistrationBatch changes;
-
-    private final SocketTurn[] changeOwners;
-
-    private final Operation[] appliedOperations;
-
-    private final SocketTurn[] appliedOwners;
-
-    private final NativeIoException[] appliedFailures;
+    /** The registration changes collected for the next call on the port. */
+    private final QueuedChanges changes;
 
     private final NotificationBatch notifications;
 
@@ -65,9 +57,6 @@ final class Worker implements Runnable, Runner {
     private final RegistrationBatch singleChange = new RegistrationBatch(1);
 
     private volatile boolean stopped;
-
-    /** Whether {@link #applied()} is reporting, so that a nested call uses arrays of its own. */
-    private boolean reporting;
 
     private volatile Throwable failure;
 
@@ -87,11 +76,7 @@ final class Worker implements Runnable, Runner {
         this.table = table;
         this.observer = observer;
         this.port = port;
-        this.changes = new RegistrationBatch(changeCapacity);
-        this.changeOwners = new SocketTurn[changeCapacity];
-        this.appliedOperations = new Operation[changeCapacity];
-        this.appliedOwners = new SocketTurn[changeCapacity];
-        this.appliedFailures = new NativeIoException[changeCapacity];
+        this.changes = new QueuedChanges(this, port, this.groupName, changeCapacity);
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
         this.readBuffer = readBuffer;
@@ -124,35 +109,10 @@ final class Worker implements Runnable, Runner {
      */
     private void settleQueued() {
         try {
-            while (!this.changes.isEmpty()) {
-                try {
-                    this.port.apply(this.changes);
-                    applied();
-                }
-                catch (NativeIoException | PortClosedException ex) {
-                    refuseQueued(ex);
-                }
-            }
+            this.changes.settle();
         }
         catch (Throwable ex) {
             logger.log(Level.WARNING, "Worker " + Thread.currentThread().getName() + " could not settle its queued changes", ex);
-        }
-    }
-
-    private void refuseQueued(Exception cause) {
-        int count = this.changes.size();
-        Operation[] operations = new Operation[count];
-        SocketTurn[] owners = new SocketTurn[count];
-        for (int i = 0; i < count; i++) {
-            operations[i] = this.changes.operation(i);
-            owners[i] = this.changeOwners[i];
-            this.changeOwners[i] = null;
-        }
-        this.changes.clear();
-        NativeIoException refused = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0,
-                "the worker stopped and its port is gone (" + cause.getMessage() + ")");
-        for (int i = 0; i < count; i++) {
-            owners[i].changeApplied(this, operations[i], refused);
         }
     }
 
@@ -164,7 +124,7 @@ final class Worker implements Runnable, Runner {
             long start = timed ? System.nanoTime() : 0;
             int count;
             try {
-                count = this.port.process(this.changes.isEmpty() ? null : this.changes, this.notifications, this.timeoutMillis);
+                count = this.port.process(this.changes.forNextCall(), this.notifications, this.timeoutMillis);
             }
             catch (PortClosedException ex) {
                 return;
@@ -172,7 +132,7 @@ final class Worker implements Runnable, Runner {
             catch (NativeIoException ex) {
                 if (!this.changes.isEmpty()) {
                     // The call was refused whole, nothing applied: the change it could not take is found alone.
-                    applyOneByOne(ex);
+                    this.changes.applyOneByOne(ex);
                     continue;
                 }
                 logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
@@ -186,7 +146,7 @@ final class Worker implements Runnable, Runner {
                 continue;
             }
             long waited = timed ? System.nanoTime() - start : 0;
-            applied();
+            this.changes.applied();
             int socketNotifications = dispatch(count);
             DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
                     : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
@@ -281,16 +241,13 @@ final class Worker implements Runnable, Runner {
 
     @Override
     public void queue(SocketTurn socket, Operation operation, int filter) {
-        if (this.changes.size() == this.changes.capacity()) {
-            flush();
-        }
-        this.changeOwners[socket.addChange(this.changes, operation, filter)] = socket;
+        this.changes.add(socket, operation, filter);
     }
 
     @Override
     public void applyQueued() {
         if (!this.changes.isEmpty()) {
-            flush();
+            this.changes.flush();
         }
     }
 
@@ -307,99 +264,6 @@ final class Worker implements Runnable, Runner {
     @Override
     public PeerAddress peer() {
         return this.peer;
-    }
-
-    private void flush() {
-        try {
-            this.port.apply(this.changes);
-            applied();
-        }
-        catch (NativeIoException ex) {
-            applyOneByOne(ex);
-        }
-    }
-
-    /**
-     * The port refused a whole call that carried changes (Windows then names no entry): each change
-     * is applied alone, so that only a change the port cannot take fails (its socket is closed, as
-     * for any refused change) and the others hold.
-     * @param refusal why the whole call was refused
-     */
-    private void applyOneByOne(NativeIoException refusal) {
-        int count = this.changes.size();
-        logger.log(Level.DEBUG, () -> "A call with " + count + " registration changes was refused whole in group '"
-                + this.groupName + "' (" + refusal.getMessage() + "); applying them one at a time");
-        Operation[] operations = new Operation[count];
-        SocketTurn[] owners = new SocketTurn[count];
-        NativeIoException[] failures = new NativeIoException[count];
-        RegistrationBatch alone = new RegistrationBatch(1);
-        for (int i = 0; i < count; i++) {
-            operations[i] = this.changes.operation(i);
-            owners[i] = this.changeOwners[i];
-            this.changeOwners[i] = null;
-            alone.clear();
-            switch (operations[i]) {
-                case ENABLE -> alone.enable(this.changes.socket(i), this.changes.key(i), this.changes.filter(i), this.changes.triggerFlags(i));
-                case DISABLE -> alone.disable(this.changes.socket(i), this.changes.key(i));
-                default -> alone.remove(this.changes.socket(i), this.changes.key(i));
-            }
-            try {
-                this.port.apply(alone);
-                failures[i] = alone.failed(0) ? alone.failure(0, "ProcessSocketNotifications") : null;
-            }
-            catch (NativeIoException ex) {
-                failures[i] = ex;
-            }
-            catch (PortClosedException ex) {
-                failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
-            }
-        }
-        this.changes.clear();
-        for (int i = 0; i < count; i++) {
-            if (failures[i] != null) {
-                logger.log(Level.WARNING, "The port refused " + operations[i] + " for " + owners[i] + " alone: " + failures[i].getMessage());
-            }
-            owners[i].changeApplied(this, operations[i], failures[i]);
-        }
-    }
-
-    /**
-     * Reports the results of the changes the last call applied, then empties the batch. A report
-     * may lead to more changes applied at once (a refused re-arm closes its socket), so a nested
-     * call reports through arrays of its own.
-     */
-    private void applied() {
-        int count = this.changes.size();
-        if (count == 0) {
-            return;
-        }
-        if (this.reporting) {
-            report(count, new Operation[count], new SocketTurn[count], new NativeIoException[count]);
-            return;
-        }
-        this.reporting = true;
-        try {
-            report(count, this.appliedOperations, this.appliedOwners, this.appliedFailures);
-        }
-        finally {
-            this.reporting = false;
-        }
-    }
-
-    private void report(int count, Operation[] operations, SocketTurn[] owners, NativeIoException[] failures) {
-        for (int i = 0; i < count; i++) {
-            operations[i] = this.changes.operation(i);
-            owners[i] = this.changeOwners[i];
-            failures[i] = this.changes.failed(i) ? this.changes.failure(i, "ProcessSocketNotifications") : null;
-            this.changeOwners[i] = null;
-        }
-        this.changes.clear();
-        for (int i = 0; i < count; i++) {
-            SocketTurn owner = owners[i];
-            owners[i] = null;
-            owner.changeApplied(this, operations[i], failures[i]);
-            failures[i] = null;
-        }
     }
 
     private static void pause() {
