@@ -56,6 +56,9 @@
  *   sendto on s (on any socket when s is INVALID_SOCKET) fail with wsaError (WSAENOBUFS, say),
  *   sending nothing; count 0 cancels. Such a failure is not taken as OUT falling (R1): no edge
  *   follows it. Returns 0, or -1 for a bad argument.
+ * - int emu_fail_sends_for(SOCKET s, int millis, int wsaError): every send or sendto on s fails
+ *   with wsaError for the next millis milliseconds, sending nothing, as in a shortage that lasts a
+ *   while; 0 cancels. Returns 0, or -1 for an unknown socket or a bad argument.
  * - int emu_reject_next_batch(HANDLE port, int count, DWORD code): the next count calls of
  *   ProcessSocketNotifications that carry registrations, on port (on any port when NULL), fail
  *   whole with code: nothing applied, nothing dequeued. The page's sample names the documented
@@ -344,6 +347,9 @@ struct socket_state {
     /** emu_fail_next_sends: how many sends still fail, and with what. */
     int failing_sends;
     int failing_code;
+    /** emu_fail_sends_for: until when (CLOCK_MONOTONIC, ns) sends fail, and with what. */
+    long long failing_until;
+    int failing_until_code;
 };
 
 static struct socket_state *socket_states;
@@ -400,7 +406,14 @@ static void condition_fell(int fd, DWORD events);
 /** A fresh stream socket began to connect or listen; with the lock held. Defined with the completion ports. */
 static void watch_from_now(int fd);
 
-/** Takes one failure armed by emu_fail_next_sends for this socket; returns its code, or 0. */
+/** The monotonic clock, in nanoseconds. */
+static long long monotonic_nanos(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long) now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/** Takes one failure armed by emu_fail_next_sends or emu_fail_sends_for for this socket; returns its code, or 0. */
 static int injected_send_failure(int fd) {
     if (!__atomic_load_n(&send_hooks_armed, __ATOMIC_ACQUIRE)) {
         return 0;
@@ -411,6 +424,9 @@ static int injected_send_failure(int fd) {
     if (state != NULL && state->failing_sends > 0) {
         state->failing_sends--;
         code = state->failing_code;
+    }
+    else if (state != NULL && state->failing_until != 0 && monotonic_nanos() < state->failing_until) {
+        code = state->failing_until_code;
     }
     else if (any_failing_sends > 0) {
         any_failing_sends--;
@@ -1764,6 +1780,23 @@ EXPORT int emu_fail_next_sends(SOCKET s, int count, int wsa_error) {
     return result;
 }
 
+EXPORT int emu_fail_sends_for(SOCKET s, int millis, int wsa_error) {
+    if (millis < 0 || (millis > 0 && wsa_error == 0)) {
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd_of(s));
+    if (state != NULL) {
+        state->failing_until = (millis > 0) ? monotonic_nanos() + (long long) millis * 1000000LL : 0;
+        state->failing_until_code = wsa_error;
+        if (millis > 0) {
+            __atomic_store_n(&send_hooks_armed, 1, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return (state != NULL) ? 0 : -1;
+}
+
 /** Codes a caller would read as a timeout, or as success, cannot fail a call. */
 static int is_failure_code(DWORD code) {
     return code != ERROR_SUCCESS && code != WAIT_TIMEOUT && code != ERROR_TIMEOUT;
@@ -1820,6 +1853,7 @@ EXPORT void emu_reset(void) {
     any_failing_sends = 0;
     for (int fd = 0; fd < socket_states_size; fd++) {
         socket_states[fd].failing_sends = 0;
+        socket_states[fd].failing_until = 0;
     }
     __atomic_store_n(&send_hooks_armed, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);

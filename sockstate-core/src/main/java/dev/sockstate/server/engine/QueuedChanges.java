@@ -8,6 +8,8 @@ import dev.sockstate.port.PortClosedException;
 import dev.sockstate.port.RegistrationBatch;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The registration changes a worker collected for its next call on its port, each with the socket
@@ -18,6 +20,9 @@ import java.lang.System.Logger.Level;
 final class QueuedChanges {
 
     private static final Logger logger = System.getLogger(QueuedChanges.class.getName());
+
+    /** The longest of the pauses (1, 2, 4 ms) before a call refused for want of memory is made again. */
+    private static final int MEMORY_PAUSE_MILLIS_MAX = 4;
 
     private final Runner worker;
 
@@ -124,12 +129,15 @@ final class QueuedChanges {
     }
 
     /**
-     * The port refused a whole call that carried the changes (Windows then names no entry): each
-     * change is applied alone, so that only a change the port cannot take fails (its socket is
+     * The port refused a whole call that carried the changes (Windows then names no entry): made
+     * again after short pauses when memory was short, else each change is applied alone, so that only a change the port cannot take fails (its socket is
      * closed, as for any refused change) and the others hold.
      * @param refusal why the whole call was refused
      */
     void applyOneByOne(NativeIoException refusal) {
+        if (refusal.error() == NativeError.NO_MEMORY && appliedAfterPauses()) {
+            return;
+        }
         int count = this.batch.size();
         logger.log(Level.DEBUG, () -> "A call with " + count + " registration changes was refused whole in group '"
                 + this.groupName + "' (" + refusal.getMessage() + "); applying them one at a time");
@@ -157,6 +165,10 @@ final class QueuedChanges {
             catch (PortClosedException ex) {
                 failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
             }
+            catch (RuntimeException ex) {
+                // Every change still gets its result, so that no socket waits for one that will not come.
+                failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.OTHER, 0, String.valueOf(ex));
+            }
         }
         this.batch.clear();
         for (int i = 0; i < count; i++) {
@@ -165,6 +177,33 @@ final class QueuedChanges {
             }
             sockets[i].changeApplied(this.worker, operations[i], failures[i]);
         }
+    }
+
+    /**
+     * A whole call refused for want of memory, a transient condition, is made again after short
+     * pauses before its changes are split: splitting would fail every one of them while the
+     * shortage lasts.
+     * @return whether a later call applied the changes (their results are reported)
+     */
+    private boolean appliedAfterPauses() {
+        for (int pause = 1; pause <= MEMORY_PAUSE_MILLIS_MAX; pause *= 2) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
+            try {
+                this.port.apply(this.batch);
+            }
+            catch (NativeIoException ex) {
+                if (ex.error() == NativeError.NO_MEMORY) {
+                    continue;
+                }
+                return false;
+            }
+            catch (PortClosedException ex) {
+                return false;
+            }
+            applied();
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -243,32 +243,37 @@ abstract class SocketTurn extends SocketState {
                 }
                 continue;
             }
-            // A one-shot registration that fired is disabled already: with no events to wait for, it stays so.
-            boolean rearm = !handsOn && oneShot && filter > 0 && !armedWhileOwned;
-            if (rearm && (this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
-                // No batch call of this thread's will carry the re-arm to the socket's port, or the
+            // A one-shot registration that fired is disabled in effect; armed while owned, it waits
+            // already, unless what the owner did since (a reply that did not fit) changed the filter.
+            boolean rearm = !handsOn && oneShot && filter > 0 && (!armedWhileOwned || filter != this.armedFilter);
+            // With no events to wait for, it is disabled outright, once: epoll then still reports an
+            // error or hang-up (a reset of a half-closed connection); Windows reports nothing.
+            boolean disarm = !handsOn && oneShot && filter == 0 && this.armedFilter > 0;
+            Operation change = rearm ? Operation.ENABLE : disarm ? Operation.DISABLE : null;
+            if (change != null && (this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
+                // No batch call of this thread's will carry the change to the socket's port, or a
                 // re-arm must be in place before the socket is drained: it is applied now, before
-                // letting go, like a persistent filter change, so a later owner's re-arm cannot be
+                // letting go, like a persistent filter change, so a later owner's change cannot be
                 // overtaken by this one. A notification it raises meanwhile is folded in and handled above.
                 if (casWord(current, current + REARM_ONE)) {
                     this.armedFilter = filter;
                     armedWhileOwned = true;
-                    applyNow(runner, Operation.ENABLE, filter);
-                    if (filter > 0 && !drainAfterEnable(runner, filter)) {
+                    applyNow(runner, change, filter);
+                    if (rearm && !drainAfterEnable(runner, filter)) {
                         return;
                     }
                 }
                 continue;
             }
-            if (rearm) {
+            if (change != null) {
                 this.armedFilter = filter;
             }
             boolean yielded = this.yielding;
             this.yielding = false;
             owner(null);
-            if (casWord(current, (current & ~OWNED) + (rearm ? REARM_ONE : 0))) {
-                if (rearm) {
-                    submit(runner, Operation.ENABLE, filter);
+            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE : 0))) {
+                if (change != null) {
+                    submit(runner, change, filter);
                 }
                 if (yielded && !postRun()) {
                     // The port closed with the server's stop: no worker takes the turn on, and no
@@ -289,7 +294,8 @@ abstract class SocketTurn extends SocketState {
      * @return false when the ownership was handed to another thread
      */
     private boolean drainAfterEnable(Runner runner, int filter) {
-        if (!this.drainsAfterEnable || isClosing() && !isDraining()) {
+        if (!this.drainsAfterEnable || isAborting()) {
+            // (A close asked for still drains: its queued reply may be waiting for the room the enable watches.)
             return true;
         }
         return handleSafely(runner, filter & (Events.IN | Events.OUT));

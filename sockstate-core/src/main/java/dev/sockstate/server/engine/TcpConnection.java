@@ -119,6 +119,8 @@ final class TcpConnection extends AcceptedConnection {
                 return true;
             }
         }
+        // Only a hang-up notified without data can end the input when a read finds nothing.
+        boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
         if ((events & Events.ERR) != 0) {
             NativeIoException error = pendingError();
             if (error != null || this.errorUnnamed) {
@@ -129,6 +131,9 @@ final class TcpConnection extends AcceptedConnection {
             // Windows may read SO_ERROR as 0 after an error notification: a read names the error (its
             // sample learns it so), unless data or the end of the stream come first, which pass as usual.
             this.errorUnnamed = true;
+            if ((this.inputClosed || isClosing() && !isDraining()) && readsError()) {
+                return true;
+            }
             events |= Events.IN;
         }
         if (this.output.isPending()) {
@@ -140,13 +145,13 @@ final class TcpConnection extends AcceptedConnection {
             }
         }
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing()) {
-            if (!read(runner, events)) {
+            if (!read(runner, events, hangupAlone)) {
                 return false;
             }
         }
         else if (isDraining() && !this.inputDrained && !this.output.isPending()) {
             // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
-            if (!read(runner, Events.IN)) {
+            if (!read(runner, Events.IN, false)) {
                 return false;
             }
             if (this.wouldBlock || this.inputClosed) {
@@ -160,8 +165,28 @@ final class TcpConnection extends AcceptedConnection {
         return true;
     }
 
-    /** @return false when the handler call was handed to the listener's executor */
-    private boolean read(Runner runner, int events) {
+    /**
+     * Reads once to learn an error the port reported where reads stopped (the input ended, or a
+     * close was asked for); what such a read returns is not handed on.
+     * @return whether the read named the error, which failed the connection
+     */
+    private boolean readsError() {
+        try {
+            this.sockets.recv(this.handle, ByteBuffer.allocate(1));
+            return false;
+        }
+        catch (NativeIoException ex) {
+            failed(ex);
+            return true;
+        }
+    }
+
+    /**
+     * @param hangupAlone whether the notification was a hang-up without data: a read that finds
+     * nothing then ends the input
+     * @return false when the handler call was handed to the listener's executor
+     */
+    private boolean read(Runner runner, int events, boolean hangupAlone) {
         NativeBuffer buffer = runner.readBuffer();
         ByteBuffer bytes = buffer.buffer();
         boolean edge = this.trigger.isEdge();
@@ -188,7 +213,7 @@ final class TcpConnection extends AcceptedConnection {
             }
             this.wouldBlock = read == NativeSockets.WOULD_BLOCK;
             if (read == NativeSockets.WOULD_BLOCK) {
-                if ((events & Events.HANGUP) != 0 && (events & Events.IN) == 0) {
+                if (hangupAlone) {
                     hungUp();
                 }
                 return true;
@@ -197,6 +222,8 @@ final class TcpConnection extends AcceptedConnection {
                 hungUp();
                 return true;
             }
+            // Data came before any error: an error notified again may still be named by a later read.
+            this.errorUnnamed = false;
             countWork();
             this.observer.received(read);
             touch();

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The way out of one TCP connection: bytes sent at once while the socket takes them, a
@@ -40,8 +41,11 @@ final class WritePath {
     /** Whether the owner is taking other threads' requests now. */
     private boolean taking;
 
-    /** Sends refused in a row for want of system buffers; reset by a send that takes bytes. */
+    /** Sends refused in a row for want of system buffers; reset by a send that is not. */
     private int noBuffers;
+
+    /** When ({@link System#nanoTime()}) the retry of a send refused for want of buffers is due. */
+    private long retryAt;
 
     private volatile long pendingBytes;
 
@@ -99,6 +103,8 @@ final class WritePath {
             int sent;
             try {
                 sent = this.connection.sockets.send(this.connection.handle, data);
+                // Taken, or refused for want of room (which OUT then reports): not a shortage of buffers.
+                this.noBuffers = 0;
             }
             catch (NativeIoException ex) {
                 if (!retriesLater(ex)) {
@@ -109,7 +115,6 @@ final class WritePath {
                 sent = 0;
             }
             if (sent > 0) {
-                this.noBuffers = 0;
                 this.connection.observer.sent(sent);
                 this.connection.touch();
             }
@@ -134,7 +139,9 @@ final class WritePath {
      */
     boolean flush() {
         WriteQueue pending = this.queue;
-        if (pending == null) {
+        if (pending == null || this.noBuffers > 0 && System.nanoTime() - this.retryAt < 0) {
+            // (A turn that comes before a refused send's retry is due leaves the bytes queued: the
+            // pause is what lets the shortage pass, and only the retry counts.)
             return false;
         }
         ByteBuffer head;
@@ -150,10 +157,11 @@ final class WritePath {
                 this.connection.failed(ex);
                 return false;
             }
+            // Taken, or refused for want of room, which OUT reports: not a shortage of buffers.
+            this.noBuffers = 0;
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
             }
-            this.noBuffers = 0;
             this.connection.observer.sent(sent);
             this.connection.touch();
             pending.sent(sent);
@@ -239,7 +247,8 @@ final class WritePath {
 
     /**
      * A send was refused: a want of system buffers is back-pressure, retried after a pause (at most
-     * {@link #NO_BUFFER_RETRIES} times in a row); anything else fails the connection.
+     * {@link #NO_BUFFER_RETRIES} times in a row; turns before the pause ends send nothing); anything
+     * else fails the connection.
      * @return whether the send is retried later (the bytes stay queued)
      */
     private boolean retriesLater(NativeIoException refusal) {
@@ -249,6 +258,7 @@ final class WritePath {
         this.noBuffers++;
         ServerScheduler scheduler = this.connection.listener.scheduler;
         long pause = 1L << this.noBuffers;
+        this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
         try {
             if (scheduler != null) {
                 scheduler.schedule(this.connection::requestRun, pause);
@@ -256,9 +266,11 @@ final class WritePath {
             }
         }
         catch (RejectedExecutionException ex) {
-            // The server is stopping: the retry comes at once.
+            // The timer is gone with the server's stop: the retry comes at once.
         }
-        this.connection.requestRun();
+        this.retryAt = System.nanoTime();
+        // The owner asks: its own turn goes round again (a run request of the owner's would be spent already).
+        this.connection.requestTurn();
         return true;
     }
 

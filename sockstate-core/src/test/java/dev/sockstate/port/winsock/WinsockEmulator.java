@@ -33,6 +33,9 @@ public interface WinsockEmulator extends Library {
     /** {@code WSAENOBUFS}: no buffer space, as a non-blocking send may fail on Windows. */
     int WSAENOBUFS = WsaError.WSAENOBUFS;
 
+    /** {@code WSAEWOULDBLOCK}: the socket takes nothing now. */
+    int WSAEWOULDBLOCK = WsaError.WSAEWOULDBLOCK;
+
     /** {@code ERROR_NOT_ENOUGH_MEMORY}: a whole call failing on a transient memory condition. */
     int ERROR_NOT_ENOUGH_MEMORY = WsaError.ERROR_NOT_ENOUGH_MEMORY;
 
@@ -78,6 +81,16 @@ public interface WinsockEmulator extends Library {
      * @return 0, or -1 for an unknown socket or a bad argument
      */
     int emu_fail_next_sends(long socket, int count, int wsaError);
+
+    /**
+     * Makes every send (send and sendto) of a socket fail for a while, sending nothing: a shortage
+     * that lasts, whatever the number of tries.
+     * @param socket the socket
+     * @param millis how long from now; zero cancels
+     * @param wsaError the code they fail with, such as {@link #WSAENOBUFS}
+     * @return 0, or -1 for an unknown socket or a bad argument
+     */
+    int emu_fail_sends_for(long socket, int millis, int wsaError);
 
     /**
      * Makes the next {@code ProcessSocketNotifications} calls that carry registrations fail whole:

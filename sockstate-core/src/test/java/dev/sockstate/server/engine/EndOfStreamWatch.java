@@ -1,10 +1,6 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.ForwardingBackend;
-import dev.sockstate.port.NativeSockets;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -18,28 +14,10 @@ final class EndOfStreamWatch {
 
     /** @return the backend to start the server on */
     Backend backend() {
-        Backend real = ServerFixture.backend();
-        NativeSockets sockets = real.sockets();
-        NativeSockets watched = (NativeSockets) Proxy.newProxyInstance(NativeSockets.class.getClassLoader(),
-                new Class<?>[] {NativeSockets.class}, (proxy, method, arguments) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(sockets, arguments);
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
-                    if (method.getName().equals("recv") && Integer.valueOf(0).equals(result)) {
-                        this.ended.countDown();
-                    }
-                    return result;
-                });
-        return new ForwardingBackend(real) {
-
-            @Override
-            public NativeSockets sockets() {
-                return watched;
+        return SocketCallWatch.watched(ServerFixture.backend(), (method, result, thrown) -> {
+            if (method.equals("recv") && Integer.valueOf(0).equals(result)) {
+                this.ended.countDown();
             }
-        };
+        });
     }
 }

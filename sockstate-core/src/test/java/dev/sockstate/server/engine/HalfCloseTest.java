@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
@@ -95,6 +96,57 @@ class HalfCloseTest {
     @Test
     void anExclusiveEdgePeerThatHalfClosesDuringAOneSecondCallOnTheExecutorCostsNoWorkerCpu() throws Exception {
         assertNoSpinDuringASlowCall(ServerFixture.tcp("slow").exclusiveEdge(true));
+    }
+
+    @Test
+    void aHalfClosedLevelOneShotConnectionThatThePeerThenResetsIsClosed() throws Exception {
+        assertResetAfterHalfCloseCloses(2, ServerFixture.tcp("half").trigger(Trigger.LEVEL_ONESHOT));
+    }
+
+    @Test
+    void aHalfClosedEdgeOneShotConnectionThatThePeerThenResetsIsClosed() throws Exception {
+        assertResetAfterHalfCloseCloses(2, ServerFixture.tcp("half").trigger(Trigger.EDGE_ONESHOT));
+    }
+
+    @Test
+    void aHalfClosedEdgePersistentConnectionThatThePeerThenResetsIsClosed() throws Exception {
+        assertResetAfterHalfCloseCloses(1, ServerFixture.tcp("half").trigger(Trigger.EDGE_PERSISTENT));
+    }
+
+    /**
+     * The peer half-closes, the handler keeps the connection with nothing to send; then the peer
+     * resets it. epoll reports the error of a registration that watches no events; Windows reports
+     * nothing for a disabled one (the idle timeout is what closes such a connection there).
+     */
+    private void assertResetAfterHalfCloseCloses(int workers, ListenerSettings.Builder listener) throws Exception {
+        assumeTrue(ServerFixture.backend().name().equals("epoll"), "a disabled registration reports errors on epoll only");
+        CountDownLatch hungUp = new CountDownLatch(1);
+        CountDownLatch closedByReset = new CountDownLatch(1);
+        ConnectionHandler keeper = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                hungUp.countDown();
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closedByReset.countDown();
+            }
+        };
+        SocketServer server = this.fixture.start(workers, listener.handler(keeper).build());
+        Socket client = this.fixture.connect(server, "half");
+        client.shutdownOutput();
+        assertThat(hungUp.await(10, TimeUnit.SECONDS)).isTrue();
+        ServerFixture.await(() -> server.listener("half").activeConnections() == 1, "the half-closed connection is kept");
+        client.setSoLinger(true, 0);
+        client.close();
+        assertThat(closedByReset.await(10, TimeUnit.SECONDS)).as("the reset connection closed").isTrue();
+        assertThat(server.listener("half").activeConnections()).isZero();
     }
 
     private void assertNoSpinDuringASlowCall(ListenerSettings.Builder listener) throws Exception {

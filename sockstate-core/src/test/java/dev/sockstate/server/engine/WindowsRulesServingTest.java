@@ -21,11 +21,13 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -155,6 +157,65 @@ class WindowsRulesServingTest {
         assertThat(failed.await(10, TimeUnit.SECONDS)).as("onError called").isTrue();
         assertThat(named).singleElement().isInstanceOfSatisfying(NativeIoException.class,
                 (error) -> assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET));
+    }
+
+    @Test
+    void dataThatCameBeforeAResetReachesTheHandlerAReadAtATimeAndThenTheResetIsNamed() throws Exception {
+        Queue<Throwable> named = new ConcurrentLinkedQueue<>();
+        AtomicLong received = new AtomicLong();
+        CountDownLatch reset = new CountDownLatch(1);
+        CountDownLatch failed = new CountDownLatch(1);
+        EchoHandler handler = new EchoHandler() {
+
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                super.onOpen(connection);
+                // The bytes and the reset are both in before the connection's first turn.
+                assertThat(reset.await(10, TimeUnit.SECONDS)).isTrue();
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                received.addAndGet(data.remaining());
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                named.add(error);
+                failed.countDown();
+            }
+        };
+        // Level-triggered with a small read buffer: one read a turn, the error notified again each time.
+        SocketServer server = this.fixture.start(this.winsock,
+                List.of(new WorkerGroupSettings(ListenerSettings.DEFAULT_GROUP, 1, 64, Duration.ofSeconds(1), 256, "sockstate-")),
+                ServerObserver.NONE, ServerFixture.tcp("reset").trigger(Trigger.LEVEL_ONESHOT).handler(handler).build());
+        Socket client = this.fixture.connect(server, "reset");
+        client.getOutputStream().write(new byte[4096]);
+        ServerFixture.await(() -> server.listener("reset").activeConnections() == 1, "the connection opened");
+        client.setSoLinger(true, 0);
+        client.close();
+        reset.countDown();
+        assertThat(failed.await(10, TimeUnit.SECONDS)).as("onError called").isTrue();
+        assertThat(named).singleElement().isInstanceOfSatisfying(NativeIoException.class,
+                (error) -> assertThat(error.error()).isEqualTo(NativeError.CONNECTION_RESET));
+        assertThat(received.get()).as("bytes handed on before the reset was named").isGreaterThan(256);
+    }
+
+    @Test
+    void aCallRefusedForWantOfMemoryIsMadeAgainAndNoConnectionFailsForIt() throws Exception {
+        EchoHandler handler = new EchoHandler();
+        SocketServer server = start(1, ServerFixture.tcp("echo").handler(handler).build());
+        Socket client = this.fixture.connect(server, "echo");
+        client.getOutputStream().write('a');
+        assertThat(read(client, 1)).isEqualTo("a");
+        // The re-arm after the next echo is refused twice with the whole call: a shortage that passes.
+        assertThat(this.emulator.emu_reject_next_batch(WinsockEmulator.ANY_PORT, 2, WinsockEmulator.ERROR_NOT_ENOUGH_MEMORY)).isZero();
+        for (int i = 0; i < 5; i++) {
+            client.getOutputStream().write('b');
+            assertThat(read(client, 1)).isEqualTo("b");
+        }
+        assertThat(handler.errors).isEmpty();
+        assertThat(handler.closed.get()).isZero();
     }
 
     @Test
