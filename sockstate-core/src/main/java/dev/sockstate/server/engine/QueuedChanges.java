@@ -197,7 +197,8 @@ final class QueuedChanges {
                 }
                 return false;
             }
-            catch (PortClosedException ex) {
+            catch (RuntimeException ex) {
+                // (The port closed, or failed otherwise.) Split, each change gets its own result.
                 return false;
             }
             applied();

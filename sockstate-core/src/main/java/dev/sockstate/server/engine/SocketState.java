@@ -51,8 +51,14 @@ abstract class SocketState {
     /** Set while the owner handed the socket to a handler executor whose task has not taken it over yet. */
     static final int HANDED_OFF = 1 << 16;
 
+    /**
+     * Set when a one-shot change was submitted while an earlier one was in flight: once every
+     * change is reported, a run arms the registration again (the earlier one may have come last).
+     */
+    static final int RECHECK_REQUESTED = 1 << 17;
+
     /** One re-arm submitted and not yet known to be applied: the count is in the bits above {@link #REARM_SHIFT}. */
-    static final int REARM_SHIFT = 17;
+    static final int REARM_SHIFT = 18;
 
     static final int REARM_ONE = 1 << REARM_SHIFT;
 
@@ -133,6 +139,11 @@ abstract class SocketState {
     /** @param bits set in the word */
     final void orWord(int bits) {
         STATE.getAndBitwiseOr(this, bits);
+    }
+
+    /** @return the word before the bits were cleared */
+    final int clearWordBits(int bits) {
+        return (int) STATE.getAndBitwiseAnd(this, ~bits);
     }
 
     /** @return the word after adding {@code delta} */

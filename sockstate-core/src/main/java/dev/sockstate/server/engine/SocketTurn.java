@@ -23,7 +23,10 @@ import java.lang.System.Logger.Level;
  * <p>
  * The owner re-arms a one-shot registration through its worker's next batch call; a notification
  * can only follow once that re-arm is applied, so another worker may then take the socket over even
- * before the first worker hears back. A persistent registration (the exclusive edge mode) needs no
+ * before the first worker hears back. A run request (another thread's write) can start a turn
+ * while such a re-arm waits for its call, and that turn's change may reach the port first and be
+ * undone by it: once every change in flight is reported, one more turn arms the registration with
+ * what the socket waits for then. A persistent registration (the exclusive edge mode) needs no
  * re-arm; its filter change is applied while the owner still holds the socket, so changes made by
  * successive owners reach the port in order. An owner whose turn was long enough
  * {@linkplain #yieldTurn(int) yields}: it keeps what arrived for the next turn, lets go, and posts a
@@ -250,12 +253,12 @@ abstract class SocketTurn extends SocketState {
             // error or hang-up (a reset of a half-closed connection); Windows reports nothing.
             boolean disarm = !handsOn && oneShot && filter == 0 && this.armedFilter > 0;
             Operation change = rearm ? Operation.ENABLE : disarm ? Operation.DISABLE : null;
-            if (change != null && (this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
-                // No batch call of this thread's will carry the change to the socket's port, or a
-                // re-arm must be in place before the socket is drained: it is applied now, before
-                // letting go, like a persistent filter change, so a later owner's change cannot be
-                // overtaken by this one. A notification it raises meanwhile is folded in and handled above.
-                if (casWord(current, current + REARM_ONE)) {
+            if (change != null && (disarm || this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
+                // No batch call of this thread's will carry the change to the socket's port, a re-arm
+                // must be in place before the socket is drained, or it is a disable, which no
+                // notification follows: it is applied now, before letting go, like a persistent
+                // filter change. A notification it raises meanwhile is folded in and handled above.
+                if (casWord(current, current + REARM_ONE + recheck(current))) {
                     this.armedFilter = filter;
                     armedWhileOwned = true;
                     applyNow(runner, change, filter);
@@ -265,13 +268,14 @@ abstract class SocketTurn extends SocketState {
                 }
                 continue;
             }
+            int armedBefore = this.armedFilter;
             if (change != null) {
                 this.armedFilter = filter;
             }
             boolean yielded = this.yielding;
             this.yielding = false;
             owner(null);
-            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE : 0))) {
+            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE + recheck(current) : 0))) {
                 if (change != null) {
                     submit(runner, change, filter);
                 }
@@ -283,8 +287,19 @@ abstract class SocketTurn extends SocketState {
                 return;
             }
             this.yielding = yielded;
+            this.armedFilter = armedBefore;
             owner(Thread.currentThread());
         }
+    }
+
+    /**
+     * A one-shot change submitted while an earlier one is still in flight (queued by a worker that
+     * went on with its batch before its next call) may reach the port first and be undone by it: the
+     * turn that follows once every change is reported arms the registration again.
+     * @return the bit that asks for that turn, to add to the word, or 0 when nothing is in flight
+     */
+    private static int recheck(int current) {
+        return ((current >>> REARM_SHIFT) != 0 && (current & RECHECK_REQUESTED) == 0) ? RECHECK_REQUESTED : 0;
     }
 
     /**
@@ -386,6 +401,12 @@ abstract class SocketTurn extends SocketState {
                 logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);
                 orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
                 notified(runner, 0);
+            }
+            else if ((current >>> REARM_SHIFT) == 0 && (current & RECHECK_REQUESTED) != 0
+                    && (clearWordBits(RECHECK_REQUESTED) & RECHECK_REQUESTED) != 0) {
+                // Every change in flight is in place now, an older one maybe last: a turn arms the
+                // registration again with what the socket waits for now.
+                requestRun();
             }
             finishIfDone();
         }

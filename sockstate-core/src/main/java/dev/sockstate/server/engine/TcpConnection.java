@@ -172,7 +172,10 @@ final class TcpConnection extends AcceptedConnection {
      */
     private boolean readsError() {
         try {
-            this.sockets.recv(this.handle, ByteBuffer.allocate(1));
+            if (this.sockets.recv(this.handle, ByteBuffer.allocate(1)) > 0) {
+                // Data still came before the error: a later notification may try again.
+                this.errorUnnamed = false;
+            }
             return false;
         }
         catch (NativeIoException ex) {
