@@ -4,10 +4,10 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
 /**
@@ -42,8 +42,20 @@ final class Pipeline {
     /** Whether the connection is closed: nothing is passed on any more. */
     private boolean closed;
 
-    /** Tasks stages resumed, from any thread, waiting for the owner; made on first use. */
-    private volatile Queue<Resumed> resumed;
+    /** Tasks stages resumed, from any thread, waiting for the owner, newest first; {@code null} when none waits. */
+    @SuppressWarnings("unused")
+    private volatile Handoff<Resumed> resumed;
+
+    private static final VarHandle RESUMED;
+
+    static {
+        try {
+            RESUMED = MethodHandles.lookup().findVarHandle(Pipeline.class, "resumed", Handoff.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /**
      * Makes the connection's stages; if a maker fails, the stages made so far hear
@@ -105,10 +117,7 @@ final class Pipeline {
     /** The connection is closed: every stage hears it, in inbound order, and the links die. */
     void closed() {
         this.closed = true;
-        Queue<Resumed> waiting = this.resumed;
-        if (waiting != null) {
-            waiting.clear();
-        }
+        Handoff.takeAll(RESUMED, this);
         closeStages(this.stages.length);
     }
 
@@ -131,43 +140,30 @@ final class Pipeline {
 
     /** @return whether stages resumed tasks that wait for the owner */
     boolean hasResumes() {
-        Queue<Resumed> waiting = this.resumed;
-        return waiting != null && !waiting.isEmpty();
+        return Handoff.waits(RESUMED, this);
     }
 
     /** Runs the tasks stages resumed, in order; the owner, at the start of a turn. */
     void runResumes() {
-        Queue<Resumed> waiting = this.resumed;
-        if (waiting == null) {
-            return;
-        }
-        Resumed next;
-        while ((next = waiting.poll()) != null) {
-            if (dead()) {
-                waiting.clear();
-                return;
-            }
-            try {
-                next.task.run();
-            }
-            catch (Throwable ex) {
-                stageFailed(next.index, ex);
+        Handoff<Resumed> next;
+        while ((next = Handoff.takeAll(RESUMED, this)) != null) {
+            for (; next != null; next = next.next) {
+                if (dead()) {
+                    Handoff.takeAll(RESUMED, this);
+                    return;
+                }
+                try {
+                    next.item.task.run();
+                }
+                catch (Throwable ex) {
+                    stageFailed(next.item.index, ex);
+                }
             }
         }
     }
 
     private void resume(int index, Runnable task) {
-        Queue<Resumed> waiting = this.resumed;
-        if (waiting == null) {
-            synchronized (this) {
-                waiting = this.resumed;
-                if (waiting == null) {
-                    waiting = new ConcurrentLinkedQueue<>();
-                    this.resumed = waiting;
-                }
-            }
-        }
-        waiting.add(new Resumed(index, task));
+        Handoff.push(RESUMED, this, new Resumed(index, task));
         this.connection.requestTurn();
     }
 

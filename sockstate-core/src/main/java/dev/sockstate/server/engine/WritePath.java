@@ -3,17 +3,17 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The way out of one TCP connection: bytes sent at once while the socket takes them, a
  * {@link WriteQueue} (made only while something is pending) for what it does not, back-pressure
- * once the queue is too long, writes and output shutdowns asked for by other threads, which wait in
- * a request queue until the owner takes them. Fields without {@code volatile} belong to the thread
+ * once the queue is too long, writes and output shutdowns asked for by other threads, which wait as
+ * {@link Handoff}s until the owner takes them (nothing is held while none waits). Fields without {@code volatile} belong to the thread
  * that owns the connection.
  */
 final class WritePath {
@@ -49,7 +49,27 @@ final class WritePath {
 
     private volatile long pendingBytes;
 
-    private volatile Queue<Object> requests;
+    /** Writes (copies) and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
+    @SuppressWarnings("unused")
+    private volatile Handoff<Object> requests;
+
+    /** The bytes of the writes other threads asked for that the owner has not taken yet. */
+    private volatile long requestedBytes;
+
+    private static final VarHandle REQUESTS;
+
+    private static final VarHandle REQUESTED_BYTES;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REQUESTS = lookup.findVarHandle(WritePath.class, "requests", Handoff.class);
+            REQUESTED_BYTES = lookup.findVarHandle(WritePath.class, "requestedBytes", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     WritePath(TcpConnection connection) {
         this.connection = connection;
@@ -79,7 +99,8 @@ final class WritePath {
         }
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         copy.flip();
-        requests().add(copy);
+        REQUESTED_BYTES.getAndAdd(this, (long) copy.remaining());
+        Handoff.push(REQUESTS, this, copy);
         this.connection.requestRun();
     }
 
@@ -89,7 +110,7 @@ final class WritePath {
             this.shutdownRequested = true;
             return;
         }
-        requests().add(SHUTDOWN_OUTPUT);
+        Handoff.push(REQUESTS, this, SHUTDOWN_OUTPUT);
         this.connection.requestRun();
     }
 
@@ -181,20 +202,23 @@ final class WritePath {
      * @return whether there were any
      */
     boolean takeRequests() {
-        Queue<Object> waiting = this.requests;
-        if (waiting == null || waiting.isEmpty() || this.taking) {
+        if (this.taking || !Handoff.waits(REQUESTS, this)) {
             // (A write made while passing a request outbound, by a stage, comes after that request.)
             return false;
         }
         this.taking = true;
         try {
-            Object request;
-            while ((request = waiting.poll()) != null) {
-                if (request == SHUTDOWN_OUTPUT) {
-                    this.shutdownRequested = true;
-                }
-                else {
-                    this.connection.outbound((ByteBuffer) request, true);
+            Handoff<Object> request;
+            while ((request = Handoff.takeAll(REQUESTS, this)) != null) {
+                for (; request != null; request = request.next) {
+                    if (request.item == SHUTDOWN_OUTPUT) {
+                        this.shutdownRequested = true;
+                    }
+                    else {
+                        ByteBuffer data = (ByteBuffer) request.item;
+                        REQUESTED_BYTES.getAndAdd(this, (long) -data.remaining());
+                        this.connection.outbound(data, true);
+                    }
                 }
             }
         }
@@ -281,36 +305,14 @@ final class WritePath {
 
     /** @return the bytes waiting, queued or asked for by other threads; any thread */
     long pendingBytes() {
-        long pending = this.pendingBytes;
-        Queue<Object> waiting = this.requests;
-        if (waiting != null) {
-            for (Object request : waiting) {
-                if (request instanceof ByteBuffer buffer) {
-                    pending += buffer.remaining();
-                }
-            }
-        }
-        return pending;
+        return this.pendingBytes + this.requestedBytes;
     }
 
     /** Drops everything once the connection is finished. */
     void release() {
         this.queue = null;
-        this.requests = null;
+        Handoff.takeAll(REQUESTS, this);
+        this.requestedBytes = 0;
         this.pendingBytes = 0;
-    }
-
-    private Queue<Object> requests() {
-        Queue<Object> waiting = this.requests;
-        if (waiting == null) {
-            synchronized (this) {
-                waiting = this.requests;
-                if (waiting == null) {
-                    waiting = new ConcurrentLinkedQueue<>();
-                    this.requests = waiting;
-                }
-            }
-        }
-        return waiting;
     }
 }

@@ -1,0 +1,64 @@
+package dev.sockstate.server.engine;
+
+import java.lang.invoke.VarHandle;
+
+/**
+ * One item handed from any thread to a socket's owner: a node of a lock-free stack whose head is a
+ * field of the receiving object, so that nothing is held while nothing waits (an idle connection
+ * keeps no queue). Threads push; the owner takes everything at once, oldest first.
+ * @param <T> the items' type
+ */
+final class Handoff<T> {
+
+    final T item;
+
+    /** The next item: older while on the stack, newer once taken. */
+    Handoff<T> next;
+
+    private Handoff(T item) {
+        this.item = item;
+    }
+
+    /**
+     * Hands an item over; any thread.
+     * @param head the receiving object's head field, a {@code volatile Handoff}
+     * @param receiver the receiving object
+     * @param item the item
+     */
+    static <T> void push(VarHandle head, Object receiver, T item) {
+        Handoff<T> node = new Handoff<>(item);
+        Handoff<T> current;
+        do {
+            current = top(head, receiver);
+            node.next = current;
+        }
+        while (!head.compareAndSet(receiver, current, node));
+    }
+
+    /**
+     * Takes every item handed over so far; the owner only.
+     * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
+     */
+    static <T> Handoff<T> takeAll(VarHandle head, Object receiver) {
+        @SuppressWarnings("unchecked")
+        Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) null);
+        Handoff<T> oldestFirst = null;
+        while (taken != null) {
+            Handoff<T> older = taken.next;
+            taken.next = oldestFirst;
+            oldestFirst = taken;
+            taken = older;
+        }
+        return oldestFirst;
+    }
+
+    /** @return whether an item waits; any thread */
+    static boolean waits(VarHandle head, Object receiver) {
+        return head.getVolatile(receiver) != null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Handoff<T> top(VarHandle head, Object receiver) {
+        return (Handoff<T>) head.getVolatile(receiver);
+    }
+}
