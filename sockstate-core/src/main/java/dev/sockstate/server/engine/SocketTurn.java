@@ -258,10 +258,10 @@ abstract class SocketTurn extends SocketState {
                 // must be in place before the socket is drained, or it is a disable, which no
                 // notification follows: it is applied now, before letting go, like a persistent
                 // filter change. A notification it raises meanwhile is folded in and handled above.
-                if (casWord(current, current + REARM_ONE + recheck(current))) {
+                if (casWord(current, current + REARM_ONE + recheck(current, filter, this.armedFilter))) {
                     this.armedFilter = filter;
                     armedWhileOwned = true;
-                    applyNow(runner, change, filter);
+                    applyWhileOwned(runner, change, filter);
                     if (rearm && !drainAfterEnable(runner, filter)) {
                         return;
                     }
@@ -275,7 +275,7 @@ abstract class SocketTurn extends SocketState {
             boolean yielded = this.yielding;
             this.yielding = false;
             owner(null);
-            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE + recheck(current) : 0))) {
+            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE + recheck(current, filter, armedBefore) : 0))) {
                 if (change != null) {
                     submit(runner, change, filter);
                 }
@@ -296,10 +296,16 @@ abstract class SocketTurn extends SocketState {
      * A one-shot change submitted while an earlier one is still in flight (queued by a worker that
      * went on with its batch before its next call) may reach the port first and be undone by it: the
      * turn that follows once every change is reported arms the registration again.
+     * @param current the word
+     * @param filter the change's filter
+     * @param lastSubmitted the filter of the change submitted before it
      * @return the bit that asks for that turn, to add to the word, or 0 when nothing is in flight
      */
-    private static int recheck(int current) {
-        return ((current >>> REARM_SHIFT) != 0 && (current & RECHECK_REQUESTED) == 0) ? RECHECK_REQUESTED : 0;
+    private static int recheck(int current, int filter, int lastSubmitted) {
+        // (A change like the last one submitted cannot be undone by an older one unless that one
+        // differed too, and then it asked already: the bit stays until nothing is in flight.)
+        boolean differs = filter != lastSubmitted;
+        return ((current >>> REARM_SHIFT) != 0 && differs && (current & RECHECK_REQUESTED) == 0) ? RECHECK_REQUESTED : 0;
     }
 
     /**
@@ -328,7 +334,16 @@ abstract class SocketTurn extends SocketState {
         this.armedFilter = filter;
         // No filter (-1), or an empty one, disables the registration: nothing is reported, not even a
         // hang-up. An enable with no events has no documented meaning on Windows.
-        Operation operation = (filter <= 0) ? Operation.DISABLE : Operation.ENABLE;
+        applyWhileOwned(runner, (filter <= 0) ? Operation.DISABLE : Operation.ENABLE, filter);
+        return true;
+    }
+
+    /**
+     * Applies a change now, before letting go: through the runner's own batch call if it dequeues
+     * from this socket's port (after the changes it queued before, which may be this socket's), else
+     * in a call of its own.
+     */
+    private void applyWhileOwned(Runner runner, Operation operation, int filter) {
         if (runner.dequeuesFrom(this.port)) {
             runner.queue(this, operation, filter);
             runner.applyQueued();
@@ -336,7 +351,6 @@ abstract class SocketTurn extends SocketState {
         else {
             applyNow(runner, operation, filter);
         }
-        return true;
     }
 
     /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */
@@ -405,8 +419,8 @@ abstract class SocketTurn extends SocketState {
             else if ((current >>> REARM_SHIFT) == 0 && (current & RECHECK_REQUESTED) != 0
                     && (clearWordBits(RECHECK_REQUESTED) & RECHECK_REQUESTED) != 0) {
                 // Every change in flight is in place now, an older one maybe last: a turn arms the
-                // registration again with what the socket waits for now.
-                requestRun();
+                // registration again with what the socket waits for now (the owner's own goes round again).
+                requestTurn();
             }
             finishIfDone();
         }

@@ -216,8 +216,10 @@ final class WritePath {
                     }
                     else {
                         ByteBuffer data = (ByteBuffer) request.item;
-                        REQUESTED_BYTES.getAndAdd(this, (long) -data.remaining());
+                        long bytes = data.remaining();
                         this.connection.outbound(data, true);
+                        // (Counted until sent or queued, never nowhere.)
+                        REQUESTED_BYTES.getAndAdd(this, -bytes);
                     }
                 }
             }

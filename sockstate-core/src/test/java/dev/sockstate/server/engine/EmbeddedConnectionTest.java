@@ -222,6 +222,27 @@ class EmbeddedConnectionTest {
     }
 
     @Test
+    void aHalfClosedConnectionWithNothingToSendWaitsAndThenWritesAndClosesWhenAsked() {
+        ConnectionHandler keeper = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                // Neither a reply nor a FIN: the connection stays half-closed, watching nothing.
+            }
+        };
+        EmbeddedConnection embedded = EmbeddedConnection.open(tcp("half").handler(keeper).build());
+        embedded.hangup();
+        assertThat(embedded.isOpen()).isTrue();
+        embedded.connection().write("late".getBytes(StandardCharsets.US_ASCII));
+        assertThat(embedded.readOutboundText()).isEqualTo("late");
+        embedded.close();
+        assertThat(embedded.isClosed()).isTrue();
+    }
+
+    @Test
     void aResetReachesOnErrorAndAbortsTheConnection() {
         EchoHandler echo = new EchoHandler();
         EmbeddedConnection embedded = EmbeddedConnection.open(tcp("echo").handler(echo).build());
