@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -64,7 +60,7 @@ class RearmOrderTest {
                 .maxPendingWriteBytes(2L * BIG_REPLY).handler(handler).build());
         Socket w = this.fixture.connect(server, "order");
         Socket z = this.fixture.connect(server, "order");
-        Socket x = smallWindowClient(server);
+        Socket x = this.fixture.connectWithSmallWindow(server, "order");
         Socket y = this.fixture.connect(server, "order");
         ServerFixture.await(() -> server.listener("order").activeConnections() == 4, "four connections opened");
         // Both workers held, each in a handler: what arrives now waits on the port.
@@ -87,32 +83,11 @@ class RearmOrderTest {
         ServerFixture.await(() -> target.pendingWriteBytes() < BIG_REPLY && !target.isOwned() && rearmsInFlight(target) == 1,
                 "the write's turn sent what fitted and armed x for room, before x's queued re-arm reached the port");
         holds.get('y').countDown();
-        assertThat(readCount(x.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
+        assertThat(ServerFixture.readCount(x.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
         assertThat(handler.errors).isEmpty();
     }
 
     private static int rearmsInFlight(SocketState socket) {
         return socket.word() >>> SocketState.REARM_SHIFT;
-    }
-
-    private Socket smallWindowClient(SocketServer server) throws IOException {
-        Socket socket = new Socket();
-        socket.setReceiveBufferSize(16 * 1024);
-        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("order").portNumber()), 5000);
-        socket.setSoTimeout(10_000);
-        return socket;
-    }
-
-    private static long readCount(InputStream in, long expected) throws IOException {
-        byte[] chunk = new byte[64 * 1024];
-        long total = 0;
-        while (total < expected) {
-            int read = in.read(chunk, 0, (int) Math.min(chunk.length, expected - total));
-            if (read < 0) {
-                break;
-            }
-            total += read;
-        }
-        return total;
     }
 }

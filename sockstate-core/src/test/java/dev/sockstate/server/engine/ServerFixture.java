@@ -6,6 +6,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -55,6 +56,34 @@ final class ServerFixture implements AutoCloseable {
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
         return socket;
+    }
+
+    /**
+     * A client whose small receive window keeps most of a big reply in the server's queue.
+     * @return the connected socket, closed with the fixture
+     */
+    Socket connectWithSmallWindow(SocketServer server, String listener) throws IOException {
+        Socket socket = new Socket();
+        this.clients.add(socket);
+        socket.setReceiveBufferSize(16 * 1024);
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener(listener).portNumber()), 5000);
+        socket.setSoTimeout(10_000);
+        socket.setTcpNoDelay(true);
+        return socket;
+    }
+
+    /** @return how many of {@code expected} bytes arrived before the stream ended (a read that times out throws) */
+    static long readCount(InputStream in, long expected) throws IOException {
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
+        while (total < expected) {
+            int read = in.read(chunk, 0, (int) Math.min(chunk.length, expected - total));
+            if (read < 0) {
+                break;
+            }
+            total += read;
+        }
+        return total;
     }
 
     static void await(BooleanSupplier condition, String what) throws InterruptedException {

@@ -18,8 +18,6 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -122,10 +120,10 @@ class WindowsRulesWritingTest {
             }
         };
         SocketServer server = start(2, ServerFixture.tcp("big").trigger(Trigger.EDGE_ONESHOT).handler(handler).build());
-        try (Socket socket = smallWindowClient(server, "big")) {
+        try (Socket socket = this.fixture.connectWithSmallWindow(server, "big")) {
             socket.getOutputStream().write('?');
             sent.countDown();
-            assertThat(readCount(socket.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
+            assertThat(ServerFixture.readCount(socket.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
         }
         assertThat(handler.errors).isEmpty();
     }
@@ -146,7 +144,7 @@ class WindowsRulesWritingTest {
             }
         };
         SocketServer server = start(1, ServerFixture.tcp("close").trigger(Trigger.EDGE_PERSISTENT).handler(handler).build());
-        try (Socket socket = smallWindowClient(server, "close")) {
+        try (Socket socket = this.fixture.connectWithSmallWindow(server, "close")) {
             Future<Long> reading = this.client.submit(() -> readToEnd(socket.getInputStream(), read));
             socket.getOutputStream().write('?');
             assertThat(reading.get(30, TimeUnit.SECONDS)).as("bytes before the end of the stream").isEqualTo(BIG_REPLY);
@@ -174,14 +172,14 @@ class WindowsRulesWritingTest {
         // Reading goes on while the reply waits, so that the peer's next bytes start a turn.
         SocketServer server = start(1, ServerFixture.tcp("full").trigger(Trigger.LEVEL_ONESHOT).maxPendingWriteBytes(2L * BIG_REPLY)
                 .handler(handler).build());
-        try (Socket socket = smallWindowClient(server, "full")) {
+        try (Socket socket = this.fixture.connectWithSmallWindow(server, "full")) {
             OutputStream out = socket.getOutputStream();
             out.write('?');
             assertThat(replying.await(10, TimeUnit.SECONDS)).isTrue();
             // More data: its turn tries the queued reply first, and that send is refused.
             out.write('.');
             assertThat(this.blockedAfterRefusal.await(10, TimeUnit.SECONDS)).as("the retry found the socket full").isTrue();
-            assertThat(readCount(socket.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
+            assertThat(ServerFixture.readCount(socket.getInputStream(), BIG_REPLY)).as("reply bytes").isEqualTo(BIG_REPLY);
         }
         assertThat(handler.errors).isEmpty();
     }
@@ -221,30 +219,6 @@ class WindowsRulesWritingTest {
         assertThat(handler.errors).isEmpty();
         assertThat(this.refusals).as("sends refused during the shortage").hasSizeGreaterThan(1);
         poking.cancel(true);
-    }
-
-    /** A client whose small receive buffer keeps most of a big reply in the server's queue. */
-    private static Socket smallWindowClient(SocketServer server, String listener) throws IOException {
-        Socket socket = new Socket();
-        socket.setReceiveBufferSize(16 * 1024);
-        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener(listener).portNumber()), 5000);
-        socket.setSoTimeout(10_000);
-        socket.setTcpNoDelay(true);
-        return socket;
-    }
-
-    /** @return how many of {@code expected} bytes arrived before a read timed out or the stream ended */
-    private static long readCount(InputStream in, long expected) throws IOException {
-        byte[] chunk = new byte[64 * 1024];
-        long total = 0;
-        while (total < expected) {
-            int read = in.read(chunk, 0, (int) Math.min(chunk.length, expected - total));
-            if (read < 0) {
-                break;
-            }
-            total += read;
-        }
-        return total;
     }
 
     /** @return the bytes read until the end of the stream, counted into {@code read} as they come */
