@@ -82,11 +82,17 @@ final class QueuedChanges {
     void flush() {
         try {
             this.port.apply(this.batch);
-            applied();
         }
         catch (NativeIoException ex) {
             applyOneByOne(ex);
+            return;
         }
+        catch (RuntimeException ex) {
+            // The port is closed (a stop), or failed otherwise: every change still gets its result.
+            refuseAll(ex);
+            return;
+        }
+        applied();
     }
 
     /**
@@ -235,7 +241,7 @@ final class QueuedChanges {
         }
         this.batch.clear();
         NativeIoException refused = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0,
-                "the worker stopped and its port is gone (" + cause.getMessage() + ")");
+                "the port cannot take the changes (" + cause + ")");
         for (int i = 0; i < count; i++) {
             sockets[i].changeApplied(this.worker, operations[i], refused);
         }

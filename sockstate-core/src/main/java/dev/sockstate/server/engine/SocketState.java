@@ -141,16 +141,6 @@ abstract class SocketState {
         STATE.getAndBitwiseOr(this, bits);
     }
 
-    /** @return the word before the bits were cleared */
-    final int clearWordBits(int bits) {
-        return (int) STATE.getAndBitwiseAnd(this, ~bits);
-    }
-
-    /** @return the word after adding {@code delta} */
-    final int addAndGetWord(int delta) {
-        return (int) STATE.getAndAdd(this, delta) + delta;
-    }
-
     /** @param thread the thread that owns the socket from now on, or {@code null} */
     final void owner(Thread thread) {
         OWNER.setOpaque(this, thread);

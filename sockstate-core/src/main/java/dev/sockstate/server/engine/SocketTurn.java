@@ -410,14 +410,24 @@ abstract class SocketTurn extends SocketState {
     final void changeApplied(Runner runner, Operation operation, NativeIoException failure) {
         this.observer.registrationChanged(operation, failure == null);
         if (operation == Operation.ENABLE || operation == Operation.DISABLE) {
-            int current = addAndGetWord(-REARM_ONE);
+            // The last change reported takes the recheck asked for with it, in the same update, so that
+            // a change submitted meanwhile sees whether one is still due.
+            int before;
+            int current;
+            do {
+                before = word();
+                current = before - REARM_ONE;
+                if ((current >>> REARM_SHIFT) == 0) {
+                    current &= ~RECHECK_REQUESTED;
+                }
+            }
+            while (!casWord(before, current));
             if (failure != null && (current & REMOVING) == 0) {
                 logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);
                 orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
                 notified(runner, 0);
             }
-            else if ((current >>> REARM_SHIFT) == 0 && (current & RECHECK_REQUESTED) != 0
-                    && (clearWordBits(RECHECK_REQUESTED) & RECHECK_REQUESTED) != 0) {
+            else if ((before & RECHECK_REQUESTED) != 0 && (current & RECHECK_REQUESTED) == 0) {
                 // Every change in flight is in place now, an older one maybe last: a turn arms the
                 // registration again with what the socket waits for now (the owner's own goes round again).
                 requestTurn();
