@@ -2,16 +2,19 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.InvalidMessageException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLSession;
 
 /**
  * What a handler sees of an accepted TCP connection beside its traffic: its number, its listener,
- * its addresses (asked of the socket once, then kept), its TLS session and the state a handler
- * keeps on it. The traffic, the turn and the close are {@link TcpConnection}'s.
+ * its addresses (asked of the socket once, then kept), its TLS session, the state a handler keeps on
+ * it, typed messages, the close it asks for; and the deadlines the server's timer checks (idle time,
+ * a TLS handshake's end). The traffic, the turn and the close itself are {@link TcpConnection}'s.
  */
 abstract class AcceptedConnection extends SocketTurn implements Connection {
 
@@ -30,6 +33,12 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
 
     /** The TLS session once the handshake succeeded. */
     private volatile SSLSession tlsSession;
+
+    /** When traffic last passed ({@link System#nanoTime()}), kept only with an idle timeout. */
+    private volatile long lastActivity;
+
+    /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
+    private volatile TlsStage handshaking;
 
     AcceptedConnection(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
@@ -110,6 +119,69 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
     @Override
     public Object attachment() {
         return this.attachment;
+    }
+
+    @Override
+    public void send(Object message) {
+        write(this.listener.messages.write(message));
+    }
+
+    @Override
+    public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
+        return this.listener.messages.read(message, type);
+    }
+
+    @Override
+    public void close() {
+        requestClose(false);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !isClosing();
+    }
+
+    /** The connection is not idle: traffic just passed. */
+    final void touch() {
+        if (this.listener.idleTimeoutNanos > 0) {
+            this.lastActivity = System.nanoTime();
+        }
+    }
+
+    /**
+     * Closes the connection when it went without traffic too long; a connection a thread handles now
+     * (a handler running) is not idle, and its time counts again from the end of that turn.
+     * @param now the current {@link System#nanoTime()}
+     */
+    final void checkIdle(long now) {
+        if (isOwned()) {
+            this.lastActivity = now;
+            return;
+        }
+        long idle = now - this.lastActivity;
+        long limit = this.listener.idleTimeoutNanos;
+        if (limit > 0 && idle > limit) {
+            if (!isClosing()) {
+                this.observer.idleClosed();
+            }
+            requestClose(idle > 2 * limit && isClosing());
+        }
+    }
+
+    /** @param stage the TLS stage while its handshake runs, {@code null} once it ended */
+    final void handshaking(TlsStage stage) {
+        this.handshaking = stage;
+    }
+
+    /**
+     * Ends a TLS handshake that outlasted the listener's limit; the timer's thread.
+     * @param now the current {@link System#nanoTime()}
+     */
+    final void checkHandshake(long now) {
+        TlsStage stage = this.handshaking;
+        if (stage != null) {
+            stage.checkDeadline(now);
+        }
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
-import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.nio.ByteBuffer;
@@ -64,11 +63,6 @@ final class TcpConnection extends AcceptedConnection {
 
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
-
-    private volatile long lastActivity;
-
-    /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
-    private volatile TlsStage handshaking;
 
     TcpConnection(Listener listener, long handle) {
         super(listener, handle);
@@ -350,22 +344,6 @@ final class TcpConnection extends AcceptedConnection {
         return (this.pipeline != null) ? this.pipeline.stage(0) : null;
     }
 
-    /** @param stage the TLS stage while its handshake runs, {@code null} once it ended */
-    void handshaking(TlsStage stage) {
-        this.handshaking = stage;
-    }
-
-    /**
-     * Ends a TLS handshake that outlasted the listener's limit; the timer's thread.
-     * @param now the current {@link System#nanoTime()}
-     */
-    void checkHandshake(long now) {
-        TlsStage stage = this.handshaking;
-        if (stage != null) {
-            stage.checkDeadline(now);
-        }
-    }
-
     @Override
     void finish() {
         closeSocket();
@@ -414,16 +392,6 @@ final class TcpConnection extends AcceptedConnection {
     }
 
     @Override
-    public void send(Object message) {
-        write(this.listener.messages.write(message));
-    }
-
-    @Override
-    public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
-        return this.listener.messages.read(message, type);
-    }
-
-    @Override
     public long pendingWriteBytes() {
         ByteBuffer gathered = this.gathered;
         boolean gathering = gathered != null && isOwnedByCurrentThread();
@@ -433,16 +401,6 @@ final class TcpConnection extends AcceptedConnection {
     @Override
     public void shutdownOutput() {
         this.output.shutdownOutput();
-    }
-
-    @Override
-    public void close() {
-        requestClose(false);
-    }
-
-    @Override
-    public boolean isOpen() {
-        return !isClosing();
     }
 
     /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
@@ -470,32 +428,5 @@ final class TcpConnection extends AcceptedConnection {
             this.listener.handler.call(Callback.ERROR, this, null, why);
         }
         requestClose(false);
-    }
-
-    /** The connection is not idle: traffic just passed. */
-    void touch() {
-        if (this.listener.idleTimeoutNanos > 0) {
-            this.lastActivity = System.nanoTime();
-        }
-    }
-
-    /**
-     * Closes the connection when it went without traffic too long; a connection a thread handles now
-     * (a handler running) is not idle, and its time counts again from the end of that turn.
-     * @param now the current {@link System#nanoTime()}
-     */
-    void checkIdle(long now) {
-        if (isOwned()) {
-            this.lastActivity = now;
-            return;
-        }
-        long idle = now - this.lastActivity;
-        long limit = this.listener.idleTimeoutNanos;
-        if (limit > 0 && idle > limit) {
-            if (!isClosing()) {
-                this.observer.idleClosed();
-            }
-            requestClose(idle > 2 * limit && isClosing());
-        }
     }
 }
