@@ -136,8 +136,9 @@ final class QueuedChanges {
 
     /**
      * The port refused a whole call that carried the changes (Windows then names no entry): made
-     * again after short pauses when memory was short, else each change is applied alone, so that only a change the port cannot take fails (its socket is
-     * closed, as for any refused change) and the others hold.
+     * again after short pauses when memory was short, else each change is applied alone, so that
+     * only a change the port cannot take fails (its socket is closed, as for any refused change) and
+     * the others hold.
      * @param refusal why the whole call was refused
      */
     void applyOneByOne(NativeIoException refusal) {

@@ -1,7 +1,10 @@
 package dev.sockstate.server.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
+import dev.sockstate.port.winsock.WinsockEmulator;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.observer.ServerObserver;
@@ -47,6 +50,16 @@ final class ServerFixture implements AutoCloseable {
         server.start();
         this.servers.add(server);
         return server;
+    }
+
+    /**
+     * Starts a server on the winsock backend over the emulator, which must be in its strict mode.
+     * @param winsock the winsock backend (or one that watches it)
+     * @param emulator the emulator the backend is bound to
+     */
+    SocketServer startOnStrictEmulator(Backend winsock, WinsockEmulator emulator, int workers, ListenerSettings listener) {
+        assertThat(emulator.emu_mode()).as("the emulator's mode").isEqualTo(WinsockEmulator.STRICT);
+        return start(winsock, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, workers)), ServerObserver.NONE, listener);
     }
 
     Socket connect(SocketServer server, String listener) throws IOException {

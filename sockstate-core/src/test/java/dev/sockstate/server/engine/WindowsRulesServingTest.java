@@ -58,9 +58,7 @@ class WindowsRulesServingTest {
     }
 
     private SocketServer start(int workers, ListenerSettings listener) {
-        assertThat(this.emulator.emu_mode()).as("the emulator's mode").isEqualTo(WinsockEmulator.STRICT);
-        return this.fixture.start(this.winsock, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, workers)),
-                ServerObserver.NONE, listener);
+        return this.fixture.startOnStrictEmulator(this.winsock, this.emulator, workers, listener);
     }
 
     @Test

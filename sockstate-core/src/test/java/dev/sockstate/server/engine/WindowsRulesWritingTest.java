@@ -13,15 +13,12 @@ import dev.sockstate.port.winsock.WinsockEmulator;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.WorkerGroupSettings;
-import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -97,9 +94,7 @@ class WindowsRulesWritingTest {
     }
 
     private SocketServer start(int workers, ListenerSettings listener) {
-        assertThat(this.emulator.emu_mode()).as("the emulator's mode").isEqualTo(WinsockEmulator.STRICT);
-        return this.fixture.start(this.winsock, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, workers)),
-                ServerObserver.NONE, listener);
+        return this.fixture.startOnStrictEmulator(this.winsock, this.emulator, workers, listener);
     }
 
     @Test
