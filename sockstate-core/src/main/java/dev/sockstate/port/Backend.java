@@ -41,6 +41,16 @@ public interface Backend {
     }
 
     /**
+     * @return whether a registration change deferred to the next dequeue call saves a system call: on
+     * Windows one {@code ProcessSocketNotifications} call applies the changes and dequeues, so a
+     * worker carries the re-arms of a batch in its next call; on epoll each change is one
+     * {@code epoll_ctl} either way, so changes are applied at once, while their socket is owned
+     */
+    default boolean appliesChangesWithDequeue() {
+        return false;
+    }
+
+    /**
      * The classes the backend binds to native code with JNA direct mapping ({@code Native.register}),
      * by name, for ahead-of-time tools: their native methods are reached through JNI and reflection.
      * Asking initializes none of them (nothing is bound).

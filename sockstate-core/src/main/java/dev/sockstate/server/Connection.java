@@ -66,13 +66,20 @@ public interface Connection {
     /** @return how many written bytes wait in the queue for the socket to take them */
     long pendingWriteBytes();
 
-    /** Half-closes: sends FIN once queued bytes are sent; reading goes on. */
+    /**
+     * Half-closes: sends FIN once queued bytes are sent; reading goes on. A write made after this is
+     * dropped (and logged): it has no way out.
+     */
     void shutdownOutput();
 
     /** Closes once queued bytes are sent; the handler's {@code onClose} follows. */
     void close();
 
-    /** @return whether the connection is open and not closing */
+    /**
+     * @return whether writes still reach the peer: true until the connection is closed, aborted or
+     * closing at its handler's request; during a graceful shutdown's drain, which answers what already
+     * arrived before closing, it stays true
+     */
     boolean isOpen();
 
     /** @return per-connection state for handlers, created on first use */

@@ -30,6 +30,11 @@ public class ForwardingBackend implements Backend {
     }
 
     @Override
+    public boolean appliesChangesWithDequeue() {
+        return this.delegate.appliesChangesWithDequeue();
+    }
+
+    @Override
     public NotificationPort openPort() throws NativeIoException {
         return this.delegate.openPort();
     }

@@ -63,6 +63,12 @@ public final class WinsockBackend implements Backend {
         return false;
     }
 
+    /** One {@code ProcessSocketNotifications} call applies a worker's re-arms and dequeues its next batch. */
+    @Override
+    public boolean appliesChangesWithDequeue() {
+        return true;
+    }
+
     @Override
     public boolean isNativeToThisSystem() {
         return isWindows(System.getProperty("os.name", ""));

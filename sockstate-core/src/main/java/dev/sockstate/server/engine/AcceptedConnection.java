@@ -42,7 +42,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
 
     AcceptedConnection(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true, listener.drainsAfterEnable);
+                true, listener.changeRules);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }
@@ -136,9 +136,10 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
         requestClose(false);
     }
 
+    /** Open while writes are taken: through a graceful stop's drain, which still answers what arrived. */
     @Override
     public boolean isOpen() {
-        return !isClosing();
+        return !dropsWrites();
     }
 
     /** The connection is not idle: traffic just passed. */

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -81,13 +82,14 @@ public final class EmbeddedConnection implements AutoCloseable {
         WorkerGroup workers = new WorkerGroup(group, List.of(this.port), this.socket, table, ServerObserver.NONE);
         ListenerSettings recording = withHandler(settings, new RecordingErrors(settings.connectionHandler(), this.errors));
         // No scheduler: it serves the accept back-off of a listening socket, which an embedded connection has none of.
-        this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE, true);
+        this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE,
+                SocketTurn.ChangeRules.EPOLL);
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);
         this.listener.connectionAccepted();
         this.port.register(this.connection);
-        this.connection.open(this.port);
+        this.connection.open(this.port.runner());
         this.port.settle();
     }
 
@@ -281,11 +283,17 @@ public final class EmbeddedConnection implements AutoCloseable {
         return "embedded " + this.connection;
     }
 
+    /**
+     * The settings with the handler given; a handler executor becomes the driving thread itself: the
+     * harness runs every call there, and what depends on having an executor (replies not gathered)
+     * stays as it is.
+     */
     private static ListenerSettings withHandler(ListenerSettings s, ConnectionHandler handler) {
+        Executor onTheCaller = (s.handlerExecutor() != null) ? Runnable::run : null;
         return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
-                s.handlerExecutor(), s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls());
+                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls());
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */

@@ -1,43 +1,37 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.AbstractNotificationPort;
 import dev.sockstate.port.Events;
-import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NotificationBatch;
-import dev.sockstate.port.NotificationPort;
-import dev.sockstate.port.Operation;
-import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
-import java.util.ArrayDeque;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The notification port of an {@link EmbeddedConnection} and the worker that dequeues from it, both
- * the thread that drives the harness. The connection's turn ({@link SocketTurn}) arms, re-arms and
- * removes its registration here as it would on a real port, through this runner's queue; and
- * {@link #settle()} plays the worker's loop: it applies the queued changes and reports them, hands
- * out posted run requests, the REMOVE notification and the events the {@link EmbeddedSocket} is
- * ready for, until nothing is left. Readiness follows the registration's trigger: a level-triggered
- * registration is notified while the socket is ready, an edge-triggered one when something arrived
- * (or it was re-armed) since its last notification, and a one-shot one is disarmed by its
- * notification. Run requests may be posted from any thread; everything else is the driving thread's.
+ * The notification port of an {@link EmbeddedConnection}, driven by the thread that drives the
+ * harness. The connection's turn ({@link SocketTurn}) arms, re-arms and removes its registration here
+ * through the port's own {@link #process} call, as it does on a real port where changes are applied
+ * at once (its runner, {@link #runner()}, dequeues from no port); and {@link #settle()} plays the
+ * worker's loop: it hands out posted run requests, the REMOVE notification and the events the
+ * {@link EmbeddedSocket} is ready for, until nothing is left. Readiness follows the registration's
+ * trigger: a level-triggered registration is notified while the socket is ready, an edge-triggered one
+ * when something arrived (or it was re-armed) since its last notification, and a one-shot one is
+ * disarmed by its notification. Run requests may be posted from any thread; everything else is the
+ * driving thread's.
  */
-final class EmbeddedPort implements NotificationPort, Runner {
+final class EmbeddedPort extends AbstractNotificationPort {
 
     /** Notifications one {@link #settle()} hands out at most: more means a connection that never goes quiet. */
     private static final int MOST_NOTIFICATIONS = 1_000_000;
 
     private final EmbeddedSocket socket;
 
-    private final int readBufferSize;
+    /** The driving thread's runner: memory of its own, every change applied at once. */
+    private final OffWorker runner;
 
     /** Run requests posted, from any thread. */
     private final Queue<Long> posted = new ConcurrentLinkedQueue<>();
-
-    /** Registration changes queued by the turn, applied by {@link #settle()}. */
-    private final ArrayDeque<Change> queued = new ArrayDeque<>();
 
     private SocketTurn turn;
 
@@ -55,11 +49,14 @@ final class EmbeddedPort implements NotificationPort, Runner {
     /** Whether {@link #settle()} runs: a call from inside it (a handler driving the harness) leaves the work to it. */
     private boolean settling;
 
-    private NativeBuffer readBuffer;
-
     EmbeddedPort(EmbeddedSocket socket, int readBufferSize) {
         this.socket = socket;
-        this.readBufferSize = readBufferSize;
+        this.runner = new OffWorker(socket, readBufferSize);
+    }
+
+    /** @return the runner of the thread that drives the harness */
+    Runner runner() {
+        return this.runner;
     }
 
     /** @param turn the one socket registered here, with its trigger */
@@ -74,8 +71,8 @@ final class EmbeddedPort implements NotificationPort, Runner {
     }
 
     /**
-     * Plays the worker's loop until nothing is left to do: changes applied, run requests, the REMOVE
-     * and ready events handed to the turn, one at a time, in that order.
+     * Plays the worker's loop until nothing is left to do: run requests, the REMOVE and ready events
+     * handed to the turn, one at a time, in that order.
      * @throws IllegalStateException when the connection never goes quiet
      */
     void settle() {
@@ -85,9 +82,8 @@ final class EmbeddedPort implements NotificationPort, Runner {
         this.settling = true;
         try {
             for (int notifications = 0; notifications < MOST_NOTIFICATIONS; notifications++) {
-                applyQueued();
                 if (this.posted.poll() != null) {
-                    this.turn.notified(this, 0);
+                    this.turn.notified(this.runner, 0);
                 }
                 else if (this.removeDue) {
                     this.removeDue = false;
@@ -102,7 +98,7 @@ final class EmbeddedPort implements NotificationPort, Runner {
                     if (this.trigger.isOneShot()) {
                         this.filter = -1;
                     }
-                    this.turn.notified(this, events);
+                    this.turn.notified(this.runner, events);
                 }
             }
             throw new IllegalStateException("The embedded connection did not go quiet after " + MOST_NOTIFICATIONS
@@ -132,96 +128,47 @@ final class EmbeddedPort implements NotificationPort, Runner {
         return ready & (this.filter | Events.ERR);
     }
 
+    /** Applies the changes to the one registration; dequeuing is {@link #settle()}'s. */
     @Override
-    public boolean isWorker() {
-        // Not a worker: handler calls run here, never on the listener's executor.
-        return false;
-    }
-
-    @Override
-    public boolean handsOn() {
-        return false;
-    }
-
-    @Override
-    public boolean dequeuesFrom(NotificationPort port) {
-        return port == this;
-    }
-
-    @Override
-    public void queue(SocketTurn socket, Operation operation, int filter) {
-        this.queued.addLast(new Change(operation, filter));
-    }
-
-    @Override
-    public void applyQueued() {
-        Change change;
-        while ((change = this.queued.pollFirst()) != null) {
-            switch (change.operation()) {
+    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis) {
+        if (notifications != null) {
+            throw new IllegalStateException("The embedded port is driven by its connection's harness, not dequeued from");
+        }
+        for (int i = 0; changes != null && i < changes.size(); i++) {
+            switch (changes.operation(i)) {
                 case ENABLE -> {
-                    this.filter = change.filter();
+                    this.filter = changes.filter(i);
                     // Re-arming looks at the socket afresh: what is ready is reported, even edge-triggered.
                     this.edge = true;
                 }
                 case DISABLE -> this.filter = -1;
-                case REMOVE -> {
+                default -> {
                     this.filter = -1;
                     this.removeDue = true;
                 }
             }
-            this.turn.changeApplied(this, change.operation(), null);
+            storeResult(changes, i, null, 0);
         }
+        return 0;
     }
 
     @Override
-    public RegistrationBatch singleChange() {
-        throw new IllegalStateException("The embedded worker dequeues from the only port, so it queues every change");
-    }
-
-    @Override
-    public NativeBuffer readBuffer() {
-        if (this.readBuffer == null) {
-            this.readBuffer = this.socket.allocate(this.readBufferSize);
-        }
-        return this.readBuffer;
-    }
-
-    @Override
-    public PeerAddress peer() {
-        throw new IllegalStateException("An embedded connection receives no datagram");
-    }
-
-    @Override
-    public void post(long key, int payload) {
+    protected void doPost(long key, int payload) {
         this.posted.add(key);
     }
 
+    /** Nothing waits in the port: the harness's thread drives it. */
     @Override
-    public int process(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis) {
-        throw new UnsupportedOperationException("The embedded port is driven by its connection's harness, not dequeued from");
+    protected void wakeAllForClose() {
     }
 
+    /** Nothing to release: the port holds no native resource. */
     @Override
-    public CompletableFuture<Void> deregister(long socket, long key) {
-        throw new UnsupportedOperationException("The embedded port is driven by its connection's harness");
-    }
-
-    @Override
-    public boolean isOpen() {
-        return true;
+    protected void release() {
     }
 
     @Override
     public String backendName() {
         return "embedded";
-    }
-
-    /** Nothing to release: the port holds no native resource. */
-    @Override
-    public void close() {
-    }
-
-    /** A registration change the turn queued. */
-    private record Change(Operation operation, int filter) {
     }
 }

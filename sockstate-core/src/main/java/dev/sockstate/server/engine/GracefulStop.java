@@ -68,16 +68,9 @@ final class GracefulStop {
         return !this.groups.isEmpty() && this.groups.stream().allMatch(WorkerGroup::serving);
     }
 
-    /**
-     * Waits until the condition holds, the deadline passes, or no worker is left to make it true;
-     * wakes the workers now and then, so that closes waiting for a re-arm's result complete.
-     */
+    /** Waits until the condition holds, the deadline passes, or no worker is left to make it true. */
     private void awaitUntil(BooleanSupplier condition, long deadline) {
-        int round = 0;
         while (System.nanoTime() < deadline && workersServing() && !condition.getAsBoolean()) {
-            if (round++ % 10 == 0) {
-                this.groups.forEach(WorkerGroup::wakeAll);
-            }
             try {
                 Thread.sleep(5);
             }

@@ -1,17 +1,15 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.Events;
-import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A listener's handler executor, and how a connection's turn moves there: the worker hands the
- * ownership over with the open, one read's bytes, or the work its stages resumed, and the executor's
- * thread passes them inbound (through the stages to the handler), sends the FIN asked for, and lets
- * the connection go. Bytes that
- * arrived during the call raised no edge of their own and a graceful stop's drain is not over, so in
- * those cases that thread yields to a worker, which reads on.
+ * A listener's handler executor, and how a connection's turns move there: a worker that claims a
+ * connection with anything for its handler (events, the open, writes or work its stages resumed,
+ * a graceful stop's drain) hands the ownership and the turn over, and the executor's thread runs the
+ * whole turn, reads included, and lets the connection go. Every callback of the handler (open, data,
+ * writable, hang-up, error) thus runs on the executor, and {@code onClose}, which follows the
+ * connection's end, is one more task there; the workers only dequeue, claim and hand over.
  */
 final class HandlerExecution {
 
@@ -25,33 +23,17 @@ final class HandlerExecution {
     }
 
     /**
-     * Hands the rest of a connection's turn to the executor, which passes the open or the bytes
-     * inbound. A refusal fails this connection only (counted, and told to the handler if it opened),
-     * and the turn goes on on the calling thread.
+     * Hands the rest of a connection's turn to the executor. A refusal fails this connection only
+     * (counted, and told to the handler if it opened), and the turn goes on on the calling thread.
      * @param connection the connection, owned by the calling worker
-     * @param data one read's bytes (a copy), or {@code null} for the open
+     * @param events the turn's events
+     * @param opening whether the turn opens the connection (passes the open inbound first)
      * @return whether the executor took the task
      */
-    boolean handOff(TcpConnection connection, ByteBuffer data) {
-        return handOff(connection, () -> pass(connection, data));
-    }
-
-    /**
-     * Hands the rest of a connection's turn to the executor, which runs the work its stages resumed
-     * (the end of a TLS handshake step, which may open the connection and pass what came with it),
-     * then yields the turn's events to a worker. A refusal fails the connection, as above.
-     * @param connection the connection, owned by the calling worker, whose stages resumed work
-     * @param events the turn's events, for the worker that takes the turn on
-     * @return whether the executor took the task
-     */
-    boolean handOffResumes(TcpConnection connection, int events) {
-        return handOff(connection, () -> resume(connection, events));
-    }
-
-    private boolean handOff(TcpConnection connection, Runnable rest) {
+    boolean handOff(TcpConnection connection, int events, boolean opening) {
         connection.handOver();
         try {
-            this.executor.execute(() -> run(connection, rest));
+            this.executor.execute(() -> run(connection, events, opening));
             return true;
         }
         catch (RejectedExecutionException ex) {
@@ -65,50 +47,37 @@ final class HandlerExecution {
         }
     }
 
-    private void run(TcpConnection connection, Runnable rest) {
+    private void run(TcpConnection connection, int events, boolean opening) {
         if (!connection.takeOverHandedOff()) {
             // A stop finished the connection before this task ran.
             return;
         }
+        this.listener.group.lend((runner) -> {
+            boolean letGo = true;
+            try {
+                letGo = connection.turnHandedOver(runner, events, opening);
+            }
+            catch (RuntimeException | LinkageError ex) {
+                // The runtime's own failure (handlers' are caught where they are called): still let go.
+                connection.runtimeFailed(ex);
+            }
+            if (letGo) {
+                connection.release(runner);
+            }
+        });
+    }
+
+    /**
+     * Runs what follows a connection's end for its handler ({@code onClose}) on the executor, or on
+     * the calling thread when the executor refuses it (it is shut down, say).
+     * @param ending what to run
+     */
+    void afterEnd(Runnable ending) {
         try {
-            rest.run();
+            this.executor.execute(ending);
         }
-        catch (RuntimeException | LinkageError ex) {
-            // The runtime's own failure (handlers' are caught where they are called): still let go.
-            connection.runtimeFailed(ex);
-        }
-        this.listener.group.letGo(connection);
-    }
-
-    private static void pass(TcpConnection connection, ByteBuffer data) {
-        if (connection.isAborting()) {
-            // Aborted meanwhile: the handler hears nothing more.
-        }
-        else if (data == null) {
-            connection.inboundOpen();
-        }
-        else {
-            connection.inboundData(data);
-        }
-        connection.output.shutdownIfDue();
-        if (connection.isDraining()) {
-            // A graceful stop: the next turn reads on, until what arrived is answered.
-            connection.yieldTurn(0);
-        }
-        else if (data != null && connection.trigger.isEdge() && !connection.trigger.isOneShot()) {
-            // What arrived during the call raised no edge of its own: a worker reads on.
-            connection.yieldTurn(Events.IN);
-        }
-    }
-
-    private static void resume(TcpConnection connection, int events) {
-        if (!connection.isAborting()) {
-            connection.runResumes();
-            connection.output.shutdownIfDue();
-        }
-        if (events != 0 || connection.isDraining()) {
-            // What the notification reported (data to read, a hang-up) is a worker's to handle.
-            connection.yieldTurn(events);
+        catch (RejectedExecutionException ex) {
+            ending.run();
         }
     }
 }

@@ -48,6 +48,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
     private final BoundedLog framesRejected = new BoundedLog(logger);
 
+    /** Writes made after their connection's FIN was asked for, logged at most once a second. */
+    private final BoundedLog lateWrites = new BoundedLog(logger);
+
     /** Calls the listener's connection handler, timed and guarded. */
     final HandlerCalls handler;
 
@@ -56,15 +59,8 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     final long idleTimeoutNanos;
 
-    /** Whether the backend raises an edge for every arrival of data ({@link dev.sockstate.port.Backend#edgeOnEveryArrival()}). */
-    final boolean edgeOnEveryArrival;
-
-    /**
-     * Whether its sockets are read until would-block after each enable of their edge-triggered
-     * registration: where the backend promises only an edge for a change after the enable, data that
-     * arrived before it raises none.
-     */
-    final boolean drainsAfterEnable;
+    /** How the backend takes registration changes: whether it raises an edge per arrival, and batches changes with dequeues. */
+    final SocketTurn.ChangeRules changeRules;
 
     private final AtomicLong connectionIds;
 
@@ -96,12 +92,12 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param scheduler the server's timer thread
      * @param connectionIds the server's connection numbers
      * @param observer where the server reports, asked once for this listener's observer
+     * @param changeRules how the backend takes registration changes
      */
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
-            AtomicLong connectionIds, ServerObserver observer, boolean edgeOnEveryArrival) {
+            AtomicLong connectionIds, ServerObserver observer, SocketTurn.ChangeRules changeRules) {
         this.settings = settings;
-        this.edgeOnEveryArrival = edgeOnEveryArrival;
-        this.drainsAfterEnable = settings.trigger().isEdge() && !edgeOnEveryArrival;
+        this.changeRules = changeRules;
         this.group = group;
         this.sockets = sockets;
         this.table = table;
@@ -249,6 +245,15 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.handlerErrors.increment();
         this.observer.handlerRefused();
         this.refusals.warn("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
+    }
+
+    /**
+     * A handler wrote after it asked for the connection's FIN: the bytes are dropped, which the log says.
+     * @param connection the connection
+     * @param bytes how many were dropped
+     */
+    void writeAfterShutdown(Object connection, int bytes) {
+        this.lateWrites.warn("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped", null);
     }
 
     /** @return the listener as seen from outside */

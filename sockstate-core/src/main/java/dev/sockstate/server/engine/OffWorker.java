@@ -3,16 +3,15 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
-import dev.sockstate.port.Operation;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.RegistrationBatch;
 
 /**
- * A thread that is not one of a group's workers letting go of a socket it owns: a handler
- * executor's, or the one that starts or stops the server. It dequeues from no port, so each
+ * A thread that is not one of a group's workers running a socket's turn: a handler executor's, the
+ * one that starts or stops the server, or an embedded connection's. It dequeues from no port, so each
  * registration change is applied at once. Its memory (a batch of one change, a read buffer made on
- * first use) is lent by the group for one letting go, not kept per thread; {@link #HANDING_ON} has
- * none, and hands what is left of the turn to a worker of the socket's port.
+ * first use) is lent by the group for one turn, not kept per thread; {@link #HANDING_ON} has none: it
+ * reads into heap buffers and leaves registration changes to a worker of the socket's port.
  */
 final class OffWorker implements Runner {
 
@@ -52,12 +51,8 @@ final class OffWorker implements Runner {
     }
 
     @Override
-    public void queue(SocketTurn socket, Operation operation, int filter) {
-        throw new IllegalStateException("A thread that dequeues from no port queues no change");
-    }
-
-    @Override
-    public void applyQueued() {
+    public void carry(SocketTurn socket) {
+        throw new IllegalStateException("A thread that dequeues from no port carries no change");
     }
 
     @Override
@@ -68,7 +63,9 @@ final class OffWorker implements Runner {
 
     @Override
     public NativeBuffer readBuffer() {
-        requireMemory();
+        if (this.sockets == null) {
+            return null;
+        }
         if (this.readBuffer == null) {
             this.readBuffer = this.sockets.allocate(this.readBufferSize);
         }
@@ -83,7 +80,7 @@ final class OffWorker implements Runner {
 
     private void requireMemory() {
         if (this.sockets == null) {
-            throw new IllegalStateException("A thread lent no memory hands its turn on instead");
+            throw new IllegalStateException("A thread lent no memory hands registration changes on instead");
         }
     }
 }

@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The registration changes a worker collected for its next call on its port, each with the socket
- * that asked for it, and how their results reach those sockets: after a call that applied them; one
- * by one when the port refused the whole call; all refused when the port is gone. The worker's
- * thread only.
+ * The sockets a worker carries in its next call on its port ({@link SocketState#CARRIED}), and the
+ * call's batch: built from what each socket wants as the call is made ({@link SocketTurn#addWanted}),
+ * and reported to the sockets once it returned, one by one when the port refused the whole call, all
+ * refused when the port is gone. Reporting runs no turn. The worker's thread only.
  */
 final class QueuedChanges {
 
@@ -30,18 +30,15 @@ final class QueuedChanges {
 
     private final String groupName;
 
+    /** The sockets carried, in the order they were handed over; {@link #waiting} of them. */
+    private final SocketTurn[] carried;
+
+    private int waiting;
+
+    /** The batch of the call being made, and the socket of each of its entries. */
     private final RegistrationBatch batch;
 
-    private final SocketTurn[] owners;
-
-    private final Operation[] appliedOperations;
-
-    private final SocketTurn[] appliedOwners;
-
-    private final NativeIoException[] appliedFailures;
-
-    /** Whether {@link #applied()} is reporting, so that a nested call uses arrays of its own. */
-    private boolean reporting;
+    private final SocketTurn[] inBatch;
 
     /**
      * @param worker the worker whose changes these are, named to the sockets with their results
@@ -53,35 +50,50 @@ final class QueuedChanges {
         this.worker = worker;
         this.port = port;
         this.groupName = groupName;
+        this.carried = new SocketTurn[capacity];
         this.batch = new RegistrationBatch(capacity);
-        this.owners = new SocketTurn[capacity];
-        this.appliedOperations = new Operation[capacity];
-        this.appliedOwners = new SocketTurn[capacity];
-        this.appliedFailures = new NativeIoException[capacity];
+        this.inBatch = new SocketTurn[capacity];
     }
 
-    /** @return whether no change waits */
+    /** @return whether no socket is carried */
     boolean isEmpty() {
-        return this.batch.isEmpty();
+        return this.waiting == 0;
     }
 
-    /** @return the changes for the next call, {@code null} when none waits */
-    RegistrationBatch forNextCall() {
-        return this.batch.isEmpty() ? null : this.batch;
-    }
-
-    /** Queues a change for the next call; a full batch is applied first. */
-    void add(SocketTurn socket, Operation operation, int filter) {
-        if (this.batch.size() == this.batch.capacity()) {
+    /** Carries a socket in the next call; when as many wait as a call takes, they are applied first. */
+    void add(SocketTurn socket) {
+        if (this.waiting + this.batch.size() >= this.carried.length) {
             flush();
         }
-        this.owners[socket.addChange(this.batch, operation, filter)] = socket;
+        this.carried[this.waiting++] = socket;
     }
 
-    /** Applies the changes now, in a call of their own, and reports their results. */
+    /**
+     * Builds the next call's changes from what each carried socket wants now, after those of a call
+     * that failed before it applied anything, which are made again.
+     * @return the changes, {@code null} when none waits
+     */
+    RegistrationBatch forNextCall() {
+        if (this.waiting == 0) {
+            return this.batch.isEmpty() ? null : this.batch;
+        }
+        for (int i = 0; i < this.waiting; i++) {
+            SocketTurn socket = this.carried[i];
+            this.carried[i] = null;
+            this.inBatch[socket.addWanted(this.batch)] = socket;
+        }
+        this.waiting = 0;
+        return this.batch;
+    }
+
+    /** Applies the carried sockets' changes now, in a call of their own, and reports them. */
     void flush() {
+        RegistrationBatch changes = forNextCall();
+        if (changes == null) {
+            return;
+        }
         try {
-            this.port.apply(this.batch);
+            this.port.apply(changes);
         }
         catch (NativeIoException ex) {
             applyOneByOne(ex);
@@ -96,49 +108,24 @@ final class QueuedChanges {
     }
 
     /**
-     * Reports the results of the changes the last call applied, then empties the batch. A report
-     * may lead to more changes applied at once (a refused re-arm closes its socket), so a nested
-     * call reports through arrays of its own.
+     * Reports the results of the call that carried the batch, then empties it. A socket may be carried
+     * again meanwhile (what it wants changed since): it goes into the next call.
      */
     void applied() {
         int count = this.batch.size();
-        if (count == 0) {
-            return;
-        }
-        if (this.reporting) {
-            report(count, new Operation[count], new SocketTurn[count], new NativeIoException[count]);
-            return;
-        }
-        this.reporting = true;
-        try {
-            report(count, this.appliedOperations, this.appliedOwners, this.appliedFailures);
-        }
-        finally {
-            this.reporting = false;
-        }
-    }
-
-    private void report(int count, Operation[] operations, SocketTurn[] sockets, NativeIoException[] failures) {
         for (int i = 0; i < count; i++) {
-            operations[i] = this.batch.operation(i);
-            sockets[i] = this.owners[i];
-            failures[i] = this.batch.failed(i) ? this.batch.failure(i, "ProcessSocketNotifications") : null;
-            this.owners[i] = null;
+            SocketTurn socket = this.inBatch[i];
+            this.inBatch[i] = null;
+            socket.carried(this.worker, this.batch.operation(i),
+                    this.batch.failed(i) ? this.batch.failure(i, "ProcessSocketNotifications") : null);
         }
         this.batch.clear();
-        for (int i = 0; i < count; i++) {
-            SocketTurn owner = sockets[i];
-            sockets[i] = null;
-            owner.changeApplied(this.worker, operations[i], failures[i]);
-            failures[i] = null;
-        }
     }
 
     /**
-     * The port refused a whole call that carried the changes (Windows then names no entry): made
-     * again after short pauses when memory was short, else each change is applied alone, so that
-     * only a change the port cannot take fails (its socket is closed, as for any refused change) and
-     * the others hold.
+     * The port refused a whole call that carried the changes (Windows then names no entry), nothing
+     * applied: made again after short pauses when memory was short, else each change is applied
+     * alone, so that only a change the port cannot take fails and the others hold.
      * @param refusal why the whole call was refused
      */
     void applyOneByOne(NativeIoException refusal) {
@@ -148,41 +135,54 @@ final class QueuedChanges {
         int count = this.batch.size();
         logger.log(Level.DEBUG, () -> "A call with " + count + " registration changes was refused whole in group '"
                 + this.groupName + "' (" + refusal.getMessage() + "); applying them one at a time");
-        Operation[] operations = new Operation[count];
-        SocketTurn[] sockets = new SocketTurn[count];
-        NativeIoException[] failures = new NativeIoException[count];
         RegistrationBatch alone = new RegistrationBatch(1);
+        NativeIoException[] failures = new NativeIoException[count];
         for (int i = 0; i < count; i++) {
-            operations[i] = this.batch.operation(i);
-            sockets[i] = this.owners[i];
-            this.owners[i] = null;
             alone.clear();
-            switch (operations[i]) {
+            switch (this.batch.operation(i)) {
                 case ENABLE -> alone.enable(this.batch.socket(i), this.batch.key(i), this.batch.filter(i), this.batch.triggerFlags(i));
                 case DISABLE -> alone.disable(this.batch.socket(i), this.batch.key(i));
                 default -> alone.remove(this.batch.socket(i), this.batch.key(i));
             }
-            try {
-                this.port.apply(alone);
-                failures[i] = alone.failed(0) ? alone.failure(0, "ProcessSocketNotifications") : null;
+            failures[i] = applyAlone(alone);
+            if (failures[i] != null) {
+                logger.log(Level.WARNING, "The port refused " + this.batch.operation(i) + " for " + this.inBatch[i] + " alone: "
+                        + failures[i].getMessage());
             }
-            catch (NativeIoException ex) {
-                failures[i] = ex;
-            }
-            catch (PortClosedException ex) {
-                failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
-            }
-            catch (RuntimeException ex) {
-                // Every change still gets its result, so that no socket waits for one that will not come.
-                failures[i] = new NativeIoException("ProcessSocketNotifications", NativeError.OTHER, 0, String.valueOf(ex));
-            }
+        }
+        report(failures);
+    }
+
+    private NativeIoException applyAlone(RegistrationBatch alone) {
+        try {
+            this.port.apply(alone);
+            return alone.failed(0) ? alone.failure(0, "ProcessSocketNotifications") : null;
+        }
+        catch (NativeIoException ex) {
+            return ex;
+        }
+        catch (PortClosedException ex) {
+            return new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
+        }
+        catch (RuntimeException ex) {
+            // Every change still gets its result, so that no socket waits for one that will not come.
+            return new NativeIoException("ProcessSocketNotifications", NativeError.OTHER, 0, String.valueOf(ex));
+        }
+    }
+
+    /** Reports the batch's entries with the given results, then empties it. */
+    private void report(NativeIoException[] failures) {
+        int count = this.batch.size();
+        Operation[] operations = new Operation[count];
+        SocketTurn[] sockets = new SocketTurn[count];
+        for (int i = 0; i < count; i++) {
+            operations[i] = this.batch.operation(i);
+            sockets[i] = this.inBatch[i];
+            this.inBatch[i] = null;
         }
         this.batch.clear();
         for (int i = 0; i < count; i++) {
-            if (failures[i] != null) {
-                logger.log(Level.WARNING, "The port refused " + operations[i] + " for " + sockets[i] + " alone: " + failures[i].getMessage());
-            }
-            sockets[i].changeApplied(this.worker, operations[i], failures[i]);
+            sockets[i].carried(this.worker, operations[i], failures[i]);
         }
     }
 
@@ -215,36 +215,26 @@ final class QueuedChanges {
     }
 
     /**
-     * On the worker's way out (stopped, or dying): the changes still queued are applied now, or, the
-     * port being closed, reported refused, so that no socket waits for a call that will not come (a
-     * REMOVE completes its close, a refused re-arm closes its socket).
+     * On the worker's way out (stopped, or dying): the sockets still carried are applied now, or, the
+     * port being closed, reported refused, so that none waits for a call that will not come (a REMOVE
+     * completes its close, a refused re-arm closes its socket).
      */
     void settle() {
-        while (!this.batch.isEmpty()) {
-            try {
-                this.port.apply(this.batch);
-                applied();
-            }
-            catch (NativeIoException | PortClosedException ex) {
-                refuseAll(ex);
-            }
+        // (A refused change is never carried again, so a closed port empties this in one round.)
+        for (int round = 0; (!isEmpty() || !this.batch.isEmpty()) && round < 16; round++) {
+            flush();
+        }
+        if (!isEmpty() || !this.batch.isEmpty()) {
+            forNextCall();
+            refuseAll(new IllegalStateException("the worker stopped with changes still restated"));
         }
     }
 
     private void refuseAll(Exception cause) {
-        int count = this.batch.size();
-        Operation[] operations = new Operation[count];
-        SocketTurn[] sockets = new SocketTurn[count];
-        for (int i = 0; i < count; i++) {
-            operations[i] = this.batch.operation(i);
-            sockets[i] = this.owners[i];
-            this.owners[i] = null;
-        }
-        this.batch.clear();
         NativeIoException refused = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0,
                 "the port cannot take the changes (" + cause + ")");
-        for (int i = 0; i < count; i++) {
-            sockets[i].changeApplied(this.worker, operations[i], refused);
-        }
+        NativeIoException[] failures = new NativeIoException[this.batch.size()];
+        java.util.Arrays.fill(failures, refused);
+        report(failures);
     }
 }

@@ -44,6 +44,9 @@ public final class SocketServer {
 
     private volatile boolean running;
 
+    /** Whether a stop is under way (outside the lock, so that the listeners can be asked meanwhile); under the lock. */
+    private boolean stopping;
+
     private final Map<String, WorkerGroup> groups = new LinkedHashMap<>();
 
     private final List<Listener> listeners = new ArrayList<>();
@@ -80,6 +83,7 @@ public final class SocketServer {
      */
     public void start() {
         synchronized (this.lifecycle) {
+            awaitStopped();
             if (this.running) {
                 return;
             }
@@ -89,6 +93,8 @@ public final class SocketServer {
             this.scheduler = new ServerScheduler("sockstate-scheduler");
             AtomicLong connectionIds = new AtomicLong();
             ListenerBinder binder = new ListenerBinder(sockets);
+            SocketTurn.ChangeRules changeRules = new SocketTurn.ChangeRules(this.backend.edgeOnEveryArrival(),
+                    this.backend.appliesChangesWithDequeue());
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
                     List<NotificationPort> ports = openPorts(settings);
@@ -102,7 +108,7 @@ public final class SocketServer {
                 }
                 for (ListenerSettings settings : this.listenerSettings) {
                     Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,
-                            this.scheduler, connectionIds, this.observer, this.backend.edgeOnEveryArrival());
+                            this.scheduler, connectionIds, this.observer, changeRules);
                     this.listenerSockets.add(binder.bind(listener));
                     this.listeners.add(listener);
                 }
@@ -129,6 +135,7 @@ public final class SocketServer {
      */
     private static void loadRarelyUsedClasses() {
         new WriteQueue().isEmpty();
+        SocketTurn.ChangeRules.EPOLL.hashCode();
         ServerObserver.DequeueOutcome.values();
         HandlerCalls.Callback.values();
         for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
@@ -201,10 +208,37 @@ public final class SocketServer {
     public void stop(Duration timeout) {
         synchronized (this.lifecycle) {
             if (!this.running) {
+                awaitStopped();
                 return;
             }
             this.running = false;
+            this.stopping = true;
+        }
+        // The drain runs without the lock: the listeners and groups can be asked for meanwhile.
+        try {
             tearDown(timeout);
+        }
+        finally {
+            synchronized (this.lifecycle) {
+                this.stopping = false;
+                this.lifecycle.notifyAll();
+            }
+        }
+    }
+
+    /** Waits, holding the lock, until a stop under way is over. */
+    private void awaitStopped() {
+        boolean interrupted = false;
+        while (this.stopping) {
+            try {
+                this.lifecycle.wait();
+            }
+            catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -228,9 +262,11 @@ public final class SocketServer {
             this.scheduler.shutdown();
         }
         this.listeners.forEach((listener) -> listener.observer.closed());
-        this.groups.clear();
-        this.listeners.clear();
-        this.listenerSockets.clear();
+        synchronized (this.lifecycle) {
+            this.groups.clear();
+            this.listeners.clear();
+            this.listenerSockets.clear();
+        }
     }
 
     /** @return the listeners as configured */

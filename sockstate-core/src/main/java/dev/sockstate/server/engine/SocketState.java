@@ -11,15 +11,47 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The state word of a socket the server serves, and what any thread may ask through it. The word
- * holds: {@link #OWNED} while a thread handles the socket (its turn, {@link SocketTurn}); events and
- * run requests that arrived meanwhile, which the owner handles before it lets go (a run request on
- * an unowned socket is posted once, and later ones wait for the turn it starts); the number of
- * re-arms submitted but not yet known to be applied; and the closing stages: a close asked for
- * (drained first, or aborted), REMOVE issued, REMOVE arrived, finished. The socket is finished (closed,
- * its state released, its handler told) only once the REMOVE notification arrived, nobody owns it
- * <em>and</em> no re-arm is in flight, so a descriptor is never reused while a change naming it is
- * still queued.
+ * The state word of a socket the server serves, and what any thread may ask through it. One thread
+ * at a time owns the socket (its turn, {@link SocketTurn}); what others ask is folded into the word
+ * and handled by the owner before it lets go. What the socket wants from its port is state too:
+ * {@link #wanted()} and {@link #REMOVING}, applied by whoever applies a change, as they are at that
+ * moment, so that an older change can never undo a newer one.
+ *
+ * <table>
+ * <caption>The bits of the word</caption>
+ * <tr><th>bit</th><th>set by</th><th>cleared by</th><th>with the others</th></tr>
+ * <tr><td>{@link #OWNED}</td><td>the thread that claims the socket (a notification or a posted run
+ * that finds it idle), or its creator</td><td>the owner letting go</td><td>never with
+ * {@link #FINISHED}; never set again once {@link #REMOVING} is</td></tr>
+ * <tr><td>{@link #HANDED_OFF}</td><td>the owner handing its turn to a handler executor</td><td>the
+ * executor's task taking the turn over, or a stop finishing the socket</td><td>only with
+ * {@link #OWNED}</td></tr>
+ * <tr><td>events (8 bits at {@link #EVENTS_SHIFT})</td><td>a notification that finds the socket
+ * owned</td><td>the owner, which handles them, or keeps them for its next turn when it
+ * yields</td><td>any</td></tr>
+ * <tr><td>{@link #RUN_REQUESTED}</td><td>any thread asking for a turn (a write, a close, a resumed
+ * stage); an owner that yields</td><td>the thread that claims the socket, or the owner taking it in
+ * its turn</td><td>unowned, it means a run is posted: later requests post none</td></tr>
+ * <tr><td>{@link #CLOSE_REQUESTED}, {@link #ABORT_REQUESTED}</td><td>any thread</td><td>never</td><td>any</td></tr>
+ * <tr><td>{@link #DRAIN_REQUESTED}</td><td>a graceful stop</td><td>a close asked for meanwhile</td><td>with
+ * {@link #CLOSE_REQUESTED}</td></tr>
+ * <tr><td>{@link #CARRIED}</td><td>an owner letting go, whose worker's next call on the port applies
+ * the registration (Windows batches it with the dequeue)</td><td>that worker, once the call reported and
+ * nothing newer is wanted</td><td>any; the socket is not finished while set</td></tr>
+ * <tr><td>{@link #RESTATED}</td><td>whoever changes what the socket wants while a worker carries
+ * it</td><td>the carrier reading the wanted state for its next call</td><td>only with
+ * {@link #CARRIED}</td></tr>
+ * <tr><td>{@link #REFUSED}</td><td>a carrier whose call the port refused the socket's change</td><td>the
+ * owner, which hears of it in its turn</td><td>any</td></tr>
+ * <tr><td>{@link #REMOVING}</td><td>the owner letting go to close: the registration is to be
+ * removed</td><td>never</td><td>never with {@link #OWNED} again</td></tr>
+ * <tr><td>{@link #REMOVED}</td><td>the REMOVE notification, or a REMOVE that found nothing</td><td>never</td><td>after
+ * {@link #REMOVING}</td></tr>
+ * <tr><td>{@link #FINISHED}</td><td>the thread that finds the socket removed, unowned and carried by
+ * no worker, or a stop</td><td>never</td><td>final: the socket is closed and left the table</td></tr>
+ * </table>
+ * The socket is finished (closed, its handler told) only once its REMOVE arrived, nobody owns it and
+ * no worker carries it, so a descriptor is never reused while a change naming it may still be applied.
  */
 abstract class SocketState {
 
@@ -51,16 +83,14 @@ abstract class SocketState {
     /** Set while the owner handed the socket to a handler executor whose task has not taken it over yet. */
     static final int HANDED_OFF = 1 << 16;
 
-    /**
-     * Set when a one-shot change was submitted while an earlier one was in flight: once every
-     * change is reported, a run arms the registration again (the earlier one may have come last).
-     */
-    static final int RECHECK_REQUESTED = 1 << 17;
+    /** A worker's next call on the port applies the socket's registration as it is then wanted. */
+    static final int CARRIED = 1 << 17;
 
-    /** One re-arm submitted and not yet known to be applied: the count is in the bits above {@link #REARM_SHIFT}. */
-    static final int REARM_SHIFT = 18;
+    /** What the socket wants changed after its carrier read it: the carrier applies it once more. */
+    static final int RESTATED = 1 << 18;
 
-    static final int REARM_ONE = 1 << REARM_SHIFT;
+    /** The port refused a change a worker carried: the owner hears of it ({@link #takeRefusal()}). */
+    static final int REFUSED = 1 << 19;
 
     private static final VarHandle STATE;
 
@@ -95,6 +125,12 @@ abstract class SocketState {
     @SuppressWarnings("unused")
     private volatile int state;
 
+    /** The events the socket waits for, -1 for none: what a change applied now applies (unless {@link #REMOVING}). */
+    private volatile int wanted = -1;
+
+    /** Why the port refused a carried change; written before {@link #REFUSED} is set, taken by the owner. */
+    private volatile NativeIoException refusal;
+
     /**
      * The thread that owns the socket, or {@code null}. Only ever compared with the reading thread
      * itself, which always sees its own last write, so plain (opaque) accesses suffice: a thread
@@ -123,7 +159,7 @@ abstract class SocketState {
         }
     }
 
-    /** Releases everything once the registration is gone and no re-arm is in flight: closes the socket and calls back. */
+    /** Releases everything once the registration is gone and no worker carries it: closes the socket and calls back. */
     abstract void finish();
 
     /** @return the state word */
@@ -144,6 +180,34 @@ abstract class SocketState {
     /** @param thread the thread that owns the socket from now on, or {@code null} */
     final void owner(Thread thread) {
         OWNER.setOpaque(this, thread);
+    }
+
+    /** @return the events the socket waits for, -1 for none; any thread */
+    final int wanted() {
+        return this.wanted;
+    }
+
+    /** @param filter the events the socket waits for from now on, -1 for none; the owner */
+    final void want(int filter) {
+        this.wanted = filter;
+    }
+
+    /**
+     * The port refused a change a worker carried for this socket: recorded, and a turn asked for, in
+     * which the owner hears of it. Runs no turn itself.
+     * @param failure the port's refusal
+     */
+    final void refused(NativeIoException failure) {
+        this.refusal = failure;
+        orWord(REFUSED);
+        requestRun();
+    }
+
+    /** @return the refusal recorded with {@link #REFUSED}, which the caller cleared; the owner */
+    final NativeIoException takeRefusal() {
+        NativeIoException failure = this.refusal;
+        this.refusal = null;
+        return failure;
     }
 
     /**
@@ -234,12 +298,12 @@ abstract class SocketState {
         finishIfDone();
     }
 
-    /** Finishes the socket once it is removed, unowned and no re-arm is in flight. */
+    /** Finishes the socket once it is removed, unowned and carried by no worker. */
     final void finishIfDone() {
         int current;
         do {
             current = this.state;
-            boolean done = (current & REMOVED) != 0 && (current & (OWNED | FINISHED)) == 0 && (current >>> REARM_SHIFT) == 0;
+            boolean done = (current & REMOVED) != 0 && (current & (OWNED | FINISHED | CARRIED)) == 0;
             if (!done) {
                 return;
             }
@@ -271,7 +335,7 @@ abstract class SocketState {
                     continue;
                 }
             }
-            if (STATE.compareAndSet(this, current, (current & ~HANDED_OFF) | FINISHED | REMOVING | REMOVED)) {
+            if (STATE.compareAndSet(this, current, (current & ~(HANDED_OFF | CARRIED)) | FINISHED | REMOVING | REMOVED)) {
                 finish();
                 return;
             }

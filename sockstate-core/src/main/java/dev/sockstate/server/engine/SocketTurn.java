@@ -16,30 +16,42 @@ import java.lang.System.Logger.Level;
  * A socket the server serves and its turns, the one place where a socket is owned, handled, re-armed
  * and closed: a notification (or a run request) that finds the socket idle claims it through its
  * {@linkplain SocketState state word}, one that finds it owned folds its events in and returns, and
- * the owner handles them all ({@link #handle}) before it lets go ({@link #release}), then re-arms the
+ * the owner handles them all ({@link #handle}) before it lets go ({@link #release}), then arms the
  * registration with {@link #nextFilter()}, or, when a close was asked for and
- * {@link #readyToClose()}, issues REMOVE. Subclasses say what a turn does with the socket: accept
- * (a listener), read and write (a connection), receive (a UDP socket).
+ * {@link #readyToClose()}, removes it.
  * <p>
- * The owner re-arms a one-shot registration through its worker's next batch call; a notification
- * can only follow once that re-arm is applied, so another worker may then take the socket over even
- * before the first worker hears back. A run request (another thread's write) can start a turn
- * while such a re-arm waits for its call, and that turn's change may reach the port first and be
- * undone by it: once every change in flight is reported, one more turn arms the registration with
- * what the socket waits for then. A persistent registration (the exclusive edge mode) needs no
- * re-arm; its filter change is applied while the owner still holds the socket, so changes made by
- * successive owners reach the port in order. An owner whose turn was long enough
- * {@linkplain #yieldTurn(int) yields}: it keeps what arrived for the next turn, lets go, and posts a
- * run request, so other sockets are served in between.
+ * <b>Registration changes.</b> What the socket wants is state ({@link #wanted()}, {@link #REMOVING}),
+ * and a change applies what is wanted when it is applied. Where deferring saves no system call
+ * (epoll), the owner applies its change before it lets go, so successive owners' changes reach the
+ * port in order. Where one call applies changes and dequeues (Windows), the owner of a one-shot
+ * registration lets go and its worker <em>carries</em> the re-arm in its next call, which reads what
+ * the socket wants as it builds the call; a change made meanwhile elsewhere is applied at once and
+ * marks the socket {@link #RESTATED}, so that the carrier applies it once more, as it is then. Calls
+ * that carry changes do not wait, so a carrier reports at once. A REMOVE goes into the owner's own
+ * worker's next call, or is applied at once by any other thread; nothing is applied after it.
+ * <p>
+ * <b>Bounded turns.</b> Every read and every round of requests handled counts as work; past
+ * {@link #TURN_BUDGET} the owner yields: it keeps what arrived for the next turn, lets go and posts a
+ * run request, so that the other sockets of its port are served in between. Subclasses say what a
+ * turn does with the socket: accept (a listener), read and write (a connection), receive (UDP).
  */
 abstract class SocketTurn extends SocketState {
 
     private static final System.Logger logger = System.getLogger(SocketTurn.class.getName());
 
+    /** Work (reads, rounds of requests) in one turn before other sockets get theirs. */
+    static final int TURN_BUDGET = 16;
+
     private final SocketTable table;
 
-    /** The filter last submitted; read and written by the owner only. */
+    /**
+     * The filter last applied or handed to a carrier, -1 for none (never armed, or disabled); owner only.
+     * A one-shot registration that fired is disarmed whatever this says.
+     */
     private int armedFilter = -1;
+
+    /** The runner whose next call carries this socket; written before {@link #CARRIED} is set. */
+    private Runner carrier;
 
     /** Events kept for the next turn by an owner that yielded; handed from owner to owner. */
     private int deferredEvents;
@@ -47,8 +59,11 @@ abstract class SocketTurn extends SocketState {
     /** Whether the owner yields its turn when it lets go; owner only. */
     private boolean yielding;
 
-    /** Work (reads) done in the current turn; owner only. */
+    /** Work done in the current turn; owner only. */
     private int turnWork;
+
+    /** Whether changes of a one-shot registration ride the owner's worker's next dequeue call. */
+    private final boolean carriesChanges;
 
     /**
      * Whether each enable of the registration is followed, once applied, by a turn for the filter's
@@ -65,14 +80,25 @@ abstract class SocketTurn extends SocketState {
      * @param trigger how it is registered
      * @param observer its listener's observer
      * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
-     * @param drainsAfterEnable whether each enable is followed by a turn for the filter's events, as an
-     * edge-triggered registration needs where the backend raises no edge for readiness that held at the enable
+     * @param rules how the backend takes registration changes
      */
     SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
-            ListenerObserver observer, boolean ownedByCreator, boolean drainsAfterEnable) {
+            ListenerObserver observer, boolean ownedByCreator, ChangeRules rules) {
         super(port, sockets, handle, trigger, observer, ownedByCreator);
         this.table = table;
-        this.drainsAfterEnable = drainsAfterEnable;
+        this.carriesChanges = rules.withDequeue() && trigger.isOneShot();
+        this.drainsAfterEnable = trigger.isEdge() && !rules.edgeOnEveryArrival();
+    }
+
+    /**
+     * How a backend takes registration changes, as the turns need to know it.
+     * @param edgeOnEveryArrival whether an edge is raised for every arrival, even while data is unread
+     * @param withDequeue whether a change deferred to the next dequeue call saves a system call
+     */
+    record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue) {
+
+        /** Epoll's: an edge per arrival, and every change one system call of its own. */
+        static final ChangeRules EPOLL = new ChangeRules(true, false);
     }
 
     /**
@@ -93,6 +119,21 @@ abstract class SocketTurn extends SocketState {
     /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
     boolean readyToClose() {
         return true;
+    }
+
+    /**
+     * The port refused to change the registration, in the owner's turn: the socket is closed, and a
+     * connection's handler hears of it ({@link TcpConnection}). Logged here once.
+     * @param failure the port's refusal
+     */
+    void changeRefused(NativeIoException failure) {
+        logRefusal(failure);
+        requestClose(true);
+    }
+
+    /** @param failure the port's refusal of a registration change, logged once, with the socket it closes */
+    final void logRefusal(NativeIoException failure) {
+        logger.log(Level.WARNING, "The port refused to change the registration of " + this + "; closing it", failure);
     }
 
     /** Releases everything once the registration is gone: closes the socket and calls back. */
@@ -121,12 +162,12 @@ abstract class SocketTurn extends SocketState {
         }
     }
 
-    /** @return the work (reads) counted in this turn so far, this one included; owner only */
+    /** @return the work counted in this turn so far, this one included; owner only */
     final int countWork() {
         return ++this.turnWork;
     }
 
-    /** @return the work (reads) counted in this turn so far; owner only */
+    /** @return the work counted in this turn so far; owner only */
     final int turnWork() {
         return this.turnWork;
     }
@@ -190,14 +231,15 @@ abstract class SocketTurn extends SocketState {
     }
 
     /**
-     * Lets go of the socket as its owner: handles what arrived meanwhile, then closes it if asked,
-     * or re-arms it.
+     * Lets go of the socket as its owner: handles what arrived meanwhile (within the turn's budget),
+     * then removes the registration if a close is due, or leaves it as {@link #nextFilter()} wants.
      * @param runner the current thread's runner
      */
     final void release(Runner runner) {
         owner(Thread.currentThread());
-        // Whether this call armed a one-shot registration while still owning it (see below).
-        boolean armedWhileOwned = false;
+        // Whether the registration was applied while owned since events last came in: a one-shot
+        // arm then waits already, unless what the owner did since changed the filter.
+        boolean appliedSinceEvents = false;
         // A thread lent no memory changes nothing: a worker of the socket's port takes the turn on.
         boolean handsOn = runner.handsOn();
         if (handsOn) {
@@ -206,106 +248,162 @@ abstract class SocketTurn extends SocketState {
         while (true) {
             int current = word();
             int pending = (current & EVENTS_MASK) >>> EVENTS_SHIFT;
-            if (pending != 0 || (current & RUN_REQUESTED) != 0) {
-                if (casWord(current, current & ~(EVENTS_MASK | RUN_REQUESTED))) {
-                    if (runner.isWorker() && !runner.dequeuesFrom(this.port)) {
-                        // A worker of another port (the one that accepted the socket) still owns it and
-                        // the arm it applied has fired: the socket belongs to its own port's worker, so the
-                        // events go there, through the run request posted on letting go.
-                        this.yielding = true;
-                    }
-                    if (this.yielding) {
-                        // The turn is over: the run posted on letting go handles these (and any request).
-                        this.deferredEvents |= pending;
-                    }
-                    else {
-                        // A notification that arrived meanwhile used up the arm: arm again when letting go.
-                        armedWhileOwned = false;
-                        if (!handleSafely(runner, pending)) {
-                            return;
-                        }
-                    }
+            boolean refused = (current & REFUSED) != 0 && !this.yielding;
+            if (pending != 0 || (current & RUN_REQUESTED) != 0 || refused) {
+                if (!casWord(current, current & ~(EVENTS_MASK | RUN_REQUESTED | (refused ? REFUSED : 0)))) {
+                    continue;
+                }
+                if (pending != 0) {
+                    appliedSinceEvents = false;
+                }
+                if (refused) {
+                    changeRefused(takeRefusal());
+                }
+                if (runner.isWorker() && !runner.dequeuesFrom(this.port)) {
+                    // A worker of another port (the one that accepted the socket) still owns it: the
+                    // socket belongs to its own port's worker, which the run posted on letting go reaches.
+                    this.yielding = true;
+                }
+                else if (countWork() > TURN_BUDGET) {
+                    this.yielding = true;
+                }
+                if (this.yielding) {
+                    this.deferredEvents |= pending;
+                }
+                else if (!handleSafely(runner, pending)) {
+                    return;
                 }
                 continue;
             }
             if (!handsOn && (current & CLOSE_REQUESTED) != 0 && readyToClose()) {
-                owner(null);
-                if (casWord(current, (current & ~OWNED) | REMOVING)) {
-                    this.yielding = false;
-                    submit(runner, Operation.REMOVE, 0);
+                if (remove(runner, current)) {
                     return;
                 }
-                owner(Thread.currentThread());
                 continue;
             }
             int filter = nextFilter();
-            boolean oneShot = this.trigger.isOneShot();
-            if (!handsOn && !oneShot && filter != this.armedFilter && (filter > 0 || this.armedFilter > 0)) {
-                if (changeFilterWhileOwned(runner, current, filter) && filter > 0 && !drainAfterEnable(runner, filter)) {
+            // A yielding owner changes nothing: the turn its run starts handles what it kept, then arms.
+            Operation change = this.yielding ? null : changeFor(filter, appliedSinceEvents);
+            if (change == null) {
+                if (letGo(current, 0)) {
                     return;
                 }
                 continue;
             }
-            // A one-shot registration that fired is disabled in effect; armed while owned, it waits
-            // already, unless what the owner did since (a reply that did not fit) changed the filter.
-            boolean rearm = !handsOn && oneShot && filter > 0 && (!armedWhileOwned || filter != this.armedFilter);
-            // With no events to wait for, it is disabled outright, once: epoll then still reports an
-            // error or hang-up (a reset of a half-closed connection); Windows reports nothing.
-            boolean disarm = !handsOn && oneShot && filter == 0 && this.armedFilter > 0;
-            Operation change = rearm ? Operation.ENABLE : disarm ? Operation.DISABLE : null;
-            if (change != null && (disarm || this.drainsAfterEnable || !runner.dequeuesFrom(this.port))) {
-                // No batch call of this thread's will carry the change to the socket's port, a re-arm
-                // must be in place before the socket is drained, or it is a disable, which no
-                // notification follows: it is applied now, before letting go, like a persistent
-                // filter change. A notification it raises meanwhile is folded in and handled above.
-                if (casWord(current, current + REARM_ONE + recheck(current, filter, this.armedFilter))) {
-                    this.armedFilter = filter;
-                    armedWhileOwned = true;
-                    applyWhileOwned(runner, change, filter);
-                    if (rearm && !drainAfterEnable(runner, filter)) {
-                        return;
+            boolean carriedElsewhere = (current & CARRIED) != 0 && this.carrier != runner;
+            if (this.carriesChanges && change == Operation.ENABLE && !this.drainsAfterEnable && runner.dequeuesFrom(this.port)
+                    && !carriedElsewhere) {
+                // The worker's next call applies it (with its dequeue), as it is wanted then.
+                int before = this.armedFilter;
+                want(filter);
+                this.armedFilter = filter;
+                boolean carriedHere = (current & CARRIED) != 0;
+                this.carrier = runner;
+                if (letGo(current, carriedHere ? RESTATED : CARRIED)) {
+                    if (!carriedHere) {
+                        runner.carry(this);
                     }
+                    return;
                 }
+                this.armedFilter = before;
                 continue;
             }
-            int armedBefore = this.armedFilter;
-            if (change != null) {
-                this.armedFilter = filter;
+            // Applied now, while owned: a notification it raises meanwhile is folded in and handled above.
+            want(filter);
+            this.armedFilter = filter;
+            appliedSinceEvents = true;
+            if ((current & CARRIED) != 0) {
+                // A worker's call still carries it: that worker applies the state once more, as it is then.
+                orWord(RESTATED);
             }
-            boolean yielded = this.yielding;
-            this.yielding = false;
-            owner(null);
-            if (casWord(current, (current & ~OWNED) + ((change != null) ? REARM_ONE + recheck(current, filter, armedBefore) : 0))) {
-                if (change != null) {
-                    submit(runner, change, filter);
-                }
-                if (yielded && !postRun()) {
-                    // The port closed with the server's stop: no worker takes the turn on, and no
-                    // registration is left to remove, so the socket is finished here.
-                    removed();
-                }
+            NativeIoException failure = applyNow(runner, change, filter);
+            if (failure != null) {
+                this.armedFilter = -1;
+                changeRefused(failure);
+            }
+            else if (change == Operation.ENABLE && !drainAfterEnable(runner, filter)) {
                 return;
             }
-            this.yielding = yielded;
-            this.armedFilter = armedBefore;
-            owner(Thread.currentThread());
         }
     }
 
     /**
-     * A one-shot change submitted while an earlier one is still in flight (queued by a worker that
-     * went on with its batch before its next call) may reach the port first and be undone by it: the
-     * turn that follows once every change is reported arms the registration again.
-     * @param current the word
-     * @param filter the change's filter
-     * @param lastSubmitted the filter of the change submitted before it
-     * @return the bit that asks for that turn, to add to the word, or 0 when nothing is in flight
+     * @return the change that leaves the registration as {@code filter} wants, {@code null} for none
+     * @param filter the events to wait for, -1 or 0 for none
+     * @param appliedSinceEvents whether the registration was applied in this turn since events last came in
      */
-    private static int recheck(int current, int filter, int lastSubmitted) {
-        // (A change like the last one submitted cannot be undone by an older one unless that one
-        // differed too, and then it asked already: the bit stays until nothing is in flight.)
-        boolean differs = filter != lastSubmitted;
-        return ((current >>> REARM_SHIFT) != 0 && differs && (current & RECHECK_REQUESTED) == 0) ? RECHECK_REQUESTED : 0;
+    private Operation changeFor(int filter, boolean appliedSinceEvents) {
+        if (this.trigger.isOneShot()) {
+            // A one-shot registration that fired is disabled in effect: it is armed again unless armed
+            // already in this turn with the same filter. With nothing to wait for it is disabled
+            // outright, once: epoll then still reports an error or a hang-up; Windows reports nothing.
+            if (filter > 0) {
+                return (appliedSinceEvents && filter == this.armedFilter) ? null : Operation.ENABLE;
+            }
+            return (this.armedFilter > 0) ? Operation.DISABLE : null;
+        }
+        if (filter == this.armedFilter || (filter <= 0 && this.armedFilter <= 0)) {
+            return null;
+        }
+        // No filter, or an empty one, disables: nothing is reported, not even a hang-up. An enable
+        // with no events has no documented meaning on Windows.
+        return (filter > 0) ? Operation.ENABLE : Operation.DISABLE;
+    }
+
+    /**
+     * Lets go of the socket, posting a run if the owner yields.
+     * @param current the word as last read
+     * @param bits to set as it lets go ({@link #CARRIED} or {@link #RESTATED}, or none)
+     * @return false when the word changed meanwhile: the caller looks again, still the owner
+     */
+    private boolean letGo(int current, int bits) {
+        boolean yielded = this.yielding;
+        this.yielding = false;
+        owner(null);
+        // A yielding owner leaves a run request in the word: later requests post no run of their own.
+        if (!casWord(current, (current & ~OWNED) | bits | (yielded ? RUN_REQUESTED : 0))) {
+            this.yielding = yielded;
+            owner(Thread.currentThread());
+            return false;
+        }
+        if (yielded && !postRun()) {
+            // The port closed with the server's stop: no worker takes the turn on, and no
+            // registration is left to remove, so the socket is finished here.
+            removed();
+        }
+        return true;
+    }
+
+    /**
+     * Lets go to close: the registration is removed by the owner's worker's next call, by a worker
+     * that carries it already, or at once; its REMOVE notification finishes the socket.
+     * @return false when the word changed meanwhile: the caller looks again, still the owner
+     */
+    private boolean remove(Runner runner, int current) {
+        boolean carried = (current & CARRIED) != 0;
+        boolean toCarry = !carried && runner.dequeuesFrom(this.port);
+        if (toCarry) {
+            this.carrier = runner;
+        }
+        owner(null);
+        if (!casWord(current, (current & ~OWNED) | REMOVING | (carried ? RESTATED : toCarry ? CARRIED : 0))) {
+            owner(Thread.currentThread());
+            return false;
+        }
+        this.yielding = false;
+        if (toCarry) {
+            runner.carry(this);
+        }
+        else if (!carried) {
+            // Nobody but this thread changes the registration once REMOVING is set.
+            NativeIoException failure = applyNow(runner, Operation.REMOVE, 0);
+            this.observer.registrationChanged(Operation.REMOVE, failure == null);
+            if (failure != null) {
+                // Nothing is registered (the socket was never armed): no REMOVE will come.
+                removed();
+            }
+        }
+        return true;
     }
 
     /**
@@ -323,74 +421,69 @@ abstract class SocketTurn extends SocketState {
     }
 
     /**
-     * Applies a persistent registration's new filter before letting go, so that the next owner's
-     * change cannot overtake it on the port.
-     * @return whether it was applied (false when the word changed meanwhile: the caller looks again)
-     */
-    private boolean changeFilterWhileOwned(Runner runner, int current, int filter) {
-        if (!casWord(current, current + REARM_ONE)) {
-            return false;
-        }
-        this.armedFilter = filter;
-        // No filter (-1), or an empty one, disables the registration: nothing is reported, not even a
-        // hang-up. An enable with no events has no documented meaning on Windows.
-        applyWhileOwned(runner, (filter <= 0) ? Operation.DISABLE : Operation.ENABLE, filter);
-        return true;
-    }
-
-    /**
-     * Applies a change now, before letting go: through the runner's own batch call if it dequeues
-     * from this socket's port (after the changes it queued before, which may be this socket's), else
-     * in a call of its own.
-     */
-    private void applyWhileOwned(Runner runner, Operation operation, int filter) {
-        if (runner.dequeuesFrom(this.port)) {
-            runner.queue(this, operation, filter);
-            runner.applyQueued();
-        }
-        else {
-            applyNow(runner, operation, filter);
-        }
-    }
-
-    /** Queues the change in the runner's next batch call if it dequeues from this socket's port, else applies it at once. */
-    private void submit(Runner runner, Operation operation, int filter) {
-        if (runner.dequeuesFrom(this.port)) {
-            runner.queue(this, operation, filter);
-        }
-        else {
-            applyNow(runner, operation, filter);
-        }
-    }
-
-    /**
-     * Adds a change of this socket's registration to a batch.
-     * @param batch the batch
-     * @param operation the change
-     * @param filter the events, for ENABLE
+     * Adds what the socket wants now to a carrier's next call, once the carrier read it: REMOVE, an
+     * enable of the filter wanted, or a disable.
+     * @param batch the carrier's batch
      * @return the index of the entry
      */
-    final int addChange(RegistrationBatch batch, Operation operation, int filter) {
-        return switch (operation) {
-            case ENABLE -> batch.enable(this.handle, this.key, filter, this.trigger);
-            case REMOVE -> batch.remove(this.handle, this.key);
-            default -> batch.disable(this.handle, this.key);
-        };
+    final int addWanted(RegistrationBatch batch) {
+        int current;
+        do {
+            current = word();
+        }
+        while ((current & RESTATED) != 0 && !casWord(current, current & ~RESTATED));
+        if ((current & REMOVING) != 0) {
+            return batch.remove(this.handle, this.key);
+        }
+        int filter = wanted();
+        return (filter > 0) ? batch.enable(this.handle, this.key, filter, this.trigger) : batch.disable(this.handle, this.key);
     }
 
     /**
-     * Applies one change at once, on this socket's port: from a thread that is not one of the
-     * workers, or from a worker of another port.
+     * The carrier's call applied (or refused) the socket's change: the carrier lets go of it, or
+     * carries it once more when what it wants changed since. Runs no turn: a refusal is recorded and a
+     * run asked for.
+     * @param runner the carrier
+     * @param operation the change applied
+     * @param failure why it was refused, or {@code null}
      */
-    private void applyNow(Runner runner, Operation operation, int filter) {
+    final void carried(Runner runner, Operation operation, NativeIoException failure) {
+        this.observer.registrationChanged(operation, failure == null);
+        int current;
+        boolean again;
+        do {
+            current = word();
+            // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket.)
+            again = (current & RESTATED) != 0 && operation != Operation.REMOVE && failure == null;
+        }
+        while (!again && !casWord(current, current & ~CARRIED));
+        if (again) {
+            runner.carry(this);
+        }
+        else if (failure != null && operation == Operation.REMOVE) {
+            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
+            removed();
+            return;
+        }
+        else if (failure != null && (current & REMOVING) == 0) {
+            refused(failure);
+        }
+        finishIfDone();
+    }
+
+    /** Applies one change at once on this socket's port, with the runner's batch of one. */
+    private NativeIoException applyNow(Runner runner, Operation operation, int filter) {
         RegistrationBatch change = runner.singleChange();
         change.clear();
-        addChange(change, operation, filter);
+        switch (operation) {
+            case ENABLE -> change.enable(this.handle, this.key, filter, this.trigger);
+            case REMOVE -> change.remove(this.handle, this.key);
+            default -> change.disable(this.handle, this.key);
+        }
         NativeIoException failure;
         try {
             this.port.apply(change);
             failure = change.failed(0) ? change.failure(0, "ProcessSocketNotifications") : null;
-            change.clear();
         }
         catch (NativeIoException ex) {
             failure = ex;
@@ -398,46 +491,10 @@ abstract class SocketTurn extends SocketState {
         catch (PortClosedException ex) {
             failure = new NativeIoException("ProcessSocketNotifications", NativeError.BAD_DESCRIPTOR, 0, ex.getMessage());
         }
-        changeApplied(runner, operation, failure);
-    }
-
-    /**
-     * A change submitted for this socket's registration was applied (or refused).
-     * @param runner the thread that applied it
-     * @param operation the change
-     * @param failure why it was refused, or {@code null}
-     */
-    final void changeApplied(Runner runner, Operation operation, NativeIoException failure) {
-        this.observer.registrationChanged(operation, failure == null);
-        if (operation == Operation.ENABLE || operation == Operation.DISABLE) {
-            // The last change reported takes the recheck asked for with it, in the same update, so that
-            // a change submitted meanwhile sees whether one is still due.
-            int before;
-            int current;
-            do {
-                before = word();
-                current = before - REARM_ONE;
-                if ((current >>> REARM_SHIFT) == 0) {
-                    current &= ~RECHECK_REQUESTED;
-                }
-            }
-            while (!casWord(before, current));
-            if (failure != null && (current & REMOVING) == 0) {
-                logger.log(Level.WARNING, "The port refused to re-arm " + this + "; closing it", failure);
-                orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
-                notified(runner, 0);
-            }
-            else if ((before & RECHECK_REQUESTED) != 0 && (current & RECHECK_REQUESTED) == 0) {
-                // Every change in flight is in place now, an older one maybe last: a turn arms the
-                // registration again with what the socket waits for now (the owner's own goes round again).
-                requestTurn();
-            }
-            finishIfDone();
+        change.clear();
+        if (operation != Operation.REMOVE) {
+            this.observer.registrationChanged(operation, failure == null);
         }
-        else if (operation == Operation.REMOVE && failure != null) {
-            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
-            removed();
-        }
+        return failure;
     }
-
 }

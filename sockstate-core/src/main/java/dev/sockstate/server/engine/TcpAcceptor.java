@@ -40,16 +40,19 @@ final class TcpAcceptor extends SocketTurn {
     private Boolean noDelayInherited;
 
     TcpAcceptor(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true, false);
+        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true,
+                listener.changeRules);
         this.listener = listener;
     }
 
     @Override
     boolean handle(Runner runner, int events) {
         if (isDraining()) {
-            // A graceful shutdown: the connections the kernel already completed are served, not reset.
-            while (acceptPending(runner)) {
-                // until none is pending
+            // A graceful shutdown: the connections the kernel already completed are served, not reset,
+            // a bounded number a turn: the stop ends the drain by its deadline, which peers that keep
+            // connecting must not outlast.
+            if (acceptPending(runner)) {
+                yieldTurn(0);
             }
             return true;
         }

@@ -23,14 +23,11 @@ import java.nio.ByteBuffer;
  * raises a new edge) unless the notification carried a hang-up, after which it reads until end of
  * stream, since data and FIN can arrive in one read. Where edges only follow a change after the
  * registration was enabled (Windows), each enable is followed by a turn that reads until would-block.
- * Either way a turn reads at most {@link #EDGE_READ_BUDGET} times, then yields to other sockets.
- * With a handler executor, a read's handler call (through the stages) runs there, and the turn
- * goes on there until the connection is let go ({@link HandlerExecution}).
+ * Either way a turn reads at most {@link SocketTurn#TURN_BUDGET} times, then yields to other sockets.
+ * With a handler executor, every turn with something for the handler runs there, reads included,
+ * and {@code onClose} follows there too ({@link HandlerExecution}).
  */
 final class TcpConnection extends AcceptedConnection {
-
-    /** Reads per turn with an edge trigger before other sockets get theirs. */
-    static final int EDGE_READ_BUDGET = 16;
 
     /** The way out: sends, queues what the socket does not take, takes other threads' writes. */
     final WritePath output = new WritePath(this);
@@ -64,6 +61,9 @@ final class TcpConnection extends AcceptedConnection {
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
 
+    /** A registration change the port refused, for the handler to hear of in the owner's turn. */
+    private NativeIoException changeRefusal;
+
     TcpConnection(Listener listener, long handle) {
         super(listener, handle);
         touch();
@@ -84,14 +84,41 @@ final class TcpConnection extends AcceptedConnection {
             }
         }
         HandlerExecution execution = this.listener.execution;
-        if (execution != null && runner.isWorker() && execution.handOff(this, null)) {
+        if (execution != null && runner.isWorker() && execution.handOff(this, 0, true)) {
             return;
+        }
+        turnHandedOver(runner, 0, true);
+        release(runner);
+    }
+
+    /**
+     * A turn on the thread it was handed to (a handler executor's), or the open on the accepting one.
+     * @param opening whether the turn opens the connection
+     * @return true to let go now, false when the ownership was handed on
+     */
+    boolean turnHandedOver(Runner runner, int events, boolean opening) {
+        if (!opening) {
+            return handle(runner, events);
         }
         if (!isAborting()) {
             inboundOpen();
         }
         this.output.shutdownIfDue();
-        release(runner);
+        return true;
+    }
+
+    /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
+    private boolean hasHandlerWork(int events) {
+        return events != 0 || this.changeRefusal != null || this.output.hasRequests() || this.output.isPending() || isDraining()
+                || this.pipeline != null && this.pipeline.hasResumes();
+    }
+
+    @Override
+    void changeRefused(NativeIoException failure) {
+        logRefusal(failure);
+        // The handler hears of it in the turn that follows (on its executor, when it has one), which aborts.
+        this.changeRefusal = failure;
+        requestTurn();
     }
 
     @Override
@@ -99,19 +126,19 @@ final class TcpConnection extends AcceptedConnection {
         if (isAborting()) {
             return true;
         }
+        HandlerExecution execution = this.listener.execution;
+        if (execution != null && runner.isWorker() && hasHandlerWork(events)) {
+            return !execution.handOff(this, events, false);
+        }
+        if (this.changeRefusal != null) {
+            NativeIoException refusal = this.changeRefusal;
+            this.changeRefusal = null;
+            failed(refusal);
+            return true;
+        }
         this.output.takeRequests();
-        if (this.pipeline != null && this.pipeline.hasResumes()) {
-            HandlerExecution execution = this.listener.execution;
-            if (execution == null || !runner.isWorker()) {
-                this.pipeline.runResumes();
-            }
-            else if (execution.handOffResumes(this, events)) {
-                // The resumed work may call the handler (a TLS handshake's end opens the connection): there.
-                return false;
-            }
-            else {
-                return true;
-            }
+        if (this.pipeline != null) {
+            this.pipeline.runResumes();
         }
         // Only a hang-up notified without data can end the input when a read finds nothing.
         boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
@@ -143,7 +170,7 @@ final class TcpConnection extends AcceptedConnection {
                 return false;
             }
         }
-        else if (isDraining() && !this.inputDrained && !this.output.isPending()) {
+        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.output.isPending()) {
             // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
             if (!read(runner, Events.IN, false)) {
                 return false;
@@ -184,17 +211,19 @@ final class TcpConnection extends AcceptedConnection {
      * @return false when the handler call was handed to the listener's executor
      */
     private boolean read(Runner runner, int events, boolean hangupAlone) {
+        // A thread lent no memory reads into the heap (what the handler sees is the same).
         NativeBuffer buffer = runner.readBuffer();
-        ByteBuffer bytes = buffer.buffer();
+        ByteBuffer bytes = (buffer != null) ? buffer.buffer()
+                : ByteBuffer.allocate(Math.min(this.listener.group.settings.readBufferSize(), 64 * 1024));
         boolean edge = this.trigger.isEdge();
         // A short read drained the socket unless a FIN came with the data; only a registration for
         // HANGUP says so, so without one the turn reads on until the socket would block. Where the
         // backend does not raise an edge for every arrival, data that came after the short read but
         // before the turn ends raises none: the turn reads on until would-block there too.
-        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && this.listener.edgeOnEveryArrival
+        boolean shortReadDrains = this.listener.settings.exclusiveEdge() && this.listener.changeRules.edgeOnEveryArrival()
                 && (this.listener.settings.events() & Events.HANGUP) != 0 && (events & Events.HANGUP) == 0;
         while (true) {
-            if (edge && turnWork() >= EDGE_READ_BUDGET) {
+            if (edge && turnWork() >= TURN_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.
                 yieldTurn(Events.IN | (events & Events.HANGUP));
                 return true;
@@ -202,7 +231,7 @@ final class TcpConnection extends AcceptedConnection {
             bytes.clear();
             int read;
             try {
-                read = this.sockets.recv(this.handle, buffer);
+                read = (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
             }
             catch (NativeIoException ex) {
                 failed(ex);
@@ -225,12 +254,6 @@ final class TcpConnection extends AcceptedConnection {
             this.observer.received(read);
             touch();
             bytes.flip();
-            HandlerExecution execution = this.listener.execution;
-            if (execution != null && runner.isWorker()) {
-                ByteBuffer copy = ByteBuffer.allocate(read).put(bytes);
-                copy.flip();
-                return !execution.handOff(this, copy);
-            }
             inboundData(bytes);
             if (isClosing() || this.inputClosed || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
                 return true;
@@ -350,6 +373,18 @@ final class TcpConnection extends AcceptedConnection {
         this.output.release();
         this.partialFrame = null;
         this.listener.connectionFinished();
+        HandlerExecution execution = this.listener.execution;
+        if (execution != null && (this.pipeline != null || handlerOpened()) && Worker.onWorkerThread()) {
+            // Not on a worker (a stop that ends the connection runs it where it is).
+            execution.afterEnd(this::ended);
+        }
+        else {
+            ended();
+        }
+    }
+
+    /** The stages and the handler hear that the connection is closed. */
+    private void ended() {
         if (this.pipeline != null) {
             this.pipeline.closed();
         }

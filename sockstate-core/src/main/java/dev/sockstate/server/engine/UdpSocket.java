@@ -36,7 +36,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     UdpSocket(Listener listener, long handle) {
         super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true, listener.drainsAfterEnable);
+                true, listener.changeRules);
         this.listener = listener;
     }
 

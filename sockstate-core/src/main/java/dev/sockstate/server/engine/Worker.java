@@ -5,7 +5,6 @@ import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
-import dev.sockstate.port.Operation;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.PortClosedException;
 import dev.sockstate.port.RegistrationBatch;
@@ -17,10 +16,10 @@ import java.lang.System.Logger.Level;
 
 /**
  * One thread of a worker group: dequeues a batch from its port (the group's shared one, or its own),
- * dispatches it, and hands
- * the re-arms it collected back to the port in its next batch call (on Windows that is one
- * {@code ProcessSocketNotifications} call). Owns a read buffer and its batches, so the dequeue path
- * allocates nothing.
+ * dispatches it, and makes the registration changes of the sockets it carries part of its next call
+ * on the port (on Windows that is one {@code ProcessSocketNotifications} call). A call that carries
+ * changes does not wait, so their results are reported at once. Owns a read buffer and its batches,
+ * so the dequeue path allocates nothing.
  */
 final class Worker implements Runnable, Runner {
 
@@ -28,12 +27,6 @@ final class Worker implements Runnable, Runner {
 
     /** Key of the posted message that stops workers; completion keys of sockets are never this large. */
     static final long STOP_KEY = Long.MAX_VALUE;
-
-    /**
-     * Key of a posted message that only wakes a worker, so that it reports the results of the changes
-     * its last call applied; no socket has this key, so dispatching it does nothing.
-     */
-    static final long WAKE_KEY = Long.MAX_VALUE - 1;
 
     private final String groupName;
 
@@ -123,14 +116,15 @@ final class Worker implements Runnable, Runner {
         while (!this.stopped) {
             long start = timed ? System.nanoTime() : 0;
             int count;
+            RegistrationBatch carried = this.changes.forNextCall();
             try {
-                count = this.port.process(this.changes.forNextCall(), this.notifications, this.timeoutMillis);
+                count = this.port.process(carried, this.notifications, (carried != null) ? 0 : this.timeoutMillis);
             }
             catch (PortClosedException ex) {
                 return;
             }
             catch (NativeIoException ex) {
-                if (!this.changes.isEmpty()) {
+                if (carried != null) {
                     // The call was refused whole, nothing applied: the change it could not take is found alone.
                     this.changes.applyOneByOne(ex);
                     continue;
@@ -209,16 +203,6 @@ final class Worker implements Runnable, Runner {
         }
     }
 
-    /** Wakes this worker if it waits, with a message that does nothing: it reports what it applied. */
-    void wake() {
-        try {
-            this.port.post(WAKE_KEY, 0);
-        }
-        catch (NativeIoException | PortClosedException ex) {
-            // the port is closing: its waiters are woken anyway
-        }
-    }
-
     /** @return the port this worker dequeues from */
     NotificationPort port() {
         return this.port;
@@ -240,15 +224,8 @@ final class Worker implements Runnable, Runner {
     }
 
     @Override
-    public void queue(SocketTurn socket, Operation operation, int filter) {
-        this.changes.add(socket, operation, filter);
-    }
-
-    @Override
-    public void applyQueued() {
-        if (!this.changes.isEmpty()) {
-            this.changes.flush();
-        }
+    public void carry(SocketTurn socket) {
+        this.changes.add(socket);
     }
 
     @Override
@@ -278,6 +255,19 @@ final class Worker implements Runnable, Runner {
     /** @return the batch this worker dequeues into */
     NotificationBatch notifications() {
         return this.notifications;
+    }
+
+    /** @return whether the calling thread is a worker's, of any group */
+    static boolean onWorkerThread() {
+        return Thread.currentThread() instanceof WorkerThread;
+    }
+
+    /** A worker's thread, known as such by {@link #onWorkerThread()}. */
+    static final class WorkerThread extends Thread {
+
+        WorkerThread(Worker worker, String name) {
+            super(worker, name);
+        }
     }
 
     /** Asks the worker to stop after its current batch. */

@@ -9,6 +9,7 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A worker group at run time: its ports (one the workers share, or one per worker), its workers and
@@ -64,22 +65,31 @@ final class WorkerGroup {
     }
 
     /**
-     * Lets go of a socket that the calling thread, none of this group's workers, owns: with an
-     * off-worker's memory lent for it, or handing the turn on to a worker when all are lent.
-     * @param socket the socket
+     * Runs a turn on the calling thread, none of this group's workers: with an off-worker's memory
+     * lent for it, or with none when all are lent ({@link OffWorker#HANDING_ON}, which leaves the
+     * registration to a worker).
+     * @param turn the turn, given the runner
      */
-    void letGo(SocketTurn socket) {
+    void lend(Consumer<Runner> turn) {
         OffWorker lent = this.offWorkers.borrow();
         if (lent == null) {
-            socket.release(OffWorker.HANDING_ON);
+            turn.accept(OffWorker.HANDING_ON);
             return;
         }
         try {
-            socket.release(lent);
+            turn.accept(lent);
         }
         finally {
             this.offWorkers.giveBack(lent);
         }
+    }
+
+    /**
+     * Lets go of a socket that the calling thread, none of this group's workers, owns.
+     * @param socket the socket
+     */
+    void letGo(SocketTurn socket) {
+        lend(socket::release);
     }
 
     /** Makes the workers, each with its read buffer and observer, and starts their threads. */
@@ -89,19 +99,10 @@ final class WorkerGroup {
             Worker worker = new Worker(this.settings, port, this.sockets.allocate(this.settings.readBufferSize()), this.table,
                     this.observer.worker(this.settings.name(), i + 1));
             this.workers.add(worker);
-            Thread thread = new Thread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
+            Thread thread = new Worker.WorkerThread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
             worker.attach(thread);
             thread.start();
         }
-    }
-
-    /**
-     * Wakes every worker once. A worker reports the results of the changes a call applied only when
-     * the call returns, and a socket is finished only once no re-arm of it is unreported, so a close
-     * can otherwise wait for a worker's dequeue timeout while another worker handles the socket.
-     */
-    void wakeAll() {
-        this.workers.forEach(Worker::wake);
     }
 
     /** Stops the workers, waits for them, and closes the ports. */

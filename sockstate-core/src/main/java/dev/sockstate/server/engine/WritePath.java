@@ -94,6 +94,10 @@ final class WritePath {
         if (this.connection.isOwnedByCurrentThread()) {
             // Writes other threads made before this one go first.
             takeRequests();
+            if (this.shutdownRequested) {
+                dropLate(data);
+                return;
+            }
             this.connection.outbound(data, false);
             return;
         }
@@ -104,9 +108,21 @@ final class WritePath {
         this.connection.requestRun();
     }
 
+    /**
+     * A write made after the FIN was asked for has no way out: dropped, and said in the log (at most
+     * once a second); the connection itself goes on, reading what the peer still sends.
+     */
+    private void dropLate(ByteBuffer data) {
+        int bytes = data.remaining();
+        data.position(data.limit());
+        this.connection.listener.writeAfterShutdown(this.connection, bytes);
+    }
+
     /** Asks for a FIN once queued bytes are sent, from any thread. */
     void shutdownOutput() {
         if (this.connection.isOwnedByCurrentThread()) {
+            // Writes other threads made before the shutdown was asked for go before the FIN.
+            takeRequests();
             this.shutdownRequested = true;
             return;
         }
@@ -208,20 +224,23 @@ final class WritePath {
         }
         this.taking = true;
         try {
-            Handoff<Object> request;
-            while ((request = Handoff.takeAll(REQUESTS, this)) != null) {
-                for (; request != null; request = request.next) {
-                    if (request.item == SHUTDOWN_OUTPUT) {
-                        this.shutdownRequested = true;
-                    }
-                    else {
-                        ByteBuffer data = (ByteBuffer) request.item;
-                        long bytes = data.remaining();
-                        this.connection.outbound(data, true);
-                        // (Counted until sent or queued, never nowhere.)
-                        REQUESTED_BYTES.getAndAdd(this, -bytes);
-                    }
+            // What waits now, once: a thread that keeps writing asks for the next round of the turn,
+            // which counts against its budget, instead of holding the owner here.
+            for (Handoff<Object> request = Handoff.takeAll(REQUESTS, this); request != null; request = request.next) {
+                if (request.item == SHUTDOWN_OUTPUT) {
+                    this.shutdownRequested = true;
+                    continue;
                 }
+                ByteBuffer data = (ByteBuffer) request.item;
+                long bytes = data.remaining();
+                if (this.shutdownRequested) {
+                    dropLate(data);
+                }
+                else {
+                    this.connection.outbound(data, true);
+                }
+                // (Counted until sent or queued, never nowhere.)
+                REQUESTED_BYTES.getAndAdd(this, -bytes);
             }
         }
         finally {
@@ -256,6 +275,11 @@ final class WritePath {
     /** @return whether the FIN was sent; owner only */
     boolean isShut() {
         return this.outputShut;
+    }
+
+    /** @return whether other threads handed writes or a shutdown over that the owner has not taken yet; any thread */
+    boolean hasRequests() {
+        return Handoff.waits(REQUESTS, this);
     }
 
     /** @return whether bytes wait for the socket; owner only */

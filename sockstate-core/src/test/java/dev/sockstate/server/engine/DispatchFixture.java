@@ -108,7 +108,7 @@ public final class DispatchFixture implements AutoCloseable {
         long handled;
 
         CountingSocket(NotificationPort port, SocketTable table) {
-            super(port, null, table, 0, Trigger.EDGE_PERSISTENT, ListenerObserver.NONE, false, false);
+            super(port, null, table, 0, Trigger.EDGE_PERSISTENT, ListenerObserver.NONE, false, SocketTurn.ChangeRules.EPOLL);
         }
 
         @Override

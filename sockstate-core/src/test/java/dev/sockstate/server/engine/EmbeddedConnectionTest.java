@@ -352,7 +352,7 @@ class EmbeddedConnectionTest {
     void theExclusiveEdgeModeReadsOnAfterSpendingItsReadBudget() {
         ListenerSettings settings = tcp("edge").exclusiveEdge(true).handler(new EchoHandler()).build();
         EmbeddedConnection embedded = EmbeddedConnection.builder(settings).readBufferSize(64).open();
-        byte[] data = new byte[64 * (TcpConnection.EDGE_READ_BUDGET * 2 + 1)];
+        byte[] data = new byte[64 * (SocketTurn.TURN_BUDGET * 2 + 1)];
         for (int i = 0; i < data.length; i++) {
             data[i] = (byte) i;
         }

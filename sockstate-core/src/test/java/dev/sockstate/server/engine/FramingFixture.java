@@ -52,7 +52,8 @@ public final class FramingFixture implements AutoCloseable {
         ListenerSettings settings = ListenerSettings.tcp("framed").address(InetAddress.getLoopbackAddress()).framing(framing)
                 .handler(counting).build();
         Listener listener = new Listener(settings, group, backend.sockets(), table, this.scheduler, new AtomicLong(),
-                ServerObserver.NONE, backend.edgeOnEveryArrival());
+                ServerObserver.NONE,
+                new SocketTurn.ChangeRules(backend.edgeOnEveryArrival(), backend.appliesChangesWithDequeue()));
         this.connection = new TcpConnection(listener, -1);
     }
 

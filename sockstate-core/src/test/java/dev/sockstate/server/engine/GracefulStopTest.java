@@ -134,6 +134,112 @@ class GracefulStopTest {
         assertThat(seen).as("what reached the handler: nothing after its close").containsExactly("first");
     }
 
+    @Test
+    void whileAStopDrainsTheListenersAndGroupsCanBeAskedFor() throws Exception {
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ConnectionHandler held = (connection, data) -> {
+            holding.countDown();
+            release.await(10, TimeUnit.SECONDS);
+            connection.write(data);
+        };
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").handler(held).build()), ServerObserver.NONE);
+        this.server.start();
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber())) {
+            client.getOutputStream().write('x');
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<?> stopping = this.threads.submit(() -> this.server.stop(Duration.ofSeconds(8)));
+            ServerFixture.await(() -> !this.server.isRunning(), "the stop began");
+            // What an actuator endpoint or a health indicator asks while the stop drains.
+            Future<Integer> asked = this.threads.submit(() -> this.server.listeners().size() + this.server.workerGroups().size());
+            assertThat(asked.get(2, TimeUnit.SECONDS)).as("answered during the drain").isGreaterThanOrEqualTo(0);
+            assertThat(stopping.isDone()).as("the stop still drains").isFalse();
+            release.countDown();
+            assertThat(client.getInputStream().read()).as("the held request answered").isEqualTo('x');
+            stopping.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aConnectionIsOpenForItsHandlerWhileAStopDrainsIt() throws Exception {
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Boolean> open = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<TcpConnection> handled = new java.util.concurrent.atomic.AtomicReference<>();
+        ConnectionHandler replier = (connection, data) -> {
+            handled.set((TcpConnection) connection);
+            holding.countDown();
+            release.await(10, TimeUnit.SECONDS);
+            // An asynchronous replier checks before it answers.
+            open.add(connection.isOpen());
+            if (connection.isOpen()) {
+                connection.write(data);
+            }
+        };
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").handler(replier).build()), ServerObserver.NONE);
+        this.server.start();
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber())) {
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write('x');
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<?> stopping = this.threads.submit(() -> this.server.stop(Duration.ofSeconds(5)));
+            ServerFixture.await(() -> handled.get().isDraining(), "the stop asked the connection to drain while its handler runs");
+            release.countDown();
+            assertThat(client.getInputStream().read()).as("the answer").isEqualTo('x');
+            stopping.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(open).as("isOpen() as the handler saw it during the drain").containsExactly(true);
+    }
+
+    @Test
+    void aStopWhilePeersKeepConnectingEndsByItsTimeout() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stopConnecting = new java.util.concurrent.atomic.AtomicBoolean();
+        ConnectionHandler slowOpen = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                // Each open takes a while, so that peers connect faster than the listener accepts.
+                Thread.sleep(2);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+        };
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").backlog(4096).handler(slowOpen).build()), ServerObserver.NONE);
+        this.server.start();
+        int port = this.server.listener("echo").portNumber();
+        List<Future<Integer>> connecting = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            connecting.add(this.threads.submit(() -> {
+                int made = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!stopConnecting.get() && System.nanoTime() < deadline && made < 20_000) {
+                    try (Socket client = new Socket()) {
+                        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                        made++;
+                    }
+                    catch (IOException ex) {
+                        // refused or reset once the listener closes
+                    }
+                }
+                return made;
+            }));
+        }
+        Thread.sleep(300);
+        long stopStart = System.nanoTime();
+        this.server.stop(Duration.ofMillis(500));
+        long took = System.nanoTime() - stopStart;
+        stopConnecting.set(true);
+        for (Future<Integer> client : connecting) {
+            client.get(15, TimeUnit.SECONDS);
+        }
+        assertThat(Duration.ofNanos(took)).as("the stop, with peers connecting all along").isLessThan(Duration.ofSeconds(3));
+    }
+
     private void assertEveryRequestTakenIsAnswered(int port) throws Exception {
         List<Future<Client>> clients = startClients(port, CLIENTS);
         Thread.sleep(1000);

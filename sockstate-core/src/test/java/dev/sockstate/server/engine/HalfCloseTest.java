@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +112,73 @@ class HalfCloseTest {
     @Test
     void aHalfClosedEdgePersistentConnectionThatThePeerThenResetsIsClosed() throws Exception {
         assertResetAfterHalfCloseCloses(1, ServerFixture.tcp("half").trigger(Trigger.EDGE_PERSISTENT));
+    }
+
+    @Test
+    void aHalfClosedConnectionItsHandlerKeepsHearsOfTheHangupOnceThroughAGracefulStop() throws Exception {
+        AtomicInteger hangups = new AtomicInteger();
+        CountDownLatch closed = new CountDownLatch(1);
+        ConnectionHandler keeper = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                // Kept open: the handler still has something to say later.
+                hangups.incrementAndGet();
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closed.countDown();
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("half").handler(keeper).build());
+        Socket client = this.fixture.connect(server, "half");
+        client.shutdownOutput();
+        ServerFixture.await(() -> hangups.get() == 1, "the hang-up was heard");
+        server.stop(Duration.ofSeconds(5));
+        assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(hangups.get()).as("onHangup calls").isEqualTo(1);
+    }
+
+    @Test
+    void aWriteAfterShutdownOutputIsDroppedAndTheConnectionStillReads() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        CountDownLatch finished = new CountDownLatch(1);
+        EchoHandler handler = new EchoHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                String text = StandardCharsets.US_ASCII.decode(data).toString();
+                seen.add(text);
+                if (text.equals("fin")) {
+                    connection.write(ByteBuffer.wrap("bye".getBytes(StandardCharsets.US_ASCII)));
+                    connection.shutdownOutput();
+                    // Too late: the FIN is asked for. Dropped, the connection itself is fine.
+                    connection.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
+                }
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                super.onClose(connection);
+                finished.countDown();
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("half").handler(handler).build());
+        Socket client = this.fixture.connect(server, "half");
+        client.getOutputStream().write("fin".getBytes(StandardCharsets.US_ASCII));
+        assertGreetingThenEndOfStream(client);
+        client.getOutputStream().write("more".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> seen.contains("more"), "the connection still reads after its FIN");
+        assertThat(handler.errors).as("what onError heard").isEmpty();
+        assertThat(finished.getCount()).as("still open").isEqualTo(1);
+        client.close();
+        assertThat(finished.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(handler.errors).as("what onError heard").isEmpty();
     }
 
     /**

@@ -128,7 +128,7 @@ class WriteOrderTest {
 
         @Override
         protected void doPost(long key, int payload) throws NativeIoException {
-            if (key != Worker.STOP_KEY && key != Worker.WAKE_KEY) {
+            if (key != Worker.STOP_KEY) {
                 this.posts.incrementAndGet();
             }
             super.doPost(key, payload);
