@@ -16,7 +16,7 @@ import javax.net.ssl.SSLSession;
  * it, typed messages, the close it asks for; and the deadlines the server's timer checks (idle time,
  * a TLS handshake's end). The traffic, the turn and the close itself are {@link TcpConnection}'s.
  */
-abstract class AcceptedConnection extends SocketTurn implements Connection {
+abstract class AcceptedConnection extends SocketTurn implements Connection, TlsHost {
 
     /** The listener that accepted it. */
     final Listener listener;
@@ -91,8 +91,8 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
         return this.tlsSession;
     }
 
-    /** @param session the TLS session, once the handshake succeeded */
-    final void tlsSession(SSLSession session) {
+    @Override
+    public final void handshakeSucceeded(SSLSession session) {
         this.tlsSession = session;
     }
 
@@ -169,8 +169,8 @@ abstract class AcceptedConnection extends SocketTurn implements Connection {
         }
     }
 
-    /** @param stage the TLS stage while its handshake runs, {@code null} once it ended */
-    final void handshaking(TlsStage stage) {
+    @Override
+    public final void handshakeRunning(TlsStage stage) {
         this.handshaking = stage;
     }
 

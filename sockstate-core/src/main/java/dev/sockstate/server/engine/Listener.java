@@ -9,7 +9,6 @@ import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,7 +38,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** What its connections' TLS stages share, or {@code null} for plaintext. */
     final TlsSupport tls;
 
-    /** Makers of each connection's stages, in inbound order: TLS first, if any, then the listener's own. */
+    /** Makers of each connection's own stages, in inbound order (TLS's, if any, comes before them). */
     final List<Supplier<? extends Stage>> stageMakers;
 
     /** How its handlers' messages are read and sent. */
@@ -109,18 +108,8 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
         this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
-        this.stageMakers = stageMakers(settings, this.tls);
+        this.stageMakers = settings.stages();
         this.messages = new Messages(settings);
-    }
-
-    private static List<Supplier<? extends Stage>> stageMakers(ListenerSettings settings, TlsSupport tls) {
-        if (tls == null) {
-            return settings.stages();
-        }
-        List<Supplier<? extends Stage>> makers = new ArrayList<>();
-        makers.add(() -> new TlsStage(tls));
-        makers.addAll(settings.stages());
-        return List.copyOf(makers);
     }
 
     @Override

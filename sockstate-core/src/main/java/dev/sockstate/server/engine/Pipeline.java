@@ -58,20 +58,23 @@ final class Pipeline {
     }
 
     /**
-     * Makes the connection's stages; if a maker fails, the stages made so far hear
-     * {@link Stage#closed} before the failure is thrown on.
+     * Makes the connection's stages: TLS's first, when the listener has TLS, then the listener's own;
+     * if a maker fails, the stages made so far hear {@link Stage#closed} before the failure is thrown on.
+     * @param tls what the listener's TLS stages share, or {@code null} for plaintext
+     * @param makers the makers of the listener's own stages
      */
-    Pipeline(TcpConnection connection, HandlerCalls handler, List<Supplier<? extends Stage>> makers) {
+    Pipeline(TcpConnection connection, HandlerCalls handler, TlsSupport tls, List<Supplier<? extends Stage>> makers) {
         this.connection = connection;
         this.handler = handler;
-        this.stages = new Stage[makers.size()];
-        this.links = new Link[makers.size()];
-        this.opened = new boolean[makers.size() + 1];
+        int first = (tls != null) ? 1 : 0;
+        this.stages = new Stage[first + makers.size()];
+        this.links = new Link[this.stages.length];
+        this.opened = new boolean[this.stages.length + 1];
         for (int i = 0; i < this.stages.length; i++) {
             try {
-                Stage stage = makers.get(i).get();
+                Stage stage = (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
                 if (stage == null) {
-                    throw new IllegalStateException("Stage maker " + (i + 1) + " of listener '" + connection.listener.name()
+                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of listener '" + connection.listener.name()
                             + "' made no stage");
                 }
                 this.stages[i] = stage;

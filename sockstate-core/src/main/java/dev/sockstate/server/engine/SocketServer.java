@@ -318,6 +318,20 @@ public final class SocketServer {
                 .orElseThrow(() -> new IllegalArgumentException("No running listener '" + name + "'"));
     }
 
+    /** @return the connections the server serves now; for the tests of this package */
+    List<TcpConnection> connections() {
+        SocketTable sockets = this.table;
+        List<TcpConnection> connections = new ArrayList<>();
+        if (sockets != null) {
+            for (SocketTurn socket : sockets.snapshot()) {
+                if (socket instanceof TcpConnection connection) {
+                    connections.add(connection);
+                }
+            }
+        }
+        return connections;
+    }
+
     /** @return the worker groups with the state of their ports and threads */
     public List<WorkerGroupState> workerGroups() {
         synchronized (this.lifecycle) {

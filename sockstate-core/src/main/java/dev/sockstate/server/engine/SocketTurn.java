@@ -59,6 +59,9 @@ abstract class SocketTurn extends SocketState {
     /** Whether the owner yields its turn when it lets go; owner only. */
     private boolean yielding;
 
+    /** Whether events that arrive while the owner lets go start a turn of their own; owner only, for one letting go. */
+    private boolean eventsToNextTurn;
+
     /** Work done in the current turn; owner only. */
     private int turnWork;
 
@@ -213,6 +216,15 @@ abstract class SocketTurn extends SocketState {
         this.deferredEvents |= events;
     }
 
+    /**
+     * Has the events that arrive while the owner lets go (the enable it applies may raise some at
+     * once) handled in a turn of their own, posted, instead of in this one: for the first letting go
+     * of a connection, which the acceptor's turn does for each connection it accepts.
+     */
+    final void eventsToNextTurn() {
+        this.eventsToNextTurn = true;
+    }
+
     /** Handles events; a failure of the runtime itself (not of a handler) aborts this socket only. */
     private boolean handleSafely(Runner runner, int events) {
         try {
@@ -255,6 +267,9 @@ abstract class SocketTurn extends SocketState {
                 }
                 if (pending != 0) {
                     appliedSinceEvents = false;
+                    if (this.eventsToNextTurn) {
+                        this.yielding = true;
+                    }
                 }
                 if (refused) {
                     changeRefused(takeRefusal());
@@ -366,6 +381,7 @@ abstract class SocketTurn extends SocketState {
             owner(Thread.currentThread());
             return false;
         }
+        this.eventsToNextTurn = false;
         if (yielded && !postRun()) {
             // The port closed with the server's stop: no worker takes the turn on, and no
             // registration is left to remove, so the socket is finished here.
@@ -391,6 +407,7 @@ abstract class SocketTurn extends SocketState {
             return false;
         }
         this.yielding = false;
+        this.eventsToNextTurn = false;
         if (toCarry) {
             runner.carry(this);
         }

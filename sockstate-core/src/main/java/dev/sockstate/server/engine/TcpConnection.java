@@ -29,6 +29,9 @@ import java.nio.ByteBuffer;
  */
 final class TcpConnection extends AcceptedConnection {
 
+    /** Other threads' writes a round of a turn takes at most: each may be a send of its own. */
+    static final int REQUESTS_PER_ROUND = 64;
+
     /** The way out: sends, queues what the socket does not take, takes other threads' writes. */
     final WritePath output = new WritePath(this);
 
@@ -64,6 +67,19 @@ final class TcpConnection extends AcceptedConnection {
     /** A registration change the port refused, for the handler to hear of in the owner's turn. */
     private NativeIoException changeRefusal;
 
+    /** Whether a stage holds the input: nothing is read until it releases it (a TLS engine's tasks run). */
+    private boolean inputHeld;
+
+    /** Whether a stage released the input since the last read: the next turn reads, edge or level. */
+    private boolean inputReleased;
+
+    /**
+     * Whether a hang-up was notified while the input was held: it is read (after what came before it)
+     * once the input is released, and not watched meanwhile, which a level trigger would report again
+     * and again.
+     */
+    private boolean hangupWhileHeld;
+
     TcpConnection(Listener listener, long handle) {
         super(listener, handle);
         touch();
@@ -71,9 +87,9 @@ final class TcpConnection extends AcceptedConnection {
 
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
-        if (!this.listener.stageMakers.isEmpty()) {
+        if (this.listener.tls != null || !this.listener.stageMakers.isEmpty()) {
             try {
-                this.pipeline = new Pipeline(this, this.listener.handler, this.listener.stageMakers);
+                this.pipeline = new Pipeline(this, this.listener.handler, this.listener.tls, this.listener.stageMakers);
             }
             catch (Throwable ex) {
                 // The listener goes on: only this connection, which never opened, is aborted.
@@ -88,6 +104,8 @@ final class TcpConnection extends AcceptedConnection {
             return;
         }
         turnHandedOver(runner, 0, true);
+        // The acceptor's turn goes on with the next connection: what this one's enable raises is a turn of its own.
+        eventsToNextTurn();
         release(runner);
     }
 
@@ -136,9 +154,14 @@ final class TcpConnection extends AcceptedConnection {
             failed(refusal);
             return true;
         }
-        this.output.takeRequests();
+        this.output.takeRequests(REQUESTS_PER_ROUND);
         if (this.pipeline != null) {
             this.pipeline.runResumes();
+        }
+        if (this.inputReleased) {
+            // What arrived while the input was held raised no edge of its own: read it now.
+            this.inputReleased = false;
+            events |= Events.IN;
         }
         // Only a hang-up notified without data can end the input when a read finds nothing.
         boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
@@ -165,12 +188,17 @@ final class TcpConnection extends AcceptedConnection {
                 events |= Events.IN;
             }
         }
-        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing()) {
+        if (this.inputHeld && (events & Events.HANGUP) != 0) {
+            this.hangupWhileHeld = true;
+        }
+        // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
+        boolean mayRead = !this.inputHeld || (events & Events.ERR) != 0;
+        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing() && mayRead) {
             if (!read(runner, events, hangupAlone)) {
                 return false;
             }
         }
-        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.output.isPending()) {
+        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.output.isPending()) {
             // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
             if (!read(runner, Events.IN, false)) {
                 return false;
@@ -255,7 +283,8 @@ final class TcpConnection extends AcceptedConnection {
             touch();
             bytes.flip();
             inboundData(bytes);
-            if (isClosing() || this.inputClosed || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
+            if (isClosing() || this.inputClosed || this.inputHeld
+                    || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
                 return true;
             }
             if (!edge || (shortReadDrains && read < bytes.capacity())) {
@@ -327,8 +356,12 @@ final class TcpConnection extends AcceptedConnection {
                 this.observer.readPaused();
             }
             this.readPaused = paused;
-            if (!this.readPaused) {
+            if (!this.readPaused && !this.inputHeld) {
                 filter |= this.listener.settings.events();
+            }
+            else if (this.inputHeld && !this.hangupWhileHeld) {
+                // Held, the connection still hears of a reset (a peer gone while its handshake's step runs).
+                filter |= Events.HANGUP;
             }
         }
         if (this.output.waitsForRoom()) {
@@ -360,6 +393,28 @@ final class TcpConnection extends AcceptedConnection {
             this.outputEnded = true;
             this.pipeline.outputEnding();
         }
+    }
+
+    @Override
+    public void holdInput(boolean hold) {
+        if (hold != this.inputHeld) {
+            this.inputHeld = hold;
+            this.inputReleased = !hold;
+            this.hangupWhileHeld = false;
+            if (!hold) {
+                requestTurn();
+            }
+        }
+    }
+
+    @Override
+    public boolean takesInput() {
+        return !isAborting() && (!isClosing() || isDraining());
+    }
+
+    /** @return whether a stage holds the input now; for tests */
+    boolean holdsInput() {
+        return this.inputHeld;
     }
 
     /** @return the first stage (TLS's, when the listener has TLS), {@code null} without stages; for tests */

@@ -39,6 +39,9 @@ abstract class TlsPump {
     /** Whether the engine's delegated tasks run: the engine waits for them. */
     boolean tasksRunning;
 
+    /** Whether the peer asked for a TLS 1.2 renegotiation, which the engine is left to refuse. */
+    boolean renegotiationRefused;
+
     TlsPump(TlsSupport tls) {
         this.tls = tls;
     }
@@ -67,10 +70,9 @@ abstract class TlsPump {
         ByteBuffer out = null;
         try {
             while (src.hasRemaining() && reading() && !this.tasksRunning) {
-                if (this.handshakeDone && this.legacy && src.get(src.position()) == TlsRecords.HANDSHAKE) {
-                    out = deliver(out);
-                    fail("renegotiation", new SSLHandshakeException("TLS renegotiation is refused"));
-                    return;
+                if (this.handshakeDone && this.legacy && !this.renegotiationRefused
+                        && src.get(src.position()) == TlsRecords.HANDSHAKE) {
+                    refuseRenegotiation();
                 }
                 if (out == null) {
                     out = this.tls.plaintextBuffer(this.engine);
@@ -113,6 +115,18 @@ abstract class TlsPump {
                 this.tls.releasePlaintext(out);
             }
         }
+    }
+
+    /**
+     * Has the engine refuse a TLS 1.2 renegotiation as servers that do not renegotiate do, with a
+     * fatal handshake_failure alert, so that the peer (and a scanner) reads a refusal, not a
+     * connection that merely ended: it is left no cipher suite to renegotiate with, so the handshake
+     * the peer's hello starts fails in the engine, which sends the alert; the failure is reported as
+     * a refused renegotiation. The session's own keys are not touched.
+     */
+    private void refuseRenegotiation() {
+        this.renegotiationRefused = true;
+        this.engine.setEnabledCipherSuites(new String[] {"TLS_EMPTY_RENEGOTIATION_INFO_SCSV"});
     }
 
     /** Passes on the plaintext gathered in {@code out}, if any, and clears it; @return it */

@@ -114,19 +114,74 @@ final class TlsRecords {
         return first == HANDSHAKE || (first & 0x80) != 0;
     }
 
+    /** What {@link #clientHello} answers while the ClientHello's records have not all arrived. */
+    static final ByteBuffer INCOMPLETE = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    /** The longest ClientHello whose server name is looked for: longer ones go to the default context. */
+    static final int MOST_HELLO = 64 * 1024;
+
     /**
-     * @param record a whole first record, from position to limit (left as it is)
-     * @return the host name its ClientHello asks for (the SNI extension), {@code null} when there is
-     * none or the record is not a ClientHello that fits in it
+     * Reassembles the ClientHello a peer's first records carry: a client may split it over several
+     * handshake records (a large key share, or on purpose).
+     * @param records the first bytes a peer sent, from position to limit (left as they are)
+     * @return the ClientHello message, from its handshake header on; {@link #INCOMPLETE} when more
+     * records are needed; {@code null} when the bytes hold no ClientHello within {@link #MOST_HELLO}
+     * bytes, for the engine to judge
      */
-    static String serverName(ByteBuffer record) {
-        int at = record.position();
-        int end = record.limit();
-        // Record header, then the handshake header: type 1 (ClientHello) and a 3-byte length.
-        if (end - at < HEADER + 4 || record.get(at) != HANDSHAKE || record.get(at + HEADER) != 1) {
+    static ByteBuffer clientHello(ByteBuffer records) {
+        int at = records.position();
+        int end = records.limit();
+        byte[] message = null;
+        int have = 0;
+        while (true) {
+            int length = length(records, at, end - at);
+            if (length == UNKNOWN) {
+                return INCOMPLETE;
+            }
+            if (length == NOT_TLS || records.get(at) != HANDSHAKE) {
+                return null;
+            }
+            if (end - at < length) {
+                return INCOMPLETE;
+            }
+            int payload = length - HEADER;
+            if (message == null) {
+                message = new byte[Math.min(MOST_HELLO, Math.max(payload, 4))];
+            }
+            if (have + payload > message.length) {
+                if (have + payload > MOST_HELLO) {
+                    return null;
+                }
+                message = java.util.Arrays.copyOf(message, Math.min(MOST_HELLO, Math.max(have + payload, 2 * message.length)));
+            }
+            records.get(at + HEADER, message, have, payload);
+            have += payload;
+            at += length;
+            if (have >= 4) {
+                // The handshake header: type 1 (ClientHello) and a 3-byte length.
+                int whole = 4 + (((message[1] & 0xff) << 16) | ((message[2] & 0xff) << 8) | (message[3] & 0xff));
+                if (message[0] != 1 || whole > MOST_HELLO) {
+                    return null;
+                }
+                if (have >= whole) {
+                    return ByteBuffer.wrap(message, 0, whole);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param hello a whole ClientHello, from its handshake header (position) to its end (limit), left as it is
+     * @return the host name it asks for (the SNI extension), {@code null} when there is none
+     */
+    static String serverName(ByteBuffer hello) {
+        int at = hello.position();
+        int end = hello.limit();
+        ByteBuffer record = hello;
+        if (end - at < 4 || record.get(at) != 1) {
             return null;
         }
-        at += HEADER + 4;
+        at += 4;
         // Version and random, the session id, the cipher suites and the compression methods.
         at += 2 + 32;
         at = skip(record, at, end, 1);

@@ -22,8 +22,8 @@ import javax.net.ssl.SSLSession;
  * graceful end of the output sends close_notify; the peer's close_notify is a hang-up.
  * <p>
  * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
- * and dropped once it is whole; while tasks run, all that arrives is held. Between reads an
- * established connection keeps no buffer.
+ * and dropped once it is whole; while tasks run the connection stops reading ({@link TlsHost#holdInput}),
+ * and the rest of the read at hand is held. Between reads an established connection keeps no buffer.
  * <p>
  * <b>Renegotiation.</b> After a TLS 1.2 handshake, a handshake record from the client can only
  * start a renegotiation: the connection is closed instead. TLS 1.3's key updates are answered.
@@ -45,7 +45,8 @@ final class TlsStage extends TlsPump implements Stage {
     /** When the handshake must have ended, {@link System#nanoTime()}. */
     private final long deadline;
 
-    private TcpConnection connection;
+    /** The connection, as far as the stage needs it. */
+    private final TlsHost connection;
 
     /** Bytes read and not unwrapped yet, from 0 to the position: an unfinished record, or what arrived while tasks ran. */
     private ByteBuffer held;
@@ -67,8 +68,9 @@ final class TlsStage extends TlsPump implements Stage {
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
-    TlsStage(TlsSupport tls) {
+    TlsStage(TlsSupport tls, TlsHost connection) {
         super(tls);
+        this.connection = connection;
         this.started = System.nanoTime();
         this.deadline = this.started + tls.handshakeTimeoutNanos;
     }
@@ -76,11 +78,10 @@ final class TlsStage extends TlsPump implements Stage {
     @Override
     public void open(StageContext context) throws Exception {
         this.context = context;
-        this.connection = (TcpConnection) context.connection();
         if (!this.tls.byServerName) {
             makeEngine(this.tls.settings.context());
         }
-        this.connection.handshaking(this);
+        this.connection.handshakeRunning(this);
     }
 
     private void makeEngine(Supplier<SSLContext> supplier) throws Exception {
@@ -112,6 +113,9 @@ final class TlsStage extends TlsPump implements Stage {
             hold(in);
             return;
         }
+        if (this.engine == null && !chooseContext(in)) {
+            return;
+        }
         if (this.held != null) {
             this.held = TlsRecords.complete(this.held, in);
             if (this.held.position() > mostHeld()) {
@@ -124,9 +128,6 @@ final class TlsStage extends TlsPump implements Stage {
             }
             ByteBuffer record = this.held.flip();
             this.held = null;
-            if (this.engine == null) {
-                makeEngine(this.tls.settings.contextFor(TlsRecords.serverName(record)));
-            }
             unwrap(record);
             if (record.hasRemaining() || this.tasksRunning) {
                 keep(record);
@@ -134,34 +135,39 @@ final class TlsStage extends TlsPump implements Stage {
                 return;
             }
         }
-        if (this.engine == null && !chooseContext(in)) {
-            return;
-        }
         unwrap(in);
         keep(in);
     }
 
     /**
-     * Makes the engine of the context the ClientHello's server name picks, when its first record lies
-     * whole in the bytes at hand.
-     * @return false when the record is unfinished: it is held
+     * Makes the engine of the context the ClientHello's server name picks, once the records it spans
+     * arrived: until then what arrives is held (within the handshake's bound).
+     * @return false when the ClientHello is unfinished: the bytes are held
      */
     private boolean chooseContext(ByteBuffer in) throws Exception {
-        int length = TlsRecords.length(in, in.position(), in.remaining());
-        if (length != TlsRecords.NOT_TLS && (length == TlsRecords.UNKNOWN || length > in.remaining())) {
+        ByteBuffer first;
+        if (this.held == null) {
+            first = in.duplicate();
+        }
+        else {
+            hold(in);
+            if (this.failed) {
+                return false;
+            }
+            first = this.held.duplicate().flip();
+        }
+        ByteBuffer hello = TlsRecords.clientHello(first);
+        if (hello == TlsRecords.INCOMPLETE) {
             hold(in);
             return false;
         }
-        ByteBuffer first = in.duplicate();
-        first.limit((length == TlsRecords.NOT_TLS) ? in.limit() : in.position() + length);
-        makeEngine(this.tls.settings.contextFor(TlsRecords.serverName(first)));
-        return true;
+        makeEngine(this.tls.settings.contextFor((hello != null) ? TlsRecords.serverName(hello) : null));
+        return !this.failed;
     }
 
     @Override
     boolean reading() {
-        return !this.failed && !this.hangupPassed && !this.connection.isAborting()
-                && (!this.connection.isClosing() || this.connection.isDraining());
+        return !this.failed && !this.hangupPassed && this.connection.takesInput();
     }
 
     @Override
@@ -169,8 +175,8 @@ final class TlsStage extends TlsPump implements Stage {
         this.handshakeDone = true;
         SSLSession session = this.engine.getSession();
         this.legacy = !"TLSv1.3".equals(session.getProtocol());
-        this.connection.handshaking(null);
-        this.connection.tlsSession(session);
+        this.connection.handshakeRunning(null);
+        this.connection.handshakeSucceeded(session);
         report(true, null);
         this.context.passOpen();
         flushWaitingWrites();
@@ -179,11 +185,15 @@ final class TlsStage extends TlsPump implements Stage {
     @Override
     void startTasks() {
         this.tasksRunning = true;
+        // What the peer sends meanwhile (a client may stream at once after its Finished) waits in the
+        // socket, not here: only what the read at hand brought is held.
+        this.connection.holdInput(true);
         try {
             this.tls.taskExecutor.execute(this::runTasks);
         }
         catch (RejectedExecutionException ex) {
             this.tasksRunning = false;
+            this.connection.holdInput(false);
             fail("rejected", ex);
         }
     }
@@ -211,6 +221,7 @@ final class TlsStage extends TlsPump implements Stage {
     /** The owner again, after the tasks: goes on with the handshake, what arrived, and what was written meanwhile. */
     private void tasksDone(Throwable failure) {
         this.tasksRunning = false;
+        this.connection.holdInput(false);
         if (this.failed) {
             return;
         }
@@ -255,8 +266,13 @@ final class TlsStage extends TlsPump implements Stage {
         this.held = TlsRecords.append(this.held, src);
     }
 
+    /**
+     * @return the most bytes held now: before the handshake ended, what a peer not yet authenticated
+     * may make the server hold, unless the engine's tasks run, while the input is held and only the
+     * rest of the read at hand arrives
+     */
     private int mostHeld() {
-        return this.handshakeDone ? MOST_HELD : MOST_HELD_HANDSHAKING;
+        return (this.handshakeDone || this.tasksRunning) ? MOST_HELD : MOST_HELD_HANDSHAKING;
     }
 
     private SSLException tooMuch() {
@@ -339,9 +355,15 @@ final class TlsStage extends TlsPump implements Stage {
         if (this.failed) {
             return;
         }
+        if (this.renegotiationRefused) {
+            SSLHandshakeException refused = new SSLHandshakeException("TLS renegotiation is refused");
+            refused.initCause(cause);
+            reason = "renegotiation";
+            cause = refused;
+        }
         this.failed = true;
         this.dead = true;
-        this.connection.handshaking(null);
+        this.connection.handshakeRunning(null);
         if (!this.handshakeDone) {
             report(false, reason);
         }
@@ -383,8 +405,8 @@ final class TlsStage extends TlsPump implements Stage {
     @Override
     public void closed(StageContext context) {
         this.dead = true;
-        if (this.connection != null) {
-            this.connection.handshaking(null);
+        if (this.context != null) {
+            this.connection.handshakeRunning(null);
             report(false, "closed");
         }
         this.held = null;

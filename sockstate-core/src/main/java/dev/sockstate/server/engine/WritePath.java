@@ -41,6 +41,9 @@ final class WritePath {
     /** Whether the owner is taking other threads' requests now. */
     private boolean taking;
 
+    /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
+    private Handoff<Object> kept;
+
     /** Sends refused in a row for want of system buffers; reset by a send that is not. */
     private int noBuffers;
 
@@ -214,39 +217,63 @@ final class WritePath {
     }
 
     /**
-     * Takes the writes and shutdowns other threads asked for, in order; owner only.
+     * Takes the writes and shutdowns other threads asked for, all of them, in order; owner only.
      * @return whether there were any
      */
     boolean takeRequests() {
-        if (this.taking || !Handoff.waits(REQUESTS, this)) {
+        return takeRequests(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Takes the writes and shutdowns other threads asked for, in order, at most {@code most} of them:
+     * the rest stay first in line, and the owner's turn goes round again for them (counted against
+     * its budget), so that a thread that keeps writing cannot keep the owner here; owner only.
+     * @param most how many to take now
+     * @return whether there were any
+     */
+    boolean takeRequests(int most) {
+        if (this.taking || this.kept == null && !Handoff.waits(REQUESTS, this)) {
             // (A write made while passing a request outbound, by a stage, comes after that request.)
             return false;
         }
         this.taking = true;
         try {
-            // What waits now, once: a thread that keeps writing asks for the next round of the turn,
-            // which counts against its budget, instead of holding the owner here.
-            for (Handoff<Object> request = Handoff.takeAll(REQUESTS, this); request != null; request = request.next) {
-                if (request.item == SHUTDOWN_OUTPUT) {
-                    this.shutdownRequested = true;
-                    continue;
+            Handoff<Object> request = this.kept;
+            this.kept = null;
+            for (int taken = 0; ; taken++) {
+                if (request == null && (request = Handoff.takeAll(REQUESTS, this)) == null) {
+                    break;
                 }
-                ByteBuffer data = (ByteBuffer) request.item;
-                long bytes = data.remaining();
-                if (this.shutdownRequested) {
-                    dropLate(data);
+                if (taken == most) {
+                    this.kept = request;
+                    this.connection.requestTurn();
+                    break;
                 }
-                else {
-                    this.connection.outbound(data, true);
-                }
-                // (Counted until sent or queued, never nowhere.)
-                REQUESTED_BYTES.getAndAdd(this, -bytes);
+                take(request.item);
+                request = request.next;
             }
         }
         finally {
             this.taking = false;
         }
         return true;
+    }
+
+    private void take(Object request) {
+        if (request == SHUTDOWN_OUTPUT) {
+            this.shutdownRequested = true;
+            return;
+        }
+        ByteBuffer data = (ByteBuffer) request;
+        long bytes = data.remaining();
+        if (this.shutdownRequested) {
+            dropLate(data);
+        }
+        else {
+            this.connection.outbound(data, true);
+        }
+        // (Counted until sent or queued, never nowhere.)
+        REQUESTED_BYTES.getAndAdd(this, -bytes);
     }
 
     /** Sends the FIN asked for, once nothing is queued, unless the connection is being aborted; owner only. */
@@ -279,7 +306,7 @@ final class WritePath {
 
     /** @return whether other threads handed writes or a shutdown over that the owner has not taken yet; any thread */
     boolean hasRequests() {
-        return Handoff.waits(REQUESTS, this);
+        return this.kept != null || Handoff.waits(REQUESTS, this);
     }
 
     /** @return whether bytes wait for the socket; owner only */
@@ -337,6 +364,7 @@ final class WritePath {
     /** Drops everything once the connection is finished. */
     void release() {
         this.queue = null;
+        this.kept = null;
         Handoff.takeAll(REQUESTS, this);
         this.requestedBytes = 0;
         this.pendingBytes = 0;

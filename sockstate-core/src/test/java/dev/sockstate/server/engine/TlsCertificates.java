@@ -17,8 +17,10 @@ import java.util.stream.Stream;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * A test CA and certificates it signed, made once per test run with the JDK's {@code keytool} into a
@@ -117,6 +119,17 @@ final class TlsCertificates {
      * @return a context with that key manager, trusting the CA
      */
     SSLContext context(String keyAlias, UnaryOperator<X509ExtendedKeyManager> keyManager) throws Exception {
+        return context(keyAlias, keyManager, UnaryOperator.identity());
+    }
+
+    /**
+     * @param keyAlias the key's alias, or {@code null} for none
+     * @param keyManager what the context's key manager is, given the one the key makes
+     * @param trustManager what its trust manager is, given the one that trusts the CA (one that holds a check, say)
+     * @return a context with those managers
+     */
+    SSLContext context(String keyAlias, UnaryOperator<X509ExtendedKeyManager> keyManager,
+            UnaryOperator<X509ExtendedTrustManager> trustManager) throws Exception {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         if (keyAlias != null) {
@@ -134,7 +147,9 @@ final class TlsCertificates {
         SSLContext context = SSLContext.getInstance("TLS");
         KeyManager[] made = keyManagers.getKeyManagers();
         made[0] = keyManager.apply((X509ExtendedKeyManager) made[0]);
-        context.init(made, trustManagers.getTrustManagers(), null);
+        TrustManager[] trusting = trustManagers.getTrustManagers();
+        trusting[0] = trustManager.apply((X509ExtendedTrustManager) trusting[0]);
+        context.init(made, trusting, null);
         return context;
     }
 }

@@ -88,25 +88,64 @@ class TlsEmbeddedTest {
     }
 
     @Test
-    void beforeItsHandshakeEndedAPeerCannotMakeTheServerHoldMoreThanAFlight() throws Exception {
+    void whileTheEnginesTasksRunTheServerReadsNothingMoreAndWhatWaitsIsJudgedAfter() throws Exception {
         List<Runnable> tasks = new ArrayList<>();
         EmbeddedConnection embedded = EmbeddedConnection.open(ListenerSettings.tcp("tls")
                 .tls(Tls.server(this.certificates.context("server")).withTaskExecutor(tasks::add)).handler(new EchoHandler()).build());
         embedded.writeInbound(new TlsPeer(this.certificates.context(null), "TLSv1.3").produce());
         assertThat(tasks).as("the hello went to a task, which is held back").isNotEmpty();
-        embedded.writeInbound(new byte[60 * 1024]);
-        assertThat(embedded.isOpen()).as("a flight's worth is held while the task runs").isTrue();
-        embedded.writeInbound(new byte[8 * 1024]);
+        TcpConnection connection = (TcpConnection) embedded.connection();
+        TlsStage stage = (TlsStage) connection.firstStage();
+        embedded.writeInbound(new byte[300 * 1024]);
+        assertThat(connection.holdsInput()).as("the input is held while the task runs").isTrue();
+        assertThat(stage.holdsBuffers()).as("nothing of what came after the hello was read").isFalse();
+        assertThat(embedded.isOpen()).isTrue();
+        for (int i = 0; i < 10 && !tasks.isEmpty(); i++) {
+            tasks.remove(0).run();
+            embedded.runPending();
+        }
+        assertThat(embedded.isOpen()).as("read once the task ran: no TLS, refused").isFalse();
+    }
+
+    @Test
+    void beforeItsHandshakeEndedAPeerCannotMakeTheServerHoldMoreThanAFlight() throws Exception {
+        SSLContext alpha = this.certificates.context("alpha");
+        // Contexts chosen by server name: the ClientHello is held until whole, before any engine sees it.
+        EmbeddedConnection embedded = EmbeddedConnection.open(ListenerSettings.tcp("tls")
+                .tls(Tls.server(this.certificates.context("server")).withServerNames(java.util.Map.of("alpha.test", () -> alpha)))
+                .handler(new EchoHandler()).build());
+        // A ClientHello that claims to go on for almost 60 KiB, in records of 16 KiB: held until whole,
+        // but its records' headers make it more than a flight's worth.
+        byte[] record = new byte[5 + 16 * 1024];
+        record[0] = TlsRecords.HANDSHAKE;
+        record[1] = 3;
+        record[2] = 3;
+        record[3] = (byte) (16 * 1024 >> 8);
+        record[5] = 1;
+        record[7] = (byte) 0xff;
+        record[8] = (byte) 0xfc;
+        embedded.writeInbound(record);
+        assertThat(embedded.isOpen()).as("a flight's worth is held").isTrue();
+        record[5] = 0;
+        record[7] = 0;
+        record[8] = 0;
+        for (int i = 0; i < 4 && embedded.isOpen(); i++) {
+            embedded.writeInbound(record);
+        }
         assertThat(embedded.isOpen()).as("more is refused before the peer is authenticated").isFalse();
     }
 
     @Test
     void theClientHellosServerNameIsRead() throws Exception {
         TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3", "Alpha.Test");
-        assertThat(TlsRecords.serverName(ByteBuffer.wrap(peer.produce()))).isEqualToIgnoringCase("alpha.test");
-        assertThat(TlsRecords.serverName(ByteBuffer.wrap(new TlsPeer(this.certificates.context(null), "TLSv1.2").produce())))
-                .as("no name").isNull();
-        assertThat(TlsRecords.serverName(ByteBuffer.wrap(new byte[] {22, 3, 1, 0, 4, 1, 0, 0, 0}))).as("a truncated hello").isNull();
+        assertThat(TlsRecords.serverName(TlsRecords.clientHello(ByteBuffer.wrap(peer.produce())))).isEqualToIgnoringCase("alpha.test");
+        assertThat(TlsRecords.serverName(TlsRecords.clientHello(ByteBuffer.wrap(new TlsPeer(this.certificates.context(null),
+                "TLSv1.2").produce())))).as("no name").isNull();
+        assertThat(TlsRecords.serverName(TlsRecords.clientHello(ByteBuffer.wrap(new byte[] {22, 3, 1, 0, 4, 1, 0, 0, 0}))))
+                .as("a truncated hello").isNull();
+        assertThat(TlsRecords.clientHello(ByteBuffer.wrap(new byte[] {22, 3, 1, 0, 4, 1, 0, 0, 9}))).as("a hello that goes on")
+                .isSameAs(TlsRecords.INCOMPLETE);
+        assertThat(TlsRecords.clientHello(ByteBuffer.wrap(new byte[] {23, 3, 3, 0, 1, 0}))).as("no handshake").isNull();
     }
 
     @Test

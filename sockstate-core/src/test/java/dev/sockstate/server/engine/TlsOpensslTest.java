@@ -47,6 +47,32 @@ class TlsOpensslTest {
         assertThat(output).contains("Verify return code: 0 (ok)").contains("TLSv1.2");
     }
 
+    @Test
+    void aTls12RenegotiationThatOpensslAsksForIsRefusedWithAnAlertItReportsAsAFailure() throws Exception {
+        String openssl = openssl();
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        int port = server.listener("tls").portNumber();
+        for (int i = 0; i < 3; i++) {
+            // What scanners do (testssl.sh's client-initiated renegotiation check): 'R' asks for a
+            // renegotiation; an exit code of 0 reads as a renegotiation the server accepted.
+            Process client = new ProcessBuilder(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-tls1_2")
+                    .redirectErrorStream(true).start();
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
+            Thread reader = new Thread(() -> copy(client.getInputStream(), output));
+            reader.start();
+            try (OutputStream in = client.getOutputStream()) {
+                in.write("R\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            assertThat(client.waitFor(10, TimeUnit.SECONDS)).as("s_client ended").isTrue();
+            reader.join(5000);
+            assertThat(client.exitValue()).as("s_client's exit code; output:%n%s", text(output)).isNotZero();
+            assertThat(text(output)).contains("RENEGOTIATING").contains("alert");
+        }
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 6, "every handshake and refusal reported");
+        assertThat(this.fixture.handshakes).containsExactly("ok", "renegotiation", "ok", "renegotiation", "ok", "renegotiation");
+    }
+
     private String roundTrip(String protocol) throws Exception {
         String openssl = openssl();
         TlsFixture.Recording handler = new TlsFixture.Recording();

@@ -259,6 +259,22 @@ class TlsServingTest {
     }
 
     @Test
+    void byDefaultTls12OffersOnlyForwardSecretAeadSuitesAndAListenerMayNameOthers() throws Exception {
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
+        SSLSocket cbc = this.fixture.client(server, null, "TLSv1.2");
+        cbc.setEnabledCipherSuites(new String[] {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"});
+        assertThatExceptionOfType(IOException.class).as("a client offering CBC suites only").isThrownBy(cbc::startHandshake);
+        SSLSocket gcm = this.fixture.client(server, null, "TLSv1.2");
+        assertThat(TlsFixture.echo(gcm, "aead")).isEqualTo("aead");
+        assertThat(gcm.getSession().getCipherSuite()).matches("TLS_ECDHE_(ECDSA|RSA)_WITH_(AES_\\d+_GCM|CHACHA20_POLY1305)_SHA\\d+");
+        SocketServer named = this.fixture.start(this.fixture.serverTls().withCipherSuites("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+                "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"), new TlsFixture.Recording());
+        SSLSocket legacy = this.fixture.client(named, null, "TLSv1.2");
+        legacy.setEnabledCipherSuites(cbc.getEnabledCipherSuites());
+        assertThat(TlsFixture.echo(legacy, "named")).as("a listener that names CBC suites serves them").isEqualTo("named");
+    }
+
+    @Test
     void underWantAClientWithoutACertificateIsServed() throws Exception {
         TlsFixture.Recording handler = new TlsFixture.Recording();
         SocketServer server = this.fixture.start(this.fixture.serverTls().withClientAuth(Tls.ClientAuth.WANT), handler);

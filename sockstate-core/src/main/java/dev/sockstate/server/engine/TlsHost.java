@@ -1,0 +1,26 @@
+package dev.sockstate.server.engine;
+
+import javax.net.ssl.SSLSession;
+
+/**
+ * What the {@link TlsStage} needs of its connection, and nothing more: to say when its handshake runs
+ * and how it ended, to stop the connection's reading while its engine's tasks run, and to know
+ * whether what arrives is still wanted. The owner's thread only.
+ */
+interface TlsHost {
+
+    /** @param stage the stage while its handshake runs, whose deadline the timer checks; {@code null} once it ended */
+    void handshakeRunning(TlsStage stage);
+
+    /** @param session the session, once the handshake succeeded */
+    void handshakeSucceeded(SSLSession session);
+
+    /**
+     * @param hold whether the connection stops reading from its socket until released (the engine's
+     * tasks run, and what would arrive meanwhile could only be held); released, it reads on
+     */
+    void holdInput(boolean hold);
+
+    /** @return whether what arrives is still handled: not aborted, and not closing unless a graceful stop drains */
+    boolean takesInput();
+}
