@@ -10,12 +10,18 @@ import java.util.function.BooleanSupplier;
 /**
  * The graceful part of a server's stop, while its workers still serve: stop accepting (serving the
  * connections the kernel already completed), then ask every connection at once to close as soon as
- * it owes nothing (its handler call returned, what arrived before the stop answered, its queued bytes
- * sent), and abort only those still busy at the deadline. Returns once the last connection is done.
+ * it owes nothing (its handler call returned, what it had read when the drain reached it answered,
+ * its queued bytes sent). Such a connection sends its FIN and lingers: what its peer sent meanwhile
+ * is read and dropped until the peer's own FIN, so that closing resets no answer still in flight;
+ * peers that do not close within a second, and connections still busy at the deadline, are aborted.
+ * Returns once the last connection is done.
  */
 final class GracefulStop {
 
     private static final System.Logger logger = System.getLogger(GracefulStop.class.getName());
+
+    /** How long connections that answered everything and sent their FIN wait for their peers' FIN, at most. */
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final SocketTable table;
 
@@ -40,10 +46,15 @@ final class GracefulStop {
         // Each connection closes as soon as it owes nothing: no call running, nothing unsent, and what
         // arrived before the stop answered. Only those still busy at the deadline are aborted.
         connections().forEach(TcpConnection::requestDrainAndClose);
-        awaitUntil(() -> connections().isEmpty(), deadline);
+        awaitUntil(() -> connections().stream().allMatch(TcpConnection::isLingering), deadline);
+        // Those left owe nothing and sent their FIN: their peers get a moment to close their side.
+        awaitUntil(() -> connections().isEmpty(), Math.min(deadline, System.nanoTime() + LINGER_NANOS));
         List<TcpConnection> left = connections();
         if (!left.isEmpty() && workersServing()) {
-            logger.log(Level.WARNING, left.size() + " connections were still busy when the shutdown timeout ended; aborting them");
+            long busy = left.stream().filter((connection) -> !connection.isLingering()).count();
+            if (busy > 0) {
+                logger.log(Level.WARNING, busy + " connections were still busy when the shutdown timeout ended; aborting them");
+            }
             left.forEach((connection) -> connection.requestClose(true));
             awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
         }

@@ -80,6 +80,13 @@ final class TcpConnection extends AcceptedConnection {
      */
     private boolean hangupWhileHeld;
 
+    /**
+     * Whether a graceful stop's close lingers: what arrived before the stop is answered and the FIN
+     * sent; what the peer sent meanwhile is read and dropped until its own FIN, so that the close
+     * resets nothing in flight. Read by the stop's thread, which aborts a peer that lingers too long.
+     */
+    private volatile boolean lingering;
+
     TcpConnection(Listener listener, long handle) {
         super(listener, handle);
         touch();
@@ -144,6 +151,10 @@ final class TcpConnection extends AcceptedConnection {
         if (isAborting()) {
             return true;
         }
+        if (this.lingering) {
+            discardUntilEnd(runner);
+            return true;
+        }
         HandlerExecution execution = this.listener.execution;
         if (execution != null && runner.isWorker() && hasHandlerWork(events)) {
             return !execution.handOff(this, events, false);
@@ -194,16 +205,19 @@ final class TcpConnection extends AcceptedConnection {
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
         boolean mayRead = !this.inputHeld || (events & Events.ERR) != 0;
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing() && mayRead) {
-            if (!read(runner, events, hangupAlone)) {
+            if (!read(runner, events, hangupAlone, false)) {
                 return false;
             }
         }
         else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.output.isPending()) {
-            // A graceful shutdown: answer what already arrived, then look again, until nothing is left.
-            if (!read(runner, Events.IN, false)) {
+            // A graceful shutdown: answer what already arrived, all of it, until the socket would block
+            // (not what a peer sends after each answer: the drain would never end under a closed loop).
+            if (!read(runner, Events.IN, false, true)) {
                 return false;
             }
-            if (this.wouldBlock || this.inputClosed) {
+            if (this.wouldBlock || this.inputClosed || turnWork() >= TURN_BUDGET) {
+                // (A peer that still sends after a turn's worth of reads sends what it sent after the
+                // stop began: the linger drops it, and the peer sees the FIN with it unanswered.)
                 this.inputDrained = true;
             }
             else {
@@ -238,7 +252,7 @@ final class TcpConnection extends AcceptedConnection {
      * nothing then ends the input
      * @return false when the handler call was handed to the listener's executor
      */
-    private boolean read(Runner runner, int events, boolean hangupAlone) {
+    private boolean read(Runner runner, int events, boolean hangupAlone, boolean untilWouldBlock) {
         // A thread lent no memory reads into the heap (what the handler sees is the same).
         NativeBuffer buffer = runner.readBuffer();
         ByteBuffer bytes = (buffer != null) ? buffer.buffer()
@@ -251,7 +265,7 @@ final class TcpConnection extends AcceptedConnection {
         boolean shortReadDrains = this.listener.settings.exclusiveEdge() && this.listener.changeRules.edgeOnEveryArrival()
                 && (this.listener.settings.events() & Events.HANGUP) != 0 && (events & Events.HANGUP) == 0;
         while (true) {
-            if (edge && turnWork() >= TURN_BUDGET) {
+            if ((edge || untilWouldBlock) && turnWork() >= TURN_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.
                 yieldTurn(Events.IN | (events & Events.HANGUP));
                 return true;
@@ -287,7 +301,7 @@ final class TcpConnection extends AcceptedConnection {
                     || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
                 return true;
             }
-            if (!edge || (shortReadDrains && read < bytes.capacity())) {
+            if (!untilWouldBlock && (!edge || (shortReadDrains && read < bytes.capacity()))) {
                 return true;
             }
         }
@@ -350,6 +364,9 @@ final class TcpConnection extends AcceptedConnection {
     @Override
     int nextFilter() {
         int filter = 0;
+        if (this.lingering) {
+            return this.inputClosed ? 0 : this.listener.settings.events();
+        }
         if (!this.inputClosed && !isClosing()) {
             boolean paused = this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes());
             if (paused && !this.readPaused) {
@@ -384,7 +401,54 @@ final class TcpConnection extends AcceptedConnection {
         }
         // The stages' last words (a TLS close_notify) go out before the socket closes.
         endOutput();
-        return isAborting() || !this.output.isPending();
+        if (isAborting() || this.output.isPending()) {
+            return isAborting();
+        }
+        if (isDraining() && !this.inputClosed) {
+            linger();
+            return false;
+        }
+        return true;
+    }
+
+    /** A graceful stop's close, once what arrived is answered: the FIN goes out, and the peer's is awaited. */
+    private void linger() {
+        if (this.lingering) {
+            return;
+        }
+        this.lingering = true;
+        this.output.shutdownNow();
+    }
+
+    /** Lingering: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
+    private void discardUntilEnd(Runner runner) {
+        NativeBuffer buffer = runner.readBuffer();
+        ByteBuffer bytes = (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(4096);
+        for (int i = 0; i < TURN_BUDGET; i++) {
+            bytes.clear();
+            int read;
+            try {
+                read = (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
+            }
+            catch (NativeIoException ex) {
+                // Gone: nothing was owed, so the close goes on without telling the handler.
+                requestClose(true);
+                return;
+            }
+            if (read == 0) {
+                this.inputClosed = true;
+                return;
+            }
+            if (read == NativeSockets.WOULD_BLOCK) {
+                return;
+            }
+        }
+        postRun();
+    }
+
+    /** @return whether the connection lingers in a graceful stop's close: it owes nothing, and waits for the peer's FIN; any thread */
+    boolean isLingering() {
+        return this.lingering;
     }
 
     /** The output ends gracefully (a close, or a FIN): the stages hear of it once, and may write a last time. */

@@ -299,6 +299,23 @@ final class WritePath {
         }
     }
 
+    /**
+     * Sends the FIN now, nothing being queued (a graceful stop's close that lingers); later writes are
+     * dropped, as after {@link #shutdownOutput()}; owner only.
+     */
+    void shutdownNow() {
+        this.shutdownRequested = true;
+        if (!this.outputShut) {
+            this.outputShut = true;
+            try {
+                this.connection.sockets.shutdown(this.connection.handle, false, true);
+            }
+            catch (NativeIoException ex) {
+                this.connection.failed(ex);
+            }
+        }
+    }
+
     /** @return whether the FIN was sent; owner only */
     boolean isShut() {
         return this.outputShut;

@@ -43,6 +43,50 @@ class GracefulStopTest {
     /** Bytes each connection's handler received, by the client's port number. */
     private final Map<Integer, AtomicLong> received = new ConcurrentHashMap<>();
 
+    /** The server's own reads and sends by socket handle: bytes read before its FIN, bytes sent, whether the FIN went out. */
+    private final Map<Long, long[]> socketTraffic = new ConcurrentHashMap<>();
+
+    /** Sockets the server closed owing bytes it had read before its FIN: what each read and what it sent. */
+    private final java.util.Queue<String> closedOwing = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
+     * The backend the tests serve on, its socket calls counted: at each close, the bytes the server
+     * read before it sent its FIN must all have been sent back (every request read is answered;
+     * what a lingering close reads after its FIN was sent after the stop reached the connection).
+     */
+    private final dev.sockstate.port.Backend counted = SocketCallWatch.watched(ServerFixture.backend(), new SocketCallWatch.Watcher() {
+
+        @Override
+        public void returned(String method, Object result, Throwable thrown) {
+        }
+
+        @Override
+        public void returned(String method, Object[] arguments, Object result, Throwable thrown) {
+            if (arguments == null || arguments.length == 0 || !(arguments[0] instanceof Long handle)) {
+                return;
+            }
+            int bytes = (result instanceof Integer count) ? count : 0;
+            switch (method) {
+                case "recv" -> {
+                    long[] traffic = GracefulStopTest.this.socketTraffic.computeIfAbsent(handle, (key) -> new long[3]);
+                    if (bytes > 0 && traffic[2] == 0) {
+                        traffic[0] += bytes;
+                    }
+                }
+                case "send" -> GracefulStopTest.this.socketTraffic.computeIfAbsent(handle, (key) -> new long[3])[1] += Math.max(0, bytes);
+                case "shutdown" -> GracefulStopTest.this.socketTraffic.computeIfAbsent(handle, (key) -> new long[3])[2] = 1;
+                case "close" -> {
+                    long[] traffic = GracefulStopTest.this.socketTraffic.remove(handle);
+                    if (traffic != null && traffic[0] > traffic[1]) {
+                        GracefulStopTest.this.closedOwing.add("socket " + handle + " read " + traffic[0] + " and sent " + traffic[1]);
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+    });
+
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     private final ExecutorService handlerExecutor = Executors.newFixedThreadPool(2);
@@ -256,6 +300,7 @@ class GracefulStopTest {
             messages += client.received / MESSAGE;
         }
         assertThat(messages).as("round trips before the stop").isGreaterThan(CLIENTS);
+        assertThat(this.closedOwing).as("sockets the server closed owing what it read before its FIN").isEmpty();
     }
 
     private int start(ListenerSettings.Builder listener) {
@@ -273,7 +318,7 @@ class GracefulStopTest {
                 connection.write(data);
             }
         };
-        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+        this.server = new SocketServer(this.counted, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
                 List.of(listener.handler(echo).build()), ServerObserver.NONE);
         this.server.start();
         return this.server.listener("echo").portNumber();

@@ -22,6 +22,16 @@ final class SocketCallWatch {
          * @param thrown what it threw, {@code null} when it returned
          */
         void returned(String method, Object result, Throwable thrown);
+
+        /**
+         * @param method the call's name
+         * @param arguments its arguments (the socket's handle first, for most)
+         * @param result what it returned, {@code null} when it threw
+         * @param thrown what it threw, {@code null} when it returned
+         */
+        default void returned(String method, Object[] arguments, Object result, Throwable thrown) {
+            returned(method, result, thrown);
+        }
     }
 
     private SocketCallWatch() {
@@ -41,10 +51,10 @@ final class SocketCallWatch {
                         result = method.invoke(sockets, arguments);
                     }
                     catch (InvocationTargetException ex) {
-                        watcher.returned(method.getName(), null, ex.getCause());
+                        watcher.returned(method.getName(), arguments, null, ex.getCause());
                         throw ex.getCause();
                     }
-                    watcher.returned(method.getName(), result, null);
+                    watcher.returned(method.getName(), arguments, result, null);
                     return result;
                 });
         return new ForwardingBackend(real) {
