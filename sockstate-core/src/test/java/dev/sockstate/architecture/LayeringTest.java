@@ -13,6 +13,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * The layout of the core as rules. Packages by audience, each depending only on those below it:
  * <pre>
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
+ *   server.engine.turn  its turn layer, internal: ownership, dispatch, registrations; no connection
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
@@ -84,6 +85,22 @@ class LayeringTest {
             .that().resideInAPackage("dev.sockstate.server.engine")
             .and().haveNameNotMatching("dev\\.sockstate\\.server\\.engine\\.(SocketServer|EmbeddedConnection(\\$Builder)?)")
             .should().notBePublic();
+
+    @ArchTest
+    static final ArchRule theTurnLayerKnowsNoConnectionHandlerOrStage = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.engine.turn")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.framing..",
+                    "dev.sockstate.server.tls..")
+            .orShould().dependOnClassesThat().haveNameMatching(
+                    "dev\\.sockstate\\.server\\.(Connection|ConnectionHandler|MessageHandler|DatagramHandler|DatagramEndpoint|Stage|StageContext|ListenerSettings)(\\$.*)?");
+
+    @ArchTest
+    static final ArchRule onlyTheTurnLayerChangesRegistrationsOrDequeues = noClasses()
+            .that().resideInAPackage("dev.sockstate.server..").and().resideOutsideOfPackage("dev.sockstate.server.engine.turn")
+            .should().callMethod("dev.sockstate.port.NotificationPort", "process", "dev.sockstate.port.RegistrationBatch",
+                    "dev.sockstate.port.NotificationBatch", "long")
+            .orShould().callMethod("dev.sockstate.port.NotificationPort", "apply", "dev.sockstate.port.RegistrationBatch")
+            .as("no class of the server but the turn layer's changes a registration or dequeues");
 
     @ArchTest
     static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();

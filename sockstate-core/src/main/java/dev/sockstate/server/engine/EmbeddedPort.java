@@ -5,6 +5,9 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.engine.turn.OffWorker;
+import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 

@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
  * {@link TcpConnection#partialFrame}, which grows up to the longest frame allowed and is dropped
  * once the frame is complete, so an idle connection keeps no buffer. On the workers, the replies
  * written while one read's frames are handed out are gathered in a buffer lent for that time
- * ({@link TcpConnection#gathered}) and leave in one send after the last frame, as an event loop
+ * ({@link WritePath#gathered}) and leave in one send after the last frame, as an event loop
  * flushes once a read is handled: a pipeline of requests costs one system call for its replies, not
  * one each. One per listener, used by each connection's owning thread.
  */
@@ -58,7 +58,7 @@ final class Framer {
     void inbound(TcpConnection connection, ByteBuffer data) {
         // Replies are gathered on the workers only: a call on a handler executor may block, and what it
         // wrote before blocking must not wait for it.
-        connection.gathering = this.listener.execution == null;
+        connection.output.gathering = this.listener.execution == null;
         try {
             if (connection.partialFrame != null && !completePartial(connection, data)) {
                 return;
@@ -75,7 +75,7 @@ final class Framer {
             connection.rejected(ex);
         }
         finally {
-            connection.gathering = false;
+            connection.output.gathering = false;
             sendGathered(connection);
         }
     }
@@ -242,7 +242,7 @@ final class Framer {
     void outbound(TcpConnection connection, ByteBuffer content) {
         int length = content.remaining();
         long framed = (long) length + this.encoder.overhead(length);
-        if (connection.gathering && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
+        if (connection.output.gathering && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
             return;
         }
         // Replies gathered so far go first.
@@ -272,7 +272,7 @@ final class Framer {
      * @return false when there is no room to gather in (all buffers lent): the caller sends it itself
      */
     private boolean gather(TcpConnection connection, ByteBuffer content, int framed) {
-        ByteBuffer gathered = connection.gathered;
+        ByteBuffer gathered = connection.output.gathered;
         if (gathered != null && framed > gathered.remaining()) {
             sendGathered(connection);
             gathered = null;
@@ -282,7 +282,7 @@ final class Framer {
             if (gathered == null) {
                 return false;
             }
-            connection.gathered = gathered.clear();
+            connection.output.gathered = gathered.clear();
         }
         encode(connection, content, gathered);
         return true;
@@ -290,11 +290,11 @@ final class Framer {
 
     /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
     private void sendGathered(TcpConnection connection) {
-        ByteBuffer gathered = connection.gathered;
+        ByteBuffer gathered = connection.output.gathered;
         if (gathered == null) {
             return;
         }
-        connection.gathered = null;
+        connection.output.gathered = null;
         try {
             if (gathered.position() > 0 && !connection.isAborting()) {
                 gathered.flip();

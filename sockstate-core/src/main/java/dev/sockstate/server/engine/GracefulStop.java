@@ -1,5 +1,8 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.server.engine.turn.SocketTable;
+import dev.sockstate.server.engine.turn.SocketTurn;
+import dev.sockstate.server.engine.turn.WorkerGroup;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collection;

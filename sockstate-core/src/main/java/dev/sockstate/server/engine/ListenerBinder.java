@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -7,6 +7,8 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
 
 /**
@@ -46,7 +48,7 @@ final class TcpAcceptor extends SocketTurn {
     }
 
     @Override
-    boolean handle(Runner runner, int events) {
+    protected boolean handle(Runner runner, int events) {
         if (isDraining()) {
             // A graceful shutdown: the connections the kernel already completed are served, not reset,
             // a bounded number a turn: the stop ends the drain by its deadline, which peers that keep
@@ -163,13 +165,13 @@ final class TcpAcceptor extends SocketTurn {
     }
 
     @Override
-    int nextFilter() {
+    protected int nextFilter() {
         return this.paused ? -1 : Events.IN;
     }
 
 
     @Override
-    void finish() {
+    protected void finish() {
         closeSocket();
         this.listener.socketFinished();
     }

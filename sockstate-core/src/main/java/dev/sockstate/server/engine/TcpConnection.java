@@ -7,6 +7,8 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.Worker;
 import java.nio.ByteBuffer;
 
 /**
@@ -41,11 +43,6 @@ final class TcpConnection extends AcceptedConnection {
     /** The unfinished frame of a listener with framing, kept across reads; {@code null} when there is none. */
     ByteBuffer partialFrame;
 
-    /** With framing: whether the frames of one read are being handed out, so that replies are gathered. */
-    boolean gathering;
-
-    /** With framing: the replies gathered while the frames of one read are handed out, sent as one; lent, not kept. */
-    ByteBuffer gathered;
 
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
@@ -64,8 +61,6 @@ final class TcpConnection extends AcceptedConnection {
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
 
-    /** A registration change the port refused, for the handler to hear of in the owner's turn. */
-    private NativeIoException changeRefusal;
 
     /** Whether a stage holds the input: nothing is read until it releases it (a TLS engine's tasks run). */
     private boolean inputHeld;
@@ -134,20 +129,20 @@ final class TcpConnection extends AcceptedConnection {
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
     private boolean hasHandlerWork(int events) {
-        return events != 0 || this.changeRefusal != null || this.output.hasRequests() || this.output.isPending() || isDraining()
+        return events != 0 || hasRefusal() || this.output.hasRequests() || this.output.isPending() || isDraining()
                 || this.pipeline != null && this.pipeline.hasResumes();
     }
 
     @Override
-    void changeRefused(NativeIoException failure) {
+    protected void changeRefused(NativeIoException failure) {
         logRefusal(failure);
         // The handler hears of it in the turn that follows (on its executor, when it has one), which aborts.
-        this.changeRefusal = failure;
+        keepRefusal(failure);
         requestTurn();
     }
 
     @Override
-    boolean handle(Runner runner, int events) {
+    protected boolean handle(Runner runner, int events) {
         if (isAborting()) {
             return true;
         }
@@ -159,10 +154,8 @@ final class TcpConnection extends AcceptedConnection {
         if (execution != null && runner.isWorker() && hasHandlerWork(events)) {
             return !execution.handOff(this, events, false);
         }
-        if (this.changeRefusal != null) {
-            NativeIoException refusal = this.changeRefusal;
-            this.changeRefusal = null;
-            failed(refusal);
+        if (hasRefusal()) {
+            failed(takeRefusal());
             return true;
         }
         this.output.takeRequests(REQUESTS_PER_ROUND);
@@ -362,7 +355,7 @@ final class TcpConnection extends AcceptedConnection {
     }
 
     @Override
-    int nextFilter() {
+    protected int nextFilter() {
         int filter = 0;
         if (this.lingering) {
             return this.inputClosed ? 0 : this.listener.settings.events();
@@ -392,7 +385,7 @@ final class TcpConnection extends AcceptedConnection {
     }
 
     @Override
-    boolean readyToClose() {
+    protected boolean readyToClose() {
         if (isAborting()) {
             return true;
         }
@@ -487,7 +480,7 @@ final class TcpConnection extends AcceptedConnection {
     }
 
     @Override
-    void finish() {
+    protected void finish() {
         closeSocket();
         this.output.release();
         this.partialFrame = null;
@@ -547,7 +540,7 @@ final class TcpConnection extends AcceptedConnection {
 
     @Override
     public long pendingWriteBytes() {
-        ByteBuffer gathered = this.gathered;
+        ByteBuffer gathered = this.output.gathered;
         boolean gathering = gathered != null && isOwnedByCurrentThread();
         return this.output.pendingBytes() + (gathering ? gathered.position() : 0);
     }

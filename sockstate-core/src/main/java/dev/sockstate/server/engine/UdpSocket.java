@@ -8,6 +8,8 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -41,7 +43,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     @Override
-    boolean handle(Runner runner, int events) {
+    protected boolean handle(Runner runner, int events) {
         if (isClosing() && !isDraining()) {
             return true;
         }
@@ -179,13 +181,13 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     @Override
-    int nextFilter() {
+    protected int nextFilter() {
         return Events.IN;
     }
 
 
     @Override
-    void finish() {
+    protected void finish() {
         closeSocket();
         this.listener.socketFinished();
     }

@@ -3,6 +3,8 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.server.engine.turn.Handoff;
+import dev.sockstate.server.engine.turn.ServerScheduler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -44,11 +46,12 @@ final class WritePath {
     /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
     private Handoff<Object> kept;
 
-    /** Sends refused in a row for want of system buffers; reset by a send that is not. */
-    private int noBuffers;
+    /** With framing: whether the frames of one read are being handed out, so that their replies are gathered. */
+    boolean gathering;
 
-    /** When ({@link System#nanoTime()}) the retry of a send refused for want of buffers is due. */
-    private long retryAt;
+    /** With framing: the replies gathered while the frames of one read are handed out, sent as one; lent, not kept. */
+    ByteBuffer gathered;
+
 
     private volatile long pendingBytes;
 
@@ -142,16 +145,18 @@ final class WritePath {
         if (this.queue == null) {
             int sent;
             try {
+                // (Taken, or refused for want of room, which OUT then reports: no shortage of buffers to count.)
                 sent = this.connection.sockets.send(this.connection.handle, data);
-                // Taken, or refused for want of room (which OUT then reports): not a shortage of buffers.
-                this.noBuffers = 0;
             }
             catch (NativeIoException ex) {
-                if (!retriesLater(ex)) {
+                WriteQueue refused = new WriteQueue();
+                if (!retriesLater(refused, ex)) {
                     data.position(data.limit());
                     this.connection.failed(ex);
                     return;
                 }
+                // The bytes stay, with the count of refusals.
+                this.queue = refused;
                 sent = 0;
             }
             if (sent > 0) {
@@ -161,7 +166,9 @@ final class WritePath {
             if (!data.hasRemaining()) {
                 return;
             }
-            this.queue = new WriteQueue();
+            if (this.queue == null) {
+                this.queue = new WriteQueue();
+            }
         }
         if (owned) {
             this.queue.addOwned(data);
@@ -179,7 +186,7 @@ final class WritePath {
      */
     boolean flush() {
         WriteQueue pending = this.queue;
-        if (pending == null || this.noBuffers > 0 && System.nanoTime() - this.retryAt < 0) {
+        if (pending == null || pending.noBuffers > 0 && System.nanoTime() - pending.retryAt < 0) {
             // (A turn that comes before a refused send's retry is due leaves the bytes queued: the
             // pause is what lets the shortage pass, and only the retry counts.)
             return false;
@@ -191,14 +198,14 @@ final class WritePath {
                 sent = this.connection.sockets.send(this.connection.handle, head);
             }
             catch (NativeIoException ex) {
-                if (retriesLater(ex)) {
+                if (retriesLater(pending, ex)) {
                     break;
                 }
                 this.connection.failed(ex);
                 return false;
             }
             // Taken, or refused for want of room, which OUT reports: not a shortage of buffers.
-            this.noBuffers = 0;
+            pending.noBuffers = 0;
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
             }
@@ -336,7 +343,7 @@ final class WritePath {
      * a send refused for want of system buffers waits for its retry (readiness would not change)
      */
     boolean waitsForRoom() {
-        return this.queue != null && this.noBuffers == 0;
+        return this.queue != null && this.queue.noBuffers == 0;
     }
 
     /**
@@ -345,14 +352,14 @@ final class WritePath {
      * else fails the connection.
      * @return whether the send is retried later (the bytes stay queued)
      */
-    private boolean retriesLater(NativeIoException refusal) {
-        if (refusal.error() != NativeError.NO_MEMORY || this.noBuffers >= NO_BUFFER_RETRIES) {
+    private boolean retriesLater(WriteQueue pending, NativeIoException refusal) {
+        if (refusal.error() != NativeError.NO_MEMORY || pending.noBuffers >= NO_BUFFER_RETRIES) {
             return false;
         }
-        this.noBuffers++;
+        pending.noBuffers++;
         ServerScheduler scheduler = this.connection.listener.scheduler;
-        long pause = 1L << this.noBuffers;
-        this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+        long pause = 1L << pending.noBuffers;
+        pending.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
         try {
             if (scheduler != null) {
                 scheduler.schedule(this.connection::requestRun, pause);
@@ -362,7 +369,7 @@ final class WritePath {
         catch (RejectedExecutionException ex) {
             // The timer is gone with the server's stop: the retry comes at once.
         }
-        this.retryAt = System.nanoTime();
+        pending.retryAt = System.nanoTime();
         // The owner asks: its own turn goes round again (a run request of the owner's would be spent already).
         this.connection.requestTurn();
         return true;

@@ -13,6 +13,12 @@ final class WriteQueue {
 
     private long bytes;
 
+    /** Sends refused in a row for want of system buffers; reset by a send that is not (it lives here: a refused send leaves bytes queued). */
+    int noBuffers;
+
+    /** When ({@link System#nanoTime()}) the retry of a send refused for want of buffers is due. */
+    long retryAt;
+
     /** @param data copied from position to limit; its position moves to the limit */
     void add(ByteBuffer data) {
         ByteBuffer copy = ByteBuffer.allocate(data.remaining());

@@ -9,6 +9,10 @@ import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketTable;
+import dev.sockstate.server.engine.turn.SocketTurn;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.WorkerObserver;
 
@@ -77,7 +81,7 @@ public final class DispatchFixture implements AutoCloseable {
         @Override
         protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis) {
             for (int i = 0; i < this.sockets.length; i++) {
-                storeNotification(notifications, i, this.sockets[i].key, Events.IN);
+                storeNotification(notifications, i, this.sockets[i].key(), Events.IN);
             }
             storeSize(notifications, this.sockets.length);
             return this.sockets.length;
@@ -112,18 +116,18 @@ public final class DispatchFixture implements AutoCloseable {
         }
 
         @Override
-        boolean handle(Runner runner, int events) {
+        protected boolean handle(Runner runner, int events) {
             this.handled += events;
             return true;
         }
 
         @Override
-        int nextFilter() {
+        protected int nextFilter() {
             return -1;
         }
 
         @Override
-        void finish() {
+        protected void finish() {
         }
     }
 }

@@ -18,6 +18,7 @@ import dev.sockstate.server.engine.PipelineTest.CaseFlipAndBracket;
 import dev.sockstate.server.engine.PipelineTest.Handshake;
 import dev.sockstate.server.engine.PipelineTest.Lines;
 import dev.sockstate.server.engine.PipelineTest.RecordingHandler;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
 import java.net.InetAddress;

@@ -1,12 +1,12 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -100,8 +100,9 @@ class ExclusiveEdgeTest {
 
     @Test
     void eventsArrivingWhileAWorkerOwnsTheConnectionAreHandledByThatWorkerBeforeItLetsGo() throws Exception {
-        // The second edge comes while the first byte is unread: only where the backend raises one per arrival.
-        assumeTrue(ServerFixture.backend().edgeOnEveryArrival(), "the backend raises no edge while data is unread");
+        // The second edge comes while the first byte is unread only where the backend raises one per
+        // arrival (epoll); elsewhere the owner reads the second byte itself, reading until would-block.
+        boolean edgePerArrival = ServerFixture.backend().edgeOnEveryArrival();
         CountDownLatch inside = new CountDownLatch(1);
         AtomicBoolean sawPending = new AtomicBoolean();
         AtomicInteger calls = new AtomicInteger();
@@ -109,7 +110,7 @@ class ExclusiveEdgeTest {
             if (calls.incrementAndGet() == 1) {
                 inside.countDown();
                 SocketTurn registration = (SocketTurn) connection;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(edgePerArrival ? 10 : 0);
                 while ((registration.state() & PENDING_EVENTS) == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(1);
                 }
@@ -127,7 +128,9 @@ class ExclusiveEdgeTest {
         InputStream in = client.getInputStream();
         assertThat(in.read()).isEqualTo('1');
         assertThat(in.read()).as("the folded-in event was handled, nothing lost").isEqualTo('2');
-        assertThat(sawPending).as("the second edge was folded into the owned state word").isTrue();
+        if (edgePerArrival) {
+            assertThat(sawPending).as("the second edge was folded into the owned state word").isTrue();
+        }
         assertThat(calls.get()).isEqualTo(2);
     }
 

@@ -67,7 +67,7 @@ class RefusedChangeTest {
                 ServerFixture.tcp("refused").handler(handler).build());
         Socket client = this.fixture.connect(server, "refused");
         ServerFixture.await(() -> first.get() != null && !first.get().isOwned(), "the connection opened and was armed");
-        this.refusedKey = first.get().key;
+        this.refusedKey = first.get().key();
         client.getOutputStream().write("one".getBytes());
         assertThat(finished.await(10, TimeUnit.SECONDS)).as("onClose called").isTrue();
         assertThat(handler.errors).as("what onError heard").singleElement().isInstanceOfSatisfying(NativeIoException.class,

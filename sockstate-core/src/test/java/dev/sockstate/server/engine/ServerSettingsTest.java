@@ -13,6 +13,7 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ServerObserver;
 import java.util.List;
 import org.junit.jupiter.api.Test;

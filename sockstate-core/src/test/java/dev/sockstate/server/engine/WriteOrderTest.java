@@ -11,6 +11,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import java.lang.invoke.VarHandle;
 
@@ -8,12 +8,12 @@ import java.lang.invoke.VarHandle;
  * keeps no queue). Threads push; the owner takes everything at once, oldest first.
  * @param <T> the items' type
  */
-final class Handoff<T> {
+public final class Handoff<T> {
 
-    final T item;
+    public final T item;
 
     /** The next item: older while on the stack, newer once taken. */
-    Handoff<T> next;
+    public Handoff<T> next;
 
     private Handoff(T item) {
         this.item = item;
@@ -25,7 +25,7 @@ final class Handoff<T> {
      * @param receiver the receiving object
      * @param item the item
      */
-    static <T> void push(VarHandle head, Object receiver, T item) {
+    public static <T> void push(VarHandle head, Object receiver, T item) {
         Handoff<T> node = new Handoff<>(item);
         Handoff<T> current;
         do {
@@ -39,7 +39,7 @@ final class Handoff<T> {
      * Takes every item handed over so far; the owner only.
      * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
      */
-    static <T> Handoff<T> takeAll(VarHandle head, Object receiver) {
+    public static <T> Handoff<T> takeAll(VarHandle head, Object receiver) {
         @SuppressWarnings("unchecked")
         Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) null);
         Handoff<T> oldestFirst = null;
@@ -53,7 +53,7 @@ final class Handoff<T> {
     }
 
     /** @return whether an item waits; any thread */
-    static boolean waits(VarHandle head, Object receiver) {
+    public static boolean waits(VarHandle head, Object receiver) {
         return head.getVolatile(receiver) != null;
     }
 

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeSockets;
@@ -13,10 +13,10 @@ import dev.sockstate.port.RegistrationBatch;
  * first use) is lent by the group for one turn, not kept per thread; {@link #HANDING_ON} has none: it
  * reads into heap buffers and leaves registration changes to a worker of the socket's port.
  */
-final class OffWorker implements Runner {
+public final class OffWorker implements Runner {
 
     /** The runner of a thread lent no memory. */
-    static final OffWorker HANDING_ON = new OffWorker(null, 0);
+    public static final OffWorker HANDING_ON = new OffWorker(null, 0);
 
     private final NativeSockets sockets;
 
@@ -28,7 +28,11 @@ final class OffWorker implements Runner {
 
     private NativeBuffer readBuffer;
 
-    OffWorker(NativeSockets sockets, int readBufferSize) {
+    /**
+     * @param sockets the backend's sockets, which allocate its memory
+     * @param readBufferSize the size of its read buffer, made on first use
+     */
+    public OffWorker(NativeSockets sockets, int readBufferSize) {
         this.sockets = sockets;
         this.readBufferSize = readBufferSize;
         this.singleChange = (sockets != null) ? new RegistrationBatch(1) : null;

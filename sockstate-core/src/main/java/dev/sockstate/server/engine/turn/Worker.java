@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
@@ -21,12 +21,12 @@ import java.lang.System.Logger.Level;
  * changes does not wait, so their results are reported at once. Owns a read buffer and its batches,
  * so the dequeue path allocates nothing.
  */
-final class Worker implements Runnable, Runner {
+public final class Worker implements Runnable, Runner {
 
     private static final System.Logger logger = System.getLogger(Worker.class.getName());
 
     /** Key of the posted message that stops workers; completion keys of sockets are never this large. */
-    static final long STOP_KEY = Long.MAX_VALUE;
+    public static final long STOP_KEY = Long.MAX_VALUE;
 
     private final String groupName;
 
@@ -62,7 +62,7 @@ final class Worker implements Runnable, Runner {
      * @param table the server's sockets by completion key
      * @param observer where to report the dequeue calls
      */
-    Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
+    public Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
             WorkerObserver observer) {
         int changeCapacity = Math.max(64, settings.batchSize() * 2 + 256);
         this.groupName = settings.name();
@@ -155,7 +155,7 @@ final class Worker implements Runnable, Runner {
      * @param count how many notifications were stored
      * @return how many were socket notifications
      */
-    int dispatch(int count) {
+    public int dispatch(int count) {
         SocketTable table = this.table;
         int socketNotifications = 0;
         for (int i = 0; i < count; i++) {
@@ -253,12 +253,12 @@ final class Worker implements Runnable, Runner {
     }
 
     /** @return the batch this worker dequeues into */
-    NotificationBatch notifications() {
+    public NotificationBatch notifications() {
         return this.notifications;
     }
 
     /** @return whether the calling thread is a worker's, of any group */
-    static boolean onWorkerThread() {
+    public static boolean onWorkerThread() {
         return Thread.currentThread() instanceof WorkerThread;
     }
 

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;

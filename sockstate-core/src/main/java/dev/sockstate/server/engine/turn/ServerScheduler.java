@@ -1,15 +1,16 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /** One daemon thread for timed work: idle sweeps and the end of accept back-offs. */
-final class ServerScheduler {
+public final class ServerScheduler {
 
     private final ScheduledThreadPoolExecutor executor;
 
-    ServerScheduler(String threadName) {
+    /** @param threadName the name of its thread */
+    public ServerScheduler(String threadName) {
         this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
             Thread thread = new Thread(task, threadName);
             thread.setDaemon(true);
@@ -18,15 +19,26 @@ final class ServerScheduler {
         this.executor.setRemoveOnCancelPolicy(true);
     }
 
-    ScheduledFuture<?> schedule(Runnable task, long delayMillis) {
+    /**
+     * @param task what to run once
+     * @param delayMillis after how long
+     * @return its future
+     */
+    public ScheduledFuture<?> schedule(Runnable task, long delayMillis) {
         return this.executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     }
 
-    ScheduledFuture<?> every(Runnable task, long periodMillis) {
+    /**
+     * @param task what to run again and again
+     * @param periodMillis the pause between runs
+     * @return its future
+     */
+    public ScheduledFuture<?> every(Runnable task, long periodMillis) {
         return this.executor.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
-    void shutdown() {
+    /** Stops the thread, waiting a few seconds for a task that runs. */
+    public void shutdown() {
         this.executor.shutdownNow();
         try {
             this.executor.awaitTermination(5, TimeUnit.SECONDS);

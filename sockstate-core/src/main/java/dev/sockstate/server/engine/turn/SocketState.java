@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
@@ -14,7 +14,7 @@ import java.lang.invoke.VarHandle;
  * The state word of a socket the server serves, and what any thread may ask through it. One thread
  * at a time owns the socket (its turn, {@link SocketTurn}); what others ask is folded into the word
  * and handled by the owner before it lets go. What the socket wants from its port is state too:
- * {@link #wanted()} and {@link #REMOVING}, applied by whoever applies a change, as they are at that
+ * (its filter, kept by {@link SocketTurn}, and {@link #REMOVING}), applied by whoever applies a change, as they are at that
  * moment, so that an older change can never undo a newer one.
  *
  * <table>
@@ -53,44 +53,44 @@ import java.lang.invoke.VarHandle;
  * The socket is finished (closed, its handler told) only once its REMOVE arrived, nobody owns it and
  * no worker carries it, so a descriptor is never reused while a change naming it may still be applied.
  */
-abstract class SocketState {
+public abstract class SocketState {
 
     private static final System.Logger logger = System.getLogger(SocketState.class.getName());
 
     /** Payload of a posted message that asks a worker to run a socket's requests. */
-    static final int RUN = 1;
+    public static final int RUN = 1;
 
-    static final int OWNED = 1;
+    public static final int OWNED = 1;
 
-    static final int CLOSE_REQUESTED = 1 << 1;
+    public static final int CLOSE_REQUESTED = 1 << 1;
 
-    static final int ABORT_REQUESTED = 1 << 2;
+    public static final int ABORT_REQUESTED = 1 << 2;
 
-    static final int RUN_REQUESTED = 1 << 3;
+    public static final int RUN_REQUESTED = 1 << 3;
 
-    static final int REMOVING = 1 << 4;
+    public static final int REMOVING = 1 << 4;
 
-    static final int REMOVED = 1 << 5;
+    public static final int REMOVED = 1 << 5;
 
-    static final int FINISHED = 1 << 6;
+    public static final int FINISHED = 1 << 6;
 
-    static final int DRAIN_REQUESTED = 1 << 7;
+    public static final int DRAIN_REQUESTED = 1 << 7;
 
-    static final int EVENTS_SHIFT = 8;
+    public static final int EVENTS_SHIFT = 8;
 
-    static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
+    public static final int EVENTS_MASK = 0xff << EVENTS_SHIFT;
 
     /** Set while the owner handed the socket to a handler executor whose task has not taken it over yet. */
-    static final int HANDED_OFF = 1 << 16;
+    public static final int HANDED_OFF = 1 << 16;
 
     /** A worker's next call on the port applies the socket's registration as it is then wanted. */
-    static final int CARRIED = 1 << 17;
+    public static final int CARRIED = 1 << 17;
 
     /** What the socket wants changed after its carrier read it: the carrier applies it once more. */
-    static final int RESTATED = 1 << 18;
+    public static final int RESTATED = 1 << 18;
 
     /** The port refused a change a worker carried: the owner hears of it ({@link #takeRefusal()}). */
-    static final int REFUSED = 1 << 19;
+    public static final int REFUSED = 1 << 19;
 
     private static final VarHandle STATE;
 
@@ -107,28 +107,33 @@ abstract class SocketState {
     }
 
     /** The port this socket is registered with, one of its group's, for the socket's life. */
-    final NotificationPort port;
+    public final NotificationPort port;
 
-    final NativeSockets sockets;
+    public final NativeSockets sockets;
 
-    final long handle;
+    public final long handle;
 
     /** How the socket is registered. */
-    final Trigger trigger;
+    public final Trigger trigger;
 
     /** The observer of the socket's listener. */
-    final ListenerObserver observer;
+    public final ListenerObserver observer;
 
     /** The completion key, set once when the socket enters the table. */
     long key;
 
+    /** @return the completion key, set once when the socket entered the table */
+    public final long key() {
+        return this.key;
+    }
+
     @SuppressWarnings("unused")
     private volatile int state;
 
-    /** The events the socket waits for, -1 for none: what a change applied now applies (unless {@link #REMOVING}). */
-    private volatile int wanted = -1;
-
-    /** Why the port refused a carried change; written before {@link #REFUSED} is set, taken by the owner. */
+    /**
+     * Why the port refused a change of the registration: written by a carrier before it sets
+     * {@link #REFUSED}, or kept by the owner until its handler hears of it; taken by the owner.
+     */
     private volatile NativeIoException refusal;
 
     /**
@@ -146,7 +151,7 @@ abstract class SocketState {
      * @param observer its listener's observer
      * @param ownedByCreator whether the creating thread owns it from the start
      */
-    SocketState(NotificationPort port, NativeSockets sockets, long handle, Trigger trigger, ListenerObserver observer,
+    protected SocketState(NotificationPort port, NativeSockets sockets, long handle, Trigger trigger, ListenerObserver observer,
             boolean ownedByCreator) {
         this.port = port;
         this.sockets = sockets;
@@ -160,36 +165,26 @@ abstract class SocketState {
     }
 
     /** Releases everything once the registration is gone and no worker carries it: closes the socket and calls back. */
-    abstract void finish();
+    protected abstract void finish();
 
     /** @return the state word */
-    final int word() {
+    public final int word() {
         return this.state;
     }
 
     /** @return whether the word was {@code expected} and is now {@code update} */
-    final boolean casWord(int expected, int update) {
+    public final boolean casWord(int expected, int update) {
         return STATE.compareAndSet(this, expected, update);
     }
 
     /** @param bits set in the word */
-    final void orWord(int bits) {
+    public final void orWord(int bits) {
         STATE.getAndBitwiseOr(this, bits);
     }
 
     /** @param thread the thread that owns the socket from now on, or {@code null} */
-    final void owner(Thread thread) {
+    public final void owner(Thread thread) {
         OWNER.setOpaque(this, thread);
-    }
-
-    /** @return the events the socket waits for, -1 for none; any thread */
-    final int wanted() {
-        return this.wanted;
-    }
-
-    /** @param filter the events the socket waits for from now on, -1 for none; the owner */
-    final void want(int filter) {
-        this.wanted = filter;
     }
 
     /**
@@ -197,14 +192,24 @@ abstract class SocketState {
      * which the owner hears of it. Runs no turn itself.
      * @param failure the port's refusal
      */
-    final void refused(NativeIoException failure) {
+    public final void refused(NativeIoException failure) {
         this.refusal = failure;
         orWord(REFUSED);
         requestRun();
     }
 
-    /** @return the refusal recorded with {@link #REFUSED}, which the caller cleared; the owner */
-    final NativeIoException takeRefusal() {
+    /** @param failure a refusal the owner keeps until the socket's handler hears of it */
+    public final void keepRefusal(NativeIoException failure) {
+        this.refusal = failure;
+    }
+
+    /** @return whether a refusal waits to be taken; the owner */
+    public final boolean hasRefusal() {
+        return this.refusal != null;
+    }
+
+    /** @return the refusal recorded with {@link #REFUSED} (which the caller cleared) or kept, {@code null} for none; the owner */
+    public final NativeIoException takeRefusal() {
         NativeIoException failure = this.refusal;
         this.refusal = null;
         return failure;
@@ -214,7 +219,7 @@ abstract class SocketState {
      * Asks a worker of this socket's port to run its requests.
      * @return false when the port is closed (the server stopped): no worker will run them
      */
-    final boolean postRun() {
+    public final boolean postRun() {
         try {
             this.port.post(this.key, RUN);
         }
@@ -231,7 +236,7 @@ abstract class SocketState {
      * Asks for the socket to be closed, from any thread.
      * @param abort close without sending queued writes
      */
-    final void requestClose(boolean abort) {
+    public final void requestClose(boolean abort) {
         int current;
         do {
             current = this.state;
@@ -245,7 +250,7 @@ abstract class SocketState {
      * Asks for the socket to be closed once what already arrived on it has been handled and
      * answered: the close of a graceful shutdown.
      */
-    final void requestDrainAndClose() {
+    public final void requestDrainAndClose() {
         int current;
         do {
             current = this.state;
@@ -259,7 +264,7 @@ abstract class SocketState {
     }
 
     /** Asks for the owner (or a worker, when nobody owns the socket) to run the socket's requests. */
-    final void requestRun() {
+    public final void requestRun() {
         if (OWNER.getOpaque(this) == Thread.currentThread()) {
             return;
         }
@@ -284,7 +289,7 @@ abstract class SocketState {
      * Asks for a turn that runs the socket's requests, from any thread: as {@link #requestRun()},
      * but the owner asking makes its own turn go round once more before it lets go.
      */
-    final void requestTurn() {
+    public final void requestTurn() {
         if (OWNER.getOpaque(this) == Thread.currentThread()) {
             STATE.getAndBitwiseOr(this, RUN_REQUESTED);
             return;
@@ -293,13 +298,13 @@ abstract class SocketState {
     }
 
     /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */
-    final void removed() {
+    public final void removed() {
         STATE.getAndBitwiseOr(this, REMOVED);
         finishIfDone();
     }
 
     /** Finishes the socket once it is removed, unowned and carried by no worker. */
-    final void finishIfDone() {
+    public final void finishIfDone() {
         int current;
         do {
             current = this.state;
@@ -319,7 +324,7 @@ abstract class SocketState {
      * socket handed to an executor whose task has not started is finished here, and the task, if it
      * ever runs, leaves it alone ({@link #takeOverHandedOff()}).
      */
-    final void forceFinish() {
+    public final void forceFinish() {
         while (true) {
             int current = this.state;
             if ((current & FINISHED) != 0) {
@@ -346,7 +351,7 @@ abstract class SocketState {
      * Hands the ownership to a handler executor's task: from now on the calling thread no longer finds
      * itself the owner; the task calls {@link #takeOverHandedOff()}.
      */
-    final void handOver() {
+    public final void handOver() {
         OWNER.setOpaque(this, null);
         STATE.getAndBitwiseOr(this, HANDED_OFF);
     }
@@ -355,7 +360,7 @@ abstract class SocketState {
      * Takes over the ownership handed over, on the thread that continues the turn.
      * @return false when a stop finished the socket meanwhile: the caller must leave it alone
      */
-    final boolean takeOverHandedOff() {
+    public final boolean takeOverHandedOff() {
         int current;
         do {
             current = this.state;
@@ -372,44 +377,44 @@ abstract class SocketState {
      * @return whether a handler's write is dropped now: the socket is aborted or going, or closing at
      * the handler's own request (a graceful stop's drain, which answers what arrived, still writes)
      */
-    final boolean dropsWrites() {
+    public final boolean dropsWrites() {
         int current = this.state;
         return (current & (ABORT_REQUESTED | REMOVING | FINISHED)) != 0
                 || (current & (CLOSE_REQUESTED | DRAIN_REQUESTED)) == CLOSE_REQUESTED;
     }
 
     /** @return the state word, for tests and snapshots */
-    final int state() {
+    public final int state() {
         return this.state;
     }
 
     /** @return whether the registration is gone and its socket closed */
-    final boolean isFinished() {
+    public final boolean isFinished() {
         return (this.state & FINISHED) != 0;
     }
 
     /** @return whether some thread handles the socket now */
-    final boolean isOwned() {
+    public final boolean isOwned() {
         return (this.state & OWNED) != 0;
     }
 
     /** @return whether the calling thread handles the socket now */
-    final boolean isOwnedByCurrentThread() {
+    public final boolean isOwnedByCurrentThread() {
         return OWNER.getOpaque(this) == Thread.currentThread();
     }
 
     /** @return whether a close was requested or is under way */
-    final boolean isClosing() {
+    public final boolean isClosing() {
         return (this.state & (CLOSE_REQUESTED | REMOVING | FINISHED)) != 0;
     }
 
     /** @return whether a graceful shutdown asked to handle what arrived before closing */
-    final boolean isDraining() {
+    public final boolean isDraining() {
         return (this.state & (DRAIN_REQUESTED | ABORT_REQUESTED)) == DRAIN_REQUESTED;
     }
 
     /** @return whether the close requested is an abort */
-    final boolean isAborting() {
+    public final boolean isAborting() {
         return (this.state & ABORT_REQUESTED) != 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NotificationPort;
@@ -11,7 +11,7 @@ import dev.sockstate.port.RegistrationBatch;
  * thread (a handler executor's, the one that starts or stops the server, an embedded connection's),
  * which applies each change at once, or hands the turn on when it has no memory lent.
  */
-interface Runner {
+public interface Runner {
 
     /** @return whether this is a worker thread, which hands a turn with handler work to an executor */
     boolean isWorker();

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.LendingPool;
@@ -15,12 +15,12 @@ import java.util.function.Consumer;
  * A worker group at run time: its ports (one the workers share, or one per worker), its workers and
  * their threads. Each socket is given one of the ports for its life.
  */
-final class WorkerGroup {
+public final class WorkerGroup {
 
     /** The most other threads lent an off-worker's memory at once; more hand their turn on to a worker. */
     private static final int OFF_WORKERS_KEPT = 64;
 
-    final WorkerGroupSettings settings;
+    public final WorkerGroupSettings settings;
 
     private final List<NotificationPort> ports;
 
@@ -44,7 +44,7 @@ final class WorkerGroup {
      * @param table the server's sockets
      * @param observer where the workers report, asked for each worker's observer as it starts
      */
-    WorkerGroup(WorkerGroupSettings settings, List<NotificationPort> ports, NativeSockets sockets, SocketTable table,
+    public WorkerGroup(WorkerGroupSettings settings, List<NotificationPort> ports, NativeSockets sockets, SocketTable table,
             ServerObserver observer) {
         if (ports.size() != settings.notificationPorts()) {
             throw new IllegalArgumentException("Worker group '" + settings.name() + "' needs " + settings.notificationPorts()
@@ -59,7 +59,7 @@ final class WorkerGroup {
     }
 
     /** @return the port for a new socket: the shared one, or each worker's in turn */
-    NotificationPort nextPort() {
+    public NotificationPort nextPort() {
         return (this.ports.size() == 1) ? this.ports.get(0)
                 : this.ports.get(Math.floorMod(this.nextPort.getAndIncrement(), this.ports.size()));
     }
@@ -70,7 +70,7 @@ final class WorkerGroup {
      * registration to a worker).
      * @param turn the turn, given the runner
      */
-    void lend(Consumer<Runner> turn) {
+    public void lend(Consumer<Runner> turn) {
         OffWorker lent = this.offWorkers.borrow();
         if (lent == null) {
             turn.accept(OffWorker.HANDING_ON);
@@ -88,12 +88,12 @@ final class WorkerGroup {
      * Lets go of a socket that the calling thread, none of this group's workers, owns.
      * @param socket the socket
      */
-    void letGo(SocketTurn socket) {
+    public void letGo(SocketTurn socket) {
         lend(socket::release);
     }
 
     /** Makes the workers, each with its read buffer and observer, and starts their threads. */
-    void start() {
+    public void start() {
         for (int i = 0; i < this.settings.workers(); i++) {
             NotificationPort port = this.ports.get(this.ports.size() == 1 ? 0 : i);
             Worker worker = new Worker(this.settings, port, this.sockets.allocate(this.settings.readBufferSize()), this.table,
@@ -106,7 +106,7 @@ final class WorkerGroup {
     }
 
     /** Stops the workers, waits for them, and closes the ports. */
-    void stop(long joinMillis) {
+    public void stop(long joinMillis) {
         for (Worker worker : this.workers) {
             worker.stop();
         }
@@ -117,12 +117,12 @@ final class WorkerGroup {
     }
 
     /** Closes every port of the group; closing a closed port does nothing. */
-    void closePorts() {
+    public void closePorts() {
         this.ports.forEach(NotificationPort::close);
     }
 
     /** @return whether every port is open and has a live worker dequeuing from it */
-    boolean serving() {
+    public boolean serving() {
         if (!portsOpen()) {
             return false;
         }
@@ -148,7 +148,7 @@ final class WorkerGroup {
     }
 
     /** @return the group's state as seen from outside */
-    WorkerGroupState describe() {
+    public WorkerGroupState describe() {
         List<WorkerGroupState.WorkerState> states = new ArrayList<>();
         for (Worker worker : this.workers) {
             states.add(worker.describe());

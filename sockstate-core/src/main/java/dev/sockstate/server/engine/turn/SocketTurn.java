@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeError;
@@ -20,7 +20,7 @@ import java.lang.System.Logger.Level;
  * registration with {@link #nextFilter()}, or, when a close was asked for and
  * {@link #readyToClose()}, removes it.
  * <p>
- * <b>Registration changes.</b> What the socket wants is state ({@link #wanted()}, {@link #REMOVING}),
+ * <b>Registration changes.</b> What the socket wants is state (its filter, or {@link #REMOVING}),
  * and a change applies what is wanted when it is applied. Where deferring saves no system call
  * (epoll), the owner applies its change before it lets go, so successive owners' changes reach the
  * port in order. Where one call applies changes and dequeues (Windows), the owner of a one-shot
@@ -35,23 +35,22 @@ import java.lang.System.Logger.Level;
  * run request, so that the other sockets of its port are served in between. Subclasses say what a
  * turn does with the socket: accept (a listener), read and write (a connection), receive (UDP).
  */
-abstract class SocketTurn extends SocketState {
+public abstract class SocketTurn extends SocketState {
 
     private static final System.Logger logger = System.getLogger(SocketTurn.class.getName());
 
     /** Work (reads, rounds of requests) in one turn before other sockets get theirs. */
-    static final int TURN_BUDGET = 16;
+    public static final int TURN_BUDGET = 16;
 
     private final SocketTable table;
 
     /**
-     * The filter last applied or handed to a carrier, -1 for none (never armed, or disabled); owner only.
-     * A one-shot registration that fired is disarmed whatever this says.
+     * What the socket wants from its port: the filter last applied or handed to a carrier, -1 for none
+     * (never armed, or disabled), unless {@link #REMOVING}. The owner writes it before the update of
+     * the word that lets go; a carrier reads it after reading the word. A one-shot registration that
+     * fired is disarmed whatever this says.
      */
     private int armedFilter = -1;
-
-    /** The runner whose next call carries this socket; written before {@link #CARRIED} is set. */
-    private Runner carrier;
 
     /** Events kept for the next turn by an owner that yielded; handed from owner to owner. */
     private int deferredEvents;
@@ -85,7 +84,7 @@ abstract class SocketTurn extends SocketState {
      * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
      * @param rules how the backend takes registration changes
      */
-    SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
+    protected SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
             ListenerObserver observer, boolean ownedByCreator, ChangeRules rules) {
         super(port, sockets, handle, trigger, observer, ownedByCreator);
         this.table = table;
@@ -98,10 +97,10 @@ abstract class SocketTurn extends SocketState {
      * @param edgeOnEveryArrival whether an edge is raised for every arrival, even while data is unread
      * @param withDequeue whether a change deferred to the next dequeue call saves a system call
      */
-    record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue) {
+    public record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue) {
 
         /** Epoll's: an edge per arrival, and every change one system call of its own. */
-        static final ChangeRules EPOLL = new ChangeRules(true, false);
+        public static final ChangeRules EPOLL = new ChangeRules(true, false);
     }
 
     /**
@@ -111,41 +110,42 @@ abstract class SocketTurn extends SocketState {
      * @return true to let go now, false when the ownership was handed to another thread, which will
      * call {@link #release(Runner)}
      */
-    abstract boolean handle(Runner runner, int events);
+    protected abstract boolean handle(Runner runner, int events);
 
     /**
      * @return the filter to arm when letting go, or -1 to leave the socket disarmed (a persistent
      * registration is then disabled)
      */
-    abstract int nextFilter();
+    protected abstract int nextFilter();
 
     /** @return whether a requested close may happen now (queued writes are sent, or it is an abort) */
-    boolean readyToClose() {
+    protected boolean readyToClose() {
         return true;
     }
 
     /**
      * The port refused to change the registration, in the owner's turn: the socket is closed, and a
-     * connection's handler hears of it ({@link TcpConnection}). Logged here once.
+     * connection's handler hears of it (the engine's TCP connection). Logged here once.
      * @param failure the port's refusal
      */
-    void changeRefused(NativeIoException failure) {
+    protected void changeRefused(NativeIoException failure) {
         logRefusal(failure);
         requestClose(true);
     }
 
     /** @param failure the port's refusal of a registration change, logged once, with the socket it closes */
-    final void logRefusal(NativeIoException failure) {
+    public final void logRefusal(NativeIoException failure) {
         logger.log(Level.WARNING, "The port refused to change the registration of " + this + "; closing it", failure);
     }
 
     /** Releases everything once the registration is gone: closes the socket and calls back. */
-    void finish() {
+    @Override
+    protected void finish() {
         closeSocket();
     }
 
     /** Closes the socket, which is released even when the close reports an error, and leaves the table. */
-    final void closeSocket() {
+    public final void closeSocket() {
         try {
             this.sockets.close(this.handle);
         }
@@ -156,7 +156,7 @@ abstract class SocketTurn extends SocketState {
     }
 
     /** @return the error pending on the socket (its {@code SO_ERROR}), or the failure to read it */
-    final NativeIoException pendingError() {
+    public final NativeIoException pendingError() {
         try {
             return this.sockets.takeError(this.handle);
         }
@@ -166,12 +166,12 @@ abstract class SocketTurn extends SocketState {
     }
 
     /** @return the work counted in this turn so far, this one included; owner only */
-    final int countWork() {
+    public final int countWork() {
         return ++this.turnWork;
     }
 
     /** @return the work counted in this turn so far; owner only */
-    final int turnWork() {
+    public final int turnWork() {
         return this.turnWork;
     }
 
@@ -180,7 +180,7 @@ abstract class SocketTurn extends SocketState {
      * @param runner the worker
      * @param events the events
      */
-    final void notified(Runner runner, int events) {
+    public final void notified(Runner runner, int events) {
         int current;
         do {
             current = word();
@@ -211,7 +211,7 @@ abstract class SocketTurn extends SocketState {
      * ones, are kept for the next turn, which a run request posted once the owner let go starts.
      * @param events events to handle next turn (IN to read on, for example)
      */
-    final void yieldTurn(int events) {
+    public final void yieldTurn(int events) {
         this.yielding = true;
         this.deferredEvents |= events;
     }
@@ -221,7 +221,7 @@ abstract class SocketTurn extends SocketState {
      * once) handled in a turn of their own, posted, instead of in this one: for the first letting go
      * of a connection, which the acceptor's turn does for each connection it accepts.
      */
-    final void eventsToNextTurn() {
+    public final void eventsToNextTurn() {
         this.eventsToNextTurn = true;
     }
 
@@ -237,7 +237,7 @@ abstract class SocketTurn extends SocketState {
     }
 
     /** A failure of the runtime itself (not of a handler) during this socket's turn: the socket is aborted. */
-    final void runtimeFailed(Throwable failure) {
+    public final void runtimeFailed(Throwable failure) {
         orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
         logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", failure);
     }
@@ -247,7 +247,7 @@ abstract class SocketTurn extends SocketState {
      * then removes the registration if a close is due, or leaves it as {@link #nextFilter()} wants.
      * @param runner the current thread's runner
      */
-    final void release(Runner runner) {
+    public final void release(Runner runner) {
         owner(Thread.currentThread());
         // Whether the registration was applied while owned since events last came in: a one-shot
         // arm then waits already, unless what the owner did since changed the filter.
@@ -305,26 +305,20 @@ abstract class SocketTurn extends SocketState {
                 }
                 continue;
             }
-            boolean carriedElsewhere = (current & CARRIED) != 0 && this.carrier != runner;
             if (this.carriesChanges && change == Operation.ENABLE && !this.drainsAfterEnable && runner.dequeuesFrom(this.port)
-                    && !carriedElsewhere) {
+                    && (current & CARRIED) == 0) {
                 // The worker's next call applies it (with its dequeue), as it is wanted then.
                 int before = this.armedFilter;
-                want(filter);
                 this.armedFilter = filter;
-                boolean carriedHere = (current & CARRIED) != 0;
-                this.carrier = runner;
-                if (letGo(current, carriedHere ? RESTATED : CARRIED)) {
-                    if (!carriedHere) {
-                        runner.carry(this);
-                    }
+                if (letGo(current, CARRIED)) {
+                    runner.carry(this);
                     return;
                 }
                 this.armedFilter = before;
                 continue;
             }
-            // Applied now, while owned: a notification it raises meanwhile is folded in and handled above.
-            want(filter);
+            // Applied now, while owned (a call that carries it already applies it again, as it is then):
+            // a notification it raises meanwhile is folded in and handled above.
             this.armedFilter = filter;
             appliedSinceEvents = true;
             if ((current & CARRIED) != 0) {
@@ -398,9 +392,6 @@ abstract class SocketTurn extends SocketState {
     private boolean remove(Runner runner, int current) {
         boolean carried = (current & CARRIED) != 0;
         boolean toCarry = !carried && runner.dequeuesFrom(this.port);
-        if (toCarry) {
-            this.carrier = runner;
-        }
         owner(null);
         if (!casWord(current, (current & ~OWNED) | REMOVING | (carried ? RESTATED : toCarry ? CARRIED : 0))) {
             owner(Thread.currentThread());
@@ -452,7 +443,7 @@ abstract class SocketTurn extends SocketState {
         if ((current & REMOVING) != 0) {
             return batch.remove(this.handle, this.key);
         }
-        int filter = wanted();
+        int filter = this.armedFilter;
         return (filter > 0) ? batch.enable(this.handle, this.key, filter, this.trigger) : batch.disable(this.handle, this.key);
     }
 

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.turn;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * so a late notification for a closed socket whose descriptor number (or slot) was reused finds
  * nothing instead of reaching the wrong socket. Keys are never negative.
  */
-final class SocketTable {
+public final class SocketTable {
 
     private final AtomicReferenceArray<SocketTurn> slots;
 
@@ -24,7 +24,8 @@ final class SocketTable {
 
     private int size;
 
-    SocketTable(int capacity) {
+    /** @param capacity how many sockets the table holds at most */
+    public SocketTable(int capacity) {
         this.slots = new AtomicReferenceArray<>(capacity);
         this.generations = new int[capacity];
         this.free = new int[capacity];
@@ -35,7 +36,7 @@ final class SocketTable {
      * @param socket the socket
      * @return false when the table is full
      */
-    synchronized boolean add(SocketTurn socket) {
+    public synchronized boolean add(SocketTurn socket) {
         int slot;
         if (this.freeCount > 0) {
             slot = this.free[--this.freeCount];
@@ -58,7 +59,7 @@ final class SocketTable {
      * @param key a completion key
      * @return the socket it names, or {@code null} when that socket is gone
      */
-    SocketTurn get(long key) {
+    public SocketTurn get(long key) {
         int slot = (int) key;
         if (slot < 0 || slot >= this.generations.length) {
             return null;
@@ -68,7 +69,7 @@ final class SocketTable {
     }
 
     /** @param socket a socket to take out; its slot may then be reused */
-    synchronized void remove(SocketTurn socket) {
+    public synchronized void remove(SocketTurn socket) {
         int slot = (int) socket.key;
         if (this.slots.compareAndSet(slot, socket, null)) {
             this.free[this.freeCount++] = slot;
@@ -77,12 +78,12 @@ final class SocketTable {
     }
 
     /** @return how many sockets the table holds */
-    synchronized int size() {
+    public synchronized int size() {
         return this.size;
     }
 
     /** @return every socket now in the table */
-    List<SocketTurn> snapshot() {
+    public List<SocketTurn> snapshot() {
         List<SocketTurn> all = new ArrayList<>();
         int limit;
         synchronized (this) {
