@@ -9,8 +9,6 @@ import java.nio.ByteBuffer;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -26,9 +24,6 @@ import javax.net.ssl.SSLEngine;
  * lent, a call uses a heap buffer of its own, as large as one record, which it drops afterwards.
  */
 final class TlsSupport {
-
-    /** The suites offered when the listener names none, for the context last asked about. */
-    private volatile DefaultSuites defaultSuites;
 
     /** The lent buffers' room: several records of up to 16 KiB each, so that one call rarely needs more. */
     static final int ROOM = 64 * 1024;
@@ -116,7 +111,10 @@ final class TlsSupport {
             engine.setEnabledProtocols(protocols);
         }
         String[] cipherSuites = this.settings.cipherSuites();
-        engine.setEnabledCipherSuites((cipherSuites != null) ? cipherSuites : defaultSuites(made, engine));
+        if (cipherSuites != null) {
+            // (Only when named: an engine given a list keeps a copy of its own, about 100 B a connection.)
+            engine.setEnabledCipherSuites(cipherSuites);
+        }
         switch (this.settings.clientAuth()) {
             case NEED -> engine.setNeedClientAuth(true);
             case WANT -> engine.setWantClientAuth(true);
@@ -124,40 +122,6 @@ final class TlsSupport {
         }
         engine.beginHandshake();
         return engine;
-    }
-
-    /**
-     * The suites a listener that names none offers: the context's own, less those of TLS 1.2 without
-     * forward secrecy or with CBC (Lucky Thirteen and its kin), as current server guidance keeps them
-     * (TLS 1.3's are all AEAD). Worked out once per context.
-     */
-    private String[] defaultSuites(SSLContext context, SSLEngine engine) {
-        DefaultSuites known = this.defaultSuites;
-        if (known == null || known.context() != context) {
-            List<String> kept = new ArrayList<>();
-            for (String suite : engine.getEnabledCipherSuites()) {
-                if (keptByDefault(suite)) {
-                    kept.add(suite);
-                }
-            }
-            known = new DefaultSuites(context, kept.toArray(String[]::new));
-            this.defaultSuites = known;
-        }
-        return known.suites();
-    }
-
-    /** @return whether a suite is offered unless a listener names its own */
-    static boolean keptByDefault(String suite) {
-        if (suite.startsWith("TLS_AES_") || suite.startsWith("TLS_CHACHA20_") || suite.equals("TLS_EMPTY_RENEGOTIATION_INFO_SCSV")) {
-            return true;
-        }
-        boolean forwardSecret = suite.startsWith("TLS_ECDHE_") || suite.startsWith("TLS_DHE_");
-        boolean aead = suite.contains("_GCM_") || suite.contains("_CHACHA20_POLY1305_");
-        return forwardSecret && aead;
-    }
-
-    /** The default suites of the context they were worked out for. */
-    private record DefaultSuites(SSLContext context, String[] suites) {
     }
 
     /**
