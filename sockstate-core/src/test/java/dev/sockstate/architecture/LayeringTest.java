@@ -14,6 +14,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * <pre>
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server.engine.turn  its turn layer, internal: ownership, dispatch, registrations; no connection
+ *   server.engine.tls   its TLS stage, internal: knows its connection only as a TlsHost
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
@@ -93,6 +94,12 @@ class LayeringTest {
                     "dev.sockstate.server.tls..")
             .orShould().dependOnClassesThat().haveNameMatching(
                     "dev\\.sockstate\\.server\\.(Connection|ConnectionHandler|MessageHandler|DatagramHandler|DatagramEndpoint|Stage|StageContext|ListenerSettings)(\\$.*)?");
+
+    @ArchTest
+    static final ArchRule theTlsStageKnowsItsConnectionOnlyAsATlsHost = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.engine.tls")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.engine.turn",
+                    "dev.sockstate.server.framing..");
 
     @ArchTest
     static final ArchRule onlyTheTurnLayerChangesRegistrationsOrDequeues = noClasses()

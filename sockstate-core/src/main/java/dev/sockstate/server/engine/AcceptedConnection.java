@@ -3,6 +3,8 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.tls.TlsHost;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

@@ -5,6 +5,7 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Stage;
+import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;

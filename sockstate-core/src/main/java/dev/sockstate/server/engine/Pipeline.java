@@ -4,6 +4,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.tls.TlsStage;
+import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

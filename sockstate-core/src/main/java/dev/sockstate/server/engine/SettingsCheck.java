@@ -4,6 +4,7 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Worker;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

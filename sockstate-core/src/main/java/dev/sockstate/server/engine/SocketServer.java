@@ -11,6 +11,7 @@ import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.OffWorker;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;

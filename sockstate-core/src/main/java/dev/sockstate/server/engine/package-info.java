@@ -10,7 +10,7 @@
  * executor, on the executor's thread, to which the worker hands the whole turn) reads into the
  * running thread's buffer and passes the bytes inbound through its
  * {@link dev.sockstate.server.engine.Pipeline} of stages (if the listener has any; with TLS the first
- * is the {@link dev.sockstate.server.engine.TlsStage}) and its
+ * is the internal {@link dev.sockstate.server.engine.tls.TlsStage}) and its
  * {@link dev.sockstate.server.engine.Framer} (with framing) to
  * {@link dev.sockstate.server.engine.HandlerCalls}, which calls the user's handler; the handler's
  * writes go back outbound to the {@link dev.sockstate.server.engine.WritePath}, and the turn ends by

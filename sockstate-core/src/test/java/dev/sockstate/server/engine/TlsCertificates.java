@@ -28,7 +28,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * for SNI) and {@code client} (a client certificate). The CA is also written as {@code ca.pem} for
  * tools such as openssl.
  */
-final class TlsCertificates {
+public final class TlsCertificates {
 
     private static final String PASSWORD = "changeit-test";
 
@@ -44,7 +44,7 @@ final class TlsCertificates {
     }
 
     /** @return the certificates, made on first use */
-    static synchronized TlsCertificates get() throws Exception {
+    public static synchronized TlsCertificates get() throws Exception {
         if (made == null) {
             made = make();
         }
@@ -109,7 +109,7 @@ final class TlsCertificates {
     }
 
     /** @return a context whose key is the alias's (or none, for {@code null}) and that trusts the CA */
-    SSLContext context(String keyAlias) throws Exception {
+    public SSLContext context(String keyAlias) throws Exception {
         return context(keyAlias, UnaryOperator.identity());
     }
 

@@ -7,6 +7,8 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.engine.tls.TlsRecords;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;

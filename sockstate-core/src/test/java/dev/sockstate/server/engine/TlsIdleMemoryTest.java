@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.engine.tls.TlsStage;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.server.engine.TlsCertificates;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;

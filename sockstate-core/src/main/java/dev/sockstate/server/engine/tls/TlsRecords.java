@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,22 +9,22 @@ import java.nio.charset.StandardCharsets;
  * the first bytes a peer sends look like TLS at all; and the server name a ClientHello asks for,
  * which picks the context its engine is made of. Everything else is the engine's.
  */
-final class TlsRecords {
+public final class TlsRecords {
 
     /** A record header: type, version, length. */
-    static final int HEADER = 5;
+    public static final int HEADER = 5;
 
     /** Content type of handshake records: a ClientHello, or a TLS 1.2 renegotiation's. */
-    static final byte HANDSHAKE = 22;
+    public static final byte HANDSHAKE = 22;
 
     /** The longest record a peer may send: 16 KiB of plaintext with the most expansion TLS 1.2 allows. */
-    static final int MOST_RECORD = HEADER + (1 << 14) + 2048;
+    public static final int MOST_RECORD = HEADER + (1 << 14) + 2048;
 
     /** The header of a record is not TLS's (SSLv2-style, or garbage): the engine judges it. */
-    static final int NOT_TLS = 0;
+    public static final int NOT_TLS = 0;
 
     /** Fewer than {@link #HEADER} bytes: the length is not known yet. */
-    static final int UNKNOWN = -1;
+    public static final int UNKNOWN = -1;
 
     private TlsRecords() {
     }
@@ -35,7 +35,7 @@ final class TlsRecords {
      * @param available how many of its bytes are there
      * @return the record's whole length, header included; {@link #UNKNOWN} or {@link #NOT_TLS}
      */
-    static int length(ByteBuffer bytes, int start, int available) {
+    public static int length(ByteBuffer bytes, int start, int available) {
         if (available < HEADER) {
             return UNKNOWN;
         }
@@ -55,7 +55,7 @@ final class TlsRecords {
      * @param src the bytes to add; consumed
      * @return the buffer holding them all
      */
-    static ByteBuffer append(ByteBuffer held, ByteBuffer src) {
+    public static ByteBuffer append(ByteBuffer held, ByteBuffer src) {
         int count = src.remaining();
         ByteBuffer into = held;
         if (into == null) {
@@ -75,7 +75,7 @@ final class TlsRecords {
      * @param in the bytes that follow; what the record takes is consumed
      * @return the buffer holding the record, the same or a larger one
      */
-    static ByteBuffer complete(ByteBuffer held, ByteBuffer in) {
+    public static ByteBuffer complete(ByteBuffer held, ByteBuffer in) {
         ByteBuffer into = held;
         while (in.hasRemaining()) {
             int have = into.position();
@@ -101,7 +101,7 @@ final class TlsRecords {
      * @param held bytes held, from 0 to the position
      * @return whether they may be unwrapped: a whole record at least, or bytes the engine must judge
      */
-    static boolean whole(ByteBuffer held) {
+    public static boolean whole(ByteBuffer held) {
         int length = length(held, 0, held.position());
         return length == NOT_TLS || (length != UNKNOWN && held.position() >= length);
     }
@@ -110,15 +110,15 @@ final class TlsRecords {
      * @param first the first byte a peer sent
      * @return whether it may start a ClientHello: a TLS handshake record, or an SSLv2-style hello
      */
-    static boolean mayStartHello(byte first) {
+    public static boolean mayStartHello(byte first) {
         return first == HANDSHAKE || (first & 0x80) != 0;
     }
 
     /** What {@link #clientHello} answers while the ClientHello's records have not all arrived. */
-    static final ByteBuffer INCOMPLETE = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    public static final ByteBuffer INCOMPLETE = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     /** The longest ClientHello whose server name is looked for: longer ones go to the default context. */
-    static final int MOST_HELLO = 64 * 1024;
+    public static final int MOST_HELLO = 64 * 1024;
 
     /**
      * Reassembles the ClientHello a peer's first records carry: a client may split it over several
@@ -128,7 +128,7 @@ final class TlsRecords {
      * records are needed; {@code null} when the bytes hold no ClientHello within {@link #MOST_HELLO}
      * bytes, for the engine to judge
      */
-    static ByteBuffer clientHello(ByteBuffer records) {
+    public static ByteBuffer clientHello(ByteBuffer records) {
         int at = records.position();
         int end = records.limit();
         byte[] message = null;
@@ -174,7 +174,7 @@ final class TlsRecords {
      * @param hello a whole ClientHello, from its handshake header (position) to its end (limit), left as it is
      * @return the host name it asks for (the SNI extension), {@code null} when there is none
      */
-    static String serverName(ByteBuffer hello) {
+    public static String serverName(ByteBuffer hello) {
         int at = hello.position();
         int end = hello.limit();
         ByteBuffer record = hello;

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
@@ -28,7 +28,7 @@ import javax.net.ssl.SSLSession;
  * <b>Renegotiation.</b> After a TLS 1.2 handshake, a handshake record from the client can only
  * start a renegotiation: the connection is closed instead. TLS 1.3's key updates are answered.
  */
-final class TlsStage extends TlsPump implements Stage {
+public final class TlsStage extends TlsPump implements Stage {
 
     /** Bytes a connection keeps at most while its engine's tasks run, or of an unfinished record. */
     private static final int MOST_HELD = 256 * 1024;
@@ -68,7 +68,11 @@ final class TlsStage extends TlsPump implements Stage {
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
-    TlsStage(TlsSupport tls, TlsHost connection) {
+    /**
+     * @param tls what the listener's TLS stages share
+     * @param connection the connection, as far as the stage needs it
+     */
+    public TlsStage(TlsSupport tls, TlsHost connection) {
         super(tls);
         this.connection = connection;
         this.started = System.nanoTime();
@@ -389,7 +393,7 @@ final class TlsStage extends TlsPump implements Stage {
      * Ends the handshake if it outlasted the limit; the timer's thread, which only asks the owner.
      * @param now the current {@link System#nanoTime()}
      */
-    void checkDeadline(long now) {
+    public void checkDeadline(long now) {
         if (now - this.deadline >= 0 && !this.expiring) {
             this.expiring = true;
             this.context.resume(this::expire);
@@ -414,7 +418,7 @@ final class TlsStage extends TlsPump implements Stage {
     }
 
     /** @return whether the stage holds a buffer of its own now; for tests of an idle connection */
-    boolean holdsBuffers() {
+    public boolean holdsBuffers() {
         return this.held != null || this.waitingWrites != null;
     }
 }

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import dev.sockstate.server.StageContext;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import dev.sockstate.port.LendingPool;
 import dev.sockstate.server.InvalidSettingException;
@@ -23,13 +23,13 @@ import javax.net.ssl.SSLEngine;
  * only what it does not take. Both are direct, like the worker's read buffer; while every buffer is
  * lent, a call uses a heap buffer of its own, as large as one record, which it drops afterwards.
  */
-final class TlsSupport {
+public final class TlsSupport {
 
     /** The lent buffers' room: several records of up to 16 KiB each, so that one call rarely needs more. */
-    static final int ROOM = 64 * 1024;
+    public static final int ROOM = 64 * 1024;
 
     /** Buffers of each kind a listener lends at most; more calls at once use buffers of their own. */
-    static final int MOST_LENT = 64;
+    public static final int MOST_LENT = 64;
 
     final Tls settings;
 
@@ -46,7 +46,7 @@ final class TlsSupport {
 
     private final LendingPool<ByteBuffer> plaintexts = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
 
-    TlsSupport(Tls settings, ListenerObserver observer) {
+    public TlsSupport(Tls settings, ListenerObserver observer) {
         this.settings = settings;
         this.observer = observer;
         this.taskExecutor = settings.taskExecutor();
@@ -62,7 +62,7 @@ final class TlsSupport {
      * @param tls its TLS settings
      * @throws InvalidSettingException naming the listener, its TLS setting and what the engine refused
      */
-    static void check(String listener, Tls tls) {
+    public static void check(String listener, Tls tls) {
         String[] protocols = tls.protocols();
         String[] cipherSuites = tls.cipherSuites();
         if (protocols == null && cipherSuites == null) {
@@ -99,7 +99,7 @@ final class TlsSupport {
      * @return a server-mode engine as the settings say, its handshake begun
      * @throws Exception when the context or the settings do not make one
      */
-    SSLEngine engine(Supplier<SSLContext> context) throws Exception {
+    public SSLEngine engine(Supplier<SSLContext> context) throws Exception {
         SSLContext made = context.get();
         if (made == null) {
             throw new IllegalStateException("The TLS context supplier gave no SSLContext");
@@ -128,7 +128,7 @@ final class TlsSupport {
      * @param engine the engine that wraps into it
      * @return a buffer to wrap into, cleared: lent, or a heap buffer of the call's own, as large as one record
      */
-    ByteBuffer packetBuffer(SSLEngine engine) {
+    public ByteBuffer packetBuffer(SSLEngine engine) {
         ByteBuffer lent = this.packets.borrow();
         return (lent != null) ? lent.clear() : ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
     }
@@ -137,20 +137,20 @@ final class TlsSupport {
      * @param engine the engine that unwraps into it
      * @return a buffer to unwrap into, cleared: lent, or a heap buffer of the call's own, as large as one record's plaintext
      */
-    ByteBuffer plaintextBuffer(SSLEngine engine) {
+    public ByteBuffer plaintextBuffer(SSLEngine engine) {
         ByteBuffer lent = this.plaintexts.borrow();
         return (lent != null) ? lent.clear() : ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
     }
 
     /** @param buffer a buffer {@link #packetBuffer} gave, or {@code null}: given back if lent */
-    void releasePacket(ByteBuffer buffer) {
+    public void releasePacket(ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.packets.giveBack(buffer);
         }
     }
 
     /** @param buffer a buffer {@link #plaintextBuffer} gave, or {@code null}: given back if lent */
-    void releasePlaintext(ByteBuffer buffer) {
+    public void releasePlaintext(ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.plaintexts.giveBack(buffer);
         }

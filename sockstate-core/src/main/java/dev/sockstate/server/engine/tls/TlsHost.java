@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.tls;
 
 import javax.net.ssl.SSLSession;
 
@@ -7,7 +7,7 @@ import javax.net.ssl.SSLSession;
  * and how it ended, to stop the connection's reading while its engine's tasks run, and to know
  * whether what arrives is still wanted. The owner's thread only.
  */
-interface TlsHost {
+public interface TlsHost {
 
     /** @param stage the stage while its handshake runs, whose deadline the timer checks; {@code null} once it ended */
     void handshakeRunning(TlsStage stage);

@@ -1,0 +1,11 @@
+/**
+ * The engine's TLS stage, internal: no API, and free to change. A
+ * {@link dev.sockstate.server.engine.tls.TlsStage} is the first stage of a TLS listener's connections;
+ * it moves records through the JDK's {@code SSLEngine} ({@link dev.sockstate.server.engine.tls.TlsPump}),
+ * reads what it must of them before an engine exists ({@link dev.sockstate.server.engine.tls.TlsRecords}:
+ * record lengths, the ClientHello's server name), shares buffers and settings per listener
+ * ({@link dev.sockstate.server.engine.tls.TlsSupport}), and knows its connection only as a
+ * {@link dev.sockstate.server.engine.tls.TlsHost}. Users configure TLS with
+ * {@link dev.sockstate.server.tls.Tls}.
+ */
+package dev.sockstate.server.engine.tls;
