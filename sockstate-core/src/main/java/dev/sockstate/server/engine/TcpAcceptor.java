@@ -31,6 +31,9 @@ final class TcpAcceptor extends SocketTurn {
 
     private boolean paused;
 
+    /** Whether a graceful stop's drain met its bound with connections maybe still pending: the close waits. */
+    private boolean drainPending;
+
     private long backoffMillis = BACKOFF_START_MILLIS;
 
     private volatile long backoffs;
@@ -53,7 +56,8 @@ final class TcpAcceptor extends SocketTurn {
             // A graceful shutdown: the connections the kernel already completed are served, not reset,
             // a bounded number a turn: the stop ends the drain by its deadline, which peers that keep
             // connecting must not outlast.
-            if (acceptPending(runner)) {
+            this.drainPending = acceptPending(runner);
+            if (this.drainPending) {
                 yieldTurn(0);
             }
             return true;
@@ -162,6 +166,11 @@ final class TcpAcceptor extends SocketTurn {
                     + "; pausing accepts for " + delay + " ms, and longer while it lasts");
         }
         this.listener.scheduler.schedule(this::requestRun, delay);
+    }
+
+    @Override
+    protected boolean readyToClose() {
+        return isAborting() || !this.drainPending;
     }
 
     @Override

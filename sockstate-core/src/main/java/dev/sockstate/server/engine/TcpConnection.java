@@ -146,6 +146,12 @@ final class TcpConnection extends AcceptedConnection {
         if (isAborting()) {
             return true;
         }
+        if (hasRefusal() && this.lingering) {
+            // Nothing is owed any more: the close goes on without the handler.
+            takeRefusal();
+            requestClose(true);
+            return true;
+        }
         if (this.lingering) {
             discardUntilEnd(runner);
             return true;
@@ -205,10 +211,11 @@ final class TcpConnection extends AcceptedConnection {
         else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.output.isPending()) {
             // A graceful shutdown: answer what already arrived, all of it, until the socket would block
             // (not what a peer sends after each answer: the drain would never end under a closed loop).
+            int workBefore = turnWork();
             if (!read(runner, Events.IN, false, true)) {
                 return false;
             }
-            if (this.wouldBlock || this.inputClosed || turnWork() >= TURN_BUDGET) {
+            if (this.wouldBlock || this.inputClosed || turnWork() - workBefore >= TURN_BUDGET) {
                 // (A peer that still sends after a turn's worth of reads sends what it sent after the
                 // stop began: the linger drops it, and the peer sees the FIN with it unanswered.)
                 this.inputDrained = true;
@@ -290,7 +297,8 @@ final class TcpConnection extends AcceptedConnection {
             touch();
             bytes.flip();
             inboundData(bytes);
-            if (isClosing() || this.inputClosed || this.inputHeld
+            // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
+            if (isClosing() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld
                     || this.output.isOverLimit(this.listener.settings.maxPendingWriteBytes())) {
                 return true;
             }

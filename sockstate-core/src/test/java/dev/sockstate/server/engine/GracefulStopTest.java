@@ -284,6 +284,108 @@ class GracefulStopTest {
         assertThat(Duration.ofNanos(took)).as("the stop, with peers connecting all along").isLessThan(Duration.ofSeconds(3));
     }
 
+    @Test
+    void aPeerThatKeepsSendingThroughTheDrainIsReadForATurnThenLingeredAndTheStopEndsLongBeforeItsTimeout() throws Exception {
+        // A port per worker: the drain's next turn is its own worker's, never folded into the one before.
+        AtomicLong consumed = new AtomicLong();
+        ConnectionHandler sink = (connection, data) -> {
+            consumed.addAndGet(data.remaining());
+            data.position(data.limit());
+            // A consumer slower than the peer: the socket always has more when a read returns.
+            Thread.sleep(1);
+        };
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)),
+                List.of(ServerFixture.tcp("echo").handler(sink).build()), ServerObserver.NONE);
+        this.server.start();
+        SocketChannel streamer = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                this.server.listener("echo").portNumber()));
+        Future<?> streaming = this.threads.submit(() -> {
+            ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            long sent = 0;
+            try {
+                // Bounded in time and in bytes; it never reads, never closes, only sends.
+                while (System.nanoTime() < deadline && sent < 4L << 30) {
+                    chunk.clear();
+                    sent += streamer.write(chunk);
+                }
+            }
+            catch (IOException ex) {
+                // aborted once the linger gave up on it
+            }
+            return null;
+        });
+        ServerFixture.await(() -> consumed.get() > 1 << 20, "the peer is streaming");
+        long stopStart = System.nanoTime();
+        this.server.stop(Duration.ofSeconds(8));
+        assertThat(Duration.ofNanos(System.nanoTime() - stopStart)).as("the stop, with a peer that keeps sending")
+                .isLessThan(Duration.ofSeconds(4));
+        streaming.get(20, TimeUnit.SECONDS);
+        streamer.close();
+    }
+
+    @Test
+    void aStopServesEveryConnectionTheKernelHadCompletedBeyondOneAcceptTurn() throws Exception {
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(2);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ConnectionHandler holder = (connection, data) -> {
+            if (data.get(data.position()) == 'h') {
+                holding.countDown();
+                release.await(20, TimeUnit.SECONDS);
+            }
+            connection.write(data);
+        };
+        this.server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").backlog(2048).handler(holder).build()), ServerObserver.NONE);
+        this.server.start();
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber());
+        List<Socket> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Socket busy = new Socket();
+                busy.connect(address, 5000);
+                clients.add(busy);
+                busy.getOutputStream().write('h');
+                // One at a time: the first holds a worker, the second the other.
+                long stillFree = 1 - i;
+                ServerFixture.await(() -> holding.getCount() == stillFree, "a worker held");
+            }
+            assertThat(holding.await(10, TimeUnit.SECONDS)).as("both workers held in a handler").isTrue();
+            // Both workers busy: these complete in the kernel and wait in the backlog, more than one accept turn takes.
+            List<Socket> waiting = new ArrayList<>();
+            for (int i = 0; i < TcpAcceptor.ACCEPTS_PER_NOTIFICATION + 150; i++) {
+                Socket client = new Socket();
+                client.connect(address, 5000);
+                client.setSoTimeout(10_000);
+                waiting.add(client);
+                clients.add(client);
+            }
+            Future<?> stopping = this.threads.submit(() -> this.server.stop(Duration.ofSeconds(10)));
+            ServerFixture.await(() -> !this.server.isRunning(), "the stop began");
+            release.countDown();
+            int resets = 0;
+            for (Socket client : waiting) {
+                try {
+                    if (client.getInputStream().read() != -1) {
+                        resets++;
+                    }
+                }
+                catch (IOException ex) {
+                    resets++;
+                }
+            }
+            assertThat(resets).as("connections the kernel had completed that were reset instead of served and closed").isZero();
+            stopping.get(20, TimeUnit.SECONDS);
+        }
+        finally {
+            release.countDown();
+            for (Socket client : clients) {
+                client.close();
+            }
+        }
+    }
+
     private void assertEveryRequestTakenIsAnswered(int port) throws Exception {
         List<Future<Client>> clients = startClients(port, CLIENTS);
         Thread.sleep(1000);

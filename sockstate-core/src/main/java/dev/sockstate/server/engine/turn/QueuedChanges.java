@@ -40,6 +40,11 @@ final class QueuedChanges {
 
     private final SocketTurn[] inBatch;
 
+    /** The results of the last call, read out of its batch before the sockets hear of them. */
+    private final Operation[] reportedOperations;
+
+    private final NativeIoException[] reportedFailures;
+
     /**
      * @param worker the worker whose changes these are, named to the sockets with their results
      * @param port its port
@@ -53,6 +58,8 @@ final class QueuedChanges {
         this.carried = new SocketTurn[capacity];
         this.batch = new RegistrationBatch(capacity);
         this.inBatch = new SocketTurn[capacity];
+        this.reportedOperations = new Operation[capacity];
+        this.reportedFailures = new NativeIoException[capacity];
     }
 
     /** @return whether no socket is carried */
@@ -114,12 +121,19 @@ final class QueuedChanges {
     void applied() {
         int count = this.batch.size();
         for (int i = 0; i < count; i++) {
-            SocketTurn socket = this.inBatch[i];
-            this.inBatch[i] = null;
-            socket.carried(this.worker, this.batch.operation(i),
-                    this.batch.failed(i) ? this.batch.failure(i, "ProcessSocketNotifications") : null);
+            this.reportedOperations[i] = this.batch.operation(i);
+            this.reportedFailures[i] = this.batch.failed(i) ? this.batch.failure(i, "ProcessSocketNotifications") : null;
         }
+        // Emptied before the sockets hear of it: one that is carried again goes into the next call,
+        // which never fills up meanwhile (at most as many are carried again as were reported).
         this.batch.clear();
+        for (int i = 0; i < count; i++) {
+            SocketTurn socket = this.inBatch[i];
+            NativeIoException failure = this.reportedFailures[i];
+            this.inBatch[i] = null;
+            this.reportedFailures[i] = null;
+            socket.carried(this.worker, this.reportedOperations[i], failure);
+        }
     }
 
     /**

@@ -271,8 +271,10 @@ public abstract class SocketTurn extends SocketState {
                         this.yielding = true;
                     }
                 }
-                if (refused) {
-                    changeRefused(takeRefusal());
+                NativeIoException refusal = refused ? takeRefusal() : null;
+                if (refusal != null) {
+                    // (Null when the turn already took it: its handler heard of it.)
+                    changeRefused(refusal);
                 }
                 if (runner.isWorker() && !runner.dequeuesFrom(this.port)) {
                     // A worker of another port (the one that accepted the socket) still owns it: the
@@ -461,8 +463,9 @@ public abstract class SocketTurn extends SocketState {
         boolean again;
         do {
             current = word();
-            // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket.)
-            again = (current & RESTATED) != 0 && operation != Operation.REMOVE && failure == null;
+            // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket,
+            // unless a REMOVE was wanted since, which this carrier still owes.)
+            again = (current & RESTATED) != 0 && operation != Operation.REMOVE && (failure == null || (current & REMOVING) != 0);
         }
         while (!again && !casWord(current, current & ~CARRIED));
         if (again) {
