@@ -110,6 +110,15 @@ class LayeringTest {
             .as("no class of the server but the turn layer's changes a registration or dequeues");
 
     @ArchTest
+    static final ArchRule aConnectionCallsItsHandlerFromOnePlace = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.engine..")
+            .and().doNotHaveSimpleName("HandlerCalls").and().doNotHaveSimpleName("RecordingErrors")
+            .should().callMethodWhere(com.tngtech.archunit.base.DescribedPredicate.describe("a method of ConnectionHandler",
+                    (call) -> call.getTargetOwner().isAssignableTo("dev.sockstate.server.ConnectionHandler")))
+            .as("the engine calls a connection's handler from HandlerCalls only (RecordingErrors, the embedded harness's"
+                    + " wrapper, passes calls on to the handler it wraps)");
+
+    @ArchTest
     static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();
 
     @ArchTest
