@@ -65,8 +65,16 @@ final class GracefulStop {
     }
 
     private List<TcpConnection> connections() {
+        return connectionsIn(this.table);
+    }
+
+    /**
+     * @param table a server's sockets
+     * @return the TCP connections among them now
+     */
+    static List<TcpConnection> connectionsIn(SocketTable table) {
         List<TcpConnection> connections = new ArrayList<>();
-        for (SocketTurn socket : this.table.snapshot()) {
+        for (SocketTurn socket : table.snapshot()) {
             if (socket instanceof TcpConnection connection) {
                 connections.add(connection);
             }

@@ -327,15 +327,7 @@ public final class SocketServer {
     /** @return the connections the server serves now; for the tests of this package */
     List<TcpConnection> connections() {
         SocketTable sockets = this.table;
-        List<TcpConnection> connections = new ArrayList<>();
-        if (sockets != null) {
-            for (SocketTurn socket : sockets.snapshot()) {
-                if (socket instanceof TcpConnection connection) {
-                    connections.add(connection);
-                }
-            }
-        }
-        return connections;
+        return (sockets != null) ? GracefulStop.connectionsIn(sockets) : List.of();
     }
 
     /** @return the worker groups with the state of their ports and threads */

@@ -8,6 +8,7 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
 import java.nio.ByteBuffer;
 
@@ -253,10 +254,8 @@ final class TcpConnection extends AcceptedConnection {
      * @return false when the handler call was handed to the listener's executor
      */
     private boolean read(Runner runner, int events, boolean hangupAlone, boolean untilWouldBlock) {
-        // A thread lent no memory reads into the heap (what the handler sees is the same).
         NativeBuffer buffer = runner.readBuffer();
-        ByteBuffer bytes = (buffer != null) ? buffer.buffer()
-                : ByteBuffer.allocate(Math.min(this.listener.group.settings.readBufferSize(), 64 * 1024));
+        ByteBuffer bytes = room(buffer);
         boolean edge = this.trigger.isEdge();
         // A short read drained the socket unless a FIN came with the data; only a registration for
         // HANGUP says so, so without one the turn reads on until the socket would block. Where the
@@ -273,7 +272,7 @@ final class TcpConnection extends AcceptedConnection {
             bytes.clear();
             int read;
             try {
-                read = (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
+                read = receive(buffer, bytes);
             }
             catch (NativeIoException ex) {
                 failed(ex);
@@ -306,6 +305,16 @@ final class TcpConnection extends AcceptedConnection {
                 return true;
             }
         }
+    }
+
+    /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
+    private ByteBuffer room(NativeBuffer buffer) {
+        return (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(Math.min(this.listener.group.settings.readBufferSize(), 64 * 1024));
+    }
+
+    /** @return one recv's result, into the native buffer or, without one, into the heap room */
+    private int receive(NativeBuffer buffer, ByteBuffer bytes) throws NativeIoException {
+        return (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
     }
 
     private void hungUp() {
@@ -424,12 +433,12 @@ final class TcpConnection extends AcceptedConnection {
     /** Lingering: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
     private void discardUntilEnd(Runner runner) {
         NativeBuffer buffer = runner.readBuffer();
-        ByteBuffer bytes = (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(4096);
+        ByteBuffer bytes = room(buffer);
         for (int i = 0; i < TURN_BUDGET; i++) {
             bytes.clear();
             int read;
             try {
-                read = (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
+                read = receive(buffer, bytes);
             }
             catch (NativeIoException ex) {
                 // Gone: nothing was owed, so the close goes on without telling the handler.

@@ -24,8 +24,6 @@ final class QueuedChanges {
     /** The longest of the pauses (1, 2, 4 ms) before a call refused for want of memory is made again. */
     private static final int MEMORY_PAUSE_MILLIS_MAX = 4;
 
-    private final Runner worker;
-
     private final NotificationPort port;
 
     private final String groupName;
@@ -46,13 +44,11 @@ final class QueuedChanges {
     private final NativeIoException[] reportedFailures;
 
     /**
-     * @param worker the worker whose changes these are, named to the sockets with their results
      * @param port its port
      * @param groupName its group's name, for the log
      * @param capacity how many changes one call carries at most
      */
-    QueuedChanges(Runner worker, NotificationPort port, String groupName, int capacity) {
-        this.worker = worker;
+    QueuedChanges(NotificationPort port, String groupName, int capacity) {
         this.port = port;
         this.groupName = groupName;
         this.carried = new SocketTurn[capacity];
@@ -87,10 +83,61 @@ final class QueuedChanges {
         for (int i = 0; i < this.waiting; i++) {
             SocketTurn socket = this.carried[i];
             this.carried[i] = null;
-            this.inBatch[socket.addWanted(this.batch)] = socket;
+            this.inBatch[addWanted(socket)] = socket;
         }
         this.waiting = 0;
         return this.batch;
+    }
+
+    /**
+     * Adds what a carried socket wants now to the call being built, once it was read: REMOVE, an
+     * enable of the filter wanted, or a disable. A change made after this marks the socket restated.
+     * @return the index of the entry
+     */
+    private int addWanted(SocketTurn socket) {
+        int current;
+        do {
+            current = socket.word();
+        }
+        while ((current & SocketState.RESTATED) != 0 && !socket.casWord(current, current & ~SocketState.RESTATED));
+        if ((current & SocketState.REMOVING) != 0) {
+            return this.batch.remove(socket.handle, socket.key);
+        }
+        int filter = socket.armedFilter();
+        return (filter > 0) ? this.batch.enable(socket.handle, socket.key, filter, socket.trigger)
+                : this.batch.disable(socket.handle, socket.key);
+    }
+
+    /**
+     * The call applied (or refused) a carried socket's change: the socket is let go of, or carried once
+     * more when what it wants changed since. Runs no turn: a refusal is recorded and a run asked for.
+     * @param operation the change applied
+     * @param failure why it was refused, or {@code null}
+     */
+    private void carried(SocketTurn socket, Operation operation, NativeIoException failure) {
+        socket.observer.registrationChanged(operation, failure == null);
+        int current;
+        boolean again;
+        do {
+            current = socket.word();
+            // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket,
+            // unless a REMOVE was wanted since, which this carrier still owes.)
+            again = (current & SocketState.RESTATED) != 0 && operation != Operation.REMOVE
+                    && (failure == null || (current & SocketState.REMOVING) != 0);
+        }
+        while (!again && !socket.casWord(current, current & ~SocketState.CARRIED));
+        if (again) {
+            add(socket);
+        }
+        else if (failure != null && operation == Operation.REMOVE) {
+            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
+            socket.removed();
+            return;
+        }
+        else if (failure != null && (current & SocketState.REMOVING) == 0) {
+            socket.refused(failure);
+        }
+        socket.finishIfDone();
     }
 
     /** Applies the carried sockets' changes now, in a call of their own, and reports them. */
@@ -132,7 +179,7 @@ final class QueuedChanges {
             NativeIoException failure = this.reportedFailures[i];
             this.inBatch[i] = null;
             this.reportedFailures[i] = null;
-            socket.carried(this.worker, this.reportedOperations[i], failure);
+            carried(socket, this.reportedOperations[i], failure);
         }
     }
 
@@ -196,7 +243,7 @@ final class QueuedChanges {
         }
         this.batch.clear();
         for (int i = 0; i < count; i++) {
-            sockets[i].carried(this.worker, operations[i], failures[i]);
+            carried(sockets[i], operations[i], failures[i]);
         }
     }
 

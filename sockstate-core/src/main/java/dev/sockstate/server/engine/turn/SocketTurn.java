@@ -25,7 +25,7 @@ import java.lang.System.Logger.Level;
  * (epoll), the owner applies its change before it lets go, so successive owners' changes reach the
  * port in order. Where one call applies changes and dequeues (Windows), the owner of a one-shot
  * registration lets go and its worker <em>carries</em> the re-arm in its next call, which reads what
- * the socket wants as it builds the call; a change made meanwhile elsewhere is applied at once and
+ * the socket wants as it builds the call ({@link QueuedChanges}); a change made meanwhile elsewhere is applied at once and
  * marks the socket {@link #RESTATED}, so that the carrier applies it once more, as it is then. Calls
  * that carry changes do not wait, so a carrier reports at once. A REMOVE goes into the owner's own
  * worker's next call, or is applied at once by any other thread; nothing is applied after it.
@@ -430,56 +430,9 @@ public abstract class SocketTurn extends SocketState {
         return handleSafely(runner, filter & (Events.IN | Events.OUT));
     }
 
-    /**
-     * Adds what the socket wants now to a carrier's next call, once the carrier read it: REMOVE, an
-     * enable of the filter wanted, or a disable.
-     * @param batch the carrier's batch
-     * @return the index of the entry
-     */
-    final int addWanted(RegistrationBatch batch) {
-        int current;
-        do {
-            current = word();
-        }
-        while ((current & RESTATED) != 0 && !casWord(current, current & ~RESTATED));
-        if ((current & REMOVING) != 0) {
-            return batch.remove(this.handle, this.key);
-        }
-        int filter = this.armedFilter;
-        return (filter > 0) ? batch.enable(this.handle, this.key, filter, this.trigger) : batch.disable(this.handle, this.key);
-    }
-
-    /**
-     * The carrier's call applied (or refused) the socket's change: the carrier lets go of it, or
-     * carries it once more when what it wants changed since. Runs no turn: a refusal is recorded and a
-     * run asked for.
-     * @param runner the carrier
-     * @param operation the change applied
-     * @param failure why it was refused, or {@code null}
-     */
-    final void carried(Runner runner, Operation operation, NativeIoException failure) {
-        this.observer.registrationChanged(operation, failure == null);
-        int current;
-        boolean again;
-        do {
-            current = word();
-            // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket,
-            // unless a REMOVE was wanted since, which this carrier still owes.)
-            again = (current & RESTATED) != 0 && operation != Operation.REMOVE && (failure == null || (current & REMOVING) != 0);
-        }
-        while (!again && !casWord(current, current & ~CARRIED));
-        if (again) {
-            runner.carry(this);
-        }
-        else if (failure != null && operation == Operation.REMOVE) {
-            // Nothing is registered (the socket was never armed, or is gone): no REMOVE will come.
-            removed();
-            return;
-        }
-        else if (failure != null && (current & REMOVING) == 0) {
-            refused(failure);
-        }
-        finishIfDone();
+    /** @return the filter the socket wants, -1 for none (what a carrier applies unless {@link #REMOVING}) */
+    final int armedFilter() {
+        return this.armedFilter;
     }
 
     /** Applies one change at once on this socket's port, with the runner's batch of one. */

@@ -69,7 +69,7 @@ public final class Worker implements Runnable, Runner {
         this.table = table;
         this.observer = observer;
         this.port = port;
-        this.changes = new QueuedChanges(this, port, this.groupName, changeCapacity);
+        this.changes = new QueuedChanges(port, this.groupName, changeCapacity);
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
         this.readBuffer = readBuffer;
