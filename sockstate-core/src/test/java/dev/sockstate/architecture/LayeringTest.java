@@ -1,9 +1,13 @@
 package dev.sockstate.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
@@ -15,6 +19,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server.engine.turn  its turn layer, internal: ownership, dispatch, registrations; no connection
  *   server.engine.tls   its TLS stage, internal: knows its connection only as a TlsHost
+ *   server.engine.embedded  the embedded harness's socket and port in memory, internal: knows no engine
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
@@ -113,10 +118,61 @@ class LayeringTest {
     static final ArchRule aConnectionCallsItsHandlerFromOnePlace = noClasses()
             .that().resideInAPackage("dev.sockstate.server.engine..")
             .and().doNotHaveSimpleName("HandlerCalls").and().doNotHaveSimpleName("RecordingErrors")
-            .should().callMethodWhere(com.tngtech.archunit.base.DescribedPredicate.describe("a method of ConnectionHandler",
+            .should().callMethodWhere(DescribedPredicate.describe("a method of ConnectionHandler",
                     (call) -> call.getTargetOwner().isAssignableTo("dev.sockstate.server.ConnectionHandler")))
             .as("the engine calls a connection's handler from HandlerCalls only (RecordingErrors, the embedded harness's"
                     + " wrapper, passes calls on to the handler it wraps)");
+
+    private static final String ENGINE = "dev.sockstate.server.engine.";
+
+    @ArchTest
+    static final ArchRule theListenersCollaboratorsAreItsOwn = fields()
+            .that().areDeclaredIn(ENGINE + "Listener").and().areNotStatic()
+            .should().bePrivate()
+            .as("a Listener's fields are its own: a socket asks the listener to do a thing, never reaches through it");
+
+    @ArchTest
+    static final ArchRule theListenerHandsOutNoCollaborator = noMethods()
+            .that().areDeclaredIn(ENGINE + "Listener")
+            .should().haveRawReturnType(DescribedPredicate.describe("one of the listener's collaborators",
+                    (JavaClass type) -> type.getName().matches("dev\\.sockstate\\.(server\\.engine\\.(HandlerCalls|HandlerExecution|Framer|Messages"
+                            + "|tls\\.TlsSupport|turn\\.(WorkerGroup|SocketTable|ServerScheduler))|server\\.observer\\.ListenerObserver"
+                            + "|port\\.(NativeSockets|NotificationPort))")))
+            .as("no method of Listener hands out one of its collaborators (a new socket's SocketTurn.Home is a value made for it)");
+
+    @ArchTest
+    static final ArchRule onlyTheListenerMakesItsCollaborators = noClasses()
+            .that().doNotHaveFullyQualifiedName(ENGINE + "Listener")
+            .should().callConstructorWhere(DescribedPredicate.describe("a constructor of HandlerCalls, HandlerExecution, Framer or Messages",
+                    (call) -> call.getTargetOwner().getName().matches("dev\\.sockstate\\.server\\.engine\\.(HandlerCalls|HandlerExecution|Framer|Messages)")));
+
+    @ArchTest
+    static final ArchRule theFramerOwnsItsState = noClasses()
+            .that().doNotHaveFullyQualifiedName(ENGINE + "Framer")
+            .should().accessFieldWhere(DescribedPredicate.describe("a framing field of TcpConnection",
+                    (access) -> access.getTargetOwner().getName().equals(ENGINE + "TcpConnection")
+                            && access.getTarget().getName().startsWith("framing")))
+            .as("what the framing keeps for a connection (its framing* fields) is touched by the Framer alone");
+
+    @ArchTest
+    static final ArchRule theWritePathKnowsNoStageFramingOrHandler = noClasses()
+            .that().haveFullyQualifiedName(ENGINE + "WritePath").or().haveFullyQualifiedName(ENGINE + "WriteQueue")
+            .should().dependOnClassesThat().haveNameMatching(
+                    "dev\\.sockstate\\.server\\.engine\\.(Pipeline|Framer|HandlerCalls|HandlerExecution|Messages)(\\$.*)?")
+            .orShould().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..")
+            .as("the write path sends and queues bytes: it knows no stage, framing or handler (the connection passes bytes to it)");
+
+    @ArchTest
+    static final ArchRule theHarnessInMemoryKnowsNoEngine = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.engine.embedded")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.engine.turn",
+                    "dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..", "dev.sockstate.server.observer..");
+
+    @ArchTest
+    static final ArchRule onlyTheEmbeddedConnectionRunsOnTheHarnessInMemory = noClasses()
+            .that().resideOutsideOfPackage("dev.sockstate.server.engine.embedded")
+            .and().doNotHaveFullyQualifiedName(ENGINE + "EmbeddedConnection")
+            .should().dependOnClassesThat().resideInAPackage("dev.sockstate.server.engine.embedded");
 
     @ArchTest
     static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();

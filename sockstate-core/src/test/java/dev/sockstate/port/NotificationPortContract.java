@@ -30,84 +30,13 @@ import org.junit.jupiter.api.Test;
  * stated in {@link NotificationPort}, the weaker of the backends' where they differ: an edge only
  * for a change after the registration was enabled, level-triggered notifications possibly stale,
  * REMOVE possibly joined with other events and preceded by queued ones. What a backend does beyond
- * them is tested in its own specifics tests. A subclass names the backend.
+ * them is tested in its own specifics tests. What one socket's registration is notified of, by
+ * trigger and operation, is {@link PortSemanticsContract}'s, which the embedded harness's port runs
+ * too; this adds what takes real sockets, many sockets or many threads. A subclass names the backend.
  */
-public abstract class NotificationPortContract extends PortTestSupport {
+public abstract class NotificationPortContract extends PortSemanticsContract {
 
     // ---- triggers ----------------------------------------------------------------------------
-
-    @Test
-    void levelOneShotNotifiesOnceUntilEnabledAgain() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
-        connection.send("ping");
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
-        assertThat(awaitEvents(KEY)).as("unread data is still there after re-arming").isEqualTo(Events.IN);
-    }
-
-    @Test
-    void levelPersistentNotifiesWhileDataIsUnread() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
-        connection.send("ping");
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        drain(connection.handle());
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("once drained, at most a stale IN already queued")
-                .hasSizeLessThanOrEqualTo(1).allMatch((events) -> events == Events.IN);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("then nothing").isEmpty();
-    }
-
-    @Test
-    void edgePersistentNotifiesAChangeAfterEnablingAndAgainOnceDrained() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
-        connection.send("one");
-        assertThat(awaitEvents(KEY)).as("data arriving after the enable is an edge").isEqualTo(Events.IN);
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("no new edge without new data").isEmpty();
-        assertThat(drain(connection.handle())).as("read until would-block").isEqualTo("one");
-        connection.send("two");
-        assertThat(awaitEvents(KEY)).as("new data after draining is a new edge").isEqualTo(Events.IN);
-        assertThat(drain(connection.handle())).isEqualTo("two");
-    }
-
-    @Test
-    void dataUnreadWhenAnEdgeRegistrationIsEnabledIsFoundByReadingAfterTheEnable() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
-        connection.send("early");
-        assertThat(awaitEvents(KEY)).as("the data has arrived").isEqualTo(Events.IN);
-        register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
-        // No edge is promised for it: the reader reads until would-block after every enable.
-        assertThat(drain(connection.handle())).isEqualTo("early");
-        connection.send("late");
-        StringBuilder read = new StringBuilder();
-        while (read.indexOf("late") < 0) {
-            assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-            read.append(drain(connection.handle()));
-        }
-        assertThat(read).hasToString("late");
-    }
-
-    @Test
-    void edgeOneShotNotifiesOnceThenStaysDisabled() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.EDGE_ONESHOT);
-        connection.send("one");
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
-        connection.send("two");
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("disabled after one notification").isEmpty();
-        assertThat(drain(connection.handle())).isEqualTo("onetwo");
-    }
-
-    @Test
-    void outIsDeliveredWhenTheSocketCanBeWritten() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.OUT, Trigger.LEVEL_ONESHOT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
-    }
 
     @Test
     void edgeTriggeredOutRisesWhenAFullConnectionDrains() throws Exception {
@@ -141,81 +70,7 @@ public abstract class NotificationPortContract extends PortTestSupport {
         }
     }
 
-    @Test
-    void levelTriggeredPersistentOutIsDeliveredWhileTheSocketStaysWritable() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.OUT, Trigger.LEVEL_PERSISTENT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.OUT);
-    }
-
-    @Test
-    void hangupIsDeliveredWhenThePeerCloses() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
-        connection.peer().shutdownOutput();
-        assertThat(awaitEvents(KEY) & Events.HANGUP).isEqualTo(Events.HANGUP);
-        NativeBuffer buffer = this.sockets.allocate(16);
-        assertThat(this.sockets.recv(connection.handle(), buffer)).as("end of stream").isZero();
-    }
-
-    @Test
-    void errIsDeliveredWhenThePeerResetsTheConnection() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
-        connection.peer().setSoLinger(true, 0);
-        connection.peer().close();
-        assertThat(awaitEvents(KEY) & Events.ERR).isEqualTo(Events.ERR);
-        // SO_ERROR may read nothing once ERR was delivered (Windows): the error is learnt from recv.
-        assertThatExceptionOfType(NativeIoException.class)
-                .isThrownBy(() -> this.sockets.recv(connection.handle(), this.sockets.allocate(16)))
-                .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.CONNECTION_RESET));
-    }
-
     // ---- operations ------------------------------------------------------------------------------
-
-    @Test
-    void removeIsDeliveredOnceAndNothingFollowsIt() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
-        connection.send("before");
-        RegistrationBatch remove = new RegistrationBatch(1);
-        remove.remove(connection.handle(), KEY);
-        this.port.apply(remove);
-        assertThat(remove.failed(0)).isFalse();
-        connection.send("after");
-        List<Integer> events = new ArrayList<>();
-        NotificationBatch batch = new NotificationBatch(8);
-        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-        while (events.stream().noneMatch((mask) -> (mask & Events.REMOVE) != 0) && System.currentTimeMillis() < deadline) {
-            collect(batch, 100, events);
-        }
-        assertThat(events).as("notifications queued before the REMOVE may come first, or joined with it")
-                .isNotEmpty().allMatch((mask) -> (mask & ~(Events.IN | Events.REMOVE)) == 0);
-        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("REMOVE comes last").isEqualTo(Events.REMOVE);
-        collect(batch, SETTLE_MILLIS, events);
-        assertThat(events.stream().filter((mask) -> (mask & Events.REMOVE) != 0)).as("exactly one REMOVE").hasSize(1);
-        assertThat(events.get(events.size() - 1) & Events.REMOVE).as("nothing after the REMOVE").isEqualTo(Events.REMOVE);
-    }
-
-    @Test
-    void deregisterCompletesWhenTheRemoveIsDequeued() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
-        var removal = this.port.deregister(connection.handle(), KEY);
-        assertThat(removal).isNotDone();
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.REMOVE);
-        assertThat(removal).isCompleted();
-    }
-
-    @Test
-    void deregisterFailsForASocketThatIsNotRegistered() throws Exception {
-        Connection connection = connect();
-        var removal = this.port.deregister(connection.handle(), KEY);
-        assertThat(removal).isCompletedExceptionally();
-        // Which code says so is the backend's own (see its specifics tests).
-        assertThatThrownBy(removal::join).hasCauseInstanceOf(NativeIoException.class);
-    }
 
     @Test
     void closingASocketDeregistersItSilently() throws Exception {
@@ -229,20 +84,6 @@ public abstract class NotificationPortContract extends PortTestSupport {
         register(next.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
         next.send("x");
         assertThat(awaitEvents(KEY)).as("a new socket, maybe with the same number, registers afresh").isEqualTo(Events.IN);
-    }
-
-    @Test
-    void disableStopsNotificationsAndEnableResumesThem() throws Exception {
-        Connection connection = connect();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
-        RegistrationBatch disable = new RegistrationBatch(1);
-        disable.disable(connection.handle(), KEY);
-        this.port.apply(disable);
-        assertThat(disable.failed(0)).isFalse();
-        connection.send("ping");
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing while disabled").isEmpty();
-        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
-        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
     }
 
     @Test
@@ -271,25 +112,6 @@ public abstract class NotificationPortContract extends PortTestSupport {
     }
 
     // ---- posted messages and closing ---------------------------------------------------------
-
-    @Test
-    void postedMessagesAreDequeuedOnceEachWithTheirKeyAndPayload() throws Exception {
-        for (int i = 0; i < 5; i++) {
-            this.port.post(100 + i, i * 10);
-        }
-        List<String> received = new ArrayList<>();
-        NotificationBatch batch = new NotificationBatch(2);
-        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
-        while (received.size() < 5 && System.currentTimeMillis() < deadline) {
-            int count = this.port.dequeue(batch, 100);
-            for (int i = 0; i < count; i++) {
-                assertThat(batch.isPosted(i)).isTrue();
-                received.add(batch.key(i) + ":" + batch.payload(i));
-            }
-        }
-        assertThat(received).containsExactlyInAnyOrder("100:0", "101:10", "102:20", "103:30", "104:40");
-        assertThat(this.port.dequeue(batch, SETTLE_MILLIS)).isZero();
-    }
 
     @Test
     void closingThePortWakesEveryWaiter() throws Exception {

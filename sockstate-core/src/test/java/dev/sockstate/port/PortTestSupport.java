@@ -175,14 +175,51 @@ public abstract class PortTestSupport {
         }
     }
 
-    /** A native server-side socket and the JDK client connected to it. */
-    protected record Connection(long handle, Socket peer) {
+    /**
+     * A server-side socket and its peer: on a real backend a native socket accepted by a native
+     * listener and the JDK client connected to it; a port in memory gives its own peer.
+     */
+    protected static class Connection {
+
+        private final long handle;
+
+        private final Socket peer;
+
+        /**
+         * @param handle the server-side socket
+         * @param peer the JDK client, {@code null} for a peer in memory (which overrides what it does)
+         */
+        public Connection(long handle, Socket peer) {
+            this.handle = handle;
+            this.peer = peer;
+        }
+
+        /** @return the server-side socket's handle */
+        public long handle() {
+            return this.handle;
+        }
+
+        /** @return the JDK client, for what only a real peer does */
+        public Socket peer() {
+            return this.peer;
+        }
 
         /** Sends {@code text} from the peer. */
         public void send(String text) throws IOException {
             OutputStream out = this.peer.getOutputStream();
             out.write(text.getBytes(StandardCharsets.UTF_8));
             out.flush();
+        }
+
+        /** The peer shuts its side: a FIN. */
+        public void hangUp() throws IOException {
+            this.peer.shutdownOutput();
+        }
+
+        /** The peer resets the connection: an RST. */
+        public void reset() throws IOException {
+            this.peer.setSoLinger(true, 0);
+            this.peer.close();
         }
     }
 }

@@ -44,8 +44,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     private volatile TlsStage handshaking;
 
     AcceptedConnection(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true, listener.changeRules);
+        super(listener.home(), handle, listener.settings().trigger(), true);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }
@@ -126,12 +125,12 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public void send(Object message) {
-        write(this.listener.messages.write(message));
+        write(this.listener.writeMessage(message));
     }
 
     @Override
     public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
-        return this.listener.messages.read(message, type);
+        return this.listener.readMessage(message, type);
     }
 
     @Override
@@ -147,7 +146,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     /** The connection is not idle: traffic just passed. */
     final void touch() {
-        if (this.listener.idleTimeoutNanos > 0) {
+        if (this.listener.idleTimeoutNanos() > 0) {
             this.lastActivity = System.nanoTime();
         }
     }
@@ -163,7 +162,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
             return;
         }
         long idle = now - this.lastActivity;
-        long limit = this.listener.idleTimeoutNanos;
+        long limit = this.listener.idleTimeoutNanos();
         if (limit > 0 && idle > limit) {
             if (!isClosing()) {
                 this.observer.idleClosed();

@@ -1,10 +1,17 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.embedded.EmbeddedPort;
+import dev.sockstate.server.engine.embedded.EmbeddedSocket;
+import dev.sockstate.server.engine.embedded.RecordingErrors;
+import dev.sockstate.server.engine.turn.OffWorker;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
@@ -60,15 +67,27 @@ public final class EmbeddedConnection implements AutoCloseable {
     /** The peer's port number unless the builder is given another remote address: the first of the dynamic range. */
     public static final int DEFAULT_REMOTE_PORT_NUMBER = 49152;
 
+    /** Notifications one settling hands out at most: more means a connection that never goes quiet. */
+    private static final int MOST_NOTIFICATIONS = 1_000_000;
+
     private final ListenerSettings settings;
 
     private final EmbeddedSocket socket;
 
     private final EmbeddedPort port;
 
+    /** The driving thread's runner: memory of its own, every change applied at once. */
+    private final OffWorker runner;
+
+    /** One notification a dequeue: handed to the connection in the port's order. */
+    private final NotificationBatch notifications = new NotificationBatch(1);
+
     private final Listener listener;
 
     private final TcpConnection connection;
+
+    /** Whether {@link #settle()} runs: a call from inside it (a handler driving the harness) leaves the work to it. */
+    private boolean settling;
 
     private final List<Throwable> errors = new ArrayList<>();
 
@@ -78,7 +97,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         ListenerSettings settings = builder.settings;
         this.settings = settings;
         this.socket = new EmbeddedSocket(builder.localAddress(), builder.remoteAddress());
-        this.port = new EmbeddedPort(this.socket, builder.readBufferSize);
+        this.port = new EmbeddedPort(this.socket);
+        this.runner = new OffWorker(this.socket, builder.readBufferSize);
         WorkerGroupSettings group = new WorkerGroupSettings(settings.group(), 1, 1, Duration.ofSeconds(1), builder.readBufferSize,
                 "sockstate-embedded-");
         SocketTable table = new SocketTable(1);
@@ -91,9 +111,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);
         this.listener.connectionAccepted();
-        this.port.register(this.connection);
-        this.connection.open(this.port.runner());
-        this.port.settle();
+        this.connection.open(this.runner);
+        settle();
     }
 
     /**
@@ -139,10 +158,9 @@ public final class EmbeddedConnection implements AutoCloseable {
         }
         if (data.hasRemaining() && !this.socket.closed()) {
             this.socket.peerWrites(data);
-            this.port.socketChanged();
         }
         data.position(data.limit());
-        this.port.settle();
+        settle();
     }
 
     /**
@@ -170,9 +188,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         if (!this.peerShut) {
             this.peerShut = true;
             this.socket.peerShuts();
-            this.port.socketChanged();
         }
-        this.port.settle();
+        settle();
     }
 
     /**
@@ -184,9 +201,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         if (!this.socket.closed()) {
             this.peerShut = true;
             this.socket.peerResets();
-            this.port.socketChanged();
         }
-        this.port.settle();
+        settle();
     }
 
     /**
@@ -195,7 +211,7 @@ public final class EmbeddedConnection implements AutoCloseable {
      * hanging up, resetting and closing run them too.
      */
     public void runPending() {
-        this.port.settle();
+        settle();
     }
 
     /**
@@ -205,7 +221,7 @@ public final class EmbeddedConnection implements AutoCloseable {
      * read-only, from position to limit
      */
     public ByteBuffer readOutbound() {
-        this.port.settle();
+        settle();
         return this.socket.takeSent();
     }
 
@@ -217,7 +233,7 @@ public final class EmbeddedConnection implements AutoCloseable {
 
     /** @return every send not read yet, joined; empty when there is none */
     public byte[] readAllOutbound() {
-        this.port.settle();
+        settle();
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         ByteBuffer sent;
         while ((sent = this.socket.takeSent()) != null) {
@@ -278,12 +294,49 @@ public final class EmbeddedConnection implements AutoCloseable {
     @Override
     public void close() {
         this.connection.close();
-        this.port.settle();
+        settle();
     }
 
     @Override
     public String toString() {
         return "embedded " + this.connection;
+    }
+
+    /**
+     * Plays the worker's loop until nothing is left to do: what the port hands out (run requests, the
+     * REMOVE, the socket's events) goes to the connection's turn, one notification at a time.
+     * @throws IllegalStateException when the connection never goes quiet
+     */
+    private void settle() {
+        if (this.settling) {
+            return;
+        }
+        this.settling = true;
+        try {
+            for (int handed = 0; handed < MOST_NOTIFICATIONS; handed++) {
+                if (this.port.dequeue(this.notifications, 0) == 0) {
+                    return;
+                }
+                int events = this.notifications.events(0);
+                if (this.notifications.isPosted(0)) {
+                    this.connection.notified(this.runner, 0);
+                }
+                else if ((events & Events.REMOVE) != 0) {
+                    this.connection.removed();
+                }
+                else {
+                    this.connection.notified(this.runner, events);
+                }
+            }
+            throw new IllegalStateException("The embedded connection did not go quiet after " + MOST_NOTIFICATIONS
+                    + " notifications: a handler or stage that asks for a turn at every turn?");
+        }
+        catch (NativeIoException ex) {
+            throw new IllegalStateException("The embedded port failed", ex);
+        }
+        finally {
+            this.settling = false;
+        }
     }
 
     /**

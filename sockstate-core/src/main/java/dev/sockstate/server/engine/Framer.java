@@ -13,12 +13,14 @@ import java.nio.ByteBuffer;
  * into whole frames, one call each, and frames what the handler writes. A frame that lies whole in
  * the bytes at hand reaches the handler as a view of them (their position and limit moved around
  * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
- * {@link TcpConnection#partialFrame}, which grows up to the longest frame allowed and is dropped
+ * {@link TcpConnection#framingPartial}, which grows up to the longest frame allowed and is dropped
  * once the frame is complete, so an idle connection keeps no buffer. On the workers, the replies
  * written while one read's frames are handed out are gathered in a buffer lent for that time
- * ({@link WritePath#gathered}) and leave in one send after the last frame, as an event loop
+ * ({@link TcpConnection#framingReplies}) and leave in one send after the last frame, as an event loop
  * flushes once a read is handled: a pipeline of requests costs one system call for its replies, not
- * one each. One per listener, used by each connection's owning thread.
+ * one each. One per listener, used by each connection's owning thread; what it keeps for a
+ * connection is in the connection's {@code framing*} fields, which no other class touches
+ * (LayeringTest), so that a connection keeps no object of its own for it.
  */
 final class Framer {
 
@@ -58,24 +60,24 @@ final class Framer {
     void inbound(TcpConnection connection, ByteBuffer data) {
         // Replies are gathered on the workers only: a call on a handler executor may block, and what it
         // wrote before blocking must not wait for it.
-        connection.output.gathering = this.listener.execution == null;
+        connection.framingGathers = !this.listener.hasExecutor();
         try {
-            if (connection.partialFrame != null && !completePartial(connection, data)) {
+            if (connection.framingPartial != null && !completePartial(connection, data)) {
                 return;
             }
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
-                connection.partialFrame = keep(data, unfinished);
+                connection.framingPartial = keep(data, unfinished);
             }
         }
         catch (FramingException ex) {
             data.position(data.limit());
-            connection.partialFrame = null;
+            connection.framingPartial = null;
             this.listener.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
         finally {
-            connection.output.gathering = false;
+            connection.framingGathers = false;
             sendGathered(connection);
         }
     }
@@ -110,7 +112,7 @@ final class Framer {
      * @return whether bytes are left for {@link #frames}; false when all went into the unfinished frame
      */
     private boolean completePartial(TcpConnection connection, ByteBuffer data) throws FramingException {
-        ByteBuffer partial = connection.partialFrame;
+        ByteBuffer partial = connection.framingPartial;
         // The decoder saw every byte held so far and found no end in them: a search may start after them.
         int searched = partial.position();
         while (true) {
@@ -121,12 +123,12 @@ final class Framer {
             if (length != FrameDecoder.MORE && length <= held) {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
                 data.position(data.position() - (held - (int) length));
-                connection.partialFrame = null;
+                connection.framingPartial = null;
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
             if (!data.hasRemaining()) {
-                connection.partialFrame = partial;
+                connection.framingPartial = partial;
                 return false;
             }
             long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
@@ -197,7 +199,7 @@ final class Framer {
                     + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
         }
         in.limit(end - trailer).position(start + header);
-        connection.listener.handler.call(Callback.DATA, connection, in, null);
+        this.listener.call(Callback.DATA, connection, in, null);
     }
 
     /**
@@ -234,6 +236,17 @@ final class Framer {
         return !connection.isAborting() && (!connection.isClosing() || connection.isDraining());
     }
 
+    /** @return the framed replies gathered for the connection and not sent yet; its owner, else 0 */
+    int gatheredBytes(TcpConnection connection) {
+        ByteBuffer gathered = connection.framingReplies;
+        return (gathered != null && connection.isOwnedByCurrentThread()) ? gathered.position() : 0;
+    }
+
+    /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
+    void drop(TcpConnection connection) {
+        connection.framingPartial = null;
+    }
+
     /**
      * Frames what the handler writes and passes it towards the socket.
      * @param connection the connection, owned by the calling thread
@@ -242,7 +255,7 @@ final class Framer {
     void outbound(TcpConnection connection, ByteBuffer content) {
         int length = content.remaining();
         long framed = (long) length + this.encoder.overhead(length);
-        if (connection.output.gathering && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
+        if (connection.framingGathers && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
             return;
         }
         // Replies gathered so far go first.
@@ -272,7 +285,7 @@ final class Framer {
      * @return false when there is no room to gather in (all buffers lent): the caller sends it itself
      */
     private boolean gather(TcpConnection connection, ByteBuffer content, int framed) {
-        ByteBuffer gathered = connection.output.gathered;
+        ByteBuffer gathered = connection.framingReplies;
         if (gathered != null && framed > gathered.remaining()) {
             sendGathered(connection);
             gathered = null;
@@ -282,7 +295,7 @@ final class Framer {
             if (gathered == null) {
                 return false;
             }
-            connection.output.gathered = gathered.clear();
+            connection.framingReplies = gathered.clear();
         }
         encode(connection, content, gathered);
         return true;
@@ -290,11 +303,11 @@ final class Framer {
 
     /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
     private void sendGathered(TcpConnection connection) {
-        ByteBuffer gathered = connection.output.gathered;
+        ByteBuffer gathered = connection.framingReplies;
         if (gathered == null) {
             return;
         }
-        connection.output.gathered = null;
+        connection.framingReplies = null;
         try {
             if (gathered.position() > 0 && !connection.isAborting()) {
                 gathered.flip();

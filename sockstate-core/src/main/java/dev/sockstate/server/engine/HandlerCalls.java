@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
 
 /**
@@ -18,10 +19,13 @@ final class HandlerCalls {
 
     private final Listener listener;
 
+    private final ListenerObserver observer;
+
     private final ConnectionHandler handler;
 
-    HandlerCalls(Listener listener, ConnectionHandler handler) {
+    HandlerCalls(Listener listener, ListenerObserver observer, ConnectionHandler handler) {
         this.listener = listener;
+        this.observer = observer;
         this.handler = handler;
     }
 
@@ -33,7 +37,7 @@ final class HandlerCalls {
      * @param error the failure, for {@link Callback#ERROR}
      */
     void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
-        boolean timed = this.listener.observer.timesHandlers();
+        boolean timed = this.observer.timesHandlers();
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
@@ -60,6 +64,6 @@ final class HandlerCalls {
             this.listener.handlerFailed(connection,
                     (callback == Callback.CLOSE) ? "the connection was already closed" : "closing the connection", ex);
         }
-        this.listener.observer.handled(timed ? System.nanoTime() - start : 0, failed);
+        this.observer.handled(timed ? System.nanoTime() - start : 0, failed);
     }
 }

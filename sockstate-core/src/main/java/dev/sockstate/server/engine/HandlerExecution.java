@@ -52,7 +52,7 @@ final class HandlerExecution {
             // A stop finished the connection before this task ran.
             return;
         }
-        this.listener.group.lend((runner) -> {
+        this.listener.lend((runner) -> {
             boolean letGo = true;
             try {
                 letGo = connection.turnHandedOver(runner, events, opening);

@@ -6,6 +6,7 @@ import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.tls.TlsSupport;
+import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;
@@ -13,41 +14,52 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
+import dev.sockstate.port.Events;
+import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-/** What one listener's sockets share at run time: settings, worker group, handler calls, observer and counts. */
+/**
+ * What one listener's sockets share at run time: settings, worker group, handler calls, observer and
+ * counts. Its collaborators are its own: a socket asks the listener to do a thing (call the handler,
+ * frame bytes, hand a turn to the executor, schedule a check) and never reaches through it for the
+ * part that does it (LayeringTest holds it to that).
+ */
 final class Listener implements ServerObserver.ActiveCounts {
 
     private static final System.Logger logger = System.getLogger(Listener.class.getName());
 
-    final ListenerSettings settings;
+    private final ListenerSettings settings;
 
-    final WorkerGroup group;
+    private final WorkerGroup group;
 
-    final NativeSockets sockets;
+    private final NativeSockets sockets;
 
-    final SocketTable table;
+    private final SocketTable table;
 
-    final ServerScheduler scheduler;
+    private final ServerScheduler scheduler;
 
-    final ListenerObserver observer;
+    private final ListenerObserver observer;
 
     /** The framing of its connections, or {@code null} for raw reads. */
-    final Framer framer;
+    private final Framer framer;
 
     /** What its connections' TLS stages share, or {@code null} for plaintext. */
-    final TlsSupport tls;
+    private final TlsSupport tls;
 
     /** Makers of each connection's own stages, in inbound order (TLS's, if any, comes before them). */
-    final List<Supplier<? extends Stage>> stageMakers;
+    private final List<Supplier<? extends Stage>> stageMakers;
 
     /** How its handlers' messages are read and sent. */
-    final Messages messages;
+    private final Messages messages;
 
     /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
     private final BoundedLog framesRejected = new BoundedLog(logger);
@@ -56,15 +68,15 @@ final class Listener implements ServerObserver.ActiveCounts {
     private final BoundedLog lateWrites = new BoundedLog(logger);
 
     /** Calls the listener's connection handler, timed and guarded. */
-    final HandlerCalls handler;
+    private final HandlerCalls handler;
 
     /** Where the connections' handler calls run, {@code null} on the workers. */
-    final HandlerExecution execution;
+    private final HandlerExecution execution;
 
-    final long idleTimeoutNanos;
+    private final long idleTimeoutNanos;
 
     /** How the backend takes registration changes: whether it raises an edge per arrival, and batches changes with dequeues. */
-    final SocketTurn.ChangeRules changeRules;
+    private final SocketTurn.ChangeRules changeRules;
 
     private final AtomicLong connectionIds;
 
@@ -84,7 +96,6 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** Whether the server stops: the listener's socket closing is then no failure. */
     private volatile boolean stopping;
 
-    /** When a refusal of the handler executor was last logged, {@link System#nanoTime()}; refusals come in floods. */
     /** Refusals of the handler executor, logged at most once a second; all are counted. */
     private final BoundedLog refusals = new BoundedLog(logger);
 
@@ -109,7 +120,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.connectionIds = connectionIds;
         this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
         this.observer = observer.listener(settings.name(), settings.protocol(), this);
-        this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, settings.connectionHandler()) : null;
+        this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, this.observer, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
         this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
@@ -133,7 +144,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         long pending = 0;
         for (SocketTurn socket : this.table.snapshot()) {
             if (socket instanceof TcpConnection connection && connection.listener == this) {
-                pending += connection.output.pendingBytes();
+                pending += connection.queuedBytes();
             }
         }
         return pending;
@@ -248,6 +259,190 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     void writeAfterShutdown(Object connection, int bytes) {
         this.lateWrites.warn("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped", null);
+    }
+
+    /** @return the listener's settings, as configured */
+    ListenerSettings settings() {
+        return this.settings;
+    }
+
+    /** @return where a new socket of the listener is served: the next port of its group, its table, observer and rules */
+    SocketTurn.Home home() {
+        return new SocketTurn.Home(this.group.nextPort(), this.sockets, this.table, this.observer, this.changeRules);
+    }
+
+    /** @return the idle timeout in nanoseconds, 0 for none */
+    long idleTimeoutNanos() {
+        return this.idleTimeoutNanos;
+    }
+
+    /** @return how much a connection may queue before its reads pause */
+    long maxPendingWriteBytes() {
+        return this.settings.maxPendingWriteBytes();
+    }
+
+    /** @return the events its sockets are registered for while reading */
+    int events() {
+        return this.settings.events();
+    }
+
+    /** @return the most a heap read takes on a thread lent no native memory: the group's read buffer, at most 64 KiB */
+    int heapReadRoom() {
+        return Math.min(this.group.settings.readBufferSize(), 64 * 1024);
+    }
+
+    /**
+     * @param events the notification's events
+     * @return whether a read shorter than its buffer drained the socket: in the exclusive edge mode on a
+     * backend that raises an edge for every arrival, for a registration that hears of hang-ups and a
+     * notification without one (a FIN may come with the data)
+     */
+    boolean shortReadDrains(int events) {
+        return this.settings.exclusiveEdge() && this.changeRules.edgeOnEveryArrival()
+                && (this.settings.events() & Events.HANGUP) != 0 && (events & Events.HANGUP) == 0;
+    }
+
+    /**
+     * Calls the listener's connection handler, timed and guarded ({@link HandlerCalls}).
+     * @param callback which of its methods
+     * @param connection the connection, owned by the calling thread
+     * @param data the bytes, for {@link Callback#DATA}
+     * @param error the failure, for {@link Callback#ERROR}
+     */
+    void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
+        this.handler.call(callback, connection, data, error);
+    }
+
+    /**
+     * @param connection a new connection
+     * @return its stages (TLS's first, then the listener's own), {@code null} for a listener without
+     * @throws RuntimeException what a stage maker threw
+     */
+    Pipeline newPipeline(TcpConnection connection) {
+        return (this.tls != null || !this.stageMakers.isEmpty()) ? new Pipeline(connection, this.handler, this.tls, this.stageMakers)
+                : null;
+    }
+
+    /** @return whether the listener cuts its connections' bytes into frames */
+    boolean frames() {
+        return this.framer != null;
+    }
+
+    /**
+     * @param connection the connection, owned by the calling thread
+     * @param data bytes that passed the stages: cut into frames for the handler, or handed to it as they are
+     */
+    void toHandler(TcpConnection connection, ByteBuffer data) {
+        if (this.framer != null) {
+            this.framer.inbound(connection, data);
+        }
+        else {
+            this.handler.call(Callback.DATA, connection, data, null);
+        }
+    }
+
+    /**
+     * @param connection the connection, owned by the calling thread
+     * @param data bytes the handler's side wrote: framed if the listener frames them, then towards the socket
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void fromHandler(TcpConnection connection, ByteBuffer data, boolean owned) {
+        if (this.framer != null) {
+            this.framer.outbound(connection, data);
+        }
+        else {
+            connection.toSocket(data, owned);
+        }
+    }
+
+    /** @return the framed bytes a connection gathered and did not send yet; the owner */
+    int gatheredBytes(TcpConnection connection) {
+        return (this.framer != null) ? this.framer.gatheredBytes(connection) : 0;
+    }
+
+    /** The connection is finished: what the framing kept for it is dropped. */
+    void dropFraming(TcpConnection connection) {
+        if (this.framer != null) {
+            this.framer.drop(connection);
+        }
+    }
+
+    /** @return whether the handler runs on an executor of its own, not on the workers */
+    boolean hasExecutor() {
+        return this.execution != null;
+    }
+
+    /**
+     * Hands the rest of a connection's turn to the handler executor ({@link HandlerExecution#handOff}).
+     * @return whether the executor took it; false without an executor
+     */
+    boolean handOff(TcpConnection connection, int events, boolean opening) {
+        return this.execution != null && this.execution.handOff(connection, events, opening);
+    }
+
+    /** @param ending what follows a connection's end for its handler: on the executor, or here without one */
+    void afterEnd(Runnable ending) {
+        if (this.execution != null) {
+            this.execution.afterEnd(ending);
+        }
+        else {
+            ending.run();
+        }
+    }
+
+    /**
+     * Runs a task with memory lent by the listener's worker group, on the calling thread.
+     * @param task what to run
+     */
+    void lend(Consumer<Runner> task) {
+        this.group.lend(task);
+    }
+
+    /**
+     * @param task what the server's timer runs
+     * @param delayMillis after how long
+     * @return whether the timer took it: false without one (an embedded connection) or once the server stopped
+     */
+    boolean schedule(Runnable task, long delayMillis) {
+        if (this.scheduler == null) {
+            return false;
+        }
+        try {
+            this.scheduler.schedule(task, delayMillis);
+            return true;
+        }
+        catch (RejectedExecutionException ex) {
+            return false;
+        }
+    }
+
+    /** @param message a typed message: encoded as the listener's handlers send it */
+    ByteBuffer writeMessage(Object message) {
+        return this.messages.write(message);
+    }
+
+    /** @return the message read as the type, as the listener's handlers read them */
+    <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
+        return this.messages.read(message, type);
+    }
+
+    /**
+     * Enters a socket of the listener into the server's table.
+     * @param socket the socket
+     * @return false when the table is full
+     */
+    boolean enter(SocketTurn socket) {
+        return this.table.add(socket);
+    }
+
+    /** @param socket a new socket of the listener, owned by the calling thread: let go, which arms it */
+    void letGo(SocketTurn socket) {
+        this.group.letGo(socket);
+    }
+
+    /** The server closed: the listener's observer is told. */
+    void closed() {
+        this.observer.closed();
     }
 
     /** @return the listener as seen from outside */

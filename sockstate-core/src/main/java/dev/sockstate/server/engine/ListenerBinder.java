@@ -35,7 +35,7 @@ final class ListenerBinder {
      * @throws ListenerBindException when the socket cannot be opened, configured or bound
      */
     SocketTurn bind(Listener listener) {
-        ListenerSettings settings = listener.settings;
+        ListenerSettings settings = listener.settings();
         InetAddress address = settings.address();
         boolean dualStack = address == null;
         if (dualStack) {
@@ -112,10 +112,10 @@ final class ListenerBinder {
     }
 
     private static void register(Listener listener, SocketTurn socket) {
-        if (!listener.table.add(socket)) {
+        if (!listener.enter(socket)) {
             throw new IllegalStateException("No room for " + socket);
         }
-        listener.group.letGo(socket);
+        listener.letGo(socket);
     }
 
     private InetAddress anyAddress() {

@@ -77,7 +77,7 @@ final class Pipeline {
             try {
                 Stage stage = (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
                 if (stage == null) {
-                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of listener '" + connection.listener.name()
+                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of listener '" + connection.listenerName()
                             + "' made no stage");
                 }
                 this.stages[i] = stage;

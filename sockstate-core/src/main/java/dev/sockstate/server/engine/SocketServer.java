@@ -127,7 +127,7 @@ public final class SocketServer {
                 throw ex;
             }
             for (Listener listener : this.listeners) {
-                ListenerSettings settings = listener.settings;
+                ListenerSettings settings = listener.settings();
                 logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + settings.trigger()
                         + (settings.exclusiveEdge() ? ", exclusive" : "") + ") bound to " + listener.boundAddress() + " on "
                         + this.backend.name());
@@ -267,7 +267,7 @@ public final class SocketServer {
         if (this.scheduler != null) {
             this.scheduler.shutdown();
         }
-        this.listeners.forEach((listener) -> listener.observer.closed());
+        this.listeners.forEach(Listener::closed);
         synchronized (this.lifecycle) {
             this.groups.clear();
             this.listeners.clear();

@@ -45,8 +45,7 @@ final class TcpAcceptor extends SocketTurn {
     private Boolean noDelayInherited;
 
     TcpAcceptor(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, Trigger.LEVEL_ONESHOT, listener.observer, true,
-                listener.changeRules);
+        super(listener.home(), handle, Trigger.LEVEL_ONESHOT, true);
         this.listener = listener;
     }
 
@@ -78,7 +77,7 @@ final class TcpAcceptor extends SocketTurn {
     /** @return whether the bound was reached with connections maybe still pending */
     private boolean acceptPending(Runner runner) {
         NativeSockets sockets = this.sockets;
-        ListenerSettings settings = this.listener.settings;
+        ListenerSettings settings = this.listener.settings();
         for (int i = 0; i < ACCEPTS_PER_NOTIFICATION; i++) {
             long connection;
             try {
@@ -107,7 +106,7 @@ final class TcpAcceptor extends SocketTurn {
                 continue;
             }
             TcpConnection accepted = new TcpConnection(this.listener, connection);
-            if (!this.listener.table.add(accepted)) {
+            if (!this.listener.enter(accepted)) {
                 reject(connection);
                 continue;
             }
@@ -158,14 +157,18 @@ final class TcpAcceptor extends SocketTurn {
 
     private void backOff(NativeIoException cause) {
         this.paused = true;
-        this.listener.observer.acceptBackedOff();
+        this.observer.acceptBackedOff();
         long delay = this.backoffMillis;
         this.backoffMillis = Math.min(delay * 2, BACKOFF_MAX_MILLIS);
         if (this.backoffs++ % 100 == 0) {
-            logger.log(Level.WARNING, "Listener '" + this.listener.settings.name() + "' cannot accept: " + cause.getMessage()
+            logger.log(Level.WARNING, "Listener '" + this.listener.name() + "' cannot accept: " + cause.getMessage()
                     + "; pausing accepts for " + delay + " ms, and longer while it lasts");
         }
-        this.listener.scheduler.schedule(this::requestRun, delay);
+        if (!this.listener.schedule(this::requestRun, delay)) {
+            // No timer (the server stops): accepting resumes at once.
+            this.paused = false;
+            requestRun();
+        }
     }
 
     @Override
@@ -192,6 +195,6 @@ final class TcpAcceptor extends SocketTurn {
 
     @Override
     public String toString() {
-        return "listening socket of listener '" + this.listener.settings.name() + "'";
+        return "listening socket of listener '" + this.listener.name() + "'";
     }
 }

@@ -37,8 +37,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     private final AtomicInteger inFlight = new AtomicInteger();
 
     UdpSocket(Listener listener, long handle) {
-        super(listener.group.nextPort(), listener.sockets, listener.table, handle, listener.settings.trigger(), listener.observer,
-                true, listener.changeRules);
+        super(listener.home(), handle, listener.settings().trigger(), true);
         this.listener = listener;
     }
 
@@ -77,13 +76,13 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 if (ex.error() == NativeError.CONNECTION_REFUSED || ex.error() == NativeError.CONNECTION_RESET) {
                     continue;
                 }
-                logger.log(Level.WARNING, "Listener '" + this.listener.settings.name() + "' could not receive", ex);
+                logger.log(Level.WARNING, "Listener '" + this.listener.name() + "' could not receive", ex);
                 return true;
             }
             if (length == NativeSockets.WOULD_BLOCK) {
                 return true;
             }
-            this.listener.observer.received(length);
+            this.observer.received(length);
             bytes.flip();
             deliver(runner, bytes, sender);
         }
@@ -94,15 +93,15 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
-        Executor executor = this.listener.settings.handlerExecutor();
+        Executor executor = this.listener.settings().handlerExecutor();
         if (executor != null && runner.isWorker()) {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
-            if (this.inFlight.incrementAndGet() > this.listener.settings.maxDatagramsInFlight()) {
+            if (this.inFlight.incrementAndGet() > this.listener.settings().maxDatagramsInFlight()) {
                 this.inFlight.decrementAndGet();
                 this.listener.executorRefused("a datagram from " + from, "dropping it", new RejectedExecutionException(
-                        this.listener.settings.maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
+                        this.listener.settings().maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
                 return;
             }
             try {
@@ -125,12 +124,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     private void call(ByteBuffer datagram, PeerAddress sender) {
-        ListenerObserver observer = this.listener.observer;
+        ListenerObserver observer = this.observer;
         boolean timed = observer.timesHandlers();
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
-            this.listener.settings.datagramHandler().onDatagram(this, datagram, sender);
+            this.listener.settings().datagramHandler().onDatagram(this, datagram, sender);
         }
         catch (InvalidMessageException ex) {
             failed = true;
@@ -149,25 +148,25 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             // A heap buffer goes out through native memory lent for this call only.
             int sent = this.sockets.sendTo(this.handle, data, target);
             if (sent >= 0) {
-                this.listener.observer.sent(sent);
+                this.observer.sent(sent);
                 return true;
             }
         }
         catch (NativeIoException ex) {
-            logger.log(Level.DEBUG, "Listener '" + this.listener.settings.name() + "' could not send to " + target, ex);
+            logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + target, ex);
         }
-        this.listener.observer.datagramDropped();
+        this.observer.datagramDropped();
         return false;
     }
 
     @Override
     public boolean send(Object message, PeerAddress target) {
-        return send(this.listener.messages.write(message), target);
+        return send(this.listener.writeMessage(message), target);
     }
 
     @Override
     public <T> T readMessage(ByteBuffer datagram, Class<T> type) throws InvalidMessageException {
-        return this.listener.messages.read(datagram, type);
+        return this.listener.readMessage(datagram, type);
     }
 
     @Override
@@ -194,6 +193,6 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     @Override
     public String toString() {
-        return "socket of UDP listener '" + this.listener.settings.name() + "'";
+        return "socket of UDP listener '" + this.listener.name() + "'";
     }
 }

@@ -29,7 +29,7 @@ final class WritePath {
      */
     static final int NO_BUFFER_RETRIES = 8;
 
-    private final TcpConnection connection;
+    private final ConnectionTurn connection;
 
     private WriteQueue queue;
 
@@ -46,11 +46,6 @@ final class WritePath {
     /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
     private Handoff<Object> kept;
 
-    /** With framing: whether the frames of one read are being handed out, so that their replies are gathered. */
-    boolean gathering;
-
-    /** With framing: the replies gathered while the frames of one read are handed out, sent as one; lent, not kept. */
-    ByteBuffer gathered;
 
 
     private volatile long pendingBytes;
@@ -77,7 +72,7 @@ final class WritePath {
         }
     }
 
-    WritePath(TcpConnection connection) {
+    WritePath(ConnectionTurn connection) {
         this.connection = connection;
     }
 
@@ -89,7 +84,7 @@ final class WritePath {
      * @param data the bytes; consumed
      */
     void write(ByteBuffer data) {
-        if (!data.hasRemaining() && this.connection.listener.framer == null) {
+        if (!data.hasRemaining() && !this.connection.listener.frames()) {
             // Nothing to send; with framing an empty write is an empty frame, which has bytes.
             return;
         }
@@ -357,18 +352,12 @@ final class WritePath {
             return false;
         }
         pending.noBuffers++;
-        ServerScheduler scheduler = this.connection.listener.scheduler;
         long pause = 1L << pending.noBuffers;
         pending.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-        try {
-            if (scheduler != null) {
-                scheduler.schedule(this.connection::requestRun, pause);
-                return true;
-            }
+        if (this.connection.listener.schedule(this.connection::requestRun, pause)) {
+            return true;
         }
-        catch (RejectedExecutionException ex) {
-            // The timer is gone with the server's stop: the retry comes at once.
-        }
+        // No timer (an embedded connection), or it is gone with the server's stop: the retry comes at once.
         pending.retryAt = System.nanoTime();
         // The owner asks: its own turn goes round again (a run request of the owner's would be spent already).
         this.connection.requestTurn();

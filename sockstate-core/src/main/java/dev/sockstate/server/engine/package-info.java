@@ -1,20 +1,24 @@
 /**
  * The server engine. Its public types are {@link dev.sockstate.server.engine.SocketServer} and, for
  * tests of a handler without a socket, {@link dev.sockstate.server.engine.EmbeddedConnection}, which
- * runs one connection of a listener through the same code with the socket and the port in memory;
- * the rest is package-private, and the turn layer it builds on (ownership, dispatch, registrations)
- * is the internal {@code dev.sockstate.server.engine.turn}. One TCP read travels through: a
- * {@code Worker} dequeues a batch from its port, looks each completion key up in the
- * {@code SocketTable} and hands the notification to the socket's {@code SocketTurn}, whose state word
- * lets one thread claim it; the {@link dev.sockstate.server.engine.TcpConnection} (with a handler
- * executor, on the executor's thread, to which the worker hands the whole turn) reads into the
- * running thread's buffer and passes the bytes inbound through its
- * {@link dev.sockstate.server.engine.Pipeline} of stages (if the listener has any; with TLS the first
- * is the internal {@link dev.sockstate.server.engine.tls.TlsStage}) and its
- * {@link dev.sockstate.server.engine.Framer} (with framing) to
- * {@link dev.sockstate.server.engine.HandlerCalls}, which calls the user's handler; the handler's
- * writes go back outbound to the {@link dev.sockstate.server.engine.WritePath}, and the turn ends by
- * leaving the registration as the connection wants it (re-armed at once on epoll, in the worker's
- * next call on Windows).
+ * runs one connection of a listener through the same code over a socket and a port in memory (the
+ * internal {@code dev.sockstate.server.engine.embedded}); the rest is package-private, and the turn
+ * layer it builds on (ownership, dispatch, registrations) is the internal
+ * {@code dev.sockstate.server.engine.turn}. One TCP read travels through: a {@code Worker} dequeues a
+ * batch from its port, looks each completion key up in the {@code SocketTable} and hands the
+ * notification to the socket's {@code SocketTurn}, whose state word lets one thread claim it; the
+ * connection's turn, {@link dev.sockstate.server.engine.ConnectionTurn} (with a handler executor, on
+ * the executor's thread, to which the worker hands the whole turn), reads into the running thread's
+ * buffer and passes the bytes to {@link dev.sockstate.server.engine.TcpConnection}, the one route
+ * between socket and handler: inbound through its {@link dev.sockstate.server.engine.Pipeline} of
+ * stages (if the listener has any; with TLS the first is the internal
+ * {@link dev.sockstate.server.engine.tls.TlsStage}), then to its
+ * {@link dev.sockstate.server.engine.Listener}, which cuts them into frames with its
+ * {@link dev.sockstate.server.engine.Framer} (with framing) and has
+ * {@link dev.sockstate.server.engine.HandlerCalls} call the user's handler; the handler's writes go
+ * back the same way outbound to the {@link dev.sockstate.server.engine.WritePath}, and the turn ends
+ * by leaving the registration as the connection wants it (re-armed at once on epoll, in the worker's
+ * next call on Windows). A listener's collaborators are its own: a socket asks it to do a thing and
+ * never reaches through it.
  */
 package dev.sockstate.server.engine;

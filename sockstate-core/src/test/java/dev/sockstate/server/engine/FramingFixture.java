@@ -67,7 +67,7 @@ public final class FramingFixture implements AutoCloseable {
      * @param data the bytes, consumed
      */
     public void read(ByteBuffer data) {
-        this.connection.listener.framer.inbound(this.connection, data);
+        this.connection.listener.toHandler(this.connection, data);
     }
 
     /** @return the frames the handler got so far */
@@ -82,7 +82,7 @@ public final class FramingFixture implements AutoCloseable {
 
     /** @return whether the connection keeps an unfinished frame */
     public boolean keepsPartialFrame() {
-        return this.connection.partialFrame != null;
+        return this.connection.framingPartial != null;
     }
 
     @Override

@@ -93,6 +93,28 @@ public abstract class SocketTurn extends SocketState {
     }
 
     /**
+     * @param home where the socket is served
+     * @param handle the socket
+     * @param trigger how it is registered
+     * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
+     */
+    protected SocketTurn(Home home, long handle, Trigger trigger, boolean ownedByCreator) {
+        this(home.port(), home.sockets(), home.table(), handle, trigger, home.observer(), ownedByCreator, home.rules());
+    }
+
+    /**
+     * Where a new socket is served: what it shares with the other sockets of its listener, and the port
+     * chosen for it.
+     * @param port the port it registers with
+     * @param sockets the backend's sockets
+     * @param table the server's sockets by completion key
+     * @param observer its listener's observer
+     * @param rules how the backend takes registration changes
+     */
+    public record Home(NotificationPort port, NativeSockets sockets, SocketTable table, ListenerObserver observer, ChangeRules rules) {
+    }
+
+    /**
      * How a backend takes registration changes, as the turns need to know it.
      * @param edgeOnEveryArrival whether an edge is raised for every arrival, even while data is unread
      * @param withDequeue whether a change deferred to the next dequeue call saves a system call

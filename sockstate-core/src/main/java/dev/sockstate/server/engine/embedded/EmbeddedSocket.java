@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.embedded;
 
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
@@ -14,18 +14,19 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 
 /**
- * The one socket of an {@link EmbeddedConnection}, in memory: the {@link NativeSockets} its
- * {@link TcpConnection} reads from and sends to, with the peer's side held as plain buffers. A read
+ * The one socket of an embedded connection ({@code dev.sockstate.server.engine.EmbeddedConnection}),
+ * in memory: the {@link NativeSockets} its connection reads from and sends to, with the peer's side
+ * held as plain buffers; its port is an {@link EmbeddedPort}. A read
  * takes what the peer wrote, up to the buffer's room (bytes the peer wrote in several writes may
  * come in one read, as from a real socket); a send is always taken whole, as by a socket whose
  * buffer never fills, and kept as one buffer for the test to read. Only the calls a connection
  * makes are supported; the others (accepting, binding, datagrams) are refused. Used by the thread
  * that drives the harness.
  */
-final class EmbeddedSocket implements NativeSockets {
+public final class EmbeddedSocket implements NativeSockets {
 
     /** The handle of the one socket. */
-    static final long HANDLE = 1;
+    public static final long HANDLE = 1;
 
     private final InetSocketAddress localAddress;
 
@@ -49,54 +50,69 @@ final class EmbeddedSocket implements NativeSockets {
 
     private boolean closed;
 
-    EmbeddedSocket(InetSocketAddress localAddress, InetSocketAddress remoteAddress) {
+    /** How often the peer changed the socket's state (wrote, shut, reset): an edge for an edge-triggered registration. */
+    private long changes;
+
+    /**
+     * @param localAddress what {@link #localAddress} answers
+     * @param remoteAddress what {@link #remoteAddress} answers, the peer's
+     */
+    public EmbeddedSocket(InetSocketAddress localAddress, InetSocketAddress remoteAddress) {
         this.localAddress = localAddress;
         this.remoteAddress = remoteAddress;
     }
 
-    /** @param data bytes the peer wrote, copied */
-    void peerWrites(ByteBuffer data) {
+    /** @param data bytes the peer wrote, from position to limit; consumed (copied) */
+    public void peerWrites(ByteBuffer data) {
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         this.inbound.addLast(copy.flip());
+        this.changes++;
     }
 
     /** The peer shut its side (a FIN): no more bytes arrive. */
-    void peerShuts() {
+    public void peerShuts() {
         this.peerShut = true;
+        this.changes++;
     }
 
     /** The peer reset the connection: an error is pending, and later calls fail. */
-    void peerResets() {
+    public void peerResets() {
         this.peerError = new NativeIoException("recv", NativeError.CONNECTION_RESET, 0, "the embedded peer reset the connection");
+        this.changes++;
+    }
+
+    /** @return how often the peer changed the socket's state so far */
+    long changes() {
+        return this.changes;
     }
 
     /** @return whether a read would return bytes or the end of the stream */
-    boolean readable() {
+    public boolean readable() {
         return !this.inbound.isEmpty() || this.peerShut;
     }
 
     /** @return whether the peer shut its side */
-    boolean peerShut() {
+    public boolean peerShut() {
         return this.peerShut;
     }
 
     /** @return whether an error waits to be taken */
-    boolean errorPending() {
+    public boolean errorPending() {
         return this.peerError != null && !this.errorTaken;
     }
 
     /** @return the oldest send not taken by the test yet, or {@code null} */
-    ByteBuffer takeSent() {
+    public ByteBuffer takeSent() {
         return this.outbound.pollFirst();
     }
 
     /** @return whether the connection sent its FIN */
-    boolean outputShut() {
+    public boolean outputShut() {
         return this.outputShut;
     }
 
     /** @return whether the connection closed the socket */
-    boolean closed() {
+    public boolean closed() {
         return this.closed;
     }
 

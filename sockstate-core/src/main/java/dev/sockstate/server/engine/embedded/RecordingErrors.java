@@ -1,4 +1,4 @@
-package dev.sockstate.server.engine;
+package dev.sockstate.server.engine.embedded;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
@@ -6,11 +6,11 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * The handler of an {@link EmbeddedConnection}'s listener as the engine calls it: every call passed
+ * The handler of an embedded connection's listener as the engine calls it: every call passed
  * to the user's handler unchanged (what it throws too), and what reaches its {@code onError} noted
  * first, for the test to read.
  */
-final class RecordingErrors implements ConnectionHandler {
+public final class RecordingErrors implements ConnectionHandler {
 
     private final ConnectionHandler handler;
 
@@ -20,7 +20,7 @@ final class RecordingErrors implements ConnectionHandler {
      * @param handler the user's handler
      * @param errors where to note what reaches its {@code onError}
      */
-    RecordingErrors(ConnectionHandler handler, List<Throwable> errors) {
+    public RecordingErrors(ConnectionHandler handler, List<Throwable> errors) {
         this.handler = handler;
         this.errors = errors;
     }
