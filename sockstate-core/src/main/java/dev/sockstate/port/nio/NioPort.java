@@ -25,7 +25,9 @@ import java.util.function.Consumer;
  * <p>
  * <b>Dequeuing.</b> Notifications wait in a ready list (registrations, each queued once with its
  * events joined, as a port coalesces them) and posted messages in a queue, both under one lock. A
- * caller takes from them; when they are empty and nobody selects, it becomes the selecting thread:
+ * caller takes from them, after polling the selector once when nobody selects (so that sockets
+ * that became ready queue behind what waits, as on epoll, where every wait sees them, and a stream
+ * of posted messages starves none); when they are empty and nobody selects, it becomes the selecting thread:
  * it leaves the lock, selects, and under the lock again turns what it found into notifications in
  * the ready list, takes its batch's worth and signals a waiter, which takes what is left or selects
  * next (leader and followers). Callers that find someone selecting wait for that batch. Everything
@@ -137,6 +139,12 @@ final class NioPort extends AbstractNotificationPort {
         boolean interrupted = false;
         try {
             while (true) {
+                if (!selected && !this.selecting && (this.readyHead != null || this.posted.size() > 0)) {
+                    // Polls once before taking, as each epoll_wait sees the sockets: readiness found now
+                    // queues behind what waits, so a stream of posted messages cannot hide the sockets.
+                    interrupted |= selectAndCollect(0);
+                    selected = true;
+                }
                 int taken = take(batch);
                 if (taken > 0 || this.closing) {
                     return taken;

@@ -47,6 +47,12 @@ final class NioSocket {
     /** The channel of a UDP socket. */
     final DatagramChannel datagram;
 
+    /**
+     * Whether a UDP socket has a local address (bound, connected, or sent from): until then a receive
+     * would block, as {@code recvfrom} does, where the JDK's would bind it to an ephemeral port.
+     */
+    volatile boolean datagramBound;
+
     /** Whether a connect is under way: the write side waits for OP_CONNECT, not OP_WRITE. */
     volatile boolean connecting;
 

@@ -92,6 +92,7 @@ final class NioSockets extends AbstractNativeSockets {
             try {
                 if (found.datagram != null) {
                     found.datagram.bind(address);
+                    found.datagramBound = true;
                 }
                 else {
                     requireUnconnected(found, call);
@@ -216,6 +217,7 @@ final class NioSockets extends AbstractNativeSockets {
             try {
                 if (found.datagram != null) {
                     found.datagram.connect(address);
+                    found.datagramBound = true;
                     return true;
                 }
                 if (found.listener != null) {
@@ -297,6 +299,10 @@ final class NioSockets extends AbstractNativeSockets {
     public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
         NioSocket found = require(socket, "recvfrom");
         DatagramChannel channel = requireDatagram(found, "recvfrom");
+        if (!found.datagramBound) {
+            // The JDK would bind it (a registration made before the bind, as the reference does, reads at once).
+            return WOULD_BLOCK;
+        }
         ByteBuffer target = buffer.buffer();
         int position = target.position();
         SocketAddress from;
@@ -338,6 +344,9 @@ final class NioSockets extends AbstractNativeSockets {
         int sent;
         try {
             sent = channel.send(source, address);
+            if (!found.datagramBound) {
+                found.datagramBound = true;
+            }
         }
         catch (IOException | RuntimeException ex) {
             throw JdkErrors.exception("sendto", ex);

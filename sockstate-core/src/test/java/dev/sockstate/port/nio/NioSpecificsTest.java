@@ -159,6 +159,38 @@ class NioSpecificsTest extends PortTestSupport {
     }
 
     @Test
+    void aStreamOfPostedMessagesDoesNotHideASocketThatBecameReady() throws Exception {
+        Connection connection = connect();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        this.port.post(1, 1);
+        connection.send("x");
+        Thread.sleep(SETTLE_MILLIS);
+        NotificationBatch batch = new NotificationBatch(1);
+        for (int i = 0; i < 100; i++) {
+            // Something is always queued, as when the engine yields turns through the port.
+            this.port.post(1, 1);
+            assertThat(this.port.dequeue(batch, 0)).isEqualTo(1);
+            if (!batch.isPosted(0)) {
+                assertThat(batch.key(0)).isEqualTo(KEY);
+                assertThat(batch.events(0)).isEqualTo(Events.IN);
+                return;
+            }
+        }
+        throw new AssertionError("The socket's IN never came through 100 dequeues while messages were posted");
+    }
+
+    @Test
+    void aUdpSocketReadBeforeItsBindWouldBlockAndStillBinds() throws Exception {
+        long udp = this.sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.handles.add(udp);
+        register(udp, Events.IN, Trigger.EDGE_PERSISTENT);
+        assertThat(this.sockets.receiveFrom(udp, this.sockets.allocate(16), dev.sockstate.port.PeerAddress.empty()))
+                .as("as recvfrom on an unbound socket; the JDK's receive would bind it").isEqualTo(NativeSockets.WOULD_BLOCK);
+        this.sockets.bind(udp, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        assertThat(this.sockets.localAddress(udp).getPort()).isPositive();
+    }
+
+    @Test
     void aReArmFromAnotherThreadWakesTheSelectUnderWay() throws Exception {
         Connection connection = connect();
         connection.send("waiting");
