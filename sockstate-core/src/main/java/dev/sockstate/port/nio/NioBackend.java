@@ -72,6 +72,7 @@ public final class NioBackend implements Backend {
 
     private static Availability probe() {
         try (Selector selector = Selector.open()) {
+            NioSockets.loadRarelyUsedClasses();
             return Availability.available("JDK " + Runtime.version() + " selector " + selector.provider().getClass().getName());
         }
         catch (IOException | RuntimeException ex) {

@@ -45,6 +45,16 @@ final class NioSockets extends AbstractNativeSockets {
 
     private final HandleTable table = new HandleTable();
 
+    /**
+     * Loads the classes that only rare paths use (errors, datagram addresses), so that a process out
+     * of descriptors, which cannot open a class file, still runs them.
+     */
+    static void loadRarelyUsedClasses() {
+        JdkErrors.exception("accept", new IOException("Too many open files")).error().ordinal();
+        JdkErrors.errorOf(new ClosedChannelException()).ordinal();
+        new NioSocket.CachedAddress(null, null, 0).hashCode();
+    }
+
     /** @return the sockets by handle, which the ports look registrations up in */
     HandleTable table() {
         return this.table;
