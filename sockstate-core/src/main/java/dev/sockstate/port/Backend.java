@@ -41,6 +41,16 @@ public interface Backend {
     }
 
     /**
+     * @return whether a socket's pending error (a reset by the peer) is notified as {@link Events#ERR};
+     * when false, the backend learns readiness only (a JDK selector does), so a reset shows as IN (with
+     * HANGUP where the filter asks for it) and the read that follows names the error: code that learns
+     * errors by reading, as the portable guarantee asks, behaves alike on both
+     */
+    default boolean notifiesErrors() {
+        return true;
+    }
+
+    /**
      * @return whether a registration change deferred to the next dequeue call saves a system call: on
      * Windows one {@code ProcessSocketNotifications} call applies the changes and dequeues, so a
      * worker carries the re-arms of a batch in its next call; on epoll each change is one

@@ -25,7 +25,8 @@ import com.tngtech.archunit.lang.ArchRule;
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.observer  what a metrics binding implements
  *     port           the portable notification model (and the backend SPI's base classes)
- *       port.epoll, port.winsock   the backends, the only code that touches JNA
+ *       port.epoll, port.winsock   the native backends, the only code that touches JNA
+ *       port.nio       the portable backend, on JDK selectors and channels: no JNA
  * </pre>
  * Nothing in the core knows Spring, and no two packages depend on each other.
  */
@@ -36,7 +37,7 @@ class LayeringTest {
     static final ArchRule thePortableModelDependsOnNoOtherPartOfSockstate = noClasses()
             .that().resideInAPackage("dev.sockstate.port")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..",
-                    "dev.sockstate.server..");
+                    "dev.sockstate.port.nio..", "dev.sockstate.server..");
 
     @ArchTest
     static final ArchRule onlyTheBackendsTouchJna = noClasses()
@@ -44,15 +45,32 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAPackage("com.sun.jna..");
 
     @ArchTest
+    static final ArchRule theNioBackendTouchesNoJna = noClasses()
+            .that().resideInAPackage("dev.sockstate.port.nio..")
+            .should().dependOnClassesThat().resideInAPackage("com.sun.jna..")
+            .as("the nio backend calls no JNA: it runs where JNA's native library cannot load");
+
+    @ArchTest
     static final ArchRule backendsDoNotKnowEachOther = noClasses()
             .that().resideInAPackage("dev.sockstate.port.epoll..")
-            .should().dependOnClassesThat().resideInAPackage("dev.sockstate.port.winsock..");
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.winsock..", "dev.sockstate.port.nio..");
 
     @ArchTest
     static final ArchRule theWinsockBackendDoesNotKnowEpoll = noClasses()
             .that().resideInAPackage("dev.sockstate.port.winsock..")
-            .should().dependOnClassesThat().resideInAPackage("dev.sockstate.port.epoll..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.nio..")
             .allowEmptyShould(true);
+
+    @ArchTest
+    static final ArchRule theNioBackendKnowsNoNativeBackend = noClasses()
+            .that().resideInAPackage("dev.sockstate.port.nio..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..");
+
+    @ArchTest
+    static final ArchRule theNioBackendsOnlyPublicTypeIsTheBackend = classes()
+            .that().resideInAPackage("dev.sockstate.port.nio")
+            .and().doNotHaveSimpleName("NioBackend")
+            .should().notBePublic();
 
     @ArchTest
     static final ArchRule backendsDoNotKnowTheServer = noClasses()
@@ -62,7 +80,8 @@ class LayeringTest {
     @ArchTest
     static final ArchRule theServerKnowsThePortNeverABackend = noClasses()
             .that().resideInAPackage("dev.sockstate.server..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..");
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..",
+                    "dev.sockstate.port.nio..");
 
     @ArchTest
     static final ArchRule whatUserCodeImportsKnowsNothingOfTheEngineOrTheObservers = noClasses()

@@ -113,7 +113,15 @@ public abstract class PortSemanticsContract extends PortTestSupport {
         Connection connection = connect();
         register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
         connection.reset();
-        assertThat(awaitEvents(KEY) & Events.ERR).isEqualTo(Events.ERR);
+        int events = awaitEvents(KEY);
+        if (backend().notifiesErrors()) {
+            assertThat(events & Events.ERR).isEqualTo(Events.ERR);
+        }
+        else {
+            // A backend that learns readiness only (a JDK selector) reports the reset as IN, which
+            // the portable guarantee allows: ERR is learnt from a read, as the read below does.
+            assertThat(events & Events.IN).isEqualTo(Events.IN);
+        }
         // SO_ERROR may read nothing once ERR was delivered (Windows): the error is learnt from recv.
         assertThatExceptionOfType(NativeIoException.class)
                 .isThrownBy(() -> this.sockets.recv(connection.handle(), this.sockets.allocate(16)))

@@ -59,7 +59,7 @@ class WinsockBackendTest {
     @Test
     void isFoundOnTheClassPathAfterEpoll() {
         List<String> names = Backends.all().stream().map(Backend::name).toList();
-        assertThat(names).containsExactly("epoll", "winsock");
+        assertThat(names).containsExactly("epoll", "winsock", "nio");
     }
 
     @Test

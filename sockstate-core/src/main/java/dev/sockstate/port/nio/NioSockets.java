@@ -1,0 +1,629 @@
+package dev.sockstate.port.nio;
+
+import dev.sockstate.port.AbstractNativeSockets;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.PeerAddress;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.SocketAddressLayout;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.NetworkChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * Sockets as JDK channels behind {@code long} handles ({@link HandleTable}); see {@link NioSocket}
+ * for how a TCP socket becomes a listening channel. recv and send hand the {@link NativeBuffer}'s
+ * own direct buffer to the channel: no copy, no native address (it is zero on this backend), no
+ * allocation. A read of zero bytes is a would-block, end of stream is zero; a would-block is told
+ * to the socket's ports, which re-arm an edge-triggered registration.
+ * <p>
+ * What the JDK cannot do is refused by name: SO_ERROR is not readable (a connect's outcome comes
+ * from {@code finishConnect}, which closes the channel when it failed), IPV6_V6ONLY cannot be set
+ * (IPv6 channels are dual-stack), a listening channel's backlog is fixed when it binds, and a
+ * received datagram's length is what the buffer took (the JDK drops the excess unseen).
+ */
+final class NioSockets extends AbstractNativeSockets {
+
+    /** The backlog a TCP socket listens with from its bind: the largest the system allows. */
+    static final int BACKLOG_AT_BIND = Integer.MAX_VALUE;
+
+    /** Encodes datagram addresses for comparing; the family numbers are this backend's own. */
+    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(2, 10);
+
+    private final HandleTable table = new HandleTable();
+
+    /**
+     * Loads the classes that only rare paths use (errors, datagram addresses), so that a process out
+     * of descriptors, which cannot open a class file, still runs them.
+     */
+    static void loadRarelyUsedClasses() {
+        JdkErrors.exception("accept", new IOException("Too many open files")).error().ordinal();
+        JdkErrors.errorOf(new ClosedChannelException()).ordinal();
+        new NioSocket.CachedAddress(null, null, 0).hashCode();
+    }
+
+    /** @return the sockets by handle, which the ports look registrations up in */
+    HandleTable table() {
+        return this.table;
+    }
+
+    @Override
+    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        if (family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
+            throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+        }
+        NioSocket socket;
+        try {
+            if (protocol == Protocol.UDP) {
+                DatagramChannel channel = DatagramChannel.open(family);
+                nonBlocking(channel);
+                socket = new NioSocket(protocol, family, null, channel);
+            }
+            else {
+                SocketChannel channel = SocketChannel.open(family);
+                nonBlocking(channel);
+                socket = new NioSocket(protocol, family, channel, null);
+            }
+        }
+        catch (IOException | UnsupportedOperationException ex) {
+            throw JdkErrors.exception("socket(" + protocol + ", " + family + ")", ex);
+        }
+        return this.table.add(socket);
+    }
+
+    private static void nonBlocking(java.nio.channels.spi.AbstractSelectableChannel channel) throws IOException {
+        try {
+            channel.configureBlocking(false);
+        }
+        catch (IOException | RuntimeException ex) {
+            channel.close();
+            throw ex;
+        }
+    }
+
+    @Override
+    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+        String call = "bind(" + address + ")";
+        NioSocket found = require(socket, call);
+        synchronized (found) {
+            try {
+                if (found.datagram != null) {
+                    found.datagram.bind(address);
+                    found.datagramBound = true;
+                }
+                else {
+                    requireUnconnected(found, call);
+                    listenOn(found, address, BACKLOG_AT_BIND);
+                }
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+        }
+    }
+
+    @Override
+    public void listen(long socket, int backlog) throws NativeIoException {
+        NioSocket found = require(socket, "listen");
+        synchronized (found) {
+            if (found.listener != null) {
+                // Listening since its bind, the JDK having no listen apart from bind.
+                return;
+            }
+            if (found.datagram != null) {
+                throw JdkErrors.exception("listen", NativeError.NOT_SUPPORTED, "a UDP socket does not listen");
+            }
+            requireUnconnected(found, "listen");
+            try {
+                // Not bound: listens on an ephemeral port of every address, as Linux binds one itself.
+                listenOn(found, null, backlog);
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception("listen", ex);
+            }
+        }
+    }
+
+    /** Refuses to turn a TCP socket that is connecting, connected, listening or registered into a listener. */
+    private static void requireUnconnected(NioSocket socket, String call) throws NativeIoException {
+        if (socket.listener != null) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "the socket is bound already");
+        }
+        if (socket.connecting || socket.stream.isConnected()) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "the socket is connected");
+        }
+        if (socket.keyedPorts.length > 0) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "on the nio backend a TCP socket becomes a listening"
+                    + " channel when it binds or listens, which a port cannot carry over: register it after listen");
+        }
+    }
+
+    /** Swaps the socket's unconnected channel for a listening one, bound, with the options set so far. */
+    private static void listenOn(NioSocket socket, InetSocketAddress address, int backlog) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open(socket.family);
+        try {
+            server.configureBlocking(false);
+            for (NativeSocketOption option : NativeSocketOption.values()) {
+                SocketOption<?> name = standard(option);
+                if (name != null && socket.hasOption(option) && server.supportedOptions().contains(name)) {
+                    set(server, name, socket.option(option));
+                }
+            }
+            server.bind(address, backlog);
+        }
+        catch (IOException | RuntimeException ex) {
+            server.close();
+            throw ex;
+        }
+        SocketChannel unconnected = socket.stream;
+        socket.listener = server;
+        socket.stream = null;
+        try {
+            unconnected.close();
+        }
+        catch (IOException ex) {
+            // Never connected nor registered: nothing was left to release.
+        }
+    }
+
+    @Override
+    public long accept(long listener) throws NativeIoException {
+        NioSocket found = require(listener, "accept");
+        ServerSocketChannel server = found.listener;
+        if (server == null) {
+            throw JdkErrors.exception("accept", NativeError.INVALID_ARGUMENT, "the socket does not listen");
+        }
+        SocketChannel accepted;
+        try {
+            accepted = server.accept();
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("accept", ex);
+        }
+        if (accepted == null) {
+            found.wouldBlock(Registration.READ_SIDE);
+            return NO_SOCKET;
+        }
+        try {
+            nonBlocking(accepted);
+            inherit(found, accepted);
+        }
+        catch (IOException | RuntimeException ex) {
+            closeQuietly(accepted);
+            throw JdkErrors.exception("accept", ex);
+        }
+        return this.table.add(new NioSocket(Protocol.TCP, found.family, accepted, null));
+    }
+
+    /** Sets on an accepted socket the options its listener kept for it, as Linux makes them inherited. */
+    private static void inherit(NioSocket listener, SocketChannel accepted) throws IOException {
+        for (NativeSocketOption option : NativeSocketOption.values()) {
+            SocketOption<?> name = standard(option);
+            if (name != null && listener.hasOption(option) && !listener.listener.supportedOptions().contains(name)) {
+                set(accepted, name, listener.option(option));
+            }
+        }
+    }
+
+    @Override
+    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+        String call = "connect(" + address + ")";
+        NioSocket found = require(socket, call);
+        boolean connected;
+        synchronized (found) {
+            try {
+                if (found.datagram != null) {
+                    found.datagram.connect(address);
+                    found.datagramBound = true;
+                    return true;
+                }
+                if (found.listener != null) {
+                    throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "on the nio backend a bound TCP socket"
+                            + " listens (the JDK binds and listens at once): connect a socket that was not bound");
+                }
+                connected = found.stream.connect(address);
+                found.connecting = !connected;
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+        }
+        if (!connected) {
+            found.interestChanged();
+        }
+        return connected;
+    }
+
+    @Override
+    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
+        NioSocket found = require(socket, "recv");
+        ByteChannel channel = found.bytes();
+        if (channel == null) {
+            throw JdkErrors.exception("recv", NativeError.NOT_CONNECTED, "a listening socket has no data; accept");
+        }
+        ByteBuffer target = buffer.buffer();
+        if (!target.hasRemaining()) {
+            return 0;
+        }
+        int read;
+        try {
+            read = channel.read(target);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("recv", ex);
+        }
+        if (read > 0) {
+            return read;
+        }
+        if (read < 0) {
+            return 0;
+        }
+        found.wouldBlock(Registration.READ_SIDE);
+        return WOULD_BLOCK;
+    }
+
+    @Override
+    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
+        NioSocket found = require(socket, "send");
+        ByteChannel channel = found.bytes();
+        if (channel == null) {
+            throw JdkErrors.exception("send", NativeError.NOT_CONNECTED, "a listening socket sends nothing");
+        }
+        ByteBuffer source = buffer.buffer();
+        int remaining = source.remaining();
+        if (remaining == 0) {
+            return 0;
+        }
+        int sent;
+        try {
+            sent = channel.write(source);
+        }
+        catch (ClosedChannelException ex) {
+            throw channel.isOpen() ? JdkErrors.exception("send", NativeError.BROKEN_PIPE, "the socket's output was shut down")
+                    : JdkErrors.exception("send", ex);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("send", ex);
+        }
+        if (sent < remaining) {
+            // Full: the next room is an edge.
+            found.wouldBlock(Registration.WRITE_SIDE);
+        }
+        return (sent == 0) ? WOULD_BLOCK : sent;
+    }
+
+    @Override
+    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
+        NioSocket found = require(socket, "recvfrom");
+        DatagramChannel channel = requireDatagram(found, "recvfrom");
+        if (!found.datagramBound) {
+            // The JDK would bind it (a registration made before the bind, as the reference does, reads at once).
+            return WOULD_BLOCK;
+        }
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        SocketAddress from;
+        try {
+            from = channel.receive(target);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("recvfrom", ex);
+        }
+        if (from == null) {
+            found.wouldBlock(Registration.READ_SIDE);
+            return WOULD_BLOCK;
+        }
+        storeSender(found, (InetSocketAddress) from, sender);
+        return target.position() - position;
+    }
+
+    /** Fills {@code sender} from the JDK's address, which the JDK reuses for a sender seen last time. */
+    private void storeSender(NioSocket socket, InetSocketAddress from, PeerAddress sender) {
+        NioSocket.CachedAddress cached = socket.lastSender;
+        if (cached == null || cached.address() != from) {
+            ByteBuffer encoded = ByteBuffer.allocate(SocketAddressLayout.STORAGE_SIZE);
+            int length = LAYOUT.encode(from, encoded);
+            cached = new NioSocket.CachedAddress(from, encoded, length);
+            socket.lastSender = cached;
+        }
+        try (Scratch local = scratch()) {
+            LAYOUT.decode(cached.encoded(), local.bytes(), sender);
+        }
+    }
+
+    @Override
+    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
+        NioSocket found = require(socket, "sendto");
+        DatagramChannel channel = requireDatagram(found, "sendto");
+        InetSocketAddress address = targetAddress(found, target);
+        ByteBuffer source = buffer.buffer();
+        int remaining = source.remaining();
+        int sent;
+        try {
+            sent = channel.send(source, address);
+            if (!found.datagramBound) {
+                found.datagramBound = true;
+            }
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("sendto", ex);
+        }
+        if (sent == 0 && remaining > 0) {
+            found.wouldBlock(Registration.WRITE_SIDE);
+            return WOULD_BLOCK;
+        }
+        return sent;
+    }
+
+    /** @return the JDK's form of {@code target}: the one made last time when it is the same address */
+    private InetSocketAddress targetAddress(NioSocket socket, PeerAddress target) {
+        try (Scratch local = scratch()) {
+            ByteBuffer encoded = local.address().buffer();
+            int length = LAYOUT.encode(target, local.bytes(), encoded);
+            NioSocket.CachedAddress cached = socket.lastTarget;
+            if (cached != null && cached.length() == length && sameBytes(cached.encoded(), encoded, length)) {
+                return cached.address();
+            }
+            ByteBuffer copy = ByteBuffer.allocate(length);
+            for (int i = 0; i < length; i++) {
+                copy.put(i, encoded.get(i));
+            }
+            InetSocketAddress address = target.toSocketAddress();
+            socket.lastTarget = new NioSocket.CachedAddress(address, copy, length);
+            return address;
+        }
+    }
+
+    private static boolean sameBytes(ByteBuffer one, ByteBuffer other, int length) {
+        for (int i = 0; i < length; i++) {
+            if (one.get(i) != other.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static DatagramChannel requireDatagram(NioSocket socket, String call) throws NativeIoException {
+        if (socket.datagram == null) {
+            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "socket " + socket.handle + " is not a UDP socket");
+        }
+        return socket.datagram;
+    }
+
+    @Override
+    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
+        String call = "setsockopt(" + option + ")";
+        NioSocket found = require(socket, call);
+        if (option == NativeSocketOption.IPV6_ONLY) {
+            requireIpv6(found, call);
+            if (value != 0) {
+                throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED,
+                        "the JDK opens IPv6 sockets dual-stack and cannot set IPV6_V6ONLY; bind an IPv6 address to take IPv6 only");
+            }
+            return;
+        }
+        SocketOption<?> name = standard(option);
+        synchronized (found) {
+            NetworkChannel channel = (NetworkChannel) found.selectable();
+            try {
+                if (channel.supportedOptions().contains(name)) {
+                    set(channel, name, value);
+                }
+                else if (found.listener == null) {
+                    throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
+                            + " on " + System.getProperty("os.name"));
+                }
+                // A listening channel keeps it for the sockets it accepts (inherit).
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+            if (found.protocol == Protocol.TCP) {
+                found.recordOption(option, value);
+            }
+        }
+    }
+
+    @Override
+    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
+        String call = "getsockopt(" + option + ")";
+        NioSocket found = require(socket, call);
+        if (option == NativeSocketOption.IPV6_ONLY) {
+            requireIpv6(found, call);
+            return 0;
+        }
+        SocketOption<?> name = standard(option);
+        synchronized (found) {
+            NetworkChannel channel = (NetworkChannel) found.selectable();
+            try {
+                if (channel.supportedOptions().contains(name)) {
+                    Object value = channel.getOption(name);
+                    return (value instanceof Boolean on) ? (on ? 1 : 0) : (Integer) value;
+                }
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+            if (found.listener != null && found.hasOption(option)) {
+                return found.option(option);
+            }
+            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
+                    + ((found.listener != null) ? " until it is set for the sockets it accepts" : ""));
+        }
+    }
+
+    private static void requireIpv6(NioSocket socket, String call) throws NativeIoException {
+        if (socket.family != StandardProtocolFamily.INET6) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "IPV6_V6ONLY is an option of IPv6 sockets");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void set(NetworkChannel channel, SocketOption<?> name, int value) throws IOException {
+        if (name.type() == Boolean.class) {
+            channel.setOption((SocketOption<Boolean>) name, value != 0);
+        }
+        else {
+            channel.setOption((SocketOption<Integer>) name, value);
+        }
+    }
+
+    /** @return the JDK's option, or {@code null} for IPV6_V6ONLY, which it has not */
+    private static SocketOption<?> standard(NativeSocketOption option) {
+        return switch (option) {
+            case REUSE_ADDRESS -> StandardSocketOptions.SO_REUSEADDR;
+            case REUSE_PORT -> StandardSocketOptions.SO_REUSEPORT;
+            case TCP_NODELAY -> StandardSocketOptions.TCP_NODELAY;
+            case RECEIVE_BUFFER -> StandardSocketOptions.SO_RCVBUF;
+            case SEND_BUFFER -> StandardSocketOptions.SO_SNDBUF;
+            case KEEP_ALIVE -> StandardSocketOptions.SO_KEEPALIVE;
+            case IPV6_ONLY -> null;
+        };
+    }
+
+    private static String kind(NioSocket socket) {
+        return (socket.listener != null) ? "listening channel" : (socket.datagram != null) ? "datagram channel" : "socket channel";
+    }
+
+    /**
+     * The outcome of a connect under way, from {@code finishConnect}: the JDK reads no SO_ERROR, so
+     * a socket that is not connecting has none to report.
+     */
+    @Override
+    public NativeIoException takeError(long socket) throws NativeIoException {
+        NioSocket found = require(socket, "SO_ERROR");
+        SocketChannel channel = found.stream;
+        if (channel == null || !found.connecting) {
+            return null;
+        }
+        NativeIoException error = null;
+        try {
+            if (!channel.finishConnect()) {
+                return null;
+            }
+        }
+        catch (IOException | RuntimeException ex) {
+            // The JDK closed the channel: every later call but close is refused.
+            error = JdkErrors.exception("connect", ex);
+        }
+        found.connecting = false;
+        found.interestChanged();
+        return error;
+    }
+
+    @Override
+    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
+        NioSocket found = require(socket, "shutdown");
+        if (!input && !output) {
+            return;
+        }
+        SocketChannel channel = found.stream;
+        if (channel == null) {
+            throw JdkErrors.exception("shutdown", NativeError.NOT_CONNECTED, "only a TCP connection shuts down");
+        }
+        try {
+            if (input) {
+                channel.shutdownInput();
+            }
+            if (output) {
+                channel.shutdownOutput();
+            }
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("shutdown", ex);
+        }
+    }
+
+    /** Takes the handle out, ends its registrations silently, closes the channel and lets the ports deregister it. */
+    @Override
+    public void close(long socket) throws NativeIoException {
+        NioSocket found = this.table.remove(socket);
+        if (found == null) {
+            throw JdkErrors.exception("close", NativeError.BAD_DESCRIPTOR, "socket handle " + socket + " is not open");
+        }
+        for (Registration registration : found.registrations) {
+            registration.port.socketClosing(registration);
+        }
+        IOException failure = null;
+        try {
+            found.selectable().close();
+        }
+        catch (IOException ex) {
+            failure = ex;
+        }
+        for (NioPort port : found.keyedPorts) {
+            port.socketClosed();
+        }
+        if (failure != null) {
+            throw JdkErrors.exception("close", failure);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        }
+        catch (IOException ex) {
+            // Failing already: the first failure is the one reported.
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress(long socket) throws NativeIoException {
+        NioSocket found = require(socket, "getsockname");
+        try {
+            InetSocketAddress bound = (InetSocketAddress) ((NetworkChannel) found.selectable()).getLocalAddress();
+            if (bound != null) {
+                return bound;
+            }
+            InetAddress any = InetAddress.getByAddress(new byte[(found.family == StandardProtocolFamily.INET6) ? 16 : 4]);
+            return new InetSocketAddress(any, 0);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("getsockname", ex);
+        }
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+        NioSocket found = require(socket, "getpeername");
+        try {
+            SocketAddress peer = (found.datagram != null) ? found.datagram.getRemoteAddress()
+                    : (found.stream != null) ? found.stream.getRemoteAddress() : null;
+            if (peer == null) {
+                throw JdkErrors.exception("getpeername", NativeError.NOT_CONNECTED, "socket " + socket + " is not connected");
+            }
+            return (InetSocketAddress) peer;
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception("getpeername", ex);
+        }
+    }
+
+    /** @return zero: nothing native reads a buffer's address on this backend */
+    @Override
+    protected long addressOf(ByteBuffer direct) {
+        return 0;
+    }
+
+    private NioSocket require(long socket, String call) throws NativeIoException {
+        NioSocket found = this.table.get(socket);
+        if (found == null) {
+            throw JdkErrors.exception(call, NativeError.BAD_DESCRIPTOR, "socket handle " + socket + " is not open");
+        }
+        return found;
+    }
+}
