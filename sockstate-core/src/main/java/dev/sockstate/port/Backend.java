@@ -51,6 +51,14 @@ public interface Backend {
     }
 
     /**
+     * @return whether this backend runs on any system the JDK runs on (the JDK's selector does), the
+     * one {@code auto} falls back to where no native backend runs
+     */
+    default boolean isPortable() {
+        return false;
+    }
+
+    /**
      * @return whether a registration change deferred to the next dequeue call saves a system call: on
      * Windows one {@code ProcessSocketNotifications} call applies the changes and dequeues, so a
      * worker carries the re-arms of a batch in its next call; on epoll each change is one

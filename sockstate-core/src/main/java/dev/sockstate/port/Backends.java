@@ -1,16 +1,27 @@
 package dev.sockstate.port;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-/** Finds backends on the class path and selects one by name, or the system's own with {@code auto}. */
+/**
+ * Finds backends on the class path and selects one by name, or with {@code auto} the system's own,
+ * falling back, with one warning that says why, to the portable backend where no native one runs.
+ */
 public final class Backends {
 
-    /** The name that selects the operating system's own backend. */
+    /** The name that selects the operating system's own backend, or, where none runs, the portable one. */
     public static final String AUTO = "auto";
+
+    private static final System.Logger logger = System.getLogger(Backends.class.getName());
+
+    /** The fallback warnings logged so far: each once per process. */
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
     private Backends() {
     }
@@ -43,8 +54,15 @@ public final class Backends {
             }
             String reasons = backends.stream().map((backend) -> backend.name() + ": " + backend.availability().reason())
                     .collect(Collectors.joining("; "));
+            for (Backend backend : backends) {
+                if (backend.isPortable() && backend.availability().available()) {
+                    warnOnce(fallbackWarning(backend, backends));
+                    return backend;
+                }
+            }
             throw new BackendUnavailableException(AUTO, "No socket notification backend runs on " + system()
-                    + "; supported are Linux (epoll) and Windows build 20348 or later (winsock). " + reasons, null);
+                    + "; supported are Linux (epoll), Windows build 20348 or later (winsock), and any system with the"
+                    + " portable nio backend. " + reasons, null);
         }
         for (Backend backend : backends) {
             if (backend.name().equals(wanted)) {
@@ -58,6 +76,28 @@ public final class Backends {
         }
         throw new IllegalArgumentException("Unknown backend '" + name + "'; use " + AUTO + " or one of "
                 + backends.stream().map(Backend::name).collect(Collectors.toList()));
+    }
+
+    /**
+     * @return why {@code auto} falls back to the portable backend: the native backends' probed causes,
+     * and how to choose a backend explicitly
+     */
+    private static String fallbackWarning(Backend portable, List<Backend> backends) {
+        String natives = backends.stream().filter((backend) -> !backend.isPortable())
+                .map((backend) -> backend.name() + ": " + backend.availability().reason()
+                        + ((backend.availability().cause() != null) ? " (" + backend.availability().cause() + ")" : ""))
+                .collect(Collectors.joining("; "));
+        return "No native socket notification backend runs on " + system() + " (" + natives + "); using the portable "
+                + portable.name() + " backend (" + portable.availability().reason() + "). Choose a backend explicitly to"
+                + " silence this: sockstate.backend=" + portable.name() + " (Backends.select(\"" + portable.name()
+                + "\") without Spring), or fix the native backend's cause";
+    }
+
+    /** Logs a warning once per process: the same choice is made by every caller that asks. */
+    private static void warnOnce(String warning) {
+        if (WARNED.add(warning)) {
+            logger.log(Level.WARNING, warning);
+        }
     }
 
     /** @return the operating system, its version and architecture */

@@ -11,9 +11,10 @@ import java.nio.channels.Selector;
 /**
  * The portable backend: a JDK {@link Selector} as the notification port and JDK channels as the
  * sockets, on every system the JDK runs on, without JNA or any native library of its own (so it runs
- * where JNA's cannot load, a {@code noexec} temporary directory say). Never the system's own:
- * {@code auto} does not pick it; name it ({@code nio}) to use it. Its availability is a selector
- * that opens, probed once.
+ * where JNA's cannot load, a {@code noexec} temporary directory say). Never the system's own, but
+ * portable: {@code auto} picks it where no native backend runs (macOS, Windows before build 20348,
+ * a native backend whose probe failed), saying why in one warning; name it ({@code nio}) to use it
+ * anywhere. Its availability is a selector that opens, probed once.
  * <p>
  * It keeps the portable contract, with these differences from the native backends, each asked
  * through this class: no edge for each arrival ({@link #edgeOnEveryArrival()} is false: edges are
@@ -52,6 +53,11 @@ public final class NioBackend implements Backend {
     @Override
     public boolean isNativeToThisSystem() {
         return false;
+    }
+
+    @Override
+    public boolean isPortable() {
+        return true;
     }
 
     @Override
