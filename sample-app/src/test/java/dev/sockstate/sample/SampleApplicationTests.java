@@ -95,6 +95,23 @@ class SampleApplicationTests {
         assertThat(get("/actuator/sockstate")).contains("\"name\":\"resp\"").contains("\"trigger\":\"edge-persistent\"");
     }
 
+    @Test
+    void theEndpointTheHealthAndThePortMetersNameTheBackend() throws Exception {
+        String backend = expectedBackend();
+        assertThat(get("/actuator/sockstate")).contains("\"backend\":{\"name\":\"" + backend + "\"");
+        assertThat(get("/actuator/health/sockstate")).contains("\"backend\":\"" + backend + "\"").contains("\"UP\"");
+        assertThat(get("/actuator/prometheus")).containsPattern("(?m)^sockstate_dequeues_total\\{[^}]*backend=\"" + backend + "\"");
+    }
+
+    /** @return the backend this run chose: the one the build names (its nio run), else the system's own */
+    private static String expectedBackend() {
+        String named = System.getProperty("sockstate.backend");
+        if (named != null) {
+            return named;
+        }
+        return System.getProperty("os.name").startsWith("Windows") ? "winsock" : "epoll";
+    }
+
     private String get(String path) throws Exception {
         return Management.get(this.managementPort, path);
     }

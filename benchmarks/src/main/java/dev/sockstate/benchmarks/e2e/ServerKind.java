@@ -19,6 +19,12 @@ enum ServerKind {
      */
     SOCKSTATE_AFFINE("sockstate-affine", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE, StarterEchoServer.PORT_PER_WORKER), false)),
 
+    /**
+     * sockstate through the starter on the portable {@code nio} backend (the JDK's selector), in the
+     * default configuration otherwise: what macOS and older Windows run, against {@code jdk-nio}.
+     */
+    SOCKSTATE_NIO("sockstate-nio", true, () -> new StarterEchoServer(List.of("sockstate.backend=nio"), false)),
+
     /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
 
@@ -68,7 +74,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
+                + " sockstate-affine, sockstate-nio, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
                 + " netty-epoll-tls");
     }
 }

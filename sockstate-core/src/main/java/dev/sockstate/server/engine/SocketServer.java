@@ -99,8 +99,7 @@ public final class SocketServer {
             this.scheduler = new ServerScheduler("sockstate-scheduler");
             AtomicLong connectionIds = new AtomicLong();
             ListenerBinder binder = new ListenerBinder(sockets);
-            SocketTurn.ChangeRules changeRules = new SocketTurn.ChangeRules(this.backend.edgeOnEveryArrival(),
-                    this.backend.appliesChangesWithDequeue());
+            SocketTurn.ChangeRules changeRules = SocketTurn.ChangeRules.of(this.backend);
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
                     List<NotificationPort> ports = openPorts(settings);

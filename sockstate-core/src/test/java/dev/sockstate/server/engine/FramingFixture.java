@@ -57,7 +57,7 @@ public final class FramingFixture implements AutoCloseable {
                 .handler(counting).build();
         Listener listener = new Listener(settings, group, backend.sockets(), table, this.scheduler, new AtomicLong(),
                 ServerObserver.NONE,
-                new SocketTurn.ChangeRules(backend.edgeOnEveryArrival(), backend.appliesChangesWithDequeue()));
+                SocketTurn.ChangeRules.of(backend));
         this.connection = new TcpConnection(listener, -1);
     }
 

@@ -12,6 +12,7 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * UP while the server runs, every port is open, every worker thread is alive and every listener is
  * bound; OUT_OF_SERVICE while it is stopped or draining on shutdown; DOWN with the reason otherwise.
+ * Its details name the backend the server runs on, its worker groups and its listeners.
  */
 public class SockstateHealthIndicator extends AbstractHealthIndicator {
 
@@ -54,7 +55,8 @@ public class SockstateHealthIndicator extends AbstractHealthIndicator {
         if (listeners.size() < this.server.listenerSettings().size()) {
             problem = "not every listener is bound";
         }
-        builder.withDetail("groups", groupDetails).withDetail("listeners", listenerDetails);
+        builder.withDetail("backend", this.server.backendName()).withDetail("groups", groupDetails)
+                .withDetail("listeners", listenerDetails);
         if (problem != null) {
             builder.down().withDetail("reason", problem);
         }

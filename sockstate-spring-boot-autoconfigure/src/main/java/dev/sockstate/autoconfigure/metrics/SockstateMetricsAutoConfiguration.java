@@ -1,8 +1,10 @@
 package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.port.Backend;
 import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,6 +32,15 @@ public class SockstateMetricsAutoConfiguration {
     MicrometerServerObserver sockstateServerObserver(MeterRegistry registry, ObjectProvider<MetricsProperties> properties) {
         MetricsProperties metrics = properties.getIfAvailable();
         return new MicrometerServerObserver(registry, metrics != null && distributionAsked(metrics.getDistribution(), HANDLER));
+    }
+
+    /**
+     * Tags the meters of the notification ports (dequeues, notifications, registrations) with the
+     * backend the server runs on: {@code backend=epoll}, {@code winsock} or {@code nio}.
+     */
+    @Bean
+    static MeterFilter sockstateBackendTag(ObjectProvider<Backend> backend) {
+        return new BackendTag(backend);
     }
 
     private static final String HANDLER = "sockstate.handler";

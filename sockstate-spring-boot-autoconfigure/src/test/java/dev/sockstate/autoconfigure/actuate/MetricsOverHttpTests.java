@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.Backend;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
@@ -39,6 +40,9 @@ class MetricsOverHttpTests {
 
     @Autowired
     private Environment environment;
+
+    @Autowired
+    private Backend backend;
 
     @Test
     @SuppressWarnings("unchecked")
@@ -109,8 +113,15 @@ class MetricsOverHttpTests {
         assertThat(prometheus).as("no distribution asked for: count and total only").doesNotContain("sockstate_handler_seconds_bucket")
                 .doesNotContain("sockstate_handler_seconds_max");
 
+        String backend = this.backend.name();
+        assertThat(prometheus).as("the ports' meters name the backend they count")
+                .containsPattern("(?m)^sockstate_dequeues_total\\{[^}]*backend=\"" + backend + "\"")
+                .containsPattern("(?m)^sockstate_notifications_total\\{[^}]*backend=\"" + backend + "\"")
+                .containsPattern("(?m)^sockstate_registrations_total\\{[^}]*backend=\"" + backend + "\"")
+                .doesNotContainPattern("(?m)^sockstate_connections_accepted_total\\{[^}]*backend=");
         Map<String, Object> health = http.json("/actuator/health/sockstate");
         assertThat(health).containsEntry("status", "UP");
+        assertThat((Map<String, Object>) health.get("details")).containsEntry("backend", backend);
         HttpResponse<String> readiness = http.get("/actuator/health/readiness");
         assertThat(readiness.statusCode()).isEqualTo(200);
         assertThat(readiness.body()).as("a probe shows no components").isEqualTo("{\"status\":\"UP\"}");
