@@ -83,14 +83,22 @@ public final class Backends {
      * and how to choose a backend explicitly
      */
     private static String fallbackWarning(Backend portable, List<Backend> backends) {
-        String natives = backends.stream().filter((backend) -> !backend.isPortable())
-                .map((backend) -> backend.name() + ": " + backend.availability().reason()
-                        + ((backend.availability().cause() != null) ? " (" + backend.availability().cause() + ")" : ""))
-                .collect(Collectors.joining("; "));
+        // The system's own backend, whose probe failed, says why; where none is the system's own, each says why not.
+        boolean ownKnown = backends.stream().anyMatch(Backend::isNativeToThisSystem);
+        String natives = backends.stream().filter((backend) -> !backend.isPortable() && (!ownKnown || backend.isNativeToThisSystem()))
+                .map(Backends::reasonWithCause).collect(Collectors.joining("; "));
         return "No native socket notification backend runs on " + system() + " (" + natives + "); using the portable "
                 + portable.name() + " backend (" + portable.availability().reason() + "). Choose a backend explicitly to"
                 + " silence this: sockstate.backend=" + portable.name() + " (Backends.select(\"" + portable.name()
                 + "\") without Spring), or fix the native backend's cause";
+    }
+
+    /** @return the backend's name and why it does not run, with its cause unless the reason names it already */
+    private static String reasonWithCause(Backend backend) {
+        Availability availability = backend.availability();
+        Throwable cause = availability.cause();
+        boolean named = cause == null || availability.reason().contains(String.valueOf(cause.getMessage()));
+        return backend.name() + ": " + availability.reason() + (named ? "" : " (" + cause + ")");
     }
 
     /** Logs a warning once per process: the same choice is made by every caller that asks. */

@@ -267,6 +267,11 @@ final class NioPort extends AbstractNotificationPort {
             events |= Events.OUT;
             sides |= Registration.WRITE_SIDE;
         }
+        else if ((ops & SelectionKey.OP_CONNECT) != 0) {
+            // Asked for input only: the connect's end is no event of its own, so the port ends the
+            // connect (a failure stays for the socket's next call) and waits for input.
+            registration.socket.endConnectQuietly();
+        }
         if ((registration.triggerFlags & Trigger.ONESHOT) != 0 && events != 0) {
             registration.armed = false;
         }
@@ -447,7 +452,15 @@ final class NioPort extends AbstractNotificationPort {
      */
     private boolean updateInterest(Registration registration) {
         int ops = 0;
-        if (registration.armed && !registration.removed) {
+        if (registration.armed && !registration.removed && registration.socket.connecting) {
+            // A connection-pending channel is neither readable nor writable to the JDK (OP_READ would
+            // make level epoll report, and the JDK drop, the same readiness again and again): its
+            // connect's end is what it waits for, whichever events it asks for.
+            if ((registration.filter & (Events.IN | Events.HANGUP | Events.OUT)) != 0) {
+                ops = SelectionKey.OP_CONNECT;
+            }
+        }
+        else if (registration.armed && !registration.removed) {
             int filter = registration.filter;
             int masked = registration.masked;
             NioSocket socket = registration.socket;

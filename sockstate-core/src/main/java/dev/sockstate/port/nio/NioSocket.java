@@ -56,6 +56,9 @@ final class NioSocket {
     /** Whether a connect is under way: the write side waits for OP_CONNECT, not OP_WRITE. */
     volatile boolean connecting;
 
+    /** A connect's failure the port found ({@link #endConnectQuietly()}), for the socket's next call; {@code null} for none. */
+    volatile IOException connectFailure;
+
     volatile Registration[] registrations = NONE;
 
     /** The ports whose selectors hold a key of this socket's channel, removed registrations' included. */
@@ -225,6 +228,47 @@ final class NioSocket {
     }
 
     /** Tells the ports that the channel's interest changed (a connect began or ended). */
+    /**
+     * Ends a connect under way if the JDK can: the channel is connection-pending until
+     * {@code finishConnect} says otherwise, and refuses to read or write until then, although the
+     * handshake may have ended long before (nothing else asks the JDK but {@code takeError}).
+     * @return whether the connect is still under way
+     * @throws IOException when it failed (the JDK closes the channel)
+     */
+    boolean stillConnecting() throws IOException {
+        IOException failed = this.connectFailure;
+        if (failed != null) {
+            throw failed;
+        }
+        if (!this.connecting) {
+            return false;
+        }
+        boolean done;
+        try {
+            done = this.stream.finishConnect();
+        }
+        catch (IOException | RuntimeException ex) {
+            this.connecting = false;
+            interestChanged();
+            throw ex;
+        }
+        if (done) {
+            this.connecting = false;
+            interestChanged();
+        }
+        return !done;
+    }
+
+    /** Ends a connect under way if it has ended, from the port; a failure waits for the socket's next call. */
+    void endConnectQuietly() {
+        try {
+            stillConnecting();
+        }
+        catch (IOException ex) {
+            this.connectFailure = ex;
+        }
+    }
+
     void interestChanged() {
         for (Registration registration : this.registrations) {
             registration.port.refresh(registration);

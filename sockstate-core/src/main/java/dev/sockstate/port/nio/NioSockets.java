@@ -260,6 +260,9 @@ final class NioSockets extends AbstractNativeSockets {
         }
         int read;
         try {
+            if ((found.connecting || found.connectFailure != null) && found.stillConnecting()) {
+                return WOULD_BLOCK;
+            }
             read = channel.read(target);
         }
         catch (IOException | RuntimeException ex) {
@@ -289,6 +292,9 @@ final class NioSockets extends AbstractNativeSockets {
         }
         int sent;
         try {
+            if ((found.connecting || found.connectFailure != null) && found.stillConnecting()) {
+                return WOULD_BLOCK;
+            }
             sent = channel.write(source);
         }
         catch (ClosedChannelException ex) {
@@ -506,6 +512,12 @@ final class NioSockets extends AbstractNativeSockets {
     public NativeIoException takeError(long socket) throws NativeIoException {
         NioSocket found = require(socket, "SO_ERROR");
         SocketChannel channel = found.stream;
+        IOException failed = found.connectFailure;
+        if (failed != null) {
+            // The port ended the connect for a registration that asked for input only; read once, as SO_ERROR is.
+            found.connectFailure = null;
+            return JdkErrors.exception("connect", failed);
+        }
         if (channel == null || !found.connecting) {
             return null;
         }

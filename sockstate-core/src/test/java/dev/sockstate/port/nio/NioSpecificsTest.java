@@ -57,6 +57,51 @@ class NioSpecificsTest extends PortTestSupport {
     }
 
     @Test
+    void aSocketWhoseConnectWasPendingReadsAndWritesOnceConnectedWithoutAskingForItsError() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            long client = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+            this.handles.add(client);
+            boolean connectedAtOnce = this.sockets.connect(client, (InetSocketAddress) server.getLocalSocketAddress());
+            try (Socket accepted = server.accept()) {
+                accepted.getOutputStream().write('x');
+                NativeBuffer buffer = this.sockets.allocate(8);
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+                int read;
+                while ((read = this.sockets.recv(client, buffer)) == NativeSockets.WOULD_BLOCK) {
+                    assertThat(System.nanoTime()).as("a byte within %s ms (connected at once: %s)", WAIT_MILLIS, connectedAtOnce)
+                            .isLessThan(deadline);
+                    Thread.onSpinWait();
+                }
+                assertThat(read).isEqualTo(1);
+                NativeBuffer reply = this.sockets.allocate(1);
+                reply.buffer().put((byte) 'y').flip();
+                assertThat(this.sockets.send(client, reply)).isEqualTo(1);
+                assertThat(accepted.getInputStream().read()).isEqualTo('y');
+            }
+        }
+    }
+
+    @Test
+    void aReadRegistrationMadeWhileConnectingHearsTheFirstDataWithoutSpinning() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            long client = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+            this.handles.add(client);
+            this.sockets.connect(client, (InetSocketAddress) server.getLocalSocketAddress());
+            register(client, Events.IN, Trigger.LEVEL_ONESHOT);
+            try (Socket accepted = server.accept()) {
+                java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+                long cpuBefore = threads.getCurrentThreadCpuTime();
+                assertThat(dequeueFor(300)).as("nothing to read yet").isEmpty();
+                long spent = threads.getCurrentThreadCpuTime() - cpuBefore;
+                assertThat(spent).as("CPU time of 300 ms of waiting, ns").isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
+                accepted.getOutputStream().write('x');
+                assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+                assertThat(drain(client)).isEqualTo("x");
+            }
+        }
+    }
+
+    @Test
     void anEmulatedEdgeWaitsForAWouldBlockBeforeNotifyingAgain() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
