@@ -51,6 +51,15 @@ public interface Backend {
     }
 
     /**
+     * @return whether a peer's FIN is notified as {@link Events#HANGUP} to a registration that asks for
+     * IN too; when false (a JDK selector learns readiness only), it shows as IN, and the read that
+     * returns the end of the stream tells it; a registration for HANGUP without IN hears it either way
+     */
+    default boolean notifiesHangups() {
+        return true;
+    }
+
+    /**
      * @return whether this backend runs on any system the JDK runs on (the JDK's selector does), the
      * one {@code auto} falls back to where no native backend runs
      */

@@ -103,7 +103,9 @@ public abstract class PortSemanticsContract extends PortTestSupport {
         Connection connection = connect();
         register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
         connection.hangUp();
-        assertThat(awaitEvents(KEY) & Events.HANGUP).isEqualTo(Events.HANGUP);
+        // A backend that learns readiness only (a selector) says IN, and the read below tells the FIN.
+        int expected = backend().notifiesHangups() ? Events.HANGUP : Events.IN;
+        assertThat(awaitEvents(KEY) & expected).isEqualTo(expected);
         NativeBuffer buffer = this.sockets.allocate(16);
         assertThat(this.sockets.recv(connection.handle(), buffer)).as("end of stream").isZero();
     }

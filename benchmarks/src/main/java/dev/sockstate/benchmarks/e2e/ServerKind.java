@@ -25,6 +25,10 @@ enum ServerKind {
      */
     SOCKSTATE_NIO("sockstate-nio", true, () -> new StarterEchoServer(List.of("sockstate.backend=nio"), false)),
 
+    /** Not compared by default: {@code sockstate-nio} with a port (a selector) per worker. */
+    SOCKSTATE_NIO_AFFINE("sockstate-nio-affine", false, () -> new StarterEchoServer(List.of("sockstate.backend=nio",
+            StarterEchoServer.PORT_PER_WORKER), false)),
+
     /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
 

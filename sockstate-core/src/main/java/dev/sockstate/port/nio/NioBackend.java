@@ -70,6 +70,16 @@ public final class NioBackend implements Backend {
         return SOCKETS;
     }
 
+    /**
+     * A selector reports readiness only: a FIN shows as IN to a registration that asks for IN, and
+     * the read that returns the end of the stream tells it (telling it beforehand would cost a
+     * {@code FIONREAD} per notification).
+     */
+    @Override
+    public boolean notifiesHangups() {
+        return false;
+    }
+
     /** A selector reports readiness only: a reset shows as IN, and the read names it. */
     @Override
     public boolean notifiesErrors() {

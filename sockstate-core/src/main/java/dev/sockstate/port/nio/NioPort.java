@@ -46,10 +46,10 @@ import java.util.function.Consumer;
  * notification, which the portable guarantee allows (read until would-block after every edge);
  * data already there when it is enabled may raise one, which it allows too.
  * <p>
- * <b>Hang-ups and errors.</b> A selector reports readiness only. When a registration asks for HANGUP
- * and its TCP socket is readable with nothing to read ({@code FIONREAD} is zero: a FIN or a reset),
- * the notification carries HANGUP besides IN; a FIN behind unread data shows as IN, learnt by the
- * read that reaches it. ERR is never reported: a read names the error. A HANGUP-only filter (input
+ * <b>Hang-ups and errors.</b> A selector reports readiness only. A registration that asks for IN
+ * hears a FIN or a reset as IN, learnt by the read that reaches it ({@link NioBackend#notifiesHangups()}).
+ * One that asks for HANGUP without IN (a stage holds the input) hears HANGUP when its TCP socket is
+ * readable with nothing to read ({@code FIONREAD} is zero: a FIN or a reset). ERR is never reported: a read names the error. A HANGUP-only filter (input
  * held) finding data masks the read side as an edge does, so a level registration does not spin.
  * <p>
  * An interrupt neither ends a wait nor closes anything, as on the native backends: a caller's
@@ -219,12 +219,17 @@ final class NioPort extends AbstractNotificationPort {
         return findings.count;
     }
 
-    /** Marks the readable TCP sockets with nothing to read, for registrations that ask for HANGUP. */
+    /**
+     * Marks the readable TCP sockets with nothing to read, for registrations that ask for HANGUP
+     * without IN (a stage holds the input): only a probe tells them a FIN or reset from data. A
+     * registration that asks for IN too is told IN, and the read that reaches the end of the stream
+     * (or the error) tells the rest: a {@code FIONREAD} a message would cost a system call more.
+     */
     private void probeHangups(int count) {
         Found findings = this.found;
         for (int i = 0; i < count; i++) {
             Registration registration = findings.registrations[i];
-            if ((findings.ops[i] & SelectionKey.OP_READ) != 0 && (registration.filter & Events.HANGUP) != 0
+            if ((findings.ops[i] & SelectionKey.OP_READ) != 0 && (registration.filter & (Events.HANGUP | Events.IN)) == Events.HANGUP
                     && registration.socket.nothingToRead()) {
                 findings.ops[i] |= NOTHING_TO_READ;
             }
