@@ -608,6 +608,7 @@ final class NioPort extends AbstractNotificationPort {
         for (SelectionKey key : this.selector.keys()) {
             if (key.attachment() instanceof Registration registration) {
                 registration.socket.detach(registration);
+                registration.socket.unkeyedBy(this);
             }
         }
         try {

@@ -200,6 +200,20 @@ final class NioSocket {
         this.keyedPorts = grown;
     }
 
+    /** @param port a port that closed: its selector's keys are gone, and it is not kept alive through this socket */
+    synchronized void unkeyedBy(NioPort port) {
+        NioPort[] current = this.keyedPorts;
+        for (int i = 0; i < current.length; i++) {
+            if (current[i] == port) {
+                NioPort[] shrunk = new NioPort[current.length - 1];
+                System.arraycopy(current, 0, shrunk, 0, i);
+                System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
+                this.keyedPorts = shrunk;
+                return;
+            }
+        }
+    }
+
     /** @param registration a registration that ended (REMOVE, or its port closed) */
     synchronized void detach(Registration registration) {
         Registration[] current = this.registrations;

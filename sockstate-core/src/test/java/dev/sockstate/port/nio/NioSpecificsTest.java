@@ -102,6 +102,25 @@ class NioSpecificsTest extends PortTestSupport {
     }
 
     @Test
+    void aSocketOutlivesAPortThatClosedWithoutKeepingItOrBeingHeldByIt() throws Exception {
+        long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.handles.add(socket);
+        NotificationPort other = backend().openPort();
+        RegistrationBatch enable = new RegistrationBatch(1);
+        enable.enable(socket, KEY, Events.IN, Trigger.LEVEL_ONESHOT);
+        other.apply(enable);
+        assertThat(enable.failed(0)).isFalse();
+        other.close();
+        // The closed port's keys are gone: the socket is as if never registered, and may listen.
+        this.sockets.bind(socket, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(socket, 16);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(socket).getPort())) {
+            register(socket, Events.IN, Trigger.LEVEL_ONESHOT);
+            assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        }
+    }
+
+    @Test
     void anEmulatedEdgeWaitsForAWouldBlockBeforeNotifyingAgain() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
