@@ -70,6 +70,16 @@ public class SocketServerLifecycle implements SmartLifecycle {
     }
 
     /**
+     * Not paused with its context, as Spring Boot's web servers are not: a cached test context that
+     * Spring pauses keeps serving on the ports it published, instead of draining and rebinding on new
+     * ones when it is restarted.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
+    /**
      * Stops on a thread of its own, so that the context stops the other beans of this phase (the web
      * server's graceful shutdown) meanwhile, and calls back once the server stopped.
      */

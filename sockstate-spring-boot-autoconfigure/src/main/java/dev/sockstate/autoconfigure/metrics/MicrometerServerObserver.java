@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
@@ -32,6 +33,9 @@ public class MicrometerServerObserver implements ServerObserver {
     private final List<MicrometerWorkerObserver> workers = new CopyOnWriteArrayList<>();
 
     private final Map<String, MicrometerWorkerObserver> workerObservers = new ConcurrentHashMap<>();
+
+    /** The groups whose deaths counter is registered. */
+    private final Set<String> groups = ConcurrentHashMap.newKeySet();
 
     private final Map<String, MicrometerListenerObserver> listeners = new ConcurrentHashMap<>();
 
@@ -90,9 +94,12 @@ public class MicrometerServerObserver implements ServerObserver {
         return this.workerObservers.computeIfAbsent(group + "#" + worker, (key) -> {
             MicrometerWorkerObserver observer = new MicrometerWorkerObserver(group);
             this.workers.add(observer);
-            FunctionCounter.builder("sockstate.workers.died", this.workers,
-                    (workers) -> sum(workers, (each) -> each.group().equals(group) ? each.deaths() : 0))
-                    .description("Worker threads that died").tag("group", group).register(this.registry);
+            if (this.groups.add(group)) {
+                // One counter a group, for all its workers: registered again, Micrometer would warn and ignore it.
+                FunctionCounter.builder("sockstate.workers.died", this.workers,
+                        (workers) -> sum(workers, (each) -> each.group().equals(group) ? each.deaths() : 0))
+                        .description("Worker threads that died").tag("group", group).register(this.registry);
+            }
             return observer;
         });
     }
