@@ -4,7 +4,11 @@ import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.engine.SocketServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
@@ -17,12 +21,16 @@ import org.springframework.core.env.MutablePropertySources;
  * that both drain at once, within {@code spring.lifecycle.timeout-per-shutdown-phase}. Once started,
  * each listener's bound port is published in the environment as
  * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server (the
- * server logs each, as "Listener 'echo' (TCP, LEVEL_ONESHOT) bound to /[::]:7007 on epoll").
+ * server logs each, as "Listener 'echo' (TCP, LEVEL_ONESHOT) bound to [::]:7007 on epoll", then one line for all, as
+ * Boot's web servers do: "Socket server started on epoll with 'echo' on port 7007 (tcp)"; a graceful stop says when it
+ * begins and when it is complete.
  */
 public class SocketServerLifecycle implements SmartLifecycle {
 
     /** Spring Boot's web server graceful shutdown phase ({@code SmartLifecycle.DEFAULT_PHASE - 1024}). */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
+
+    private static final Log logger = LogFactory.getLog(SocketServerLifecycle.class);
 
     private static final String PORTS_SOURCE = "sockstate.ports";
 
@@ -47,6 +55,22 @@ public class SocketServerLifecycle implements SmartLifecycle {
     public void start() {
         this.server.start();
         publishPorts();
+        logger.info(summary());
+    }
+
+    /** @return one line for the log, as Boot's "Tomcat started on port 8080 (http)": the backend and each listener's port */
+    private String summary() {
+        StringBuilder line = new StringBuilder("Socket server started on ").append(this.server.backendName()).append(" with ");
+        List<BoundListener> listeners = this.server.listeners();
+        if (listeners.isEmpty()) {
+            return line.append("no listener").toString();
+        }
+        for (int i = 0; i < listeners.size(); i++) {
+            BoundListener listener = listeners.get(i);
+            line.append((i == 0) ? "" : ", ").append("'").append(listener.name()).append("' on port ").append(listener.portNumber())
+                    .append(" (").append(listener.protocol().name().toLowerCase(Locale.ROOT)).append(")");
+        }
+        return line.toString();
     }
 
     private void publishPorts() {
@@ -66,7 +90,15 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
+        boolean graceful = !this.shutdownTimeout.isZero() && this.server.isRunning();
+        if (graceful) {
+            logger.info("Commencing graceful shutdown of the socket server. Waiting up to " + this.shutdownTimeout
+                    + " for active connections to complete");
+        }
         this.server.stop(this.shutdownTimeout);
+        if (graceful) {
+            logger.info("Graceful shutdown of the socket server complete");
+        }
     }
 
     /**

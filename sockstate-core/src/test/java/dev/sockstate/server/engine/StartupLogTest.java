@@ -1,0 +1,71 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.server.ListenerSettings;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The line a server logs for each listener it bound: the address as users write it. */
+class StartupLogTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+    }
+
+    @Test
+    void eachListenerIsLoggedWithItsAddressAsUsersWriteItWithoutALeadingSlash() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(SocketServer.class.getName());
+        Handler handler = new Handler() {
+
+            @Override
+            public void publish(LogRecord record) {
+                lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            SocketServer server = this.fixture.start(1, ServerFixture.tcp("v4").handler(new EchoHandler()).build(),
+                    ListenerSettings.tcp("v6").address(InetAddress.getByName("::1")).portNumber(0).handler(new EchoHandler()).build());
+            int v4 = server.listener("v4").portNumber();
+            int v6 = server.listener("v6").portNumber();
+            String backend = server.backendName();
+            assertThat(lines).anyMatch((line) -> line.equals("Listener 'v4' (TCP, LEVEL_ONESHOT) bound to 127.0.0.1:" + v4 + " on " + backend))
+                    .anyMatch((line) -> line.equals("Listener 'v6' (TCP, LEVEL_ONESHOT) bound to [::1]:" + v6 + " on " + backend))
+                    .noneMatch((line) -> line.contains("bound to /"));
+        }
+        finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    @Test
+    void addressesAreWrittenInTheirShortForm() throws Exception {
+        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("::"), 7007))).isEqualTo("[::]:7007");
+        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("2001:db8:0:0:1:0:0:1"), 1)))
+                .isEqualTo("[2001:db8::1:0:0:1]:1");
+        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("1:0:0:2:0:0:0:3"), 1)))
+                .isEqualTo("[1:0:0:2::3]:1");
+        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("1:2:3:4:5:6:7:8"), 1)))
+                .isEqualTo("[1:2:3:4:5:6:7:8]:1");
+        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("0.0.0.0"), 80))).isEqualTo("0.0.0.0:80");
+    }
+}
