@@ -12,10 +12,25 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
-/** Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. */
+/**
+ * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers, each call made
+ * on the {@link EpollCalls} the backend gave.
+ */
 final class EpollSockets extends AbstractNativeSockets {
 
     private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(LinuxNative.AF_INET, LinuxNative.AF_INET6);
+
+    private final EpollCalls calls;
+
+    /** @param calls the binding the sockets call libc through */
+    EpollSockets(EpollCalls calls) {
+        this.calls = calls;
+    }
+
+    /** @return the binding the sockets call libc through, which their port shares */
+    EpollCalls calls() {
+        return this.calls;
+    }
 
     @Override
     public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
@@ -25,9 +40,9 @@ final class EpollSockets extends AbstractNativeSockets {
             default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
         };
         int type = (protocol == Protocol.TCP) ? LinuxNative.SOCK_STREAM : LinuxNative.SOCK_DGRAM;
-        int fd = LinuxNative.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
+        int fd = this.calls.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            throw Errno.last("socket");
+            throw Errno.last(this.calls, "socket");
         }
         return fd;
     }
@@ -36,44 +51,44 @@ final class EpollSockets extends AbstractNativeSockets {
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
             int length = LAYOUT.encode(address, local.address().buffer());
-            if (LinuxNative.bind(fd(socket), local.address().address(), length) != 0) {
-                throw Errno.last("bind(" + address + ")");
+            if (this.calls.bind(fd(socket), local.address().address(), length) != 0) {
+                throw Errno.last(this.calls, "bind(" + address + ")");
             }
         }
     }
 
     @Override
     public void listen(long socket, int backlog) throws NativeIoException {
-        if (LinuxNative.listen(fd(socket), backlog) != 0) {
-            throw Errno.last("listen");
+        if (this.calls.listen(fd(socket), backlog) != 0) {
+            throw Errno.last(this.calls, "listen");
         }
     }
 
     @Override
     public long accept(long listener) throws NativeIoException {
-        int fd = LinuxNative.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
+        int fd = this.calls.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
         if (fd >= 0) {
             return fd;
         }
-        int errno = LinuxNative.errno();
+        int errno = this.calls.errno();
         if (errno == Errno.EAGAIN) {
             return NO_SOCKET;
         }
-        throw Errno.exception("accept4", errno);
+        throw Errno.exception(this.calls, "accept4", errno);
     }
 
     @Override
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
             int length = LAYOUT.encode(address, local.address().buffer());
-            if (LinuxNative.connect(fd(socket), local.address().address(), length) == 0) {
+            if (this.calls.connect(fd(socket), local.address().address(), length) == 0) {
                 return true;
             }
-            int errno = LinuxNative.errno();
+            int errno = this.calls.errno();
             if (errno == Errno.EINPROGRESS) {
                 return false;
             }
-            throw Errno.exception("connect(" + address + ")", errno);
+            throw Errno.exception(this.calls, "connect(" + address + ")", errno);
         }
     }
 
@@ -81,7 +96,7 @@ final class EpollSockets extends AbstractNativeSockets {
     public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer target = buffer.buffer();
         int position = target.position();
-        long read = LinuxNative.recv(fd(socket), buffer.address() + position, target.limit() - position, 0);
+        long read = this.calls.recv(fd(socket), buffer.address() + position, target.limit() - position, 0);
         if (read >= 0) {
             target.position(position + (int) read);
             return (int) read;
@@ -93,7 +108,7 @@ final class EpollSockets extends AbstractNativeSockets {
     public int send(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer source = buffer.buffer();
         int position = source.position();
-        long sent = LinuxNative.send(fd(socket), buffer.address() + position, source.limit() - position,
+        long sent = this.calls.send(fd(socket), buffer.address() + position, source.limit() - position,
                 LinuxNative.MSG_NOSIGNAL);
         if (sent >= 0) {
             source.position(position + (int) sent);
@@ -109,7 +124,7 @@ final class EpollSockets extends AbstractNativeSockets {
             long addressLength = local.addressToFill();
             ByteBuffer target = buffer.buffer();
             int position = target.position();
-            long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
+            long read = this.calls.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
                     address.address(), addressLength);
             if (read < 0) {
                 return wouldBlockOr("recvfrom");
@@ -126,7 +141,7 @@ final class EpollSockets extends AbstractNativeSockets {
             int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
             ByteBuffer source = buffer.buffer();
             int position = source.position();
-            long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
+            long sent = this.calls.sendto(fd(socket), buffer.address() + position, source.limit() - position,
                     LinuxNative.MSG_NOSIGNAL, local.address().address(), length);
             if (sent >= 0) {
                 source.position(position + (int) sent);
@@ -141,8 +156,8 @@ final class EpollSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, value);
-            if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
-                throw Errno.last("setsockopt(" + option + ")");
+            if (this.calls.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
+                throw Errno.last(this.calls, "setsockopt(" + option + ")");
             }
         }
     }
@@ -155,15 +170,15 @@ final class EpollSockets extends AbstractNativeSockets {
     @Override
     public NativeIoException takeError(long socket) throws NativeIoException {
         int errno = intOption(socket, LinuxNative.SOL_SOCKET, LinuxNative.SO_ERROR, "SO_ERROR");
-        return (errno == 0) ? null : Errno.exception("SO_ERROR", errno);
+        return (errno == 0) ? null : Errno.exception(this.calls, "SO_ERROR", errno);
     }
 
     private int intOption(long socket, int level, int name, String label) throws NativeIoException {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 0).putInt(4, 4);
-            if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
-                throw Errno.last("getsockopt(" + label + ")");
+            if (this.calls.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
+                throw Errno.last(this.calls, "getsockopt(" + label + ")");
             }
             return holder.buffer().getInt(0);
         }
@@ -175,15 +190,15 @@ final class EpollSockets extends AbstractNativeSockets {
             return;
         }
         int how = (input && output) ? LinuxNative.SHUT_RDWR : (input ? LinuxNative.SHUT_RD : LinuxNative.SHUT_WR);
-        if (LinuxNative.shutdown(fd(socket), how) != 0) {
-            throw Errno.last("shutdown");
+        if (this.calls.shutdown(fd(socket), how) != 0) {
+            throw Errno.last(this.calls, "shutdown");
         }
     }
 
     @Override
     public void close(long socket) throws NativeIoException {
-        if (LinuxNative.close(fd(socket)) != 0) {
-            throw Errno.last("close");
+        if (this.calls.close(fd(socket)) != 0) {
+            throw Errno.last(this.calls, "close");
         }
     }
 
@@ -201,21 +216,21 @@ final class EpollSockets extends AbstractNativeSockets {
         try (Scratch scratch = scratch()) {
             NativeBuffer address = scratch.address();
             long lengthAddress = scratch.addressToFill();
-            int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
-                    : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
+            int result = local ? this.calls.getsockname(fd(socket), address.address(), lengthAddress)
+                    : this.calls.getpeername(fd(socket), address.address(), lengthAddress);
             if (result != 0) {
-                throw Errno.last(local ? "getsockname" : "getpeername");
+                throw Errno.last(this.calls, local ? "getsockname" : "getpeername");
             }
             return LAYOUT.decode(address.buffer());
         }
     }
 
-    private static int wouldBlockOr(String call) throws NativeIoException {
-        int errno = LinuxNative.errno();
+    private int wouldBlockOr(String call) throws NativeIoException {
+        int errno = this.calls.errno();
         if (errno == Errno.EAGAIN) {
             return WOULD_BLOCK;
         }
-        throw Errno.exception(call, errno);
+        throw Errno.exception(this.calls, call, errno);
     }
 
     private static int fd(long socket) {
@@ -248,6 +263,6 @@ final class EpollSockets extends AbstractNativeSockets {
 
     @Override
     protected long addressOf(ByteBuffer direct) {
-        return LinuxNative.addressOf(direct);
+        return this.calls.addressOf(direct);
     }
 }

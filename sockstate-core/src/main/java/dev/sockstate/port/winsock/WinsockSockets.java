@@ -17,11 +17,24 @@ import java.nio.ByteBuffer;
  * Non-blocking Winsock sockets: the {@code SOCKET} handles a {@link WinsockPort} registers. Sockets
  * are made with {@code WSASocketW} (not inherited by child processes) and switched to non-blocking
  * mode with {@code ioctlsocket(FIONBIO)}; {@code WSAEWOULDBLOCK} is a result, not an exception.
- * {@code WSAStartup} has been called by {@link WinsockBackend} before an instance exists.
+ * Each call is made on the {@link WinsockCalls} the backend gave. {@code WSAStartup} has been
+ * called by {@link WinsockBackend} before an instance exists.
  */
 final class WinsockSockets extends AbstractNativeSockets {
 
     private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6);
+
+    private final WinsockCalls calls;
+
+    /** @param calls the binding the sockets call Winsock through */
+    WinsockSockets(WinsockCalls calls) {
+        this.calls = calls;
+    }
+
+    /** @return the binding the sockets call Winsock through, which their port shares */
+    WinsockCalls calls() {
+        return this.calls;
+    }
 
     @Override
     public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
@@ -31,11 +44,11 @@ final class WinsockSockets extends AbstractNativeSockets {
             default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
         };
         boolean tcp = protocol == Protocol.TCP;
-        long socket = WinsockNative.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
+        long socket = this.calls.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
                 tcp ? WinsockNative.IPPROTO_TCP : WinsockNative.IPPROTO_UDP, 0, 0,
                 WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT);
         if (socket == WinsockNative.INVALID_SOCKET) {
-            throw WsaError.last("WSASocketW");
+            throw WsaError.last(this.calls, "WSASocketW");
         }
         try {
             makeNonBlocking(socket);
@@ -45,7 +58,7 @@ final class WinsockSockets extends AbstractNativeSockets {
             return socket;
         }
         catch (NativeIoException ex) {
-            WinsockNative.closesocket(socket);
+            this.calls.closesocket(socket);
             throw ex;
         }
     }
@@ -54,8 +67,8 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 1);
-            if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
-                throw WsaError.last("ioctlsocket(FIONBIO)");
+            if (this.calls.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
+                throw WsaError.last(this.calls, "ioctlsocket(FIONBIO)");
             }
         }
     }
@@ -68,9 +81,9 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 0).putInt(4, 0);
-            if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
+            if (this.calls.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
                     holder.address() + 4, 0, 0) != 0) {
-                throw WsaError.last("WSAIoctl(SIO_UDP_CONNRESET)");
+                throw WsaError.last(this.calls, "WSAIoctl(SIO_UDP_CONNRESET)");
             }
         }
     }
@@ -89,28 +102,28 @@ final class WinsockSockets extends AbstractNativeSockets {
             // and take or split its traffic.
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 1);
-            if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, holder.address(), 4) != 0) {
-                throw WsaError.last("setsockopt(SO_EXCLUSIVEADDRUSE)");
+            if (this.calls.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, holder.address(), 4) != 0) {
+                throw WsaError.last(this.calls, "setsockopt(SO_EXCLUSIVEADDRUSE)");
             }
             int length = LAYOUT.encode(address, local.address().buffer());
-            if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
-                throw WsaError.last("bind(" + address + ")");
+            if (this.calls.bind(socket, local.address().address(), length) != 0) {
+                throw WsaError.last(this.calls, "bind(" + address + ")");
             }
         }
     }
 
     @Override
     public void listen(long socket, int backlog) throws NativeIoException {
-        if (WinsockNative.listen(socket, backlog) != 0) {
-            throw WsaError.last("listen");
+        if (this.calls.listen(socket, backlog) != 0) {
+            throw WsaError.last(this.calls, "listen");
         }
     }
 
     @Override
     public long accept(long listener) throws NativeIoException {
-        long socket = WinsockNative.accept(listener, 0, 0);
+        long socket = this.calls.accept(listener, 0, 0);
         if (socket == WinsockNative.INVALID_SOCKET) {
-            int code = WinsockNative.lastError();
+            int code = this.calls.lastError();
             if (code == WsaError.WSAEWOULDBLOCK) {
                 return NO_SOCKET;
             }
@@ -121,7 +134,7 @@ final class WinsockSockets extends AbstractNativeSockets {
             return socket;
         }
         catch (NativeIoException ex) {
-            WinsockNative.closesocket(socket);
+            this.calls.closesocket(socket);
             throw ex;
         }
     }
@@ -130,10 +143,10 @@ final class WinsockSockets extends AbstractNativeSockets {
     public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
             int length = LAYOUT.encode(address, local.address().buffer());
-            if (WinsockNative.connect(socket, local.address().address(), length) == 0) {
+            if (this.calls.connect(socket, local.address().address(), length) == 0) {
                 return true;
             }
-            int code = WinsockNative.lastError();
+            int code = this.calls.lastError();
             if (code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS) {
                 return false;
             }
@@ -145,7 +158,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer target = buffer.buffer();
         int position = target.position();
-        int read = WinsockNative.recv(socket, buffer.address() + position, target.limit() - position, 0);
+        int read = this.calls.recv(socket, buffer.address() + position, target.limit() - position, 0);
         if (read >= 0) {
             target.position(position + read);
             return read;
@@ -157,7 +170,7 @@ final class WinsockSockets extends AbstractNativeSockets {
     public int send(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer source = buffer.buffer();
         int position = source.position();
-        int sent = WinsockNative.send(socket, buffer.address() + position, source.limit() - position, 0);
+        int sent = this.calls.send(socket, buffer.address() + position, source.limit() - position, 0);
         if (sent >= 0) {
             source.position(position + sent);
             return sent;
@@ -180,10 +193,10 @@ final class WinsockSockets extends AbstractNativeSockets {
             ByteBuffer target = buffer.buffer();
             int position = target.position();
             int room = target.limit() - position;
-            int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
+            int read = this.calls.recvfrom(socket, buffer.address() + position, room, 0,
                     address.address(), addressLength);
             if (read < 0) {
-                int code = WinsockNative.lastError();
+                int code = this.calls.lastError();
                 if (code == WsaError.WSAEWOULDBLOCK) {
                     return WOULD_BLOCK;
                 }
@@ -204,7 +217,7 @@ final class WinsockSockets extends AbstractNativeSockets {
             int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
             ByteBuffer source = buffer.buffer();
             int position = source.position();
-            int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
+            int sent = this.calls.sendto(socket, buffer.address() + position, source.limit() - position, 0,
                     local.address().address(), length);
             if (sent >= 0) {
                 source.position(position + sent);
@@ -232,8 +245,8 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, value);
-            if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
-                throw WsaError.last("setsockopt(" + option + ")");
+            if (this.calls.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
+                throw WsaError.last(this.calls, "setsockopt(" + option + ")");
             }
         }
     }
@@ -261,8 +274,8 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 0).putInt(4, 4);
-            if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
-                throw WsaError.last("getsockopt(" + label + ")");
+            if (this.calls.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
+                throw WsaError.last(this.calls, "getsockopt(" + label + ")");
             }
             return holder.buffer().getInt(0);
         }
@@ -274,15 +287,15 @@ final class WinsockSockets extends AbstractNativeSockets {
             return;
         }
         int how = (input && output) ? WinsockNative.SD_BOTH : (input ? WinsockNative.SD_RECEIVE : WinsockNative.SD_SEND);
-        if (WinsockNative.shutdown(socket, how) != 0) {
-            throw WsaError.last("shutdown");
+        if (this.calls.shutdown(socket, how) != 0) {
+            throw WsaError.last(this.calls, "shutdown");
         }
     }
 
     @Override
     public void close(long socket) throws NativeIoException {
-        if (WinsockNative.closesocket(socket) != 0) {
-            throw WsaError.last("closesocket");
+        if (this.calls.closesocket(socket) != 0) {
+            throw WsaError.last(this.calls, "closesocket");
         }
     }
 
@@ -300,17 +313,17 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch scratch = scratch()) {
             NativeBuffer address = scratch.address();
             long lengthAddress = scratch.addressToFill();
-            int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
-                    : WinsockNative.getpeername(socket, address.address(), lengthAddress);
+            int result = local ? this.calls.getsockname(socket, address.address(), lengthAddress)
+                    : this.calls.getpeername(socket, address.address(), lengthAddress);
             if (result != 0) {
-                throw WsaError.last(local ? "getsockname" : "getpeername");
+                throw WsaError.last(this.calls, local ? "getsockname" : "getpeername");
             }
             return LAYOUT.decode(address.buffer());
         }
     }
 
-    private static int wouldBlockOr(String call) throws NativeIoException {
-        int code = WinsockNative.lastError();
+    private int wouldBlockOr(String call) throws NativeIoException {
+        int code = this.calls.lastError();
         if (code == WsaError.WSAEWOULDBLOCK) {
             return WOULD_BLOCK;
         }
@@ -339,6 +352,6 @@ final class WinsockSockets extends AbstractNativeSockets {
 
     @Override
     protected long addressOf(ByteBuffer direct) {
-        return WinsockNative.addressOf(direct);
+        return this.calls.addressOf(direct);
     }
 }
