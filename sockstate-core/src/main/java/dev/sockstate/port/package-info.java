@@ -16,7 +16,9 @@
  * <p>
  * <b>Backend SPI.</b> A backend implements {@link dev.sockstate.port.Backend} (found with
  * {@link java.util.ServiceLoader}) and extends {@link dev.sockstate.port.AbstractNotificationPort} and
- * {@link dev.sockstate.port.AbstractNativeSockets}: their protected members, and
+ * {@link dev.sockstate.port.AbstractNativeSockets}, or, for BSD-style socket calls,
+ * {@link dev.sockstate.port.AbstractBsdSockets}, which writes what such calls share once and asks
+ * a backend only for its numbers, its error codes and each call on its binding: their protected members, and
  * {@link dev.sockstate.port.SocketAddressLayout}, are for backends only. Batches are written only
  * through those protected members, so code that merely uses a port can read a batch but never fill
  * one. Nothing here knows a backend, the server or JNA.

@@ -8,6 +8,7 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The Linux backend: epoll and libc sockets through JNA. Its availability (Linux, a 64-bit JVM,
@@ -18,7 +19,13 @@ public final class EpollBackend implements Backend {
     /** The backend's name in configuration. */
     public static final String NAME = "epoll";
 
+    /** The binding of libc the backend runs on, made once by the probe: the one line a binding changes. */
+    private static final Supplier<EpollCalls> BINDING = LinuxNative.Binding::new;
+
     private static volatile Availability availability;
+
+    /** The binding the probe found working, which the sockets and ports are given. */
+    private static volatile EpollCalls calls;
 
     private static volatile EpollSockets sockets;
 
@@ -79,7 +86,7 @@ public final class EpollBackend implements Backend {
             synchronized (EpollBackend.class) {
                 current = sockets;
                 if (current == null) {
-                    current = new EpollSockets();
+                    current = new EpollSockets(calls);
                     sockets = current;
                 }
             }
@@ -100,13 +107,15 @@ public final class EpollBackend implements Backend {
                 return Availability.unavailable("epoll needs a 64-bit JVM, this one has "
                         + (com.sun.jna.Native.POINTER_SIZE * 8) + "-bit pointers", null);
             }
-            int fd = LinuxNative.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
+            EpollCalls bound = BINDING.get();
+            int fd = bound.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
             if (fd < 0) {
-                NativeIoException failure = Errno.last("epoll_create1");
+                NativeIoException failure = Errno.last(bound, "epoll_create1");
                 return Availability.unavailable("epoll_create1 failed: " + failure.getMessage(), failure);
             }
-            LinuxNative.close(fd);
-            EpollPort.loadRarelyUsedClasses();
+            bound.close(fd);
+            EpollPort.loadRarelyUsedClasses(bound);
+            calls = bound;
             return Availability.available("Linux " + System.getProperty("os.version") + " with epoll, JNA "
                     + com.sun.jna.Native.VERSION);
         }

@@ -47,6 +47,9 @@ final class EpollPort extends AbstractNotificationPort {
 
     private final EpollSockets sockets;
 
+    /** The binding the port calls libc through, its sockets' own. */
+    private final EpollCalls calls;
+
     /** Sockets believed registered, indexed by descriptor: a hint that picks ADD or MOD first. */
     private volatile byte[] registeredHint = new byte[1024];
 
@@ -58,55 +61,63 @@ final class EpollPort extends AbstractNotificationPort {
         this.one.buffer().putLong(0, 1L);
         this.sink = sockets.allocate(8);
         this.sockets = sockets;
+        this.calls = sockets.calls();
     }
 
     /**
      * Loads the classes that only rare paths use (errors, REMOVE), so that a process out of
      * descriptors, which cannot open a class file, still runs them.
      */
-    static void loadRarelyUsedClasses() {
+    static void loadRarelyUsedClasses(EpollCalls calls) {
         new QueuedEntry(0, 0, true).hashCode();
-        Errno.exception("epoll_wait", Errno.EAGAIN).error().ordinal();
+        Errno.exception(calls, "epoll_wait", Errno.EAGAIN).error().ordinal();
     }
 
+    /**
+     * @param sockets the sockets the port registers, whose binding it calls libc through
+     * @return a new port with its epoll instance and its two eventfds
+     * @throws NativeIoException when one could not be made
+     */
     static EpollPort open(EpollSockets sockets) throws NativeIoException {
-        int epollFd = LinuxNative.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
+        EpollCalls calls = sockets.calls();
+        int epollFd = calls.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
         if (epollFd < 0) {
-            throw Errno.last("epoll_create1");
+            throw Errno.last(calls, "epoll_create1");
         }
         int queueFd = -1;
         int closeFd = -1;
         try {
-            queueFd = newEventFd(LinuxNative.EFD_SEMAPHORE);
-            closeFd = newEventFd(0);
+            queueFd = newEventFd(calls, LinuxNative.EFD_SEMAPHORE);
+            closeFd = newEventFd(calls, 0);
             NativeBuffer event = sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
-            control(epollFd, LinuxNative.EPOLL_CTL_ADD, queueFd, LinuxNative.EPOLLIN, QUEUE_KEY, event);
-            control(epollFd, LinuxNative.EPOLL_CTL_ADD, closeFd, LinuxNative.EPOLLIN, CLOSE_KEY, event);
+            control(calls, epollFd, queueFd, QUEUE_KEY, event);
+            control(calls, epollFd, closeFd, CLOSE_KEY, event);
             return new EpollPort(epollFd, queueFd, closeFd, sockets);
         }
         catch (NativeIoException | RuntimeException ex) {
-            closeQuietly(closeFd);
-            closeQuietly(queueFd);
-            closeQuietly(epollFd);
+            closeQuietly(calls, closeFd);
+            closeQuietly(calls, queueFd);
+            closeQuietly(calls, epollFd);
             throw ex;
         }
     }
 
-    private static int newEventFd(int flags) throws NativeIoException {
-        int fd = LinuxNative.eventfd(0, flags | LinuxNative.EFD_NONBLOCK | LinuxNative.EFD_CLOEXEC);
+    private static int newEventFd(EpollCalls calls, int flags) throws NativeIoException {
+        int fd = calls.eventfd(0, flags | LinuxNative.EFD_NONBLOCK | LinuxNative.EFD_CLOEXEC);
         if (fd < 0) {
-            throw Errno.last("eventfd");
+            throw Errno.last(calls, "eventfd");
         }
         return fd;
     }
 
-    private static void control(int epollFd, int op, int fd, int events, long key, NativeBuffer event)
+    /** Adds one of the port's own eventfds for IN, level-triggered, under its reserved key. */
+    private static void control(EpollCalls calls, int epollFd, int fd, long key, NativeBuffer event)
             throws NativeIoException {
         ByteBuffer buffer = event.buffer();
-        buffer.putInt(0, events);
+        buffer.putInt(0, LinuxNative.EPOLLIN);
         buffer.putLong(LinuxNative.EPOLL_EVENT_DATA_OFFSET, key);
-        if (LinuxNative.epoll_ctl(epollFd, op, fd, event.address()) != 0) {
-            throw Errno.last("epoll_ctl");
+        if (calls.epoll_ctl(epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event.address()) != 0) {
+            throw Errno.last(calls, "epoll_ctl");
         }
     }
 
@@ -132,9 +143,9 @@ final class EpollPort extends AbstractNotificationPort {
         long deadline = 0;
         int timeout = (removed > 0) ? 0 : (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
         while (true) {
-            int ready = LinuxNative.epoll_wait(this.epollFd, events.address(), notifications.capacity() - removed, timeout);
+            int ready = this.calls.epoll_wait(this.epollFd, events.address(), notifications.capacity() - removed, timeout);
             if (ready < 0) {
-                int errno = LinuxNative.errno();
+                int errno = this.calls.errno();
                 if (errno != Errno.EINTR) {
                     if (removed > 0 || changes != null && !changes.isEmpty()) {
                         // The changes were applied, each with its result: the call is no failure. The
@@ -142,7 +153,7 @@ final class EpollPort extends AbstractNotificationPort {
                         storeSize(notifications, removed);
                         return removed;
                     }
-                    throw Errno.exception("epoll_wait", errno);
+                    throw Errno.exception(this.calls, "epoll_wait", errno);
                 }
                 ready = 0;
             }
@@ -172,7 +183,7 @@ final class EpollPort extends AbstractNotificationPort {
             if (key >= 0) {
                 storeNotification(notifications, stored++, key, toEvents(events.getInt(offset)));
             }
-            else if (key == QUEUE_KEY && LinuxNative.read(this.queueFd, this.sink.address(), 8) == 8) {
+            else if (key == QUEUE_KEY && this.calls.read(this.queueFd, this.sink.address(), 8) == 8) {
                 QueuedEntry entry = this.queue.poll();
                 if (entry.remove) {
                     storeNotification(notifications, stored++, entry.key, Events.REMOVE);
@@ -249,7 +260,7 @@ final class EpollPort extends AbstractNotificationPort {
             Operation operation = changes.operation(i);
             int result;
             if (operation == Operation.REMOVE) {
-                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_DEL, fd, 0);
+                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_DEL, fd, 0);
                 if (result == 0) {
                     hint(fd, false);
                     if (notifications != null && removed < notifications.capacity()) {
@@ -272,7 +283,7 @@ final class EpollPort extends AbstractNotificationPort {
                 storeResult(changes, i, null, 0);
             }
             else {
-                int errno = LinuxNative.errno();
+                int errno = this.calls.errno();
                 storeResult(changes, i, Errno.toError(errno), errno);
             }
         }
@@ -282,14 +293,14 @@ final class EpollPort extends AbstractNotificationPort {
     /** MOD for a socket believed registered, ADD otherwise, and the other when the guess was wrong. */
     private int enable(int fd, long event, boolean mayAdd) {
         int first = (!mayAdd || isHinted(fd)) ? LinuxNative.EPOLL_CTL_MOD : LinuxNative.EPOLL_CTL_ADD;
-        int result = LinuxNative.epoll_ctl(this.epollFd, first, fd, event);
+        int result = this.calls.epoll_ctl(this.epollFd, first, fd, event);
         if (result != 0 && mayAdd) {
-            int errno = LinuxNative.errno();
+            int errno = this.calls.errno();
             if (errno == Errno.ENOENT && first == LinuxNative.EPOLL_CTL_MOD) {
-                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event);
+                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event);
             }
             else if (errno == Errno.EEXIST && first == LinuxNative.EPOLL_CTL_ADD) {
-                result = LinuxNative.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_MOD, fd, event);
+                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_MOD, fd, event);
             }
         }
         if (result == 0) {
@@ -332,27 +343,27 @@ final class EpollPort extends AbstractNotificationPort {
 
     private void enqueue(QueuedEntry entry) throws NativeIoException {
         this.queue.add(entry);
-        if (LinuxNative.write(this.queueFd, this.one.address(), 8) != 8) {
-            throw Errno.last("write(eventfd)");
+        if (this.calls.write(this.queueFd, this.one.address(), 8) != 8) {
+            throw Errno.last(this.calls, "write(eventfd)");
         }
     }
 
     @Override
     protected void wakeAllForClose() {
-        LinuxNative.write(this.closeFd, this.one.address(), 8);
+        this.calls.write(this.closeFd, this.one.address(), 8);
     }
 
     @Override
     protected void release() {
-        closeQuietly(this.epollFd);
-        closeQuietly(this.queueFd);
-        closeQuietly(this.closeFd);
+        closeQuietly(this.calls, this.epollFd);
+        closeQuietly(this.calls, this.queueFd);
+        closeQuietly(this.calls, this.closeFd);
         this.queue.clear();
     }
 
-    private static void closeQuietly(int fd) {
+    private static void closeQuietly(EpollCalls calls, int fd) {
         if (fd >= 0) {
-            LinuxNative.close(fd);
+            calls.close(fd);
         }
     }
 

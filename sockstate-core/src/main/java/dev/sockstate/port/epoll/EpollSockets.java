@@ -1,223 +1,131 @@
 package dev.sockstate.port.epoll;
 
-import dev.sockstate.port.AbstractNativeSockets;
-import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.AbstractBsdSockets;
 import dev.sockstate.port.NativeIoException;
-import dev.sockstate.port.NativeSocketOption;
-import dev.sockstate.port.NativeSockets;
-import dev.sockstate.port.SocketAddressLayout;
-import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
-import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
-/** Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. */
-final class EpollSockets extends AbstractNativeSockets {
+/**
+ * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. Each call is
+ * the libc call on the {@link EpollCalls} the backend gave, with the handle narrowed to a descriptor;
+ * a send never raises {@code SIGPIPE} ({@code MSG_NOSIGNAL}).
+ */
+final class EpollSockets extends AbstractBsdSockets {
 
-    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(LinuxNative.AF_INET, LinuxNative.AF_INET6);
+    private static final Constants CONSTANTS = new Constants(LinuxNative.AF_INET, LinuxNative.AF_INET6,
+            LinuxNative.SOL_SOCKET, LinuxNative.SO_ERROR, LinuxNative.SO_REUSEADDR, LinuxNative.SO_REUSEPORT,
+            LinuxNative.SO_RCVBUF, LinuxNative.SO_SNDBUF, LinuxNative.SO_KEEPALIVE, LinuxNative.IPV6_V6ONLY, "accept4", "close");
+
+    private final EpollCalls calls;
+
+    /** @param calls the binding the sockets call libc through */
+    EpollSockets(EpollCalls calls) {
+        super(CONSTANTS);
+        this.calls = calls;
+    }
+
+    /** @return the binding the sockets call libc through, which their port shares */
+    EpollCalls calls() {
+        return this.calls;
+    }
 
     @Override
-    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
-        int domain = switch (family) {
-            case INET -> LinuxNative.AF_INET;
-            case INET6 -> LinuxNative.AF_INET6;
-            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
-        };
+    protected int lastError() {
+        return this.calls.errno();
+    }
+
+    @Override
+    protected boolean isWouldBlock(int code) {
+        return code == Errno.EAGAIN;
+    }
+
+    @Override
+    protected boolean isConnectPending(int code) {
+        return code == Errno.EINPROGRESS;
+    }
+
+    @Override
+    protected NativeIoException exception(String call, int code) {
+        return Errno.exception(this.calls, call, code);
+    }
+
+    @Override
+    protected long openSocket(int domain, Protocol protocol) throws NativeIoException {
         int type = (protocol == Protocol.TCP) ? LinuxNative.SOCK_STREAM : LinuxNative.SOCK_DGRAM;
-        int fd = LinuxNative.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
+        int fd = this.calls.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            throw Errno.last("socket");
+            throw lastException("socket");
         }
         return fd;
     }
 
     @Override
-    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            int length = LAYOUT.encode(address, local.address().buffer());
-            if (LinuxNative.bind(fd(socket), local.address().address(), length) != 0) {
-                throw Errno.last("bind(" + address + ")");
-            }
-        }
+    protected int bindCall(long socket, long address, int length) {
+        return this.calls.bind(fd(socket), address, length);
     }
 
     @Override
-    public void listen(long socket, int backlog) throws NativeIoException {
-        if (LinuxNative.listen(fd(socket), backlog) != 0) {
-            throw Errno.last("listen");
-        }
+    protected int listenCall(long socket, int backlog) {
+        return this.calls.listen(fd(socket), backlog);
     }
 
     @Override
-    public long accept(long listener) throws NativeIoException {
-        int fd = LinuxNative.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
-        if (fd >= 0) {
-            return fd;
-        }
-        int errno = LinuxNative.errno();
-        if (errno == Errno.EAGAIN) {
-            return NO_SOCKET;
-        }
-        throw Errno.exception("accept4", errno);
+    protected long acceptCall(long listener) {
+        return this.calls.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
     }
 
     @Override
-    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            int length = LAYOUT.encode(address, local.address().buffer());
-            if (LinuxNative.connect(fd(socket), local.address().address(), length) == 0) {
-                return true;
-            }
-            int errno = LinuxNative.errno();
-            if (errno == Errno.EINPROGRESS) {
-                return false;
-            }
-            throw Errno.exception("connect(" + address + ")", errno);
-        }
+    protected int connectCall(long socket, long address, int length) {
+        return this.calls.connect(fd(socket), address, length);
     }
 
     @Override
-    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer target = buffer.buffer();
-        int position = target.position();
-        long read = LinuxNative.recv(fd(socket), buffer.address() + position, target.limit() - position, 0);
-        if (read >= 0) {
-            target.position(position + (int) read);
-            return (int) read;
-        }
-        return wouldBlockOr("recv");
+    protected long recvCall(long socket, long buffer, int length) {
+        return this.calls.recv(fd(socket), buffer, length, 0);
     }
 
     @Override
-    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer source = buffer.buffer();
-        int position = source.position();
-        long sent = LinuxNative.send(fd(socket), buffer.address() + position, source.limit() - position,
-                LinuxNative.MSG_NOSIGNAL);
-        if (sent >= 0) {
-            source.position(position + (int) sent);
-            return (int) sent;
-        }
-        return wouldBlockOr("send");
+    protected long sendCall(long socket, long buffer, int length) {
+        return this.calls.send(fd(socket), buffer, length, LinuxNative.MSG_NOSIGNAL);
     }
 
     @Override
-    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            NativeBuffer address = local.address();
-            long addressLength = local.addressToFill();
-            ByteBuffer target = buffer.buffer();
-            int position = target.position();
-            long read = LinuxNative.recvfrom(fd(socket), buffer.address() + position, target.limit() - position, 0,
-                    address.address(), addressLength);
-            if (read < 0) {
-                return wouldBlockOr("recvfrom");
-            }
-            target.position(position + (int) Math.min(read, target.limit() - position));
-            LAYOUT.decode(address.buffer(), local.bytes(), sender);
-            return (int) read;
-        }
+    protected long recvFromCall(long socket, long buffer, int length, long address, long addressLength) {
+        return this.calls.recvfrom(fd(socket), buffer, length, 0, address, addressLength);
     }
 
     @Override
-    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
-            ByteBuffer source = buffer.buffer();
-            int position = source.position();
-            long sent = LinuxNative.sendto(fd(socket), buffer.address() + position, source.limit() - position,
-                    LinuxNative.MSG_NOSIGNAL, local.address().address(), length);
-            if (sent >= 0) {
-                source.position(position + (int) sent);
-                return (int) sent;
-            }
-            return wouldBlockOr("sendto");
-        }
+    protected long sendToCall(long socket, long buffer, int length, long address, int addressLength) {
+        return this.calls.sendto(fd(socket), buffer, length, LinuxNative.MSG_NOSIGNAL, address, addressLength);
     }
 
     @Override
-    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            NativeBuffer holder = local.option();
-            holder.buffer().putInt(0, value);
-            if (LinuxNative.setsockopt(fd(socket), level(option), name(option), holder.address(), 4) != 0) {
-                throw Errno.last("setsockopt(" + option + ")");
-            }
-        }
+    protected int setOptionCall(long socket, int level, int name, long value, int length) {
+        return this.calls.setsockopt(fd(socket), level, name, value, length);
     }
 
     @Override
-    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
-        return intOption(socket, level(option), name(option), option.name());
+    protected int getOptionCall(long socket, int level, int name, long value, long length) {
+        return this.calls.getsockopt(fd(socket), level, name, value, length);
     }
 
     @Override
-    public NativeIoException takeError(long socket) throws NativeIoException {
-        int errno = intOption(socket, LinuxNative.SOL_SOCKET, LinuxNative.SO_ERROR, "SO_ERROR");
-        return (errno == 0) ? null : Errno.exception("SO_ERROR", errno);
-    }
-
-    private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            NativeBuffer holder = local.option();
-            holder.buffer().putInt(0, 0).putInt(4, 4);
-            if (LinuxNative.getsockopt(fd(socket), level, name, holder.address(), holder.address() + 4) != 0) {
-                throw Errno.last("getsockopt(" + label + ")");
-            }
-            return holder.buffer().getInt(0);
-        }
+    protected int shutdownCall(long socket, int how) {
+        return this.calls.shutdown(fd(socket), how);
     }
 
     @Override
-    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
-        if (!input && !output) {
-            return;
-        }
-        int how = (input && output) ? LinuxNative.SHUT_RDWR : (input ? LinuxNative.SHUT_RD : LinuxNative.SHUT_WR);
-        if (LinuxNative.shutdown(fd(socket), how) != 0) {
-            throw Errno.last("shutdown");
-        }
+    protected int closeCall(long socket) {
+        return this.calls.close(fd(socket));
     }
 
     @Override
-    public void close(long socket) throws NativeIoException {
-        if (LinuxNative.close(fd(socket)) != 0) {
-            throw Errno.last("close");
-        }
+    protected int nameCall(long socket, boolean local, long address, long addressLength) {
+        return local ? this.calls.getsockname(fd(socket), address, addressLength)
+                : this.calls.getpeername(fd(socket), address, addressLength);
     }
 
-    @Override
-    public InetSocketAddress localAddress(long socket) throws NativeIoException {
-        return name(socket, true);
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
-        return name(socket, false);
-    }
-
-    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        try (Scratch scratch = scratch()) {
-            NativeBuffer address = scratch.address();
-            long lengthAddress = scratch.addressToFill();
-            int result = local ? LinuxNative.getsockname(fd(socket), address.address(), lengthAddress)
-                    : LinuxNative.getpeername(fd(socket), address.address(), lengthAddress);
-            if (result != 0) {
-                throw Errno.last(local ? "getsockname" : "getpeername");
-            }
-            return LAYOUT.decode(address.buffer());
-        }
-    }
-
-    private static int wouldBlockOr(String call) throws NativeIoException {
-        int errno = LinuxNative.errno();
-        if (errno == Errno.EAGAIN) {
-            return WOULD_BLOCK;
-        }
-        throw Errno.exception(call, errno);
-    }
-
+    /** @return the handle as a descriptor @throws IllegalArgumentException when it is none */
     private static int fd(long socket) {
         int fd = (int) socket;
         if (fd != socket || fd < 0) {
@@ -226,28 +134,8 @@ final class EpollSockets extends AbstractNativeSockets {
         return fd;
     }
 
-    private static int level(NativeSocketOption option) {
-        return switch (option) {
-            case TCP_NODELAY -> LinuxNative.IPPROTO_TCP;
-            case IPV6_ONLY -> LinuxNative.IPPROTO_IPV6;
-            default -> LinuxNative.SOL_SOCKET;
-        };
-    }
-
-    private static int name(NativeSocketOption option) {
-        return switch (option) {
-            case REUSE_ADDRESS -> LinuxNative.SO_REUSEADDR;
-            case REUSE_PORT -> LinuxNative.SO_REUSEPORT;
-            case TCP_NODELAY -> LinuxNative.TCP_NODELAY;
-            case RECEIVE_BUFFER -> LinuxNative.SO_RCVBUF;
-            case SEND_BUFFER -> LinuxNative.SO_SNDBUF;
-            case KEEP_ALIVE -> LinuxNative.SO_KEEPALIVE;
-            case IPV6_ONLY -> LinuxNative.IPV6_V6ONLY;
-        };
-    }
-
     @Override
     protected long addressOf(ByteBuffer direct) {
-        return LinuxNative.addressOf(direct);
+        return this.calls.addressOf(direct);
     }
 }

@@ -38,6 +38,7 @@ final class Errno {
     private Errno() {
     }
 
+    /** @return the portable meaning of a Linux errno */
     static NativeError toError(int errno) {
         return switch (errno) {
             case EAGAIN -> NativeError.WOULD_BLOCK;
@@ -62,29 +63,30 @@ final class Errno {
         };
     }
 
-    static NativeIoException exception(String call, int errno) {
-        return new NativeIoException(call, toError(errno), errno, describe(errno));
+    /** @return the exception for a call that failed with the code, its text looked up through the calls */
+    static NativeIoException exception(EpollCalls calls, String call, int errno) {
+        return new NativeIoException(call, toError(errno), errno, describe(calls, errno));
     }
 
     /**
      * @return the C library's text for the code, looked up once per code: {@code strerror} goes through
      * the locale's message catalogue, which costs more than the failed call itself
      */
-    static String describe(int errno) {
+    static String describe(EpollCalls calls, int errno) {
         if (errno < 0 || errno >= DESCRIPTIONS.length) {
-            return LinuxNative.strerror(errno);
+            return calls.strerror(errno);
         }
         String description = DESCRIPTIONS[errno];
         if (description == null) {
             // Two threads may both look it up; either's text is the same, and a String is safely shared.
-            description = LinuxNative.strerror(errno);
+            description = calls.strerror(errno);
             DESCRIPTIONS[errno] = description;
         }
         return description;
     }
 
     /** @param call the call that just failed @return the exception for this thread's errno */
-    static NativeIoException last(String call) {
-        return exception(call, LinuxNative.errno());
+    static NativeIoException last(EpollCalls calls, String call) {
+        return exception(calls, call, calls.errno());
     }
 }

@@ -7,9 +7,10 @@ import com.sun.jna.Platform;
 /**
  * The libc functions the epoll backend calls, bound with JNA direct mapping ({@code Native.register})
  * so that a call costs a JNI transition and nothing more: pointers are passed as {@code long}
- * addresses and {@code size_t}/{@code ssize_t} as {@code long} (64-bit Linux only). The thread's
- * errno after a failed call is read with {@link #errno()}. This is the only class of the backend
- * that touches JNA's native binding.
+ * addresses and {@code size_t}/{@code ssize_t} as {@code long} (64-bit Linux only). The bound
+ * methods are private: the backend calls them through a {@link Binding}, the {@link EpollCalls} it
+ * is given, and reads only the constants here. This is the only class of the backend that touches
+ * JNA's native binding.
  */
 final class LinuxNative {
 
@@ -64,57 +65,176 @@ final class LinuxNative {
     private LinuxNative() {
     }
 
-    /** @return errno of this thread's last native call */
-    static int errno() {
-        return Native.getLastError();
-    }
+    private static native int epoll_create1(int flags);
 
-    static native int epoll_create1(int flags);
+    private static native int epoll_ctl(int epfd, int op, int fd, long event);
 
-    static native int epoll_ctl(int epfd, int op, int fd, long event);
+    private static native int epoll_wait(int epfd, long events, int maxEvents, int timeout);
 
-    static native int epoll_wait(int epfd, long events, int maxEvents, int timeout);
+    private static native int eventfd(int initval, int flags);
 
-    static native int eventfd(int initval, int flags);
+    private static native long read(int fd, long buf, long count);
 
-    static native long read(int fd, long buf, long count);
+    private static native long write(int fd, long buf, long count);
 
-    static native long write(int fd, long buf, long count);
+    private static native int close(int fd);
 
-    static native int close(int fd);
+    private static native int socket(int domain, int type, int protocol);
 
-    static native int socket(int domain, int type, int protocol);
+    private static native int bind(int fd, long addr, int addrlen);
 
-    static native int bind(int fd, long addr, int addrlen);
+    private static native int listen(int fd, int backlog);
 
-    static native int listen(int fd, int backlog);
+    private static native int accept4(int fd, long addr, long addrlen, int flags);
 
-    static native int accept4(int fd, long addr, long addrlen, int flags);
+    private static native int connect(int fd, long addr, int addrlen);
 
-    static native int connect(int fd, long addr, int addrlen);
+    private static native long recv(int fd, long buf, long len, int flags);
 
-    static native long recv(int fd, long buf, long len, int flags);
+    private static native long send(int fd, long buf, long len, int flags);
 
-    static native long send(int fd, long buf, long len, int flags);
+    private static native long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen);
 
-    static native long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen);
+    private static native long sendto(int fd, long buf, long len, int flags, long addr, int addrlen);
 
-    static native long sendto(int fd, long buf, long len, int flags, long addr, int addrlen);
+    private static native int setsockopt(int fd, int level, int name, long value, int len);
 
-    static native int setsockopt(int fd, int level, int name, long value, int len);
+    private static native int getsockopt(int fd, int level, int name, long value, long len);
 
-    static native int getsockopt(int fd, int level, int name, long value, long len);
+    private static native int shutdown(int fd, int how);
 
-    static native int shutdown(int fd, int how);
+    private static native int getsockname(int fd, long addr, long addrlen);
 
-    static native int getsockname(int fd, long addr, long addrlen);
+    private static native int getpeername(int fd, long addr, long addrlen);
 
-    static native int getpeername(int fd, long addr, long addrlen);
+    private static native String strerror(int errnum);
 
-    static native String strerror(int errnum);
+    /**
+     * JNA's binding as the instance the backend is given: each call is the bound static method, so
+     * it costs what a direct call costs. Its first call binds libc, and throws a {@link LinkageError}
+     * when JNA cannot.
+     */
+    static final class Binding implements EpollCalls {
 
-    /** @return the native address of a direct buffer (allocates a JNA pointer: not for hot paths) */
-    static long addressOf(java.nio.ByteBuffer direct) {
-        return com.sun.jna.Pointer.nativeValue(Native.getDirectBufferPointer(direct));
+        @Override
+        public int errno() {
+            return Native.getLastError();
+        }
+
+        @Override
+        public int epoll_create1(int flags) {
+            return LinuxNative.epoll_create1(flags);
+        }
+
+        @Override
+        public int epoll_ctl(int epfd, int op, int fd, long event) {
+            return LinuxNative.epoll_ctl(epfd, op, fd, event);
+        }
+
+        @Override
+        public int epoll_wait(int epfd, long events, int maxEvents, int timeout) {
+            return LinuxNative.epoll_wait(epfd, events, maxEvents, timeout);
+        }
+
+        @Override
+        public int eventfd(int initval, int flags) {
+            return LinuxNative.eventfd(initval, flags);
+        }
+
+        @Override
+        public long read(int fd, long buf, long count) {
+            return LinuxNative.read(fd, buf, count);
+        }
+
+        @Override
+        public long write(int fd, long buf, long count) {
+            return LinuxNative.write(fd, buf, count);
+        }
+
+        @Override
+        public int close(int fd) {
+            return LinuxNative.close(fd);
+        }
+
+        @Override
+        public int socket(int domain, int type, int protocol) {
+            return LinuxNative.socket(domain, type, protocol);
+        }
+
+        @Override
+        public int bind(int fd, long addr, int addrlen) {
+            return LinuxNative.bind(fd, addr, addrlen);
+        }
+
+        @Override
+        public int listen(int fd, int backlog) {
+            return LinuxNative.listen(fd, backlog);
+        }
+
+        @Override
+        public int accept4(int fd, long addr, long addrlen, int flags) {
+            return LinuxNative.accept4(fd, addr, addrlen, flags);
+        }
+
+        @Override
+        public int connect(int fd, long addr, int addrlen) {
+            return LinuxNative.connect(fd, addr, addrlen);
+        }
+
+        @Override
+        public long recv(int fd, long buf, long len, int flags) {
+            return LinuxNative.recv(fd, buf, len, flags);
+        }
+
+        @Override
+        public long send(int fd, long buf, long len, int flags) {
+            return LinuxNative.send(fd, buf, len, flags);
+        }
+
+        @Override
+        public long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen) {
+            return LinuxNative.recvfrom(fd, buf, len, flags, addr, addrlen);
+        }
+
+        @Override
+        public long sendto(int fd, long buf, long len, int flags, long addr, int addrlen) {
+            return LinuxNative.sendto(fd, buf, len, flags, addr, addrlen);
+        }
+
+        @Override
+        public int setsockopt(int fd, int level, int name, long value, int len) {
+            return LinuxNative.setsockopt(fd, level, name, value, len);
+        }
+
+        @Override
+        public int getsockopt(int fd, int level, int name, long value, long len) {
+            return LinuxNative.getsockopt(fd, level, name, value, len);
+        }
+
+        @Override
+        public int shutdown(int fd, int how) {
+            return LinuxNative.shutdown(fd, how);
+        }
+
+        @Override
+        public int getsockname(int fd, long addr, long addrlen) {
+            return LinuxNative.getsockname(fd, addr, addrlen);
+        }
+
+        @Override
+        public int getpeername(int fd, long addr, long addrlen) {
+            return LinuxNative.getpeername(fd, addr, addrlen);
+        }
+
+        @Override
+        public String strerror(int errnum) {
+            return LinuxNative.strerror(errnum);
+        }
+
+        /** Allocates a JNA pointer: not for hot paths. */
+        @Override
+        public long addressOf(java.nio.ByteBuffer direct) {
+            return com.sun.jna.Pointer.nativeValue(Native.getDirectBufferPointer(direct));
+        }
     }
 }

@@ -10,6 +10,7 @@ import dev.sockstate.port.NotificationPort;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The Windows backend: {@code ProcessSocketNotifications} on an I/O completion port, and Winsock
@@ -38,7 +39,13 @@ public final class WinsockBackend implements Backend {
     private static final String REQUIREMENT = "winsock needs Windows build " + MINIMUM_BUILD
             + " or later (Windows Server 2022, Windows 11)";
 
+    /** The binding of Winsock the backend runs on, made once by the probe: the one line a binding changes. */
+    private static final Supplier<WinsockCalls> BINDING = WinsockNative.Binding::new;
+
     private static volatile Availability availability;
+
+    /** The binding the probe found working, which the sockets and ports are given. */
+    private static volatile WinsockCalls calls;
 
     private static volatile WinsockSockets sockets;
 
@@ -109,7 +116,7 @@ public final class WinsockBackend implements Backend {
             synchronized (WinsockBackend.class) {
                 current = sockets;
                 if (current == null) {
-                    current = new WinsockSockets();
+                    current = new WinsockSockets(calls);
                     sockets = current;
                 }
             }
@@ -139,29 +146,30 @@ public final class WinsockBackend implements Backend {
                 return Availability.unavailable("winsock needs a 64-bit JVM, this one has "
                         + (com.sun.jna.Native.POINTER_SIZE * 8) + "-bit pointers", null);
             }
-            String library = WinsockNative.socketLibraryName();
+            WinsockCalls bound = BINDING.get();
             try {
-                com.sun.jna.NativeLibrary.getInstance(library).getFunction(WinsockNative.Notifications.FUNCTION);
+                bound.lookUpSocketNotifications();
             }
             catch (UnsatisfiedLinkError ex) {
-                return Availability.unavailable(WinsockNative.Notifications.FUNCTION + " is missing from " + library
+                return Availability.unavailable(WinsockNative.Notifications.FUNCTION + " is missing from " + bound.socketLibrary()
                         + ": " + REQUIREMENT + ", this is " + Backends.system(), ex);
             }
             ByteBuffer data = ByteBuffer.allocateDirect(WinsockNative.WSADATA_SIZE);
-            int started = WinsockNative.WSAStartup(WinsockNative.WINSOCK_VERSION, WinsockNative.addressOf(data));
+            int started = bound.WSAStartup(WinsockNative.WINSOCK_VERSION, bound.addressOf(data));
             if (started != 0) {
                 NativeIoException failure = WsaError.exception("WSAStartup", started);
                 return Availability.unavailable(failure.getMessage(), failure);
             }
-            long port = WinsockNative.Kernel32.CreateIoCompletionPort(WinsockNative.INVALID_HANDLE_VALUE, 0, 0, 0);
+            long port = bound.CreateIoCompletionPort(WinsockNative.INVALID_HANDLE_VALUE, 0, 0, 0);
             if (port == 0) {
-                NativeIoException failure = WsaError.last("CreateIoCompletionPort");
+                NativeIoException failure = WsaError.last(bound, "CreateIoCompletionPort");
                 return Availability.unavailable(failure.getMessage(), failure);
             }
-            WinsockNative.Kernel32.CloseHandle(port);
+            bound.CloseHandle(port);
             // A process out of handles cannot open a class file: the classes of the error paths
             // (accept refused with WSAEMFILE, say) are loaded now.
             WsaError.exception("accept", WsaError.WSAEMFILE).error().ordinal();
+            calls = bound;
             String system = emulated ? "the Winsock emulator " + emulator + " on " + Backends.system() : Backends.system();
             return Availability.available(system + " with " + WinsockNative.Notifications.FUNCTION + ", JNA "
                     + com.sun.jna.Native.VERSION);

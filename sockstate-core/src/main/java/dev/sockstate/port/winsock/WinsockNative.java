@@ -15,7 +15,9 @@ import com.sun.jna.NativeLibrary;
  * {@value WinsockBackend#LIBRARY_PROPERTY} (default {@code ws2_32}) and
  * {@value WinsockBackend#KERNEL32_PROPERTY} (default {@code kernel32}, or the first property's value
  * when only that is set: an emulator exports every function). The error of a failed call is read
- * with {@link #lastError()}. This is the only class of the backend that touches JNA's native binding;
+ * through the binding ({@link Binding#lastError()}). The bound methods are private: the backend calls
+ * them through a {@link Binding}, the {@link WinsockCalls} it is given, and reads only the constants
+ * and library names here. This is the only class of the backend that touches JNA's native binding;
  * its three parts bind separately: the socket calls here, the completion port calls in
  * {@link Kernel32}, and {@code ProcessSocketNotifications} in {@link Notifications}, bound only when
  * first used since Windows before build 20348 does not have it.
@@ -94,60 +96,44 @@ final class WinsockNative {
         return (emulator == null || emulator.isBlank()) ? "kernel32" : emulator;
     }
 
-    /**
-     * The error code of this thread's last failed call: JNA captures {@code GetLastError()} (which
-     * {@code WSAGetLastError()} returns too) right after every call, before the JVM can overwrite
-     * it; when nothing was captured, Winsock is asked.
-     * @return a WSAE* or Win32 code
-     */
-    static int lastError() {
-        int captured = Native.getLastError();
-        return (captured != 0) ? captured : WSAGetLastError();
-    }
+    private static native int WSAStartup(short version, long data);
 
-    static native int WSAStartup(short version, long data);
+    private static native int WSAGetLastError();
 
-    static native int WSAGetLastError();
+    private static native long WSASocketW(int family, int type, int protocol, long protocolInfo, int group, int flags);
 
-    static native long WSASocketW(int family, int type, int protocol, long protocolInfo, int group, int flags);
-
-    static native int WSAIoctl(long socket, int code, long in, int inLength, long out, int outLength,
+    private static native int WSAIoctl(long socket, int code, long in, int inLength, long out, int outLength,
             long bytesReturned, long overlapped, long completionRoutine);
 
-    static native int ioctlsocket(long socket, int command, long argument);
+    private static native int ioctlsocket(long socket, int command, long argument);
 
-    static native int bind(long socket, long name, int nameLength);
+    private static native int bind(long socket, long name, int nameLength);
 
-    static native int listen(long socket, int backlog);
+    private static native int listen(long socket, int backlog);
 
-    static native long accept(long socket, long address, long addressLength);
+    private static native long accept(long socket, long address, long addressLength);
 
-    static native int connect(long socket, long name, int nameLength);
+    private static native int connect(long socket, long name, int nameLength);
 
-    static native int recv(long socket, long buffer, int length, int flags);
+    private static native int recv(long socket, long buffer, int length, int flags);
 
-    static native int send(long socket, long buffer, int length, int flags);
+    private static native int send(long socket, long buffer, int length, int flags);
 
-    static native int recvfrom(long socket, long buffer, int length, int flags, long from, long fromLength);
+    private static native int recvfrom(long socket, long buffer, int length, int flags, long from, long fromLength);
 
-    static native int sendto(long socket, long buffer, int length, int flags, long to, int toLength);
+    private static native int sendto(long socket, long buffer, int length, int flags, long to, int toLength);
 
-    static native int setsockopt(long socket, int level, int name, long value, int length);
+    private static native int setsockopt(long socket, int level, int name, long value, int length);
 
-    static native int getsockopt(long socket, int level, int name, long value, long length);
+    private static native int getsockopt(long socket, int level, int name, long value, long length);
 
-    static native int shutdown(long socket, int how);
+    private static native int shutdown(long socket, int how);
 
-    static native int closesocket(long socket);
+    private static native int closesocket(long socket);
 
-    static native int getsockname(long socket, long name, long nameLength);
+    private static native int getsockname(long socket, long name, long nameLength);
 
-    static native int getpeername(long socket, long name, long nameLength);
-
-    /** @return the native address of a direct buffer (allocates a JNA pointer: not for hot paths) */
-    static long addressOf(java.nio.ByteBuffer direct) {
-        return com.sun.jna.Pointer.nativeValue(Native.getDirectBufferPointer(direct));
-    }
+    private static native int getpeername(long socket, long name, long nameLength);
 
     /** The I/O completion port calls of kernel32. */
     static final class Kernel32 {
@@ -159,14 +145,14 @@ final class WinsockNative {
         private Kernel32() {
         }
 
-        static native long CreateIoCompletionPort(long fileHandle, long existingPort, long completionKey, int threads);
+        private static native long CreateIoCompletionPort(long fileHandle, long existingPort, long completionKey, int threads);
 
-        static native int GetQueuedCompletionStatusEx(long port, long entries, int count, long removed,
+        private static native int GetQueuedCompletionStatusEx(long port, long entries, int count, long removed,
                 int milliseconds, int alertable);
 
-        static native int PostQueuedCompletionStatus(long port, int bytesTransferred, long completionKey, long overlapped);
+        private static native int PostQueuedCompletionStatus(long port, int bytesTransferred, long completionKey, long overlapped);
 
-        static native int CloseHandle(long handle);
+        private static native int CloseHandle(long handle);
     }
 
     /**
@@ -186,7 +172,163 @@ final class WinsockNative {
         }
 
         /** @return a Win32 or WSAE* code: 0, or WAIT_TIMEOUT when completions were asked for and none came */
-        static native int ProcessSocketNotifications(long port, int registrationCount, long registrations,
+        private static native int ProcessSocketNotifications(long port, int registrationCount, long registrations,
                 int timeoutMillis, int completionCount, long entries, long receivedCount);
+    }
+
+    /**
+     * JNA's binding as the instance the backend is given: each call is the bound static method, so
+     * it costs what a direct call costs. Each part binds on its first call, and throws a
+     * {@link LinkageError} when JNA cannot.
+     */
+    static final class Binding implements WinsockCalls {
+
+        /**
+         * The error code of this thread's last failed call: JNA captures {@code GetLastError()} (which
+         * {@code WSAGetLastError()} returns too) right after every call, before the JVM can overwrite
+         * it; when nothing was captured, Winsock is asked.
+         * @return a WSAE* or Win32 code
+         */
+        @Override
+        public int lastError() {
+            int captured = Native.getLastError();
+            return (captured != 0) ? captured : WinsockNative.WSAGetLastError();
+        }
+
+        @Override
+        public int WSAStartup(short version, long data) {
+            return WinsockNative.WSAStartup(version, data);
+        }
+
+        @Override
+        public long WSASocketW(int family, int type, int protocol, long protocolInfo, int group, int flags) {
+            return WinsockNative.WSASocketW(family, type, protocol, protocolInfo, group, flags);
+        }
+
+        @Override
+        public int WSAIoctl(long socket, int code, long in, int inLength, long out, int outLength, long bytesReturned,
+                long overlapped, long completionRoutine) {
+            return WinsockNative.WSAIoctl(socket, code, in, inLength, out, outLength, bytesReturned, overlapped,
+                    completionRoutine);
+        }
+
+        @Override
+        public int ioctlsocket(long socket, int command, long argument) {
+            return WinsockNative.ioctlsocket(socket, command, argument);
+        }
+
+        @Override
+        public int bind(long socket, long name, int nameLength) {
+            return WinsockNative.bind(socket, name, nameLength);
+        }
+
+        @Override
+        public int listen(long socket, int backlog) {
+            return WinsockNative.listen(socket, backlog);
+        }
+
+        @Override
+        public long accept(long socket, long address, long addressLength) {
+            return WinsockNative.accept(socket, address, addressLength);
+        }
+
+        @Override
+        public int connect(long socket, long name, int nameLength) {
+            return WinsockNative.connect(socket, name, nameLength);
+        }
+
+        @Override
+        public int recv(long socket, long buffer, int length, int flags) {
+            return WinsockNative.recv(socket, buffer, length, flags);
+        }
+
+        @Override
+        public int send(long socket, long buffer, int length, int flags) {
+            return WinsockNative.send(socket, buffer, length, flags);
+        }
+
+        @Override
+        public int recvfrom(long socket, long buffer, int length, int flags, long from, long fromLength) {
+            return WinsockNative.recvfrom(socket, buffer, length, flags, from, fromLength);
+        }
+
+        @Override
+        public int sendto(long socket, long buffer, int length, int flags, long to, int toLength) {
+            return WinsockNative.sendto(socket, buffer, length, flags, to, toLength);
+        }
+
+        @Override
+        public int setsockopt(long socket, int level, int name, long value, int length) {
+            return WinsockNative.setsockopt(socket, level, name, value, length);
+        }
+
+        @Override
+        public int getsockopt(long socket, int level, int name, long value, long length) {
+            return WinsockNative.getsockopt(socket, level, name, value, length);
+        }
+
+        @Override
+        public int shutdown(long socket, int how) {
+            return WinsockNative.shutdown(socket, how);
+        }
+
+        @Override
+        public int closesocket(long socket) {
+            return WinsockNative.closesocket(socket);
+        }
+
+        @Override
+        public int getsockname(long socket, long name, long nameLength) {
+            return WinsockNative.getsockname(socket, name, nameLength);
+        }
+
+        @Override
+        public int getpeername(long socket, long name, long nameLength) {
+            return WinsockNative.getpeername(socket, name, nameLength);
+        }
+
+        @Override
+        public long CreateIoCompletionPort(long fileHandle, long existingPort, long completionKey, int threads) {
+            return Kernel32.CreateIoCompletionPort(fileHandle, existingPort, completionKey, threads);
+        }
+
+        @Override
+        public int GetQueuedCompletionStatusEx(long port, long entries, int count, long removed, int milliseconds,
+                int alertable) {
+            return Kernel32.GetQueuedCompletionStatusEx(port, entries, count, removed, milliseconds, alertable);
+        }
+
+        @Override
+        public int PostQueuedCompletionStatus(long port, int bytesTransferred, long completionKey, long overlapped) {
+            return Kernel32.PostQueuedCompletionStatus(port, bytesTransferred, completionKey, overlapped);
+        }
+
+        @Override
+        public int CloseHandle(long handle) {
+            return Kernel32.CloseHandle(handle);
+        }
+
+        @Override
+        public int ProcessSocketNotifications(long port, int registrationCount, long registrations, int timeoutMillis,
+                int completionCount, long entries, long receivedCount) {
+            return Notifications.ProcessSocketNotifications(port, registrationCount, registrations, timeoutMillis,
+                    completionCount, entries, receivedCount);
+        }
+
+        @Override
+        public String socketLibrary() {
+            return socketLibraryName();
+        }
+
+        @Override
+        public void lookUpSocketNotifications() {
+            NativeLibrary.getInstance(socketLibraryName()).getFunction(Notifications.FUNCTION);
+        }
+
+        /** Allocates a JNA pointer: not for hot paths. */
+        @Override
+        public long addressOf(java.nio.ByteBuffer direct) {
+            return com.sun.jna.Pointer.nativeValue(Native.getDirectBufferPointer(direct));
+        }
     }
 }

@@ -36,15 +36,25 @@ final class WinsockPort extends AbstractNotificationPort {
 
     private final WinsockSockets sockets;
 
+    /** The binding the port calls Windows through, its sockets' own. */
+    private final WinsockCalls calls;
+
     private WinsockPort(long handle, WinsockSockets sockets) {
         this.handle = handle;
         this.sockets = sockets;
+        this.calls = sockets.calls();
     }
 
+    /**
+     * @param sockets the sockets the port registers, whose binding it calls Windows through
+     * @return a new port on a new completion port
+     * @throws NativeIoException when the completion port could not be made
+     */
     static WinsockPort open(WinsockSockets sockets) throws NativeIoException {
-        long handle = WinsockNative.Kernel32.CreateIoCompletionPort(WinsockNative.INVALID_HANDLE_VALUE, 0, 0, 0);
+        WinsockCalls calls = sockets.calls();
+        long handle = calls.CreateIoCompletionPort(WinsockNative.INVALID_HANDLE_VALUE, 0, 0, 0);
         if (handle == 0) {
-            throw WsaError.last("CreateIoCompletionPort");
+            throw WsaError.last(calls, "CreateIoCompletionPort");
         }
         return new WinsockPort(handle, sockets);
     }
@@ -63,7 +73,7 @@ final class WinsockPort extends AbstractNotificationPort {
         }
         NativeBuffer registrations = marshal(changes);
         if (notifications == null) {
-            int result = WinsockNative.Notifications.ProcessSocketNotifications(this.handle, changes.size(),
+            int result = this.calls.ProcessSocketNotifications(this.handle, changes.size(),
                     registrations.address(), 0, 0, 0, 0);
             check(result, WinsockNative.Notifications.FUNCTION);
             recordResults(changes, registrations.buffer());
@@ -71,7 +81,7 @@ final class WinsockPort extends AbstractNotificationPort {
         }
         NativeBuffer entries = entryBuffer(notifications);
         int capacity = notifications.capacity();
-        int result = WinsockNative.Notifications.ProcessSocketNotifications(this.handle, changes.size(),
+        int result = this.calls.ProcessSocketNotifications(this.handle, changes.size(),
                 registrations.address(), timeout(timeoutMillis), capacity, entries.address(),
                 entries.address() + countOffset(capacity));
         boolean received = check(result, WinsockNative.Notifications.FUNCTION);
@@ -82,9 +92,9 @@ final class WinsockPort extends AbstractNotificationPort {
     private int dequeueOnly(NotificationBatch notifications, long timeoutMillis) throws NativeIoException {
         NativeBuffer entries = entryBuffer(notifications);
         int capacity = notifications.capacity();
-        if (WinsockNative.Kernel32.GetQueuedCompletionStatusEx(this.handle, entries.address(), capacity,
+        if (this.calls.GetQueuedCompletionStatusEx(this.handle, entries.address(), capacity,
                 entries.address() + countOffset(capacity), timeout(timeoutMillis), 0) == 0) {
-            check(WinsockNative.lastError(), "GetQueuedCompletionStatusEx");
+            check(this.calls.lastError(), "GetQueuedCompletionStatusEx");
             return emptied(notifications);
         }
         return store(entries.buffer(), notifications);
@@ -189,20 +199,20 @@ final class WinsockPort extends AbstractNotificationPort {
 
     @Override
     protected void doPost(long key, int payload) throws NativeIoException {
-        if (WinsockNative.Kernel32.PostQueuedCompletionStatus(this.handle, payload, POSTED_KEY, key) == 0) {
-            throw WsaError.last("PostQueuedCompletionStatus");
+        if (this.calls.PostQueuedCompletionStatus(this.handle, payload, POSTED_KEY, key) == 0) {
+            throw WsaError.last(this.calls, "PostQueuedCompletionStatus");
         }
     }
 
     @Override
     protected void wakeAllForClose() {
         // Best effort: should posting fail, waiters still see the closed state at their next timeout.
-        WinsockNative.Kernel32.PostQueuedCompletionStatus(this.handle, 0, CLOSE_KEY, 0);
+        this.calls.PostQueuedCompletionStatus(this.handle, 0, CLOSE_KEY, 0);
     }
 
     @Override
     protected void release() {
-        WinsockNative.Kernel32.CloseHandle(this.handle);
+        this.calls.CloseHandle(this.handle);
     }
 
     @Override

@@ -1,41 +1,75 @@
 package dev.sockstate.port.winsock;
 
-import dev.sockstate.port.AbstractNativeSockets;
+import dev.sockstate.port.AbstractBsdSockets;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
-import dev.sockstate.port.NativeSockets;
-import dev.sockstate.port.SocketAddressLayout;
-import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
 /**
  * Non-blocking Winsock sockets: the {@code SOCKET} handles a {@link WinsockPort} registers. Sockets
  * are made with {@code WSASocketW} (not inherited by child processes) and switched to non-blocking
  * mode with {@code ioctlsocket(FIONBIO)}; {@code WSAEWOULDBLOCK} is a result, not an exception.
- * {@code WSAStartup} has been called by {@link WinsockBackend} before an instance exists.
+ * Each call is made on the {@link WinsockCalls} the backend gave. {@code WSAStartup} has been
+ * called by {@link WinsockBackend} before an instance exists.
  */
-final class WinsockSockets extends AbstractNativeSockets {
+final class WinsockSockets extends AbstractBsdSockets {
 
-    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6);
+    private static final Constants CONSTANTS = new Constants(WinsockNative.AF_INET, WinsockNative.AF_INET6,
+            WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, WinsockNative.SO_REUSEADDR, Constants.NO_OPTION,
+            WinsockNative.SO_RCVBUF, WinsockNative.SO_SNDBUF, WinsockNative.SO_KEEPALIVE, WinsockNative.IPV6_V6ONLY,
+            "accept", "closesocket");
+
+    private final WinsockCalls calls;
+
+    /** @param calls the binding the sockets call Winsock through */
+    WinsockSockets(WinsockCalls calls) {
+        super(CONSTANTS);
+        this.calls = calls;
+    }
+
+    /** @return the binding the sockets call Winsock through, which their port shares */
+    WinsockCalls calls() {
+        return this.calls;
+    }
 
     @Override
-    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
-        int domain = switch (family) {
-            case INET -> WinsockNative.AF_INET;
-            case INET6 -> WinsockNative.AF_INET6;
-            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
-        };
+    protected int lastError() {
+        return this.calls.lastError();
+    }
+
+    @Override
+    protected boolean isWouldBlock(int code) {
+        return code == WsaError.WSAEWOULDBLOCK;
+    }
+
+    @Override
+    protected boolean isConnectPending(int code) {
+        return code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS;
+    }
+
+    /** Winsock fills the buffer with the start of a longer datagram and fails with {@code WSAEMSGSIZE}. */
+    @Override
+    protected boolean isTruncated(int code) {
+        return code == WsaError.WSAEMSGSIZE;
+    }
+
+    @Override
+    protected NativeIoException exception(String call, int code) {
+        return WsaError.exception(call, code);
+    }
+
+    @Override
+    protected long openSocket(int domain, Protocol protocol) throws NativeIoException {
         boolean tcp = protocol == Protocol.TCP;
-        long socket = WinsockNative.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
+        long socket = this.calls.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
                 tcp ? WinsockNative.IPPROTO_TCP : WinsockNative.IPPROTO_UDP, 0, 0,
                 WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT);
         if (socket == WinsockNative.INVALID_SOCKET) {
-            throw WsaError.last("WSASocketW");
+            throw lastException("WSASocketW");
         }
         try {
             makeNonBlocking(socket);
@@ -45,17 +79,23 @@ final class WinsockSockets extends AbstractNativeSockets {
             return socket;
         }
         catch (NativeIoException ex) {
-            WinsockNative.closesocket(socket);
+            this.calls.closesocket(socket);
             throw ex;
         }
+    }
+
+    /** An accepted socket is switched to non-blocking mode: Windows does not inherit it from the listener. */
+    @Override
+    protected void accepted(long socket) throws NativeIoException {
+        makeNonBlocking(socket);
     }
 
     private void makeNonBlocking(long socket) throws NativeIoException {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 1);
-            if (WinsockNative.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
-                throw WsaError.last("ioctlsocket(FIONBIO)");
+            if (this.calls.ioctlsocket(socket, WinsockNative.FIONBIO, holder.address()) != 0) {
+                throw lastException("ioctlsocket(FIONBIO)");
             }
         }
     }
@@ -68,9 +108,9 @@ final class WinsockSockets extends AbstractNativeSockets {
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 0).putInt(4, 0);
-            if (WinsockNative.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
+            if (this.calls.WSAIoctl(socket, WinsockNative.SIO_UDP_CONNRESET, holder.address(), 4, 0, 0,
                     holder.address() + 4, 0, 0) != 0) {
-                throw WsaError.last("WSAIoctl(SIO_UDP_CONNRESET)");
+                throw lastException("WSAIoctl(SIO_UDP_CONNRESET)");
             }
         }
     }
@@ -84,134 +124,10 @@ final class WinsockSockets extends AbstractNativeSockets {
      */
     @Override
     public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            // Without it, a socket with SO_REUSEADDR could bind the same port while this one listens,
-            // and take or split its traffic.
-            NativeBuffer holder = local.option();
-            holder.buffer().putInt(0, 1);
-            if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, holder.address(), 4) != 0) {
-                throw WsaError.last("setsockopt(SO_EXCLUSIVEADDRUSE)");
-            }
-            int length = LAYOUT.encode(address, local.address().buffer());
-            if (WinsockNative.bind(socket, local.address().address(), length) != 0) {
-                throw WsaError.last("bind(" + address + ")");
-            }
-        }
-    }
-
-    @Override
-    public void listen(long socket, int backlog) throws NativeIoException {
-        if (WinsockNative.listen(socket, backlog) != 0) {
-            throw WsaError.last("listen");
-        }
-    }
-
-    @Override
-    public long accept(long listener) throws NativeIoException {
-        long socket = WinsockNative.accept(listener, 0, 0);
-        if (socket == WinsockNative.INVALID_SOCKET) {
-            int code = WinsockNative.lastError();
-            if (code == WsaError.WSAEWOULDBLOCK) {
-                return NO_SOCKET;
-            }
-            throw WsaError.exception("accept", code);
-        }
-        try {
-            makeNonBlocking(socket);
-            return socket;
-        }
-        catch (NativeIoException ex) {
-            WinsockNative.closesocket(socket);
-            throw ex;
-        }
-    }
-
-    @Override
-    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            int length = LAYOUT.encode(address, local.address().buffer());
-            if (WinsockNative.connect(socket, local.address().address(), length) == 0) {
-                return true;
-            }
-            int code = WinsockNative.lastError();
-            if (code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS) {
-                return false;
-            }
-            throw WsaError.exception("connect(" + address + ")", code);
-        }
-    }
-
-    @Override
-    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer target = buffer.buffer();
-        int position = target.position();
-        int read = WinsockNative.recv(socket, buffer.address() + position, target.limit() - position, 0);
-        if (read >= 0) {
-            target.position(position + read);
-            return read;
-        }
-        return wouldBlockOr("recv");
-    }
-
-    @Override
-    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer source = buffer.buffer();
-        int position = source.position();
-        int sent = WinsockNative.send(socket, buffer.address() + position, source.limit() - position, 0);
-        if (sent >= 0) {
-            source.position(position + sent);
-            return sent;
-        }
-        return wouldBlockOr("send");
-    }
-
-    /**
-     * {@inheritDoc}
-     * <p>
-     * Winsock does not tell the length of a datagram longer than the buffer: it fills the buffer and
-     * fails with {@code WSAEMSGSIZE}. That datagram is returned truncated, its length reported as the
-     * buffer's room.
-     */
-    @Override
-    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            NativeBuffer address = local.address();
-            long addressLength = local.addressToFill();
-            ByteBuffer target = buffer.buffer();
-            int position = target.position();
-            int room = target.limit() - position;
-            int read = WinsockNative.recvfrom(socket, buffer.address() + position, room, 0,
-                    address.address(), addressLength);
-            if (read < 0) {
-                int code = WinsockNative.lastError();
-                if (code == WsaError.WSAEWOULDBLOCK) {
-                    return WOULD_BLOCK;
-                }
-                if (code != WsaError.WSAEMSGSIZE) {
-                    throw WsaError.exception("recvfrom", code);
-                }
-                read = room;
-            }
-            target.position(position + read);
-            LAYOUT.decode(address.buffer(), local.bytes(), sender);
-            return read;
-        }
-    }
-
-    @Override
-    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            int length = LAYOUT.encode(target, local.bytes(), local.address().buffer());
-            ByteBuffer source = buffer.buffer();
-            int position = source.position();
-            int sent = WinsockNative.sendto(socket, buffer.address() + position, source.limit() - position, 0,
-                    local.address().address(), length);
-            if (sent >= 0) {
-                source.position(position + sent);
-                return sent;
-            }
-            return wouldBlockOr("sendto");
-        }
+        // Without it, a socket with SO_REUSEADDR could bind the same port while this one listens,
+        // and take or split its traffic.
+        setIntOption(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, 1, "SO_EXCLUSIVEADDRUSE");
+        super.bind(socket, address);
     }
 
     /**
@@ -226,22 +142,15 @@ final class WinsockSockets extends AbstractNativeSockets {
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         requireSupported(option, "setsockopt");
-        if (option == NativeSocketOption.REUSE_ADDRESS) {
-            return;
-        }
-        try (Scratch local = scratch()) {
-            NativeBuffer holder = local.option();
-            holder.buffer().putInt(0, value);
-            if (WinsockNative.setsockopt(socket, level(option), name(option), holder.address(), 4) != 0) {
-                throw WsaError.last("setsockopt(" + option + ")");
-            }
+        if (option != NativeSocketOption.REUSE_ADDRESS) {
+            super.setOption(socket, option, value);
         }
     }
 
     @Override
     public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
         requireSupported(option, "getsockopt");
-        return intOption(socket, level(option), name(option), option.name());
+        return super.getOption(socket, option);
     }
 
     private static void requireSupported(NativeSocketOption option, String call) throws NativeIoException {
@@ -252,93 +161,73 @@ final class WinsockSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public NativeIoException takeError(long socket) throws NativeIoException {
-        int code = intOption(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, "SO_ERROR");
-        return (code == 0) ? null : WsaError.exception("SO_ERROR", code);
-    }
-
-    private int intOption(long socket, int level, int name, String label) throws NativeIoException {
-        try (Scratch local = scratch()) {
-            NativeBuffer holder = local.option();
-            holder.buffer().putInt(0, 0).putInt(4, 4);
-            if (WinsockNative.getsockopt(socket, level, name, holder.address(), holder.address() + 4) != 0) {
-                throw WsaError.last("getsockopt(" + label + ")");
-            }
-            return holder.buffer().getInt(0);
-        }
+    protected int bindCall(long socket, long address, int length) {
+        return this.calls.bind(socket, address, length);
     }
 
     @Override
-    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
-        if (!input && !output) {
-            return;
-        }
-        int how = (input && output) ? WinsockNative.SD_BOTH : (input ? WinsockNative.SD_RECEIVE : WinsockNative.SD_SEND);
-        if (WinsockNative.shutdown(socket, how) != 0) {
-            throw WsaError.last("shutdown");
-        }
+    protected int listenCall(long socket, int backlog) {
+        return this.calls.listen(socket, backlog);
     }
 
     @Override
-    public void close(long socket) throws NativeIoException {
-        if (WinsockNative.closesocket(socket) != 0) {
-            throw WsaError.last("closesocket");
-        }
+    protected long acceptCall(long listener) {
+        return this.calls.accept(listener, 0, 0);
     }
 
     @Override
-    public InetSocketAddress localAddress(long socket) throws NativeIoException {
-        return name(socket, true);
+    protected int connectCall(long socket, long address, int length) {
+        return this.calls.connect(socket, address, length);
     }
 
     @Override
-    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
-        return name(socket, false);
+    protected long recvCall(long socket, long buffer, int length) {
+        return this.calls.recv(socket, buffer, length, 0);
     }
 
-    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
-        try (Scratch scratch = scratch()) {
-            NativeBuffer address = scratch.address();
-            long lengthAddress = scratch.addressToFill();
-            int result = local ? WinsockNative.getsockname(socket, address.address(), lengthAddress)
-                    : WinsockNative.getpeername(socket, address.address(), lengthAddress);
-            if (result != 0) {
-                throw WsaError.last(local ? "getsockname" : "getpeername");
-            }
-            return LAYOUT.decode(address.buffer());
-        }
+    @Override
+    protected long sendCall(long socket, long buffer, int length) {
+        return this.calls.send(socket, buffer, length, 0);
     }
 
-    private static int wouldBlockOr(String call) throws NativeIoException {
-        int code = WinsockNative.lastError();
-        if (code == WsaError.WSAEWOULDBLOCK) {
-            return WOULD_BLOCK;
-        }
-        throw WsaError.exception(call, code);
+    @Override
+    protected long recvFromCall(long socket, long buffer, int length, long address, long addressLength) {
+        return this.calls.recvfrom(socket, buffer, length, 0, address, addressLength);
     }
 
-    private static int level(NativeSocketOption option) {
-        return switch (option) {
-            case TCP_NODELAY -> WinsockNative.IPPROTO_TCP;
-            case IPV6_ONLY -> WinsockNative.IPPROTO_IPV6;
-            default -> WinsockNative.SOL_SOCKET;
-        };
+    @Override
+    protected long sendToCall(long socket, long buffer, int length, long address, int addressLength) {
+        return this.calls.sendto(socket, buffer, length, 0, address, addressLength);
     }
 
-    private static int name(NativeSocketOption option) {
-        return switch (option) {
-            case REUSE_ADDRESS -> WinsockNative.SO_REUSEADDR;
-            case TCP_NODELAY -> WinsockNative.TCP_NODELAY;
-            case RECEIVE_BUFFER -> WinsockNative.SO_RCVBUF;
-            case SEND_BUFFER -> WinsockNative.SO_SNDBUF;
-            case KEEP_ALIVE -> WinsockNative.SO_KEEPALIVE;
-            case IPV6_ONLY -> WinsockNative.IPV6_V6ONLY;
-            case REUSE_PORT -> throw new IllegalArgumentException("SO_REUSEPORT does not exist on Windows");
-        };
+    @Override
+    protected int setOptionCall(long socket, int level, int name, long value, int length) {
+        return this.calls.setsockopt(socket, level, name, value, length);
+    }
+
+    @Override
+    protected int getOptionCall(long socket, int level, int name, long value, long length) {
+        return this.calls.getsockopt(socket, level, name, value, length);
+    }
+
+    @Override
+    protected int shutdownCall(long socket, int how) {
+        return this.calls.shutdown(socket, how);
+    }
+
+    @Override
+    protected int closeCall(long socket) {
+        return this.calls.closesocket(socket);
+    }
+
+    @Override
+    protected int nameCall(long socket, boolean local, long address, long addressLength) {
+        return local ? this.calls.getsockname(socket, address, addressLength)
+                : this.calls.getpeername(socket, address, addressLength);
     }
 
     @Override
     protected long addressOf(ByteBuffer direct) {
-        return WinsockNative.addressOf(direct);
+        return this.calls.addressOf(direct);
     }
 }

@@ -145,8 +145,8 @@ final class WsaError {
         return new NativeIoException(call, toError(code), code, name(code));
     }
 
-    /** @param call the call that just failed @return the exception for this thread's last error */
-    static NativeIoException last(String call) {
-        return exception(call, WinsockNative.lastError());
+    /** @param call the call that just failed @return the exception for this thread's last error on the calls */
+    static NativeIoException last(WinsockCalls calls, String call) {
+        return exception(call, calls.lastError());
     }
 }

@@ -1,6 +1,7 @@
 /**
  * The Windows backend: {@code ProcessSocketNotifications} on an I/O completion port, with Winsock
- * sockets, through JNA (Windows build 20348 or later, 64-bit JVMs). Internal: used through
+ * sockets (Windows build 20348 or later, 64-bit JVMs), on the calls of {@code WinsockCalls}: an
+ * instance the backend chooses (JNA direct mapping's) and gives the port and sockets. Internal: used through
  * {@link dev.sockstate.port.Backends} only.
  */
 package dev.sockstate.port.winsock;

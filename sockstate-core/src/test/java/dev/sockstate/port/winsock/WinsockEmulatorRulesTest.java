@@ -265,9 +265,9 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         this.handles.add(socket);
         reuseAddress(socket);
         NativeBuffer one = intValue(1);
-        assertThat(WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
+        assertThat(calls().setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
                 .isEqualTo(WinsockNative.SOCKET_ERROR);
-        assertThat(WinsockNative.lastError()).isEqualTo(WsaError.WSAEINVAL);
+        assertThat(calls().lastError()).isEqualTo(WsaError.WSAEINVAL);
     }
 
     // ---- hooks (the same in both modes) -----------------------------------------------------------
@@ -369,8 +369,8 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
 
     /** Sets Windows' SO_REUSEADDR itself: the backend never sets it (it would share a port in use). */
     private void reuseAddress(long socket) throws NativeIoException {
-        if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_REUSEADDR, intValue(1).address(), 4) != 0) {
-            throw WsaError.last("setsockopt(SO_REUSEADDR)");
+        if (calls().setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_REUSEADDR, intValue(1).address(), 4) != 0) {
+            throw WsaError.last(calls(), "setsockopt(SO_REUSEADDR)");
         }
     }
 
@@ -378,8 +378,8 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     private void bind(long socket, InetSocketAddress address) throws NativeIoException {
         NativeBuffer name = this.sockets.allocate(SocketAddressLayout.STORAGE_SIZE);
         int length = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6).encode(address, name.buffer());
-        if (WinsockNative.bind(socket, name.address(), length) != 0) {
-            throw WsaError.last("bind(" + address + ")");
+        if (calls().bind(socket, name.address(), length) != 0) {
+            throw WsaError.last(calls(), "bind(" + address + ")");
         }
     }
 
@@ -400,10 +400,15 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     }
 
     private void setExclusive(long socket) throws NativeIoException {
-        if (WinsockNative.setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE,
+        if (calls().setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE,
                 intValue(1).address(), 4) != 0) {
-            throw WsaError.last("setsockopt(SO_EXCLUSIVEADDRUSE)");
+            throw WsaError.last(calls(), "setsockopt(SO_EXCLUSIVEADDRUSE)");
         }
+    }
+
+    /** @return the binding the backend's sockets call the emulator through */
+    private WinsockCalls calls() {
+        return ((WinsockSockets) this.sockets).calls();
     }
 
     private NativeBuffer intValue(int value) {

@@ -1,0 +1,397 @@
+package dev.sockstate.port;
+
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+
+/**
+ * What the BSD-style socket calls of the native backends have in common, written once: the buffer
+ * handling around {@code recv}, {@code send}, {@code recvfrom} and {@code sendto}, the addresses
+ * passed and read back, the option table, and how a failure becomes a result (would-block, a
+ * connect under way) or a {@link NativeIoException}. A backend gives its system's numbers
+ * ({@link Constants}) and, for each call, the one line that makes it on its binding, with a handle
+ * it may narrow (a descriptor is an {@code int}, a {@code SOCKET} a {@code long}), and says what
+ * its error codes mean.
+ */
+public abstract class AbstractBsdSockets extends AbstractNativeSockets {
+
+    /** What a call returning a handle returns on failure: -1 ({@code INVALID_SOCKET} is ~0 too). */
+    protected static final long FAILED = -1L;
+
+    /** {@code IPPROTO_TCP}, the IANA protocol number, the same on every system. */
+    private static final int IPPROTO_TCP = 6;
+
+    /** {@code IPPROTO_IPV6}, the IANA protocol number, the same on every system. */
+    private static final int IPPROTO_IPV6 = 41;
+
+    /** {@code TCP_NODELAY}, 1 on Linux, Windows and the BSDs. */
+    private static final int TCP_NODELAY = 1;
+
+    /** {@code SHUT_RD}/{@code SD_RECEIVE}. */
+    private static final int SHUT_RD = 0;
+
+    /** {@code SHUT_WR}/{@code SD_SEND}. */
+    private static final int SHUT_WR = 1;
+
+    /** {@code SHUT_RDWR}/{@code SD_BOTH}. */
+    private static final int SHUT_RDWR = 2;
+
+    private final Constants constants;
+
+    private final SocketAddressLayout layout;
+
+    /** @param constants the system's numbers for the calls */
+    protected AbstractBsdSockets(Constants constants) {
+        this.constants = constants;
+        this.layout = new SocketAddressLayout(constants.afInet(), constants.afInet6());
+    }
+
+    /**
+     * The numbers a system gives the BSD socket API where they differ between systems.
+     * @param afInet {@code AF_INET}
+     * @param afInet6 {@code AF_INET6}
+     * @param solSocket {@code SOL_SOCKET}
+     * @param soError {@code SO_ERROR}
+     * @param soReuseAddr {@code SO_REUSEADDR}
+     * @param soReusePort {@code SO_REUSEPORT}, or {@link #NO_OPTION} where the system has none
+     * @param soRcvBuf {@code SO_RCVBUF}
+     * @param soSndBuf {@code SO_SNDBUF}
+     * @param soKeepAlive {@code SO_KEEPALIVE}
+     * @param ipv6V6Only {@code IPV6_V6ONLY}
+     * @param acceptName the name of the call that accepts a connection, for its exception
+     * @param closeName the name of the call that closes a socket, for its exception
+     */
+    protected record Constants(int afInet, int afInet6, int solSocket, int soError, int soReuseAddr, int soReusePort,
+            int soRcvBuf, int soSndBuf, int soKeepAlive, int ipv6V6Only, String acceptName, String closeName) {
+
+        /** An option the system does not have. */
+        public static final int NO_OPTION = -1;
+
+        /** Public, so that a subclass in another package can make its own. */
+        public Constants {
+        }
+    }
+
+    /** @return this thread's error code of its last failed call */
+    protected abstract int lastError();
+
+    /** @param code an error code @return whether it says the call would block */
+    protected abstract boolean isWouldBlock(int code);
+
+    /** @param code the error code of a failed connect @return whether it says the connect is under way */
+    protected abstract boolean isConnectPending(int code);
+
+    /**
+     * @param code the error code of a failed {@code recvfrom}
+     * @return whether it says the datagram was longer than the buffer, which holds its start
+     */
+    protected boolean isTruncated(int code) {
+        return false;
+    }
+
+    /** @param call the call that failed @param code its error code @return the exception that says so */
+    protected abstract NativeIoException exception(String call, int code);
+
+    /** @param call the call that just failed @return the exception for this thread's error code */
+    protected final NativeIoException lastException(String call) {
+        return exception(call, lastError());
+    }
+
+    /** @return a new non-blocking socket of the domain, TCP or UDP, not inherited by child processes */
+    protected abstract long openSocket(int domain, Protocol protocol) throws NativeIoException;
+
+    /** @return {@code bind}'s result: 0, or -1 */
+    protected abstract int bindCall(long socket, long address, int length);
+
+    /** @return {@code listen}'s result: 0, or -1 */
+    protected abstract int listenCall(long socket, int backlog);
+
+    /** @return the accepted socket, or {@link #FAILED} */
+    protected abstract long acceptCall(long listener);
+
+    /**
+     * Readies an accepted socket; the socket is closed when this throws.
+     * @param socket a socket just accepted
+     * @throws NativeIoException when it could not be readied
+     */
+    protected void accepted(long socket) throws NativeIoException {
+    }
+
+    /** @return {@code connect}'s result: 0, or -1 */
+    protected abstract int connectCall(long socket, long address, int length);
+
+    /** @return {@code recv}'s result: the bytes read, or -1 */
+    protected abstract long recvCall(long socket, long buffer, int length);
+
+    /** @return {@code send}'s result: the bytes sent, or -1 */
+    protected abstract long sendCall(long socket, long buffer, int length);
+
+    /** @return {@code recvfrom}'s result: the datagram's length, or -1 */
+    protected abstract long recvFromCall(long socket, long buffer, int length, long address, long addressLength);
+
+    /** @return {@code sendto}'s result: the bytes sent, or -1 */
+    protected abstract long sendToCall(long socket, long buffer, int length, long address, int addressLength);
+
+    /** @return {@code setsockopt}'s result: 0, or -1 */
+    protected abstract int setOptionCall(long socket, int level, int name, long value, int length);
+
+    /** @return {@code getsockopt}'s result: 0, or -1 */
+    protected abstract int getOptionCall(long socket, int level, int name, long value, long length);
+
+    /** @return {@code shutdown}'s result: 0, or -1 */
+    protected abstract int shutdownCall(long socket, int how);
+
+    /** @return the result of the call that closes a socket: 0, or -1 */
+    protected abstract int closeCall(long socket);
+
+    /** @return {@code getsockname}'s (local) or {@code getpeername}'s result: 0, or -1 */
+    protected abstract int nameCall(long socket, boolean local, long address, long addressLength);
+
+    @Override
+    public final long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        int domain = switch (family) {
+            case INET -> this.constants.afInet();
+            case INET6 -> this.constants.afInet6();
+            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+        };
+        return openSocket(domain, protocol);
+    }
+
+    @Override
+    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            int length = this.layout.encode(address, local.address().buffer());
+            if (bindCall(socket, local.address().address(), length) != 0) {
+                throw lastException("bind(" + address + ")");
+            }
+        }
+    }
+
+    @Override
+    public final void listen(long socket, int backlog) throws NativeIoException {
+        if (listenCall(socket, backlog) != 0) {
+            throw lastException("listen");
+        }
+    }
+
+    @Override
+    public final long accept(long listener) throws NativeIoException {
+        long socket = acceptCall(listener);
+        if (socket == FAILED) {
+            int code = lastError();
+            if (isWouldBlock(code)) {
+                return NO_SOCKET;
+            }
+            throw exception(this.constants.acceptName(), code);
+        }
+        try {
+            accepted(socket);
+            return socket;
+        }
+        catch (NativeIoException ex) {
+            // The readying's error is the one reported, not a failure to close.
+            closeCall(socket);
+            throw ex;
+        }
+    }
+
+    @Override
+    public final boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            int length = this.layout.encode(address, local.address().buffer());
+            if (connectCall(socket, local.address().address(), length) == 0) {
+                return true;
+            }
+            int code = lastError();
+            if (isConnectPending(code)) {
+                return false;
+            }
+            throw exception("connect(" + address + ")", code);
+        }
+    }
+
+    @Override
+    public final int recv(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer target = buffer.buffer();
+        int position = target.position();
+        long read = recvCall(socket, buffer.address() + position, target.limit() - position);
+        if (read >= 0) {
+            target.position(position + (int) read);
+            return (int) read;
+        }
+        return wouldBlockOr("recv");
+    }
+
+    @Override
+    public final int send(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer source = buffer.buffer();
+        int position = source.position();
+        long sent = sendCall(socket, buffer.address() + position, source.limit() - position);
+        if (sent >= 0) {
+            source.position(position + (int) sent);
+            return (int) sent;
+        }
+        return wouldBlockOr("send");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Where the system does not tell the length of a datagram longer than the buffer (Winsock fills
+     * the buffer and fails with {@code WSAEMSGSIZE}), that datagram is returned truncated, its length
+     * reported as the buffer's room.
+     */
+    @Override
+    public final int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            NativeBuffer address = local.address();
+            long addressLength = local.addressToFill();
+            ByteBuffer target = buffer.buffer();
+            int position = target.position();
+            int room = target.limit() - position;
+            long read = recvFromCall(socket, buffer.address() + position, room, address.address(), addressLength);
+            if (read < 0) {
+                int code = lastError();
+                if (isWouldBlock(code)) {
+                    return WOULD_BLOCK;
+                }
+                if (!isTruncated(code)) {
+                    throw exception("recvfrom", code);
+                }
+                read = room;
+            }
+            target.position(position + (int) Math.min(read, room));
+            this.layout.decode(address.buffer(), local.bytes(), sender);
+            return (int) read;
+        }
+    }
+
+    @Override
+    public final int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            int length = this.layout.encode(target, local.bytes(), local.address().buffer());
+            ByteBuffer source = buffer.buffer();
+            int position = source.position();
+            long sent = sendToCall(socket, buffer.address() + position, source.limit() - position,
+                    local.address().address(), length);
+            if (sent >= 0) {
+                source.position(position + (int) sent);
+                return (int) sent;
+            }
+            return wouldBlockOr("sendto");
+        }
+    }
+
+    @Override
+    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
+        setIntOption(socket, level(option), name(option), value, option.name());
+    }
+
+    /**
+     * Sets an option that takes an {@code int}.
+     * @param label the option's name, for the exception
+     * @throws NativeIoException when {@code setsockopt} fails
+     */
+    protected final void setIntOption(long socket, int level, int name, int value, String label) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, value);
+            if (setOptionCall(socket, level, name, holder.address(), 4) != 0) {
+                throw lastException("setsockopt(" + label + ")");
+            }
+        }
+    }
+
+    @Override
+    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
+        return intOption(socket, level(option), name(option), option.name());
+    }
+
+    @Override
+    public final NativeIoException takeError(long socket) throws NativeIoException {
+        int code = intOption(socket, this.constants.solSocket(), this.constants.soError(), "SO_ERROR");
+        return (code == 0) ? null : exception("SO_ERROR", code);
+    }
+
+    private int intOption(long socket, int level, int name, String label) throws NativeIoException {
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            holder.buffer().putInt(0, 0).putInt(4, 4);
+            if (getOptionCall(socket, level, name, holder.address(), holder.address() + 4) != 0) {
+                throw lastException("getsockopt(" + label + ")");
+            }
+            return holder.buffer().getInt(0);
+        }
+    }
+
+    @Override
+    public final void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
+        if (!input && !output) {
+            return;
+        }
+        int how = (input && output) ? SHUT_RDWR : (input ? SHUT_RD : SHUT_WR);
+        if (shutdownCall(socket, how) != 0) {
+            throw lastException("shutdown");
+        }
+    }
+
+    @Override
+    public final void close(long socket) throws NativeIoException {
+        if (closeCall(socket) != 0) {
+            throw lastException(this.constants.closeName());
+        }
+    }
+
+    @Override
+    public final InetSocketAddress localAddress(long socket) throws NativeIoException {
+        return name(socket, true);
+    }
+
+    @Override
+    public final InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+        return name(socket, false);
+    }
+
+    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
+        try (Scratch scratch = scratch()) {
+            NativeBuffer address = scratch.address();
+            long lengthAddress = scratch.addressToFill();
+            if (nameCall(socket, local, address.address(), lengthAddress) != 0) {
+                throw lastException(local ? "getsockname" : "getpeername");
+            }
+            return this.layout.decode(address.buffer());
+        }
+    }
+
+    private int wouldBlockOr(String call) throws NativeIoException {
+        int code = lastError();
+        if (isWouldBlock(code)) {
+            return WOULD_BLOCK;
+        }
+        throw exception(call, code);
+    }
+
+    private int level(NativeSocketOption option) {
+        return switch (option) {
+            case TCP_NODELAY -> IPPROTO_TCP;
+            case IPV6_ONLY -> IPPROTO_IPV6;
+            default -> this.constants.solSocket();
+        };
+    }
+
+    private int name(NativeSocketOption option) {
+        int name = switch (option) {
+            case REUSE_ADDRESS -> this.constants.soReuseAddr();
+            case REUSE_PORT -> this.constants.soReusePort();
+            case TCP_NODELAY -> TCP_NODELAY;
+            case RECEIVE_BUFFER -> this.constants.soRcvBuf();
+            case SEND_BUFFER -> this.constants.soSndBuf();
+            case KEEP_ALIVE -> this.constants.soKeepAlive();
+            case IPV6_ONLY -> this.constants.ipv6V6Only();
+        };
+        if (name == Constants.NO_OPTION) {
+            throw new IllegalArgumentException(option + " does not exist on this system");
+        }
+        return name;
+    }
+}
