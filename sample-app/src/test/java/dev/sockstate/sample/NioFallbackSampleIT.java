@@ -6,13 +6,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,21 +20,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NioFallbackSampleIT {
 
-    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "syslog", "syslog-udp");
-
     @Test
     void withoutJnaTheSampleFallsBackToNioSaysWhyOnceAndServes() throws Exception {
-        Path jar = Path.of("target", "sample-app.jar");
-        assertThat(jar).exists();
-        Path log = Files.createTempFile("nio-fallback-sample", ".log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Djna.nounpack=true", "-Djna.nosys=true", "-jar", jar.toString(), "--server.port=0",
-                "--management.server.port=0", "--sockstate.workers.threads=2"));
-        LISTENERS.forEach((listener) -> command.add("--sockstate.listeners." + listener + ".port=0"));
-        Process sample = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            int resp = boundPort(log, "resp", sample);
-            String output = Files.readString(log);
+        PackagedSample sample = new PackagedSample("-Djna.nounpack=true", "-Djna.nosys=true");
+        try (sample) {
+            int resp = sample.boundPort("resp");
+            String output = sample.output();
             assertThat(resp).as(output).isPositive();
             assertThat(output).containsPattern("Listener 'resp' \\([^)]*\\) bound to \\S+ on nio");
             List<String> warnings = output.lines().filter((line) -> line.contains("No native socket notification backend runs on"))
@@ -54,27 +40,6 @@ class NioFallbackSampleIT {
                 assertThat(new String(in.readNBytes(7), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
             }
         }
-        finally {
-            sample.destroy();
-            if (!sample.waitFor(30, TimeUnit.SECONDS)) {
-                sample.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            Files.deleteIfExists(log);
-        }
         assertThat(sample.exitValue()).as("stopped on SIGTERM within 30 s").isNotEqualTo(137);
-    }
-
-    /** @return the port the listener bound, from the log line the application writes as it starts; -1 if it did not */
-    private static int boundPort(Path log, String listener, Process sample) throws Exception {
-        Pattern started = Pattern.compile("Listener '" + listener + "' \\([^)]*\\) bound to \\S+:(\\d+) on ");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline && sample.isAlive()) {
-            Matcher matcher = started.matcher(Files.readString(log));
-            if (matcher.find()) {
-                return Integer.parseInt(matcher.group(1));
-            }
-            Thread.sleep(100);
-        }
-        return -1;
     }
 }
