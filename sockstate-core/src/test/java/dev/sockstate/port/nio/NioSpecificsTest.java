@@ -121,6 +121,40 @@ class NioSpecificsTest extends PortTestSupport {
     }
 
     @Test
+    void aRemovedRegistrationWhoseSocketStaysOpenAndReadableCostsNoSpinningSelects() throws Exception {
+        Connection connection = connect();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
+        connection.send("unread");
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        RegistrationBatch remove = new RegistrationBatch(1);
+        remove.remove(connection.handle(), KEY);
+        this.port.apply(remove);
+        long deadline = System.currentTimeMillis() + WAIT_MILLIS;
+        while ((awaitEvents(KEY) & Events.REMOVE) == 0) {
+            assertThat(System.currentTimeMillis()).as("the REMOVE within %s ms", WAIT_MILLIS).isLessThan(deadline);
+        }
+        // The socket is still open, with its data unread: nothing may be notified, and waiting must cost no CPU.
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBefore = threads.getCurrentThreadCpuTime();
+        assertThat(dequeueFor(300)).isEmpty();
+        assertThat(threads.getCurrentThreadCpuTime() - cpuBefore).as("CPU time of 300 ms of waiting, ns")
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
+    }
+
+    @Test
+    void aOneShotRegistrationReArmedBeforeTheNextSelectChangesNoInterestAndMissesNothing() throws Exception {
+        Connection connection = connect();
+        register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        for (int i = 0; i < 200; i++) {
+            connection.send("m");
+            assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+            assertThat(drain(connection.handle())).isNotEmpty();
+            register(connection.handle(), Events.IN, Trigger.LEVEL_ONESHOT);
+        }
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing left over").isEmpty();
+    }
+
+    @Test
     void anEmulatedEdgeWaitsForAWouldBlockBeforeNotifyingAgain() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.IN, Trigger.EDGE_PERSISTENT);
