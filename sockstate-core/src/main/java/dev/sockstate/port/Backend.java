@@ -42,8 +42,8 @@ public interface Backend {
 
     /**
      * @return whether a socket's pending error (a reset by the peer) is notified as {@link Events#ERR};
-     * when false, the backend learns readiness only (a JDK selector does), so a reset shows as IN (with
-     * HANGUP where the filter asks for it) and the read that follows names the error: code that learns
+     * when false, the backend learns readiness only (a JDK selector does), so a reset shows as IN and
+     * the read that follows names the error: code that learns
      * errors by reading, as the portable guarantee asks, behaves alike on both
      */
     default boolean notifiesErrors() {
@@ -53,7 +53,7 @@ public interface Backend {
     /**
      * @return whether a peer's FIN is notified as {@link Events#HANGUP} to a registration that asks for
      * IN too; when false (a JDK selector learns readiness only), it shows as IN, and the read that
-     * returns the end of the stream tells it; a registration for HANGUP without IN hears it either way
+     * returns the end of the stream tells it, and a registration for HANGUP without IN hears nothing of it
      */
     default boolean notifiesHangups() {
         return true;

@@ -71,9 +71,9 @@ public final class NioBackend implements Backend {
     }
 
     /**
-     * A selector reports readiness only: a FIN shows as IN to a registration that asks for IN, and
-     * the read that returns the end of the stream tells it (telling it beforehand would cost a
-     * {@code FIONREAD} per notification).
+     * A selector reports readiness only, and what it found may be stale when handed out: a FIN shows
+     * as IN to a registration that asks for IN, and the read that returns the end of the stream tells
+     * it; one for HANGUP alone hears nothing (a probe of stale readiness would take data for a FIN).
      */
     @Override
     public boolean notifiesHangups() {

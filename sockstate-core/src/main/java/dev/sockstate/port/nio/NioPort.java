@@ -46,19 +46,18 @@ import java.util.function.Consumer;
  * notification, which the portable guarantee allows (read until would-block after every edge);
  * data already there when it is enabled may raise one, which it allows too.
  * <p>
- * <b>Hang-ups and errors.</b> A selector reports readiness only. A registration that asks for IN
- * hears a FIN or a reset as IN, learnt by the read that reaches it ({@link NioBackend#notifiesHangups()}).
- * One that asks for HANGUP without IN (a stage holds the input) hears HANGUP when its TCP socket is
- * readable with nothing to read ({@code FIONREAD} is zero: a FIN or a reset). ERR is never reported: a read names the error. A HANGUP-only filter (input
- * held) finding data masks the read side as an edge does, so a level registration does not spin.
+ * <b>Hang-ups and errors.</b> A selector reports readiness only, and readiness it found may be
+ * stale by the time it is handed out (the owner may have read meanwhile), so neither HANGUP nor ERR
+ * is ever reported: a FIN or a reset shows as IN to a registration that asks for IN, and the read
+ * that reaches it tells it ({@link NioBackend#notifiesHangups()}, {@link NioBackend#notifiesErrors()}).
+ * A registration for HANGUP without IN (a stage holds the input) hears nothing of the socket: its
+ * read side is masked when found readable, so a level registration does not spin, until it is
+ * enabled again.
  * <p>
  * An interrupt neither ends a wait nor closes anything, as on the native backends: a caller's
  * interrupt status is cleared for the call and set again when it returns.
  */
 final class NioPort extends AbstractNotificationPort {
-
-    /** A bit beside the selection-key ops of a found entry: readable with nothing to read. */
-    private static final int NOTHING_TO_READ = 1 << 30;
 
     private final Selector selector;
 
@@ -184,7 +183,6 @@ final class NioPort extends AbstractNotificationPort {
         int count = 0;
         try {
             count = select(waitNanos);
-            probeHangups(count);
             return Thread.interrupted();
         }
         catch (IOException ex) {
@@ -219,23 +217,6 @@ final class NioPort extends AbstractNotificationPort {
         return findings.count;
     }
 
-    /**
-     * Marks the readable TCP sockets with nothing to read, for registrations that ask for HANGUP
-     * without IN (a stage holds the input): only a probe tells them a FIN or reset from data. A
-     * registration that asks for IN too is told IN, and the read that reaches the end of the stream
-     * (or the error) tells the rest: a {@code FIONREAD} a message would cost a system call more.
-     */
-    private void probeHangups(int count) {
-        Found findings = this.found;
-        for (int i = 0; i < count; i++) {
-            Registration registration = findings.registrations[i];
-            if ((findings.ops[i] & SelectionKey.OP_READ) != 0 && (registration.filter & (Events.HANGUP | Events.IN)) == Events.HANGUP
-                    && registration.socket.nothingToRead()) {
-                findings.ops[i] |= NOTHING_TO_READ;
-            }
-        }
-    }
-
     /** Turns what a select found into notifications in the ready list; the lock is held. */
     private void collect(int count) {
         Found findings = this.found;
@@ -256,9 +237,6 @@ final class NioPort extends AbstractNotificationPort {
         if ((ops & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
             if ((filter & Events.IN) != 0) {
                 events |= Events.IN;
-            }
-            if ((filter & Events.HANGUP) != 0 && (ops & NOTHING_TO_READ) != 0) {
-                events |= Events.HANGUP;
             }
             if (events != 0) {
                 sides |= Registration.READ_SIDE;
@@ -559,8 +537,7 @@ final class NioPort extends AbstractNotificationPort {
             int count = 0;
             try {
                 count = select(0);
-                probeHangups(count);
-            }
+                }
             catch (IOException ex) {
                 // The descriptor is closed by the next select instead.
             }

@@ -3,7 +3,6 @@ package dev.sockstate.port.nio;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.Protocol;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -70,8 +69,6 @@ final class NioSocket {
     /** Which options were set, a bit per ordinal; guarded by this. */
     private int optionsSet;
 
-    /** The stream whose {@code available()} tells a hang-up from data; made on first use. */
-    private volatile InputStream probe;
 
     /** The last sender a datagram came from, decoded once. */
     volatile CachedAddress lastSender;
@@ -111,30 +108,6 @@ final class NioSocket {
             return 0;
         }
         return this.connecting ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
-    }
-
-    /**
-     * Whether a readable TCP socket has nothing to read: the peer's FIN, or a reset, is what made it
-     * readable. One {@code FIONREAD} through the JDK's {@code available()}.
-     * @return true when nothing is readable, or the socket cannot say
-     */
-    boolean nothingToRead() {
-        SocketChannel channel = this.stream;
-        if (channel == null || this.listener != null) {
-            return false;
-        }
-        try {
-            InputStream in = this.probe;
-            if (in == null) {
-                in = channel.socket().getInputStream();
-                this.probe = in;
-            }
-            return in.available() == 0;
-        }
-        catch (IOException ex) {
-            // Input shut, or the socket closed: a read says which.
-            return true;
-        }
     }
 
     /**

@@ -8,8 +8,8 @@
  * interest; REMOVE and posted messages are queued by the port itself. Edges are emulated over the
  * level-triggered selector: a side that notified stays out of the interest set until the socket
  * calls see a would-block on it (they tell the port, being the same backend's) or an ENABLE; which
- * keeps the portable edge guarantee. HANGUP is reported when a readable TCP socket has nothing to
- * read; ERR never is, errors being learnt by reading. Internal: used through
+ * keeps the portable edge guarantee. Neither HANGUP nor ERR is ever reported: a FIN or a reset is
+ * learnt by the read that reaches it. Internal: used through
  * {@link dev.sockstate.port.Backends} only; every type but the service-loaded backend is
  * package-private.
  */

@@ -139,9 +139,6 @@ abstract class ConnectionTurn extends AcceptedConnection {
         }
         if (this.inputHeld && (events & Events.HANGUP) != 0) {
             this.hangupWhileHeld = true;
-            if (this.listener.learnsErrorsByReading() && heldHangupWasAReset()) {
-                return true;
-            }
         }
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
         boolean mayRead = !this.inputHeld || (events & Events.ERR) != 0;
@@ -180,28 +177,6 @@ abstract class ConnectionTurn extends AcceptedConnection {
             if (this.sockets.recv(this.handle, ByteBuffer.allocate(1)) > 0) {
                 // Data still came before the error: a later notification may try again.
                 this.errorUnnamed = false;
-            }
-            return false;
-        }
-        catch (NativeIoException ex) {
-            failed(ex);
-            return true;
-        }
-    }
-
-    /**
-     * A hang-up while a stage holds the input, on a backend that never notifies ERR (a selector): a
-     * reset shows as that hang-up, and only a read tells it from the peer's FIN. Such a backend raises
-     * a hang-up only when nothing is left to read, so the read takes no data: the end of the stream
-     * stays for after the release (a FIN is read again and again), and a reset fails the connection
-     * now, as ERR does elsewhere. Should a byte come after all, it goes inbound as held input does.
-     * @return whether the read named an error, which failed the connection
-     */
-    private boolean heldHangupWasAReset() {
-        ByteBuffer probe = ByteBuffer.allocate(1);
-        try {
-            if (this.sockets.recv(this.handle, probe) > 0) {
-                inboundData(probe.flip());
             }
             return false;
         }

@@ -367,14 +367,6 @@ final class Listener implements ServerObserver.ActiveCounts {
         }
     }
 
-    /**
-     * @return whether the backend never notifies a socket's error as ERR (a selector): a reset then
-     * shows as readiness, and only a read names it
-     */
-    boolean learnsErrorsByReading() {
-        return !this.changeRules.notifiesErrors();
-    }
-
     /** @return whether the handler runs on an executor of its own, not on the workers */
     boolean hasExecutor() {
         return this.execution != null;

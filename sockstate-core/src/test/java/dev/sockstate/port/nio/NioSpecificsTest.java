@@ -209,17 +209,26 @@ class NioSpecificsTest extends PortTestSupport {
     }
 
     @Test
-    void aHangupOnlyRegistrationIgnoresDataWithoutSpinningAndHearsAClose() throws Exception {
+    void aHangupOnlyRegistrationIgnoresDataWithoutSpinningAndHearsNothingOfAClose() throws Exception {
         Connection connection = connect();
         register(connection.handle(), Events.HANGUP, Trigger.LEVEL_PERSISTENT);
         connection.send("held");
-        assertThat(dequeueFor(SETTLE_MILLIS)).as("data is not what a HANGUP filter asks for").isEmpty();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBefore = threads.getCurrentThreadCpuTime();
+        assertThat(dequeueFor(300)).as("data is not what a HANGUP filter asks for").isEmpty();
+        assertThat(threads.getCurrentThreadCpuTime() - cpuBefore).as("CPU time of 300 ms of waiting, ns")
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
         assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         assertThat(drain(connection.handle())).isEqualTo("held");
         register(connection.handle(), Events.HANGUP, Trigger.LEVEL_ONESHOT);
         connection.peer().close();
-        assertThat(awaitEvents(KEY)).as("nothing to read, readable: the peer closed").isEqualTo(Events.HANGUP);
+        // What a selector found may be stale when handed out, so no probe tells a FIN from data: the
+        // read after the next enable for IN does.
+        assertThat(dequeueFor(SETTLE_MILLIS)).as("nothing for HANGUP alone").isEmpty();
+        register(connection.handle(), Events.IN | Events.HANGUP, Trigger.LEVEL_ONESHOT);
+        assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
+        assertThat(this.sockets.recv(connection.handle(), this.sockets.allocate(8))).as("end of stream").isZero();
     }
 
     @Test

@@ -116,23 +116,21 @@ public abstract class SocketTurn extends SocketState {
     }
 
     /**
-     * How a backend takes registration changes and what its notifications say, as the turns need to know it.
+     * How a backend takes registration changes, as the turns need to know it.
      * @param edgeOnEveryArrival whether an edge is raised for every arrival, even while data is unread
      * @param withDequeue whether a change deferred to the next dequeue call saves a system call
-     * @param notifiesErrors whether a socket's error is notified as ERR; when not (a selector), a reset
-     * shows as readiness, and a read names it
      */
-    public record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue, boolean notifiesErrors) {
+    public record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue) {
 
-        /** Epoll's: an edge per arrival, every change one system call of its own, errors notified. */
-        public static final ChangeRules EPOLL = new ChangeRules(true, false, true);
+        /** Epoll's: an edge per arrival, and every change one system call of its own. */
+        public static final ChangeRules EPOLL = new ChangeRules(true, false);
 
         /**
          * @param backend a backend
          * @return its rules
          */
         public static ChangeRules of(Backend backend) {
-            return new ChangeRules(backend.edgeOnEveryArrival(), backend.appliesChangesWithDequeue(), backend.notifiesErrors());
+            return new ChangeRules(backend.edgeOnEveryArrival(), backend.appliesChangesWithDequeue());
         }
     }
 
