@@ -157,7 +157,7 @@ class LayeringTest {
                     (JavaClass type) -> type.getName().matches("dev\\.sockstate\\.(server\\.engine\\.(HandlerCalls|HandlerExecution|Framer|Messages"
                             + "|tls\\.TlsSupport|turn\\.(WorkerGroup|SocketTable|ServerScheduler))|server\\.observer\\.ListenerObserver"
                             + "|port\\.(NativeSockets|NotificationPort))")))
-            .as("no method of Listener hands out one of its collaborators (a new socket's SocketTurn.Home is a value made for it)");
+            .as("no method of Listener hands out one of its collaborators (a new socket's SocketHome is a value made for it)");
 
     @ArchTest
     static final ArchRule onlyTheListenerMakesItsCollaborators = noClasses()

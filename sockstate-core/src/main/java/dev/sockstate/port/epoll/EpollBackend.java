@@ -6,6 +6,7 @@ import dev.sockstate.port.BackendUnavailableException;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.ProbedOnce;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -22,7 +23,8 @@ public final class EpollBackend implements Backend {
     /** The binding of libc the backend runs on, made once by the probe: the one line a binding changes. */
     private static final Supplier<EpollCalls> BINDING = LinuxNative.Binding::new;
 
-    private static volatile Availability availability;
+    /** Whether the backend runs here, probed once a process. */
+    private static final ProbedOnce AVAILABILITY = new ProbedOnce(EpollBackend::probe);
 
     /** The binding the probe found working, which the sockets and ports are given. */
     private static volatile EpollCalls calls;
@@ -53,17 +55,7 @@ public final class EpollBackend implements Backend {
 
     @Override
     public Availability availability() {
-        Availability result = availability;
-        if (result == null) {
-            synchronized (EpollBackend.class) {
-                result = availability;
-                if (result == null) {
-                    result = probe();
-                    availability = result;
-                }
-            }
-        }
-        return result;
+        return AVAILABILITY.get();
     }
 
     @Override

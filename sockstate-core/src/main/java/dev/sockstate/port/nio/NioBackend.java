@@ -5,6 +5,7 @@ import dev.sockstate.port.Backend;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.ProbedOnce;
 import java.io.IOException;
 import java.nio.channels.Selector;
 
@@ -26,7 +27,8 @@ public final class NioBackend implements Backend {
     /** The backend's name in configuration. */
     public static final String NAME = "nio";
 
-    private static volatile Availability availability;
+    /** Whether the backend runs here, probed once a process. */
+    private static final ProbedOnce AVAILABILITY = new ProbedOnce(NioBackend::probe);
 
     private static final NioSockets SOCKETS = new NioSockets();
 
@@ -37,17 +39,7 @@ public final class NioBackend implements Backend {
 
     @Override
     public Availability availability() {
-        Availability result = availability;
-        if (result == null) {
-            synchronized (NioBackend.class) {
-                result = availability;
-                if (result == null) {
-                    result = probe();
-                    availability = result;
-                }
-            }
-        }
-        return result;
+        return AVAILABILITY.get();
     }
 
     @Override

@@ -7,14 +7,12 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
-import dev.sockstate.port.SocketAddressLayout;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.ClosedChannelException;
@@ -41,8 +39,6 @@ final class NioSockets extends AbstractNativeSockets {
     static final int BACKLOG_AT_BIND = Integer.MAX_VALUE;
 
     /** Encodes datagram addresses for comparing; the family numbers are this backend's own. */
-    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(2, 10);
-
     private final HandleTable table = new HandleTable();
 
     /**
@@ -78,7 +74,7 @@ final class NioSockets extends AbstractNativeSockets {
                 socket = new NioSocket(protocol, family, channel, null);
             }
         }
-        catch (IOException | UnsupportedOperationException ex) {
+        catch (IOException | RuntimeException ex) {
             throw JdkErrors.exception("socket(" + protocol + ", " + family + ")", ex);
         }
         return this.table.add(socket);
@@ -157,9 +153,9 @@ final class NioSockets extends AbstractNativeSockets {
         try {
             server.configureBlocking(false);
             for (NativeSocketOption option : NativeSocketOption.values()) {
-                SocketOption<?> name = standard(option);
+                SocketOption<?> name = JdkOptions.standard(option);
                 if (name != null && socket.hasOption(option) && server.supportedOptions().contains(name)) {
-                    set(server, name, socket.option(option));
+                    JdkOptions.set(server, name, socket.option(option));
                 }
             }
             server.bind(address, backlog);
@@ -211,9 +207,9 @@ final class NioSockets extends AbstractNativeSockets {
     /** Sets on an accepted socket the options its listener kept for it, as Linux makes them inherited. */
     private static void inherit(NioSocket listener, SocketChannel accepted) throws IOException {
         for (NativeSocketOption option : NativeSocketOption.values()) {
-            SocketOption<?> name = standard(option);
+            SocketOption<?> name = JdkOptions.standard(option);
             if (name != null && listener.hasOption(option) && !listener.listener.supportedOptions().contains(name)) {
-                set(accepted, name, listener.option(option));
+                JdkOptions.set(accepted, name, listener.option(option));
             }
         }
     }
@@ -332,29 +328,20 @@ final class NioSockets extends AbstractNativeSockets {
             found.wouldBlock(Registration.READ_SIDE);
             return WOULD_BLOCK;
         }
-        storeSender(found, (InetSocketAddress) from, sender);
-        return target.position() - position;
-    }
-
-    /** Fills {@code sender} from the JDK's address, which the JDK reuses for a sender seen last time. */
-    private void storeSender(NioSocket socket, InetSocketAddress from, PeerAddress sender) {
-        NioSocket.CachedAddress cached = socket.lastSender;
-        if (cached == null || cached.address() != from) {
-            ByteBuffer encoded = ByteBuffer.allocate(SocketAddressLayout.STORAGE_SIZE);
-            int length = LAYOUT.encode(from, encoded);
-            cached = new NioSocket.CachedAddress(from, encoded, length);
-            socket.lastSender = cached;
-        }
         try (Scratch local = scratch()) {
-            LAYOUT.decode(cached.encoded(), local.bytes(), sender);
+            DatagramAddresses.storeSender(found, (InetSocketAddress) from, sender, local.bytes());
         }
+        return target.position() - position;
     }
 
     @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         NioSocket found = require(socket, "sendto");
         DatagramChannel channel = requireDatagram(found, "sendto");
-        InetSocketAddress address = targetAddress(found, target);
+        InetSocketAddress address;
+        try (Scratch local = scratch()) {
+            address = DatagramAddresses.targetAddress(found, target, local.bytes(), local.address().buffer());
+        }
         ByteBuffer source = buffer.buffer();
         int remaining = source.remaining();
         int sent;
@@ -372,34 +359,6 @@ final class NioSockets extends AbstractNativeSockets {
             return WOULD_BLOCK;
         }
         return sent;
-    }
-
-    /** @return the JDK's form of {@code target}: the one made last time when it is the same address */
-    private InetSocketAddress targetAddress(NioSocket socket, PeerAddress target) {
-        try (Scratch local = scratch()) {
-            ByteBuffer encoded = local.address().buffer();
-            int length = LAYOUT.encode(target, local.bytes(), encoded);
-            NioSocket.CachedAddress cached = socket.lastTarget;
-            if (cached != null && cached.length() == length && sameBytes(cached.encoded(), encoded, length)) {
-                return cached.address();
-            }
-            ByteBuffer copy = ByteBuffer.allocate(length);
-            for (int i = 0; i < length; i++) {
-                copy.put(i, encoded.get(i));
-            }
-            InetSocketAddress address = target.toSocketAddress();
-            socket.lastTarget = new NioSocket.CachedAddress(address, copy, length);
-            return address;
-        }
-    }
-
-    private static boolean sameBytes(ByteBuffer one, ByteBuffer other, int length) {
-        for (int i = 0; i < length; i++) {
-            if (one.get(i) != other.get(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static DatagramChannel requireDatagram(NioSocket socket, String call) throws NativeIoException {
@@ -421,12 +380,12 @@ final class NioSockets extends AbstractNativeSockets {
             }
             return;
         }
-        SocketOption<?> name = standard(option);
+        SocketOption<?> name = JdkOptions.standard(option);
         synchronized (found) {
             NetworkChannel channel = (NetworkChannel) found.selectable();
             try {
                 if (channel.supportedOptions().contains(name)) {
-                    set(channel, name, value);
+                    JdkOptions.set(channel, name, value);
                 }
                 else if (found.listener == null) {
                     throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
@@ -451,7 +410,7 @@ final class NioSockets extends AbstractNativeSockets {
             requireIpv6(found, call);
             return 0;
         }
-        SocketOption<?> name = standard(option);
+        SocketOption<?> name = JdkOptions.standard(option);
         synchronized (found) {
             NetworkChannel channel = (NetworkChannel) found.selectable();
             try {
@@ -475,29 +434,6 @@ final class NioSockets extends AbstractNativeSockets {
         if (socket.family != StandardProtocolFamily.INET6) {
             throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "IPV6_V6ONLY is an option of IPv6 sockets");
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void set(NetworkChannel channel, SocketOption<?> name, int value) throws IOException {
-        if (name.type() == Boolean.class) {
-            channel.setOption((SocketOption<Boolean>) name, value != 0);
-        }
-        else {
-            channel.setOption((SocketOption<Integer>) name, value);
-        }
-    }
-
-    /** @return the JDK's option, or {@code null} for IPV6_V6ONLY, which it has not */
-    private static SocketOption<?> standard(NativeSocketOption option) {
-        return switch (option) {
-            case REUSE_ADDRESS -> StandardSocketOptions.SO_REUSEADDR;
-            case REUSE_PORT -> StandardSocketOptions.SO_REUSEPORT;
-            case TCP_NODELAY -> StandardSocketOptions.TCP_NODELAY;
-            case RECEIVE_BUFFER -> StandardSocketOptions.SO_RCVBUF;
-            case SEND_BUFFER -> StandardSocketOptions.SO_SNDBUF;
-            case KEEP_ALIVE -> StandardSocketOptions.SO_KEEPALIVE;
-            case IPV6_ONLY -> null;
-        };
     }
 
     private static String kind(NioSocket socket) {

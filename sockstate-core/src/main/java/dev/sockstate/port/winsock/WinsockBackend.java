@@ -7,6 +7,7 @@ import dev.sockstate.port.Backends;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.ProbedOnce;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
@@ -42,7 +43,9 @@ public final class WinsockBackend implements Backend {
     /** The binding of Winsock the backend runs on, made once by the probe: the one line a binding changes. */
     private static final Supplier<WinsockCalls> BINDING = WinsockNative.Binding::new;
 
-    private static volatile Availability availability;
+    /** Whether the backend runs here, probed once a process. */
+    private static final ProbedOnce AVAILABILITY = new ProbedOnce(
+            () -> probe(System.getProperty(LIBRARY_PROPERTY), System.getProperty("os.name", "")));
 
     /** The binding the probe found working, which the sockets and ports are given. */
     private static volatile WinsockCalls calls;
@@ -83,17 +86,7 @@ public final class WinsockBackend implements Backend {
 
     @Override
     public Availability availability() {
-        Availability result = availability;
-        if (result == null) {
-            synchronized (WinsockBackend.class) {
-                result = availability;
-                if (result == null) {
-                    result = probe(System.getProperty(LIBRARY_PROPERTY), System.getProperty("os.name", ""));
-                    availability = result;
-                }
-            }
-        }
-        return result;
+        return AVAILABILITY.get();
     }
 
     @Override

@@ -11,9 +11,9 @@ import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.embedded.EmbeddedPort;
 import dev.sockstate.server.engine.embedded.EmbeddedSocket;
 import dev.sockstate.server.engine.embedded.RecordingErrors;
+import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.OffWorker;
 import dev.sockstate.server.engine.turn.SocketTable;
-import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.ByteArrayOutputStream;
@@ -106,7 +106,7 @@ public final class EmbeddedConnection implements AutoCloseable {
         ListenerSettings recording = withHandler(settings, new RecordingErrors(settings.connectionHandler(), this.errors));
         // No scheduler: it serves the accept back-off of a listening socket, which an embedded connection has none of.
         this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE,
-                SocketTurn.ChangeRules.EPOLL);
+                ChangeRules.EPOLL);
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);

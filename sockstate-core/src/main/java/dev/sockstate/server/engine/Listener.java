@@ -1,22 +1,24 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Stage;
+import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.tls.TlsSupport;
+import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.ServerScheduler;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
-import dev.sockstate.port.Events;
-import dev.sockstate.server.InvalidMessageException;
-import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -76,7 +78,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     private final long idleTimeoutNanos;
 
     /** How the backend takes registration changes: whether it raises an edge per arrival, and batches changes with dequeues. */
-    private final SocketTurn.ChangeRules changeRules;
+    private final ChangeRules changeRules;
 
     private final AtomicLong connectionIds;
 
@@ -110,7 +112,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param changeRules how the backend takes registration changes
      */
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
-            AtomicLong connectionIds, ServerObserver observer, SocketTurn.ChangeRules changeRules) {
+            AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.settings = settings;
         this.changeRules = changeRules;
         this.group = group;
@@ -267,8 +269,8 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** @return where a new socket of the listener is served: the next port of its group, its table, observer and rules */
-    SocketTurn.Home home() {
-        return new SocketTurn.Home(this.group.nextPort(), this.sockets, this.table, this.observer, this.changeRules);
+    SocketHome home() {
+        return new SocketHome(this.group.nextPort(), this.sockets, this.table, this.observer, this.changeRules);
     }
 
     /** @return the idle timeout in nanoseconds, 0 for none */

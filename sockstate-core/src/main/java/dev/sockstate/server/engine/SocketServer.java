@@ -12,6 +12,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
 import dev.sockstate.server.engine.tls.TlsStage;
+import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.OffWorker;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;
@@ -101,7 +102,7 @@ public final class SocketServer {
             this.scheduler = new ServerScheduler("sockstate-scheduler");
             AtomicLong connectionIds = new AtomicLong();
             ListenerBinder binder = new ListenerBinder(sockets);
-            SocketTurn.ChangeRules changeRules = SocketTurn.ChangeRules.of(this.backend);
+            ChangeRules changeRules = ChangeRules.of(this.backend);
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
                     List<NotificationPort> ports = openPorts(settings);
@@ -191,7 +192,7 @@ public final class SocketServer {
      */
     private static void loadRarelyUsedClasses() {
         new WriteQueue().isEmpty();
-        SocketTurn.ChangeRules.EPOLL.hashCode();
+        ChangeRules.EPOLL.hashCode();
         ServerObserver.DequeueOutcome.values();
         HandlerCalls.Callback.values();
         for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,

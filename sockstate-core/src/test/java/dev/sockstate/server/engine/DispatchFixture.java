@@ -9,6 +9,7 @@ import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;
@@ -112,7 +113,7 @@ public final class DispatchFixture implements AutoCloseable {
         long handled;
 
         CountingSocket(NotificationPort port, SocketTable table) {
-            super(port, null, table, 0, Trigger.EDGE_PERSISTENT, ListenerObserver.NONE, false, SocketTurn.ChangeRules.EPOLL);
+            super(port, null, table, 0, Trigger.EDGE_PERSISTENT, ListenerObserver.NONE, false, ChangeRules.EPOLL);
         }
 
         @Override

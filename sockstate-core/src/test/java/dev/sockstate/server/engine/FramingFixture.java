@@ -7,9 +7,9 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;
-import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ServerObserver;
@@ -57,7 +57,7 @@ public final class FramingFixture implements AutoCloseable {
                 .handler(counting).build();
         Listener listener = new Listener(settings, group, backend.sockets(), table, this.scheduler, new AtomicLong(),
                 ServerObserver.NONE,
-                SocketTurn.ChangeRules.of(backend));
+                ChangeRules.of(backend));
         this.connection = new TcpConnection(listener, -1);
     }
 

@@ -1,6 +1,5 @@
 package dev.sockstate.server.engine.turn;
 
-import dev.sockstate.port.Backend;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
@@ -99,39 +98,8 @@ public abstract class SocketTurn extends SocketState {
      * @param trigger how it is registered
      * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
      */
-    protected SocketTurn(Home home, long handle, Trigger trigger, boolean ownedByCreator) {
+    protected SocketTurn(SocketHome home, long handle, Trigger trigger, boolean ownedByCreator) {
         this(home.port(), home.sockets(), home.table(), handle, trigger, home.observer(), ownedByCreator, home.rules());
-    }
-
-    /**
-     * Where a new socket is served: what it shares with the other sockets of its listener, and the port
-     * chosen for it.
-     * @param port the port it registers with
-     * @param sockets the backend's sockets
-     * @param table the server's sockets by completion key
-     * @param observer its listener's observer
-     * @param rules how the backend takes registration changes
-     */
-    public record Home(NotificationPort port, NativeSockets sockets, SocketTable table, ListenerObserver observer, ChangeRules rules) {
-    }
-
-    /**
-     * How a backend takes registration changes, as the turns need to know it.
-     * @param edgeOnEveryArrival whether an edge is raised for every arrival, even while data is unread
-     * @param withDequeue whether a change deferred to the next dequeue call saves a system call
-     */
-    public record ChangeRules(boolean edgeOnEveryArrival, boolean withDequeue) {
-
-        /** Epoll's: an edge per arrival, and every change one system call of its own. */
-        public static final ChangeRules EPOLL = new ChangeRules(true, false);
-
-        /**
-         * @param backend a backend
-         * @return its rules
-         */
-        public static ChangeRules of(Backend backend) {
-            return new ChangeRules(backend.edgeOnEveryArrival(), backend.appliesChangesWithDequeue());
-        }
     }
 
     /**
