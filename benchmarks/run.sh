@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The end-to-end comparison in one command: sockstate (level one-shot, exclusive edge, and exclusive edge on a
-# port per worker), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one load client.
+# The end-to-end comparison in one command: sockstate (its default, a port per worker with level-persistent
+# connections; a shared port with level one-shot; the exclusive edge mode on a shared port and on a port per
+# worker; the nio backend), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one
+# load client.
 #
 #   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--out dir]
 #

@@ -3,7 +3,6 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -26,7 +25,6 @@ import org.springframework.test.annotation.DirtiesContext;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "management.server.port=0")
-@EphemeralListenerPorts
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class LoggerTests {

@@ -3,7 +3,6 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import dev.sockstate.autoconfigure.test.LocalListenerPort;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +20,6 @@ import org.springframework.test.annotation.DirtiesContext;
  * them on a developer's machine, failed without them in CI (the {@code CI} variable set).
  */
 @SpringBootTest(properties = { "management.server.port=0", "server.port=0" })
-@EphemeralListenerPorts
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class RedisToolsTests {

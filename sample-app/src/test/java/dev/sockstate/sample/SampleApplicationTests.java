@@ -2,7 +2,6 @@ package dev.sockstate.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.DatagramPacket;
@@ -25,7 +24,6 @@ import org.springframework.test.annotation.DirtiesContext;
 /** Every listener of the sample over real sockets, and the metrics they move on the management port. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "management.server.port=0")
-@EphemeralListenerPorts
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class SampleApplicationTests {

@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * @param address the local address, {@code null} for every interface
  * @param portNumber the TCP or UDP port number, 0 for an ephemeral one
  * @param backlog the TCP pending-connection queue length
- * @param trigger how the listener's sockets are registered
+ * @param trigger how the listener's sockets are registered; {@code null} for the default of the worker
+ * group that serves it (see {@link #triggerOn(WorkerGroupSettings)})
  * @param exclusiveEdge TCP connections are served in the exclusive edge-triggered mode (see
  * {@link Builder#exclusiveEdge(boolean)}); the trigger is then {@link Trigger#EDGE_PERSISTENT}
  * @param events the events a connection is registered for: {@link Events#IN}, with {@link Events#HANGUP} for TCP
@@ -75,6 +76,24 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
     /** The worker group listeners use unless they name another. */
     public static final String DEFAULT_GROUP = "default";
+
+    /**
+     * The trigger the listener's sockets are registered with on its worker group: the one set, or,
+     * when none is, {@link Trigger#LEVEL_PERSISTENT} for a TCP listener without a handler executor on
+     * a group with a port per worker ({@link WorkerGroupSettings#portPerWorker()}: a connection then
+     * stays registered, with no re-arm after each message), and {@link Trigger#LEVEL_ONESHOT} otherwise
+     * (the workers share one port, or a handler executor runs the handler while the socket must stay
+     * disarmed).
+     * @param group the worker group that serves the listener
+     * @return the trigger
+     */
+    public Trigger triggerOn(WorkerGroupSettings group) {
+        if (this.trigger != null) {
+            return this.trigger;
+        }
+        return (this.protocol == Protocol.TCP && this.handlerExecutor == null && group.portPerWorker()) ? Trigger.LEVEL_PERSISTENT
+                : Trigger.LEVEL_ONESHOT;
+    }
 
     /**
      * @param name the listener's name
@@ -168,7 +187,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
-        /** @param trigger how sockets are registered, {@code null} for the default (LEVEL_ONESHOT) @return this */
+        /**
+         * @param trigger how sockets are registered, {@code null} for the worker group's default
+         * ({@link ListenerSettings#triggerOn(WorkerGroupSettings)})
+         * @return this
+         */
         public Builder trigger(Trigger trigger) {
             this.trigger = trigger;
             return this;
@@ -357,13 +380,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                         "unset or EDGE_PERSISTENT with exclusiveEdge, which registers connections edge-triggered persistent");
                 chosen = Trigger.EDGE_PERSISTENT;
             }
-            else if (chosen == null) {
-                chosen = Trigger.LEVEL_ONESHOT;
-            }
             require(this.handlerExecutor == null || this.protocol != Protocol.TCP || chosen != Trigger.LEVEL_PERSISTENT,
                     Setting.TRIGGER, chosen, "another trigger with a handler executor: a level-triggered persistent registration"
                             + " stays armed while the executor runs the handler, and unread bytes would notify the worker again and"
-                            + " again; LEVEL_ONESHOT (the default), EDGE_ONESHOT, EDGE_PERSISTENT or the exclusive edge mode work with"
+                            + " again; LEVEL_ONESHOT (the default with an executor), EDGE_ONESHOT, EDGE_PERSISTENT or the exclusive edge mode work with"
                             + " an executor");
             int filter = (this.events >= 0) ? this.events
                     : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;

@@ -30,13 +30,13 @@ public class ListenerProperties {
     /** Local address to bind; every interface when not set. */
     private InetAddress address;
 
-    /** Port to bind; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
-    private int port;
+    /** Port to bind, required; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
+    private Integer port;
 
     /** Length of the queue of connections waiting to be accepted (TCP). */
     private int backlog = 1024;
 
-    /** How sockets are registered: level-oneshot (when not set), level-persistent, edge-oneshot or edge-persistent. */
+    /** How sockets are registered: level-oneshot, level-persistent, edge-oneshot or edge-persistent; when not set, level-persistent for TCP on a port per worker without a handler executor, else level-oneshot. */
     private Trigger trigger;
 
     /**
@@ -106,11 +106,11 @@ public class ListenerProperties {
         this.address = address;
     }
 
-    public int getPort() {
+    public Integer getPort() {
         return this.port;
     }
 
-    public void setPort(int port) {
+    public void setPort(Integer port) {
         this.port = port;
     }
 

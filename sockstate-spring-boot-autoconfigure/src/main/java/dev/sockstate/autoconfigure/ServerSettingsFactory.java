@@ -124,8 +124,11 @@ final class ServerSettingsFactory {
     }
 
     private ListenerSettings.Builder builder(String name, ListenerProperties listener, BeanFactory beans) {
-        require(listener.getCharset() != null, "listeners." + name + ".charset", null, "It must be set.");
         String path = "listeners." + name + ".";
+        // As Spring Boot's servers, an ephemeral port is asked for, not had by leaving the port out.
+        require(listener.getPort() != null, path + "port", null, "It must be set: the port number to bind, or 0 for an"
+                + " ephemeral one (tests get ephemeral ports by themselves, see @LocalListenerPort).");
+        require(listener.getCharset() != null, path + "charset", null, "It must be set.");
         DataSize pending = listener.getMaxPendingWriteBytes();
         require(pending != null, path + "max-pending-write-bytes", null, "It must be set.");
         int events = 0;

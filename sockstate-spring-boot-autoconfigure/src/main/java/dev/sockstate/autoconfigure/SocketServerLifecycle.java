@@ -40,15 +40,29 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     private final Duration shutdownTimeout;
 
+    private final Duration workersWithin;
+
     /**
      * @param server the server
      * @param environment where to publish the bound ports
      * @param shutdownTimeout how long a stop lets connections finish; zero to close them at once
      */
     public SocketServerLifecycle(SocketServer server, Environment environment, Duration shutdownTimeout) {
+        this(server, environment, shutdownTimeout, Duration.ofSeconds(5));
+    }
+
+    /**
+     * @param server the server
+     * @param environment where to publish the bound ports
+     * @param shutdownTimeout how long a stop lets connections finish; zero to close them at once
+     * @param workersWithin how long the worker threads then get to end; one still in a handler call
+     * after it is interrupted, named in a warning, and not waited for
+     */
+    public SocketServerLifecycle(SocketServer server, Environment environment, Duration shutdownTimeout, Duration workersWithin) {
         this.server = server;
         this.environment = environment;
         this.shutdownTimeout = shutdownTimeout;
+        this.workersWithin = workersWithin;
     }
 
     @Override
@@ -95,7 +109,7 @@ public class SocketServerLifecycle implements SmartLifecycle {
             logger.info("Commencing graceful shutdown of the socket server. Waiting up to " + this.shutdownTimeout
                     + " for active connections to complete");
         }
-        this.server.stop(this.shutdownTimeout);
+        this.server.stop(this.shutdownTimeout, this.workersWithin);
         if (graceful) {
             logger.info("Graceful shutdown of the socket server complete");
         }
@@ -143,9 +157,25 @@ public class SocketServerLifecycle implements SmartLifecycle {
      * @return how long connections get to finish
      */
     public static Duration drainWithin(Duration phase) {
-        Duration margin = Duration.ofSeconds(5);
+        return phase.minus(margin(phase));
+    }
+
+    /**
+     * @param phase {@code spring.lifecycle.timeout-per-shutdown-phase}
+     * @param drain how long connections get to finish, shorter than the phase
+     * @return how long the workers then get to end: what the phase leaves, at most 5 s
+     */
+    public static Duration workersWithin(Duration phase, Duration drain) {
+        Duration left = phase.minus(drain);
+        return (left.compareTo(MARGIN) > 0) ? MARGIN : left;
+    }
+
+    private static final Duration MARGIN = Duration.ofSeconds(5);
+
+    /** @return the part of the phase kept for the workers to end: 5 s, or a quarter of a phase shorter than 20 s */
+    private static Duration margin(Duration phase) {
         Duration quarter = phase.dividedBy(4);
-        return phase.minus((quarter.compareTo(margin) < 0) ? quarter : margin);
+        return (quarter.compareTo(MARGIN) < 0) ? quarter : MARGIN;
     }
 
     @Override

@@ -36,10 +36,10 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = { TaskExecutionAutoConfiguration.class, SslAutoConfiguration.class })
 @ConditionalOnClass(name = "com.sun.jna.Native")
 @ConditionalOnBooleanProperty(name = "sockstate.enabled", matchIfMissing = true)
-@Conditional(OnAvailableBackendCondition.class)
+@Conditional({ OnListenersCondition.class, OnAvailableBackendCondition.class })
 @EnableConfigurationProperties(SockstateProperties.class)
 @ImportRuntimeHints(SockstateRuntimeHints.class)
-public class SockstateAutoConfiguration {
+public final class SockstateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
@@ -63,7 +63,7 @@ public class SockstateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SocketServer socketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
+    SocketServer sockstateSocketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
             ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles) {
@@ -82,12 +82,18 @@ public class SockstateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SocketServerLifecycle socketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
+    SocketServerLifecycle sockstateSocketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
         Duration configured = properties.getShutdown().getTimeout();
         Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
+        if (configured != null && properties.getShutdown().isGraceful() && configured.compareTo(phase) >= 0) {
+            throw new InvalidConfigurationPropertyValueException("sockstate.shutdown.timeout", configured, "It must be shorter than"
+                    + " spring.lifecycle.timeout-per-shutdown-phase (" + phase + "), the time Spring Boot gives the socket server"
+                    + " and the web server to stop; leave it unset to drain for " + SocketServerLifecycle.drainWithin(phase)
+                    + ", which leaves the workers time to end within the phase, or raise the phase's timeout.");
+        }
         Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
                 : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);
-        return new SocketServerLifecycle(server, environment, timeout);
+        return new SocketServerLifecycle(server, environment, timeout, SocketServerLifecycle.workersWithin(phase, timeout));
     }
 }

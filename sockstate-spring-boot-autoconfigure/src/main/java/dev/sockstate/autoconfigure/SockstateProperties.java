@@ -142,7 +142,7 @@ public class SockstateProperties {
          * Whether each worker dequeues from a notification port of its own, each socket pinned to
          * one worker (round-robin as accepted), instead of all workers sharing one port.
          */
-        private boolean portPerWorker;
+        private boolean portPerWorker = true;
 
         public Integer getThreads() {
             return this.threads;

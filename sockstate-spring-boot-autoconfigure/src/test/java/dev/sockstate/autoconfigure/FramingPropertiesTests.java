@@ -35,7 +35,7 @@ class FramingPropertiesTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withUserConfiguration(TestHandlers.EchoConfiguration.class)
-            .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1");
+            .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0");
 
     @Test
     void lineFramingHandsTheHandlerWholeLinesAndFramesItsReplies() {
@@ -135,7 +135,7 @@ class FramingPropertiesTests {
                 .withPropertyValues("sockstate.listeners.echo.framing.type=custom", "sockstate.listeners.echo.framing.codec=text")
                 .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).hasMessageContaining("is a java.lang.String, not a FrameDecoder"));
         this.runner.withUserConfiguration(DatagramConfiguration.class)
-                .withPropertyValues("sockstate.listeners.udp.protocol=udp", "sockstate.listeners.udp.address=127.0.0.1",
+                .withPropertyValues("sockstate.listeners.udp.protocol=udp", "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.port=0",
                         "sockstate.listeners.udp.framing.type=line")
                 .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class).getName()).hasToString("sockstate.listeners.udp.framing.type"));
     }

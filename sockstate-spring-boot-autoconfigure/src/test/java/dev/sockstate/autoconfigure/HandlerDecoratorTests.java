@@ -22,7 +22,7 @@ class HandlerDecoratorTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
             .withUserConfiguration(TestHandlers.EchoConfiguration.class, Decorators.class)
-            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1");
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0");
 
     @Test
     void decoratorsWrapTheHandlerTheFirstOutermost() {

@@ -26,7 +26,7 @@ class HandlerInjectionTests {
     void aHandlerThatInjectsTheSocketServerServesAndReadsItsBoundPort() throws Exception {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PortTellingApplication.class)
                 .web(WebApplicationType.NONE)
-                .properties("sockstate.listeners.port.address=127.0.0.1", "sockstate.workers.threads=1", "sockstate.shutdown.timeout=1s")
+                .properties("sockstate.listeners.port.address=127.0.0.1", "sockstate.listeners.port.port=0", "sockstate.workers.threads=1", "sockstate.shutdown.timeout=1s")
                 .run()) {
             int port = context.getEnvironment().getProperty("local.sockstate.port.port", Integer.class);
             try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {

@@ -43,7 +43,7 @@ class ShutdownBesideTheWebServerTests {
     void bothDrainAtOnceAndBothAnswer() throws Exception {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(WebAndSocketApplication.class)
                 .properties("server.port=0", "server.shutdown=graceful", "spring.lifecycle.timeout-per-shutdown-phase=20s",
-                        "sockstate.workers.threads=2", "sockstate.listeners.slow.address=127.0.0.1")
+                        "sockstate.workers.threads=2", "sockstate.listeners.slow.address=127.0.0.1", "sockstate.listeners.slow.port=0")
                 .run();
         int httpPort = context.getEnvironment().getProperty("local.server.port", Integer.class);
         int socketPort = context.getEnvironment().getProperty("local.sockstate.slow.port", Integer.class);

@@ -30,7 +30,7 @@ class SocketServerApplicationTests {
         int descriptors = OpenDescriptors.count();
         ConfigurableApplicationContext context = new SpringApplicationBuilder(SlowEchoApplication.class)
                 .web(WebApplicationType.NONE)
-                .properties("sockstate.listeners.slow.address=127.0.0.1", "sockstate.workers.threads=2",
+                .properties("sockstate.listeners.slow.address=127.0.0.1", "sockstate.listeners.slow.port=0", "sockstate.workers.threads=2",
                         "sockstate.shutdown.timeout=10s")
                 .run();
         int port = context.getEnvironment().getProperty("local.sockstate.slow.port", Integer.class);

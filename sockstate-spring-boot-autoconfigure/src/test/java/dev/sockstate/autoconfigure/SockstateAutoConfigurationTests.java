@@ -33,7 +33,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -44,7 +44,7 @@ class SockstateAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s");
 
-    private final String[] echoOnLoopback = { "sockstate.listeners.echo.address=127.0.0.1" };
+    private final String[] echoOnLoopback = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0" };
 
     @Test
     void aListenerWithAHandlerBeanServesOnTheEphemeralPortPublishedInTheEnvironment() {
@@ -65,8 +65,8 @@ class SockstateAutoConfigurationTests {
     @Test
     void annotatedMethodsGetTextRepliesHangupsAndDatagrams() {
         this.runner.withUserConfiguration(TestHandlers.AllConfiguration.class)
-                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.upper.address=127.0.0.1",
-                        "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.protocol=udp")
+                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.upper.address=127.0.0.1", "sockstate.listeners.upper.port=0",
+                        "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.port=0", "sockstate.listeners.udp.protocol=udp")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     int upper = context.getEnvironment().getProperty("local.sockstate.upper.port", Integer.class);
@@ -92,7 +92,7 @@ class SockstateAutoConfigurationTests {
     @Test
     void everyListenerPropertyReachesTheRuntime() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
-                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.backlog=77",
+                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.backlog=77",
                         "sockstate.listeners.echo.trigger=level-persistent", "sockstate.listeners.echo.group=poll",
                         "sockstate.groups.poll.threads=1", "sockstate.groups.poll.thread-name-prefix=poller-",
                         "sockstate.groups.poll.read-buffer-size=16KB", "sockstate.listeners.echo.events=hangup,in",
@@ -132,28 +132,30 @@ class SockstateAutoConfigurationTests {
 
     @Test
     void theShutdownIsGracefulInTheWebServersPhaseWithItsTimeoutUnlessTurnedOff() {
-        this.runner.withPropertyValues("sockstate.shutdown.timeout=7s").run((context) -> {
+        ApplicationContextRunner echo = this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues(this.echoOnLoopback);
+        echo.withPropertyValues("sockstate.shutdown.timeout=7s").run((context) -> {
             SocketServerLifecycle lifecycle = context.getBean(SocketServerLifecycle.class);
             assertThat(lifecycle.shutdownTimeout()).isEqualTo(Duration.ofSeconds(7));
-            assertThat(lifecycle.getPhase()).isEqualTo(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
+            assertThat(lifecycle.getPhase()).isEqualTo(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
         });
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class, SockstateAutoConfiguration.class))
                 .withUserConfiguration(TestHandlers.EchoConfiguration.class)
-                .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
+                .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
                         "spring.lifecycle.timeout-per-shutdown-phase=12s")
                 .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout())
                         .as("the shutdown phase's timeout less room to close, unless told otherwise").isEqualTo(Duration.ofSeconds(9)));
         assertThat(SocketServerLifecycle.drainWithin(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(25));
         assertThat(SocketServerLifecycle.drainWithin(Duration.ofSeconds(8))).isEqualTo(Duration.ofSeconds(6));
-        this.runner.withPropertyValues("sockstate.shutdown.graceful=false", "sockstate.shutdown.timeout=7s")
+        echo.withPropertyValues("sockstate.shutdown.graceful=false", "sockstate.shutdown.timeout=7s")
                 .run((context) -> assertThat(context.getBean(SocketServerLifecycle.class).shutdownTimeout()).isZero());
     }
 
     @Test
     void theExclusiveEdgeModeIsAListenerProperty() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
-                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.exclusive-edge=true")
+                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.exclusive-edge=true")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     ListenerSettings echo = context.getBean(SocketServer.class).listenerSettings().get(0);
@@ -171,10 +173,43 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void byDefaultEachWorkerHasAPortAndTcpConnectionsStayRegisteredLevelTriggeredWhileASharedPortIsAChoice() {
+        ApplicationContextRunner two = this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues(this.echoOnLoopback).withPropertyValues("sockstate.workers.threads=2");
+        two.run((context) -> {
+            SocketServer server = context.getBean(SocketServer.class);
+            assertThat(server.workerGroupSettings().get(0).notificationPorts()).isEqualTo(2);
+            assertThat(server.listener("echo").trigger()).isEqualTo(Trigger.LEVEL_PERSISTENT);
+            assertEchoes(context, "persistent");
+        });
+        two.withPropertyValues("sockstate.listeners.echo.handler-executor=application").run((context) -> {
+            assertThat(context.getBean(SocketServer.class).listener("echo").trigger())
+                    .as("a persistent registration would notify again while the executor runs the handler")
+                    .isEqualTo(Trigger.LEVEL_ONESHOT);
+            assertEchoes(context, "executor");
+        });
+        two.withPropertyValues("sockstate.workers.port-per-worker=false").run((context) -> {
+            SocketServer server = context.getBean(SocketServer.class);
+            assertThat(server.workerGroupSettings().get(0).notificationPorts()).isOne();
+            assertThat(server.listener("echo").trigger()).as("the reference's model: workers share one port").isEqualTo(Trigger.LEVEL_ONESHOT);
+            assertEchoes(context, "shared");
+        });
+    }
+
+    private static void assertEchoes(AssertableApplicationContext context, String text) throws Exception {
+        int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            client.setSoTimeout(5000);
+            client.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+            assertThat(new String(client.getInputStream().readNBytes(text.length()), StandardCharsets.UTF_8)).isEqualTo(text);
+        }
+    }
+
+    @Test
     void aPortPerWorkerIsAWorkerGroupPropertyThatLetsPersistentTriggersUseManyWorkers() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
                 .withPropertyValues("sockstate.workers.threads=2", "sockstate.workers.port-per-worker=true",
-                        "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.trigger=edge-persistent")
+                        "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.trigger=edge-persistent")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     WorkerGroupSettings group = context.getBean(SocketServer.class).workerGroupSettings().get(0);
@@ -189,13 +224,14 @@ class SockstateAutoConfigurationTests {
                         }
                     }
                 });
-        assertInvalid("sockstate.workers.threads=2,sockstate.listeners.echo.trigger=edge-persistent",
+        assertInvalid("sockstate.workers.threads=2,sockstate.workers.port-per-worker=false,sockstate.listeners.echo.trigger=edge-persistent",
                 "sockstate.listeners.echo.trigger", Trigger.EDGE_PERSISTENT);
     }
 
     @Test
     void theWorkerCountDefaultsToTheAvailableProcessors() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class))
+                .withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
                 .run((context) -> assertThat(context.getBean(SocketServer.class).workerGroupSettings().get(0).workers())
                         .isEqualTo(Runtime.getRuntime().availableProcessors()));
     }
@@ -208,6 +244,43 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void withoutAListenerOrAHandlerNoServerNorAnyOfItsBeansExistAndTheConditionReportSaysWhy() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateAutoConfiguration.class,
+                dev.sockstate.autoconfigure.message.SockstateMessageAutoConfiguration.class)).run((context) -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(SocketServer.class).doesNotHaveBean(SocketServerLifecycle.class)
+                            .doesNotHaveBean(dev.sockstate.port.Backend.class).doesNotHaveBean(dev.sockstate.server.MessageMapper.class);
+                    ConditionOutcome outcome = ConditionEvaluationReport.get(context.getBeanFactory()).getConditionAndOutcomesBySource()
+                            .get(SockstateAutoConfiguration.class.getName()).stream()
+                            .filter((conditionAndOutcome) -> !conditionAndOutcome.getOutcome().isMatch()).findFirst().orElseThrow()
+                            .getOutcome();
+                    assertThat(outcome.getMessage()).contains("no listener is configured under sockstate.listeners");
+                });
+    }
+
+    @Test
+    void aListenerWithoutAPortFailsStartupNamingThePropertyAndHowToAskForAnEphemeralPort() {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
+                .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1")
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).satisfies((ex) -> {
+                    assertThat(ex.getName()).isEqualTo("sockstate.listeners.echo.port");
+                    assertThat(ex.getReason()).contains("It must be set").contains("0 for an ephemeral one");
+                }));
+    }
+
+    @Test
+    void aShutdownTimeoutAsLongAsTheShutdownPhaseFailsStartupNamingBoth() {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                .withPropertyValues("sockstate.shutdown.timeout=30s")
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).satisfies((ex) -> {
+                    assertThat(ex.getName()).isEqualTo("sockstate.shutdown.timeout");
+                    assertThat(ex.getReason()).contains("spring.lifecycle.timeout-per-shutdown-phase (PT30S)").contains("PT25S");
+                }));
+        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(30), Duration.ofSeconds(25))).isEqualTo(Duration.ofSeconds(5));
+        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(30), Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(5));
+        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(2), Duration.ofMillis(1500))).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
     void itBacksOffWithoutJna() {
         this.runner.withClassLoader(new FilteredClassLoader("com.sun.jna"))
                 .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(SocketServer.class));
@@ -215,7 +288,7 @@ class SockstateAutoConfigurationTests {
 
     @Test
     void itBacksOffWhenTheBackendCannotRunAndNoListenerIsConfiguredAndTheConditionReportSaysWhy() {
-        this.runner.withPropertyValues("sockstate.backend=kqueue").run((context) -> {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues("sockstate.backend=kqueue").run((context) -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(SocketServer.class);
             ConditionOutcome outcome = ConditionEvaluationReport.get(context.getBeanFactory()).getConditionAndOutcomesBySource()
                     .get(SockstateAutoConfiguration.class.getName()).stream()
@@ -250,9 +323,9 @@ class SockstateAutoConfigurationTests {
     @Test
     void theTopLevelHandlerExecutorIsTheDefaultOfEveryListenerThatNamesNone() {
         this.runner.withUserConfiguration(TestHandlers.AllConfiguration.class)
-                .withPropertyValues("sockstate.handler-executor=application", "sockstate.listeners.echo.address=127.0.0.1",
-                        "sockstate.listeners.upper.address=127.0.0.1", "sockstate.listeners.upper.handler-executor=none",
-                        "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.protocol=udp")
+                .withPropertyValues("sockstate.handler-executor=application", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
+                        "sockstate.listeners.upper.address=127.0.0.1", "sockstate.listeners.upper.port=0", "sockstate.listeners.upper.handler-executor=none",
+                        "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.port=0", "sockstate.listeners.udp.protocol=udp")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     SocketServer server = context.getBean(SocketServer.class);
@@ -270,8 +343,8 @@ class SockstateAutoConfigurationTests {
         assertInvalid("sockstate.listeners.echo.backlog=0", "sockstate.listeners.echo.backlog", 0);
         assertInvalid("sockstate.listeners.echo.max-connections=-1", "sockstate.listeners.echo.max-connections", -1);
         assertInvalid("sockstate.listeners.echo.group=fast", "sockstate.listeners.echo.group", "fast");
-        assertInvalid("sockstate.listeners.echo.trigger=edge-persistent", "sockstate.listeners.echo.trigger",
-                Trigger.EDGE_PERSISTENT);
+        assertInvalid("sockstate.workers.port-per-worker=false,sockstate.listeners.echo.trigger=edge-persistent",
+                "sockstate.listeners.echo.trigger", Trigger.EDGE_PERSISTENT);
         assertInvalid("sockstate.listeners.echo.events=hangup", "sockstate.listeners.echo.events", null);
         assertInvalid("sockstate.listeners.echo.events=in", "sockstate.listeners.echo.events", null);
         assertInvalid("sockstate.listeners.echo.handler-executor=nosuchexecutor", "sockstate.listeners.echo.handler-executor",
@@ -285,8 +358,8 @@ class SockstateAutoConfigurationTests {
     }
 
     private void assertInvalid(String properties, String name, Object value) {
-        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(properties.split(","))
-                .withPropertyValues(this.echoOnLoopback).run((context) -> {
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                .withPropertyValues(properties.split(",")).run((context) -> {
                     InvalidConfigurationPropertyValueException failure = StartupFailures.find(context, InvalidConfigurationPropertyValueException.class);
                     assertThat(failure.getName()).isEqualTo(name);
                     if (value != null) {
@@ -342,7 +415,7 @@ class SockstateAutoConfigurationTests {
     @Test
     void aTcpHandlerOnAUdpListenerFailsStartup() {
         this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class)
-                .withPropertyValues("sockstate.listeners.echo.protocol=udp", "sockstate.listeners.echo.address=127.0.0.1")
+                .withPropertyValues("sockstate.listeners.echo.protocol=udp", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0")
                 .run((context) -> assertThat(StartupFailures.find(context, SocketHandlerDefinitionException.class)).hasMessageContaining("handles UDP listener 'echo'"));
     }
 
@@ -360,7 +433,7 @@ class SockstateAutoConfigurationTests {
     @Test
     void blockingHandlersRunOnTheApplicationTaskExecutorOneCallPerConnectionAtATime() {
         this.runner.withUserConfiguration(TestHandlers.SlowConfiguration.class)
-                .withPropertyValues("sockstate.listeners.slow.address=127.0.0.1", "sockstate.listeners.slow.handler-executor=application",
+                .withPropertyValues("sockstate.listeners.slow.address=127.0.0.1", "sockstate.listeners.slow.port=0", "sockstate.listeners.slow.handler-executor=application",
                         "sockstate.workers.threads=1")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();

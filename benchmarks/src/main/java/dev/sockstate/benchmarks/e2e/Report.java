@@ -67,7 +67,7 @@ final class Report {
         if (!this.servers.contains(ServerKind.NETTY)) {
             return "";
         }
-        List<ServerKind> ours = this.servers.stream().filter((kind) -> kind.label.startsWith("sockstate-")).toList();
+        List<ServerKind> ours = this.servers.stream().filter((kind) -> kind.label.startsWith("sockstate")).toList();
         StringBuilder out = new StringBuilder("\n### Targets (sockstate against Netty and NIO, same run)\n\n| target |");
         ours.forEach((kind) -> out.append(' ').append(kind.label).append(" |"));
         out.append("\n|---|").append("---|".repeat(ours.size())).append('\n');

@@ -7,17 +7,28 @@ import java.util.function.Supplier;
 /** The echo servers compared, each run in a process of its own. */
 enum ServerKind {
 
-    /** sockstate through the starter, level-triggered one-shot connections (the default): recv, send, re-arm. */
-    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(List.of(), false)),
+    /**
+     * sockstate through the starter in its default configuration: a port per worker, level-triggered
+     * persistent connections (recv, send; no re-arm).
+     */
+    SOCKSTATE("sockstate", true, () -> new StarterEchoServer(List.of(), false)),
 
-    /** sockstate through the starter, the exclusive edge mode: persistent edge registrations and the claim word. */
-    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE), false)),
+    /**
+     * sockstate through the starter on a port the workers share, level-triggered one-shot connections
+     * (the reference's multi-threaded model, the default until the third session of 2026-11-26): recv,
+     * send, re-arm.
+     */
+    SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(List.of(StarterEchoServer.SHARED_PORT), false)),
+
+    /** sockstate through the starter, the exclusive edge mode on a shared port: persistent edge registrations and the claim word. */
+    SOCKSTATE_EXCLUSIVE("sockstate-exclusive", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE,
+            StarterEchoServer.SHARED_PORT), false)),
 
     /**
      * sockstate through the starter, the exclusive edge mode on a port per worker: each connection
      * pinned to one worker, as each of Netty's and the NIO server's connections is to one event loop.
      */
-    SOCKSTATE_AFFINE("sockstate-affine", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE, StarterEchoServer.PORT_PER_WORKER), false)),
+    SOCKSTATE_AFFINE("sockstate-affine", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE), false)),
 
     /**
      * sockstate through the starter on the portable {@code nio} backend (the JDK's selector), in the
@@ -25,9 +36,9 @@ enum ServerKind {
      */
     SOCKSTATE_NIO("sockstate-nio", true, () -> new StarterEchoServer(List.of("sockstate.backend=nio"), false)),
 
-    /** Not compared by default: {@code sockstate-nio} with a port (a selector) per worker. */
-    SOCKSTATE_NIO_AFFINE("sockstate-nio-affine", false, () -> new StarterEchoServer(List.of("sockstate.backend=nio",
-            StarterEchoServer.PORT_PER_WORKER), false)),
+    /** Not compared by default: {@code sockstate-oneshot} on the nio backend (one selector the workers share). */
+    SOCKSTATE_NIO_ONESHOT("sockstate-nio-oneshot", false, () -> new StarterEchoServer(List.of("sockstate.backend=nio",
+            StarterEchoServer.SHARED_PORT), false)),
 
     /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
@@ -46,7 +57,7 @@ enum ServerKind {
      * handler time, so that it goes to a Micrometer {@code Timer}; the cost of a distribution.
      */
     SOCKSTATE_ONESHOT_HISTOGRAM("sockstate-oneshot-histogram", false, () -> new StarterEchoServer(
-            List.of("management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true)),
+            List.of(StarterEchoServer.SHARED_PORT, "management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true)),
 
     /** The TLS comparison's: {@code sockstate-oneshot} with its listener on an SSL bundle ({@link TlsKeys}). */
     SOCKSTATE_TLS("sockstate-tls", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties(), false)),
@@ -77,8 +88,8 @@ enum ServerKind {
                 return kind;
             }
         }
-        throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, sockstate-nio, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
+        throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
+                + " sockstate-affine, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
                 + " netty-epoll-tls");
     }
 }

@@ -22,7 +22,7 @@ public final class ServerMain {
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
-            System.err.println("usage: ServerMain <sockstate-oneshot|sockstate-exclusive|sockstate-affine|sockstate-nio|netty-epoll|jdk-nio> <workers>");
+            System.err.println("usage: ServerMain <sockstate|sockstate-oneshot|sockstate-exclusive|sockstate-affine|sockstate-nio|netty-epoll|jdk-nio> <workers>");
             System.exit(2);
         }
         ServerKind kind = ServerKind.parse(args[0]);

@@ -15,7 +15,8 @@ final class StarterEchoServer implements EchoServer {
 
     static final String EXCLUSIVE_EDGE = "sockstate.listeners.echo.exclusive-edge=true";
 
-    static final String PORT_PER_WORKER = "sockstate.workers.port-per-worker=true";
+    /** One port the workers share, the reference's model (a port per worker is the default). */
+    static final String SHARED_PORT = "sockstate.workers.port-per-worker=false";
 
     private final List<String> options;
 

@@ -2,7 +2,6 @@ package dev.sockstate.sample.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.test.EphemeralListenerPorts;
 import dev.sockstate.server.engine.EmbeddedConnection;
 import dev.sockstate.server.engine.SocketServer;
 import org.junit.jupiter.api.Test;
@@ -15,7 +14,6 @@ import org.springframework.boot.test.context.SpringBootTest;
  * listener's settings from the running {@link SocketServer}.
  */
 @SpringBootTest(properties = { "management.server.port=0", "server.port=0" })
-@EphemeralListenerPorts
 class RespListenerEmbeddedTests {
 
     @Autowired

@@ -44,7 +44,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     private volatile TlsStage handshaking;
 
     AcceptedConnection(Listener listener, long handle) {
-        super(listener.home(), handle, listener.settings().trigger(), true);
+        super(listener.home(), handle, listener.trigger(), true);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }

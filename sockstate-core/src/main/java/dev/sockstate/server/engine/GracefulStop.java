@@ -38,8 +38,12 @@ final class GracefulStop {
         this.groups = groups;
     }
 
-    /** @param deadline the {@link System#nanoTime()} by which connections must have finished */
-    void run(long deadline) {
+    /**
+     * @param deadline the {@link System#nanoTime()} by which connections must have finished
+     * @param end the {@link System#nanoTime()} by which the whole stop must be over: the aborted
+     * connections are waited for until then at most
+     */
+    void run(long deadline, long end) {
         if (!workersServing()) {
             return;
         }
@@ -59,9 +63,9 @@ final class GracefulStop {
                 logger.log(Level.WARNING, busy + " connections were still busy when the shutdown timeout ended; aborting them");
             }
             left.forEach((connection) -> connection.requestClose(true));
-            awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+            awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
         }
-        awaitUntil(() -> this.table.size() == 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
+        awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500)));
     }
 
     private List<TcpConnection> connections() {

@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.ListenerSettings;
@@ -98,6 +99,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** Whether the server stops: the listener's socket closing is then no failure. */
     private volatile boolean stopping;
 
+    /** How the listener's sockets are registered: the trigger set, or its worker group's default. */
+    private final Trigger trigger;
+
     /** Refusals of the handler executor, logged at most once a second; all are counted. */
     private final BoundedLog refusals = new BoundedLog(logger);
 
@@ -114,6 +118,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
             AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.settings = settings;
+        this.trigger = settings.triggerOn(group.settings);
         this.changeRules = changeRules;
         this.group = group;
         this.sockets = sockets;
@@ -266,6 +271,11 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** @return the listener's settings, as configured */
     ListenerSettings settings() {
         return this.settings;
+    }
+
+    /** @return how the listener's sockets are registered: the trigger set, or its worker group's default */
+    Trigger trigger() {
+        return this.trigger;
     }
 
     /** @return where a new socket of the listener is served: the next port of its group, its table, observer and rules */
@@ -449,7 +459,7 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** @return the listener as seen from outside */
     BoundListener describe() {
-        return new BoundListener(name(), this.settings.protocol(), this.boundAddress, this.settings.trigger(),
+        return new BoundListener(name(), this.settings.protocol(), this.boundAddress, this.trigger,
                 this.settings.group(), connections(), registrations(), this.accepted.sum(), this.rejected.sum(),
                 this.handlerErrors.sum(), isServing());
     }

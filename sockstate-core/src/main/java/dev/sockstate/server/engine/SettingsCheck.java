@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
@@ -46,16 +47,17 @@ final class SettingsCheck {
             }
             // A persistent registration on a shared port may notify several workers at once; the
             // exclusive edge mode's claim word, or a port per worker, keeps each socket on one thread.
-            if (!listener.trigger().isOneShot() && group.workers() > 1 && !group.portPerWorker() && !listener.exclusiveEdge()) {
+            Trigger trigger = listener.triggerOn(group);
+            if (!trigger.isOneShot() && group.workers() > 1 && !group.portPerWorker() && !listener.exclusiveEdge()) {
                 String advice = "Give the listener a worker group of its own with one worker, give the group a port per worker"
                         + " (portPerWorker), use a one-shot trigger (LEVEL_ONESHOT) to share the group's port, or, for TCP,"
                         + " the exclusive edge mode (exclusiveEdge), whose per-connection claim keeps a socket on one worker at"
                         + " a time";
                 String why = "a persistent registration may notify several workers at once, so two threads could handle one"
                         + " socket together. " + advice;
-                throw new InvalidSettingException(listener.name(), Setting.TRIGGER, listener.trigger(), "Worker group '"
+                throw new InvalidSettingException(listener.name(), Setting.TRIGGER, trigger, "Worker group '"
                         + group.name() + "' has " + group.workers() + " workers sharing one port: " + why + ".", "Listener '"
-                        + listener.name() + "' uses a persistent trigger (" + listener.trigger() + ") on worker group '"
+                        + listener.name() + "' uses a persistent trigger (" + trigger + ") on worker group '"
                         + group.name() + "', which has " + group.workers() + " workers sharing one port: " + why);
             }
             if (listener.tls() != null) {

@@ -125,12 +125,12 @@ public final class SocketServer {
                 this.running = true;
             }
             catch (RuntimeException ex) {
-                tearDown(Duration.ZERO);
+                tearDown(Duration.ZERO, WORKERS_END_WITHIN);
                 throw ex;
             }
             for (Listener listener : this.listeners) {
                 ListenerSettings settings = listener.settings();
-                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + settings.trigger()
+                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.trigger()
                         + (settings.exclusiveEdge() ? ", exclusive" : "") + ") bound to " + hostAndPort(listener.boundAddress())
                         + " on " + this.backend.name());
             }
@@ -259,10 +259,25 @@ public final class SocketServer {
     /**
      * Stops gracefully: stops accepting, lets handlers in flight finish and queued writes drain,
      * closes every connection (aborting those still busy when the timeout ends), removes every
-     * registration, stops the workers and closes the ports.
+     * registration, stops the workers and closes the ports. The workers get up to 5 s after the
+     * timeout to end (see {@link #stop(Duration, Duration)}).
      * @param timeout how long connections get to finish
      */
     public void stop(Duration timeout) {
+        stop(timeout, WORKERS_END_WITHIN);
+    }
+
+    /** How long, after the drain, the workers get to end unless told otherwise. */
+    private static final Duration WORKERS_END_WITHIN = Duration.ofSeconds(5);
+
+    /**
+     * Stops as {@link #stop(Duration)} does, and ends within {@code timeout + workersWithin}: a worker
+     * thread that has not ended by then (a handler call that goes on) is interrupted and named in a
+     * warning, and the stop returns without waiting for it any longer.
+     * @param timeout how long connections get to finish
+     * @param workersWithin how long the worker threads then get to end, all groups together
+     */
+    public void stop(Duration timeout, Duration workersWithin) {
         synchronized (this.lifecycle) {
             if (!this.running) {
                 awaitStopped();
@@ -273,7 +288,7 @@ public final class SocketServer {
         }
         // The drain runs without the lock: the listeners and groups can be asked for meanwhile.
         try {
-            tearDown(timeout);
+            tearDown(timeout, workersWithin);
         }
         finally {
             synchronized (this.lifecycle) {
@@ -299,18 +314,26 @@ public final class SocketServer {
         }
     }
 
-    private void tearDown(Duration timeout) {
+    private void tearDown(Duration timeout, Duration workersWithin) {
         long deadline = System.nanoTime() + timeout.toNanos();
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
         }
         this.listeners.forEach(Listener::stopping);
-        new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline);
+        long workersDeadline = deadline + workersWithin.toNanos();
+        new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline, workersDeadline);
+        this.groups.values().forEach(WorkerGroup::stopWorkers);
         for (WorkerGroup group : this.groups.values()) {
-            group.stop(5000);
+            group.stop(workersDeadline);
         }
+        List<String> running = new ArrayList<>();
         for (WorkerGroup group : this.groups.values()) {
             group.closePorts();
+            running.addAll(group.interruptRunning());
+        }
+        if (!running.isEmpty()) {
+            logger.log(Level.WARNING, "Worker threads " + running + " still ran " + workersWithin.toMillis() + " ms after the"
+                    + " stop's drain (a handler call that does not return); interrupted them and stopped without waiting");
         }
         if (this.table != null) {
             this.table.snapshot().forEach(SocketTurn::forceFinish);

@@ -37,7 +37,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     private final AtomicInteger inFlight = new AtomicInteger();
 
     UdpSocket(Listener listener, long handle) {
-        super(listener.home(), handle, listener.settings().trigger(), true);
+        super(listener.home(), handle, listener.trigger(), true);
         this.listener = listener;
     }
 

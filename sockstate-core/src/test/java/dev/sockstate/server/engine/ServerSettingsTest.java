@@ -40,7 +40,15 @@ class ServerSettingsTest {
         assertThat(echo.exclusiveEdge()).isTrue();
         assertThatNoException().isThrownBy(() -> new SocketServer(ServerFixture.backend(),
                 List.of(WorkerGroupSettings.of("default", 4)), List.of(echo), ServerObserver.NONE));
-        assertThat(ListenerSettings.tcp("plain").handler(this.handler).build().trigger()).isEqualTo(Trigger.LEVEL_ONESHOT);
+        ListenerSettings plain = ListenerSettings.tcp("plain").handler(this.handler).build();
+        assertThat(plain.trigger()).as("unset: the worker group's default").isNull();
+        assertThat(plain.triggerOn(WorkerGroupSettings.of("shared", 2))).isEqualTo(Trigger.LEVEL_ONESHOT);
+        assertThat(plain.triggerOn(WorkerGroupSettings.of("one", 1))).isEqualTo(Trigger.LEVEL_ONESHOT);
+        assertThat(plain.triggerOn(WorkerGroupSettings.of("own", 2).withPortPerWorker(true))).isEqualTo(Trigger.LEVEL_PERSISTENT);
+        assertThat(ListenerSettings.tcp("executor").handler(this.handler).handlerExecutor(Runnable::run).build()
+                .triggerOn(WorkerGroupSettings.of("own", 2).withPortPerWorker(true))).isEqualTo(Trigger.LEVEL_ONESHOT);
+        assertThat(ListenerSettings.tcp("set").handler(this.handler).trigger(Trigger.EDGE_ONESHOT).build()
+                .triggerOn(WorkerGroupSettings.of("own", 2).withPortPerWorker(true))).isEqualTo(Trigger.EDGE_ONESHOT);
     }
 
     @Test

@@ -3,7 +3,9 @@ package dev.sockstate.autoconfigure.actuate;
 import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
 import dev.sockstate.server.BoundListener;
+import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.WorkerGroupState;
@@ -64,11 +66,14 @@ public class SockstateEndpoint {
         Map<String, BoundListener> bound = this.server.listeners().stream()
                 .collect(Collectors.toMap(BoundListener::name, Function.identity()));
         List<ListenerDescriptor> listeners = new ArrayList<>();
+        Map<String, WorkerGroupSettings> groups = this.server.workerGroupSettings().stream()
+                .collect(Collectors.toMap(WorkerGroupSettings::name, Function.identity()));
         for (ListenerSettings settings : this.server.listenerSettings()) {
             BoundListener listener = bound.get(settings.name());
+            Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(groups.get(settings.group()));
             listeners.add(new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
                     (listener != null) ? listener.address().getAddress().getHostAddress() : null,
-                    (listener != null) ? listener.portNumber() : settings.portNumber(), settings.trigger().name().toLowerCase(java.util.Locale.ROOT)
+                    (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
                             .replace('_', '-'),
                     settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                     (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,

@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(SocketServer.class)
 @ConditionalOnAvailableEndpoint(SockstateEndpoint.class)
-public class SockstateEndpointAutoConfiguration {
+public final class SockstateEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean

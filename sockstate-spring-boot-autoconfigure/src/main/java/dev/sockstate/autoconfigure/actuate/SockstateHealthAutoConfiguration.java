@@ -19,7 +19,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
 @ConditionalOnBean(SocketServer.class)
 @ConditionalOnEnabledHealthIndicator("sockstate")
-public class SockstateHealthAutoConfiguration {
+public final class SockstateHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "sockstateHealthIndicator")

@@ -2,11 +2,11 @@ package dev.sockstate.autoconfigure.message;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.engine.SocketServer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.convert.ApplicationConversionService;
@@ -21,10 +21,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code byte[]} and, when Jackson is there, its {@code JsonMapper} for the other types. A
  * {@code MessageMapper} bean of the application's own replaces it.
  */
-@AutoConfiguration(before = SockstateAutoConfiguration.class,
+@AutoConfiguration(after = SockstateAutoConfiguration.class,
         afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
-@ConditionalOnBooleanProperty(name = "sockstate.enabled", matchIfMissing = true)
-public class SockstateMessageAutoConfiguration {
+@ConditionalOnBean(SocketServer.class)
+public final class SockstateMessageAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(MessageMapper.class)

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.port.Backend;
+import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -19,13 +20,13 @@ import org.springframework.context.annotation.Bean;
  * time, connections and bytes. Backs off without Micrometer or without a {@link MeterRegistry};
  * the runtime then reports nothing and pays nothing.
  */
-@AutoConfiguration(before = SockstateAutoConfiguration.class,
+@AutoConfiguration(after = SockstateAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass({ MeterRegistry.class, ServerObserver.class })
-@ConditionalOnBean(MeterRegistry.class)
-public class SockstateMetricsAutoConfiguration {
+@ConditionalOnBean({ SocketServer.class, MeterRegistry.class })
+public final class SockstateMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ServerObserver.class)

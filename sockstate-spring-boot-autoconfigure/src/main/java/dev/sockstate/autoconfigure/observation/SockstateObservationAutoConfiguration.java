@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.observation;
 
 import dev.sockstate.autoconfigure.HandlerDecorator;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.server.engine.SocketServer;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,12 +16,12 @@ import org.springframework.context.annotation.Bean;
  * an {@link ObservationRegistry} exists: with a tracer, a span per call; with a meter registry, a
  * timer {@code sockstate.handler.call} by listener and event.
  */
-@AutoConfiguration(before = SockstateAutoConfiguration.class,
+@AutoConfiguration(after = SockstateAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass(ObservationRegistry.class)
-@ConditionalOnBean(ObservationRegistry.class)
+@ConditionalOnBean({ SocketServer.class, ObservationRegistry.class })
 @ConditionalOnBooleanProperty("sockstate.observations.enabled")
-public class SockstateObservationAutoConfiguration {
+public final class SockstateObservationAutoConfiguration {
 
     @Bean
     HandlerDecorator sockstateObservingHandlerDecorator(ObservationRegistry registry,

@@ -5,19 +5,42 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.ContextCustomizerFactory;
 import org.springframework.test.context.MergedContextConfiguration;
 import org.springframework.test.context.TestContextAnnotationUtils;
+import org.springframework.util.ClassUtils;
 
-/** Turns {@link EphemeralListenerPorts} on a test class into port {@code 0} for every listener. */
+/**
+ * Every listener of a test's application context binds an ephemeral port (as if its
+ * {@code sockstate.listeners.<name>.port} were {@code 0}, whatever the configuration says), so that
+ * tests run beside a running application, beside each other and in parallel forks, as Spring
+ * Boot's web server takes no configured port in a test. A test that wants the configured ports says
+ * so as it does for the web server: {@code @SpringBootTest(webEnvironment = DEFINED_PORT)}.
+ */
 final class EphemeralListenerPortsContextCustomizerFactory implements ContextCustomizerFactory {
+
+    private static final String SPRING_BOOT_TEST = "org.springframework.boot.test.context.SpringBootTest";
 
     @Override
     public ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
-        return TestContextAnnotationUtils.hasAnnotation(testClass, EphemeralListenerPorts.class) ? new EphemeralPorts() : null;
+        return definedPorts(testClass) ? null : new EphemeralPorts();
+    }
+
+    private static boolean definedPorts(Class<?> testClass) {
+        return ClassUtils.isPresent(SPRING_BOOT_TEST, testClass.getClassLoader()) && BootTests.definedPorts(testClass);
+    }
+
+    /** Reads {@code @SpringBootTest}, which is on the class path only with Spring Boot's test support. */
+    private static final class BootTests {
+
+        static boolean definedPorts(Class<?> testClass) {
+            SpringBootTest test = TestContextAnnotationUtils.findMergedAnnotation(testClass, SpringBootTest.class);
+            return test != null && test.webEnvironment() == SpringBootTest.WebEnvironment.DEFINED_PORT;
+        }
     }
 
     /**

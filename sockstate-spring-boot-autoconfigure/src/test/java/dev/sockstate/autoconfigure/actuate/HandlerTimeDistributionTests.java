@@ -24,7 +24,7 @@ import org.springframework.test.annotation.DirtiesContext;
  * shows none beside a histogram).
  */
 @SpringBootTest(classes = ObservabilityApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.workers.threads=2",
+        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.workers.threads=2",
                 "management.endpoints.web.exposure.include=prometheus",
                 "management.metrics.distribution.percentiles-histogram.sockstate.handler=true",
                 "management.metrics.distribution.slo.sockstate.handler=5s",

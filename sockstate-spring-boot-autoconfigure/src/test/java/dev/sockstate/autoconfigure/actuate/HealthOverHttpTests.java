@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Bean;
 /** The health indicator turns DOWN, over real HTTP, when the notification port closes and its workers end. */
 @SpringBootTest(classes = { ObservabilityApplication.class, HealthOverHttpTests.PortCapture.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.workers.threads=2",
+        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.workers.threads=2",
                 "management.endpoints.web.exposure.include=health,sockstate", "management.endpoint.health.show-details=always",
                 "management.endpoint.health.probes.enabled=true" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -32,7 +32,8 @@ import org.springframework.test.annotation.DirtiesContext;
  */
 @SpringBootTest(classes = { ObservabilityApplication.class, ListenerFailureHealthTests.Refusing.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.workers.threads=2",
+        properties = { "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.workers.threads=2",
+                "sockstate.workers.port-per-worker=false",
                 "management.endpoints.web.exposure.include=health,sockstate,metrics", "management.endpoint.health.show-details=always" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext

@@ -39,7 +39,7 @@ class ReadinessGroupTests {
                     AvailabilityHealthContributorAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
                     SockstateAutoConfiguration.class, SockstateHealthAutoConfiguration.class))
             .withBean(ObservabilityApplication.Echo.class)
-            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
                     "sockstate.shutdown.timeout=1s");
 
     @Test
@@ -81,7 +81,7 @@ class ReadinessGroupTests {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ObservabilityApplication.class)
                 .web(WebApplicationType.NONE).properties("management.endpoint.health.probes.enabled=true",
                         "management.health.sockstate.enabled=false", "sockstate.workers.threads=1",
-                        "sockstate.listeners.echo.address=127.0.0.1", "sockstate.shutdown.timeout=1s")
+                        "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.shutdown.timeout=1s")
                 .run()) {
             assertThat(context.getBean(HealthEndpointGroups.class).get("readiness").isMember("sockstate")).isFalse();
             assertThat(context.getBean(HealthEndpoint.class).healthForPath("readiness").getStatus()).isEqualTo(Status.UP);

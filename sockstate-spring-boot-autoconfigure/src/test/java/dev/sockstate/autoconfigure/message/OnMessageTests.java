@@ -41,7 +41,7 @@ class OnMessageTests {
             .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, SockstateMessageAutoConfiguration.class,
                     SockstateAutoConfiguration.class))
             .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s",
-                    "sockstate.listeners.orders.address=127.0.0.1", "sockstate.listeners.orders.framing.type=line");
+                    "sockstate.listeners.orders.address=127.0.0.1", "sockstate.listeners.orders.port=0", "sockstate.listeners.orders.framing.type=line");
 
     @Test
     void aTypedPayloadIsReadFromOneJsonDocumentPerFrameAndTheReplyWrittenAsOne() {
@@ -82,7 +82,7 @@ class OnMessageTests {
     @Test
     void aConverterBeanReadsAndWritesItsTypeInsteadOfJsonOverTcpAndUdp() {
         this.runner.withUserConfiguration(PointsConfiguration.class)
-                .withPropertyValues("sockstate.listeners.points.address=127.0.0.1", "sockstate.listeners.points.protocol=udp")
+                .withPropertyValues("sockstate.listeners.points.address=127.0.0.1", "sockstate.listeners.points.port=0", "sockstate.listeners.points.protocol=udp")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     try (Socket client = connect(context, "orders")) {

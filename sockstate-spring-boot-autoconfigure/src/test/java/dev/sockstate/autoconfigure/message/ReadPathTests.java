@@ -35,7 +35,7 @@ class ReadPathTests {
                     SockstateAutoConfiguration.class))
             .withUserConfiguration(PathConfiguration.class)
             .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s",
-                    "sockstate.listeners.path.address=127.0.0.1", "sockstate.listeners.path.framing.type=line");
+                    "sockstate.listeners.path.address=127.0.0.1", "sockstate.listeners.path.port=0", "sockstate.listeners.path.framing.type=line");
 
     @Test
     void aReadReachesOnMessageThroughAtMostTenOfSockstatesClasses() {

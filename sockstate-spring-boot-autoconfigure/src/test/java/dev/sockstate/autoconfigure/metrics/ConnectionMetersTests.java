@@ -24,7 +24,7 @@ class ConnectionMetersTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class).withBean(Flood.class)
-            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.flood.address=127.0.0.1",
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.flood.address=127.0.0.1", "sockstate.listeners.flood.port=0",
                     "sockstate.shutdown.timeout=1s");
 
     @Test

@@ -37,9 +37,9 @@ class DocumentedMetersTests {
             .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateMetricsAutoConfiguration.class,
                     SockstateAutoConfiguration.class))
             .withUserConfiguration(RegistryConfiguration.class)
-            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1",
-                    "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.protocol=udp",
-                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=server",
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
+                    "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
+                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
 

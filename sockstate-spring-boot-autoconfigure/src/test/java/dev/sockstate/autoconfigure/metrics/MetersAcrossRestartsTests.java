@@ -28,7 +28,7 @@ class MetersAcrossRestartsTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class).withBean(Echo.class)
-            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
                     "sockstate.shutdown.timeout=1s");
 
     @Test

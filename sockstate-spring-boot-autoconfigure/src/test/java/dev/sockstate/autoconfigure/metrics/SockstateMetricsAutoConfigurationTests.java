@@ -22,7 +22,8 @@ class SockstateMetricsAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateAutoConfiguration.class))
-            .withPropertyValues("sockstate.workers.threads=1");
+            .withUserConfiguration(EchoConfiguration.class)
+            .withPropertyValues("sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0");
 
     @Test
     void aMeterRegistryGetsTheServersMetersAtStartUp() {
@@ -74,6 +75,31 @@ class SockstateMetricsAutoConfigurationTests {
     void aUserObserverReplacesTheMicrometerOne() {
         this.runner.withUserConfiguration(RegistryConfiguration.class, ObserverConfiguration.class)
                 .run((context) -> assertThat(context).hasSingleBean(ServerObserver.class).doesNotHaveBean(MicrometerServerObserver.class));
+    }
+
+    @Test
+    void itBacksOffWithoutAServer() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class,
+                SockstateAutoConfiguration.class)).withUserConfiguration(RegistryConfiguration.class)
+                .run((context) -> assertThat(context).doesNotHaveBean(ServerObserver.class).doesNotHaveBean(BackendTag.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EchoConfiguration {
+
+        @Bean
+        Echo echo() {
+            return new Echo();
+        }
+    }
+
+    @dev.sockstate.autoconfigure.handler.SocketHandler("echo")
+    static class Echo {
+
+        @dev.sockstate.autoconfigure.handler.OnData
+        java.nio.ByteBuffer echo(java.nio.ByteBuffer data) {
+            return data;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -39,8 +39,8 @@ class HandlerObservationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SockstateObservationAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withUserConfiguration(Handlers.class)
-            .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s", "sockstate.listeners.words.address=127.0.0.1",
-                    "sockstate.listeners.words.framing.type=line", "sockstate.listeners.ticks.address=127.0.0.1",
+            .withPropertyValues("sockstate.workers.threads=2", "sockstate.shutdown.timeout=5s", "sockstate.listeners.words.address=127.0.0.1", "sockstate.listeners.words.port=0",
+                    "sockstate.listeners.words.framing.type=line", "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0",
                     "sockstate.listeners.ticks.protocol=udp");
 
     @Test

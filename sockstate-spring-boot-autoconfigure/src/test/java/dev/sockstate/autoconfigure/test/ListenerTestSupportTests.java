@@ -24,14 +24,13 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * {@link EphemeralListenerPorts} and {@link LocalListenerPort} in a {@code @SpringBootTest} whose
- * configuration names a port already taken: the listeners bind free ports instead, and the test
- * reads them by name.
+ * A plain {@code @SpringBootTest} (no annotation of sockstate's) whose configuration names ports
+ * already taken, as by the application running beside it: the listeners bind free ports instead,
+ * and {@link LocalListenerPort} reads them by name.
  */
 @SpringBootTest(classes = ListenerTestSupportTests.EchoApplication.class,
         properties = { "sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
                 "sockstate.listeners.udp-pings.address=127.0.0.1", "sockstate.listeners.udp-pings.protocol=udp" })
-@EphemeralListenerPorts
 class ListenerTestSupportTests {
 
     private static final ServerSocket TAKEN = taken();

@@ -55,7 +55,7 @@ class TlsListenerTests {
             .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class))
             .withUserConfiguration(Secure.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s",
-                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=server",
+                    "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key",
                     "spring.ssl.bundle.pem.server.truststore.certificate=classpath:tls/ca.crt");
@@ -116,7 +116,7 @@ class TlsListenerTests {
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class))
                 .withUserConfiguration(Secure.class)
                 .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s",
-                        "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.ssl.bundle=reloading",
+                        "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=reloading",
                         "spring.ssl.bundle.watch.file.quiet-period=100ms", "spring.ssl.bundle.pem.reloading.reload-on-update=true",
                         "spring.ssl.bundle.pem.reloading.keystore.certificate=" + directory.resolve("server.crt").toUri(),
                         "spring.ssl.bundle.pem.reloading.keystore.private-key=" + directory.resolve("server.key").toUri())
@@ -186,7 +186,7 @@ class TlsListenerTests {
     @Test
     void aMissingBundleFailsStartUpNamingThePropertyAndTheBundle(CapturedOutput output) {
         SpringApplicationBuilder application = new SpringApplicationBuilder(SecureApplication.class).web(WebApplicationType.NONE)
-                .properties("sockstate.workers.threads=1", "sockstate.listeners.secure.address=127.0.0.1",
+                .properties("sockstate.workers.threads=1", "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0",
                         "sockstate.listeners.secure.ssl.bundle=nosuch");
         assertThatExceptionOfType(RuntimeException.class).isThrownBy(application::run);
         assertThat(output).contains("APPLICATION FAILED TO START")

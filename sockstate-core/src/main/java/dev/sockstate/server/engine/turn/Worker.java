@@ -286,6 +286,16 @@ public final class Worker implements Runnable, Runner {
         return running != null && running.isAlive();
     }
 
+    /** @return the name of the worker's thread, interrupted, if it still runs; {@code null} if it ended */
+    String interruptIfAlive() {
+        Thread running = this.thread;
+        if (running == null || !running.isAlive()) {
+            return null;
+        }
+        running.interrupt();
+        return running.getName();
+    }
+
     /**
      * Waits for the worker's thread to end.
      * @param millis how long at most

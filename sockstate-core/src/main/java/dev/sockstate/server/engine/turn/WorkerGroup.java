@@ -8,6 +8,7 @@ import dev.sockstate.server.WorkerGroupState;
 import dev.sockstate.server.observer.ServerObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -105,15 +106,36 @@ public final class WorkerGroup {
         }
     }
 
-    /** Stops the workers, waits for them, and closes the ports. */
-    public void stop(long joinMillis) {
+    /** Tells the workers to stop and wakes them: each ends once it is back from its current turn. */
+    public void stopWorkers() {
         for (Worker worker : this.workers) {
             worker.stop();
         }
         this.ports.forEach(Worker::postStop);
-        join(joinMillis);
+    }
+
+    /**
+     * Stops the workers, waits for them, and closes the ports (which wakes a worker that missed its
+     * stop), waiting for them again; all by the deadline.
+     * @param deadline when to stop waiting, in {@link System#nanoTime()}
+     */
+    public void stop(long deadline) {
+        stopWorkers();
+        join(deadline);
         closePorts();
-        join(joinMillis);
+        join(deadline);
+    }
+
+    /** @return the names of the worker threads still running, each interrupted */
+    public List<String> interruptRunning() {
+        List<String> running = new ArrayList<>();
+        for (Worker worker : this.workers) {
+            String name = worker.interruptIfAlive();
+            if (name != null) {
+                running.add(name);
+            }
+        }
+        return running;
     }
 
     /** Closes every port of the group; closing a closed port does nothing. */
@@ -138,10 +160,10 @@ public final class WorkerGroup {
         return this.ports.stream().allMatch(NotificationPort::isOpen);
     }
 
-    private void join(long millis) {
-        long deadline = System.currentTimeMillis() + millis;
+    private void join(long deadline) {
         for (Worker worker : this.workers) {
-            if (!worker.join(Math.max(1, deadline - System.currentTimeMillis()))) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)))) {
                 return;
             }
         }
