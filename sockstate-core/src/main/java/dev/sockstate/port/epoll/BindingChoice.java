@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 record BindingChoice(EpollCalls calls, String description, Throwable cause) {
 
-    /** The system property that chooses a binding: {@code ffm}, {@code jna}, or unset for FFM where it runs. */
+    /** The system property that chooses a binding: {@code ffm}, {@code jna}, or unset (or {@code auto}) for FFM where it runs. */
     static final String PROPERTY = "sockstate.epoll.binding";
 
     /** The FFM binding's class, present in a jar built by JDK 22 or later. */
@@ -26,7 +26,7 @@ record BindingChoice(EpollCalls calls, String description, Throwable cause) {
     /** The first Java release whose foreign function API is final. */
     static final int FFM_RELEASE = 22;
 
-    /** Makes one binding; throws what binding it throws. */
+    /** Makes one binding, throwing whatever making it throws. */
     @FunctionalInterface
     interface Factory {
 

@@ -5,9 +5,10 @@ import java.nio.ByteBuffer;
 /**
  * The libc calls the epoll backend makes, as an instance its backend chooses ({@link BindingChoice})
  * and hands to its port and sockets: a binding (JNA's in {@link LinuxNative}, FFM's on Java 22 and
- * later) is one class implementing this. Pointers are {@code long} addresses, {@code size_t}/{@code ssize_t} are {@code long} (64-bit
- * Linux only); results are the C functions' own, and the thread's errno after a failure is
- * {@link #errno()}. Every call allocates nothing, but {@link #strerror} and {@link #addressOf}.
+ * later) is one class implementing this. Pointers are {@code long} addresses, {@code size_t} and
+ * {@code ssize_t} are {@code long} (64-bit Linux only); results are the C functions' own, and the
+ * thread's errno after a failure is {@link #errno()}. Every call allocates nothing, but
+ * {@link #strerror} and {@link #addressOf}.
  */
 interface EpollCalls {
 
