@@ -25,7 +25,8 @@ import com.tngtech.archunit.lang.ArchRule;
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.observer  what a metrics binding implements
  *     port           the portable notification model (and the backend SPI's base classes)
- *       port.epoll, port.winsock   the native backends, the only code that touches JNA
+ *       port.epoll, port.winsock   the native backends, the only code that touches JNA (and epoll's FFM
+ *                                  binding the only code that touches java.lang.foreign)
  *       port.nio       the portable backend, on JDK selectors and channels: no JNA
  * </pre>
  * Nothing in the core knows Spring, and no two packages depend on each other.
@@ -43,6 +44,18 @@ class LayeringTest {
     static final ArchRule onlyTheBackendsTouchJna = noClasses()
             .that().resideOutsideOfPackages("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..")
             .should().dependOnClassesThat().resideInAPackage("com.sun.jna..");
+
+    @ArchTest
+    static final ArchRule onlyTheFfmBindingTouchesTheForeignFunctionApi = noClasses()
+            .that().doNotHaveFullyQualifiedName("dev.sockstate.port.epoll.FfmCalls")
+            .should().dependOnClassesThat().resideInAPackage("java.lang.foreign..")
+            .as("only the epoll backend's FFM binding calls the foreign function API (compiled for Java 22, by a JDK 22 or later)");
+
+    @ArchTest
+    static final ArchRule noClassRefersToTheFfmBinding = noClasses()
+            .that().doNotHaveFullyQualifiedName("dev.sockstate.port.epoll.FfmCalls")
+            .should().dependOnClassesThat().haveFullyQualifiedName("dev.sockstate.port.epoll.FfmCalls")
+            .as("the FFM binding is loaded by name, on Java 22 and later only: no class compiled for 17 refers to it");
 
     @ArchTest
     static final ArchRule theNioBackendTouchesNoJna = noClasses()

@@ -9,19 +9,16 @@ import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.ProbedOnce;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Supplier;
 
 /**
- * The Linux backend: epoll and libc sockets through JNA. Its availability (Linux, a 64-bit JVM,
- * JNA loading, an epoll instance that opens) is probed once, and the cause of a failure is kept.
+ * The Linux backend: epoll and libc sockets, through the FFM binding on Java 22 and later and JNA's
+ * before or when FFM cannot be made ({@link BindingChoice}). Its availability (Linux, a 64-bit JVM,
+ * a binding made, an epoll instance that opens) is probed once, and the cause of a failure is kept.
  */
 public final class EpollBackend implements Backend {
 
     /** The backend's name in configuration. */
     public static final String NAME = "epoll";
-
-    /** The binding of libc the backend runs on, made once by the probe: the one line a binding changes. */
-    private static final Supplier<EpollCalls> BINDING = LinuxNative.Binding::new;
 
     /** Whether the backend runs here, probed once a process. */
     private static final ProbedOnce AVAILABILITY = new ProbedOnce(EpollBackend::probe);
@@ -36,7 +33,11 @@ public final class EpollBackend implements Backend {
         return NAME;
     }
 
-    /** Naming a class by its literal does not initialize it: nothing is bound by asking. */
+    /**
+     * Naming a class by its literal does not initialize it: nothing is bound by asking. The FFM
+     * binding is not named: an image built ahead of time that cannot reach it by reflection runs on
+     * JNA's, whose hints these are.
+     */
     @Override
     public List<String> nativeBindings() {
         return List.of(LinuxNative.class.getName());
@@ -94,13 +95,13 @@ public final class EpollBackend implements Backend {
         if (!isLinux()) {
             return Availability.unavailable("epoll needs Linux, this is " + System.getProperty("os.name"), null);
         }
+        BindingChoice chosen = BindingChoice.here();
+        if (!chosen.made()) {
+            return Availability.unavailable(chosen.description(), chosen.cause());
+        }
+        EpollCalls bound = chosen.calls();
         try {
-            if (com.sun.jna.Native.POINTER_SIZE != 8 || com.sun.jna.Native.LONG_SIZE != 8) {
-                return Availability.unavailable("epoll needs a 64-bit JVM, this one has "
-                        + (com.sun.jna.Native.POINTER_SIZE * 8) + "-bit pointers", null);
-            }
-            EpollCalls bound = BINDING.get();
-            int fd = bound.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
+            int fd = bound.epoll_create1(LinuxAbi.EPOLL_CLOEXEC);
             if (fd < 0) {
                 NativeIoException failure = Errno.last(bound, "epoll_create1");
                 return Availability.unavailable("epoll_create1 failed: " + failure.getMessage(), failure);
@@ -108,11 +109,10 @@ public final class EpollBackend implements Backend {
             bound.close(fd);
             EpollPort.loadRarelyUsedClasses(bound);
             calls = bound;
-            return Availability.available("Linux " + System.getProperty("os.version") + " with epoll, JNA "
-                    + com.sun.jna.Native.VERSION);
+            return Availability.available("Linux " + System.getProperty("os.version") + " with epoll, " + chosen.description());
         }
         catch (LinkageError ex) {
-            return Availability.unavailable("JNA could not bind libc (is net.java.dev.jna:jna on the class path?): " + ex, ex);
+            return Availability.unavailable(bound.binding() + " could not bind libc: " + ex, ex);
         }
     }
 

@@ -3,13 +3,17 @@ package dev.sockstate.port.epoll;
 import java.nio.ByteBuffer;
 
 /**
- * The libc calls the epoll backend makes, as an instance its backend chooses and hands to its port
- * and sockets: a binding (JNA's in {@link LinuxNative}, another one day) is one class implementing
- * this. Pointers are {@code long} addresses, {@code size_t}/{@code ssize_t} are {@code long} (64-bit
- * Linux only); results are the C functions' own, and the thread's errno after a failure is
- * {@link #errno()}. Every call allocates nothing, but {@link #strerror} and {@link #addressOf}.
+ * The libc calls the epoll backend makes, as an instance its backend chooses ({@link BindingChoice})
+ * and hands to its port and sockets: a binding (JNA's in {@link LinuxNative}, FFM's on Java 22 and
+ * later) is one class implementing this. Pointers are {@code long} addresses, {@code size_t} and
+ * {@code ssize_t} are {@code long} (64-bit Linux only); results are the C functions' own, and the
+ * thread's errno after a failure is {@link #errno()}. Every call allocates nothing, but
+ * {@link #strerror} and {@link #addressOf}.
  */
 interface EpollCalls {
+
+    /** @return the binding's name and version, for the backend's description, such as {@code JNA 5.19.1} */
+    String binding();
 
     /** @return errno of this thread's last native call */
     int errno();

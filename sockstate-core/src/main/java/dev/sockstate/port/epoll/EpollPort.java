@@ -80,16 +80,16 @@ final class EpollPort extends AbstractNotificationPort {
      */
     static EpollPort open(EpollSockets sockets) throws NativeIoException {
         EpollCalls calls = sockets.calls();
-        int epollFd = calls.epoll_create1(LinuxNative.EPOLL_CLOEXEC);
+        int epollFd = calls.epoll_create1(LinuxAbi.EPOLL_CLOEXEC);
         if (epollFd < 0) {
             throw Errno.last(calls, "epoll_create1");
         }
         int queueFd = -1;
         int closeFd = -1;
         try {
-            queueFd = newEventFd(calls, LinuxNative.EFD_SEMAPHORE);
+            queueFd = newEventFd(calls, LinuxAbi.EFD_SEMAPHORE);
             closeFd = newEventFd(calls, 0);
-            NativeBuffer event = sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
+            NativeBuffer event = sockets.allocate(LinuxAbi.EPOLL_EVENT_SIZE);
             control(calls, epollFd, queueFd, QUEUE_KEY, event);
             control(calls, epollFd, closeFd, CLOSE_KEY, event);
             return new EpollPort(epollFd, queueFd, closeFd, sockets);
@@ -103,7 +103,7 @@ final class EpollPort extends AbstractNotificationPort {
     }
 
     private static int newEventFd(EpollCalls calls, int flags) throws NativeIoException {
-        int fd = calls.eventfd(0, flags | LinuxNative.EFD_NONBLOCK | LinuxNative.EFD_CLOEXEC);
+        int fd = calls.eventfd(0, flags | LinuxAbi.EFD_NONBLOCK | LinuxAbi.EFD_CLOEXEC);
         if (fd < 0) {
             throw Errno.last(calls, "eventfd");
         }
@@ -114,9 +114,9 @@ final class EpollPort extends AbstractNotificationPort {
     private static void control(EpollCalls calls, int epollFd, int fd, long key, NativeBuffer event)
             throws NativeIoException {
         ByteBuffer buffer = event.buffer();
-        buffer.putInt(0, LinuxNative.EPOLLIN);
-        buffer.putLong(LinuxNative.EPOLL_EVENT_DATA_OFFSET, key);
-        if (calls.epoll_ctl(epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event.address()) != 0) {
+        buffer.putInt(0, LinuxAbi.EPOLLIN);
+        buffer.putLong(LinuxAbi.EPOLL_EVENT_DATA_OFFSET, key);
+        if (calls.epoll_ctl(epollFd, LinuxAbi.EPOLL_CTL_ADD, fd, event.address()) != 0) {
             throw Errno.last(calls, "epoll_ctl");
         }
     }
@@ -178,8 +178,8 @@ final class EpollPort extends AbstractNotificationPort {
     private int store(ByteBuffer events, int ready, NotificationBatch notifications, int alreadyStored) {
         int stored = alreadyStored;
         for (int i = 0; i < ready; i++) {
-            int offset = i * LinuxNative.EPOLL_EVENT_SIZE;
-            long key = events.getLong(offset + LinuxNative.EPOLL_EVENT_DATA_OFFSET);
+            int offset = i * LinuxAbi.EPOLL_EVENT_SIZE;
+            long key = events.getLong(offset + LinuxAbi.EPOLL_EVENT_DATA_OFFSET);
             if (key >= 0) {
                 storeNotification(notifications, stored++, key, toEvents(events.getInt(offset)));
             }
@@ -199,16 +199,16 @@ final class EpollPort extends AbstractNotificationPort {
 
     private static int toEvents(int epollEvents) {
         int events = 0;
-        if ((epollEvents & LinuxNative.EPOLLIN) != 0) {
+        if ((epollEvents & LinuxAbi.EPOLLIN) != 0) {
             events |= Events.IN;
         }
-        if ((epollEvents & LinuxNative.EPOLLOUT) != 0) {
+        if ((epollEvents & LinuxAbi.EPOLLOUT) != 0) {
             events |= Events.OUT;
         }
-        if ((epollEvents & (LinuxNative.EPOLLRDHUP | LinuxNative.EPOLLHUP)) != 0) {
+        if ((epollEvents & (LinuxAbi.EPOLLRDHUP | LinuxAbi.EPOLLHUP)) != 0) {
             events |= Events.HANGUP;
         }
-        if ((epollEvents & LinuxNative.EPOLLERR) != 0) {
+        if ((epollEvents & LinuxAbi.EPOLLERR) != 0) {
             events |= Events.ERR;
         }
         return events;
@@ -217,19 +217,19 @@ final class EpollPort extends AbstractNotificationPort {
     private static int toEpoll(int filter, int triggerFlags) {
         int events = 0;
         if ((filter & Events.IN) != 0) {
-            events |= LinuxNative.EPOLLIN;
+            events |= LinuxAbi.EPOLLIN;
         }
         if ((filter & Events.OUT) != 0) {
-            events |= LinuxNative.EPOLLOUT;
+            events |= LinuxAbi.EPOLLOUT;
         }
         if ((filter & Events.HANGUP) != 0) {
-            events |= LinuxNative.EPOLLRDHUP;
+            events |= LinuxAbi.EPOLLRDHUP;
         }
         if ((triggerFlags & Trigger.ONESHOT) != 0) {
-            events |= LinuxNative.EPOLLONESHOT;
+            events |= LinuxAbi.EPOLLONESHOT;
         }
         if ((triggerFlags & Trigger.EDGE) != 0) {
-            events |= LinuxNative.EPOLLET;
+            events |= LinuxAbi.EPOLLET;
         }
         return events;
     }
@@ -245,7 +245,7 @@ final class EpollPort extends AbstractNotificationPort {
         int removed = 0;
         NativeBuffer event = nativeMemory(changes);
         if (event == null) {
-            event = this.sockets.allocate(LinuxNative.EPOLL_EVENT_SIZE);
+            event = this.sockets.allocate(LinuxAbi.EPOLL_EVENT_SIZE);
             nativeMemory(changes, event);
         }
         ByteBuffer buffer = event.buffer();
@@ -260,7 +260,7 @@ final class EpollPort extends AbstractNotificationPort {
             Operation operation = changes.operation(i);
             int result;
             if (operation == Operation.REMOVE) {
-                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_DEL, fd, 0);
+                result = this.calls.epoll_ctl(this.epollFd, LinuxAbi.EPOLL_CTL_DEL, fd, 0);
                 if (result == 0) {
                     hint(fd, false);
                     if (notifications != null && removed < notifications.capacity()) {
@@ -274,9 +274,9 @@ final class EpollPort extends AbstractNotificationPort {
             else {
                 // DISABLE: no events, one-shot, so that even the ERR/HUP epoll always reports fire at most once.
                 int epollEvents = (operation == Operation.ENABLE)
-                        ? toEpoll(changes.filter(i), changes.triggerFlags(i)) : LinuxNative.EPOLLONESHOT;
+                        ? toEpoll(changes.filter(i), changes.triggerFlags(i)) : LinuxAbi.EPOLLONESHOT;
                 buffer.putInt(0, epollEvents);
-                buffer.putLong(LinuxNative.EPOLL_EVENT_DATA_OFFSET, key);
+                buffer.putLong(LinuxAbi.EPOLL_EVENT_DATA_OFFSET, key);
                 result = enable(fd, event.address(), operation == Operation.ENABLE);
             }
             if (result == 0) {
@@ -292,15 +292,15 @@ final class EpollPort extends AbstractNotificationPort {
 
     /** MOD for a socket believed registered, ADD otherwise, and the other when the guess was wrong. */
     private int enable(int fd, long event, boolean mayAdd) {
-        int first = (!mayAdd || isHinted(fd)) ? LinuxNative.EPOLL_CTL_MOD : LinuxNative.EPOLL_CTL_ADD;
+        int first = (!mayAdd || isHinted(fd)) ? LinuxAbi.EPOLL_CTL_MOD : LinuxAbi.EPOLL_CTL_ADD;
         int result = this.calls.epoll_ctl(this.epollFd, first, fd, event);
         if (result != 0 && mayAdd) {
             int errno = this.calls.errno();
-            if (errno == Errno.ENOENT && first == LinuxNative.EPOLL_CTL_MOD) {
-                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_ADD, fd, event);
+            if (errno == Errno.ENOENT && first == LinuxAbi.EPOLL_CTL_MOD) {
+                result = this.calls.epoll_ctl(this.epollFd, LinuxAbi.EPOLL_CTL_ADD, fd, event);
             }
-            else if (errno == Errno.EEXIST && first == LinuxNative.EPOLL_CTL_ADD) {
-                result = this.calls.epoll_ctl(this.epollFd, LinuxNative.EPOLL_CTL_MOD, fd, event);
+            else if (errno == Errno.EEXIST && first == LinuxAbi.EPOLL_CTL_ADD) {
+                result = this.calls.epoll_ctl(this.epollFd, LinuxAbi.EPOLL_CTL_MOD, fd, event);
             }
         }
         if (result == 0) {
@@ -328,7 +328,7 @@ final class EpollPort extends AbstractNotificationPort {
 
     private NativeBuffer eventBuffer(NotificationBatch notifications) {
         NativeBuffer events = nativeMemory(notifications);
-        int size = notifications.capacity() * LinuxNative.EPOLL_EVENT_SIZE;
+        int size = notifications.capacity() * LinuxAbi.EPOLL_EVENT_SIZE;
         if (events == null || events.capacity() < size) {
             events = this.sockets.allocate(size);
             nativeMemory(notifications, events);

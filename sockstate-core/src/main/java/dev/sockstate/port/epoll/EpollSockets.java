@@ -12,9 +12,9 @@ import java.nio.ByteBuffer;
  */
 final class EpollSockets extends AbstractBsdSockets {
 
-    private static final Constants CONSTANTS = new Constants(LinuxNative.AF_INET, LinuxNative.AF_INET6,
-            LinuxNative.SOL_SOCKET, LinuxNative.SO_ERROR, LinuxNative.SO_REUSEADDR, LinuxNative.SO_REUSEPORT,
-            LinuxNative.SO_RCVBUF, LinuxNative.SO_SNDBUF, LinuxNative.SO_KEEPALIVE, LinuxNative.IPV6_V6ONLY, "accept4", "close");
+    private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6,
+            LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_REUSEADDR, LinuxAbi.SO_REUSEPORT,
+            LinuxAbi.SO_RCVBUF, LinuxAbi.SO_SNDBUF, LinuxAbi.SO_KEEPALIVE, LinuxAbi.IPV6_V6ONLY, "accept4", "close");
 
     private final EpollCalls calls;
 
@@ -51,8 +51,8 @@ final class EpollSockets extends AbstractBsdSockets {
 
     @Override
     protected long openSocket(int domain, Protocol protocol) throws NativeIoException {
-        int type = (protocol == Protocol.TCP) ? LinuxNative.SOCK_STREAM : LinuxNative.SOCK_DGRAM;
-        int fd = this.calls.socket(domain, type | LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC, 0);
+        int type = (protocol == Protocol.TCP) ? LinuxAbi.SOCK_STREAM : LinuxAbi.SOCK_DGRAM;
+        int fd = this.calls.socket(domain, type | LinuxAbi.SOCK_NONBLOCK | LinuxAbi.SOCK_CLOEXEC, 0);
         if (fd < 0) {
             throw lastException("socket");
         }
@@ -71,7 +71,7 @@ final class EpollSockets extends AbstractBsdSockets {
 
     @Override
     protected long acceptCall(long listener) {
-        return this.calls.accept4(fd(listener), 0, 0, LinuxNative.SOCK_NONBLOCK | LinuxNative.SOCK_CLOEXEC);
+        return this.calls.accept4(fd(listener), 0, 0, LinuxAbi.SOCK_NONBLOCK | LinuxAbi.SOCK_CLOEXEC);
     }
 
     @Override
@@ -86,7 +86,7 @@ final class EpollSockets extends AbstractBsdSockets {
 
     @Override
     protected long sendCall(long socket, long buffer, int length) {
-        return this.calls.send(fd(socket), buffer, length, LinuxNative.MSG_NOSIGNAL);
+        return this.calls.send(fd(socket), buffer, length, LinuxAbi.MSG_NOSIGNAL);
     }
 
     @Override
@@ -96,7 +96,7 @@ final class EpollSockets extends AbstractBsdSockets {
 
     @Override
     protected long sendToCall(long socket, long buffer, int length, long address, int addressLength) {
-        return this.calls.sendto(fd(socket), buffer, length, LinuxNative.MSG_NOSIGNAL, address, addressLength);
+        return this.calls.sendto(fd(socket), buffer, length, LinuxAbi.MSG_NOSIGNAL, address, addressLength);
     }
 
     @Override

@@ -9,54 +9,10 @@ import com.sun.jna.Platform;
  * so that a call costs a JNI transition and nothing more: pointers are passed as {@code long}
  * addresses and {@code size_t}/{@code ssize_t} as {@code long} (64-bit Linux only). The bound
  * methods are private: the backend calls them through a {@link Binding}, the {@link EpollCalls} it
- * is given, and reads only the constants here. This is the only class of the backend that touches
- * JNA's native binding.
+ * is given; the constants it shares with any other binding are {@link LinuxAbi}'s. This is the only
+ * class of the backend that touches JNA.
  */
 final class LinuxNative {
-
-    static final int AF_INET = 2;
-    static final int AF_INET6 = 10;
-    static final int SOCK_STREAM = 1;
-    static final int SOCK_DGRAM = 2;
-    static final int SOCK_NONBLOCK = 0x800;
-    static final int SOCK_CLOEXEC = 0x80000;
-
-    static final int SOL_SOCKET = 1;
-    static final int SO_REUSEADDR = 2;
-    static final int SO_ERROR = 4;
-    static final int SO_SNDBUF = 7;
-    static final int SO_RCVBUF = 8;
-    static final int SO_KEEPALIVE = 9;
-    static final int SO_REUSEPORT = 15;
-    static final int IPPROTO_TCP = 6;
-    static final int TCP_NODELAY = 1;
-    static final int IPPROTO_IPV6 = 41;
-    static final int IPV6_V6ONLY = 26;
-
-    static final int MSG_NOSIGNAL = 0x4000;
-    static final int SHUT_RD = 0;
-    static final int SHUT_WR = 1;
-    static final int SHUT_RDWR = 2;
-
-    static final int EPOLL_CLOEXEC = 0x80000;
-    static final int EPOLL_CTL_ADD = 1;
-    static final int EPOLL_CTL_DEL = 2;
-    static final int EPOLL_CTL_MOD = 3;
-    static final int EPOLLIN = 0x001;
-    static final int EPOLLOUT = 0x004;
-    static final int EPOLLERR = 0x008;
-    static final int EPOLLHUP = 0x010;
-    static final int EPOLLRDHUP = 0x2000;
-    static final int EPOLLONESHOT = 1 << 30;
-    static final int EPOLLET = 1 << 31;
-
-    static final int EFD_SEMAPHORE = 1;
-    static final int EFD_NONBLOCK = 0x800;
-    static final int EFD_CLOEXEC = 0x80000;
-
-    /** {@code struct epoll_event} is packed on x86-64 (12 bytes, data at 4), naturally aligned elsewhere. */
-    static final int EPOLL_EVENT_SIZE = "x86-64".equals(Platform.ARCH) ? 12 : 16;
-    static final int EPOLL_EVENT_DATA_OFFSET = "x86-64".equals(Platform.ARCH) ? 4 : 8;
 
     static {
         Native.register(NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
@@ -111,10 +67,23 @@ final class LinuxNative {
 
     /**
      * JNA's binding as the instance the backend is given: each call is the bound static method, so
-     * it costs what a direct call costs. Its first call binds libc, and throws a {@link LinkageError}
-     * when JNA cannot.
+     * it costs what a direct call costs. Making it loads JNA, its first call binds libc; either
+     * throws a {@link LinkageError} when JNA cannot.
      */
     static final class Binding implements EpollCalls {
+
+        /** @throws UnsupportedOperationException on a JVM whose pointers or C {@code long}s are not 64-bit */
+        Binding() {
+            if (Native.POINTER_SIZE != 8 || Native.LONG_SIZE != 8) {
+                throw new UnsupportedOperationException("epoll needs a 64-bit JVM, this one has " + (Native.POINTER_SIZE * 8)
+                        + "-bit pointers");
+            }
+        }
+
+        @Override
+        public String binding() {
+            return "JNA " + Native.VERSION;
+        }
 
         @Override
         public int errno() {

@@ -28,6 +28,15 @@ class EpollSpecificsTest extends PortTestSupport {
     }
 
     @Test
+    void theEventLayoutTakenFromOsArchIsTheOneJnaKnowsForThisArchitecture() {
+        boolean packed = "x86-64".equals(com.sun.jna.Platform.ARCH);
+        assertThat(LinuxAbi.EPOLL_EVENT_SIZE).isEqualTo(packed ? 12 : 16);
+        assertThat(LinuxAbi.EPOLL_EVENT_DATA_OFFSET).isEqualTo(packed ? 4 : 8);
+        assertThat(LinuxAbi.isX86_64("amd64")).isTrue();
+        assertThat(LinuxAbi.isX86_64("aarch64")).isFalse();
+    }
+
+    @Test
     void advertisesAnEdgeOnEveryArrival() {
         assertThat(backend().edgeOnEveryArrival()).isTrue();
     }

@@ -1,0 +1,64 @@
+package dev.sockstate.port.epoll;
+
+/**
+ * The numbers of the Linux ABI the epoll backend uses, whatever binds libc: flags, socket options,
+ * {@code struct epoll_event}'s layout. Plain constants, so reading them loads no native binding
+ * (the layout is told by {@code os.arch}, not by JNA, which an FFM binding does without).
+ */
+final class LinuxAbi {
+
+    static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
+    static final int SOCK_STREAM = 1;
+    static final int SOCK_DGRAM = 2;
+    static final int SOCK_NONBLOCK = 0x800;
+    static final int SOCK_CLOEXEC = 0x80000;
+
+    static final int SOL_SOCKET = 1;
+    static final int SO_REUSEADDR = 2;
+    static final int SO_ERROR = 4;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int SO_KEEPALIVE = 9;
+    static final int SO_REUSEPORT = 15;
+    static final int IPPROTO_TCP = 6;
+    static final int TCP_NODELAY = 1;
+    static final int IPPROTO_IPV6 = 41;
+    static final int IPV6_V6ONLY = 26;
+
+    static final int MSG_NOSIGNAL = 0x4000;
+    static final int SHUT_RD = 0;
+    static final int SHUT_WR = 1;
+    static final int SHUT_RDWR = 2;
+
+    static final int EPOLL_CLOEXEC = 0x80000;
+    static final int EPOLL_CTL_ADD = 1;
+    static final int EPOLL_CTL_DEL = 2;
+    static final int EPOLL_CTL_MOD = 3;
+    static final int EPOLLIN = 0x001;
+    static final int EPOLLOUT = 0x004;
+    static final int EPOLLERR = 0x008;
+    static final int EPOLLHUP = 0x010;
+    static final int EPOLLRDHUP = 0x2000;
+    static final int EPOLLONESHOT = 1 << 30;
+    static final int EPOLLET = 1 << 31;
+
+    static final int EFD_SEMAPHORE = 1;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int EFD_CLOEXEC = 0x80000;
+
+    /** Whether this is x86-64, where {@code struct epoll_event} is packed. */
+    private static final boolean X86_64 = isX86_64(System.getProperty("os.arch", ""));
+
+    /** {@code struct epoll_event} is packed on x86-64 (12 bytes, data at 4), naturally aligned elsewhere. */
+    static final int EPOLL_EVENT_SIZE = X86_64 ? 12 : 16;
+    static final int EPOLL_EVENT_DATA_OFFSET = X86_64 ? 4 : 8;
+
+    private LinuxAbi() {
+    }
+
+    /** @return whether an {@code os.arch} value names x86-64 ({@code amd64} on HotSpot, {@code x86_64} elsewhere) */
+    static boolean isX86_64(String arch) {
+        return "amd64".equals(arch) || "x86_64".equals(arch) || "x86-64".equals(arch);
+    }
+}

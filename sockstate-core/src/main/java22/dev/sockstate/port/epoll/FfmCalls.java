@@ -1,0 +1,358 @@
+package dev.sockstate.port.epoll;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * The libc functions the epoll backend calls, bound with the foreign function API of Java 22: one
+ * downcall handle a function, made when the class initialises and invoked exactly, pointers and
+ * {@code size_t} passed as {@code long} (64-bit Linux only), so a call allocates nothing. Each handle
+ * captures errno into a segment of the calling thread's own, made on its first call and freed with
+ * the thread; {@link #errno()} reads it back. No handle is {@code critical}: measured on a failing
+ * {@code recv}, that saved nothing a system call would show, and it holds off the garbage collector.
+ * Compiled by a JDK 22 or later only, and loaded by name ({@link BindingChoice}): making it throws
+ * {@link IllegalCallerException} where native access is denied.
+ */
+final class FfmCalls implements EpollCalls {
+
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+
+    /** The layout of what a handle captures, errno among it. */
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+
+    private static final long ERRNO_OFFSET = CALL_STATE.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+
+    /** The calling thread's captured state: allocated once per thread, freed once the thread is gone. */
+    private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
+
+    private static final MethodHandle EPOLL_CREATE1 = downcall("epoll_create1", INT, INT);
+
+    private static final MethodHandle EPOLL_CTL = downcall("epoll_ctl", INT, INT, INT, INT, LONG);
+
+    private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait", INT, INT, LONG, INT, INT);
+
+    private static final MethodHandle EVENTFD = downcall("eventfd", INT, INT, INT);
+
+    private static final MethodHandle READ = downcall("read", LONG, INT, LONG, LONG);
+
+    private static final MethodHandle WRITE = downcall("write", LONG, INT, LONG, LONG);
+
+    private static final MethodHandle CLOSE = downcall("close", INT, INT);
+
+    private static final MethodHandle SOCKET = downcall("socket", INT, INT, INT, INT);
+
+    private static final MethodHandle BIND = downcall("bind", INT, INT, LONG, INT);
+
+    private static final MethodHandle LISTEN = downcall("listen", INT, INT, INT);
+
+    private static final MethodHandle ACCEPT4 = downcall("accept4", INT, INT, LONG, LONG, INT);
+
+    private static final MethodHandle CONNECT = downcall("connect", INT, INT, LONG, INT);
+
+    private static final MethodHandle RECV = downcall("recv", LONG, INT, LONG, LONG, INT);
+
+    private static final MethodHandle SEND = downcall("send", LONG, INT, LONG, LONG, INT);
+
+    private static final MethodHandle RECVFROM = downcall("recvfrom", LONG, INT, LONG, LONG, INT, LONG, LONG);
+
+    private static final MethodHandle SENDTO = downcall("sendto", LONG, INT, LONG, LONG, INT, LONG, INT);
+
+    private static final MethodHandle SETSOCKOPT = downcall("setsockopt", INT, INT, INT, INT, LONG, INT);
+
+    private static final MethodHandle GETSOCKOPT = downcall("getsockopt", INT, INT, INT, INT, LONG, LONG);
+
+    private static final MethodHandle SHUTDOWN = downcall("shutdown", INT, INT, INT);
+
+    private static final MethodHandle GETSOCKNAME = downcall("getsockname", INT, INT, LONG, LONG);
+
+    private static final MethodHandle GETPEERNAME = downcall("getpeername", INT, INT, LONG, LONG);
+
+    /** {@code strerror}, whose result is a C string: errno is not captured. */
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(function("strerror"),
+            FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
+
+    /** @throws UnsupportedOperationException on a JVM whose pointers or C {@code long}s are not 64-bit */
+    FfmCalls() {
+        long cLong = LINKER.canonicalLayouts().get("long").byteSize();
+        if (ValueLayout.ADDRESS.byteSize() != 8 || cLong != 8) {
+            throw new UnsupportedOperationException("epoll needs a 64-bit JVM, this one has "
+                    + (ValueLayout.ADDRESS.byteSize() * 8) + "-bit pointers and " + (cLong * 8) + "-bit longs");
+        }
+    }
+
+    /** @return a handle on the libc function capturing errno, its result and parameters as given */
+    private static MethodHandle downcall(String name, ValueLayout result, ValueLayout... parameters) {
+        return LINKER.downcallHandle(function(name), FunctionDescriptor.of(result, parameters),
+                Linker.Option.captureCallState("errno"));
+    }
+
+    /** @return the address of the libc function @throws UnsatisfiedLinkError when the C library has none */
+    private static MemorySegment function(String name) {
+        return LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError("The C library has no " + name));
+    }
+
+    /** @return the calling thread's captured state, which each call is given */
+    private static MemorySegment state() {
+        return STATE.get();
+    }
+
+    /** @return what a downcall threw (a native call throws nothing but the JVM's own errors), unchecked */
+    private static RuntimeException rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException unchecked) {
+            return unchecked;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException("A native call failed unexpectedly", failure);
+    }
+
+    @Override
+    public String binding() {
+        return "FFM binding (Java " + Runtime.version().feature() + ")";
+    }
+
+    @Override
+    public int errno() {
+        return state().get(INT, ERRNO_OFFSET);
+    }
+
+    @Override
+    public int epoll_create1(int flags) {
+        try {
+            return (int) EPOLL_CREATE1.invokeExact(state(), flags);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int epoll_ctl(int epfd, int op, int fd, long event) {
+        try {
+            return (int) EPOLL_CTL.invokeExact(state(), epfd, op, fd, event);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int epoll_wait(int epfd, long events, int maxEvents, int timeout) {
+        try {
+            return (int) EPOLL_WAIT.invokeExact(state(), epfd, events, maxEvents, timeout);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int eventfd(int initval, int flags) {
+        try {
+            return (int) EVENTFD.invokeExact(state(), initval, flags);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long read(int fd, long buf, long count) {
+        try {
+            return (long) READ.invokeExact(state(), fd, buf, count);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long write(int fd, long buf, long count) {
+        try {
+            return (long) WRITE.invokeExact(state(), fd, buf, count);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int close(int fd) {
+        try {
+            return (int) CLOSE.invokeExact(state(), fd);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int socket(int domain, int type, int protocol) {
+        try {
+            return (int) SOCKET.invokeExact(state(), domain, type, protocol);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int bind(int fd, long addr, int addrlen) {
+        try {
+            return (int) BIND.invokeExact(state(), fd, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int listen(int fd, int backlog) {
+        try {
+            return (int) LISTEN.invokeExact(state(), fd, backlog);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int accept4(int fd, long addr, long addrlen, int flags) {
+        try {
+            return (int) ACCEPT4.invokeExact(state(), fd, addr, addrlen, flags);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int connect(int fd, long addr, int addrlen) {
+        try {
+            return (int) CONNECT.invokeExact(state(), fd, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long recv(int fd, long buf, long len, int flags) {
+        try {
+            return (long) RECV.invokeExact(state(), fd, buf, len, flags);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long send(int fd, long buf, long len, int flags) {
+        try {
+            return (long) SEND.invokeExact(state(), fd, buf, len, flags);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen) {
+        try {
+            return (long) RECVFROM.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public long sendto(int fd, long buf, long len, int flags, long addr, int addrlen) {
+        try {
+            return (long) SENDTO.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int setsockopt(int fd, int level, int name, long value, int len) {
+        try {
+            return (int) SETSOCKOPT.invokeExact(state(), fd, level, name, value, len);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int getsockopt(int fd, int level, int name, long value, long len) {
+        try {
+            return (int) GETSOCKOPT.invokeExact(state(), fd, level, name, value, len);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int shutdown(int fd, int how) {
+        try {
+            return (int) SHUTDOWN.invokeExact(state(), fd, how);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int getsockname(int fd, long addr, long addrlen) {
+        try {
+            return (int) GETSOCKNAME.invokeExact(state(), fd, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int getpeername(int fd, long addr, long addrlen) {
+        try {
+            return (int) GETPEERNAME.invokeExact(state(), fd, addr, addrlen);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    /** Reads the C string {@code strerror} returns (the C library's own, never freed): not for hot paths. */
+    @Override
+    public String strerror(int errnum) {
+        try {
+            MemorySegment text = (MemorySegment) STRERROR.invokeExact(errnum);
+            return text.reinterpret(Long.MAX_VALUE).getString(0);
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    /** Allocates a segment over the buffer: not for hot paths. */
+    @Override
+    public long addressOf(ByteBuffer direct) {
+        return MemorySegment.ofBuffer(direct).address();
+    }
+}
