@@ -24,6 +24,7 @@ import com.tngtech.archunit.lang.ArchRule;
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.observer  what a metrics binding implements
+ *   server.wiretap   a stage that logs a connection's events and bytes at DEBUG
  *     port           the portable notification model (and the backend SPI's base classes)
  *       port.epoll, port.winsock   the native backends, the only code that touches JNA (and epoll's FFM
  *                                  binding the only code that touches java.lang.foreign)

@@ -33,6 +33,9 @@ public class ListenerProperties {
     /** Port to bind, required; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
     private Integer port;
 
+    /** Whether each TCP connection's events and bytes are logged at DEBUG on the logger dev.sockstate.wiretap.NAME, for debugging a protocol. */
+    private boolean wiretap;
+
     /** Length of the queue of connections waiting to be accepted (TCP). */
     private int backlog = 1024;
 
@@ -104,6 +107,14 @@ public class ListenerProperties {
 
     public void setAddress(InetAddress address) {
         this.address = address;
+    }
+
+    public boolean isWiretap() {
+        return this.wiretap;
+    }
+
+    public void setWiretap(boolean wiretap) {
+        this.wiretap = wiretap;
     }
 
     public Integer getPort() {

@@ -19,6 +19,7 @@ import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
+import dev.sockstate.server.wiretap.Wiretap;
 import java.nio.ByteOrder;
 import java.nio.charset.Charset;
 import java.time.Duration;
@@ -149,6 +150,12 @@ final class ServerSettingsFactory {
                         : executor("handler-executor", this.properties.getHandlerExecutor(), beans));
         if (events != 0) {
             builder.events(events);
+        }
+        if (listener.isWiretap()) {
+            require(listener.getProtocol() == Protocol.TCP, path + "wiretap", true, "The wiretap logs TCP connections; a UDP"
+                    + " listener has none.");
+            // The first stage added: after TLS, before the application's stages and the framing.
+            builder.stage(() -> new Wiretap(name));
         }
         if (listener.getReceiveBufferSize() != null) {
             builder.receiveBufferSize(bytes(listener.getReceiveBufferSize()));

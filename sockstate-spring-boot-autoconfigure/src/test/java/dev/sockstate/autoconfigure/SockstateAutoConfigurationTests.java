@@ -281,6 +281,43 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void aWiretappedListenerLogsItsConnectionsBytesAtDebugOnItsOwnLogger() {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("dev.sockstate.wiretap.echo");
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler recording = new java.util.logging.Handler() {
+
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.setLevel(java.util.logging.Level.FINE);
+        logger.addHandler(recording);
+        try {
+            this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                    .withPropertyValues("sockstate.listeners.echo.wiretap=true").run((context) -> {
+                        assertEchoes(context, "tapped");
+                        assertThat(lines).anySatisfy((line) -> assertThat(line).contains("READ 6 B\n0000  74 61 70 70 65 64"));
+                        assertThat(lines).anySatisfy((line) -> assertThat(line).contains("WRITE 6 B").endsWith("|tapped|"));
+                    });
+        }
+        finally {
+            logger.removeHandler(recording);
+            logger.setLevel(null);
+        }
+        assertInvalid("sockstate.listeners.echo.protocol=udp,sockstate.listeners.echo.wiretap=true", "sockstate.listeners.echo.wiretap",
+                true);
+    }
+
+    @Test
     void itBacksOffWithoutJna() {
         this.runner.withClassLoader(new FilteredClassLoader("com.sun.jna"))
                 .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(SocketServer.class));
