@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
@@ -19,8 +20,9 @@ import org.springframework.core.env.MutablePropertySources;
  * Starts the {@link SocketServer} with the application context and stops it, gracefully, in the
  * phase in which Spring Boot shuts its web server down gracefully and as it does: asynchronously, so
  * that both drain at once, within {@code spring.lifecycle.timeout-per-shutdown-phase}. Once started,
- * each listener's bound port is published in the environment as
- * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server (the
+ * each listener's bound port is published in the environment (and its parent contexts') as
+ * {@code local.sockstate.<listener>.port}, as {@code local.server.port} is for the web server, and a
+ * {@link SocketServerStartedEvent} follows (the
  * server logs each, as "Listener 'echo' (TCP, LEVEL_ONESHOT) bound to [::]:7007 on epoll", then one line for all, as
  * Boot's web servers do: "Socket server started on epoll with 'echo' on port 7007 (tcp)"; a graceful stop says when it
  * begins and when it is complete.
@@ -42,6 +44,9 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     private final Duration workersWithin;
 
+    /** The context that started the server: told of the start, its parents given the ports; {@code null} for none. */
+    private final ApplicationContext context;
+
     /**
      * @param server the server
      * @param environment where to publish the bound ports
@@ -59,8 +64,25 @@ public class SocketServerLifecycle implements SmartLifecycle {
      * after it is interrupted, named in a warning, and not waited for
      */
     public SocketServerLifecycle(SocketServer server, Environment environment, Duration shutdownTimeout, Duration workersWithin) {
+        this(server, environment, null, shutdownTimeout, workersWithin);
+    }
+
+    /**
+     * @param server the server
+     * @param context the application context that starts it: its environment and its parents' get
+     * the bound ports, and it publishes a {@link SocketServerStartedEvent}
+     * @param shutdownTimeout how long a stop lets connections finish; zero to close them at once
+     * @param workersWithin how long the worker threads then get to end
+     */
+    public SocketServerLifecycle(SocketServer server, ApplicationContext context, Duration shutdownTimeout, Duration workersWithin) {
+        this(server, context.getEnvironment(), context, shutdownTimeout, workersWithin);
+    }
+
+    private SocketServerLifecycle(SocketServer server, Environment environment, ApplicationContext context, Duration shutdownTimeout,
+            Duration workersWithin) {
         this.server = server;
         this.environment = environment;
+        this.context = context;
         this.shutdownTimeout = shutdownTimeout;
         this.workersWithin = workersWithin;
     }
@@ -68,8 +90,15 @@ public class SocketServerLifecycle implements SmartLifecycle {
     @Override
     public void start() {
         this.server.start();
-        publishPorts();
+        publishPorts(this.environment);
+        for (ApplicationContext parent = (this.context != null) ? this.context.getParent() : null; parent != null;
+                parent = parent.getParent()) {
+            publishPorts(parent.getEnvironment());
+        }
         logger.info(summary());
+        if (this.context != null) {
+            this.context.publishEvent(new SocketServerStartedEvent(this.server, this.context));
+        }
     }
 
     /** @return one line for the log, as Boot's "Tomcat started on port 8080 (http)": the backend and each listener's port */
@@ -87,8 +116,9 @@ public class SocketServerLifecycle implements SmartLifecycle {
         return line.toString();
     }
 
-    private void publishPorts() {
-        if (!(this.environment instanceof ConfigurableEnvironment configurable)) {
+    /** Publishes each listener's port in the environment, as Spring Boot publishes {@code local.server.port}. */
+    private void publishPorts(Environment environment) {
+        if (!(environment instanceof ConfigurableEnvironment configurable)) {
             return;
         }
         MutablePropertySources sources = configurable.getPropertySources();

@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ImportRuntimeHints;
@@ -82,7 +83,9 @@ public final class SockstateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SocketServerLifecycle sockstateSocketServerLifecycle(SocketServer server, SockstateProperties properties, Environment environment) {
+    SocketServerLifecycle sockstateSocketServerLifecycle(SocketServer server, SockstateProperties properties,
+            ApplicationContext context) {
+        Environment environment = context.getEnvironment();
         Duration configured = properties.getShutdown().getTimeout();
         Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
@@ -94,6 +97,6 @@ public final class SockstateAutoConfiguration {
         }
         Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
                 : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);
-        return new SocketServerLifecycle(server, environment, timeout, SocketServerLifecycle.workersWithin(phase, timeout));
+        return new SocketServerLifecycle(server, context, timeout, SocketServerLifecycle.workersWithin(phase, timeout));
     }
 }

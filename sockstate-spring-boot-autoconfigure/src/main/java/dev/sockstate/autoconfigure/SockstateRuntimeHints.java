@@ -19,7 +19,9 @@ final class SockstateRuntimeHints implements RuntimeHintsRegistrar {
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
         hints.resources().registerPattern("META-INF/services/" + Backend.class.getName());
+        // libjnidispatch.so/.jnilib/.a on Linux, macOS and AIX; jnidispatch.dll on Windows.
         hints.resources().registerPattern("com/sun/jna/*/libjnidispatch.*");
+        hints.resources().registerPattern("com/sun/jna/*/jnidispatch.dll");
         for (Backend backend : Backends.all()) {
             hints.reflection().registerType(backend.getClass(), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
             for (String binding : backend.nativeBindings()) {

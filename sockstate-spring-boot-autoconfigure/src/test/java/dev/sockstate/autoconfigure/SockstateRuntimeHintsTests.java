@@ -46,6 +46,10 @@ class SockstateRuntimeHintsTests {
         String library = "com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + System.mapLibraryName("jnidispatch");
         assertThat(getClass().getClassLoader().getResource(library)).as("JNA's library for this platform").isNotNull();
         assertThat(RuntimeHintsPredicates.resource().forResource(library)).accepts(this.hints);
+        for (String windows : new String[] { "com/sun/jna/win32-x86-64/jnidispatch.dll", "com/sun/jna/win32-aarch64/jnidispatch.dll" }) {
+            assertThat(getClass().getClassLoader().getResource(windows)).as("JNA's library for Windows, in its jar").isNotNull();
+            assertThat(RuntimeHintsPredicates.resource().forResource(windows)).as(windows).accepts(this.hints);
+        }
         assertThat(RuntimeHintsPredicates.reflection().onConstructorInvocation(
                 Arrays.stream(dev.sockstate.port.Backends.select("epoll").getClass().getConstructors()).findFirst().orElseThrow()))
                 .accepts(this.hints);

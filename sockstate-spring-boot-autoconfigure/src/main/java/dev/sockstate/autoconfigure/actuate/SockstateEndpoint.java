@@ -11,12 +11,12 @@ import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.WorkerGroupState;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code sockstate} Actuator endpoint: the backend and its availability, the worker groups with
@@ -63,25 +63,39 @@ public class SockstateEndpoint {
     @ReadOperation
     public SockstateDescriptor sockstate() {
         Availability availability = this.backend.availability();
-        Map<String, BoundListener> bound = this.server.listeners().stream()
-                .collect(Collectors.toMap(BoundListener::name, Function.identity()));
         List<ListenerDescriptor> listeners = new ArrayList<>();
-        Map<String, WorkerGroupSettings> groups = this.server.workerGroupSettings().stream()
-                .collect(Collectors.toMap(WorkerGroupSettings::name, Function.identity()));
         for (ListenerSettings settings : this.server.listenerSettings()) {
-            BoundListener listener = bound.get(settings.name());
-            Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(groups.get(settings.group()));
-            listeners.add(new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
-                    (listener != null) ? listener.address().getAddress().getHostAddress() : null,
-                    (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
-                            .replace('_', '-'),
-                    settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
-                    (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
-                    (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
-                    listener != null && listener.serving(), tls(settings)));
+            listeners.add(describe(settings));
         }
         return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
                 this.server.isRunning(), this.server.workerGroups(), listeners);
+    }
+
+    /**
+     * {@code /actuator/sockstate/{listener}}: one listener, as in the whole answer.
+     * @param listener the listener's name
+     * @return the listener, {@code null} (a 404) when none has that name
+     */
+    @ReadOperation
+    public ListenerDescriptor listener(@Selector String listener) {
+        return this.server.listenerSettings().stream().filter((settings) -> settings.name().equals(listener)).findFirst()
+                .map(this::describe).orElse(null);
+    }
+
+    private ListenerDescriptor describe(ListenerSettings settings) {
+        BoundListener listener = this.server.listeners().stream().filter((bound) -> bound.name().equals(settings.name())).findFirst()
+                .orElse(null);
+        WorkerGroupSettings group = this.server.workerGroupSettings().stream().filter((each) -> each.name().equals(settings.group()))
+                .findFirst().orElseThrow();
+        Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(group);
+        return new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
+                (listener != null) ? listener.address().getAddress().getHostAddress() : null,
+                (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
+                        .replace('_', '-'),
+                settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
+                (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
+                (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
+                listener != null && listener.serving(), tls(settings));
     }
 
     /**
@@ -92,7 +106,7 @@ public class SockstateEndpoint {
      * @param listeners the listeners
      */
     public record SockstateDescriptor(BackendDescriptor backend, boolean running, List<WorkerGroupState> groups,
-            List<ListenerDescriptor> listeners) {
+            List<ListenerDescriptor> listeners) implements OperationResponseBody {
     }
 
     /**
@@ -123,7 +137,7 @@ public class SockstateEndpoint {
      */
     public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
-            boolean serving, TlsDescriptor tls) {
+            boolean serving, TlsDescriptor tls) implements OperationResponseBody {
     }
 
     /**
