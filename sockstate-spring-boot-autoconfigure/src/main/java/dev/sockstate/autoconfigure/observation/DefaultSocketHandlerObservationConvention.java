@@ -6,7 +6,8 @@ import java.net.InetSocketAddress;
 
 /**
  * Observations named {@code sockstate.handler.call}, shown as {@code <listener> <event>}; low-cardinality
- * keys {@code sockstate.listener}, {@code sockstate.event} and {@code network.transport}; the peer's
+ * keys {@code listener} and {@code event} (the keys of the meters, {@code sockstate.handler} among them) and
+ * {@code network.transport}; the peer's
  * address and port only as high-cardinality keys ({@code network.peer.address},
  * {@code network.peer.port}), which go to spans and never to meters.
  */
@@ -27,8 +28,8 @@ public class DefaultSocketHandlerObservationConvention implements SocketHandlerO
 
     @Override
     public KeyValues getLowCardinalityKeyValues(SocketHandlerObservationContext context) {
-        return KeyValues.of(KeyValue.of("sockstate.listener", context.getListener()),
-                KeyValue.of("sockstate.event", context.getEvent()), KeyValue.of("network.transport", context.getProtocol()));
+        return KeyValues.of(KeyValue.of("listener", context.getListener()),
+                KeyValue.of("event", context.getEvent()), KeyValue.of("network.transport", context.getProtocol()));
     }
 
     @Override

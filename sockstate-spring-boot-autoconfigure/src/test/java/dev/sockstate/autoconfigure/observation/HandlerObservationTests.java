@@ -60,8 +60,8 @@ class HandlerObservationTests {
                     "words data", "words hangup", "words close");
             SocketHandlerObservationContext data = calls.get(1);
             assertThat(data.getName()).isEqualTo("sockstate.handler.call");
-            assertThat(data.getLowCardinalityKeyValues()).contains(KeyValue.of("sockstate.listener", "words"),
-                    KeyValue.of("sockstate.event", "data"), KeyValue.of("network.transport", "tcp"));
+            assertThat(data.getLowCardinalityKeyValues()).contains(KeyValue.of("listener", "words"),
+                    KeyValue.of("event", "data"), KeyValue.of("network.transport", "tcp"));
             assertThat(data.getHighCardinalityKeyValues()).contains(KeyValue.of("network.peer.address", "127.0.0.1"),
                     KeyValue.of("network.peer.port", Integer.toString(clientPort)));
             assertThat(data.getLowCardinalityKeyValues()).as("the peer never becomes a meter tag")
@@ -155,7 +155,7 @@ class HandlerObservationTests {
                     SocketHandlerObservationContext open = context.getBean(Stopped.class).take(1).get(0);
                     assertThat(open.getName()).isEqualTo("orders.calls");
                     assertThat(open.getHighCardinalityKeyValues()).isEmpty();
-                    assertThat(open.getLowCardinalityKeyValues()).contains(KeyValue.of("sockstate.event", "open"));
+                    assertThat(open.getLowCardinalityKeyValues()).contains(KeyValue.of("event", "open"));
                 });
     }
 
