@@ -10,7 +10,8 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * The auto-configuration is thin glue: it holds only {@code dev.sockstate.autoconfigure} and reaches
- * the core through its public API, never a backend or JNA.
+ * the core through its public API, never a backend or JNA. What users write against is elsewhere:
+ * the handler model (the annotations users put on their beans) in {@code sockstate-spring}.
  */
 @AnalyzeClasses(packages = "dev.sockstate.autoconfigure", importOptions = ImportOption.DoNotIncludeTests.class)
 class AutoConfigurationLayeringTest {
@@ -34,6 +35,12 @@ class AutoConfigurationLayeringTest {
     @ArchTest
     static final ArchRule nothingDependsOnTheTestSupport = noClasses().that().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..")
             .should().dependOnClassesThat().resideInAPackage("dev.sockstate.autoconfigure.test..");
+
+    /** The annotations users put on their beans are the handler model's ({@code dev.sockstate.spring.handler}), not Boot's. */
+    @ArchTest
+    static final ArchRule theAutoConfigurationDeclaresNoAnnotationForUsers = noClasses().that().areAnnotations()
+            .and().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..").should().bePublic()
+            .allowEmptyShould(true);
 
     @ArchTest
     static final ArchRule theAutoConfigurationKnowsNoBackendAndNoJna = noClasses().should().dependOnClassesThat()

@@ -1,10 +1,10 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
-import dev.sockstate.autoconfigure.handler.HandlerMethod.Replies;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.spring.handler.HandlerMethod.Replies;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -8,11 +8,11 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: A connection failed. Parameters: {@link dev.sockstate.server.Connection} and the {@link Throwable}.
+ * On a {@link SocketHandler} bean: A connection was accepted. Parameters: {@link dev.sockstate.server.Connection}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Reflective
-public @interface OnError {
+public @interface OnOpen {
 }

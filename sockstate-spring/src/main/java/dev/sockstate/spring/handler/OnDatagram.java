@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

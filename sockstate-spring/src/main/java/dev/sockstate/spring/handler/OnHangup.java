@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -8,11 +8,11 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: A connection is closed and its registration removed: the last call for it. Parameters: {@link dev.sockstate.server.Connection}.
+ * On a {@link SocketHandler} bean: The peer closed its side of a connection. Parameters: {@link dev.sockstate.server.Connection}. Without such a method the connection is closed once queued bytes are sent.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Reflective
-public @interface OnClose {
+public @interface OnHangup {
 }

@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.PeerAddress;

@@ -1,15 +1,19 @@
-package dev.sockstate.autoconfigure.message;
+package dev.sockstate.spring.message;
 
 import dev.sockstate.server.MessageMapper;
 import java.nio.ByteBuffer;
 import tools.jackson.databind.json.JsonMapper;
 
-/** One JSON document per message, through the application's Jackson {@link JsonMapper}. */
-final class JsonMessageMapper implements MessageMapper {
+/**
+ * One JSON document per message, through the application's Jackson {@link JsonMapper}; needs Jackson
+ * (an optional dependency of this module) on the class path.
+ */
+public final class JsonMessageMapper implements MessageMapper {
 
     private final JsonMapper mapper;
 
-    JsonMessageMapper(JsonMapper mapper) {
+    /** @param mapper reads and writes the JSON documents */
+    public JsonMessageMapper(JsonMapper mapper) {
         this.mapper = mapper;
     }
 

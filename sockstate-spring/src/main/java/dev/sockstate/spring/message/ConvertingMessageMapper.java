@@ -1,21 +1,29 @@
-package dev.sockstate.autoconfigure.message;
+package dev.sockstate.spring.message;
 
 import dev.sockstate.server.MessageMapper;
 import java.nio.ByteBuffer;
 import org.springframework.core.convert.ConversionService;
 
 /**
- * Reads and writes messages through the application's {@code Converter} beans from {@code byte[]} to
- * a type and back, and through JSON for the types no converter takes, when Jackson is there.
+ * Reads and writes messages through a {@link ConversionService}'s converters from {@code byte[]} to a
+ * type and back (in Spring Boot, the application's {@code Converter} beans), and through another
+ * mapper, JSON say, for the types no converter takes. Give it to a listener with
+ * {@code ListenerSettings.Builder.messageMapper} for {@link dev.sockstate.spring.handler.OnMessage}
+ * methods that take or return a type of the application's own.
  */
-final class ConvertingMessageMapper implements MessageMapper {
+public final class ConvertingMessageMapper implements MessageMapper {
 
     private final ConversionService converters;
 
     /** JSON, or {@code null} without Jackson. */
     private final MessageMapper json;
 
-    ConvertingMessageMapper(ConversionService converters, MessageMapper json) {
+    /**
+     * @param converters converts {@code byte[]} to the message types and back
+     * @param json reads and writes the types the converters do not take, or {@code null} for none
+     * (a {@link JsonMessageMapper}, say)
+     */
+    public ConvertingMessageMapper(ConversionService converters, MessageMapper json) {
         this.converters = converters;
         this.json = json;
     }

@@ -1,14 +1,14 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.sockstate.autoconfigure.handler.HandlerMethod.Replies;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.spring.handler.HandlerMethod.Replies;
 import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;

@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 /** The {@link SocketHandler} beans do not fit the configured listeners; the message says how. */
 public class SocketHandlerDefinitionException extends RuntimeException {

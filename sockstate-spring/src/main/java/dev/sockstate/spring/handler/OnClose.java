@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.handler;
+package dev.sockstate.spring.handler;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -8,11 +8,11 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: A connection was accepted. Parameters: {@link dev.sockstate.server.Connection}.
+ * On a {@link SocketHandler} bean: A connection is closed and its registration removed: the last call for it. Parameters: {@link dev.sockstate.server.Connection}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Reflective
-public @interface OnOpen {
+public @interface OnClose {
 }
