@@ -1,18 +1,17 @@
-package dev.sockstate.autoconfigure.test;
+package dev.sockstate.boot.test;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.ContextCustomizerFactory;
 import org.springframework.test.context.MergedContextConfiguration;
 import org.springframework.test.context.TestContextAnnotationUtils;
-import org.springframework.util.ClassUtils;
 
 /**
  * Every listener of a test's application context binds an ephemeral port (as if its
@@ -23,24 +22,14 @@ import org.springframework.util.ClassUtils;
  */
 final class EphemeralListenerPortsContextCustomizerFactory implements ContextCustomizerFactory {
 
-    private static final String SPRING_BOOT_TEST = "org.springframework.boot.test.context.SpringBootTest";
-
     @Override
     public ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
         return definedPorts(testClass) ? null : new EphemeralPorts();
     }
 
     private static boolean definedPorts(Class<?> testClass) {
-        return ClassUtils.isPresent(SPRING_BOOT_TEST, testClass.getClassLoader()) && BootTests.definedPorts(testClass);
-    }
-
-    /** Reads {@code @SpringBootTest}, which is on the class path only with Spring Boot's test support. */
-    private static final class BootTests {
-
-        static boolean definedPorts(Class<?> testClass) {
-            SpringBootTest test = TestContextAnnotationUtils.findMergedAnnotation(testClass, SpringBootTest.class);
-            return test != null && test.webEnvironment() == SpringBootTest.WebEnvironment.DEFINED_PORT;
-        }
+        SpringBootTest test = TestContextAnnotationUtils.findMergedAnnotation(testClass, SpringBootTest.class);
+        return test != null && test.webEnvironment() == SpringBootTest.WebEnvironment.DEFINED_PORT;
     }
 
     /**

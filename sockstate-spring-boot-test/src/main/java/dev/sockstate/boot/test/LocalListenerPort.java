@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.test;
+package dev.sockstate.boot.test;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

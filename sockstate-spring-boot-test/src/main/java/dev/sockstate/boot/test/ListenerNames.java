@@ -1,4 +1,4 @@
-package dev.sockstate.autoconfigure.test;
+package dev.sockstate.boot.test;
 
 import java.util.Set;
 import java.util.TreeSet;
