@@ -9,7 +9,9 @@ import org.springframework.core.annotation.AliasFor;
 import org.springframework.stereotype.Component;
 
 /**
- * Marks a bean that serves one listener configured under {@code sockstate.listeners}. The bean
+ * Marks a bean that serves one listener: in Spring Boot, one configured under
+ * {@code sockstate.listeners}; in a plain Spring application, one named in the listeners given to
+ * {@link SocketHandlers#resolve}. The bean
  * either implements {@link dev.sockstate.server.ConnectionHandler} (TCP) or
  * {@link dev.sockstate.server.DatagramHandler} (UDP), or has methods annotated with
  * {@link OnOpen}, {@link OnData} or {@link OnMessage}, {@link OnWritable}, {@link OnHangup},

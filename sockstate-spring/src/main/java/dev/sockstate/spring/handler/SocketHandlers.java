@@ -19,7 +19,14 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 /**
  * The handler of each listener, found among the {@link SocketHandler} beans and checked against the
  * configured listeners: every listener has exactly one handler, every handler names a configured
- * listener, and every annotated method has a signature the runtime can call.
+ * listener, and every annotated method has a signature the runtime can call. Spring Boot's
+ * auto-configuration resolves them as the context starts; a plain Spring application calls
+ * {@link #resolve} on its context and gives each listener's settings the handler found:
+ *
+ * <pre>{@code
+ * SocketHandlers handlers = SocketHandlers.resolve(context, Map.of("echo", new ListenerKind(Protocol.TCP, false, null)));
+ * ListenerSettings echo = ListenerSettings.tcp("echo").portNumber(7007).handler(handlers.connectionHandler("echo")).build();
+ * }</pre>
  */
 public final class SocketHandlers {
 
