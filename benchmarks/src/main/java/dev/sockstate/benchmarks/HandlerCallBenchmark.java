@@ -1,12 +1,12 @@
 package dev.sockstate.benchmarks;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
-import dev.sockstate.autoconfigure.handler.SocketHandlers;
-import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
+import dev.sockstate.spring.handler.SocketHandlers;
+import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.sockstate.sample;
 
-import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnDatagram;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

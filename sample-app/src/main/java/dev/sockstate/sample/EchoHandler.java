@@ -1,7 +1,7 @@
 package dev.sockstate.sample;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.nio.ByteBuffer;
 
 /**

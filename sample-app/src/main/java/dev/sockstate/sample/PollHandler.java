@@ -1,10 +1,10 @@
 package dev.sockstate.sample;
 
-import dev.sockstate.autoconfigure.handler.OnClose;
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.OnHangup;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnClose;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnHangup;
+import dev.sockstate.spring.handler.SocketHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

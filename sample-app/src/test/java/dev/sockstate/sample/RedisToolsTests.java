@@ -3,7 +3,7 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sockstate.autoconfigure.test.LocalListenerPort;
+import dev.sockstate.boot.test.LocalListenerPort;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package dev.sockstate.autoconfigure;
 
-import dev.sockstate.autoconfigure.handler.SocketHandlers;
-import dev.sockstate.autoconfigure.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.DatagramHandler;
+import dev.sockstate.spring.handler.SocketHandlers;
+import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;

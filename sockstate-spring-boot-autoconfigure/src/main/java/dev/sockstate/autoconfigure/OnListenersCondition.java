@@ -1,6 +1,6 @@
 package dev.sockstate.autoconfigure;
 
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.util.Map;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;

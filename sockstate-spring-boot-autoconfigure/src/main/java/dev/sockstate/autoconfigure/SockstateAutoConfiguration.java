@@ -31,7 +31,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of the socket servers: the backend, the {@link SocketServer} built from
- * {@code sockstate.*} properties and the {@link dev.sockstate.autoconfigure.handler.SocketHandler}
+ * {@code sockstate.*} properties and the {@link dev.sockstate.spring.handler.SocketHandler}
  * beans, and its lifecycle.
  */
 @AutoConfiguration(after = { TaskExecutionAutoConfiguration.class, SslAutoConfiguration.class })

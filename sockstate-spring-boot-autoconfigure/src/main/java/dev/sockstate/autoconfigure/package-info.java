@@ -1,7 +1,8 @@
 /**
  * Spring Boot auto-configuration of sockstate's core: {@code sockstate.*} properties turned into the
  * core's settings, the {@link dev.sockstate.server.engine.SocketServer} bean and its lifecycle, and the
- * customizers users declare. The only Spring code of sockstate, with its sub-packages; it reaches the
- * core through its public API only.
+ * customizers users declare. The Spring Boot auto-configuration of sockstate, with its sub-packages; it finds
+ * the {@code @SocketHandler} beans through the handler model ({@code dev.sockstate.spring.handler})
+ * and reaches the core through its public API only.
  */
 package dev.sockstate.autoconfigure;

@@ -10,7 +10,9 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * The auto-configuration is thin glue: it holds only {@code dev.sockstate.autoconfigure} and reaches
- * the core through its public API, never a backend or JNA.
+ * the core through its public API, never a backend or JNA. What users write against is elsewhere:
+ * the handler model (the annotations users put on their beans) in {@code sockstate-spring}, the test
+ * support in {@code sockstate-spring-boot-test}.
  */
 @AnalyzeClasses(packages = "dev.sockstate.autoconfigure", importOptions = ImportOption.DoNotIncludeTests.class)
 class AutoConfigurationLayeringTest {
@@ -19,10 +21,10 @@ class AutoConfigurationLayeringTest {
     static final ArchRule theModuleHoldsOnlyTheAutoConfiguration = classes().should()
             .resideInAPackage("dev.sockstate.autoconfigure..");
 
-    /** Applications run without spring-test: only the test support may use it. */
+    /** Applications run without spring-test: the test support is a module of its own, sockstate-spring-boot-test. */
     @ArchTest
-    static final ArchRule onlyTheTestSupportUsesSpringTest = noClasses().that().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..")
-            .should().dependOnClassesThat().resideInAnyPackage("org.springframework.test..", "org.springframework.boot.test..");
+    static final ArchRule nothingUsesSpringTest = noClasses().should().dependOnClassesThat()
+            .resideInAnyPackage("org.springframework.test..", "org.springframework.boot.test..", "dev.sockstate.boot.test..");
 
     /** Micrometer's observation API is optional: only the observation package uses it. */
     @ArchTest
@@ -30,10 +32,10 @@ class AutoConfigurationLayeringTest {
             .resideOutsideOfPackage("dev.sockstate.autoconfigure.observation..").should().dependOnClassesThat()
             .resideInAnyPackage("io.micrometer.observation..");
 
-    /** Nothing depends on the test support, which is there for applications' tests. */
+    /** The annotations users put on their beans are the handler model's ({@code dev.sockstate.spring.handler}), not Boot's. */
     @ArchTest
-    static final ArchRule nothingDependsOnTheTestSupport = noClasses().that().resideOutsideOfPackage("dev.sockstate.autoconfigure.test..")
-            .should().dependOnClassesThat().resideInAPackage("dev.sockstate.autoconfigure.test..");
+    static final ArchRule theAutoConfigurationDeclaresNoAnnotationForUsers = noClasses().that().areAnnotations().should().bePublic()
+            .allowEmptyShould(true);
 
     @ArchTest
     static final ArchRule theAutoConfigurationKnowsNoBackendAndNoJna = noClasses().should().dependOnClassesThat()

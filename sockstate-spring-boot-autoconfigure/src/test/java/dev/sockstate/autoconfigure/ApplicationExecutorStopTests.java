@@ -2,9 +2,9 @@ package dev.sockstate.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -3,14 +3,14 @@ package dev.sockstate.autoconfigure;
 import static dev.sockstate.port.SocketReads.readUntilClosed;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.spring.handler.OnDatagram;
+import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;

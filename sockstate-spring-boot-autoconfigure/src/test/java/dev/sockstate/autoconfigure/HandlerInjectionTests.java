@@ -2,9 +2,9 @@ package dev.sockstate.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;

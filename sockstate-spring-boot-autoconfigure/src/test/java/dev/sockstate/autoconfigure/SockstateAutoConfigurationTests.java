@@ -2,9 +2,6 @@ package dev.sockstate.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
-import dev.sockstate.autoconfigure.handler.SocketHandlerDefinitionException;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.Protocol;
@@ -12,6 +9,9 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
+import dev.sockstate.spring.handler.SocketHandlerDefinitionException;
 import java.io.InputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;

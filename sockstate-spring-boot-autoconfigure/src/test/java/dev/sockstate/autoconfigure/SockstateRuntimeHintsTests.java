@@ -3,10 +3,10 @@ package dev.sockstate.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.jna.Platform;
-import dev.sockstate.autoconfigure.handler.OnMessage;
-import dev.sockstate.autoconfigure.handler.OnOpen;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.OnOpen;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -2,10 +2,10 @@ package dev.sockstate.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.port.Backend;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -1,13 +1,13 @@
 package dev.sockstate.autoconfigure;
 
-import dev.sockstate.autoconfigure.handler.OnClose;
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.handler.OnError;
-import dev.sockstate.autoconfigure.handler.OnHangup;
-import dev.sockstate.autoconfigure.handler.OnOpen;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnClose;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnDatagram;
+import dev.sockstate.spring.handler.OnError;
+import dev.sockstate.spring.handler.OnHangup;
+import dev.sockstate.spring.handler.OnOpen;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,10 +1,10 @@
 package dev.sockstate.sample.resp;
 
-import dev.sockstate.autoconfigure.handler.OnError;
-import dev.sockstate.autoconfigure.handler.OnMessage;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.framing.FramingException;
+import dev.sockstate.spring.handler.OnError;
+import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

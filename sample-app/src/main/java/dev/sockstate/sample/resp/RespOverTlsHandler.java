@@ -1,6 +1,6 @@
 package dev.sockstate.sample.resp;
 
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.SocketHandler;
 
 /**
  * The same key-value server on the {@code resp-tls} listener: TLS (its SSL bundle named in the

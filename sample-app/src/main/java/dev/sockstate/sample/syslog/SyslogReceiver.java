@@ -1,7 +1,7 @@
 package dev.sockstate.sample.syslog;
 
-import dev.sockstate.autoconfigure.handler.OnMessage;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayDeque;

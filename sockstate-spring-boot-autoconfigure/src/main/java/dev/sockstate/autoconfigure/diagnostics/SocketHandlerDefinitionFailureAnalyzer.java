@@ -1,6 +1,6 @@
 package dev.sockstate.autoconfigure.diagnostics;
 
-import dev.sockstate.autoconfigure.handler.SocketHandlerDefinitionException;
+import dev.sockstate.spring.handler.SocketHandlerDefinitionException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -3,6 +3,8 @@ package dev.sockstate.autoconfigure.message;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.spring.message.ConvertingMessageMapper;
+import dev.sockstate.spring.message.JsonMessageMapper;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,5 +1,6 @@
 /**
- * Typed messages for {@code @OnMessage} handlers and {@code Connection.send}: the application's
- * {@code Converter} beans, and JSON with Jackson when it is on the class path.
+ * Auto-configuration of typed messages for {@code @OnMessage} handlers and {@code Connection.send}:
+ * the application's {@code Converter} beans, and JSON with Jackson when it is on the class path (the
+ * mappers themselves are in {@code dev.sockstate.spring.message}).
  */
 package dev.sockstate.autoconfigure.message;

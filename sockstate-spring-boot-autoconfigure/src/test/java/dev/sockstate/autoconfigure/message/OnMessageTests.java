@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.autoconfigure.StartupFailures;
-import dev.sockstate.autoconfigure.handler.OnMessage;
-import dev.sockstate.autoconfigure.handler.OnOpen;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
-import dev.sockstate.autoconfigure.handler.SocketHandlerDefinitionException;
 import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.server.Connection;
+import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.OnOpen;
+import dev.sockstate.spring.handler.SocketHandler;
+import dev.sockstate.spring.handler.SocketHandlerDefinitionException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -164,7 +164,7 @@ class OnMessageTests {
             return new Receipt(order.item(), order.quantity() * 3);
         }
 
-        @dev.sockstate.autoconfigure.handler.OnError
+        @dev.sockstate.spring.handler.OnError
         void error(Throwable error) {
             this.errors.incrementAndGet();
         }

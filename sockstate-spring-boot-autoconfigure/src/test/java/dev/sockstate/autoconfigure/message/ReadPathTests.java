@@ -4,8 +4,8 @@ import static dev.sockstate.port.SocketReads.readLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.autoconfigure.handler.OnMessage;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.autoconfigure.TlsClients;
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnDatagram;
+import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -3,8 +3,8 @@ package dev.sockstate.autoconfigure.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;

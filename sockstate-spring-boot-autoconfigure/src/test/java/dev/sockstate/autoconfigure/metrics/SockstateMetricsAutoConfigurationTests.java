@@ -93,10 +93,10 @@ class SockstateMetricsAutoConfigurationTests {
         }
     }
 
-    @dev.sockstate.autoconfigure.handler.SocketHandler("echo")
+    @dev.sockstate.spring.handler.SocketHandler("echo")
     static class Echo {
 
-        @dev.sockstate.autoconfigure.handler.OnData
+        @dev.sockstate.spring.handler.OnData
         java.nio.ByteBuffer echo(java.nio.ByteBuffer data) {
             return data;
         }

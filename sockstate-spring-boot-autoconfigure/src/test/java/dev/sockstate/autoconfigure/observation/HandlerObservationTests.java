@@ -3,12 +3,12 @@ package dev.sockstate.autoconfigure.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.autoconfigure.handler.OnClose;
-import dev.sockstate.autoconfigure.handler.OnData;
-import dev.sockstate.autoconfigure.handler.OnDatagram;
-import dev.sockstate.autoconfigure.handler.OnOpen;
-import dev.sockstate.autoconfigure.handler.SocketHandler;
 import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
+import dev.sockstate.spring.handler.OnClose;
+import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnDatagram;
+import dev.sockstate.spring.handler.OnOpen;
+import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,0 +1,87 @@
+package dev.sockstate.spring.handler;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import java.nio.ByteBuffer;
+
+/**
+ * A {@link ConnectionHandler} that calls a {@link SocketHandler} bean's annotated methods; its data
+ * method is the {@link OnData} or the {@link OnMessage} one.
+ */
+final class AnnotatedConnectionHandler implements ConnectionHandler {
+
+    private final HandlerMethod open;
+
+    private final HandlerMethod data;
+
+    private final HandlerMethod writable;
+
+    private final HandlerMethod hangup;
+
+    private final HandlerMethod error;
+
+    private final HandlerMethod close;
+
+    AnnotatedConnectionHandler(HandlerMethod open, HandlerMethod data, HandlerMethod writable, HandlerMethod hangup,
+            HandlerMethod error, HandlerMethod close) {
+        this.open = open;
+        this.data = data;
+        this.writable = writable;
+        this.hangup = hangup;
+        this.error = error;
+        this.close = close;
+    }
+
+    @Override
+    public void onOpen(Connection connection) throws Exception {
+        call(this.open, connection, null, null);
+    }
+
+    @Override
+    public void onData(Connection connection, ByteBuffer bytes) throws Exception {
+        Object reply = this.data.invoke(connection, bytes, null, null, null);
+        if (reply != null) {
+            connection.send(reply);
+        }
+    }
+
+    @Override
+    public void onWritable(Connection connection) throws Exception {
+        call(this.writable, connection, null, null);
+    }
+
+    @Override
+    public void onHangup(Connection connection) throws Exception {
+        if (this.hangup == null) {
+            connection.close();
+            return;
+        }
+        call(this.hangup, connection, null, null);
+    }
+
+    @Override
+    public void onError(Connection connection, Throwable failure) {
+        try {
+            call(this.error, connection, null, failure);
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    @Override
+    public void onClose(Connection connection) {
+        try {
+            call(this.close, connection, null, null);
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void call(HandlerMethod method, Connection connection, ByteBuffer bytes, Throwable failure) throws Exception {
+        if (method != null) {
+            method.invoke(connection, bytes, failure, null, null);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.sockstate.spring.handler;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
+
+/**
+ * On a {@link SocketHandler} bean: The peer closed its side of a connection. Parameters: {@link dev.sockstate.server.Connection}. Without such a method the connection is closed once queued bytes are sent.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Reflective
+public @interface OnHangup {
+}

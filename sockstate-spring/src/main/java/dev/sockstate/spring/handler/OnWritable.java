@@ -1,0 +1,18 @@
+package dev.sockstate.spring.handler;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
+
+/**
+ * On a {@link SocketHandler} bean: Everything queued for a connection was sent. Parameters: {@link dev.sockstate.server.Connection}.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Reflective
+public @interface OnWritable {
+}

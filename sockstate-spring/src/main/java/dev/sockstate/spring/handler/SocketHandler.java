@@ -1,0 +1,44 @@
+package dev.sockstate.spring.handler;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.core.annotation.AliasFor;
+import org.springframework.stereotype.Component;
+
+/**
+ * Marks a bean that serves one listener: in Spring Boot, one configured under
+ * {@code sockstate.listeners}; in a plain Spring application, one named in the listeners given to
+ * {@link SocketHandlers#resolve}. The bean
+ * either implements {@link dev.sockstate.server.ConnectionHandler} (TCP) or
+ * {@link dev.sockstate.server.DatagramHandler} (UDP), or has methods annotated with
+ * {@link OnOpen}, {@link OnData} or {@link OnMessage}, {@link OnWritable}, {@link OnHangup},
+ * {@link OnError}, {@link OnClose}, or {@link OnDatagram} or {@link OnMessage} (UDP), whose
+ * parameters are injected by type.
+ *
+ * <pre>{@code
+ * @SocketHandler("echo")
+ * class EchoHandler {
+ *     @OnData
+ *     ByteBuffer echo(ByteBuffer data) {
+ *         return data;   // written back to the connection
+ *     }
+ * }
+ * }</pre>
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Component
+public @interface SocketHandler {
+
+    /** @return the name of the listener this bean serves */
+    @AliasFor("listener")
+    String value() default "";
+
+    /** @return the name of the listener this bean serves */
+    @AliasFor("value")
+    String listener() default "";
+}

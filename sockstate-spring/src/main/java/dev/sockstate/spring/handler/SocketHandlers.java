@@ -1,0 +1,187 @@
+package dev.sockstate.spring.handler;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramHandler;
+import dev.sockstate.server.MessageMapper;
+import dev.sockstate.spring.handler.HandlerMethod.Replies;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * The handler of each listener, found among the {@link SocketHandler} beans and checked against the
+ * configured listeners: every listener has exactly one handler, every handler names a configured
+ * listener, and every annotated method has a signature the runtime can call. Spring Boot's
+ * auto-configuration resolves them as the context starts; a plain Spring application calls
+ * {@link #resolve} on its context and gives each listener's settings the handler found:
+ *
+ * <pre>{@code
+ * SocketHandlers handlers = SocketHandlers.resolve(context, Map.of("echo", new ListenerKind(Protocol.TCP, false, null)));
+ * ListenerSettings echo = ListenerSettings.tcp("echo").portNumber(7007).handler(handlers.connectionHandler("echo")).build();
+ * }</pre>
+ */
+public final class SocketHandlers {
+
+    private static final List<Class<? extends Annotation>> CONNECTION_ANNOTATIONS = List.of(OnOpen.class, OnData.class,
+            OnWritable.class, OnHangup.class, OnError.class, OnClose.class);
+
+    /**
+     * What the handlers need to know of a configured listener.
+     * @param protocol its transport
+     * @param framed whether its TCP connections are framed, so that a handler can take whole messages
+     * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
+     */
+    public record ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper) {
+    }
+
+    private final Map<String, Object> handlers;
+
+    private SocketHandlers(Map<String, Object> handlers) {
+        this.handlers = handlers;
+    }
+
+    /**
+     * @param beans where the {@link SocketHandler} beans are
+     * @param listeners the configured listeners by name
+     * @return the handler of every listener
+     * @throws SocketHandlerDefinitionException when the beans and the listeners do not fit
+     */
+    public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, ListenerKind> listeners) {
+        Map<String, String> beanOfListener = new LinkedHashMap<>();
+        Map<String, Object> handlers = new LinkedHashMap<>();
+        for (String beanName : beans.getBeanNamesForAnnotation(SocketHandler.class)) {
+            SocketHandler annotation = beans.findAnnotationOnBean(beanName, SocketHandler.class);
+            String listener = (annotation != null) ? annotation.value() : "";
+            if (listener.isBlank()) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' is annotated @SocketHandler without naming a listener",
+                        "Name the listener it serves, as in @SocketHandler(\"echo\"); configured listeners: " + listeners.keySet() + ".");
+            }
+            ListenerKind kind = listeners.get(listener);
+            if (kind == null) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles listener '" + listener
+                        + "', which is not configured", "Configure it under sockstate.listeners." + listener
+                                + ", or name one of the configured listeners: " + listeners.keySet() + ".");
+            }
+            String other = beanOfListener.putIfAbsent(listener, beanName);
+            if (other != null) {
+                throw new SocketHandlerDefinitionException("Listener '" + listener + "' has two handlers: beans '" + other + "' and '"
+                        + beanName + "'", "Keep one @SocketHandler(\"" + listener + "\") bean.");
+            }
+            handlers.put(listener, adapt(beanName, beans.getBean(beanName), listener, kind));
+        }
+        for (String listener : listeners.keySet()) {
+            if (!handlers.containsKey(listener)) {
+                throw new SocketHandlerDefinitionException("Listener '" + listener + "' has no handler",
+                        "Add a bean annotated @SocketHandler(\"" + listener + "\"), or remove sockstate.listeners." + listener + ".");
+            }
+        }
+        return new SocketHandlers(handlers);
+    }
+
+    private static Object adapt(String beanName, Object bean, String listener, ListenerKind kind) {
+        Class<?> type = AopUtils.getTargetClass(bean);
+        MessageMapper mapper = kind.mapper();
+        boolean messages = find(beanName, type, OnMessage.class) != null;
+        if (kind.protocol() == Protocol.TCP) {
+            if (find(beanName, type, OnDatagram.class) != null) {
+                throw mismatch(beanName, listener, "TCP", "@OnDatagram is for UDP listeners");
+            }
+            if (bean instanceof ConnectionHandler handler) {
+                return handler;
+            }
+            Method data = find(beanName, type, OnData.class);
+            if (data != null && messages) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has both an @OnData and an @OnMessage method",
+                        "Keep @OnMessage for whole messages of a framed listener, or @OnData for raw reads.");
+            }
+            if (data == null && !messages) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles TCP listener '" + listener
+                        + "' but has no @OnData or @OnMessage method", "Add an @OnMessage method (with framing) or an @OnData"
+                                + " method (raw reads), or implement ConnectionHandler.");
+            }
+            if (messages && !kind.framed()) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has an @OnMessage method, but listener '"
+                        + listener + "' has no framing, so its reads are not whole messages", "Set sockstate.listeners." + listener
+                                + ".framing.type (line, delimiter, length-field, fixed, octet-counting or custom), or use @OnData"
+                                + " for raw reads.");
+            }
+            HandlerMethod onData = messages
+                    ? method(beanName, bean, type, OnMessage.class, HandlerMethod.CONNECTION_MESSAGE, Replies.MESSAGES, mapper)
+                    : method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, mapper);
+            return new AnnotatedConnectionHandler(method(beanName, bean, type, OnOpen.class, HandlerMethod.CONNECTION_EVENT,
+                    Replies.NONE, mapper), onData,
+                    method(beanName, bean, type, OnWritable.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnHangup.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnError.class, HandlerMethod.CONNECTION_ERROR, Replies.NONE, mapper),
+                    method(beanName, bean, type, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper));
+        }
+        for (Class<? extends Annotation> connectionKind : CONNECTION_ANNOTATIONS) {
+            if (find(beanName, type, connectionKind) != null) {
+                throw mismatch(beanName, listener, "UDP", "@" + connectionKind.getSimpleName() + " is for TCP connections");
+            }
+        }
+        if (bean instanceof DatagramHandler handler) {
+            return handler;
+        }
+        boolean datagrams = find(beanName, type, OnDatagram.class) != null;
+        if (datagrams && messages) {
+            throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has both an @OnDatagram and an @OnMessage method",
+                    "Keep one: on a UDP listener each datagram is one message.");
+        }
+        HandlerMethod datagram = messages
+                ? method(beanName, bean, type, OnMessage.class, HandlerMethod.DATAGRAM_MESSAGE, Replies.MESSAGES, mapper)
+                : method(beanName, bean, type, OnDatagram.class, HandlerMethod.DATAGRAM, Replies.BYTES, mapper);
+        if (datagram == null) {
+            throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles UDP listener '" + listener
+                    + "' but has no @OnDatagram or @OnMessage method", "Add an @OnMessage or @OnDatagram method, or implement"
+                            + " DatagramHandler.");
+        }
+        return new AnnotatedDatagramHandler(datagram);
+    }
+
+    private static SocketHandlerDefinitionException mismatch(String beanName, String listener, String protocol, String why) {
+        return new SocketHandlerDefinitionException("Bean '" + beanName + "' handles " + protocol + " listener '" + listener
+                + "', but " + why, "Use the annotations of the listener's protocol, or change sockstate.listeners." + listener
+                        + ".protocol.");
+    }
+
+    private static HandlerMethod method(String beanName, Object bean, Class<?> type, Class<? extends Annotation> kind,
+            Set<HandlerMethod.Argument> allowed, Replies replies, MessageMapper mapper) {
+        Method method = find(beanName, type, kind);
+        return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, replies, mapper) : null;
+    }
+
+    private static Method find(String beanName, Class<?> type, Class<? extends Annotation> kind) {
+        Map<Method, Annotation> found = MethodIntrospector.selectMethods(type,
+                (MethodIntrospector.MetadataLookup<Annotation>) (method) -> AnnotatedElementUtils.findMergedAnnotation(method, kind));
+        if (found.size() > 1) {
+            throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has " + found.size() + " @" + kind.getSimpleName()
+                    + " methods", "Keep one @" + kind.getSimpleName() + " method per handler.");
+        }
+        return found.isEmpty() ? null : found.keySet().iterator().next();
+    }
+
+    /**
+     * @param listener a TCP listener's name
+     * @return its handler
+     */
+    public ConnectionHandler connectionHandler(String listener) {
+        return (ConnectionHandler) this.handlers.get(listener);
+    }
+
+    /**
+     * @param listener a UDP listener's name
+     * @return its handler
+     */
+    public DatagramHandler datagramHandler(String listener) {
+        return (DatagramHandler) this.handlers.get(listener);
+    }
+}
