@@ -2,16 +2,11 @@ package dev.sockstate.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.spring.handler.OnData;
-import dev.sockstate.spring.handler.SocketHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -21,7 +16,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code @SpringBootTest(webEnvironment = DEFINED_PORT)}, as for the web server, keeps the ports the
  * configuration names: the listener binds exactly the one configured.
  */
-@SpringBootTest(classes = DefinedListenerPortsTests.EchoApplication.class, webEnvironment = WebEnvironment.DEFINED_PORT,
+@SpringBootTest(classes = EchoApplication.class, webEnvironment = WebEnvironment.DEFINED_PORT,
         properties = { "sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "server.port=0" })
 class DefinedListenerPortsTests {
 
@@ -52,20 +47,6 @@ class DefinedListenerPortsTests {
         }
         catch (IOException ex) {
             throw new IllegalStateException(ex);
-        }
-    }
-
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class EchoApplication {
-
-        @SocketHandler("echo")
-        static class Echo {
-
-            @OnData
-            ByteBuffer echo(ByteBuffer data) {
-                return data;
-            }
         }
     }
 }

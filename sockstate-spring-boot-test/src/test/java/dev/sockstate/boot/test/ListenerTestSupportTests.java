@@ -2,7 +2,6 @@ package dev.sockstate.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.spring.handler.OnData;
 import dev.sockstate.spring.handler.OnDatagram;
 import dev.sockstate.spring.handler.SocketHandler;
 import java.io.IOException;
@@ -15,8 +14,6 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
 import org.springframework.test.annotation.DirtiesContext;
@@ -28,7 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * already taken, as by the application running beside it: the listeners bind free ports instead,
  * and {@link LocalListenerPort} reads them by name.
  */
-@SpringBootTest(classes = ListenerTestSupportTests.EchoApplication.class,
+@SpringBootTest(classes = { EchoApplication.class, ListenerTestSupportTests.Pings.class },
         properties = { "sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1",
                 "sockstate.listeners.udp-pings.address=127.0.0.1", "sockstate.listeners.udp-pings.protocol=udp" })
 class ListenerTestSupportTests {
@@ -106,26 +103,12 @@ class ListenerTestSupportTests {
         }
     }
 
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class EchoApplication {
+    @SocketHandler("udp-pings")
+    static class Pings {
 
-        @SocketHandler("echo")
-        static class Echo {
-
-            @OnData
-            ByteBuffer echo(ByteBuffer data) {
-                return data;
-            }
-        }
-
-        @SocketHandler("udp-pings")
-        static class Pings {
-
-            @OnDatagram
-            ByteBuffer pong(ByteBuffer data) {
-                return data;
-            }
+        @OnDatagram
+        ByteBuffer pong(ByteBuffer data) {
+            return data;
         }
     }
 }

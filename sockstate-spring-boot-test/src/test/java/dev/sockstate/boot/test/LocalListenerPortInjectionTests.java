@@ -3,16 +3,11 @@ package dev.sockstate.boot.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.sockstate.spring.handler.OnData;
-import dev.sockstate.spring.handler.SocketHandler;
-import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.DependencyDescriptor;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -26,7 +21,7 @@ import org.springframework.core.env.Environment;
  * {@code @TestConfiguration} that asks for it lazily; a listener that is not bound fails naming
  * those that are.
  */
-@SpringBootTest(classes = { LocalListenerPortInjectionTests.EchoApplication.class, LocalListenerPortInjectionTests.Clients.class },
+@SpringBootTest(classes = { EchoApplication.class, LocalListenerPortInjectionTests.Clients.class },
         properties = { "sockstate.workers.threads=1", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=7" })
 class LocalListenerPortInjectionTests {
 
@@ -87,20 +82,6 @@ class LocalListenerPortInjectionTests {
         @Lazy
         Client client(@LocalListenerPort("echo") int port) {
             return new Client(port);
-        }
-    }
-
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class EchoApplication {
-
-        @SocketHandler("echo")
-        static class Echo {
-
-            @OnData
-            ByteBuffer echo(ByteBuffer data) {
-                return data;
-            }
         }
     }
 }

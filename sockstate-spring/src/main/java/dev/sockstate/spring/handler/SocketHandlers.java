@@ -68,7 +68,9 @@ public final class SocketHandlers {
             if (kind == null) {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles listener '" + listener
                         + "', which is not configured", "Configure it under sockstate.listeners." + listener
-                                + ", or name one of the configured listeners: " + listeners.keySet() + ".");
+                                + ", or name one of the configured listeners: " + listeners.keySet() + ". If the listener is"
+                                + " configured in a profile that is not active, give the bean that profile too (@Profile), as any"
+                                + " bean that only makes sense with it.");
             }
             String other = beanOfListener.putIfAbsent(listener, beanName);
             if (other != null) {
