@@ -44,6 +44,8 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     private final Duration workersWithin;
 
+    private boolean autoStartup = true;
+
     /** The context that started the server: told of the start, its parents given the ports; {@code null} for none. */
     private final ApplicationContext context;
 
@@ -206,6 +208,16 @@ public class SocketServerLifecycle implements SmartLifecycle {
     private static Duration margin(Duration phase) {
         Duration quarter = phase.dividedBy(4);
         return (quarter.compareTo(MARGIN) < 0) ? quarter : MARGIN;
+    }
+
+    /** @param autoStartup whether the server starts with the context (see {@code sockstate.auto-startup}) */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return this.autoStartup;
     }
 
     @Override

@@ -97,6 +97,9 @@ public final class SockstateAutoConfiguration {
         }
         Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
                 : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);
-        return new SocketServerLifecycle(server, context, timeout, SocketServerLifecycle.workersWithin(phase, timeout));
+        SocketServerLifecycle lifecycle = new SocketServerLifecycle(server, context, timeout,
+                SocketServerLifecycle.workersWithin(phase, timeout));
+        lifecycle.setAutoStartup(properties.isAutoStartup());
+        return lifecycle;
     }
 }

@@ -16,7 +16,10 @@ public class SockstateProperties {
     /** Whether to run the socket servers at all. */
     private boolean enabled = true;
 
-    /** Notification backend: auto (the operating system's own), epoll or winsock. */
+    /** Whether the server starts, binding its listeners, with the application context; off, it is built but not started (a test slice's handlers). */
+    private boolean autoStartup = true;
+
+    /** Notification backend: auto (the operating system's own), epoll, winsock or nio. */
     private String backend = "auto";
 
     /** Where handler calls run for listeners that name no handler-executor: none (the workers), application (the application task executor) or a TaskExecutor bean's name. */
@@ -42,6 +45,14 @@ public class SockstateProperties {
 
     /** Micrometer observations of handler calls. */
     private final Observations observations = new Observations();
+
+    public boolean isAutoStartup() {
+        return this.autoStartup;
+    }
+
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
 
     public boolean isEnabled() {
         return this.enabled;

@@ -22,8 +22,8 @@ class TestSupportLayeringTest {
             .resideInAnyPackage("dev.sockstate.autoconfigure..", "dev.sockstate.spring..", "dev.sockstate.server..",
                     "dev.sockstate.port..");
 
-    /** Users put {@code @LocalListenerPort} on their tests' fields: the only public type. */
+    /** Users put {@code @LocalListenerPort} and {@code @SocketHandlerTest} on their tests: the only public types. */
     @ArchTest
-    static final ArchRule theOnlyPublicTypeIsLocalListenerPort = classes().that().doNotHaveSimpleName("LocalListenerPort")
-            .and().doNotHaveSimpleName("package-info").should().notBePublic();
+    static final ArchRule theOnlyPublicTypesAreTheAnnotations = classes().that().doNotHaveSimpleName("LocalListenerPort")
+            .and().doNotHaveSimpleName("SocketHandlerTest").and().doNotHaveSimpleName("package-info").should().notBePublic();
 }

@@ -1,0 +1,45 @@
+package dev.sockstate.sample.resp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.boot.test.SocketHandlerTest;
+import dev.sockstate.server.engine.EmbeddedConnection;
+import dev.sockstate.server.engine.SocketServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The sample's handlers in a test slice: {@code @SocketHandlerTest} loads the handlers, the RESP
+ * codec and the syslog configuration, builds the server from {@code application.yml} without
+ * starting it (no port is bound), and the {@code resp} listener runs in memory.
+ */
+@SocketHandlerTest
+class RespHandlerSliceTests {
+
+    @Autowired
+    private SocketServer server;
+
+    @Test
+    void theRespListenerAnswersInMemoryWithNoSocketBound() {
+        assertThat(this.server.isRunning()).isFalse();
+        assertThat(this.server.listeners()).as("nothing bound").isEmpty();
+        try (EmbeddedConnection connection = EmbeddedConnection.open(this.server.listenerSettings("resp"))) {
+            connection.writeInbound("*3\r\n$3\r\nSET\r\n$5\r\nslice\r\n$2\r\nok\r\n*2\r\n$3\r\nGET\r\n$5\r\nslice\r\n");
+            assertThat(connection.readAllOutboundText()).isEqualTo("+OK\r\n$2\r\nok\r\n");
+        }
+    }
+
+    /** What the syslog receiver counts with; the slice has no metrics auto-configuration. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Meters {
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+}
