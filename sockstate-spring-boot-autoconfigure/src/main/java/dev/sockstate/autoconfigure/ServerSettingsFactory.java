@@ -155,7 +155,7 @@ final class ServerSettingsFactory {
             require(listener.getProtocol() == Protocol.TCP, path + "wiretap", true, "The wiretap logs TCP connections; a UDP"
                     + " listener has none.");
             // The first stage added: after TLS, before the application's stages and the framing.
-            builder.stage(() -> new Wiretap(name));
+            builder.stage(Wiretap.of(name));
         }
         if (listener.getReceiveBufferSize() != null) {
             builder.receiveBufferSize(bytes(listener.getReceiveBufferSize()));

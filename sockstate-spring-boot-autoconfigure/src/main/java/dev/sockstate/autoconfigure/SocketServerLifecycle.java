@@ -195,11 +195,12 @@ public class SocketServerLifecycle implements SmartLifecycle {
     /**
      * @param phase {@code spring.lifecycle.timeout-per-shutdown-phase}
      * @param drain how long connections get to finish, shorter than the phase
-     * @return how long the workers then get to end: what the phase leaves, at most 5 s
+     * @return how long the workers then get to end: half of what the phase leaves (the other half is
+     * the stop's own: interrupts, closing the ports, the timer), at most 5 s
      */
     public static Duration workersWithin(Duration phase, Duration drain) {
-        Duration left = phase.minus(drain);
-        return (left.compareTo(MARGIN) > 0) ? MARGIN : left;
+        Duration half = phase.minus(drain).dividedBy(2);
+        return (half.compareTo(MARGIN) > 0) ? MARGIN : half;
     }
 
     private static final Duration MARGIN = Duration.ofSeconds(5);

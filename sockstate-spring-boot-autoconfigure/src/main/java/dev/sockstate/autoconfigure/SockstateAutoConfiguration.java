@@ -89,11 +89,12 @@ public final class SockstateAutoConfiguration {
         Duration configured = properties.getShutdown().getTimeout();
         Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
-        if (configured != null && properties.getShutdown().isGraceful() && configured.compareTo(phase) >= 0) {
-            throw new InvalidConfigurationPropertyValueException("sockstate.shutdown.timeout", configured, "It must be shorter than"
-                    + " spring.lifecycle.timeout-per-shutdown-phase (" + phase + "), the time Spring Boot gives the socket server"
-                    + " and the web server to stop; leave it unset to drain for " + SocketServerLifecycle.drainWithin(phase)
-                    + ", which leaves the workers time to end within the phase, or raise the phase's timeout.");
+        Duration most = SocketServerLifecycle.drainWithin(phase);
+        if (configured != null && properties.getShutdown().isGraceful() && configured.compareTo(most) > 0) {
+            throw new InvalidConfigurationPropertyValueException("sockstate.shutdown.timeout", configured, "It must leave the stop"
+                    + " room within spring.lifecycle.timeout-per-shutdown-phase (" + phase + "), the time Spring Boot gives the socket"
+                    + " server and the web server to stop: at most " + most + " (the phase less 5 s, or less a quarter of a shorter"
+                    + " one), so that the workers end before the phase does; leave it unset for that, or raise the phase's timeout.");
         }
         Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
                 : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);

@@ -47,7 +47,7 @@ class ShutdownWithinThePhaseTests {
         try (Socket client = holder.client) {
             assertThat(holder.stuck.interrupted).as("the stuck call was interrupted by the stop").isTrue();
             assertThat(holder.stuck.ended.await(1, TimeUnit.SECONDS)).as("the call ended with the context's close").isTrue();
-            assertThat(closeMillis).as("the close, within the 2 s phase (and a margin for this machine)").isLessThan(3500);
+            assertThat(closeMillis).as("the close, within the 2 s phase (and a margin for this machine)").isLessThan(2800);
         }
     }
 

@@ -90,11 +90,17 @@ class StarterDefaultsTests {
                 .withPropertyValues("sockstate.shutdown.timeout=30s")
                 .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class)).satisfies((ex) -> {
                     assertThat(ex.getName()).isEqualTo("sockstate.shutdown.timeout");
-                    assertThat(ex.getReason()).contains("spring.lifecycle.timeout-per-shutdown-phase (PT30S)").contains("PT25S");
+                    assertThat(ex.getReason()).contains("spring.lifecycle.timeout-per-shutdown-phase (PT30S)").contains("at most PT25S");
                 }));
-        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(30), Duration.ofSeconds(25))).isEqualTo(Duration.ofSeconds(5));
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                .withPropertyValues("sockstate.shutdown.timeout=26s")
+                .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class).getReason())
+                        .as("just under the phase leaves the workers no time").contains("at most PT25S"));
+        this.runner.withUserConfiguration(TestHandlers.EchoConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                .withPropertyValues("sockstate.shutdown.timeout=25s").run((context) -> assertThat(context).hasNotFailed());
+        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(30), Duration.ofSeconds(25))).isEqualTo(Duration.ofMillis(2500));
         assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(30), Duration.ofSeconds(10))).isEqualTo(Duration.ofSeconds(5));
-        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(2), Duration.ofMillis(1500))).isEqualTo(Duration.ofMillis(500));
+        assertThat(SocketServerLifecycle.workersWithin(Duration.ofSeconds(2), Duration.ofMillis(1500))).isEqualTo(Duration.ofMillis(250));
     }
 
 

@@ -3,6 +3,7 @@ package dev.sockstate.sample.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.boot.test.SocketHandlerTest;
+import dev.sockstate.sample.syslog.SyslogConfiguration;
 import dev.sockstate.server.engine.EmbeddedConnection;
 import dev.sockstate.server.engine.SocketServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,13 +12,16 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
- * The sample's handlers in a test slice: {@code @SocketHandlerTest} loads the handlers, the RESP
- * codec and the syslog configuration, builds the server from {@code application.yml} without
- * starting it (no port is bound), and the {@code resp} listener runs in memory.
+ * The sample's handlers in a test slice: {@code @SocketHandlerTest} loads the handlers and the RESP
+ * codec (the application class's beans), the test imports the syslog configuration (a slice scans no
+ * configuration class), the server is built from {@code application.yml} without starting it (no
+ * port is bound), and the {@code resp} listener runs in memory.
  */
 @SocketHandlerTest
+@Import(SyslogConfiguration.class)
 class RespHandlerSliceTests {
 
     @Autowired

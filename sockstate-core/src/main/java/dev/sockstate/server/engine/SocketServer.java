@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -332,14 +333,15 @@ public final class SocketServer {
             running.addAll(group.interruptRunning());
         }
         if (!running.isEmpty()) {
-            logger.log(Level.WARNING, "Worker threads " + running + " still ran " + workersWithin.toMillis() + " ms after the"
-                    + " stop's drain (a handler call that does not return); interrupted them and stopped without waiting");
+            logger.log(Level.WARNING, "Worker threads " + running + " had not ended " + workersWithin.toMillis() + " ms after the"
+                    + " stop's timeout (a handler call that does not return, say); interrupted them and stopped without waiting");
         }
         if (this.table != null) {
             this.table.snapshot().forEach(SocketTurn::forceFinish);
         }
         if (this.scheduler != null) {
-            this.scheduler.shutdown();
+            // A timer task that runs gets what is left of the stop, and at least a moment.
+            this.scheduler.shutdown(Math.max(workersDeadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
         }
         this.listeners.forEach(Listener::closed);
         synchronized (this.lifecycle) {

@@ -8,6 +8,7 @@ import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.function.Supplier;
 
 /**
  * A stage that logs what passes through it, for debugging a protocol: each connection's open,
@@ -17,8 +18,8 @@ import java.nio.ByteBuffer;
  * alone. It changes nothing that passes. Placed after TLS (when the listener has TLS) and before
  * the other stages and the framing, it shows the bytes the application's protocol sees.
  * <p>
- * Free when the logger is off: each event asks the logger once and formats nothing; a listener
- * without a wiretap has no such stage at all.
+ * Cheap when the logger is off: each event asks the logger once and formats nothing (the stage is
+ * still called); a listener without a wiretap has no such stage at all.
  */
 public final class Wiretap implements Stage {
 
@@ -27,9 +28,18 @@ public final class Wiretap implements Stage {
 
     private final Logger logger;
 
-    /** @param listener the listener's name, the last part of the logger's name */
-    public Wiretap(String listener) {
-        this.logger = System.getLogger(LOGGER_PREFIX + listener);
+    private Wiretap(Logger logger) {
+        this.logger = logger;
+    }
+
+    /**
+     * @param listener the listener's name, the last part of the logger's name
+     * @return the maker of each connection's wiretap, for {@code ListenerSettings.Builder#stage}: the
+     * logger is looked up once, here
+     */
+    public static Supplier<Stage> of(String listener) {
+        Logger logger = System.getLogger(LOGGER_PREFIX + listener);
+        return () -> new Wiretap(logger);
     }
 
     @Override

@@ -87,7 +87,7 @@ public final class FramingFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        this.scheduler.shutdown();
+        this.scheduler.shutdown(System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
         this.port.close();
     }
 }

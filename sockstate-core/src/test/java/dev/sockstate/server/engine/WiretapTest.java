@@ -74,7 +74,7 @@ class WiretapTest {
     void eachEventAndItsBytesAreLoggedAtDebugAndPassUnchanged() throws Exception {
         this.logger.setLevel(Level.FINE);
         this.logger.addHandler(this.recording);
-        SocketServer server = this.fixture.start(1, ServerFixture.tcp("tap").stage(() -> new Wiretap("tap"))
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("tap").stage(Wiretap.of("tap"))
                 .handler(this.echo).build());
         try (Socket client = this.fixture.connect(server, "tap")) {
             client.setSoTimeout(5000);
@@ -103,7 +103,7 @@ class WiretapTest {
     void withItsLoggerOffNothingIsLogged() throws Exception {
         this.logger.setLevel(Level.INFO);
         this.logger.addHandler(this.recording);
-        SocketServer server = this.fixture.start(1, ServerFixture.tcp("tap").stage(() -> new Wiretap("tap")).handler(this.echo).build());
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("tap").stage(Wiretap.of("tap")).handler(this.echo).build());
         try (Socket client = this.fixture.connect(server, "tap")) {
             client.setSoTimeout(5000);
             client.getOutputStream().write("quiet".getBytes(StandardCharsets.US_ASCII));

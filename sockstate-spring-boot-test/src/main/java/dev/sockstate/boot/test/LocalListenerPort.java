@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Value;
  * before (a {@code @TestConfiguration}'s singleton) asks for it lazily ({@code @Lazy} or an
  * {@code ObjectProvider}). Naming a listener that is not bound fails, listing those that are.
  */
-@Target({ ElementType.FIELD, ElementType.PARAMETER, ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Target({ ElementType.FIELD, ElementType.PARAMETER, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 // What makes Spring inject it; the test support reads the listener's name instead of this placeholder,

@@ -17,11 +17,11 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
 
 /**
  * A test of an application's socket handlers alone, as {@code @WebMvcTest} is of its controllers:
- * the application context holds the {@code @SocketHandler} beans, the {@code @Configuration}
- * classes, and the beans that read and write messages (converters, frame decoders and encoders,
- * message mappers, handler decorators), with sockstate's auto-configuration and those it needs
- * (Jackson, task execution, SSL bundles); other components are not scanned (provide what a handler
- * needs with {@code @MockitoBean} or {@code @Import}). The server is built from the configuration
+ * the application context holds the {@code @SocketHandler} beans and the beans that read and write
+ * messages (converters, frame decoders and encoders, message mappers, handler decorators), with
+ * sockstate's auto-configuration and those it needs (Jackson, task execution, SSL bundles); other
+ * components and {@code @Configuration} classes are not scanned, as in Spring Boot's own slices
+ * (provide what a handler needs with {@code @Import} or {@code @MockitoBean}). The server is built from the configuration
  * but not started: no socket is opened, and a test runs a listener's connections in memory with
  * {@code EmbeddedConnection.open(server.listenerSettings("resp"))}.
  */

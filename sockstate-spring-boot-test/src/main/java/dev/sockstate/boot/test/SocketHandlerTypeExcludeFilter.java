@@ -8,15 +8,14 @@ import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.core.type.filter.AbstractTypeHierarchyTraversingFilter;
 
 /**
- * What a {@link SocketHandlerTest} scans of the application: {@code @SocketHandler} beans,
- * {@code @Configuration} classes, and the types that read and write messages; every other component
- * is left out. The types are named, not referenced: the test support needs no class of the server.
+ * What a {@link SocketHandlerTest} scans of the application: {@code @SocketHandler} beans and the
+ * types that read and write messages; every other component is left out, {@code @Configuration}
+ * classes too, as Spring Boot's slices leave them (a test imports what its handlers need). The types
+ * are named, not referenced: the test support needs no class of the server.
  */
 final class SocketHandlerTypeExcludeFilter extends TypeExcludeFilter {
 
     private static final String SOCKET_HANDLER = "dev.sockstate.spring.handler.SocketHandler";
-
-    private static final String CONFIGURATION = "org.springframework.context.annotation.Configuration";
 
     /** The types a handler's messages go through: kept when a component implements one of them. */
     private static final List<String> MESSAGE_TYPES = List.of("org.springframework.core.convert.converter.Converter",
@@ -28,8 +27,7 @@ final class SocketHandlerTypeExcludeFilter extends TypeExcludeFilter {
     @Override
     public boolean match(MetadataReader reader, MetadataReaderFactory factory) throws IOException {
         if (reader.getAnnotationMetadata().hasAnnotation(SOCKET_HANDLER)
-                || reader.getAnnotationMetadata().hasMetaAnnotation(SOCKET_HANDLER)
-                || reader.getAnnotationMetadata().hasAnnotation(CONFIGURATION)) {
+                || reader.getAnnotationMetadata().hasMetaAnnotation(SOCKET_HANDLER)) {
             return false;
         }
         return !new MessageType().match(reader, factory);

@@ -37,11 +37,14 @@ public final class ServerScheduler {
         return this.executor.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
-    /** Stops the thread, waiting a few seconds for a task that runs. */
-    public void shutdown() {
+    /**
+     * Stops the thread, waiting for a task that runs until the deadline.
+     * @param deadline when to stop waiting, in {@link System#nanoTime()}
+     */
+    public void shutdown(long deadline) {
         this.executor.shutdownNow();
         try {
-            this.executor.awaitTermination(5, TimeUnit.SECONDS);
+            this.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
