@@ -3,6 +3,7 @@ package dev.sockstate.port.epoll;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
+import dev.sockstate.port.BackendUnavailableException;
 
 /**
  * The libc functions the epoll backend calls, bound with JNA direct mapping ({@code Native.register})
@@ -72,11 +73,11 @@ final class LinuxNative {
      */
     static final class Binding implements EpollCalls {
 
-        /** @throws UnsupportedOperationException on a JVM whose pointers or C {@code long}s are not 64-bit */
+        /** @throws BackendUnavailableException on a JVM whose pointers or C {@code long}s are not 64-bit */
         Binding() {
             if (Native.POINTER_SIZE != 8 || Native.LONG_SIZE != 8) {
-                throw new UnsupportedOperationException("epoll needs a 64-bit JVM, this one has " + (Native.POINTER_SIZE * 8)
-                        + "-bit pointers");
+                throw new BackendUnavailableException(EpollBackend.NAME, "epoll needs a 64-bit JVM, this one has "
+                        + (Native.POINTER_SIZE * 8) + "-bit pointers", null);
             }
         }
 

@@ -1,12 +1,17 @@
 package dev.sockstate.port.nio;
 
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.Protocol;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.NetworkChannel;
+import java.util.function.Predicate;
 
-/** The JDK's socket options for the portable ones, and how a value in the native form is set. */
+/** The JDK's socket options for the portable ones, and how a socket's are set and read in the native form. */
 final class JdkOptions {
 
     private JdkOptions() {
@@ -25,8 +30,23 @@ final class JdkOptions {
         };
     }
 
+    /**
+     * Sets on a channel the options a socket kept (as set before its channel could take them).
+     * @param from the socket that kept them
+     * @param to the channel
+     * @param which the JDK's options to set
+     */
+    static void copyKept(NioSocket from, NetworkChannel to, Predicate<SocketOption<?>> which) throws IOException {
+        for (NativeSocketOption option : NativeSocketOption.values()) {
+            SocketOption<?> name = standard(option);
+            if (name != null && from.hasOption(option) && which.test(name)) {
+                set(to, name, from.option(option));
+            }
+        }
+    }
+
     @SuppressWarnings("unchecked")
-    static void set(NetworkChannel channel, SocketOption<?> name, int value) throws IOException {
+    private static void set(NetworkChannel channel, SocketOption<?> name, int value) throws IOException {
         if (name.type() == Boolean.class) {
             channel.setOption((SocketOption<Boolean>) name, value != 0);
         }
@@ -35,4 +55,86 @@ final class JdkOptions {
         }
     }
 
+    /**
+     * Sets an option as {@code setsockopt} would: on the channel when the JDK has it there, kept by a
+     * listening socket for the sockets it accepts otherwise.
+     * @param found the socket
+     * @param option the option
+     * @param value its native value
+     * @param call the call, for errors
+     * @throws NativeIoException when the JDK refuses it or has it not
+     */
+    static void set(NioSocket found, NativeSocketOption option, int value, String call) throws NativeIoException {
+        if (option == NativeSocketOption.IPV6_ONLY) {
+            requireIpv6(found, call);
+            if (value != 0) {
+                throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED,
+                        "the JDK opens IPv6 sockets dual-stack and cannot set IPV6_V6ONLY; bind an IPv6 address to take IPv6 only");
+            }
+            return;
+        }
+        SocketOption<?> name = standard(option);
+        synchronized (found) {
+            NetworkChannel channel = (NetworkChannel) found.selectable();
+            try {
+                if (channel.supportedOptions().contains(name)) {
+                    set(channel, name, value);
+                }
+                else if (found.listener == null) {
+                    throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
+                            + " on " + System.getProperty("os.name"));
+                }
+                // A listening channel keeps it for the sockets it accepts (inherit).
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+            if (found.protocol == Protocol.TCP) {
+                found.recordOption(option, value);
+            }
+        }
+    }
+
+    /**
+     * Reads an option as {@code getsockopt} would.
+     * @param found the socket
+     * @param option the option
+     * @param call the call, for errors
+     * @return its native value
+     * @throws NativeIoException when the JDK has it not
+     */
+    static int get(NioSocket found, NativeSocketOption option, String call) throws NativeIoException {
+        if (option == NativeSocketOption.IPV6_ONLY) {
+            requireIpv6(found, call);
+            return 0;
+        }
+        SocketOption<?> name = standard(option);
+        synchronized (found) {
+            NetworkChannel channel = (NetworkChannel) found.selectable();
+            try {
+                if (channel.supportedOptions().contains(name)) {
+                    Object value = channel.getOption(name);
+                    return (value instanceof Boolean on) ? (on ? 1 : 0) : (Integer) value;
+                }
+            }
+            catch (IOException | RuntimeException ex) {
+                throw JdkErrors.exception(call, ex);
+            }
+            if (found.listener != null && found.hasOption(option)) {
+                return found.option(option);
+            }
+            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
+                    + ((found.listener != null) ? " until it is set for the sockets it accepts" : ""));
+        }
+    }
+
+    private static void requireIpv6(NioSocket socket, String call) throws NativeIoException {
+        if (socket.family != StandardProtocolFamily.INET6) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "IPV6_V6ONLY is an option of IPv6 sockets");
+        }
+    }
+
+    private static String kind(NioSocket socket) {
+        return (socket.listener != null) ? "listening channel" : (socket.datagram != null) ? "datagram channel" : "socket channel";
+    }
 }

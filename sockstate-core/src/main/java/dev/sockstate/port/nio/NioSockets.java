@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
@@ -152,12 +151,7 @@ final class NioSockets extends AbstractNativeSockets {
         ServerSocketChannel server = ServerSocketChannel.open(socket.family);
         try {
             server.configureBlocking(false);
-            for (NativeSocketOption option : NativeSocketOption.values()) {
-                SocketOption<?> name = JdkOptions.standard(option);
-                if (name != null && socket.hasOption(option) && server.supportedOptions().contains(name)) {
-                    JdkOptions.set(server, name, socket.option(option));
-                }
-            }
+            JdkOptions.copyKept(socket, server, server.supportedOptions()::contains);
             server.bind(address, backlog);
         }
         catch (IOException | RuntimeException ex) {
@@ -195,23 +189,14 @@ final class NioSockets extends AbstractNativeSockets {
         }
         try {
             nonBlocking(accepted);
-            inherit(found, accepted);
+            // What the listening channel could not take, it kept for the sockets it accepts, as Linux makes them inherited.
+            JdkOptions.copyKept(found, accepted, (name) -> !server.supportedOptions().contains(name));
         }
         catch (IOException | RuntimeException ex) {
             closeQuietly(accepted);
             throw JdkErrors.exception("accept", ex);
         }
         return this.table.add(new NioSocket(Protocol.TCP, found.family, accepted, null));
-    }
-
-    /** Sets on an accepted socket the options its listener kept for it, as Linux makes them inherited. */
-    private static void inherit(NioSocket listener, SocketChannel accepted) throws IOException {
-        for (NativeSocketOption option : NativeSocketOption.values()) {
-            SocketOption<?> name = JdkOptions.standard(option);
-            if (name != null && listener.hasOption(option) && !listener.listener.supportedOptions().contains(name)) {
-                JdkOptions.set(accepted, name, listener.option(option));
-            }
-        }
     }
 
     @Override
@@ -371,73 +356,13 @@ final class NioSockets extends AbstractNativeSockets {
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
         String call = "setsockopt(" + option + ")";
-        NioSocket found = require(socket, call);
-        if (option == NativeSocketOption.IPV6_ONLY) {
-            requireIpv6(found, call);
-            if (value != 0) {
-                throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED,
-                        "the JDK opens IPv6 sockets dual-stack and cannot set IPV6_V6ONLY; bind an IPv6 address to take IPv6 only");
-            }
-            return;
-        }
-        SocketOption<?> name = JdkOptions.standard(option);
-        synchronized (found) {
-            NetworkChannel channel = (NetworkChannel) found.selectable();
-            try {
-                if (channel.supportedOptions().contains(name)) {
-                    JdkOptions.set(channel, name, value);
-                }
-                else if (found.listener == null) {
-                    throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
-                            + " on " + System.getProperty("os.name"));
-                }
-                // A listening channel keeps it for the sockets it accepts (inherit).
-            }
-            catch (IOException | RuntimeException ex) {
-                throw JdkErrors.exception(call, ex);
-            }
-            if (found.protocol == Protocol.TCP) {
-                found.recordOption(option, value);
-            }
-        }
+        JdkOptions.set(require(socket, call), option, value, call);
     }
 
     @Override
     public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
         String call = "getsockopt(" + option + ")";
-        NioSocket found = require(socket, call);
-        if (option == NativeSocketOption.IPV6_ONLY) {
-            requireIpv6(found, call);
-            return 0;
-        }
-        SocketOption<?> name = JdkOptions.standard(option);
-        synchronized (found) {
-            NetworkChannel channel = (NetworkChannel) found.selectable();
-            try {
-                if (channel.supportedOptions().contains(name)) {
-                    Object value = channel.getOption(name);
-                    return (value instanceof Boolean on) ? (on ? 1 : 0) : (Integer) value;
-                }
-            }
-            catch (IOException | RuntimeException ex) {
-                throw JdkErrors.exception(call, ex);
-            }
-            if (found.listener != null && found.hasOption(option)) {
-                return found.option(option);
-            }
-            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, "the JDK's " + kind(found) + " has no " + name.name()
-                    + ((found.listener != null) ? " until it is set for the sockets it accepts" : ""));
-        }
-    }
-
-    private static void requireIpv6(NioSocket socket, String call) throws NativeIoException {
-        if (socket.family != StandardProtocolFamily.INET6) {
-            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "IPV6_V6ONLY is an option of IPv6 sockets");
-        }
-    }
-
-    private static String kind(NioSocket socket) {
-        return (socket.listener != null) ? "listening channel" : (socket.datagram != null) ? "datagram channel" : "socket channel";
+        return JdkOptions.get(require(socket, call), option, call);
     }
 
     /**

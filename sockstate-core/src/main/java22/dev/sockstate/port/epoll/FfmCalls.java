@@ -1,5 +1,6 @@
 package dev.sockstate.port.epoll;
 
+import dev.sockstate.port.BackendUnavailableException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -82,12 +83,12 @@ final class FfmCalls implements EpollCalls {
     private static final MethodHandle STRERROR = LINKER.downcallHandle(function("strerror"),
             FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
 
-    /** @throws UnsupportedOperationException on a JVM whose pointers or C {@code long}s are not 64-bit */
+    /** @throws BackendUnavailableException on a JVM whose pointers or C {@code long}s are not 64-bit */
     FfmCalls() {
         long cLong = LINKER.canonicalLayouts().get("long").byteSize();
         if (ValueLayout.ADDRESS.byteSize() != 8 || cLong != 8) {
-            throw new UnsupportedOperationException("epoll needs a 64-bit JVM, this one has "
-                    + (ValueLayout.ADDRESS.byteSize() * 8) + "-bit pointers and " + (cLong * 8) + "-bit longs");
+            throw new BackendUnavailableException(EpollBackend.NAME, "epoll needs a 64-bit JVM, this one has "
+                    + (ValueLayout.ADDRESS.byteSize() * 8) + "-bit pointers and " + (cLong * 8) + "-bit longs", null);
         }
     }
 

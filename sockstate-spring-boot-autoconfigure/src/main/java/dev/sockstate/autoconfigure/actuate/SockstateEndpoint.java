@@ -63,9 +63,10 @@ public class SockstateEndpoint {
     @ReadOperation
     public SockstateDescriptor sockstate() {
         Availability availability = this.backend.availability();
+        List<BoundListener> bound = this.server.listeners();
         List<ListenerDescriptor> listeners = new ArrayList<>();
         for (ListenerSettings settings : this.server.listenerSettings()) {
-            listeners.add(describe(settings));
+            listeners.add(describe(settings, bound));
         }
         return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
                 this.server.isRunning(), this.server.workerGroups(), listeners);
@@ -79,12 +80,15 @@ public class SockstateEndpoint {
     @ReadOperation
     public ListenerDescriptor listener(@Selector String listener) {
         return this.server.listenerSettings().stream().filter((settings) -> settings.name().equals(listener)).findFirst()
-                .map(this::describe).orElse(null);
+                .map((settings) -> describe(settings, this.server.listeners())).orElse(null);
     }
 
-    private ListenerDescriptor describe(ListenerSettings settings) {
-        BoundListener listener = this.server.listeners().stream().filter((bound) -> bound.name().equals(settings.name())).findFirst()
-                .orElse(null);
+    /**
+     * @param settings a listener as configured
+     * @param bound the running listeners, read once for every listener described
+     */
+    private ListenerDescriptor describe(ListenerSettings settings, List<BoundListener> bound) {
+        BoundListener listener = bound.stream().filter((each) -> each.name().equals(settings.name())).findFirst().orElse(null);
         WorkerGroupSettings group = this.server.workerGroupSettings().stream().filter((each) -> each.name().equals(settings.group()))
                 .findFirst().orElseThrow();
         Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(group);
