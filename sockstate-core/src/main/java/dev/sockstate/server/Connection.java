@@ -1,5 +1,6 @@
 package dev.sockstate.server;
 
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -21,7 +22,10 @@ public interface Connection {
     /** @return the local address */
     InetSocketAddress localAddress();
 
-    /** @return the peer's address */
+    /**
+     * @return the peer's address: the client's, as a load balancer's PROXY protocol header names it
+     * ({@link #proxyHeader()}), or else the socket's peer
+     */
     InetSocketAddress remoteAddress();
 
     /**
@@ -101,6 +105,15 @@ public interface Connection {
      * sent some), {@code null} for a plaintext connection; any thread
      */
     default SSLSession tlsSession() {
+        return null;
+    }
+
+    /**
+     * @return the PROXY protocol header the connection began with (the client's and the balancer's
+     * addresses, the TLVs), on a listener with {@link ListenerSettings#proxyProtocol() the PROXY protocol}
+     * once it was read; {@code null} for a connection without one; any thread
+     */
+    default ProxyHeader proxyHeader() {
         return null;
     }
 }

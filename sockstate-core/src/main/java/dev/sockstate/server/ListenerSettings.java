@@ -4,6 +4,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetAddress;
 import java.nio.charset.Charset;
@@ -46,13 +47,15 @@ import java.util.function.Supplier;
  * @param framing how a TCP connection's bytes are cut into frames for the handler, {@code null} for raw reads
  * @param charset the character set of messages read or sent as text
  * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
- * @param tls TLS on each TCP connection, the first stage of its pipeline, {@code null} for plaintext
+ * @param tls TLS on each TCP connection, the first stage of its pipeline after the PROXY protocol's, {@code null} for plaintext
+ * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls) {
+        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls,
+        ProxyProtocol proxyProtocol) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
@@ -71,6 +74,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         if (tls != null && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.TLS, tls, "none for a UDP listener (TLS secures TCP connections;"
                     + " datagrams would need DTLS)");
+        }
+        if (proxyProtocol != null && protocol != Protocol.TCP) {
+            throw InvalidSettingException.mustBe(name, Setting.PROXY_PROTOCOL, proxyProtocol.version(),
+                    "none for a UDP listener (the PROXY protocol header begins a TCP connection)");
         }
     }
 
@@ -163,6 +170,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private MessageMapper messageMapper;
 
         private Tls tls;
+
+        private ProxyProtocol proxyProtocol;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -358,6 +367,21 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * Reads a PROXY protocol header first on each TCP connection, as a load balancer in front of the
+         * listener sends it (HAProxy's {@code send-proxy}, nginx's {@code proxy_protocol on}): the stage
+         * that reads it comes before TLS and every other, and the client's address it carries becomes the
+         * connection's {@link Connection#remoteAddress() peer} ({@link Connection#proxyHeader()} keeps the
+         * whole header). The handler's {@code onOpen} follows the header of a trusted peer; a connection
+         * whose header is refused is closed, counted by reason. TCP only.
+         * @param proxyProtocol the versions read, the trusted balancers, the header's limits; {@code null} for none (the default)
+         * @return this builder
+         */
+        public Builder proxyProtocol(ProxyProtocol proxyProtocol) {
+            this.proxyProtocol = proxyProtocol;
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the listener and the invalid setting
          */
@@ -404,7 +428,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls);
+                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.proxyProtocol);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

@@ -55,6 +55,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#tls}: TLS on the listener's connections. */
     TLS(Scope.LISTENER, "tls"),
 
+    /** {@link ListenerSettings.Builder#proxyProtocol}: the PROXY protocol header read first on the listener's connections. */
+    PROXY_PROTOCOL(Scope.LISTENER, "proxyProtocol"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

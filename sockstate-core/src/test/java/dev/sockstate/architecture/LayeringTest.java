@@ -19,10 +19,12 @@ import com.tngtech.archunit.lang.ArchRule;
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server.engine.turn  its turn layer, internal: ownership, dispatch, registrations; no connection
  *   server.engine.tls   its TLS stage, internal: knows its connection only as a TlsHost
+ *   server.engine.proxy its PROXY protocol stage, internal: knows its connection only as a ProxyHost
  *   server.engine.embedded  the embedded harness's socket and port in memory, internal: knows no engine
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
+ *   server.proxy     how a listener behind a load balancer reads the PROXY protocol, and the header it read
  *   server.observer  what a metrics binding implements
  *   server.wiretap   a stage that logs a connection's events and bytes at DEBUG
  *     port           the portable notification model (and the backend SPI's base classes)
@@ -113,6 +115,18 @@ class LayeringTest {
             .that().resideInAPackage("dev.sockstate.server.tls")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
                     "dev.sockstate.server.observer..", "dev.sockstate.server.framing..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule proxyProtocolSettingsKnowOnlyTheJdk = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.proxy")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
+                    "dev.sockstate.server.observer..", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule theProxyStageKnowsItsConnectionOnlyAsAProxyHost = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.engine.proxy")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.engine.turn",
+                    "dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..");
 
     @ArchTest
     static final ArchRule theObserverSpiKnowsNothingOfTheEngine = noClasses()

@@ -3,9 +3,12 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.proxy.ProxyHost;
+import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsHost;
 import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.SocketTurn;
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -15,11 +18,12 @@ import javax.net.ssl.SSLSession;
 
 /**
  * What a handler sees of an accepted TCP connection beside its traffic: its number, its listener,
- * its addresses (asked of the socket once, then kept), its TLS session, the state a handler keeps on
+ * its addresses (asked of the socket once, then kept; the peer's the client's that a PROXY protocol
+ * header names), its TLS session and PROXY protocol header, the state a handler keeps on
  * it, typed messages, the close it asks for; and the deadlines the server's timer checks (idle time,
  * a TLS handshake's end). The traffic, the turn and the close itself are {@link TcpConnection}'s.
  */
-abstract class AcceptedConnection extends SocketTurn implements Connection, TlsHost {
+abstract class AcceptedConnection extends SocketTurn implements Connection, TlsHost, ProxyHost {
 
     /** The listener that accepted it. */
     final Listener listener;
@@ -42,6 +46,12 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
     private volatile TlsStage handshaking;
+
+    /** The PROXY protocol header once read, {@code null} before and without one. */
+    private volatile ProxyHeader proxyHeader;
+
+    /** The PROXY protocol stage while it waits for the header, for the timer's check; {@code null} otherwise. */
+    private volatile ProxyStage headerPending;
 
     AcceptedConnection(Listener listener, long handle) {
         super(listener.home(), handle, listener.trigger(), true);
@@ -86,6 +96,35 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
         catch (NativeIoException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    @Override
+    public final InetSocketAddress socketPeer() {
+        ProxyHeader header = this.proxyHeader;
+        return (header != null) ? header.proxyAddress() : remoteAddress();
+    }
+
+    @Override
+    public final void proxied(ProxyHeader header) {
+        if (header.relaysInetClient()) {
+            this.remoteAddress = (InetSocketAddress) header.source();
+        }
+        this.proxyHeader = header;
+    }
+
+    @Override
+    public final ProxyHeader proxyHeader() {
+        return this.proxyHeader;
+    }
+
+    @Override
+    public final void headerPending(ProxyStage stage) {
+        this.headerPending = stage;
+    }
+
+    @Override
+    public final void headerRefused(String message) {
+        this.listener.proxyHeaderRefused(message);
     }
 
     @Override
@@ -177,10 +216,14 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     }
 
     /**
-     * Ends a TLS handshake that outlasted the listener's limit; the timer's thread.
+     * Ends a PROXY protocol header's wait or a TLS handshake that outlasted the listener's limit; the timer's thread.
      * @param now the current {@link System#nanoTime()}
      */
-    final void checkHandshake(long now) {
+    final void checkDeadlines(long now) {
+        ProxyStage header = this.headerPending;
+        if (header != null) {
+            header.checkDeadline(now);
+        }
         TlsStage stage = this.handshaking;
         if (stage != null) {
             stage.checkDeadline(now);

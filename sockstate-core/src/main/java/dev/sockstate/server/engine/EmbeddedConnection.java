@@ -349,7 +349,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
-                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls());
+                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
+                s.proxyProtocol());
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */

@@ -9,6 +9,7 @@ import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.proxy.ProxySupport;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.Runner;
@@ -58,6 +59,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** What its connections' TLS stages share, or {@code null} for plaintext. */
     private final TlsSupport tls;
 
+    /** What its connections' PROXY protocol stages share, or {@code null} without the protocol. */
+    private final ProxySupport proxy;
+
     /** Makers of each connection's own stages, in inbound order (TLS's, if any, comes before them). */
     private final List<Supplier<? extends Stage>> stageMakers;
 
@@ -66,6 +70,9 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
     private final BoundedLog framesRejected = new BoundedLog(logger);
+
+    /** PROXY protocol headers refused, logged at most once a second; all are counted. */
+    private final BoundedLog headersRefused = new BoundedLog(logger);
 
     /** Writes made after their connection's FIN was asked for, logged at most once a second. */
     private final BoundedLog lateWrites = new BoundedLog(logger);
@@ -131,6 +138,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
         this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
+        this.proxy = (settings.proxyProtocol() != null) ? new ProxySupport(settings.proxyProtocol(), this.observer) : null;
         this.stageMakers = settings.stages();
         this.messages = new Messages(settings);
     }
@@ -327,12 +335,22 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /**
      * @param connection a new connection
-     * @return its stages (TLS's first, then the listener's own), {@code null} for a listener without
+     * @return its stages (the PROXY protocol's first, then TLS's, then the listener's own), {@code null}
+     * for a listener without
      * @throws RuntimeException what a stage maker threw
      */
     Pipeline newPipeline(TcpConnection connection) {
-        return (this.tls != null || !this.stageMakers.isEmpty()) ? new Pipeline(connection, this.handler, this.tls, this.stageMakers)
-                : null;
+        return (this.proxy != null || this.tls != null || !this.stageMakers.isEmpty())
+                ? new Pipeline(connection, this.handler, this.proxy, this.tls, this.stageMakers) : null;
+    }
+
+    /**
+     * A connection's PROXY protocol header was refused (counted by its stage): logged at most once a
+     * second with the number since.
+     * @param message what was wrong, naming the connection
+     */
+    void proxyHeaderRefused(String message) {
+        this.headersRefused.warn(message, null);
     }
 
     /** @return whether the listener cuts its connections' bytes into frames */

@@ -4,6 +4,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.proxy.ProxyStage;
+import dev.sockstate.server.engine.proxy.ProxySupport;
 import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Handoff;
@@ -61,21 +63,25 @@ final class Pipeline {
     }
 
     /**
-     * Makes the connection's stages: TLS's first, when the listener has TLS, then the listener's own;
-     * if a maker fails, the stages made so far hear {@link Stage#closed} before the failure is thrown on.
+     * Makes the connection's stages: the PROXY protocol's first, when the listener reads it, then TLS's,
+     * when the listener has TLS, then the listener's own; if a maker fails, the stages made so far hear
+     * {@link Stage#closed} before the failure is thrown on.
+     * @param proxy what the listener's PROXY protocol stages share, or {@code null} without the protocol
      * @param tls what the listener's TLS stages share, or {@code null} for plaintext
      * @param makers the makers of the listener's own stages
      */
-    Pipeline(TcpConnection connection, HandlerCalls handler, TlsSupport tls, List<Supplier<? extends Stage>> makers) {
+    Pipeline(TcpConnection connection, HandlerCalls handler, ProxySupport proxy, TlsSupport tls, List<Supplier<? extends Stage>> makers) {
         this.connection = connection;
         this.handler = handler;
-        int first = (tls != null) ? 1 : 0;
+        int proxied = (proxy != null) ? 1 : 0;
+        int first = proxied + ((tls != null) ? 1 : 0);
         this.stages = new Stage[first + makers.size()];
         this.links = new Link[this.stages.length];
         this.opened = new boolean[this.stages.length + 1];
         for (int i = 0; i < this.stages.length; i++) {
             try {
-                Stage stage = (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
+                Stage stage = (i < proxied) ? new ProxyStage(proxy, connection)
+                        : (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
                 if (stage == null) {
                     throw new IllegalStateException("Stage maker " + (i - first + 1) + " of listener '" + connection.listenerName()
                             + "' made no stage");

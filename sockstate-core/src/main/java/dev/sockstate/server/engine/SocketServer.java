@@ -232,7 +232,7 @@ public final class SocketServer {
     }
 
     private void scheduleIdleSweep() {
-        // One sweep serves the idle timeouts and the TLS handshakes' limits, at a quarter of the shortest.
+        // One sweep serves the idle timeouts, the PROXY protocol headers' and the TLS handshakes' limits, at a quarter of the shortest.
         long shortest = this.listenerSettings.stream().mapToLong(SocketServer::shortestTimeoutMillis).filter((millis) -> millis > 0)
                 .min().orElse(0);
         if (shortest > 0) {
@@ -242,18 +242,20 @@ public final class SocketServer {
                 for (SocketTurn socket : this.table.snapshot()) {
                     if (socket instanceof TcpConnection connection) {
                         connection.checkIdle(now);
-                        connection.checkHandshake(now);
+                        connection.checkDeadlines(now);
                     }
                 }
             }, period);
         }
     }
 
-    /** @return the shortest of a listener's idle timeout and TLS handshake limit in milliseconds, 0 for neither */
+    /** @return the shortest of a listener's idle timeout, PROXY header and TLS handshake limits in milliseconds, 0 for none */
     private static long shortestTimeoutMillis(ListenerSettings listener) {
         long idle = (listener.idleTimeout() != null) ? Math.max(1, listener.idleTimeout().toMillis()) : Long.MAX_VALUE;
         long handshake = (listener.tls() != null) ? Math.max(1, listener.tls().handshakeTimeout().toMillis()) : Long.MAX_VALUE;
-        long shortest = Math.min(idle, handshake);
+        long header = (listener.proxyProtocol() != null) ? Math.max(1, listener.proxyProtocol().headerTimeout().toMillis())
+                : Long.MAX_VALUE;
+        long shortest = Math.min(Math.min(idle, handshake), header);
         return (shortest == Long.MAX_VALUE) ? 0 : shortest;
     }
 

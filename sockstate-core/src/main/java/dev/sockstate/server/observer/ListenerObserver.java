@@ -106,4 +106,16 @@ public interface ListenerObserver {
      */
     default void handshake(boolean success, String reason, long nanos) {
     }
+
+    /**
+     * A connection's PROXY protocol header was read, or refused (the connection is then closed).
+     * @param accepted whether it was read: the handler hears of the connection only then
+     * @param reason why it was refused, one word of a few: {@code "malformed"} (not a header the protocol
+     * allows), {@code "version"} (a version the listener does not accept), {@code "oversized"} (longer
+     * than the listener's limit), {@code "untrusted"} (from a peer outside the trusted proxies),
+     * {@code "timeout"} (not whole within the listener's header timeout), {@code "closed"} (the connection
+     * ended before its header was whole); {@code null} when read
+     */
+    default void proxyHeader(boolean accepted, String reason) {
+    }
 }

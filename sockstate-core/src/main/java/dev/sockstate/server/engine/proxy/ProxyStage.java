@@ -1,0 +1,211 @@
+package dev.sockstate.server.engine.proxy;
+
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
+import dev.sockstate.server.engine.proxy.HeaderReader.Result;
+import dev.sockstate.server.proxy.ProxyHeaderException;
+import dev.sockstate.server.proxy.ProxyProtocol;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * The first stage of a connection of a listener behind a load balancer: reads the PROXY protocol header
+ * before any other stage sees a byte ({@link ProxyProtocol}).
+ * <p>
+ * A peer the listener trusts must send a header: the open is held back until the header is whole,
+ * then passed on with the connection's peer set to the client, and the bytes that followed the header
+ * in the same read passed on after it. A peer it does not trust is served at once as a direct client;
+ * only if its first bytes begin a header is it refused. Either way, until it is known, the start of the
+ * stream is kept (never more than the longest header) and read again as more arrives. A refusal
+ * (malformed, another version, oversized, untrusted, timeout) closes the connection, counted by reason;
+ * a peer that leaves before its header is counted as {@code closed}.
+ */
+public final class ProxyStage implements Stage {
+
+    private static final int EXPECTING = 0;
+
+    private static final int SNIFFING = 1;
+
+    private static final int PASSING = 2;
+
+    private static final int REFUSED = 3;
+
+    private final ProxySupport support;
+
+    private final ProxyHost connection;
+
+    /** When the header must be whole, {@link System#nanoTime()}. */
+    private final long deadline;
+
+    private int state = EXPECTING;
+
+    private InetSocketAddress peer;
+
+    /** The stream's start while it is not known yet, {@code null} when none is kept. */
+    private byte[] held;
+
+    private int heldLength;
+
+    private StageContext context;
+
+    /** Whether the timer asked for the expiry already. */
+    private volatile boolean expiring;
+
+    public ProxyStage(ProxySupport support, ProxyHost connection) {
+        this.support = support;
+        this.connection = connection;
+        this.deadline = System.nanoTime() + support.headerTimeoutNanos;
+    }
+
+    @Override
+    public void open(StageContext context) {
+        this.context = context;
+        this.peer = this.connection.socketPeer();
+        if (this.support.settings.trusts(this.peer.getAddress())) {
+            this.connection.headerPending(this);
+        }
+        else {
+            this.state = SNIFFING;
+            context.passOpen();
+        }
+    }
+
+    @Override
+    public void data(StageContext context, ByteBuffer data) {
+        if (this.state == PASSING) {
+            context.passData(data);
+            return;
+        }
+        if (this.state == REFUSED) {
+            data.position(data.limit());
+            return;
+        }
+        ByteBuffer input = data;
+        if (this.held != null) {
+            input = hold(data);
+        }
+        if (this.state == EXPECTING) {
+            expect(context, input);
+        }
+        else {
+            sniff(context, input);
+        }
+        if (this.state != REFUSED && input == data && data.hasRemaining() && this.state != PASSING) {
+            hold(data);
+        }
+    }
+
+    private void expect(StageContext context, ByteBuffer input) {
+        Result result = HeaderReader.read(input, this.support.settings, this.peer);
+        if (result.needsMore()) {
+            return;
+        }
+        if (result.header() == null) {
+            refuse(context, result.reason(), result.problem());
+            return;
+        }
+        this.state = PASSING;
+        this.held = null;
+        this.connection.headerPending(null);
+        this.connection.proxied(result.header());
+        this.support.observer.proxyHeader(true, null);
+        context.passOpen();
+        if (input.hasRemaining()) {
+            context.passData(input);
+        }
+    }
+
+    private void sniff(StageContext context, ByteBuffer input) {
+        ProxyProtocol.Version version = this.support.settings.version();
+        boolean v1 = version != ProxyProtocol.Version.V2 && HeaderReader.startsLike(input, HeaderReader.V1_SIGNATURE);
+        boolean v2 = version != ProxyProtocol.Version.V1 && HeaderReader.startsLike(input, HeaderReader.V2_SIGNATURE);
+        if ((v1 && input.remaining() >= HeaderReader.V1_SIGNATURE.length) || (v2 && input.remaining() >= HeaderReader.V2_SIGNATURE.length)) {
+            refuse(context, "untrusted", "a PROXY protocol header from " + this.peer.getAddress().getHostAddress()
+                    + ", which is none of the listener's trusted proxies " + this.support.settings.trustedProxies());
+            return;
+        }
+        if (v1 || v2) {
+            // Could still begin a header: kept until it can tell.
+            return;
+        }
+        this.state = PASSING;
+        this.held = null;
+        context.passData(input);
+    }
+
+    /** Appends the read to what is kept; @return what is kept, to be read from its start */
+    private ByteBuffer hold(ByteBuffer data) {
+        int room = (this.held == null) ? 0 : this.held.length;
+        int needed = this.heldLength + data.remaining();
+        if (needed > room) {
+            byte[] grown = new byte[Math.max(needed, Math.min(2 * room, this.support.settings.maxHeaderSize()))];
+            if (this.held != null) {
+                System.arraycopy(this.held, 0, grown, 0, this.heldLength);
+            }
+            this.held = grown;
+        }
+        int length = data.remaining();
+        data.get(this.held, this.heldLength, length);
+        this.heldLength += length;
+        return ByteBuffer.wrap(this.held, 0, this.heldLength);
+    }
+
+    @Override
+    public void hangup(StageContext context) {
+        if (this.state == EXPECTING) {
+            // The peer left before its header was whole: nothing to serve. Counted as the stage closes.
+            context.close();
+            return;
+        }
+        if (this.state == SNIFFING && this.held != null) {
+            this.state = PASSING;
+            ByteBuffer rest = ByteBuffer.wrap(this.held, 0, this.heldLength);
+            this.held = null;
+            context.passData(rest);
+        }
+        if (this.state != REFUSED) {
+            context.passHangup();
+        }
+    }
+
+    @Override
+    public void closed(StageContext context) {
+        if (this.state == EXPECTING) {
+            this.state = REFUSED;
+            this.connection.headerPending(null);
+            this.support.observer.proxyHeader(false, "closed");
+        }
+        this.held = null;
+    }
+
+    /**
+     * Ends a wait for the header that outlasted the listener's limit; the timer's thread.
+     * @param now the current {@link System#nanoTime()}
+     */
+    public void checkDeadline(long now) {
+        if (now - this.deadline >= 0 && !this.expiring) {
+            this.expiring = true;
+            this.context.resume(this::expire);
+        }
+    }
+
+    private void expire() {
+        if (this.state == EXPECTING) {
+            refuse(this.context, "timeout", "no whole PROXY protocol header within " + this.support.settings.headerTimeout()
+                    + " (" + this.heldLength + " bytes of it)");
+        }
+    }
+
+    private void refuse(StageContext context, String reason, String problem) {
+        boolean waited = this.state == EXPECTING;
+        this.state = REFUSED;
+        this.held = null;
+        if (waited) {
+            this.connection.headerPending(null);
+        }
+        this.support.observer.proxyHeader(false, reason);
+        String message = context.connection() + " sent " + problem + "; closing it";
+        this.connection.headerRefused(message);
+        context.abort(new ProxyHeaderException(reason, message));
+    }
+}

@@ -1,0 +1,109 @@
+package dev.sockstate.server.proxy;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * One trusted range: an address with a prefix length, {@code 10.0.0.0/8}, {@code fd00::/8}, or one
+ * address ({@code 127.0.0.1}, a /32 or /128). Only literal addresses: a host name is refused, so that
+ * no lookup runs and the range means what it says.
+ */
+record AddressRange(byte[] network, int prefixLength, String text) {
+
+    /**
+     * @param text an address or {@code address/prefix}
+     * @return the range
+     * @throws IllegalArgumentException naming the text and what is wrong with it
+     */
+    static AddressRange parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("A trusted proxy must be an address or a range such as 10.0.0.0/8, not '" + text + "'");
+        }
+        String trimmed = text.strip();
+        int slash = trimmed.indexOf('/');
+        String address = (slash >= 0) ? trimmed.substring(0, slash) : trimmed;
+        byte[] bytes = literal(address, text);
+        int length = bytes.length * 8;
+        if (slash >= 0) {
+            String prefix = trimmed.substring(slash + 1);
+            if (!prefix.matches("[0-9]{1,3}") || Integer.parseInt(prefix) > bytes.length * 8) {
+                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has a prefix length that is not between 0 and "
+                        + bytes.length * 8);
+            }
+            length = Integer.parseInt(prefix);
+        }
+        for (int bit = length; bit < bytes.length * 8; bit++) {
+            if ((bytes[bit / 8] & (0x80 >>> (bit % 8))) != 0) {
+                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has bits set past its prefix length "
+                        + length + " (a network address such as " + masked(bytes, length) + "/" + length + " is meant)");
+            }
+        }
+        return new AddressRange(bytes, length, trimmed);
+    }
+
+    /** @return whether the address is in the range (an IPv4 range holds IPv4 addresses only, and IPv6 likewise) */
+    boolean contains(InetAddress address) {
+        byte[] candidate = address.getAddress();
+        if (candidate.length != this.network.length) {
+            return false;
+        }
+        int full = this.prefixLength / 8;
+        for (int i = 0; i < full; i++) {
+            if (candidate[i] != this.network[i]) {
+                return false;
+            }
+        }
+        int rest = this.prefixLength % 8;
+        if (rest == 0) {
+            return true;
+        }
+        int mask = (0xff << (8 - rest)) & 0xff;
+        return (candidate[full] & mask) == (this.network[full] & mask);
+    }
+
+    private static byte[] literal(String address, String text) {
+        boolean ipv4 = address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+        boolean ipv6 = address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:.]+");
+        if (!ipv4 && !ipv6) {
+            throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a literal IPv4 or IPv6 address (host names"
+                    + " are not looked up)");
+        }
+        if (ipv4) {
+            byte[] bytes = new byte[4];
+            String[] parts = address.split("\\.");
+            for (int i = 0; i < 4; i++) {
+                int part = Integer.parseInt(parts[i]);
+                if (part > 255) {
+                    throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a valid IPv4 address");
+                }
+                bytes[i] = (byte) part;
+            }
+            return bytes;
+        }
+        try {
+            // With a colon, the JDK parses an IPv6 literal and never looks it up.
+            return InetAddress.getByName(address).getAddress();
+        }
+        catch (UnknownHostException ex) {
+            throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a valid address: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static String masked(byte[] bytes, int length) {
+        byte[] copy = bytes.clone();
+        for (int bit = length; bit < copy.length * 8; bit++) {
+            copy[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
+        }
+        try {
+            return InetAddress.getByAddress(copy).getHostAddress();
+        }
+        catch (UnknownHostException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return this.text;
+    }
+}

@@ -1,0 +1,262 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.OpenDescriptors;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.proxy.ProxyHeaders;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.proxy.ProxyHeader;
+import dev.sockstate.server.proxy.ProxyHeaderException;
+import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.proxy.ProxyProtocol.Version;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A listener behind a load balancer, on the real backend: the header's client becomes the connection's
+ * peer before the handler hears of it, the bytes after the header reach the handler, TLS follows the
+ * header, and each kind of bad header closes its connection, counted by reason, with nothing left behind.
+ * The balancer is the test itself, writing headers as HAProxy does (the sample's tests put real HAProxy
+ * and nginx in front).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ProxyProtocolServingTest {
+
+    private static final InetSocketAddress CLIENT = new InetSocketAddress("192.0.2.7", 51000);
+
+    private static final InetSocketAddress DESTINATION = new InetSocketAddress("198.51.100.1", 7000);
+
+    private final ServerFixture servers = new ServerFixture();
+
+    private final Queue<String> outcomes = new ConcurrentLinkedQueue<>();
+
+    private final Recording handler = new Recording();
+
+    private SocketServer server;
+
+    @AfterEach
+    void stop() throws IOException {
+        this.servers.close();
+    }
+
+    @Test
+    void theClientOfAVersion1HeaderIsThePeerTheHandlerSeesAndTheBytesAfterItAreEchoed() throws Exception {
+        start(ProxyProtocol.accept(Version.ANY), UnaryOperator.identity());
+        try (Socket balancer = connect()) {
+            write(balancer, join(ProxyHeaders.v1(CLIENT, DESTINATION), ascii("hello")));
+            assertThat(read(balancer, 5)).isEqualTo("hello");
+            Connection connection = this.handler.opened.poll();
+            assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
+            assertThat(this.handler.peersAtOpen).containsExactly(CLIENT);
+            assertThat(connection.proxyHeader().proxyAddress().getPort()).isEqualTo(balancer.getLocalPort());
+            assertThat(connection.proxyHeader().destination()).isEqualTo(DESTINATION);
+        }
+        assertThat(this.outcomes).containsExactly("read");
+    }
+
+    @Test
+    void aVersion2HeaderSentAByteAtATimeIsReadAndItsTlvsReachTheHandler() throws Exception {
+        start(ProxyProtocol.accept(Version.V2), UnaryOperator.identity());
+        byte[] header = ProxyHeaders.v2().tcp(CLIENT, DESTINATION)
+                .tlv(ProxyHeader.PP2_TYPE_AUTHORITY, "db.example".getBytes(StandardCharsets.UTF_8)).crc32c().bytes();
+        try (Socket balancer = connect()) {
+            for (byte b : header) {
+                balancer.getOutputStream().write(b);
+                balancer.getOutputStream().flush();
+            }
+            write(balancer, ascii("ping"));
+            assertThat(read(balancer, 4)).isEqualTo("ping");
+            Connection connection = this.handler.opened.poll();
+            assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
+            assertThat(connection.proxyHeader().authority()).isEqualTo("db.example");
+        }
+    }
+
+    @Test
+    void aPeerOutsideTheTrustedProxiesIsServedUnderItsOwnAddressAndItsHeaderIsRefused() throws Exception {
+        start(ProxyProtocol.accept(Version.ANY).withTrustedProxies(List.of("10.0.0.0/8", "::2/128")), UnaryOperator.identity());
+        try (Socket direct = connect()) {
+            write(direct, ascii("PRO"));
+            write(direct, ascii("ud of it"));
+            assertThat(read(direct, 11)).as("a start that merely looks like a header is passed on once it differs").isEqualTo("PROud of it");
+            assertThat(this.handler.peersAtOpen.poll()).isEqualTo(direct.getLocalSocketAddress());
+            assertThat(this.handler.opened.poll().proxyHeader()).isNull();
+        }
+        try (Socket spoofer = connect()) {
+            write(spoofer, ProxyHeaders.v1(CLIENT, DESTINATION));
+            assertClosedByServer(spoofer);
+            ServerFixture.await(() -> !this.handler.errors.isEmpty(), "the handler told of the refusal");
+            assertThat(this.handler.errors.poll()).isInstanceOf(ProxyHeaderException.class)
+                    .hasMessageContaining("none of the listener's trusted proxies [10.0.0.0/8, ::2/128]")
+                    .satisfies((error) -> assertThat(((ProxyHeaderException) error).reason()).isEqualTo("untrusted"));
+        }
+        assertThat(this.outcomes).containsExactly("untrusted");
+    }
+
+    @Test
+    void tlsFollowsTheHeaderAndTheHandlerSeesBothTheClientAndTheSession() throws Exception {
+        TlsFixture tls = new TlsFixture();
+        try {
+            start(ProxyProtocol.accept(Version.ANY), (builder) -> builder.tls(uncheck(tls::serverTls)));
+            Socket balancer = connect();
+            write(balancer, ProxyHeaders.v2().tcp(CLIENT, DESTINATION).bytes());
+            SSLSocketFactory factory = TlsCertificates.get().context("client").getSocketFactory();
+            try (SSLSocket secured = (SSLSocket) factory.createSocket(balancer, "localhost", balancer.getPort(), true)) {
+                assertThat(TlsFixture.echo(secured, "secret")).isEqualTo("secret");
+                Connection connection = this.handler.opened.poll();
+                assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
+                assertThat(connection.tlsSession()).isNotNull();
+            }
+        }
+        finally {
+            tls.close();
+        }
+    }
+
+    @Test
+    void badHeadersCloseTheirConnectionsUnheardCountedByReasonAndLeaveNoDescriptor() throws Exception {
+        start(ProxyProtocol.accept(Version.V1).withHeaderTimeout(Duration.ofMillis(300)), UnaryOperator.identity());
+        OpenDescriptors.warmUpJdkSockets();
+        goodBalancerIsServed();
+        int descriptors = OpenDescriptors.count();
+        refused(ascii("GET / HTTP/1.1\r\n\r\n"));
+        refused(ascii("PROXY TCP4 192.0.2.7 198.51.100.1 51000 99999\r\n"));
+        refused(ascii("PROXY TCP4 " + "9".repeat(200)));
+        refused(ProxyHeaders.v2().tcp(CLIENT, DESTINATION).bytes());
+        refused(ascii("PROXY TCP4 192.0.2.7 "));
+        try (Socket leaving = connect()) {
+            write(leaving, ascii("PROXY TCP4"));
+            leaving.shutdownOutput();
+            assertClosedByServer(leaving);
+        }
+        ServerFixture.await(() -> this.outcomes.size() >= 7, "every outcome counted: " + this.outcomes);
+        assertThat(this.outcomes).containsExactly("read", "malformed", "malformed", "oversized", "version", "timeout", "closed");
+        assertThat(this.handler.opened).as("the handler heard of the good connection only").hasSize(1);
+        assertThat(this.handler.errors).isEmpty();
+        goodBalancerIsServed();
+        ServerFixture.await(() -> this.server.listener("proxied").activeConnections() == 0, "every connection closed");
+        ServerFixture.await(() -> OpenDescriptors.count() == descriptors, "every descriptor released");
+    }
+
+    private void refused(byte[] bytes) throws Exception {
+        try (Socket balancer = connect()) {
+            long started = System.nanoTime();
+            write(balancer, bytes);
+            assertClosedByServer(balancer);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("closed by the header's refusal or its timeout")
+                    .isLessThan(Duration.ofSeconds(5));
+        }
+    }
+
+    private void goodBalancerIsServed() throws Exception {
+        try (Socket balancer = connect()) {
+            write(balancer, join(ProxyHeaders.v1(CLIENT, DESTINATION), ascii("ok")));
+            assertThat(read(balancer, 2)).isEqualTo("ok");
+        }
+    }
+
+    private void start(ProxyProtocol proxy, UnaryOperator<ListenerSettings.Builder> customizer) {
+        ServerObserver observer = new ServerObserver() {
+
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return new ListenerObserver() {
+
+                    @Override
+                    public void proxyHeader(boolean accepted, String reason) {
+                        ProxyProtocolServingTest.this.outcomes.add(accepted ? "read" : reason);
+                    }
+                };
+            }
+        };
+        ListenerSettings listener = customizer.apply(ServerFixture.tcp("proxied").proxyProtocol(proxy).handler(this.handler)).build();
+        this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), observer, listener);
+    }
+
+    private Socket connect() throws IOException {
+        return this.servers.connect(this.server, "proxied");
+    }
+
+    private static void assertClosedByServer(Socket socket) throws IOException {
+        try {
+            assertThat(socket.getInputStream().read()).as("the server closed the connection").isEqualTo(-1);
+        }
+        catch (SocketException ex) {
+            // reset: closed all the same
+        }
+        catch (SocketTimeoutException ex) {
+            throw new AssertionError("The server did not close the connection", ex);
+        }
+    }
+
+    private static void write(Socket socket, byte[] bytes) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(bytes);
+        out.flush();
+    }
+
+    private static String read(Socket socket, int length) throws IOException {
+        InputStream in = socket.getInputStream();
+        return new String(TlsFixture.readFully(in, length), StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] join(byte[] first, byte[] second) {
+        return ByteBuffer.allocate(first.length + second.length).put(first).put(second).array();
+    }
+
+    private static <T> T uncheck(ThrowingSupplier<T> supplier) {
+        try {
+            return supplier.get();
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private interface ThrowingSupplier<T> {
+
+        T get() throws Exception;
+    }
+
+    /** Echoes, and records each connection and the peer it had as its handler first heard of it. */
+    static final class Recording extends EchoHandler {
+
+        final Queue<Connection> opened = new ConcurrentLinkedQueue<>();
+
+        final Queue<InetSocketAddress> peersAtOpen = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void onOpen(Connection connection) throws Exception {
+            this.peersAtOpen.add(connection.remoteAddress());
+            this.opened.add(connection);
+            super.onOpen(connection);
+        }
+    }
+}
