@@ -2,17 +2,36 @@ package dev.sockstate.autoconfigure;
 
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /** One listener: {@code sockstate.listeners.<name>.*}. */
 public class ListenerProperties {
+
+    /** Which PROXY protocol headers a listener reads. */
+    public enum ProxyProtocolMode {
+
+        /** None: the socket's peer is the connection's. */
+        NONE,
+
+        /** The text header, version 1. */
+        V1,
+
+        /** The binary header, version 2. */
+        V2,
+
+        /** Either version. */
+        ANY
+    }
 
     /** The events a listener's connections are registered for. */
     public enum ListenerEvent {
@@ -92,6 +111,18 @@ public class ListenerProperties {
     /** TLS of the listener's connections (TCP). */
     @NestedConfigurationProperty
     private final SslProperties ssl = new SslProperties();
+
+    /** PROXY protocol header read first on each TCP connection, as a load balancer in front sends it: none, v1, v2 or any. */
+    private ProxyProtocolMode proxyProtocol = ProxyProtocolMode.NONE;
+
+    /** Load balancers' addresses or CIDR ranges that must send a PROXY protocol header; others are served as direct clients, their headers refused. Every peer when empty. */
+    private List<String> trustedProxies = new ArrayList<>();
+
+    /** How long a trusted peer may take from its accept to send its whole PROXY protocol header. */
+    private Duration proxyHeaderTimeout = ProxyProtocol.DEFAULT_HEADER_TIMEOUT;
+
+    /** Longest PROXY protocol version 2 header taken, its TLVs included. */
+    private DataSize proxyHeaderMaxSize = DataSize.ofBytes(ProxyProtocol.DEFAULT_MAX_HEADER_SIZE);
 
     public Protocol getProtocol() {
         return this.protocol;
@@ -251,5 +282,37 @@ public class ListenerProperties {
 
     public SslProperties getSsl() {
         return this.ssl;
+    }
+
+    public ProxyProtocolMode getProxyProtocol() {
+        return this.proxyProtocol;
+    }
+
+    public void setProxyProtocol(ProxyProtocolMode proxyProtocol) {
+        this.proxyProtocol = proxyProtocol;
+    }
+
+    public List<String> getTrustedProxies() {
+        return this.trustedProxies;
+    }
+
+    public void setTrustedProxies(List<String> trustedProxies) {
+        this.trustedProxies = trustedProxies;
+    }
+
+    public Duration getProxyHeaderTimeout() {
+        return this.proxyHeaderTimeout;
+    }
+
+    public void setProxyHeaderTimeout(Duration proxyHeaderTimeout) {
+        this.proxyHeaderTimeout = proxyHeaderTimeout;
+    }
+
+    public DataSize getProxyHeaderMaxSize() {
+        return this.proxyHeaderMaxSize;
+    }
+
+    public void setProxyHeaderMaxSize(DataSize proxyHeaderMaxSize) {
+        this.proxyHeaderMaxSize = proxyHeaderMaxSize;
     }
 }

@@ -4,6 +4,7 @@ import dev.sockstate.autoconfigure.FramingProperties.FieldByteOrder;
 import dev.sockstate.autoconfigure.FramingProperties.FramingType;
 import dev.sockstate.autoconfigure.FramingProperties.LengthField;
 import dev.sockstate.autoconfigure.ListenerProperties.ListenerEvent;
+import dev.sockstate.autoconfigure.ListenerProperties.ProxyProtocolMode;
 import dev.sockstate.autoconfigure.SockstateProperties.Workers;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
@@ -17,6 +18,7 @@ import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.wiretap.Wiretap;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
@@ -166,7 +168,39 @@ final class ServerSettingsFactory {
         if (tls != null) {
             builder.tls(tls);
         }
+        builder.proxyProtocol(proxyProtocol(path, listener));
         return builder;
+    }
+
+    /** @return the PROXY protocol the listener's {@code proxy-protocol} and {@code trusted-proxies} describe, {@code null} for none */
+    private static ProxyProtocol proxyProtocol(String path, ListenerProperties listener) {
+        ProxyProtocolMode mode = listener.getProxyProtocol();
+        if (mode == null || mode == ProxyProtocolMode.NONE) {
+            require(listener.getTrustedProxies() == null || listener.getTrustedProxies().isEmpty(), path + "trusted-proxies",
+                    listener.getTrustedProxies(), "Trusted proxies need the PROXY protocol: set proxy-protocol to v1, v2 or any.");
+            return null;
+        }
+        require(listener.getProtocol() == Protocol.TCP, path + "proxy-protocol", mode, "The PROXY protocol header begins a TCP"
+                + " connection; a UDP listener has none.");
+        ProxyProtocol proxy = ProxyProtocol.accept(ProxyProtocol.Version.valueOf(mode.name()));
+        try {
+            proxy = proxy.withTrustedProxies(listener.getTrustedProxies());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "trusted-proxies", listener.getTrustedProxies(),
+                    ex.getMessage() + ".");
+        }
+        try {
+            proxy = proxy.withHeaderTimeout(listener.getProxyHeaderTimeout());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "proxy-header-timeout", listener.getProxyHeaderTimeout(),
+                    "It must be positive.");
+        }
+        DataSize max = listener.getProxyHeaderMaxSize();
+        require(max != null && max.toBytes() >= 232 && max.toBytes() <= 65551, path + "proxy-header-max-size", max,
+                "It must be between 232 B (a header without TLVs) and 65551 B (the most a version 2 header can declare).");
+        return proxy.withMaxHeaderSize((int) max.toBytes());
     }
 
     /** @return the TLS the listener's {@code ssl.*} properties describe, {@code null} for plaintext */
@@ -322,6 +356,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.STAGES, "stages");
         properties.put(Setting.FRAMING, "framing.type");
         properties.put(Setting.TLS, "ssl.bundle");
+        properties.put(Setting.PROXY_PROTOCOL, "proxy-protocol");
         properties.put(Setting.GROUP_NAME, "");
         properties.put(Setting.WORKERS, "threads");
         properties.put(Setting.BATCH_SIZE, PREFIX + "batch-size");

@@ -67,6 +67,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final String listener;
 
+    /** PROXY protocol headers by outcome and reason, registered as they first happen (a listener without the protocol has none). */
+    private final Map<String, Counter> proxyHeaders = new ConcurrentHashMap<>();
+
     /** TLS handshakes by outcome and reason, registered as they first happen (a plaintext listener has none). */
     private final Map<String, Counter> handshakes = new ConcurrentHashMap<>();
 
@@ -250,6 +253,15 @@ final class MicrometerListenerObserver implements ListenerObserver {
             this.handshakeTime = time;
         }
         time.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void proxyHeader(boolean accepted, String reason) {
+        String key = accepted ? "accepted" : (reason != null) ? reason : "unknown";
+        this.proxyHeaders.computeIfAbsent(key, (name) -> Counter.builder("sockstate.proxy.headers")
+                .description("PROXY protocol headers: those read, and those refused (closing their connections) by reason")
+                .tag("listener", this.listener).tag("outcome", accepted ? "accepted" : "refused").tag("reason", accepted ? "none" : name)
+                .register(this.registry)).increment();
     }
 
     @Override

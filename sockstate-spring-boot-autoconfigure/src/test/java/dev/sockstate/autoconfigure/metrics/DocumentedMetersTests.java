@@ -11,6 +11,9 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -40,6 +43,8 @@ class DocumentedMetersTests {
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
+                    "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",
+                    "sockstate.listeners.proxied.proxy-protocol=v1",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
 
@@ -53,9 +58,15 @@ class DocumentedMetersTests {
             try (SSLSocket client = TlsClients.connect(TlsClients.client(null), secure)) {
                 client.startHandshake();
             }
+            // A PROXY protocol header: its counter is registered as the first is read.
+            int proxied = context.getEnvironment().getProperty("local.sockstate.proxied.port", Integer.class);
+            try (Socket balancer = new Socket(InetAddress.getLoopbackAddress(), proxied)) {
+                balancer.getOutputStream().write("PROXY UNKNOWN\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
             MeterRegistry meters = context.getBean(MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (meters.find("sockstate.tls.handshake").timer() == null && System.nanoTime() < deadline) {
+            while ((meters.find("sockstate.tls.handshake").timer() == null || meters.find("sockstate.proxy.headers").counter() == null)
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             Map<String, Meter.Type> registered = new TreeMap<>();
@@ -113,6 +124,15 @@ class DocumentedMetersTests {
 
         @SocketHandler("secure")
         static class Secure {
+
+            @OnData
+            byte[] echo(byte[] data) {
+                return data;
+            }
+        }
+
+        @SocketHandler("proxied")
+        static class Proxied {
 
             @OnData
             byte[] echo(byte[] data) {

@@ -6,6 +6,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.lang.annotation.Annotation;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -62,6 +63,8 @@ final class HandlerMethod {
         PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE),
         /** A TLS connection's verified client, {@code null} for plaintext or a client that sent no certificate. */
         PRINCIPAL(Principal.class, "Principal", "principal", CONNECTION_VALUE),
+        /** The PROXY protocol header a connection began with, {@code null} on a listener without the protocol. */
+        PROXY_HEADER(ProxyHeader.class, "ProxyHeader", "proxyHeader", CONNECTION_VALUE),
         /** Any other type, read from the message by the listener's {@link MessageMapper}. */
         PAYLOAD(Object.class, "a type of your own (read by a Converter<byte[], T> bean, or from JSON with Jackson)", "payload",
                 CONNECTION_VALUE, DATA_VALUE, ENDPOINT_VALUE);
@@ -144,18 +147,20 @@ final class HandlerMethod {
     }
 
     /** Arguments every kind of method may take. */
-    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL);
+    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
+            Argument.PROXY_HEADER);
 
-    static final Set<Argument> CONNECTION_DATA = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.BUFFER,
-            Argument.BYTES, Argument.TEXT);
+    static final Set<Argument> CONNECTION_DATA = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
+            Argument.PROXY_HEADER, Argument.BUFFER, Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_ERROR = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.ERROR);
+    static final Set<Argument> CONNECTION_ERROR = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
+            Argument.PROXY_HEADER, Argument.ERROR);
 
     static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL, Argument.BUFFER,
-            Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
+    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
+            Argument.PROXY_HEADER, Argument.BUFFER, Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
 
     static final Set<Argument> DATAGRAM_MESSAGE = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
             Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
@@ -307,6 +312,10 @@ final class HandlerMethod {
         catch (SSLPeerUnverifiedException ex) {
             return null;
         }
+    }
+
+    private static ProxyHeader proxyHeader(Connection connection) {
+        return connection.proxyHeader();
     }
 
     private static InetSocketAddress address(Connection connection, PeerAddress peer) {
