@@ -1,9 +1,7 @@
 package dev.sockstate.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -37,16 +35,12 @@ class LoggerTests {
 
     @Test
     void loggerOverTcpWithEitherFramingAndOverUdpIsReceivedCountedAndShown() throws Exception {
-        boolean installed = onPath("logger");
-        if (System.getenv("CI") != null) {
-            assertThat(installed).as("logger on the PATH (CI installs bsdutils)").isTrue();
-        }
-        assumeTrue(installed, "logger (util-linux) is not installed");
+        RealTools.require("logger");
         String tcp = this.environment.getProperty("local.sockstate.syslog.port");
         String udp = this.environment.getProperty("local.sockstate.syslog-udp.port");
-        run("logger", "--tcp", "-n", "127.0.0.1", "-P", tcp, "-p", "local3.warning", "-t", "billing", "line framed over tcp");
-        run("logger", "--tcp", "--octet-count", "-n", "127.0.0.1", "-P", tcp, "-p", "user.err", "-t", "shop", "octet counted over tcp");
-        run("logger", "-d", "-n", "127.0.0.1", "-P", udp, "--rfc3164", "-p", "daemon.info", "-t", "cron", "a datagram in rfc 3164");
+        RealTools.run(null, "logger", "--tcp", "-n", "127.0.0.1", "-P", tcp, "-p", "local3.warning", "-t", "billing", "line framed over tcp");
+        RealTools.run(null, "logger", "--tcp", "--octet-count", "-n", "127.0.0.1", "-P", tcp, "-p", "user.err", "-t", "shop", "octet counted over tcp");
+        RealTools.run(null, "logger", "-d", "-n", "127.0.0.1", "-P", udp, "--rfc3164", "-p", "daemon.info", "-t", "cron", "a datagram in rfc 3164");
         long deadline = System.currentTimeMillis() + 10_000;
         String latest = get("/actuator/syslog");
         while (!(latest.contains("line framed") && latest.contains("octet counted") && latest.contains("a datagram"))
@@ -99,24 +93,5 @@ class LoggerTests {
         catch (IOException reset) {
             return "";
         }
-    }
-
-    private static void run(String... command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish within 30 s");
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        assertThat(process.exitValue()).as("%s: %s", String.join(" ", command), output).isZero();
-    }
-
-    private static boolean onPath(String tool) {
-        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (new File(directory, tool).canExecute()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  */
 final class PackagedSample implements AutoCloseable {
 
-    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "syslog", "syslog-udp");
+    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "resp-proxied", "syslog", "syslog-udp");
 
     private final Path log;
 

@@ -1,11 +1,8 @@
 package dev.sockstate.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.boot.test.LocalListenerPort;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -34,9 +31,9 @@ class TlsClientsTests {
 
     @Test
     void openSslVerifiesTheServerAndTalksRespOverTls12And13() throws Exception {
-        requireTools("openssl");
+        RealTools.require("openssl");
         for (String version : List.of("-tls1_2", "-tls1_3")) {
-            String output = run("PING\r\nQUIT\r\n", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-CAfile", CA,
+            String output = RealTools.output("PING\r\nQUIT\r\n", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-CAfile", CA,
                     "-verify_return_error", "-servername", "localhost", "-brief", "-ign_eof", version);
             assertThat(output).as(version).contains("Verification: OK").contains("+PONG").contains("+OK")
                     .contains("Protocol version: " + (version.equals("-tls1_2") ? "TLSv1.2" : "TLSv1.3"));
@@ -45,19 +42,19 @@ class TlsClientsTests {
 
     @Test
     void redisCliAndRedisBenchmarkWorkOverTls() throws Exception {
-        requireTools("redis-cli", "redis-benchmark");
-        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "ping")).isEqualTo("PONG");
-        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "set", "secret", "kept")).isEqualTo("OK");
-        assertThat(run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "get", "secret")).isEqualTo("kept");
-        String benchmark = run(null, "redis-benchmark", "--tls", "--cacert", CA, "-p", this.port, "-t", "ping,set,get", "-n", "2000",
+        RealTools.require("redis-cli", "redis-benchmark");
+        assertThat(RealTools.run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "ping")).isEqualTo("PONG");
+        assertThat(RealTools.run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "set", "secret", "kept")).isEqualTo("OK");
+        assertThat(RealTools.run(null, "redis-cli", "--tls", "--cacert", CA, "-p", this.port, "get", "secret")).isEqualTo("kept");
+        String benchmark = RealTools.run(null, "redis-benchmark", "--tls", "--cacert", CA, "-p", this.port, "-t", "ping,set,get", "-n", "2000",
                 "-c", "10", "-q");
         assertThat(benchmark).contains("PING_INLINE").contains("SET").contains("GET").contains("requests per second");
     }
 
     @Test
     void aClientThatDoesNotTrustTheCertificateIsRefusedByItsOwnCheck() throws Exception {
-        requireTools("openssl");
-        String output = run("", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-verify_return_error", "-brief",
+        RealTools.require("openssl");
+        String output = RealTools.output("", "openssl", "s_client", "-connect", "127.0.0.1:" + this.port, "-verify_return_error", "-brief",
                 "-no-CAfile", "-no-CApath", "-no-CAstore");
         assertThat(output).containsIgnoringCase("verify error");
     }
@@ -72,7 +69,7 @@ class TlsClientsTests {
      */
     @Test
     void testsslFindsNothingMediumOrWorseOnTheTlsListener() throws Exception {
-        requireTools("testssl");
+        RealTools.require("testssl");
         Path findings = Files.createTempFile("testssl", ".csv");
         Path log = Files.createTempFile("testssl", ".log");
         Files.delete(findings);
@@ -97,36 +94,5 @@ class TlsClientsTests {
             Files.deleteIfExists(findings);
             Files.deleteIfExists(log);
         }
-    }
-
-    private static void requireTools(String... tools) {
-        boolean installed = List.of(tools).stream().allMatch(TlsClientsTests::onPath);
-        if (System.getenv("CI") != null) {
-            assertThat(installed).as("%s on the PATH (CI installs them)", List.of(tools)).isTrue();
-        }
-        assumeTrue(installed, List.of(tools) + " not installed");
-    }
-
-    /** @return the command's output (standard output and error), after it exited */
-    private static String run(String input, String... command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (input != null) {
-            process.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
-        }
-        process.getOutputStream().close();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
-        }
-        return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    }
-
-    private static boolean onPath(String tool) {
-        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (new File(directory, tool).canExecute()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -1,10 +1,16 @@
 package dev.sockstate.sample.resp;
 
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.proxy.ProxyHeader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 
-/** The commands of the RESP listener: PING, ECHO, SET, GET, DEL, INCR, EXISTS, and what clients ask on connecting. */
+/**
+ * The commands of the RESP listeners: PING, ECHO, SET, GET, DEL, INCR, EXISTS, CLIENT ID and CLIENT INFO
+ * (the address the client is seen from, behind a load balancer too), and what clients ask on connecting.
+ */
 public final class RespCommands {
 
     private final KeyValueStore store;
@@ -21,6 +27,17 @@ public final class RespCommands {
      * @return false when the connection should close after the reply (QUIT)
      */
     public boolean execute(List<byte[]> arguments, RespReply reply) {
+        return execute(arguments, reply, null);
+    }
+
+    /**
+     * Runs one request of a client, appending its reply.
+     * @param arguments the command and its arguments
+     * @param reply where the reply goes
+     * @param client the connection the request came on, for CLIENT; {@code null} for none
+     * @return false when the connection should close after the reply (QUIT)
+     */
+    public boolean execute(List<byte[]> arguments, RespReply reply, Connection client) {
         String command = new String(arguments.get(0), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
         int count = arguments.size();
         switch (command) {
@@ -90,6 +107,7 @@ public final class RespCommands {
                     reply.error("ERR value is not an integer or out of range");
                 }
             }
+            case "client" -> client(arguments, reply, client);
             case "config", "command" -> reply.array(0);
             case "quit" -> {
                 reply.simple("OK");
@@ -98,6 +116,28 @@ public final class RespCommands {
             default -> reply.error("ERR unknown command '" + printable(arguments.get(0)) + "', with args beginning with: ");
         }
         return true;
+    }
+
+    /** CLIENT ID and CLIENT INFO, as Redis answers them: the address is the client's, as the load balancer's header names it. */
+    private static void client(List<byte[]> arguments, RespReply reply, Connection client) {
+        String subcommand = (arguments.size() == 2) ? new String(arguments.get(1), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT) : "";
+        if (client == null || !(subcommand.equals("id") || subcommand.equals("info"))) {
+            reply.error("ERR unknown subcommand or wrong number of arguments for 'client': try CLIENT ID or CLIENT INFO");
+            return;
+        }
+        if (subcommand.equals("id")) {
+            reply.integer(client.id());
+            return;
+        }
+        ProxyHeader header = client.proxyHeader();
+        String info = "id=" + client.id() + " addr=" + address(client.remoteAddress()) + " laddr=" + address(client.localAddress())
+                + " proxy=" + ((header != null) ? address(header.proxyAddress()) : "none") + "\n";
+        reply.bulk(info.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static String address(InetSocketAddress address) {
+        String host = address.getAddress().getHostAddress();
+        return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
     private static void arity(RespReply reply, String command) {

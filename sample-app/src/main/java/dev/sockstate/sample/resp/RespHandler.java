@@ -36,7 +36,7 @@ public class RespHandler {
         }
         RespReply reply = this.replies.get();
         reply.clear();
-        boolean open = this.commands.execute(arguments, reply);
+        boolean open = this.commands.execute(arguments, reply, connection);
         connection.write(reply.toBuffer());
         if (!open) {
             connection.close();
