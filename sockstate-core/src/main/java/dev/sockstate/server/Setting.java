@@ -55,6 +55,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#tls}: TLS on the listener's connections. */
     TLS(Scope.LISTENER, "tls"),
 
+    /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
+    ACCEPT(Scope.LISTENER, "accept"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

@@ -5,6 +5,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.tls.TlsHost;
 import dev.sockstate.server.engine.tls.TlsStage;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -43,8 +44,8 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
     private volatile TlsStage handshaking;
 
-    AcceptedConnection(Listener listener, long handle) {
-        super(listener.home(), handle, listener.trigger(), true);
+    AcceptedConnection(Listener listener, SocketHome home, long handle) {
+        super(home, handle, listener.trigger(), true);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }

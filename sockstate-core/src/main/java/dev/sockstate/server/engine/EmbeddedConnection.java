@@ -110,6 +110,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);
+        // A listener of its own, with room for its one connection.
+        this.listener.admit();
         this.listener.connectionAccepted();
         this.connection.open(this.runner);
         settle();
@@ -349,7 +351,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
-                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls());
+                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
+                s.accept());
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */
