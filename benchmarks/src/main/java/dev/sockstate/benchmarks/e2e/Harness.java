@@ -139,10 +139,13 @@ public final class Harness {
             }
         }
         String report = new Report(samples, this.settings.servers(), scenarios).markdown();
-        String header = String.format(Locale.ROOT, "%d rounds, %d workers per server, %d load threads, %d ms measured per load"
-                + " after %d ms of warm-up, %d idle connections; %.0f s in all.%n%n", this.settings.rounds(),
-                this.settings.workers(), this.settings.clientThreads(), this.settings.measureMillis(),
-                this.settings.warmupMillis(), this.settings.idleConnections(), (System.nanoTime() - started) / 1e9);
+        Settings s = this.settings;
+        String header = s.rateOnly() ? String.format(Locale.ROOT, "%d rounds, %d workers per server, the connection-rate run alone:"
+                + " %d load threads, %d ms measured after %d ms of warm-up; %.0f s in all.%n%n", s.rounds(), s.workers(),
+                s.rateThreads(), s.rateMillis(), s.rateWarmupMillis(), (System.nanoTime() - started) / 1e9)
+                : String.format(Locale.ROOT, "%d rounds, %d workers per server, %d load threads, %d ms measured per load"
+                + " after %d ms of warm-up, %d idle connections; %.0f s in all.%n%n", s.rounds(), s.workers(), s.clientThreads(),
+                s.measureMillis(), s.warmupMillis(), s.idleConnections(), (System.nanoTime() - started) / 1e9);
         Files.writeString(this.settings.out().resolve("report.md"), header + report, StandardCharsets.UTF_8);
         System.out.println(header + report);
     }
