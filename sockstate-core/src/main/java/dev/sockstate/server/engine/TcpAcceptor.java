@@ -15,7 +15,8 @@ import java.lang.System.Logger.Level;
 
 /**
  * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
- * registers each and re-arms itself. Out of descriptors, it stays disarmed for a short, growing
+ * registers each and re-arms itself (level one-shot; one of a listener's sockets per worker, which
+ * only its worker dequeues, stays registered level persistent). Out of descriptors, it stays disarmed for a short, growing
  * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
  */
 final class TcpAcceptor extends SocketTurn {
@@ -63,7 +64,8 @@ final class TcpAcceptor extends SocketTurn {
      * stay on its port; 0 for a listener's only one, whose connections go to the group's ports in turn
      */
     TcpAcceptor(Listener listener, SocketHome home, long handle, int number) {
-        super(home, handle, Trigger.LEVEL_ONESHOT, true);
+        // One of a socket per worker is dequeued by its worker alone: it stays armed, with no re-arm after each round.
+        super(home, handle, (number > 0) ? Trigger.LEVEL_PERSISTENT : Trigger.LEVEL_ONESHOT, true);
         this.listener = listener;
         this.number = number;
         this.connectionsPort = (number > 0) ? home.port() : null;

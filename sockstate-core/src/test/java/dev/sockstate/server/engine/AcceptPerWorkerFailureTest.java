@@ -88,7 +88,15 @@ class AcceptPerWorkerFailureTest {
     @Test
     void aListeningSocketThatFailsLeavesTheOthersServingAndTheLastOneStopsTheListener() throws Exception {
         assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
-        RefusingBackend backend = new RefusingBackend(ServerFixture.backend());
+        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend());
+        // An accept that finds no descriptor pauses its listening socket (a registration change);
+        // the port then refuses the change that resumes it, which closes that socket.
+        AtomicInteger acceptsToFail = new AtomicInteger();
+        Backend backend = withSockets(refusing, (real, method, arguments) -> {
+            if (method.equals("accept") && acceptsToFail.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+                throw new NativeIoException("accept4", NativeError.TOO_MANY_OPEN_FILES, 24, "Too many open files");
+            }
+        });
         AtomicInteger stoppedServing = new AtomicInteger();
         ServerObserver observer = new ServerObserver() {
             @Override
@@ -104,19 +112,19 @@ class AcceptPerWorkerFailureTest {
         SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer,
                 AcceptPerWorkerTest.perWorker("echo").handler(new EchoHandler()).build());
         // The listening sockets were registered first: slots 0 and 1, generation 1.
-        long first = 1L << 32;
-        long second = (1L << 32) | 1;
-        backend.refused.add(first);
-        connectUntil(server, () -> registered(server) == 1, "the first listening socket failed and was closed");
-        assertThat(server.listener("echo").serving()).as("serving on the second socket").isTrue();
+        refusing.refused.add(1L << 32);
+        refusing.refused.add((1L << 32) | 1);
+        acceptsToFail.set(1);
+        connectUntil(server, () -> registered(server) == 1, "one listening socket failed and was closed");
+        assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
         for (int c = 0; c < 40; c++) {
             Socket client = this.fixture.connect(server, "echo");
             client.getOutputStream().write(c);
             assertThat(client.getInputStream().read()).as("connection %d, on the socket left", c).isEqualTo(c);
         }
         assertThat(stoppedServing.get()).as("stopped serving reported").isZero();
-        backend.refused.add(second);
-        connectUntil(server, () -> registered(server) == 0, "the second listening socket failed and was closed");
+        acceptsToFail.set(1);
+        connectUntil(server, () -> registered(server) == 0, "the other listening socket failed and was closed");
         assertThat(server.listener("echo").serving()).isFalse();
         assertThat(stoppedServing.get()).as("stopped serving reported once, with the last socket").isEqualTo(1);
         assertThatExceptionOfType(ConnectException.class).isThrownBy(() -> this.fixture.connect(server, "echo"));
@@ -232,7 +240,7 @@ class AcceptPerWorkerFailureTest {
         };
     }
 
-    /** Opens ports that refuse every re-arm of the keys in {@link #refused}, after its first arm. */
+    /** Opens ports that refuse every ENABLE of the keys in {@link #refused}. */
     private static final class RefusingBackend extends ForwardingBackend {
 
         final Set<Long> refused = ConcurrentHashMap.newKeySet();
