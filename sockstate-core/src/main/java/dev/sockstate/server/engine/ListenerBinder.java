@@ -99,8 +99,8 @@ final class ListenerBinder {
         InetSocketAddress bound = null;
         try {
             for (; opened < handles.length; opened++) {
-                handles[opened] = openListening(settings, (bound != null) ? bound : target, dualStack, true);
                 InetSocketAddress where = (bound != null) ? bound : target;
+                handles[opened] = openListening(settings, where, dualStack, true);
                 try {
                     this.sockets.bind(handles[opened], where);
                     this.sockets.listen(handles[opened], settings.backlog());
