@@ -4,7 +4,7 @@
 # worker; the nio backend), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one
 # load client.
 #
-#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--out dir]
+#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--rate-only] [--out dir]
 #
 # --quick (the default) takes about two and a half minutes, --full about thirty. Results: a Markdown report on
 # standard output and in benchmarks/target/e2e/<time>/ with the raw samples (samples.csv).

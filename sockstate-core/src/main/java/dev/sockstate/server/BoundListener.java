@@ -13,12 +13,14 @@ import java.net.InetSocketAddress;
  * @param trigger how its sockets are registered
  * @param group its worker group
  * @param activeConnections open connections (TCP)
- * @param registrations registrations on the port: the listener's own and its connections'
+ * @param registrations registrations on the ports: the listener's own sockets still registered (one, or one
+ * per worker with {@link AcceptMode#PER_WORKER}) and its connections'
  * @param accepted connections accepted so far
  * @param rejected connections closed at once because of the maximum
  * @param handlerErrors handler calls that threw, or that the handler executor refused
- * @param serving whether its socket is registered and served: false once it stopped for good (the
- * port refused to re-arm it, say), or while the server stops
+ * @param serving whether its socket (with {@link AcceptMode#PER_WORKER}, one of its listening sockets) is
+ * registered and served: false once it stopped for good (the port refused to re-arm the last one,
+ * say), or while the server stops
  */
 public record BoundListener(String name, Protocol protocol, InetSocketAddress address, Trigger trigger, String group,
         int activeConnections, int registrations, long accepted, long rejected, long handlerErrors, boolean serving) {

@@ -48,22 +48,28 @@ import java.util.function.Supplier;
  * @param charset the character set of messages read or sent as text
  * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
  * @param tls TLS on each TCP connection, the first stage of its pipeline after the PROXY protocol's, {@code null} for plaintext
+ * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
         boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
         Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
         DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls,
+        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls, AcceptMode accept,
         ProxyProtocol proxyProtocol) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
-     * The charset is UTF-8 when {@code null}. Every other value is checked by {@link Builder#build()}.
+     * The charset is UTF-8 when {@code null}, the accept mode {@link AcceptMode#SHARED}. Every other
+     * value is checked by {@link Builder#build()}.
      */
     public ListenerSettings {
         stages = (stages != null) ? List.copyOf(stages) : List.of();
         charset = (charset != null) ? charset : StandardCharsets.UTF_8;
+        accept = (accept != null) ? accept : AcceptMode.SHARED;
+        if (accept != AcceptMode.SHARED && protocol != Protocol.TCP) {
+            throw InvalidSettingException.mustBe(name, Setting.ACCEPT, accept, "SHARED for a UDP listener (it accepts no connections)");
+        }
         if (!stages.isEmpty() && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
@@ -170,6 +176,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private MessageMapper messageMapper;
 
         private Tls tls;
+
+        private AcceptMode accept = AcceptMode.SHARED;
 
         private ProxyProtocol proxyProtocol;
 
@@ -367,6 +375,19 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * Gives each worker a listening socket of its own ({@link AcceptMode#PER_WORKER}): on a worker
+         * group with a port per worker, bound with {@code SO_REUSEPORT}, so that the kernel spreads
+         * the connections over the workers and each is served by the worker that accepted it. TCP
+         * only; see {@link AcceptMode} for what it costs and where it falls back to one socket.
+         * @param accept how the listener accepts: {@link AcceptMode#SHARED} (the default) or {@link AcceptMode#PER_WORKER}
+         * @return this builder
+         */
+        public Builder accept(AcceptMode accept) {
+            this.accept = accept;
+            return this;
+        }
+
+        /**
          * Reads a PROXY protocol header first on each TCP connection, as a load balancer in front of the
          * listener sends it (HAProxy's {@code send-proxy}, nginx's {@code proxy_protocol on}): the stage
          * that reads it comes before TLS and every other, and the client's address it carries becomes the
@@ -397,6 +418,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.maxDatagramsInFlight > 0, Setting.MAX_DATAGRAMS_IN_FLIGHT, this.maxDatagramsInFlight, "positive");
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
+            require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
+            require(this.accept == AcceptMode.SHARED || this.protocol == Protocol.TCP, Setting.ACCEPT, this.accept,
+                    "SHARED for a UDP listener (it accepts no connections)");
             Trigger chosen = this.trigger;
             if (this.exclusiveEdge) {
                 require(this.protocol == Protocol.TCP, Setting.EXCLUSIVE_EDGE, true, "false for a UDP listener (it is a TCP mode)");
@@ -428,7 +452,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.proxyProtocol);
+                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.accept,
+                    this.proxyProtocol);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

@@ -58,6 +58,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#proxyProtocol}: the PROXY protocol header read first on the listener's connections. */
     PROXY_PROTOCOL(Scope.LISTENER, "proxyProtocol"),
 
+    /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
+    ACCEPT(Scope.LISTENER, "accept"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

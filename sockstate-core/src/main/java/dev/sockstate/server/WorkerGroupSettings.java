@@ -11,7 +11,9 @@ import java.time.Duration;
  * is accepted (an event loop per thread): a socket's state stays in one core's cache and every
  * trigger is allowed, but one busy socket delays the others of its worker. A listener is a socket
  * too: its accepting, and the {@code onOpen} calls of the connections it accepts, run on the worker
- * of the port it was given.
+ * of the port it was given; a TCP listener that accepts per worker ({@link AcceptMode#PER_WORKER})
+ * has a listening socket on every worker's port instead, and each connection stays on the worker
+ * that accepted it.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure;
 
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetAddress;
 import java.nio.charset.Charset;
@@ -76,6 +77,9 @@ public class ListenerProperties {
 
     /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
     private boolean reusePort;
+
+    /** How TCP connections are accepted: shared (one listening socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT; one socket as shared where the system cannot spread connections, such as Windows). */
+    private AcceptMode accept = AcceptMode.SHARED;
 
     /** Whether to set TCP_NODELAY on accepted connections. */
     private boolean tcpNoDelay = true;
@@ -194,6 +198,14 @@ public class ListenerProperties {
 
     public void setReuseAddress(boolean reuseAddress) {
         this.reuseAddress = reuseAddress;
+    }
+
+    public AcceptMode getAccept() {
+        return this.accept;
+    }
+
+    public void setAccept(AcceptMode accept) {
+        this.accept = accept;
     }
 
     public boolean isReusePort() {

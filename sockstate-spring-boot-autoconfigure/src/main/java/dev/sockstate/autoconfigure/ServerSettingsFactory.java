@@ -144,6 +144,7 @@ final class ServerSettingsFactory {
         builder.address(listener.getAddress()).portNumber(listener.getPort()).backlog(listener.getBacklog())
                 .trigger(listener.getTrigger()).exclusiveEdge(listener.isExclusiveEdge())
                 .reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
+                .accept(listener.getAccept())
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections())
                 .idleTimeout(listener.getIdleTimeout()).maxPendingWriteBytes(pending.toBytes())
                 .maxDatagramsInFlight(listener.getMaxDatagramsInFlight()).group(listener.getGroup())
@@ -357,6 +358,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.FRAMING, "framing.type");
         properties.put(Setting.TLS, "ssl.bundle");
         properties.put(Setting.PROXY_PROTOCOL, "proxy-protocol");
+        properties.put(Setting.ACCEPT, "accept");
         properties.put(Setting.GROUP_NAME, "");
         properties.put(Setting.WORKERS, "threads");
         properties.put(Setting.BATCH_SIZE, PREFIX + "batch-size");

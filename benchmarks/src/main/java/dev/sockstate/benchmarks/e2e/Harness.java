@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * The end-to-end comparison: starts each echo server in a JVM of its own, one at a time, drives it
  * with the same load client, and repeats over rounds with the servers' order rotated, so machine
  * noise falls on all of them alike. Usage (see {@code benchmarks/run.sh}):
- * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--framing none|line] [--out dir]}.
+ * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--rate-only] [--framing none|line] [--out dir]}.
  */
 public final class Harness {
 
@@ -30,7 +30,7 @@ public final class Harness {
     /** How long and how much. */
     record Settings(int rounds, int workers, int clientThreads, long warmupMillis, long measureMillis, long rateWarmupMillis,
             long rateMillis, int rateThreads, int idleConnections, List<ServerKind> servers, List<Scenario> loads,
-            boolean rateAndIdle, Path out) {
+            boolean rateAndIdle, boolean rateOnly, Path out) {
     }
 
     /**
@@ -59,6 +59,7 @@ public final class Harness {
         List<ServerKind> servers = Arrays.stream(ServerKind.values()).filter((kind) -> kind.compared).collect(Collectors.toList());
         List<Scenario> loads = null;
         boolean rateAndIdle = true;
+        boolean rateOnly = false;
         Long measure = null;
         Path out = Path.of("benchmarks", "target", "e2e",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
@@ -73,23 +74,29 @@ public final class Harness {
                 case "--out" -> out = Path.of(args[++i]);
                 case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Scenario::parse).collect(Collectors.toList());
                 case "--no-rate-idle" -> rateAndIdle = false;
+                case "--rate-only" -> rateOnly = true;
                 case "--measure" -> measure = Long.parseLong(args[++i]);
                 case "--framing" -> System.setProperty("benchmark.framing", args[++i]);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
                         + "; use --quick|--full, --rounds n, --workers n, --idle n, --servers a,b, --loads CxSxD,... (connections x"
-                        + " size x depth), --no-rate-idle, --measure ms, --framing none|line, --out dir");
+                        + " size x depth), --no-rate-idle, --rate-only, --measure ms, --framing none|line, --out dir");
             }
         }
-        if (loads == null) {
+        if (rateOnly) {
+            // Only the connection-rate run: no message loads, no idle connections.
+            loads = List.of();
+            rateAndIdle = true;
+        }
+        else if (loads == null) {
             loads = scenarios(full);
         }
         if (full) {
             return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 2000, 2500, 4,
                     idle, servers, loads,
-                    rateAndIdle, out);
+                    rateAndIdle, rateOnly, out);
         }
         return new Settings((rounds != null) ? rounds : 2, workers, 2, 250, (measure != null) ? measure : 800, 1000, 1000, 4, idle,
-                servers, loads, rateAndIdle, out);
+                servers, loads, rateAndIdle, rateOnly, out);
     }
 
     /**
@@ -132,10 +139,13 @@ public final class Harness {
             }
         }
         String report = new Report(samples, this.settings.servers(), scenarios).markdown();
-        String header = String.format(Locale.ROOT, "%d rounds, %d workers per server, %d load threads, %d ms measured per load"
-                + " after %d ms of warm-up, %d idle connections; %.0f s in all.%n%n", this.settings.rounds(),
-                this.settings.workers(), this.settings.clientThreads(), this.settings.measureMillis(),
-                this.settings.warmupMillis(), this.settings.idleConnections(), (System.nanoTime() - started) / 1e9);
+        Settings s = this.settings;
+        String header = s.rateOnly() ? String.format(Locale.ROOT, "%d rounds, %d workers per server, the connection-rate run alone:"
+                + " %d load threads, %d ms measured after %d ms of warm-up; %.0f s in all.%n%n", s.rounds(), s.workers(),
+                s.rateThreads(), s.rateMillis(), s.rateWarmupMillis(), (System.nanoTime() - started) / 1e9)
+                : String.format(Locale.ROOT, "%d rounds, %d workers per server, %d load threads, %d ms measured per load"
+                + " after %d ms of warm-up, %d idle connections; %.0f s in all.%n%n", s.rounds(), s.workers(), s.clientThreads(),
+                s.measureMillis(), s.warmupMillis(), s.idleConnections(), (System.nanoTime() - started) / 1e9);
         Files.writeString(this.settings.out().resolve("report.md"), header + report, StandardCharsets.UTF_8);
         System.out.println(header + report);
     }
@@ -144,7 +154,9 @@ public final class Harness {
         Settings s = this.settings;
         try (ServerProcess server = ServerProcess.start(kind, s.workers(), log)) {
             log("round " + round + ": " + kind.label + " (pid " + server.pid() + ", port " + server.port + ")");
-            PingPong.run(server.port, new Scenario(64, 64, 1), s.clientThreads(), s.warmupMillis() * 2, 1, server::cpuNanos);
+            if (!s.rateOnly()) {
+                PingPong.run(server.port, new Scenario(64, 64, 1), s.clientThreads(), s.warmupMillis() * 2, 1, server::cpuNanos);
+            }
             for (Scenario scenario : scenarios) {
                 long systemBefore = ProcStats.systemNanos(server.pid());
                 long cpuBefore = server.cpuNanos();
@@ -174,6 +186,9 @@ public final class Harness {
             log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn, machine %.0f%% idle%s", "connect-echo-close",
                     rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), idleShare * 100,
                     (rate.errors() > 0) ? "  errors " + rate.errors() : ""));
+            if (s.rateOnly()) {
+                return;
+            }
             IdleConnections.Result idle = IdleConnections.run(server, s.idleConnections(), 500);
             samples.add(new Samples.Idle(kind, round, idle));
             log(String.format(Locale.ROOT, "  %-16s %10.0f bytes/conn heap+native (%d -> %d KiB), %.0f bytes/conn resident (%d -> %d MiB)",

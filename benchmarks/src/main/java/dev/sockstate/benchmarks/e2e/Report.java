@@ -20,6 +20,15 @@ final class Report {
 
     String markdown() {
         StringBuilder out = new StringBuilder();
+        if (!this.scenarios.isEmpty()) {
+            pingPong(out);
+        }
+        rateAndIdle(out);
+        out.append(targets());
+        return out.toString();
+    }
+
+    private void pingPong(StringBuilder out) {
         out.append(EchoServer.linesFramed() ? "### Closed-loop ping-pong, line-framed (every server finds each line's end)\n\n"
                 : "### Closed-loop ping-pong\n\n");
         out.append("Messages/s and server CPU per message: median (min–max) over rounds; latency: medians over rounds of each"
@@ -38,6 +47,9 @@ final class Report {
                         cpu.format("%.2f"), ratio(cpu.median(), nettyCpu)));
             }
         }
+    }
+
+    private void rateAndIdle(StringBuilder out) {
         out.append("\n### Connection rate and idle connections\n\n");
         out.append("Bytes per idle connection: growth of the heap in use plus direct and other native buffers after a full"
                 + " collection; resident: growth of the resident set (noisy at this size).\n\n");
@@ -55,8 +67,6 @@ final class Report {
                     connections.format("%.0f"), ratio(connections.median(), nettyConnections), cpu.format("%.1f"),
                     idle.format("%.0f"), ratio(idle.median(), nettyIdle), resident.format("%.0f")));
         }
-        out.append(targets());
-        return out.toString();
     }
 
     private double quantile(ServerKind server, Scenario scenario, double quantile) {
@@ -102,6 +112,9 @@ final class Report {
         for (ServerKind server : ours) {
             double ratio = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond).median() / nettyConnections;
             out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio >= 1.5) ? "met" : "missed", ratio));
+        }
+        if (Double.isNaN(nettyIdle)) {
+            return out.append('\n').toString();
         }
         out.append("\n| memory per idle connection ≤ ¼ of Netty's |");
         for (ServerKind server : ours) {

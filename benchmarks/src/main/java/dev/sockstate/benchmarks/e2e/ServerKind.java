@@ -31,6 +31,12 @@ enum ServerKind {
     SOCKSTATE_AFFINE("sockstate-affine", true, () -> new StarterEchoServer(List.of(StarterEchoServer.EXCLUSIVE_EDGE), false)),
 
     /**
+     * sockstate through the starter in its default layout with {@code accept: per-worker}: a listening
+     * socket per worker with SO_REUSEPORT, each connection served by the worker that accepted it.
+     */
+    SOCKSTATE_PER_WORKER("sockstate-per-worker", true, () -> new StarterEchoServer(List.of(StarterEchoServer.ACCEPT_PER_WORKER), false)),
+
+    /**
      * sockstate through the starter on the portable {@code nio} backend (the JDK's selector), in the
      * default configuration otherwise: what macOS and older Windows run, against {@code jdk-nio}.
      */
@@ -89,7 +95,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
+                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
                 + " netty-epoll-tls");
     }
 }

@@ -26,6 +26,9 @@ record Spread(double median, double min, double max) {
 
     /** @param format the format of one number @return "median (min–max)" */
     String format(String format) {
+        if (Double.isNaN(this.median)) {
+            return "–";
+        }
         return String.format(Locale.ROOT, format + " (" + format + "–" + format + ")", this.median, this.min, this.max);
     }
 }

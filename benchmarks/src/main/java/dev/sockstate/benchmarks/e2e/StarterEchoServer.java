@@ -15,6 +15,9 @@ final class StarterEchoServer implements EchoServer {
 
     static final String EXCLUSIVE_EDGE = "sockstate.listeners.echo.exclusive-edge=true";
 
+    /** A listening socket per worker (SO_REUSEPORT), the connections served where accepted. */
+    static final String ACCEPT_PER_WORKER = "sockstate.listeners.echo.accept=per-worker";
+
     /** One port the workers share, the reference's model (a port per worker is the default). */
     static final String SHARED_PORT = "sockstate.workers.port-per-worker=false";
 

@@ -7,6 +7,7 @@ import dev.sockstate.server.engine.proxy.ProxyHost;
 import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsHost;
 import dev.sockstate.server.engine.tls.TlsStage;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
@@ -53,8 +54,8 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     /** The PROXY protocol stage while it waits for the header, for the timer's check; {@code null} otherwise. */
     private volatile ProxyStage headerPending;
 
-    AcceptedConnection(Listener listener, long handle) {
-        super(listener.home(), handle, listener.trigger(), true);
+    AcceptedConnection(Listener listener, SocketHome home, long handle) {
+        super(home, handle, listener.trigger(), true);
         this.listener = listener;
         this.id = listener.nextConnectionId();
     }

@@ -6,6 +6,7 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.nio.ByteBuffer;
 
@@ -65,8 +66,8 @@ abstract class ConnectionTurn extends AcceptedConnection {
      */
     private volatile boolean lingering;
 
-    ConnectionTurn(Listener listener, long handle) {
-        super(listener, handle);
+    ConnectionTurn(Listener listener, SocketHome home, long handle) {
+        super(listener, home, handle);
     }
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */

@@ -110,6 +110,8 @@ public final class EmbeddedConnection implements AutoCloseable {
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
         this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
         table.add(this.connection);
+        // A listener of its own, with room for its one connection.
+        this.listener.admit();
         this.listener.connectionAccepted();
         this.connection.open(this.runner);
         settle();
@@ -350,7 +352,7 @@ public final class EmbeddedConnection implements AutoCloseable {
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
                 onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
-                s.proxyProtocol());
+                s.accept(), s.proxyProtocol());
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */

@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.BoundListener;
@@ -25,9 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -68,15 +67,6 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** How its handlers' messages are read and sent. */
     private final Messages messages;
 
-    /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
-    private final BoundedLog framesRejected = new BoundedLog(logger);
-
-    /** PROXY protocol headers refused, logged at most once a second; all are counted. */
-    private final BoundedLog headersRefused = new BoundedLog(logger);
-
-    /** Writes made after their connection's FIN was asked for, logged at most once a second. */
-    private final BoundedLog lateWrites = new BoundedLog(logger);
-
     /** Calls the listener's connection handler, timed and guarded. */
     private final HandlerCalls handler;
 
@@ -90,27 +80,11 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     private final AtomicLong connectionIds;
 
-    private final AtomicInteger connections = new AtomicInteger();
-
-    private final LongAdder accepted = new LongAdder();
-
-    private final LongAdder rejected = new LongAdder();
-
-    private final LongAdder handlerErrors = new LongAdder();
-
-    private volatile InetSocketAddress boundAddress;
-
-    /** The listening TCP socket or the UDP socket, once registered. */
-    private volatile SocketTurn socket;
-
-    /** Whether the server stops: the listener's socket closing is then no failure. */
-    private volatile boolean stopping;
+    /** Its listening TCP sockets or its UDP socket, and its connection counts. */
+    private final ListenerState state;
 
     /** How the listener's sockets are registered: the trigger set, or its worker group's default. */
     private final Trigger trigger;
-
-    /** Refusals of the handler executor, logged at most once a second; all are counted. */
-    private final BoundedLog refusals = new BoundedLog(logger);
 
     /**
      * @param settings the listener's settings
@@ -134,6 +108,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.connectionIds = connectionIds;
         this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
         this.observer = observer.listener(settings.name(), settings.protocol(), this);
+        this.state = new ListenerState(settings.name(), settings.maxConnections(), this.observer);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, this.observer, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
@@ -145,12 +120,12 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     @Override
     public int connections() {
-        return this.connections.get();
+        return this.state.connections();
     }
 
     @Override
     public int registrations() {
-        return this.connections.get() + 1;
+        return this.state.connections() + this.state.registered();
     }
 
     /** Added up over the listener's connections when asked (a metrics scrape), never on the hot path. */
@@ -175,60 +150,53 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.connectionIds.incrementAndGet();
     }
 
-    /** @return whether another connection would exceed the maximum */
-    boolean isFull() {
-        return this.connections.get() >= this.settings.maxConnections();
+    /**
+     * Takes a place for a new connection, atomically, since several listening sockets may accept at
+     * once; {@link #connectionFinished()} gives it back.
+     * @return false, with no place taken, when another connection would exceed the maximum
+     */
+    boolean admit() {
+        return this.state.admit();
     }
 
-    /** A connection was accepted and entered the table. */
+    /** A connection admitted was accepted and entered the table: counted. */
     void connectionAccepted() {
-        this.connections.incrementAndGet();
-        this.accepted.increment();
-        this.observer.accepted();
+        this.state.accepted();
     }
 
     /** A connection was closed at once because of the maximum; counted before the close, so a peer that sees it sees the count. */
     void connectionRejected() {
-        this.rejected.increment();
-        this.observer.rejected();
+        this.state.rejected();
     }
 
-    /** An accepted connection is finished. */
+    /** An admitted connection is finished, or was not accepted after all: its place is given back. */
     void connectionFinished() {
-        this.connections.decrementAndGet();
+        this.state.connectionFinished();
     }
 
-    /**
-     * @param socket the listener's registered socket
-     * @param address where it is bound
-     */
-    void bound(SocketTurn socket, InetSocketAddress address) {
-        this.socket = socket;
-        this.boundAddress = address;
+    /** @param sockets its registered sockets (its UDP socket, or its listening TCP sockets) @param address where */
+    void bound(List<SocketTurn> sockets, InetSocketAddress address) {
+        this.state.bound(sockets, address);
     }
 
-    /** The server stops: from now on the listener's socket closing is expected. */
+    /** The server stops: from now on the listener's sockets closing is expected. */
     void stopping() {
-        this.stopping = true;
+        this.state.stopping();
     }
 
-    /** The listener's socket is finished: outside a stop, the listener stopped serving for good. */
-    void socketFinished() {
-        if (!this.stopping) {
-            this.observer.stoppedServing();
-            logger.log(Level.ERROR, "Listener '" + name() + "' stopped serving: its socket was closed after a failure");
-        }
+    /** @param socket one of its own, finished: outside a stop after a failure ({@link ListenerState#finished}) */
+    void socketFinished(SocketTurn socket) {
+        this.state.finished(socket);
     }
 
-    /** @return whether the listener's socket is registered and not closing */
-    boolean isServing() {
-        SocketTurn registered = this.socket;
-        return registered != null && !registered.isClosing();
+    /** @return how many sockets the listener registered: one, or one per worker when it accepts per worker */
+    int ownSockets() {
+        return this.state.sockets();
     }
 
-    /** @return where the listening socket is bound, {@code null} before */
+    /** @return where the listener's sockets are bound, {@code null} before */
     InetSocketAddress boundAddress() {
-        return this.boundAddress;
+        return this.state.boundAddress();
     }
 
     /**
@@ -238,7 +206,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param failure what it threw
      */
     void handlerFailed(Object what, String consequence, Throwable failure) {
-        this.handlerErrors.increment();
+        this.state.handlerError();
         logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
     }
 
@@ -250,8 +218,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param failure what was wrong, its message naming the listener
      */
     void frameRejected(Object what, String consequence, Exception failure) {
-        this.observer.frameRejected();
-        this.framesRejected.warn(failure.getMessage() + "; " + consequence + " " + what, null);
+        this.state.frameRejected(failure.getMessage() + "; " + consequence + " " + what);
     }
 
     /**
@@ -262,9 +229,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param refusal the executor's refusal
      */
     void executorRefused(Object what, String consequence, RuntimeException refusal) {
-        this.handlerErrors.increment();
-        this.observer.handlerRefused();
-        this.refusals.warn("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
+        this.state.executorRefused("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
     }
 
     /**
@@ -273,7 +238,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param bytes how many were dropped
      */
     void writeAfterShutdown(Object connection, int bytes) {
-        this.lateWrites.warn("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped", null);
+        this.state.lateWrite("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped");
     }
 
     /** @return the listener's settings, as configured */
@@ -288,7 +253,22 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** @return where a new socket of the listener is served: the next port of its group, its table, observer and rules */
     SocketHome home() {
-        return new SocketHome(this.group.nextPort(), this.sockets, this.table, this.observer, this.changeRules);
+        return home(this.group.nextPort());
+    }
+
+    /** @return where a new socket of the listener is served on the port given */
+    SocketHome home(NotificationPort port) {
+        return new SocketHome(port, this.sockets, this.table, this.observer, this.changeRules);
+    }
+
+    /** @return the ports of the listener's worker group: one, or one per worker */
+    int ports() {
+        return this.group.portCount();
+    }
+
+    /** @return where a listening socket of the listener is served on the group's port of that index, from 0 */
+    SocketHome homeOn(int portIndex) {
+        return home(this.group.port(portIndex));
     }
 
     /** @return the idle timeout in nanoseconds, 0 for none */
@@ -350,7 +330,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param message what was wrong, naming the connection
      */
     void proxyHeaderRefused(String message) {
-        this.headersRefused.warn(message, null);
+        this.state.proxyHeaderRefused(message);
     }
 
     /** @return whether the listener cuts its connections' bytes into frames */
@@ -477,8 +457,6 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** @return the listener as seen from outside */
     BoundListener describe() {
-        return new BoundListener(name(), this.settings.protocol(), this.boundAddress, this.trigger,
-                this.settings.group(), connections(), registrations(), this.accepted.sum(), this.rejected.sum(),
-                this.handlerErrors.sum(), isServing());
+        return this.state.describe(this.settings, this.trigger, registrations());
     }
 }

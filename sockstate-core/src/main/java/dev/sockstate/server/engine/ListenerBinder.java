@@ -5,19 +5,23 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Opens, configures, binds and registers a listener's socket: a listening TCP socket with its
- * acceptor, or a UDP socket. On failure the socket is closed again and the error names the listener
- * and the address.
+ * Opens, configures, binds and registers a listener's sockets: a listening TCP socket with its
+ * acceptor (or one per worker, with accept per worker), or a UDP socket. On failure every socket of
+ * the listener is closed again and the error names the listener and the address.
  */
 final class ListenerBinder {
 
@@ -31,10 +35,12 @@ final class ListenerBinder {
 
     /**
      * @param listener the listener to bind
-     * @return its registered socket, armed
-     * @throws ListenerBindException when the socket cannot be opened, configured or bound
+     * @return its registered sockets, armed: its UDP socket, or its listening TCP sockets (one, or
+     * one per worker when it accepts per worker)
+     * @throws ListenerBindException when a socket cannot be opened, configured or bound; every socket
+     * of the listener opened by then is closed again
      */
-    SocketTurn bind(Listener listener) {
+    List<SocketTurn> bind(Listener listener) {
         ListenerSettings settings = listener.settings();
         InetAddress address = settings.address();
         boolean dualStack = address == null;
@@ -42,46 +48,30 @@ final class ListenerBinder {
             address = anyAddress();
         }
         InetSocketAddress target = new InetSocketAddress(address, settings.portNumber());
-        StandardProtocolFamily family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6
-                : StandardProtocolFamily.INET;
-        long handle;
+        if (settings.accept() == AcceptMode.PER_WORKER && listener.ports() > 1 && spreadsConnections(settings, target, listener.ports())) {
+            return bindPerWorker(listener, target, dualStack);
+        }
+        long handle = openListening(settings, target, dualStack, settings.reusePort());
         SocketTurn registered = null;
         try {
-            handle = this.sockets.open(settings.protocol(), family);
-        }
-        catch (NativeIoException ex) {
-            throw new ListenerBindException(settings.name(), target, ex);
-        }
-        try {
-            if (dualStack && family == StandardProtocolFamily.INET6) {
-                this.sockets.setOption(handle, NativeSocketOption.IPV6_ONLY, 0);
-            }
-            if (settings.reuseAddress()) {
-                this.sockets.setOption(handle, NativeSocketOption.REUSE_ADDRESS, 1);
-            }
-            if (settings.reusePort()) {
-                this.sockets.setOption(handle, NativeSocketOption.REUSE_PORT, 1);
-            }
-            if (settings.receiveBufferSize() > 0) {
-                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
-            }
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
                 registered = new UdpSocket(listener, handle);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
+                listener.bound(List.of(registered), this.sockets.localAddress(handle));
             }
             else {
-                if (settings.tcpNoDelay()) {
-                    setNoDelayToInherit(handle, settings);
-                }
                 this.sockets.bind(handle, target);
                 this.sockets.listen(handle, settings.backlog());
-                registered = new TcpAcceptor(listener, handle);
+                InetSocketAddress bound = this.sockets.localAddress(handle);
+                // Known before it is armed: a failure of its first arming is then the listener's last socket failing.
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.home(), handle, 0);
+                listener.bound(List.of(acceptor), bound);
+                registered = acceptor;
                 register(listener, registered);
             }
-            listener.bound(registered, this.sockets.localAddress(handle));
-            return registered;
+            return List.of(registered);
         }
         catch (NativeIoException ex) {
             if (registered != null) {
@@ -93,6 +83,138 @@ final class ListenerBinder {
             else {
                 closeQuietly(handle);
             }
+            throw new ListenerBindException(settings.name(), target, ex);
+        }
+    }
+
+    /**
+     * Opens a listening socket for each port of the listener's group, each with SO_REUSEPORT and bound
+     * to the same address (to the port the first one got, for an ephemeral port), then registers each
+     * on its own port. A failure part-way closes every socket opened so far.
+     */
+    private List<SocketTurn> bindPerWorker(Listener listener, InetSocketAddress target, boolean dualStack) {
+        ListenerSettings settings = listener.settings();
+        long[] handles = new long[listener.ports()];
+        int opened = 0;
+        InetSocketAddress bound = null;
+        try {
+            for (; opened < handles.length; opened++) {
+                InetSocketAddress where = (bound != null) ? bound : target;
+                handles[opened] = openListening(settings, where, dualStack, true);
+                try {
+                    this.sockets.bind(handles[opened], where);
+                    this.sockets.listen(handles[opened], settings.backlog());
+                    if (bound == null) {
+                        bound = this.sockets.localAddress(handles[opened]);
+                    }
+                }
+                catch (NativeIoException ex) {
+                    closeQuietly(handles[opened]);
+                    throw new ListenerBindException(settings.name(), where, ex);
+                }
+            }
+        }
+        catch (ListenerBindException ex) {
+            for (int i = 0; i < opened; i++) {
+                closeQuietly(handles[i]);
+            }
+            throw ex;
+        }
+        List<SocketTurn> acceptors = new ArrayList<>(handles.length);
+        for (int i = 0; i < handles.length; i++) {
+            acceptors.add(new TcpAcceptor(listener, listener.homeOn(i), handles[i], i + 1));
+        }
+        // Known before they are armed: one failing as it is first armed leaves the others serving.
+        listener.bound(acceptors, bound);
+        int registered = 0;
+        try {
+            for (; registered < handles.length; registered++) {
+                register(listener, acceptors.get(registered));
+            }
+        }
+        catch (RuntimeException ex) {
+            listener.stopping();
+            for (int i = 0; i < handles.length; i++) {
+                if (i < registered) {
+                    acceptors.get(i).forceFinish();
+                }
+                else {
+                    closeQuietly(handles[i]);
+                }
+            }
+            throw ex;
+        }
+        return acceptors;
+    }
+
+    /**
+     * @return whether the system spreads the connections over listening sockets that share a port: a
+     * Linux kernel, with SO_REUSEPORT (a probe socket takes it); elsewhere the listener accepts on one
+     * socket, as with accept shared, which is logged
+     */
+    private boolean spreadsConnections(ListenerSettings settings, InetSocketAddress target, int workers) {
+        String why = null;
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            why = "this system (" + System.getProperty("os.name") + ") does not spread connections over sockets sharing a port";
+        }
+        else {
+            long probe = openSocket(settings, target);
+            try {
+                this.sockets.setOption(probe, NativeSocketOption.REUSE_PORT, 1);
+            }
+            catch (NativeIoException ex) {
+                why = "this backend has no SO_REUSEPORT (" + ex.getMessage() + ")";
+            }
+            finally {
+                closeQuietly(probe);
+            }
+        }
+        if (why != null) {
+            logger.log(Level.INFO, "Listener '" + settings.name() + "' accepts per worker, but " + why + ": one listening socket"
+                    + " accepts for its " + workers + " workers, as with accept shared");
+        }
+        return why == null;
+    }
+
+    /**
+     * Opens a listener's socket and sets its options, not bound yet.
+     * @param reusePort whether to set SO_REUSEPORT
+     * @return the socket
+     * @throws ListenerBindException when it cannot be opened or configured, the socket closed again
+     */
+    private long openListening(ListenerSettings settings, InetSocketAddress target, boolean dualStack, boolean reusePort) {
+        long handle = openSocket(settings, target);
+        try {
+            if (dualStack && target.getAddress() instanceof Inet6Address) {
+                this.sockets.setOption(handle, NativeSocketOption.IPV6_ONLY, 0);
+            }
+            if (settings.reuseAddress()) {
+                this.sockets.setOption(handle, NativeSocketOption.REUSE_ADDRESS, 1);
+            }
+            if (reusePort) {
+                this.sockets.setOption(handle, NativeSocketOption.REUSE_PORT, 1);
+            }
+            if (settings.receiveBufferSize() > 0) {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
+            }
+            if (settings.protocol() == Protocol.TCP && settings.tcpNoDelay()) {
+                setNoDelayToInherit(handle, settings);
+            }
+            return handle;
+        }
+        catch (NativeIoException ex) {
+            closeQuietly(handle);
+            throw new ListenerBindException(settings.name(), target, ex);
+        }
+    }
+
+    private long openSocket(ListenerSettings settings, InetSocketAddress target) {
+        StandardProtocolFamily family = (target.getAddress() instanceof Inet6Address) ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET;
+        try {
+            return this.sockets.open(settings.protocol(), family);
+        }
+        catch (NativeIoException ex) {
             throw new ListenerBindException(settings.name(), target, ex);
         }
     }

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
@@ -59,6 +60,16 @@ final class SettingsCheck {
                         + group.name() + "' has " + group.workers() + " workers sharing one port: " + why + ".", "Listener '"
                         + listener.name() + "' uses a persistent trigger (" + trigger + ") on worker group '"
                         + group.name() + "', which has " + group.workers() + " workers sharing one port: " + why);
+            }
+            if (listener.accept() == AcceptMode.PER_WORKER && group.workers() > 1 && !group.portPerWorker()) {
+                // A socket per worker on the port the workers share would spread the accepts over
+                // sockets any worker takes: no worker has connections of its own, only more descriptors.
+                String why = "accept per worker gives each worker's own port a listening socket, and the " + group.workers()
+                        + " workers of worker group '" + group.name() + "' share one port. Give the group a port per worker"
+                        + " (portPerWorker), or accept SHARED";
+                throw new InvalidSettingException(listener.name(), Setting.ACCEPT, listener.accept(), why + ".",
+                        "Listener '" + listener.name() + "' accepts PER_WORKER on worker group '" + group.name()
+                                + "', whose workers share one port: " + why);
             }
             if (listener.tls() != null) {
                 TlsSupport.check(listener.name(), listener.tls());

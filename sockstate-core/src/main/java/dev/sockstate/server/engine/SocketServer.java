@@ -118,7 +118,7 @@ public final class SocketServer {
                 for (ListenerSettings settings : this.listenerSettings) {
                     Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,
                             this.scheduler, connectionIds, this.observer, changeRules);
-                    this.listenerSockets.add(binder.bind(listener));
+                    this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
                 }
                 this.groups.values().forEach(WorkerGroup::start);
@@ -132,7 +132,8 @@ public final class SocketServer {
             for (Listener listener : this.listeners) {
                 ListenerSettings settings = listener.settings();
                 logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.trigger()
-                        + (settings.exclusiveEdge() ? ", exclusive" : "") + ") bound to " + hostAndPort(listener.boundAddress())
+                        + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ", a listening socket"
+                        + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + hostAndPort(listener.boundAddress())
                         + " on " + this.backend.name());
             }
         }
@@ -406,6 +407,14 @@ public final class SocketServer {
     List<TcpConnection> connections() {
         SocketTable sockets = this.table;
         return (sockets != null) ? GracefulStop.connectionsIn(sockets) : List.of();
+    }
+
+    /** @return how many sockets the running listener registered: one, or one per worker; for the tests of this package */
+    int ownSockets(String listener) {
+        synchronized (this.lifecycle) {
+            return this.listeners.stream().filter((running) -> running.name().equals(listener)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("No running listener '" + listener + "'")).ownSockets();
+        }
     }
 
     /** @return the worker groups with the state of their ports and threads */

@@ -5,15 +5,18 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
 
 /**
  * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
- * registers each and re-arms itself. Out of descriptors, it stays disarmed for a short, growing
+ * registers each and re-arms itself (level one-shot; one of a listener's sockets per worker, which
+ * only its worker dequeues, stays registered level persistent). Out of descriptors, it stays disarmed for a short, growing
  * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
  */
 final class TcpAcceptor extends SocketTurn {
@@ -28,6 +31,15 @@ final class TcpAcceptor extends SocketTurn {
     static final long BACKOFF_MAX_MILLIS = 1000;
 
     private final Listener listener;
+
+    /**
+     * Where its connections are served: on its own port (accept per worker), or {@code null} for the
+     * group's ports in turn.
+     */
+    private final NotificationPort connectionsPort;
+
+    /** Its number among its listener's listening sockets, from 1, or 0 for the only one. */
+    private final int number;
 
     private boolean paused;
 
@@ -44,9 +56,19 @@ final class TcpAcceptor extends SocketTurn {
      */
     private Boolean noDelayInherited;
 
-    TcpAcceptor(Listener listener, long handle) {
-        super(listener.home(), handle, Trigger.LEVEL_ONESHOT, true);
+    /**
+     * @param listener its listener
+     * @param home where it is served
+     * @param handle the listening socket
+     * @param number its number among its listener's listening sockets, from 1, whose connections then
+     * stay on its port; 0 for a listener's only one, whose connections go to the group's ports in turn
+     */
+    TcpAcceptor(Listener listener, SocketHome home, long handle, int number) {
+        // One of a socket per worker is dequeued by its worker alone: it stays armed, with no re-arm after each round.
+        super(home, handle, (number > 0) ? Trigger.LEVEL_PERSISTENT : Trigger.LEVEL_ONESHOT, true);
         this.listener = listener;
+        this.number = number;
+        this.connectionsPort = (number > 0) ? home.port() : null;
     }
 
     @Override
@@ -98,15 +120,18 @@ final class TcpAcceptor extends SocketTurn {
                 this.backoffMillis = BACKOFF_START_MILLIS;
                 return false;
             }
-            if (this.listener.isFull()) {
+            if (!this.listener.admit()) {
                 reject(connection);
                 continue;
             }
             if (settings.tcpNoDelay() && !configure(connection)) {
+                this.listener.connectionFinished();
                 continue;
             }
-            TcpConnection accepted = new TcpConnection(this.listener, connection);
+            TcpConnection accepted = new TcpConnection(this.listener,
+                    (this.connectionsPort != null) ? this.listener.home(this.connectionsPort) : this.listener.home(), connection);
             if (!this.listener.enter(accepted)) {
+                this.listener.connectionFinished();
                 reject(connection);
                 continue;
             }
@@ -185,7 +210,7 @@ final class TcpAcceptor extends SocketTurn {
     @Override
     protected void finish() {
         closeSocket();
-        this.listener.socketFinished();
+        this.listener.socketFinished(this);
     }
 
     /** @return how often accepting paused for lack of descriptors */
@@ -195,6 +220,6 @@ final class TcpAcceptor extends SocketTurn {
 
     @Override
     public String toString() {
-        return "listening socket of listener '" + this.listener.name() + "'";
+        return "listening socket of listener '" + this.listener.name() + "'" + ((this.number > 0) ? " on worker port " + this.number : "");
     }
 }

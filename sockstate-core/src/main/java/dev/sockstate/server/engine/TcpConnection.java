@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
 import java.nio.ByteBuffer;
 
@@ -41,8 +42,14 @@ final class TcpConnection extends ConnectionTurn {
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
 
+    /** A connection served on the next port of its listener's group. */
     TcpConnection(Listener listener, long handle) {
-        super(listener, handle);
+        this(listener, listener.home(), handle);
+    }
+
+    /** A connection served where the home given says (the port of the listening socket that accepted it, say). */
+    TcpConnection(Listener listener, SocketHome home, long handle) {
+        super(listener, home, handle);
         touch();
     }
 

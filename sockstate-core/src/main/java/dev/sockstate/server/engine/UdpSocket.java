@@ -188,7 +188,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     @Override
     protected void finish() {
         closeSocket();
-        this.listener.socketFinished();
+        this.listener.socketFinished(this);
     }
 
     @Override

@@ -65,6 +65,19 @@ public final class WorkerGroup {
                 : this.ports.get(Math.floorMod(this.nextPort.getAndIncrement(), this.ports.size()));
     }
 
+    /** @return how many ports the group has: one, or one per worker */
+    public int portCount() {
+        return this.ports.size();
+    }
+
+    /**
+     * @param index a port's number, from 0: with a port per worker, the port of worker {@code index + 1}
+     * @return the port
+     */
+    public NotificationPort port(int index) {
+        return this.ports.get(index);
+    }
+
     /**
      * Runs a turn on the calling thread, none of this group's workers: with an off-worker's memory
      * lent for it, or with none when all are lent ({@link OffWorker#HANDING_ON}, which leaves the

@@ -1,0 +1,205 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.SocketTurn;
+import dev.sockstate.server.observer.ListenerObserver;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A listener's own registered sockets, its counts, and the warnings that may repeat (logged at most
+ * once a second). The sockets are its UDP socket, or
+ * its listening TCP sockets: one, or one per worker with accept per worker, which may accept at once,
+ * so a connection takes its place under the maximum atomically. A listener with several listening
+ * sockets serves while one of them accepts: when one closes after a failure, the kernel spreads the
+ * connections over those left (only those queued on the closed one are lost), so the listener goes
+ * on, which an error log says; it stops serving with its last socket.
+ */
+final class ListenerState {
+
+    private static final System.Logger logger = System.getLogger(Listener.class.getName());
+
+    private final String name;
+
+    private final int maxConnections;
+
+    private final ListenerObserver observer;
+
+    private final AtomicInteger connections = new AtomicInteger();
+
+    private final LongAdder accepted = new LongAdder();
+
+    private final LongAdder rejected = new LongAdder();
+
+    private final LongAdder handlerErrors = new LongAdder();
+
+    private volatile List<SocketTurn> sockets = List.of();
+
+    private volatile InetSocketAddress boundAddress;
+
+    /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
+    private final BoundedLog framesRejected = new BoundedLog(logger);
+
+    /** PROXY protocol headers refused, logged at most once a second; all are counted by their stages. */
+    private final BoundedLog headersRefused = new BoundedLog(logger);
+
+    /** Writes made after their connection's FIN was asked for, logged at most once a second. */
+    private final BoundedLog lateWrites = new BoundedLog(logger);
+
+    /** Refusals of the handler executor, logged at most once a second; all are counted. */
+    private final BoundedLog refusals = new BoundedLog(logger);
+
+    /** Whether the server stops: the sockets closing is then no failure. */
+    private volatile boolean stopping;
+
+    /** The sockets not finished yet. */
+    private final AtomicInteger open = new AtomicInteger();
+
+    /**
+     * @param name the listener's name
+     * @param maxConnections its most open connections
+     * @param observer its observer
+     */
+    ListenerState(String name, int maxConnections, ListenerObserver observer) {
+        this.name = name;
+        this.maxConnections = maxConnections;
+        this.observer = observer;
+    }
+
+    /** @return false, with no place taken, when another connection would exceed the maximum */
+    boolean admit() {
+        if (this.connections.incrementAndGet() > this.maxConnections) {
+            this.connections.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** An admitted connection was accepted and entered the table. */
+    void accepted() {
+        this.accepted.increment();
+        this.observer.accepted();
+    }
+
+    /** A connection was closed at once because of the maximum; counted before the close. */
+    void rejected() {
+        this.rejected.increment();
+        this.observer.rejected();
+    }
+
+    /** An admitted connection is finished, or was not accepted after all: its place is given back. */
+    void connectionFinished() {
+        this.connections.decrementAndGet();
+    }
+
+    /** A handler call threw, or the handler executor refused one. */
+    void handlerError() {
+        this.handlerErrors.increment();
+    }
+
+    /** @param message a peer's frame was refused: counted, reported, logged at most once a second */
+    void frameRejected(String message) {
+        this.observer.frameRejected();
+        this.framesRejected.warn(message, null);
+    }
+
+    /** @param message a connection's PROXY protocol header was refused: logged at most once a second */
+    void proxyHeaderRefused(String message) {
+        this.headersRefused.warn(message, null);
+    }
+
+    /** @param message the handler executor refused a task: counted with the handler errors, reported, logged at most once a second */
+    void executorRefused(String message, RuntimeException refusal) {
+        this.handlerErrors.increment();
+        this.observer.handlerRefused();
+        this.refusals.warn(message, refusal);
+    }
+
+    /** @param message a handler wrote after it asked for its connection's FIN: logged at most once a second */
+    void lateWrite(String message) {
+        this.lateWrites.warn(message, null);
+    }
+
+    /** @return the open connections */
+    int connections() {
+        return this.connections.get();
+    }
+
+    /**
+     * @param registered the listener's registered sockets
+     * @param address where they are bound
+     */
+    void bound(List<SocketTurn> registered, InetSocketAddress address) {
+        // Added: a UDP socket is registered, and may fail, before it is bound.
+        this.open.addAndGet(registered.size());
+        this.sockets = List.copyOf(registered);
+        this.boundAddress = address;
+    }
+
+    /** The server stops: from now on the sockets closing is expected. */
+    void stopping() {
+        this.stopping = true;
+    }
+
+    /**
+     * One of the sockets is finished: outside a stop, after a failure; the last one's failure stops the
+     * listener serving for good, which the observer hears.
+     * @param socket the socket
+     */
+    void finished(SocketTurn socket) {
+        int left = this.open.decrementAndGet();
+        if (this.stopping) {
+            return;
+        }
+        if (left <= 0) {
+            this.observer.stoppedServing();
+            logger.log(Level.ERROR, "Listener '" + this.name + "' stopped serving: its " + ((this.sockets.size() > 1) ? "last listening "
+                    : "") + "socket was closed after a failure");
+        }
+        else {
+            logger.log(Level.ERROR, "Listener '" + this.name + "' serves on with " + left + " of its " + this.sockets.size() + " listening sockets: its " + socket
+                    + " was closed after a failure, and the kernel spreads the connections over the others");
+        }
+    }
+
+    /** @return whether one of the sockets is registered and not closing */
+    boolean isServing() {
+        for (SocketTurn socket : this.sockets) {
+            if (!socket.isClosing()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return how many sockets the listener registered: one, or one per worker */
+    int sockets() {
+        return this.sockets.size();
+    }
+
+    /** @return how many of them are not finished: registered on a port */
+    int registered() {
+        return Math.max(0, this.open.get());
+    }
+
+    /** @return where they are bound, {@code null} before */
+    InetSocketAddress boundAddress() {
+        return this.boundAddress;
+    }
+
+    /**
+     * @param settings the listener's settings
+     * @param trigger how its sockets are registered
+     * @param registrations its registrations on the ports
+     * @return the listener as seen from outside
+     */
+    BoundListener describe(ListenerSettings settings, Trigger trigger, int registrations) {
+        return new BoundListener(settings.name(), settings.protocol(), this.boundAddress, trigger, settings.group(), connections(),
+                registrations, this.accepted.sum(), this.rejected.sum(), this.handlerErrors.sum(), isServing());
+    }
+}

@@ -1,0 +1,271 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.ForwardingBackend;
+import dev.sockstate.port.ForwardingPort;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.OpenDescriptors;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerBindException;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Accept per worker when things go wrong: a bind that fails part-way, a listening socket that fails
+ * while the others serve, and the graceful stop of several listening sockets.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class AcceptPerWorkerFailureTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() throws Exception {
+        this.threads.shutdownNow();
+        this.fixture.close();
+    }
+
+    @Test
+    void aBindThatFailsPartWayNamesTheListenerAndAddressAndClosesEverySocketOpened() throws Exception {
+        assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
+        OpenDescriptors.warmUpJdkSockets();
+        int descriptors = OpenDescriptors.count();
+        AtomicInteger binds = new AtomicInteger();
+        // The third socket loses its SO_REUSEPORT before it binds: the kernel refuses it the port the others hold.
+        Backend thirdBindRefused = withSockets(ServerFixture.backend(), (real, method, arguments) -> {
+            if (method.equals("bind") && binds.incrementAndGet() == 3) {
+                real.setOption((Long) arguments[0], NativeSocketOption.REUSE_PORT, 0);
+            }
+        });
+        SocketServer server = new SocketServer(thirdBindRefused, AcceptPerWorkerTest.portPerWorker(4),
+                List.of(AcceptPerWorkerTest.perWorker("echo").handler(new EchoHandler()).build()), ServerObserver.NONE);
+        assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start)
+                .withMessageStartingWith("Listener 'echo' could not bind to 127.0.0.1 port ")
+                .satisfies((ex) -> assertThat(((NativeIoException) ex.getCause()).error()).isEqualTo(NativeError.ADDRESS_IN_USE));
+        assertThat(binds.get()).as("binds tried").isEqualTo(3);
+        assertThat(server.isRunning()).isFalse();
+        assertThat(OpenDescriptors.count()).as("descriptors: %s", OpenDescriptors.networkDescriptors()).isEqualTo(descriptors);
+        assertThat(LifecycleTest.sockstateThreads()).isEmpty();
+    }
+
+    @Test
+    void aListeningSocketThatFailsLeavesTheOthersServingAndTheLastOneStopsTheListener() throws Exception {
+        assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
+        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend());
+        // An accept that finds no descriptor pauses its listening socket (a registration change);
+        // the port then refuses the change that resumes it, which closes that socket.
+        AtomicInteger acceptsToFail = new AtomicInteger();
+        Backend backend = withSockets(refusing, (real, method, arguments) -> {
+            if (method.equals("accept") && acceptsToFail.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+                throw new NativeIoException("accept4", NativeError.TOO_MANY_OPEN_FILES, 24, "Too many open files");
+            }
+        });
+        AtomicInteger stoppedServing = new AtomicInteger();
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return new ListenerObserver() {
+                    @Override
+                    public void stoppedServing() {
+                        stoppedServing.incrementAndGet();
+                    }
+                };
+            }
+        };
+        SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer,
+                AcceptPerWorkerTest.perWorker("echo").handler(new EchoHandler()).build());
+        // The listening sockets were registered first: slots 0 and 1, generation 1.
+        refusing.refused.add(1L << 32);
+        refusing.refused.add((1L << 32) | 1);
+        acceptsToFail.set(1);
+        connectUntil(server, () -> registered(server) == 1, "one listening socket failed and was closed");
+        assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
+        for (int c = 0; c < 40; c++) {
+            Socket client = this.fixture.connect(server, "echo");
+            client.getOutputStream().write(c);
+            assertThat(client.getInputStream().read()).as("connection %d, on the socket left", c).isEqualTo(c);
+        }
+        assertThat(stoppedServing.get()).as("stopped serving reported").isZero();
+        acceptsToFail.set(1);
+        connectUntil(server, () -> registered(server) == 0, "the other listening socket failed and was closed");
+        assertThat(server.listener("echo").serving()).isFalse();
+        assertThat(stoppedServing.get()).as("stopped serving reported once, with the last socket").isEqualTo(1);
+        assertThatExceptionOfType(ConnectException.class).isThrownBy(() -> this.fixture.connect(server, "echo"));
+    }
+
+    @Test
+    void aStopServesTheConnectionsQueuedOnEveryWorkersSocket() throws Exception {
+        assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
+        Set<String> holding = ConcurrentHashMap.newKeySet();
+        CountDownLatch release = new CountDownLatch(1);
+        ConnectionHandler holder = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                // The first connection each worker accepts holds it, in the accepting turn, until released.
+                if (holding.add(Thread.currentThread().getName())) {
+                    release.await(20, TimeUnit.SECONDS);
+                }
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+            }
+        };
+        SocketServer server = new SocketServer(ServerFixture.backend(), AcceptPerWorkerTest.portPerWorker(2),
+                List.of(AcceptPerWorkerTest.perWorker("echo").backlog(2048).handler(holder).build()), ServerObserver.NONE);
+        server.start();
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber());
+        List<Socket> clients = new ArrayList<>();
+        try {
+            // Until both workers are held, each by a connection it accepted: what connects then waits in the backlogs.
+            for (int i = 0; i < 1000 && holding.size() < 2; i++) {
+                clients.add(connect(address));
+            }
+            ServerFixture.await(() -> holding.size() == 2, "both workers held");
+            for (int i = 0; i < 2 * TcpAcceptor.ACCEPTS_PER_NOTIFICATION; i++) {
+                clients.add(connect(address));
+            }
+            Future<?> stopping = this.threads.submit(() -> server.stop(Duration.ofSeconds(10)));
+            ServerFixture.await(() -> !server.isRunning(), "the stop began");
+            release.countDown();
+            int resets = 0;
+            for (Socket client : clients) {
+                try {
+                    if (client.getInputStream().read() != -1) {
+                        resets++;
+                    }
+                }
+                catch (IOException ex) {
+                    resets++;
+                }
+            }
+            assertThat(resets).as("connections the kernel had completed that were reset instead of served and closed").isZero();
+            stopping.get(20, TimeUnit.SECONDS);
+        }
+        finally {
+            release.countDown();
+            server.stop(Duration.ofSeconds(1));
+            for (Socket client : clients) {
+                client.close();
+            }
+        }
+    }
+
+    private static Socket connect(InetSocketAddress address) throws IOException {
+        Socket client = new Socket();
+        client.connect(address, 5000);
+        client.setSoTimeout(10_000);
+        return client;
+    }
+
+    private static int registered(SocketServer server) {
+        return server.listener("echo").registrations() - server.listener("echo").activeConnections();
+    }
+
+    /** Connects, one client at a time, until the condition holds: each may be the one a failing socket accepts. */
+    private void connectUntil(SocketServer server, java.util.function.BooleanSupplier condition, String what) throws Exception {
+        for (int c = 0; c < 500 && !condition.getAsBoolean(); c++) {
+            try {
+                this.fixture.connect(server, "echo").getOutputStream().write('x');
+            }
+            catch (IOException ex) {
+                // queued on the socket that failed, and reset as it closed
+            }
+        }
+        ServerFixture.await(condition, what);
+    }
+
+    /** Told of each call of the server's sockets before it is made, with the real sockets. */
+    @FunctionalInterface
+    interface BeforeCall {
+
+        void before(NativeSockets real, String method, Object[] arguments) throws NativeIoException;
+    }
+
+    private static Backend withSockets(Backend real, BeforeCall hook) {
+        NativeSockets sockets = real.sockets();
+        NativeSockets hooked = (NativeSockets) Proxy.newProxyInstance(NativeSockets.class.getClassLoader(),
+                new Class<?>[] {NativeSockets.class}, (proxy, method, arguments) -> {
+                    hook.before(sockets, method.getName(), arguments);
+                    try {
+                        return method.invoke(sockets, arguments);
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+        return new ForwardingBackend(real) {
+
+            @Override
+            public NativeSockets sockets() {
+                return hooked;
+            }
+        };
+    }
+
+    /** Opens ports that refuse every ENABLE of the keys in {@link #refused}. */
+    private static final class RefusingBackend extends ForwardingBackend {
+
+        final Set<Long> refused = ConcurrentHashMap.newKeySet();
+
+        RefusingBackend(Backend delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public NotificationPort openPort() throws NativeIoException {
+            return new ForwardingPort(super.openPort()) {
+
+                @Override
+                protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+                        throws NativeIoException {
+                    int count = super.doProcess(changes, notifications, timeoutMillis);
+                    for (int i = 0; changes != null && i < changes.size(); i++) {
+                        if (changes.operation(i) == Operation.ENABLE && RefusingBackend.this.refused.contains(changes.key(i))
+                                && !changes.failed(i)) {
+                            storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
+                        }
+                    }
+                    return count;
+                }
+            };
+        }
+    }
+}
