@@ -129,6 +129,10 @@ public class SocketServerLifecycle implements SmartLifecycle {
             ports.putAll(existing.getSource());
         }
         for (BoundListener listener : this.server.listeners()) {
+            if (listener.portNumber() < 0) {
+                // A Unix domain socket, whose path is configured: no port to publish.
+                continue;
+            }
             ports.put("local.sockstate." + listener.name() + ".port", listener.portNumber());
         }
         sources.addFirst(new MapPropertySource(PORTS_SOURCE, ports));

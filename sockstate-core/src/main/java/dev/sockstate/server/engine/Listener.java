@@ -20,7 +20,7 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -91,7 +91,7 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     private final LongAdder handlerErrors = new LongAdder();
 
-    private volatile InetSocketAddress boundAddress;
+    private volatile SocketAddress boundAddress;
 
     /** The listening TCP socket or the UDP socket, once registered. */
     private volatile SocketTurn socket;
@@ -194,7 +194,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param socket the listener's registered socket
      * @param address where it is bound
      */
-    void bound(SocketTurn socket, InetSocketAddress address) {
+    void bound(SocketTurn socket, SocketAddress address) {
         this.socket = socket;
         this.boundAddress = address;
     }
@@ -219,7 +219,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** @return where the listening socket is bound, {@code null} before */
-    InetSocketAddress boundAddress() {
+    SocketAddress boundAddress() {
         return this.boundAddress;
     }
 
@@ -452,8 +452,9 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.group.letGo(socket);
     }
 
-    /** The server closed: the listener's observer is told. */
+    /** The server closed: a Unix domain socket's file is removed, the listener's observer is told. */
     void closed() {
+        UnixSocketFile.remove(name(), this.settings.unixPath());
         this.observer.closed();
     }
 

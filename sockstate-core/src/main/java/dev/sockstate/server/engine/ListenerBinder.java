@@ -8,15 +8,19 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.SocketTurn;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 
 /**
  * Opens, configures, binds and registers a listener's socket: a listening TCP socket with its
- * acceptor, or a UDP socket. On failure the socket is closed again and the error names the listener
+ * acceptor, or a UDP socket (or their Unix domain kin, whose file {@link UnixSocketFile} readies). On failure the socket is closed again and the error names the listener
  * and the address.
  */
 final class ListenerBinder {
@@ -36,14 +40,23 @@ final class ListenerBinder {
      */
     SocketTurn bind(Listener listener) {
         ListenerSettings settings = listener.settings();
+        Path path = settings.unixPath();
         InetAddress address = settings.address();
-        boolean dualStack = address == null;
+        boolean dualStack = path == null && address == null;
         if (dualStack) {
             address = anyAddress();
         }
-        InetSocketAddress target = new InetSocketAddress(address, settings.portNumber());
-        StandardProtocolFamily family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6
-                : StandardProtocolFamily.INET;
+        SocketAddress target;
+        StandardProtocolFamily family;
+        if (path != null) {
+            target = UnixDomainSocketAddress.of(path);
+            family = StandardProtocolFamily.UNIX;
+            UnixSocketFile.clearStale(settings.name(), path);
+        }
+        else {
+            target = new InetSocketAddress(address, settings.portNumber());
+            family = (address.getAddress().length == 16) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        }
         long handle;
         SocketTurn registered = null;
         try {
@@ -52,11 +65,12 @@ final class ListenerBinder {
         catch (NativeIoException ex) {
             throw new ListenerBindException(settings.name(), target, ex);
         }
+        boolean fileMade = false;
         try {
             if (dualStack && family == StandardProtocolFamily.INET6) {
                 this.sockets.setOption(handle, NativeSocketOption.IPV6_ONLY, 0);
             }
-            if (settings.reuseAddress()) {
+            if (settings.reuseAddress() && path == null) {
                 this.sockets.setOption(handle, NativeSocketOption.REUSE_ADDRESS, 1);
             }
             if (settings.reusePort()) {
@@ -70,12 +84,17 @@ final class ListenerBinder {
                 registered = new UdpSocket(listener, handle);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
+                fileMade = path != null;
+                UnixSocketFile.restrict(path, settings.unixPermissions());
             }
             else {
-                if (settings.tcpNoDelay()) {
+                if (settings.tcpNoDelay() && path == null) {
                     setNoDelayToInherit(handle, settings);
                 }
                 this.sockets.bind(handle, target);
+                fileMade = path != null;
+                // Before listening, so that no one connects while the umask's permissions hold.
+                UnixSocketFile.restrict(path, settings.unixPermissions());
                 this.sockets.listen(handle, settings.backlog());
                 registered = new TcpAcceptor(listener, handle);
                 register(listener, registered);
@@ -83,7 +102,7 @@ final class ListenerBinder {
             listener.bound(registered, this.sockets.localAddress(handle));
             return registered;
         }
-        catch (NativeIoException ex) {
+        catch (IOException ex) {
             if (registered != null) {
                 // Closes the socket once and takes it out of the table, so the teardown does not close it again;
                 // a listener that never served did not stop serving.
@@ -93,7 +112,11 @@ final class ListenerBinder {
             else {
                 closeQuietly(handle);
             }
-            throw new ListenerBindException(settings.name(), target, ex);
+            if (fileMade) {
+                UnixSocketFile.remove(settings.name(), path);
+            }
+            throw (ex instanceof NativeIoException failure) ? new ListenerBindException(settings.name(), target, failure)
+                    : new ListenerBindException(settings.name(), target, "its socket file's permissions could not be set: " + ex, ex);
         }
     }
 

@@ -102,7 +102,7 @@ final class TcpAcceptor extends SocketTurn {
                 reject(connection);
                 continue;
             }
-            if (settings.tcpNoDelay() && !configure(connection)) {
+            if (settings.tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
                 continue;
             }
             TcpConnection accepted = new TcpConnection(this.listener, connection);

@@ -277,7 +277,7 @@ class EmbeddedConnectionTest {
 
             @Override
             public void onData(Connection connection, ByteBuffer data) {
-                connection.write((connection.attributes().get("user") + "@" + connection.remoteAddress().getPort())
+                connection.write((connection.attributes().get("user") + "@" + ((InetSocketAddress) connection.remoteAddress()).getPort())
                         .getBytes(StandardCharsets.US_ASCII));
             }
         };

@@ -96,7 +96,7 @@ class HandlerMethodTests {
     @Test
     void anInheritedMethodReturningTheBufferAndAStaticMethodReturningTextAreCalled() throws Exception {
         HandlerMethod inherited = HandlerMethod.of("recorder", this.bean, Base.class.getDeclaredMethod("echo", ByteBuffer.class),
-                OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, null);
+                OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, null, false);
         ByteBuffer data = ByteBuffer.wrap(new byte[] { 7 });
         assertThat(inherited.invoke(null, data, null, null, null)).isSameAs(data);
         HandlerMethod shout = method("shout", OnData.class, HandlerMethod.CONNECTION_DATA, true);
@@ -112,7 +112,7 @@ class HandlerMethodTests {
                 (target, called, args) -> null);
         assertThatExceptionOfType(SocketHandlerDefinitionException.class)
                 .isThrownBy(() -> HandlerMethod.of("proxied", proxy, closed, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE,
-                        null))
+                        null, false))
                 .withMessageContaining("Method Recorder.closed of bean 'proxied'").withMessageContaining("is not a method of the bean");
     }
 
@@ -120,7 +120,7 @@ class HandlerMethodTests {
             boolean mayReply) {
         Method method = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals(name))
                 .findFirst().orElseThrow();
-        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply ? Replies.BYTES : Replies.NONE, null);
+        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply ? Replies.BYTES : Replies.NONE, null, false);
     }
 
     /** A connection that reads text in UTF-8, as a listener does by default. */
