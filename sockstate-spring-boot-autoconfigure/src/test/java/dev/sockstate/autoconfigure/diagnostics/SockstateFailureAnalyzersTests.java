@@ -9,7 +9,10 @@ import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -32,6 +35,19 @@ class SockstateFailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(BackendUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(SocketHandlerDefinitionFailureAnalyzer.class);
+    }
+
+    @Test
+    void aFileThatIsNotASocketAtAUnixListenersPathIsDescribedNamingTheAddressProperty(@TempDir Path directory) throws Exception {
+        Path path = Files.writeString(directory.resolve("echo.sock"), "data");
+        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.listeners.echo.address=unix:" + path)
+                .run((context) -> {
+                    FailureAnalysis analysis = new ListenerBindFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Listener 'echo'").contains("Unix socket " + path)
+                            .contains("not a socket");
+                    assertThat(analysis.getAction()).contains("sockstate.listeners.echo.address (unix:" + path + ")");
+                });
+        assertThat(Files.readString(path)).isEqualTo("data");
     }
 
     @Test
