@@ -29,7 +29,7 @@ public final class SocketAddressLayout {
     /** Where the path starts in {@code sockaddr_un}, after the family. */
     private static final int UNIX_PATH_OFFSET = 2;
 
-    /** How the JDK writes file names as bytes, so that a path means here what it means to {@code java.nio.file}. */
+    /** How the JDK writes a socket's path as bytes (the file system's encoding; UTF-8 on Windows), so that it means the same file. */
     private static final Charset PATH_CHARSET = pathCharset();
 
     private final int afInet;
@@ -177,6 +177,10 @@ public final class SocketAddressLayout {
     }
 
     private static Charset pathCharset() {
+        if (System.getProperty("os.name", "").startsWith("Windows")) {
+            // afunix.h's sun_path is UTF-8 there, as the JDK writes it.
+            return java.nio.charset.StandardCharsets.UTF_8;
+        }
         try {
             return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
         }

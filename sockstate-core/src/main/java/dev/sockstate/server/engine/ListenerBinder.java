@@ -20,7 +20,8 @@ import java.nio.file.Path;
 
 /**
  * Opens, configures, binds and registers a listener's socket: a listening TCP socket with its
- * acceptor, or a UDP socket (or their Unix domain kin, whose file {@link UnixSocketFile} readies). On failure the socket is closed again and the error names the listener
+ * acceptor, or a UDP socket, or their Unix domain kin (whose file {@link UnixSocketFile} readies).
+ * On failure the socket is closed again (and its file removed), and the error names the listener
  * and the address.
  */
 final class ListenerBinder {

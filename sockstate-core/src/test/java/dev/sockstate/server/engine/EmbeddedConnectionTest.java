@@ -298,6 +298,17 @@ class EmbeddedConnectionTest {
     }
 
     @Test
+    void aUnixListenersEmbeddedConnectionIsOnItsPathFromAnUnnamedPeer() {
+        EmbeddedConnection unix = EmbeddedConnection.open(ListenerSettings.tcp("local").unixPath(java.nio.file.Path.of("/run/app/local.sock"))
+                .handler(new EchoHandler()).build());
+        assertThat(unix.connection().localAddress()).isEqualTo(java.net.UnixDomainSocketAddress.of("/run/app/local.sock"));
+        assertThat(unix.connection().remoteAddress()).isEqualTo(java.net.UnixDomainSocketAddress.of(""));
+        assertThat(unix.connection().peerCredentials()).as("no process connected").isNull();
+        unix.writeInbound("echo");
+        assertThat(unix.readOutboundText()).isEqualTo("echo");
+    }
+
+    @Test
     void theHandlerExecutorIsNotUsedAndEachWriteLeavesAtOnceAsOnAnExecutor() {
         AtomicInteger executed = new AtomicInteger();
         AtomicReference<Thread> caller = new AtomicReference<>();

@@ -1,5 +1,7 @@
 package dev.sockstate.autoconfigure.diagnostics;
 
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.ListenerBindException;
 import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
@@ -16,8 +18,11 @@ class ListenerBindFailureAnalyzer extends AbstractFailureAnalyzer<ListenerBindEx
     protected FailureAnalysis analyze(Throwable rootFailure, ListenerBindException cause) {
         String listener = cause.listener();
         if (cause.address() instanceof UnixDomainSocketAddress unix) {
-            return new FailureAnalysis("Listener '" + listener + "' failed to start: " + cause.getMessage(),
-                    "Check sockstate.listeners." + listener + ".address (unix:" + unix.getPath() + "): its directory must exist and"
+            boolean unsupported = cause.getCause() instanceof NativeIoException failure && failure.error() == NativeError.NOT_SUPPORTED;
+            return new FailureAnalysis("Listener '" + listener + "' failed to start: " + cause.getMessage(), unsupported
+                    ? "This backend has no Unix domain sockets of that kind (the nio backend and Windows have no datagram ones):"
+                            + " use the epoll backend (sockstate.backend), or set sockstate.listeners." + listener + ".protocol to tcp."
+                    : "Check sockstate.listeners." + listener + ".address (unix:" + unix.getPath() + "): its directory must exist and"
                             + " be writable, and nothing but a socket no server answers at may be at that path.",
                     cause);
         }

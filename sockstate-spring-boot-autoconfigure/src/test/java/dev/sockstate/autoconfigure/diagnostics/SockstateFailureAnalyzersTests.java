@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.port.BackendUnavailableException;
 import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnDatagram;
 import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -51,6 +52,17 @@ class SockstateFailureAnalyzersTests {
     }
 
     @Test
+    void aUnixDatagramListenerOnTheNioBackendIsDescribedNamingWhatToChange(@TempDir Path directory) {
+        this.runner.withUserConfiguration(DatagramConfiguration.class).withPropertyValues("sockstate.backend=nio",
+                "sockstate.listeners.echo.protocol=udp", "sockstate.listeners.echo.address=unix:" + directory.resolve("echo.sock"))
+                .run((context) -> {
+                    FailureAnalysis analysis = new ListenerBindFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Listener 'echo'").contains("no Unix domain datagram channel");
+                    assertThat(analysis.getAction()).contains("sockstate.backend").contains("sockstate.listeners.echo.protocol");
+                });
+    }
+
+    @Test
     void aPortInUseIsDescribedWithTheListenerAndThePortAsForTheWebServer() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
@@ -87,6 +99,24 @@ class SockstateFailureAnalyzersTests {
 
         @OnData
         ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DatagramConfiguration {
+
+        @Bean
+        Datagrams datagrams() {
+            return new Datagrams();
+        }
+    }
+
+    @SocketHandler("echo")
+    static class Datagrams {
+
+        @OnDatagram
+        ByteBuffer reflect(ByteBuffer data) {
             return data;
         }
     }
