@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * The emulator's strict mode, rule by rule (R1 to R7 at the top of {@code winsock_emulator.c}):
+ * The emulator's strict mode, rule by rule (R1 to R9 at the top of {@code winsock_emulator.c}):
  * Windows as documented where it differs from epoll, and its test hooks. Each test fails on the
  * lenient, epoll-like mode (run with {@code SOCKSTATE_WINSOCK_EMULATOR=lenient} to see it), except
  * where it says otherwise. The tests run in the mode read from the environment: strict unless told.
@@ -268,6 +268,20 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         assertThat(calls().setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
                 .isEqualTo(WinsockNative.SOCKET_ERROR);
         assertThat(calls().lastError()).isEqualTo(WsaError.WSAEINVAL);
+    }
+
+    // ---- R9: AF_UNIX has stream sockets only, whose path is no port (in both modes) -----------------
+
+    @Test
+    void afUnixOpensStreamSocketsOnlyWithProtocolZero() {
+        int flags = WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT;
+        assertThat(calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_DGRAM, 0, 0, 0, flags)).isEqualTo(WinsockNative.INVALID_SOCKET);
+        assertThat(calls().lastError()).isEqualTo(WsaError.WSAESOCKTNOSUPPORT);
+        assertThat(calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_STREAM, WinsockNative.IPPROTO_TCP, 0, 0, flags))
+                .isEqualTo(WinsockNative.INVALID_SOCKET);
+        long stream = calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_STREAM, 0, 0, 0, flags);
+        assertThat(stream).isNotEqualTo(WinsockNative.INVALID_SOCKET);
+        this.handles.add(stream);
     }
 
     // ---- hooks (the same in both modes) -----------------------------------------------------------
