@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -36,6 +39,7 @@ import org.springframework.context.annotation.Configuration;
  * handler parameters that tell its peer, and the start-up failures that name the property.
  */
 @EnabledOnOs(OS.LINUX)
+@ExtendWith(OutputCaptureExtension.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UnixListenerTests {
 
@@ -47,7 +51,7 @@ class UnixListenerTests {
     Path directory;
 
     @Test
-    void aListenerOnAUnixSocketServesWithoutAPortAndTellsItsHandlerThePeer() {
+    void aListenerOnAUnixSocketServesWithoutAPortAndTellsItsHandlerThePeer(CapturedOutput output) {
         Path path = this.directory.resolve("who.sock");
         this.runner.withUserConfiguration(WhoConfiguration.class)
                 .withPropertyValues("sockstate.listeners.who.address=unix:" + path, "sockstate.listeners.who.unix-permissions=rw-rw----")
@@ -56,6 +60,7 @@ class UnixListenerTests {
                     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(path))).isEqualTo("rw-rw----");
                     assertThat(context.getBean(SocketServer.class).listener("who").address()).isEqualTo(UnixDomainSocketAddress.of(path));
                     assertThat(context.getEnvironment().getProperty("local.sockstate.who.port")).isNull();
+                    assertThat(output).contains("Socket server started on epoll with 'who' on unix:" + path + " (stream)");
                     try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
                         client.write(ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)));
                         ByteBuffer reply = ByteBuffer.allocate(2);
