@@ -43,6 +43,11 @@
  * R7 Binding follows Windows' rules for SO_REUSEADDR and SO_EXCLUSIVEADDRUSE (see bind()).
  * R8 An ENABLE with an empty filter, which has no documented meaning, is refused with
  *    ERROR_INVALID_PARAMETER (DISABLE is the documented way to watch nothing).
+ * R9 AF_UNIX (1, afunix.h; Windows 10 build 17063 and later): stream sockets only, protocol 0
+ *    (Microsoft's "AF_UNIX comes to Windows" announcement: no SOCK_DGRAM); another type is
+ *    refused with WSAESOCKTNOSUPPORT. A path is no port: R7 does not apply, and the kernel is not
+ *    asked to share ports for it. The reference notes in ../shared/reference/ do not cover AF_UNIX:
+ *    this rule follows Microsoft's afunix.h and announcement, not those notes.
  * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
  * the enabling call itself, so that tests know what is queued without waiting.
  * In both modes: one queued packet per registration, events coalescing into it; ONESHOT disables
@@ -222,6 +227,7 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WSAEPROTOTYPE 10041
 #define WSAENOPROTOOPT 10042
 #define WSAEPROTONOSUPPORT 10043
+#define WSAESOCKTNOSUPPORT 10044
 #define WSAEOPNOTSUPP 10045
 #define WSAEAFNOSUPPORT 10047
 #define WSAEADDRINUSE 10048
@@ -492,7 +498,7 @@ static int share_ports(int fd) {
 }
 
 /** Records a socket the emulator made; closes it and returns -1 when that fails. */
-static int track(int fd, int strict, int stream, int fresh) {
+static int track(int fd, int strict, int stream, int fresh, int has_port) {
     pthread_mutex_lock(&lock);
     struct socket_state *state = new_state(fd);
     int failed = state == NULL;
@@ -500,7 +506,7 @@ static int track(int fd, int strict, int stream, int fresh) {
         state->strict = strict;
         state->stream = stream;
         state->fresh = fresh;
-        failed = strict && share_ports(fd) != 0;
+        failed = strict && has_port && share_ports(fd) != 0;
         state->in_use = !failed;
     }
     pthread_mutex_unlock(&lock);
@@ -515,6 +521,11 @@ EXPORT SOCKET WSASocketW(int family, int type, int protocol, void *info, unsigne
     (void) info;
     (void) group;
     int cloexec = (flags & WSA_FLAG_NO_HANDLE_INHERIT) ? SOCK_CLOEXEC : 0;
+    if (family == AF_UNIX && (type != SOCK_STREAM || protocol != 0)) {
+        /* R9 */
+        set_last_error(WSAESOCKTNOSUPPORT);
+        return INVALID_SOCKET;
+    }
     int fd = socket(linux_family(family), type | cloexec, protocol);
     if (fd < 0) {
         socket_error();
@@ -523,7 +534,7 @@ EXPORT SOCKET WSASocketW(int family, int type, int protocol, void *info, unsigne
     pthread_mutex_lock(&lock);
     int strict = mode == EMU_STRICT;
     pthread_mutex_unlock(&lock);
-    return (track(fd, strict, type == SOCK_STREAM, type == SOCK_STREAM) != 0) ? INVALID_SOCKET : (SOCKET) fd;
+    return (track(fd, strict, type == SOCK_STREAM, type == SOCK_STREAM, family != AF_UNIX) != 0) ? INVALID_SOCKET : (SOCKET) fd;
 }
 
 EXPORT int WSAIoctl(SOCKET s, DWORD code, void *in, DWORD in_length, void *out, DWORD out_length,
@@ -638,6 +649,10 @@ static int v6only_of(int fd, int family) {
  * lock held; returns the WSAE* code refusing the bind, or 0.
  */
 static int windows_bind_refusal(int fd, const struct socket_state *state, const struct sockaddr_storage *address) {
+    if (address->ss_family == AF_UNIX) {
+        /* R9 */
+        return 0;
+    }
     int port = port_of(address);
     if (port == 0) {
         return 0;
@@ -729,8 +744,9 @@ EXPORT SOCKET accept(SOCKET s, void *name, int *length) {
     pthread_mutex_lock(&lock);
     const struct socket_state *state = state_of(listener);
     int strict = (state != NULL) ? state->strict : mode == EMU_STRICT;
+    int has_port = state == NULL || !state->bound || state->address.ss_family != AF_UNIX;
     pthread_mutex_unlock(&lock);
-    if (track(fd, strict, 1, 0) != 0) {
+    if (track(fd, strict, 1, 0, has_port) != 0) {
         return INVALID_SOCKET;
     }
     address_out(name);

@@ -27,7 +27,7 @@ final class LoopbackConnections implements AutoCloseable {
         try {
             sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             sockets.listen(listener, count);
-            InetSocketAddress address = sockets.localAddress(listener);
+            InetSocketAddress address = (InetSocketAddress) sockets.localAddress(listener);
             for (int i = 0; i < count; i++) {
                 Socket client = new Socket(address.getAddress(), address.getPort());
                 this.clients.add(client);

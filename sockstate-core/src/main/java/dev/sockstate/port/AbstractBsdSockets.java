@@ -1,6 +1,6 @@
 package dev.sockstate.port;
 
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
@@ -27,6 +27,9 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     /** {@code TCP_NODELAY}, 1 on Linux, Windows and the BSDs. */
     private static final int TCP_NODELAY = 1;
 
+    /** {@code sizeof(struct ucred)}: pid, uid and gid, an {@code int} each. */
+    private static final int UCRED_SIZE = 12;
+
     /** {@code SHUT_RD}/{@code SD_RECEIVE}. */
     private static final int SHUT_RD = 0;
 
@@ -43,13 +46,14 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     /** @param constants the system's numbers for the calls */
     protected AbstractBsdSockets(Constants constants) {
         this.constants = constants;
-        this.layout = new SocketAddressLayout(constants.afInet(), constants.afInet6());
+        this.layout = new SocketAddressLayout(constants.afInet(), constants.afInet6(), constants.afUnix());
     }
 
     /**
      * The numbers a system gives the BSD socket API where they differ between systems.
      * @param afInet {@code AF_INET}
      * @param afInet6 {@code AF_INET6}
+     * @param afUnix {@code AF_UNIX}
      * @param solSocket {@code SOL_SOCKET}
      * @param soError {@code SO_ERROR}
      * @param soReuseAddr {@code SO_REUSEADDR}
@@ -58,11 +62,13 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
      * @param soSndBuf {@code SO_SNDBUF}
      * @param soKeepAlive {@code SO_KEEPALIVE}
      * @param ipv6V6Only {@code IPV6_V6ONLY}
+     * @param soPeerCred {@code SO_PEERCRED}, filling a {@code struct ucred {int pid; int uid; int gid;}}, or
+     * {@link #NO_OPTION} where the system has none
      * @param acceptName the name of the call that accepts a connection, for its exception
      * @param closeName the name of the call that closes a socket, for its exception
      */
-    protected record Constants(int afInet, int afInet6, int solSocket, int soError, int soReuseAddr, int soReusePort,
-            int soRcvBuf, int soSndBuf, int soKeepAlive, int ipv6V6Only, String acceptName, String closeName) {
+    protected record Constants(int afInet, int afInet6, int afUnix, int solSocket, int soError, int soReuseAddr, int soReusePort,
+            int soRcvBuf, int soSndBuf, int soKeepAlive, int ipv6V6Only, int soPeerCred, String acceptName, String closeName) {
 
         /** An option the system does not have. */
         public static final int NO_OPTION = -1;
@@ -97,7 +103,10 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
         return exception(call, lastError());
     }
 
-    /** @return a new non-blocking socket of the domain, TCP or UDP, not inherited by child processes */
+    /**
+     * @return a new non-blocking socket of the domain, TCP or UDP (for {@code AF_UNIX}: a stream or a
+     * datagram socket), not inherited by child processes
+     */
     protected abstract long openSocket(int domain, Protocol protocol) throws NativeIoException;
 
     /** @return {@code bind}'s result: 0, or -1 */
@@ -152,13 +161,14 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
         int domain = switch (family) {
             case INET -> this.constants.afInet();
             case INET6 -> this.constants.afInet6();
-            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+            case UNIX -> this.constants.afUnix();
+            default -> throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET, INET6 or UNIX");
         };
         return openSocket(domain, protocol);
     }
 
     @Override
-    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+    public void bind(long socket, SocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
             int length = this.layout.encode(address, local.address().buffer());
             if (bindCall(socket, local.address().address(), length) != 0) {
@@ -196,7 +206,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public final boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+    public final boolean connect(long socket, SocketAddress address) throws NativeIoException {
         try (Scratch local = scratch()) {
             int length = this.layout.encode(address, local.address().buffer());
             if (connectCall(socket, local.address().address(), length) == 0) {
@@ -343,16 +353,34 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public final InetSocketAddress localAddress(long socket) throws NativeIoException {
+    public final SocketAddress localAddress(long socket) throws NativeIoException {
         return name(socket, true);
     }
 
     @Override
-    public final InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+    public final SocketAddress remoteAddress(long socket) throws NativeIoException {
         return name(socket, false);
     }
 
-    private InetSocketAddress name(long socket, boolean local) throws NativeIoException {
+    @Override
+    public final long[] peerCredentials(long socket) throws NativeIoException {
+        if (this.constants.soPeerCred() == Constants.NO_OPTION) {
+            return null;
+        }
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            ByteBuffer credentials = holder.buffer();
+            credentials.putInt(UCRED_SIZE, UCRED_SIZE);
+            if (getOptionCall(socket, this.constants.solSocket(), this.constants.soPeerCred(), holder.address(),
+                    holder.address() + UCRED_SIZE) != 0) {
+                throw lastException("getsockopt(SO_PEERCRED)");
+            }
+            return new long[] { credentials.getInt(0), Integer.toUnsignedLong(credentials.getInt(4)),
+                    Integer.toUnsignedLong(credentials.getInt(8)) };
+        }
+    }
+
+    private SocketAddress name(long socket, boolean local) throws NativeIoException {
         try (Scratch scratch = scratch()) {
             NativeBuffer address = scratch.address();
             long lengthAddress = scratch.addressToFill();

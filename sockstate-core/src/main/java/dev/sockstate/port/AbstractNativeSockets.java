@@ -113,7 +113,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
         private final NativeBuffer option;
 
-        private final byte[] bytes = new byte[16];
+        private final byte[] bytes = new byte[SocketAddressLayout.UNIX_PATH_MAX];
 
         private final AbstractNativeSockets sockets;
 
@@ -129,7 +129,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
             this.sockets = sockets;
             this.kept = kept;
             this.address = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
-            this.option = sockets.allocate(8);
+            this.option = sockets.allocate(16);
         }
 
         /** Gives it back, for the next call. */
@@ -145,12 +145,12 @@ public abstract class AbstractNativeSockets implements NativeSockets {
             return this.address;
         }
 
-        /** @return room for an option value and its length */
+        /** @return room for an option value (up to 12 bytes) and its length */
         public NativeBuffer option() {
             return this.option;
         }
 
-        /** @return 16 bytes to copy an address through */
+        /** @return room to copy an address through: an IP address, or a Unix socket's path */
         public byte[] bytes() {
             return this.bytes;
         }

@@ -1,6 +1,6 @@
 package dev.sockstate.port;
 
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 
@@ -20,19 +20,21 @@ public interface NativeSockets {
 
     /**
      * Opens a non-blocking socket, not inherited by child processes.
-     * @param protocol TCP or UDP
-     * @param family INET or INET6
+     * @param protocol TCP or UDP; with the {@code UNIX} family, a stream or a datagram socket
+     * @param family INET, INET6, or UNIX where the backend has Unix domain sockets
      * @return the handle
-     * @throws NativeIoException when the socket could not be created
+     * @throws NativeIoException when the socket could not be created ({@link NativeError#NOT_SUPPORTED}
+     * for a kind of socket the backend or the system does not have)
      */
     long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException;
 
     /**
      * @param socket the handle
-     * @param address the local address
+     * @param address the local address: an {@code InetSocketAddress}, or a
+     * {@code UnixDomainSocketAddress} for a socket of the UNIX family (which creates the file)
      * @throws NativeIoException when the address is in use or invalid
      */
-    void bind(long socket, InetSocketAddress address) throws NativeIoException;
+    void bind(long socket, SocketAddress address) throws NativeIoException;
 
     /**
      * @param socket a bound TCP socket
@@ -52,11 +54,11 @@ public interface NativeSockets {
     /**
      * Starts a connection.
      * @param socket the handle
-     * @param address the peer
+     * @param address the peer: an {@code InetSocketAddress}, or a {@code UnixDomainSocketAddress}
      * @return true when connected at once, false when under way (wait for OUT, or ERR)
      * @throws NativeIoException on failure
      */
-    boolean connect(long socket, InetSocketAddress address) throws NativeIoException;
+    boolean connect(long socket, SocketAddress address) throws NativeIoException;
 
     /**
      * Reads into the buffer between its position and limit, moving the position.
@@ -167,17 +169,30 @@ public interface NativeSockets {
 
     /**
      * @param socket the handle
-     * @return its bound address
+     * @return its bound address: an {@code InetSocketAddress}, or a {@code UnixDomainSocketAddress}
+     * (an empty path when unnamed)
      * @throws NativeIoException on failure
      */
-    InetSocketAddress localAddress(long socket) throws NativeIoException;
+    SocketAddress localAddress(long socket) throws NativeIoException;
 
     /**
      * @param socket a connected handle
-     * @return its peer's address
+     * @return its peer's address: an {@code InetSocketAddress}, or a {@code UnixDomainSocketAddress}
+     * (an empty path for the usual unnamed peer of a Unix connection)
      * @throws NativeIoException on failure
      */
-    InetSocketAddress remoteAddress(long socket) throws NativeIoException;
+    SocketAddress remoteAddress(long socket) throws NativeIoException;
+
+    /**
+     * The credentials of the process at the other end of a connected Unix domain socket, as the
+     * system recorded them when it connected ({@code SO_PEERCRED}).
+     * @param socket a connected handle of the UNIX family
+     * @return {@code {pid, uid, gid}}, or {@code null} where the system or the backend tells none
+     * @throws NativeIoException when the system refused to tell them
+     */
+    default long[] peerCredentials(long socket) throws NativeIoException {
+        return null;
+    }
 
     /**
      * @param capacity bytes

@@ -3,13 +3,15 @@ package dev.sockstate.server;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * A running listener as seen from outside: where it is bound and what it serves.
  *
  * @param name the listener's name
  * @param protocol TCP or UDP
- * @param address the bound address, with the port the system chose for port 0
+ * @param address the bound address, with the port the system chose for port 0; a
+ * {@code UnixDomainSocketAddress} for a listener on a Unix domain socket
  * @param trigger how its sockets are registered
  * @param group its worker group
  * @param activeConnections open connections (TCP)
@@ -22,11 +24,11 @@ import java.net.InetSocketAddress;
  * registered and served: false once it stopped for good (the port refused to re-arm the last one,
  * say), or while the server stops
  */
-public record BoundListener(String name, Protocol protocol, InetSocketAddress address, Trigger trigger, String group,
+public record BoundListener(String name, Protocol protocol, SocketAddress address, Trigger trigger, String group,
         int activeConnections, int registrations, long accepted, long rejected, long handlerErrors, boolean serving) {
 
-    /** @return the bound TCP or UDP port number */
+    /** @return the bound TCP or UDP port number, -1 for a Unix domain socket */
     public int portNumber() {
-        return this.address.getPort();
+        return (this.address instanceof InetSocketAddress inet) ? inet.getPort() : -1;
     }
 }

@@ -1,13 +1,13 @@
 package dev.sockstate.server;
 
 import dev.sockstate.server.proxy.ProxyHeader;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import javax.net.ssl.SSLSession;
 
 /**
- * A TCP connection as a handler sees it. Writing never blocks: what the socket does not take at
+ * A TCP connection (or a Unix domain stream socket's) as a handler sees it. Writing never blocks: what the socket does not take at
  * once is queued and sent when the socket becomes writable. Every method may be called from any
  * thread; calls from other threads than the one handling the connection are handed to a worker.
  */
@@ -19,14 +19,27 @@ public interface Connection {
     /** @return the name of the listener that accepted it */
     String listenerName();
 
-    /** @return the local address */
-    InetSocketAddress localAddress();
+    /**
+     * @return the local address: an {@code InetSocketAddress} for TCP, a {@code UnixDomainSocketAddress}
+     * (the listener's path) for a Unix domain socket
+     */
+    SocketAddress localAddress();
 
     /**
-     * @return the peer's address: the client's, as a load balancer's PROXY protocol header names it
-     * ({@link #proxyHeader()}), or else the socket's peer
+     * @return the peer's address: an {@code InetSocketAddress} for TCP, a {@code UnixDomainSocketAddress}
+     * for a Unix domain socket, whose path is usually empty (a client's socket is seldom bound to a file);
+     * behind a load balancer, the client's address its PROXY protocol header names ({@link #proxyHeader()})
      */
-    InetSocketAddress remoteAddress();
+    SocketAddress remoteAddress();
+
+    /**
+     * @return the pid, uid and gid of the process that connected to a Unix domain socket, as the
+     * system recorded them when it connected ({@code SO_PEERCRED}); {@code null} for a TCP
+     * connection, or where the backend tells none (see {@link PeerCredentials})
+     */
+    default PeerCredentials peerCredentials() {
+        return null;
+    }
 
     /**
      * Sends the buffer's remaining bytes, queueing what the socket does not take at once. The buffer

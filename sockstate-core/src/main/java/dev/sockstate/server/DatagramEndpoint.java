@@ -1,17 +1,17 @@
 package dev.sockstate.server;
 
 import dev.sockstate.port.PeerAddress;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
-/** A UDP listener's socket as a handler sees it. */
+/** A UDP listener's socket (or a Unix domain datagram socket's) as a handler sees it. */
 public interface DatagramEndpoint {
 
     /** @return the listener's name */
     String listenerName();
 
-    /** @return the bound address */
-    InetSocketAddress localAddress();
+    /** @return the bound address: an {@code InetSocketAddress}, or a {@code UnixDomainSocketAddress} */
+    SocketAddress localAddress();
 
     /**
      * Sends one datagram without blocking.

@@ -9,9 +9,12 @@ import dev.sockstate.server.tls.Tls;
 import java.net.InetAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -24,6 +27,8 @@ import java.util.function.Supplier;
  * @param protocol TCP or UDP
  * @param address the local address, {@code null} for every interface
  * @param portNumber the TCP or UDP port number, 0 for an ephemeral one
+ * @param unixPath the Unix domain socket bound instead of an IP port (stream for TCP, datagram for UDP), {@code null} for none
+ * @param unixPermissions the permissions of the Unix domain socket's file, {@code null} for the umask's
  * @param backlog the TCP pending-connection queue length
  * @param trigger how the listener's sockets are registered; {@code null} for the default of the worker
  * group that serves it (see {@link #triggerOn(WorkerGroupSettings)})
@@ -51,12 +56,12 @@ import java.util.function.Supplier;
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  */
-public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, int backlog, Trigger trigger,
-        boolean exclusiveEdge, int events, boolean reuseAddress, boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections,
-        Duration idleTimeout, long maxPendingWriteBytes, String group, ConnectionHandler connectionHandler,
-        DatagramHandler datagramHandler, Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls, AcceptMode accept,
-        ProxyProtocol proxyProtocol) {
+public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, Path unixPath,
+        Set<PosixFilePermission> unixPermissions, int backlog, Trigger trigger, boolean exclusiveEdge, int events, boolean reuseAddress,
+        boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections, Duration idleTimeout, long maxPendingWriteBytes,
+        String group, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, Executor handlerExecutor,
+        List<Supplier<? extends Stage>> stages, int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls,
+        AcceptMode accept, ProxyProtocol proxyProtocol) {
 
     /**
      * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
@@ -70,6 +75,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         if (accept != AcceptMode.SHARED && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.ACCEPT, accept, "SHARED for a UDP listener (it accepts no connections)");
         }
+        unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (!stages.isEmpty() && protocol != Protocol.TCP) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
@@ -85,6 +91,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             throw InvalidSettingException.mustBe(name, Setting.PROXY_PROTOCOL, proxyProtocol.version(),
                     "none for a UDP listener (the PROXY protocol header begins a TCP connection)");
         }
+    }
+
+    /** @return whether the listener binds a Unix domain socket ({@link #unixPath()}) */
+    public boolean isUnix() {
+        return this.unixPath != null;
     }
 
     /** The worker group listeners use unless they name another. */
@@ -134,6 +145,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private InetAddress address;
 
         private int portNumber;
+
+        private Path unixPath;
+
+        private String unixPermissions;
 
         private int backlog = 1024;
 
@@ -195,6 +210,21 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         /** @param portNumber the TCP or UDP port number, 0 for an ephemeral one @return this */
         public Builder portNumber(int portNumber) {
             this.portNumber = portNumber;
+            return this;
+        }
+
+        /**
+         * Binds a Unix domain socket instead of an IP port; a socket file no server answers at is replaced, any other refused.
+         * @param path the socket file's path (at most 107 bytes, removed at the stop), {@code null} for none (the default) @return this
+         */
+        public Builder unixPath(Path path) {
+            this.unixPath = path;
+            return this;
+        }
+
+        /** @param permissions the socket file's as {@code ls -l} shows them ({@code rw-rw----}), {@code null} for the umask's @return this */
+        public Builder unixPermissions(String permissions) {
+            this.unixPermissions = permissions;
             return this;
         }
 
@@ -412,6 +442,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             }
             require(this.portNumber >= 0 && this.portNumber <= 65535, Setting.PORT_NUMBER, this.portNumber, "between 0 and 65535");
             require(this.backlog > 0, Setting.BACKLOG, this.backlog, "positive");
+            Set<PosixFilePermission> permissions = UnixSocketCheck.permissions(this.name, this.unixPath, this.unixPermissions,
+                    this.address != null || this.portNumber != 0, this.reusePort, this.accept == AcceptMode.PER_WORKER);
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
@@ -449,7 +481,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                 require(this.connectionHandler == null, Setting.HANDLER, "a ConnectionHandler", "a DatagramHandler for a UDP listener");
             }
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
-            return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.backlog, chosen, this.exclusiveEdge,
+            return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
+                    this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
                     this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
                     this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.accept,

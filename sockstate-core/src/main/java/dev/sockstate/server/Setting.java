@@ -16,6 +16,12 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#backlog(int)}. */
     BACKLOG(Scope.LISTENER, "backlog"),
 
+    /** {@link ListenerSettings.Builder#unixPath}. */
+    UNIX_PATH(Scope.LISTENER, "unixPath"),
+
+    /** {@link ListenerSettings.Builder#unixPermissions}. */
+    UNIX_PERMISSIONS(Scope.LISTENER, "unixPermissions"),
+
     /** {@link ListenerSettings.Builder#trigger}. */
     TRIGGER(Scope.LISTENER, "trigger"),
 

@@ -85,7 +85,7 @@ public abstract class NativeSocketsContract {
         this.sockets.setOption(listener, NativeSocketOption.REUSE_ADDRESS, 1);
         this.sockets.bind(listener, new InetSocketAddress(loopback, 0));
         this.sockets.listen(listener, 8);
-        InetSocketAddress bound = this.sockets.localAddress(listener);
+        InetSocketAddress bound = (InetSocketAddress) this.sockets.localAddress(listener);
         assertThat(bound.getAddress()).isEqualTo(loopback);
         assertThat(bound.getPort()).isPositive();
         assertThat(this.sockets.accept(listener)).as("nothing pending").isEqualTo(NativeSockets.NO_SOCKET);
@@ -114,7 +114,7 @@ public abstract class NativeSocketsContract {
         long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
         this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(listener, 8);
-        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(listener)).getPort())) {
             long connection = acceptWithin(listener);
             ByteBuffer heap = ByteBuffer.wrap("heap bytes".getBytes(StandardCharsets.UTF_8));
             assertThat(this.sockets.send(connection, heap)).isEqualTo(10);
@@ -135,7 +135,7 @@ public abstract class NativeSocketsContract {
         long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
         this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(listener, 8);
-        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(listener)).getPort())) {
             long connection = acceptWithin(listener);
             byte[] bytes = new byte[300 * 1024];
             for (int i = 0; i < bytes.length; i++) {
@@ -184,7 +184,7 @@ public abstract class NativeSocketsContract {
     void udpOverIpv6ReportsTheSenderAndRepliesToIt() throws Exception {
         long server = open(Protocol.UDP, StandardProtocolFamily.INET6);
         this.sockets.bind(server, new InetSocketAddress(IPV6_LOOPBACK, 0));
-        int port = this.sockets.localAddress(server).getPort();
+        int port = ((InetSocketAddress) this.sockets.localAddress(server)).getPort();
         try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(IPV6_LOOPBACK, 0))) {
             client.setSoTimeout(5000);
             byte[] payload = "question".getBytes(StandardCharsets.UTF_8);
@@ -264,7 +264,7 @@ public abstract class NativeSocketsContract {
         this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(listener, 8);
         long connection;
-        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(listener)).getPort())) {
             connection = acceptWithin(listener);
             client.setSoLinger(true, 0);
         }

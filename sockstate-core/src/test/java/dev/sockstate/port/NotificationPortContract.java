@@ -274,7 +274,7 @@ public abstract class NotificationPortContract extends PortSemanticsContract {
         // As the reference does: register before binding, so no datagram can arrive unnoticed.
         register(server, Events.IN, Trigger.EDGE_PERSISTENT);
         this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        InetSocketAddress address = this.sockets.localAddress(server);
+        InetSocketAddress address = (InetSocketAddress) this.sockets.localAddress(server);
         int datagrams = 10;
         try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             for (int i = 0; i < datagrams; i++) {

@@ -34,7 +34,7 @@ public final class ServeOnce implements Function<String, String> {
         try (NotificationPort port = Backends.select(backend).openPort()) {
             sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             sockets.listen(listener, 4);
-            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), sockets.localAddress(listener).getPort())) {
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) sockets.localAddress(listener)).getPort())) {
                 long connection;
                 while ((connection = sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
                     Thread.onSpinWait();

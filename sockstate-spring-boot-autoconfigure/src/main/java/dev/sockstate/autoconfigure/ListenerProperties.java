@@ -4,7 +4,6 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.proxy.ProxyProtocol;
-import java.net.InetAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -47,11 +46,14 @@ public class ListenerProperties {
     /** Transport: tcp or udp. */
     private Protocol protocol = Protocol.TCP;
 
-    /** Local address to bind; every interface when not set. */
-    private InetAddress address;
+    /** Local address to bind: an IP address or host name, every interface when not set; or unix: and a path, such as unix:/run/app/echo.sock, for a Unix domain socket (stream for tcp, datagram for udp) that has no port. */
+    private String address;
 
-    /** Port to bind, required; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
+    /** Port to bind, required but for a Unix domain socket; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
     private Integer port;
+
+    /** Permissions of a Unix domain socket's file as ls -l shows them, such as rw-rw---- (connecting takes write permission); those the umask gives when not set. */
+    private String unixPermissions;
 
     /** Whether each TCP connection's events and bytes are logged at DEBUG on the logger dev.sockstate.wiretap.NAME, for debugging a protocol. */
     private boolean wiretap;
@@ -136,12 +138,20 @@ public class ListenerProperties {
         this.protocol = protocol;
     }
 
-    public InetAddress getAddress() {
+    public String getAddress() {
         return this.address;
     }
 
-    public void setAddress(InetAddress address) {
+    public void setAddress(String address) {
         this.address = address;
+    }
+
+    public String getUnixPermissions() {
+        return this.unixPermissions;
+    }
+
+    public void setUnixPermissions(String unixPermissions) {
+        this.unixPermissions = unixPermissions;
     }
 
     public boolean isWiretap() {

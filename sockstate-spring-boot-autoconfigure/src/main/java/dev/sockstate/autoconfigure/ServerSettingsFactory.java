@@ -81,7 +81,8 @@ final class ServerSettingsFactory {
     Map<String, ListenerKind> listenerKinds() {
         Map<String, ListenerKind> kinds = new LinkedHashMap<>();
         this.properties.getListeners().forEach((name, listener) -> kinds.put(name, new ListenerKind(listener.getProtocol(),
-                listener.getFraming().getType() != FramingType.NONE, this.messageMapper)));
+                listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
+                ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix())));
         return kinds;
     }
 
@@ -128,9 +129,13 @@ final class ServerSettingsFactory {
 
     private ListenerSettings.Builder builder(String name, ListenerProperties listener, BeanFactory beans) {
         String path = "listeners." + name + ".";
+        ListenerAddress address = ListenerAddress.of(PREFIX + path + "address", listener.getAddress());
         // As Spring Boot's servers, an ephemeral port is asked for, not had by leaving the port out.
-        require(listener.getPort() != null, path + "port", null, "It must be set: the port number to bind, or 0 for an"
-                + " ephemeral one (tests get ephemeral ports by themselves, see @LocalListenerPort).");
+        require(address.isUnix() || listener.getPort() != null, path + "port", null, "It must be set: the port number to bind,"
+                + " or 0 for an ephemeral one (tests get ephemeral ports by themselves, see @LocalListenerPort).");
+        // Zero is what tests set for every listener; a Unix domain socket has no port to choose.
+        require(!address.isUnix() || listener.getPort() == null || listener.getPort() == 0, path + "port", listener.getPort(),
+                "A listener on a Unix domain socket (address " + listener.getAddress() + ") has no port: leave it out.");
         require(listener.getCharset() != null, path + "charset", null, "It must be set.");
         DataSize pending = listener.getMaxPendingWriteBytes();
         require(pending != null, path + "max-pending-write-bytes", null, "It must be set.");
@@ -141,7 +146,8 @@ final class ServerSettingsFactory {
         }
         ListenerSettings.Builder builder = (listener.getProtocol() == Protocol.UDP) ? ListenerSettings.udp(name)
                 : ListenerSettings.tcp(name);
-        builder.address(listener.getAddress()).portNumber(listener.getPort()).backlog(listener.getBacklog())
+        builder.address(address.ip()).portNumber(address.isUnix() ? 0 : listener.getPort()).unixPath(address.unixPath())
+                .unixPermissions(listener.getUnixPermissions()).backlog(listener.getBacklog())
                 .trigger(listener.getTrigger()).exclusiveEdge(listener.isExclusiveEdge())
                 .reuseAddress(listener.isReuseAddress()).reusePort(listener.isReusePort())
                 .accept(listener.getAccept())
@@ -344,6 +350,8 @@ final class ServerSettingsFactory {
         properties.put(Setting.LISTENER_NAME, "");
         properties.put(Setting.PORT_NUMBER, "port");
         properties.put(Setting.BACKLOG, "backlog");
+        properties.put(Setting.UNIX_PATH, "address");
+        properties.put(Setting.UNIX_PERMISSIONS, "unix-permissions");
         properties.put(Setting.TRIGGER, "trigger");
         properties.put(Setting.EXCLUSIVE_EDGE, "exclusive-edge");
         properties.put(Setting.EVENTS, "events");

@@ -1,5 +1,6 @@
 package dev.sockstate.autoconfigure;
 
+import dev.sockstate.port.Protocol;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.engine.SocketServer;
 import java.time.Duration;
@@ -112,8 +113,12 @@ public class SocketServerLifecycle implements SmartLifecycle {
         }
         for (int i = 0; i < listeners.size(); i++) {
             BoundListener listener = listeners.get(i);
-            line.append((i == 0) ? "" : ", ").append("'").append(listener.name()).append("' on port ").append(listener.portNumber())
-                    .append(" (").append(listener.protocol().name().toLowerCase(Locale.ROOT)).append(")");
+            line.append((i == 0) ? "" : ", ").append("'").append(listener.name()).append("' on ");
+            // A Unix domain socket's path, its kind said as its protocol is: "on unix:/run/app/echo.sock (stream)".
+            boolean unix = listener.portNumber() < 0;
+            line.append(unix ? "unix:" + listener.address() : "port " + listener.portNumber()).append(" (")
+                    .append(unix ? ((listener.protocol() == Protocol.TCP) ? "stream" : "datagram")
+                            : listener.protocol().name().toLowerCase(Locale.ROOT)).append(")");
         }
         return line.toString();
     }
@@ -129,6 +134,10 @@ public class SocketServerLifecycle implements SmartLifecycle {
             ports.putAll(existing.getSource());
         }
         for (BoundListener listener : this.server.listeners()) {
+            if (listener.portNumber() < 0) {
+                // A Unix domain socket, whose path is configured: no port to publish.
+                continue;
+            }
             ports.put("local.sockstate." + listener.name() + ".port", listener.portNumber());
         }
         sources.addFirst(new MapPropertySource(PORTS_SOURCE, ports));

@@ -99,8 +99,8 @@ class ProxyProtocolPropertiesTests {
 
         @OnData
         String answer(String text, InetSocketAddress client, ProxyHeader header) {
-            return text.strip() + ": " + client + " via " + header.proxyAddress().getAddress().getHostAddress() + ":"
-                    + header.proxyAddress().getPort() + "\n";
+            InetSocketAddress balancer = (InetSocketAddress) header.proxyAddress();
+            return text.strip() + ": " + client + " via " + balancer.getAddress().getHostAddress() + ":" + balancer.getPort() + "\n";
         }
     }
 }

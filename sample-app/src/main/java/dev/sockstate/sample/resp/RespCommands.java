@@ -3,6 +3,7 @@ package dev.sockstate.sample.resp;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -135,9 +136,13 @@ public final class RespCommands {
         reply.bulk(info.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private static String address(InetSocketAddress address) {
-        String host = address.getAddress().getHostAddress();
-        return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + address.getPort();
+    private static String address(SocketAddress address) {
+        if (!(address instanceof InetSocketAddress inet)) {
+            // A Unix domain socket's: its path, empty for an unnamed client.
+            return address.toString();
+        }
+        String host = inet.getAddress().getHostAddress();
+        return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + inet.getPort();
     }
 
     private static void arity(RespReply reply, String command) {

@@ -12,9 +12,9 @@ import java.nio.ByteBuffer;
  */
 final class EpollSockets extends AbstractBsdSockets {
 
-    private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6,
+    private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
             LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_REUSEADDR, LinuxAbi.SO_REUSEPORT,
-            LinuxAbi.SO_RCVBUF, LinuxAbi.SO_SNDBUF, LinuxAbi.SO_KEEPALIVE, LinuxAbi.IPV6_V6ONLY, "accept4", "close");
+            LinuxAbi.SO_RCVBUF, LinuxAbi.SO_SNDBUF, LinuxAbi.SO_KEEPALIVE, LinuxAbi.IPV6_V6ONLY, LinuxAbi.SO_PEERCRED, "accept4", "close");
 
     private final EpollCalls calls;
 

@@ -7,6 +7,7 @@ package dev.sockstate.port.epoll;
  */
 final class LinuxAbi {
 
+    static final int AF_UNIX = 1;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
     static final int SOCK_STREAM = 1;
@@ -21,6 +22,7 @@ final class LinuxAbi {
     static final int SO_RCVBUF = 8;
     static final int SO_KEEPALIVE = 9;
     static final int SO_REUSEPORT = 15;
+    static final int SO_PEERCRED = 17;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
     static final int IPPROTO_IPV6 = 41;

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  */
 final class DatagramAddresses {
 
-    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(2, 10);
+    private static final SocketAddressLayout LAYOUT = new SocketAddressLayout(2, 10, 1);
 
     private DatagramAddresses() {
     }
@@ -48,7 +48,10 @@ final class DatagramAddresses {
         for (int i = 0; i < length; i++) {
             copy.put(i, encoded.get(i));
         }
-        InetSocketAddress address = target.toSocketAddress();
+        if (target.isUnix()) {
+            throw new IllegalArgumentException("A Unix domain socket's path " + target + " is no address for a UDP socket");
+        }
+        InetSocketAddress address = (InetSocketAddress) target.toSocketAddress();
         socket.lastTarget = new NioSocket.CachedAddress(address, copy, length);
         return address;
     }

@@ -57,8 +57,8 @@ final class NioSockets extends AbstractNativeSockets {
 
     @Override
     public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
-        if (family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
-            throw new IllegalArgumentException("Protocol family " + family + " is not supported; use INET or INET6");
+        if (protocol == Protocol.UDP && family == StandardProtocolFamily.UNIX) {
+            throw JdkErrors.exception("socket(UDP, UNIX)", NativeError.NOT_SUPPORTED, "the JDK has no Unix domain datagram channel");
         }
         NioSocket socket;
         try {
@@ -90,7 +90,7 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
+    public void bind(long socket, SocketAddress address) throws NativeIoException {
         String call = "bind(" + address + ")";
         NioSocket found = require(socket, call);
         synchronized (found) {
@@ -147,7 +147,7 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     /** Swaps the socket's unconnected channel for a listening one, bound, with the options set so far. */
-    private static void listenOn(NioSocket socket, InetSocketAddress address, int backlog) throws IOException {
+    private static void listenOn(NioSocket socket, SocketAddress address, int backlog) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open(socket.family);
         try {
             server.configureBlocking(false);
@@ -200,7 +200,7 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public boolean connect(long socket, InetSocketAddress address) throws NativeIoException {
+    public boolean connect(long socket, SocketAddress address) throws NativeIoException {
         String call = "connect(" + address + ")";
         NioSocket found = require(socket, call);
         boolean connected;
@@ -455,12 +455,12 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public InetSocketAddress localAddress(long socket) throws NativeIoException {
+    public SocketAddress localAddress(long socket) throws NativeIoException {
         NioSocket found = require(socket, "getsockname");
         try {
-            InetSocketAddress bound = (InetSocketAddress) ((NetworkChannel) found.selectable()).getLocalAddress();
-            if (bound != null) {
-                return bound;
+            SocketAddress bound = ((NetworkChannel) found.selectable()).getLocalAddress();
+            if (bound != null || found.family == StandardProtocolFamily.UNIX) {
+                return (bound != null) ? bound : java.net.UnixDomainSocketAddress.of("");
             }
             InetAddress any = InetAddress.getByAddress(new byte[(found.family == StandardProtocolFamily.INET6) ? 16 : 4]);
             return new InetSocketAddress(any, 0);
@@ -471,7 +471,7 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public InetSocketAddress remoteAddress(long socket) throws NativeIoException {
+    public SocketAddress remoteAddress(long socket) throws NativeIoException {
         NioSocket found = require(socket, "getpeername");
         try {
             SocketAddress peer = (found.datagram != null) ? found.datagram.getRemoteAddress()
@@ -479,7 +479,7 @@ final class NioSockets extends AbstractNativeSockets {
             if (peer == null) {
                 throw JdkErrors.exception("getpeername", NativeError.NOT_CONNECTED, "socket " + socket + " is not connected");
             }
-            return (InetSocketAddress) peer;
+            return peer;
         }
         catch (IOException | RuntimeException ex) {
             throw JdkErrors.exception("getpeername", ex);

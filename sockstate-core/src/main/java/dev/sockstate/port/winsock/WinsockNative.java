@@ -24,6 +24,8 @@ import com.sun.jna.NativeLibrary;
  */
 final class WinsockNative {
 
+    /** {@code AF_UNIX}: Unix domain stream sockets (afunix.h), Windows 10 build 17063 and later. */
+    static final int AF_UNIX = 1;
     static final int AF_INET = 2;
     static final int AF_INET6 = 23;
     static final int SOCK_STREAM = 1;

@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.Protocol;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
 /**
@@ -19,9 +20,9 @@ import java.nio.ByteBuffer;
 final class WinsockSockets extends AbstractBsdSockets {
 
     private static final Constants CONSTANTS = new Constants(WinsockNative.AF_INET, WinsockNative.AF_INET6,
-            WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, WinsockNative.SO_REUSEADDR, Constants.NO_OPTION,
+            WinsockNative.AF_UNIX, WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, WinsockNative.SO_REUSEADDR, Constants.NO_OPTION,
             WinsockNative.SO_RCVBUF, WinsockNative.SO_SNDBUF, WinsockNative.SO_KEEPALIVE, WinsockNative.IPV6_V6ONLY,
-            "accept", "closesocket");
+            Constants.NO_OPTION, "accept", "closesocket");
 
     private final WinsockCalls calls;
 
@@ -65,8 +66,14 @@ final class WinsockSockets extends AbstractBsdSockets {
     @Override
     protected long openSocket(int domain, Protocol protocol) throws NativeIoException {
         boolean tcp = protocol == Protocol.TCP;
-        long socket = this.calls.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM,
-                tcp ? WinsockNative.IPPROTO_TCP : WinsockNative.IPPROTO_UDP, 0, 0,
+        boolean unix = domain == WinsockNative.AF_UNIX;
+        if (unix && !tcp) {
+            throw new NativeIoException("WSASocketW(AF_UNIX, SOCK_DGRAM)", NativeError.NOT_SUPPORTED, WsaError.WSAESOCKTNOSUPPORT,
+                    "Windows has Unix domain stream sockets only, no datagram ones");
+        }
+        // AF_UNIX takes protocol 0; the IP families name theirs.
+        int ipProtocol = unix ? 0 : (tcp ? WinsockNative.IPPROTO_TCP : WinsockNative.IPPROTO_UDP);
+        long socket = this.calls.WSASocketW(domain, tcp ? WinsockNative.SOCK_STREAM : WinsockNative.SOCK_DGRAM, ipProtocol, 0, 0,
                 WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT);
         if (socket == WinsockNative.INVALID_SOCKET) {
             throw lastException("WSASocketW");
@@ -120,13 +127,16 @@ final class WinsockSockets extends AbstractBsdSockets {
      * <p>
      * On Windows the socket is bound with {@code SO_EXCLUSIVEADDRUSE}, as the JDK binds there: no
      * other socket can bind the port while this one has it, nor, while connections it accepted are
-     * still active, after it closed.
+     * still active, after it closed. A Unix domain socket's path is bound as it is: the file is its own
+     * exclusion.
      */
     @Override
-    public void bind(long socket, InetSocketAddress address) throws NativeIoException {
-        // Without it, a socket with SO_REUSEADDR could bind the same port while this one listens,
-        // and take or split its traffic.
-        setIntOption(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, 1, "SO_EXCLUSIVEADDRUSE");
+    public void bind(long socket, SocketAddress address) throws NativeIoException {
+        if (address instanceof InetSocketAddress) {
+            // Without it, a socket with SO_REUSEADDR could bind the same port while this one listens,
+            // and take or split its traffic.
+            setIntOption(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, 1, "SO_EXCLUSIVEADDRUSE");
+        }
         super.bind(socket, address);
     }
 

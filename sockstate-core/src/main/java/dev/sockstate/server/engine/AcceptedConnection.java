@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.engine.proxy.ProxyHost;
 import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsHost;
@@ -11,7 +12,7 @@ import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,9 +36,11 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     private volatile Object attachment;
 
-    private volatile InetSocketAddress remoteAddress;
+    private volatile SocketAddress remoteAddress;
 
-    private volatile InetSocketAddress localAddress;
+    private volatile SocketAddress localAddress;
+
+    private volatile PeerCredentials peerCredentials;
 
     /** The TLS session once the handshake succeeded. */
     private volatile SSLSession tlsSession;
@@ -76,18 +79,34 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     }
 
     @Override
-    public InetSocketAddress localAddress() {
-        InetSocketAddress address = this.localAddress;
+    public SocketAddress localAddress() {
+        SocketAddress address = this.localAddress;
         return (address != null) ? address : (this.localAddress = address(true));
     }
 
     @Override
-    public InetSocketAddress remoteAddress() {
-        InetSocketAddress address = this.remoteAddress;
+    public SocketAddress remoteAddress() {
+        SocketAddress address = this.remoteAddress;
         return (address != null) ? address : (this.remoteAddress = address(false));
     }
 
-    private InetSocketAddress address(boolean local) {
+    /** Read once, on first use: what the system recorded when the peer connected does not change. */
+    @Override
+    public PeerCredentials peerCredentials() {
+        PeerCredentials credentials = this.peerCredentials;
+        if (credentials != null || !this.listener.settings().isUnix() || isFinished()) {
+            return credentials;
+        }
+        try {
+            long[] ids = this.sockets.peerCredentials(this.handle);
+            return (ids == null) ? null : (this.peerCredentials = new PeerCredentials(ids[0], ids[1], ids[2]));
+        }
+        catch (NativeIoException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private SocketAddress address(boolean local) {
         if (isFinished()) {
             throw new IllegalStateException(this + " is closed");
         }
@@ -100,15 +119,15 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     }
 
     @Override
-    public final InetSocketAddress socketPeer() {
+    public final SocketAddress socketPeer() {
         ProxyHeader header = this.proxyHeader;
         return (header != null) ? header.proxyAddress() : remoteAddress();
     }
 
     @Override
     public final void proxied(ProxyHeader header) {
-        if (header.relaysInetClient()) {
-            this.remoteAddress = (InetSocketAddress) header.source();
+        if (header.relaysClient()) {
+            this.remoteAddress = header.source();
         }
         this.proxyHeader = header;
     }
@@ -233,7 +252,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public String toString() {
-        InetSocketAddress remote = this.remoteAddress;
+        SocketAddress remote = this.remoteAddress;
         return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
     }
 }

@@ -19,6 +19,8 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -348,7 +350,8 @@ public final class EmbeddedConnection implements AutoCloseable {
      */
     private static ListenerSettings withHandler(ListenerSettings s, ConnectionHandler handler) {
         Executor onTheCaller = (s.handlerExecutor() != null) ? Runnable::run : null;
-        return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.backlog(), s.trigger(),
+        return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.unixPath(), s.unixPermissions(),
+                s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
                 s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
                 onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
@@ -364,9 +367,9 @@ public final class EmbeddedConnection implements AutoCloseable {
 
         private final ListenerSettings settings;
 
-        private InetSocketAddress localAddress;
+        private SocketAddress localAddress;
 
-        private InetSocketAddress remoteAddress;
+        private SocketAddress remoteAddress;
 
         private int readBufferSize = DEFAULT_READ_BUFFER_SIZE;
 
@@ -383,20 +386,22 @@ public final class EmbeddedConnection implements AutoCloseable {
 
         /**
          * @param address what {@link Connection#localAddress()} answers; by default the listener's
-         * address (the loopback address when it binds every interface) and port number
+         * address (the loopback address when it binds every interface) and port number, or its Unix
+         * domain socket's path
          * @return this builder
          */
-        public Builder localAddress(InetSocketAddress address) {
+        public Builder localAddress(SocketAddress address) {
             this.localAddress = address;
             return this;
         }
 
         /**
          * @param address what {@link Connection#remoteAddress()} answers, the peer's; by default the
-         * loopback address and port number {@value EmbeddedConnection#DEFAULT_REMOTE_PORT_NUMBER}
+         * loopback address and port number {@value EmbeddedConnection#DEFAULT_REMOTE_PORT_NUMBER}, or an
+         * unnamed Unix domain socket (an empty path) on a listener of a Unix domain socket
          * @return this builder
          */
-        public Builder remoteAddress(InetSocketAddress address) {
+        public Builder remoteAddress(SocketAddress address) {
             this.remoteAddress = address;
             return this;
         }
@@ -420,18 +425,20 @@ public final class EmbeddedConnection implements AutoCloseable {
             return new EmbeddedConnection(this);
         }
 
-        private InetSocketAddress localAddress() {
-            if (this.localAddress != null) {
-                return this.localAddress;
+        private SocketAddress localAddress() {
+            if (this.localAddress != null || this.settings.isUnix()) {
+                return (this.localAddress != null) ? this.localAddress : UnixDomainSocketAddress.of(this.settings.unixPath());
             }
             InetAddress bound = this.settings.address();
             InetAddress address = (bound != null && !bound.isAnyLocalAddress()) ? bound : InetAddress.getLoopbackAddress();
             return new InetSocketAddress(address, this.settings.portNumber());
         }
 
-        private InetSocketAddress remoteAddress() {
-            return (this.remoteAddress != null) ? this.remoteAddress
-                    : new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_REMOTE_PORT_NUMBER);
+        private SocketAddress remoteAddress() {
+            if (this.remoteAddress != null || this.settings.isUnix()) {
+                return (this.remoteAddress != null) ? this.remoteAddress : UnixDomainSocketAddress.of("");
+            }
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_REMOTE_PORT_NUMBER);
         }
     }
 }

@@ -22,7 +22,7 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -175,7 +175,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** @param sockets its registered sockets (its UDP socket, or its listening TCP sockets) @param address where */
-    void bound(List<SocketTurn> sockets, InetSocketAddress address) {
+    void bound(List<SocketTurn> sockets, SocketAddress address) {
         this.state.bound(sockets, address);
     }
 
@@ -195,7 +195,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** @return where the listener's sockets are bound, {@code null} before */
-    InetSocketAddress boundAddress() {
+    SocketAddress boundAddress() {
         return this.state.boundAddress();
     }
 
@@ -450,8 +450,9 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.group.letGo(socket);
     }
 
-    /** The server closed: the listener's observer is told. */
+    /** The server closed: a Unix domain socket's file is removed, the listener's observer is told. */
     void closed() {
+        UnixSocketFile.remove(name(), this.settings.unixPath());
         this.observer.closed();
     }
 

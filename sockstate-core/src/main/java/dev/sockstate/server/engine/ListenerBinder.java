@@ -9,19 +9,24 @@ import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.SocketTurn;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Opens, configures, binds and registers a listener's sockets: a listening TCP socket with its
- * acceptor (or one per worker, with accept per worker), or a UDP socket. On failure every socket of
- * the listener is closed again and the error names the listener and the address.
+ * acceptor (or one per worker, with accept per worker), or a UDP socket, or their Unix domain kin
+ * (whose file {@link UnixSocketFile} readies). On failure every socket of the listener is closed
+ * again (and its file removed), and the error names the listener and the address.
  */
 final class ListenerBinder {
 
@@ -42,6 +47,9 @@ final class ListenerBinder {
      */
     List<SocketTurn> bind(Listener listener) {
         ListenerSettings settings = listener.settings();
+        if (settings.isUnix()) {
+            return List.of(bindUnix(listener, settings.unixPath()));
+        }
         InetAddress address = settings.address();
         boolean dualStack = address == null;
         if (dualStack) {
@@ -64,7 +72,7 @@ final class ListenerBinder {
             else {
                 this.sockets.bind(handle, target);
                 this.sockets.listen(handle, settings.backlog());
-                InetSocketAddress bound = this.sockets.localAddress(handle);
+                SocketAddress bound = this.sockets.localAddress(handle);
                 // Known before it is armed: a failure of its first arming is then the listener's last socket failing.
                 TcpAcceptor acceptor = new TcpAcceptor(listener, listener.home(), handle, 0);
                 listener.bound(List.of(acceptor), bound);
@@ -87,6 +95,64 @@ final class ListenerBinder {
         }
     }
 
+    /** Binds a Unix domain socket on its path: a stale file from a crash replaced, the file's permissions set before anyone connects. */
+    private SocketTurn bindUnix(Listener listener, Path path) {
+        ListenerSettings settings = listener.settings();
+        UnixDomainSocketAddress target = UnixDomainSocketAddress.of(path);
+        UnixSocketFile.clearStale(settings.name(), path);
+        long handle;
+        try {
+            handle = this.sockets.open(settings.protocol(), StandardProtocolFamily.UNIX);
+        }
+        catch (NativeIoException ex) {
+            throw new ListenerBindException(settings.name(), target, ex);
+        }
+        SocketTurn registered = null;
+        boolean fileMade = false;
+        try {
+            if (settings.receiveBufferSize() > 0) {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
+            }
+            if (settings.protocol() == Protocol.UDP) {
+                // As the reference does: register before binding, so no datagram arrives unnoticed.
+                registered = new UdpSocket(listener, handle);
+                register(listener, registered);
+                this.sockets.bind(handle, target);
+                fileMade = true;
+                UnixSocketFile.restrict(path, settings.unixPermissions());
+                listener.bound(List.of(registered), this.sockets.localAddress(handle));
+            }
+            else {
+                this.sockets.bind(handle, target);
+                fileMade = true;
+                // Before listening, so that no one connects while the umask's permissions hold.
+                UnixSocketFile.restrict(path, settings.unixPermissions());
+                this.sockets.listen(handle, settings.backlog());
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.home(), handle, 0);
+                listener.bound(List.of(acceptor), this.sockets.localAddress(handle));
+                registered = acceptor;
+                register(listener, registered);
+            }
+            return registered;
+        }
+        catch (IOException ex) {
+            if (registered != null) {
+                // Closes the socket once and takes it out of the table, so the teardown does not close it again;
+                // a listener that never served did not stop serving.
+                listener.stopping();
+                registered.forceFinish();
+            }
+            else {
+                closeQuietly(handle);
+            }
+            if (fileMade) {
+                UnixSocketFile.remove(settings.name(), path);
+            }
+            throw (ex instanceof NativeIoException failure) ? new ListenerBindException(settings.name(), target, failure)
+                    : new ListenerBindException(settings.name(), target, "its socket file's permissions could not be set: " + ex, ex);
+        }
+    }
+
     /**
      * Opens a listening socket for each port of the listener's group, each with SO_REUSEPORT and bound
      * to the same address (to the port the first one got, for an ephemeral port), then registers each
@@ -105,7 +171,7 @@ final class ListenerBinder {
                     this.sockets.bind(handles[opened], where);
                     this.sockets.listen(handles[opened], settings.backlog());
                     if (bound == null) {
-                        bound = this.sockets.localAddress(handles[opened]);
+                        bound = (InetSocketAddress) this.sockets.localAddress(handles[opened]);
                     }
                 }
                 catch (NativeIoException ex) {

@@ -6,7 +6,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -40,7 +40,7 @@ final class ListenerState {
 
     private volatile List<SocketTurn> sockets = List.of();
 
-    private volatile InetSocketAddress boundAddress;
+    private volatile SocketAddress boundAddress;
 
     /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
     private final BoundedLog framesRejected = new BoundedLog(logger);
@@ -134,7 +134,7 @@ final class ListenerState {
      * @param registered the listener's registered sockets
      * @param address where they are bound
      */
-    void bound(List<SocketTurn> registered, InetSocketAddress address) {
+    void bound(List<SocketTurn> registered, SocketAddress address) {
         // Added: a UDP socket is registered, and may fail, before it is bound.
         this.open.addAndGet(registered.size());
         this.sockets = List.copyOf(registered);
@@ -188,7 +188,7 @@ final class ListenerState {
     }
 
     /** @return where they are bound, {@code null} before */
-    InetSocketAddress boundAddress() {
+    SocketAddress boundAddress() {
         return this.boundAddress;
     }
 

@@ -22,6 +22,7 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -139,10 +140,13 @@ public final class SocketServer {
         }
     }
 
-    /** @return the address as users write it: {@code 127.0.0.1:7007}, {@code [::]:7007} (no leading slash) */
-    static String hostAndPort(InetSocketAddress address) {
-        if (address == null) {
-            return "nothing";
+    /**
+     * @return the address as users write it: {@code 127.0.0.1:7007}, {@code [::]:7007} (no leading
+     * slash), {@code unix:/run/app/echo.sock}
+     */
+    static String hostAndPort(SocketAddress bound) {
+        if (!(bound instanceof InetSocketAddress address)) {
+            return (bound == null) ? "nothing" : "unix:" + bound;
         }
         if (!(address.getAddress() instanceof Inet6Address v6)) {
             return address.getAddress().getHostAddress() + ":" + address.getPort();

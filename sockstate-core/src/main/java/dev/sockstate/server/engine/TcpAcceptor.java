@@ -124,7 +124,7 @@ final class TcpAcceptor extends SocketTurn {
                 reject(connection);
                 continue;
             }
-            if (settings.tcpNoDelay() && !configure(connection)) {
+            if (settings.tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
                 this.listener.connectionFinished();
                 continue;
             }

@@ -12,7 +12,7 @@ import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -175,7 +175,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     @Override
-    public InetSocketAddress localAddress() {
+    public SocketAddress localAddress() {
         return this.listener.boundAddress();
     }
 

@@ -9,9 +9,9 @@ import java.util.List;
 /**
  * The PROXY protocol header a connection began with, as its balancer sent it: the client's and the
  * original destination's addresses, the balancer's own address (the socket's peer), and the version 2
- * TLVs. The connection's peer address is the {@link #source()} when it is an IP address; with the
- * {@link Command#LOCAL LOCAL} command (the balancer's own health check) or an unknown or unspecified
- * transport, the connection keeps the balancer's address as its peer.
+ * TLVs. The connection's peer address is the {@link #source()}; with the {@link Command#LOCAL LOCAL}
+ * command (the balancer's own health check) or an unknown or unspecified transport, the connection
+ * keeps the balancer's address as its peer.
  *
  * @param version 1 or 2
  * @param command whether the balancer relays a client or speaks for itself
@@ -19,11 +19,12 @@ import java.util.List;
  * @param source the client's address: an {@link InetSocketAddress}, a {@link java.net.UnixDomainSocketAddress}
  * for a relayed Unix socket, or {@code null} for an unknown or unspecified transport
  * @param destination the address the client connected to, as {@code source}
- * @param proxyAddress the balancer's address: the socket's peer
+ * @param proxyAddress the balancer's address: the socket's peer (an {@link InetSocketAddress}, or a
+ * {@link java.net.UnixDomainSocketAddress} on a Unix domain socket)
  * @param tlvs the version 2 TLVs in the order they came, empty for version 1
  */
 public record ProxyHeader(int version, Command command, Transport transport, SocketAddress source, SocketAddress destination,
-        InetSocketAddress proxyAddress, List<Tlv> tlvs) {
+        SocketAddress proxyAddress, List<Tlv> tlvs) {
 
     /** TLV type of the application protocol the client negotiated (TLS's ALPN), such as {@code h2}. */
     public static final int PP2_TYPE_ALPN = 0x01;
@@ -71,8 +72,8 @@ public record ProxyHeader(int version, Command command, Transport transport, Soc
     }
 
     /** @return whether the header relays a client whose address the connection takes as its peer */
-    public boolean relaysInetClient() {
-        return this.command == Command.PROXY && this.source instanceof InetSocketAddress;
+    public boolean relaysClient() {
+        return this.command == Command.PROXY && this.source != null;
     }
 
     @Override

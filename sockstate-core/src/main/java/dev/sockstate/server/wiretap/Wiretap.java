@@ -7,6 +7,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
@@ -89,10 +90,13 @@ public final class Wiretap implements Stage {
         }
     }
 
-    /** @return {@code 127.0.0.1:7007} or {@code [::1]:7007}, as users write addresses */
-    private static String hostAndPort(InetSocketAddress address) {
-        if (address == null) {
-            return "?";
+    /**
+     * @return {@code 127.0.0.1:7007} or {@code [::1]:7007}, as users write addresses; {@code unix:/run/app/echo.sock},
+     * {@code unix:} for an unnamed Unix domain socket
+     */
+    private static String hostAndPort(SocketAddress socketAddress) {
+        if (!(socketAddress instanceof InetSocketAddress address)) {
+            return (socketAddress == null) ? "?" : "unix:" + socketAddress;
         }
         String host = address.getAddress().getHostAddress();
         return ((address.getAddress() instanceof Inet6Address) ? "[" + host + "]" : host) + ":" + address.getPort();

@@ -114,7 +114,7 @@ class NioSpecificsTest extends PortTestSupport {
         // The closed port's keys are gone: the socket is as if never registered, and may listen.
         this.sockets.bind(socket, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(socket, 16);
-        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(socket).getPort())) {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(socket)).getPort())) {
             register(socket, Events.IN, Trigger.LEVEL_ONESHOT);
             assertThat(awaitEvents(KEY)).isEqualTo(Events.IN);
         }
@@ -295,7 +295,7 @@ class NioSpecificsTest extends PortTestSupport {
         assertThat(this.sockets.receiveFrom(udp, this.sockets.allocate(16), dev.sockstate.port.PeerAddress.empty()))
                 .as("as recvfrom on an unbound socket; the JDK's receive would bind it").isEqualTo(NativeSockets.WOULD_BLOCK);
         this.sockets.bind(udp, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        assertThat(this.sockets.localAddress(udp).getPort()).isPositive();
+        assertThat(((InetSocketAddress) this.sockets.localAddress(udp)).getPort()).isPositive();
     }
 
     @Test
@@ -390,7 +390,7 @@ class NioSpecificsTest extends PortTestSupport {
         this.sockets.setOption(listener, NativeSocketOption.KEEP_ALIVE, 1);
         this.sockets.listen(listener, 4);
         assertThat(this.sockets.getOption(listener, NativeSocketOption.TCP_NODELAY)).isEqualTo(1);
-        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), this.sockets.localAddress(listener).getPort())) {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(listener)).getPort())) {
             long accepted;
             long deadline = System.currentTimeMillis() + WAIT_MILLIS;
             while ((accepted = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {

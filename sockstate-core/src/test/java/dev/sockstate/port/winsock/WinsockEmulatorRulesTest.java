@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * The emulator's strict mode, rule by rule (R1 to R7 at the top of {@code winsock_emulator.c}):
+ * The emulator's strict mode, rule by rule (R1 to R9 at the top of {@code winsock_emulator.c}):
  * Windows as documented where it differs from epoll, and its test hooks. Each test fails on the
  * lenient, epoll-like mode (run with {@code SOCKSTATE_WINSOCK_EMULATOR=lenient} to see it), except
  * where it says otherwise. The tests run in the mode read from the environment: strict unless told.
@@ -211,7 +211,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     @Test
     void aSecondSocketWithSoReuseaddrBindsAPortListenedOnByASocketThatSetItToo() throws Exception {
         long first = listening(NativeSocketOption.REUSE_ADDRESS, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        InetSocketAddress taken = this.sockets.localAddress(first);
+        InetSocketAddress taken = (InetSocketAddress) this.sockets.localAddress(first);
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
         reuseAddress(second);
@@ -223,7 +223,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     @Test
     void aWildcardAndASpecificAddressShareAPortWithoutOptions() throws Exception {
         long first = listening(null, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        int port = this.sockets.localAddress(first).getPort();
+        int port = ((InetSocketAddress) this.sockets.localAddress(first)).getPort();
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
         bind(second, new InetSocketAddress(port));
@@ -237,7 +237,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         setExclusive(first);
         bind(first, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.sockets.listen(first, 8);
-        InetSocketAddress taken = this.sockets.localAddress(first);
+        InetSocketAddress taken = (InetSocketAddress) this.sockets.localAddress(first);
         assertThat(bindRefusal(NativeSocketOption.REUSE_ADDRESS, taken)).isEqualTo(WsaError.WSAEADDRINUSE);
         assertThat(bindRefusal(null, new InetSocketAddress(taken.getPort()))).as("the wildcard address").isEqualTo(WsaError.WSAEADDRINUSE);
         long exclusive = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
@@ -254,7 +254,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         long second = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.handles.add(second);
         setExclusive(second);
-        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> bind(second, this.sockets.localAddress(first)))
+        assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> bind(second, (InetSocketAddress) this.sockets.localAddress(first)))
                 .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.ADDRESS_IN_USE));
     }
 
@@ -268,6 +268,20 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
         assertThat(calls().setsockopt(socket, WinsockNative.SOL_SOCKET, WinsockNative.SO_EXCLUSIVEADDRUSE, one.address(), 4))
                 .isEqualTo(WinsockNative.SOCKET_ERROR);
         assertThat(calls().lastError()).isEqualTo(WsaError.WSAEINVAL);
+    }
+
+    // ---- R9: AF_UNIX has stream sockets only, whose path is no port (in both modes) -----------------
+
+    @Test
+    void afUnixOpensStreamSocketsOnlyWithProtocolZero() {
+        int flags = WinsockNative.WSA_FLAG_OVERLAPPED | WinsockNative.WSA_FLAG_NO_HANDLE_INHERIT;
+        assertThat(calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_DGRAM, 0, 0, 0, flags)).isEqualTo(WinsockNative.INVALID_SOCKET);
+        assertThat(calls().lastError()).isEqualTo(WsaError.WSAESOCKTNOSUPPORT);
+        assertThat(calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_STREAM, WinsockNative.IPPROTO_TCP, 0, 0, flags))
+                .isEqualTo(WinsockNative.INVALID_SOCKET);
+        long stream = calls().WSASocketW(WinsockNative.AF_UNIX, WinsockNative.SOCK_STREAM, 0, 0, 0, flags);
+        assertThat(stream).isNotEqualTo(WinsockNative.INVALID_SOCKET);
+        this.handles.add(stream);
     }
 
     // ---- hooks (the same in both modes) -----------------------------------------------------------
@@ -377,7 +391,7 @@ class WinsockEmulatorRulesTest extends PortTestSupport {
     /** Binds as a program that sets no option of its own would: the backend's bind is always exclusive. */
     private void bind(long socket, InetSocketAddress address) throws NativeIoException {
         NativeBuffer name = this.sockets.allocate(SocketAddressLayout.STORAGE_SIZE);
-        int length = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6).encode(address, name.buffer());
+        int length = new SocketAddressLayout(WinsockNative.AF_INET, WinsockNative.AF_INET6, WinsockNative.AF_UNIX).encode(address, name.buffer());
         if (calls().bind(socket, name.address(), length) != 0) {
             throw WsaError.last(calls(), "bind(" + address + ")");
         }

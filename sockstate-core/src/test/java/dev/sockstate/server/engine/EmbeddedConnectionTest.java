@@ -277,7 +277,7 @@ class EmbeddedConnectionTest {
 
             @Override
             public void onData(Connection connection, ByteBuffer data) {
-                connection.write((connection.attributes().get("user") + "@" + connection.remoteAddress().getPort())
+                connection.write((connection.attributes().get("user") + "@" + ((InetSocketAddress) connection.remoteAddress()).getPort())
                         .getBytes(StandardCharsets.US_ASCII));
             }
         };
@@ -295,6 +295,17 @@ class EmbeddedConnectionTest {
         assertThat(defaults.connection().remoteAddress())
                 .isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), EmbeddedConnection.DEFAULT_REMOTE_PORT_NUMBER));
         assertThat(defaults.connection().localAddress()).isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    @Test
+    void aUnixListenersEmbeddedConnectionIsOnItsPathFromAnUnnamedPeer() {
+        EmbeddedConnection unix = EmbeddedConnection.open(ListenerSettings.tcp("local").unixPath(java.nio.file.Path.of("/run/app/local.sock"))
+                .handler(new EchoHandler()).build());
+        assertThat(unix.connection().localAddress()).isEqualTo(java.net.UnixDomainSocketAddress.of("/run/app/local.sock"));
+        assertThat(unix.connection().remoteAddress()).isEqualTo(java.net.UnixDomainSocketAddress.of(""));
+        assertThat(unix.connection().peerCredentials()).as("no process connected").isNull();
+        unix.writeInbound("echo");
+        assertThat(unix.readOutboundText()).isEqualTo("echo");
     }
 
     @Test

@@ -410,7 +410,7 @@ class GracefulStopTest {
 
             @Override
             public void onOpen(Connection connection) {
-                connection.attach(GracefulStopTest.this.received.computeIfAbsent(connection.remoteAddress().getPort(),
+                connection.attach(GracefulStopTest.this.received.computeIfAbsent(((InetSocketAddress) connection.remoteAddress()).getPort(),
                         (key) -> new AtomicLong()));
             }
 

@@ -133,7 +133,7 @@ class HandlerExecutorTest {
             endpoint.send(StandardCharsets.US_ASCII.encode(text), sender);
         };
         SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(this.executor).handler(handler).build());
-        InetSocketAddress target = new InetSocketAddress(server.listener("udp").address().getAddress(),
+        InetSocketAddress target = new InetSocketAddress(((InetSocketAddress) server.listener("udp").address()).getAddress(),
                 server.listener("udp").portNumber());
         try (DatagramSocket client = new DatagramSocket()) {
             client.setSoTimeout(10_000);
@@ -163,7 +163,7 @@ class HandlerExecutorTest {
         try {
             SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(queueing).maxDatagramsInFlight(10)
                     .handler(handler).build());
-            InetSocketAddress target = new InetSocketAddress(server.listener("udp").address().getAddress(),
+            InetSocketAddress target = new InetSocketAddress(((InetSocketAddress) server.listener("udp").address()).getAddress(),
                     server.listener("udp").portNumber());
             try (DatagramSocket client = new DatagramSocket()) {
                 send(client, target, "first");

@@ -148,7 +148,7 @@ class MessagesTest {
             }
         };
         SocketServer server = start(ServerFixture.udp("points").handler(swap));
-        InetSocketAddress target = new InetSocketAddress(server.listener("points").address().getAddress(),
+        InetSocketAddress target = new InetSocketAddress(((InetSocketAddress) server.listener("points").address()).getAddress(),
                 server.listener("points").portNumber());
         try (DatagramSocket client = new DatagramSocket()) {
             client.setSoTimeout(5000);

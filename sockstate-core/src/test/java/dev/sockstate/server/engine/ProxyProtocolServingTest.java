@@ -19,10 +19,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -34,6 +38,7 @@ import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A listener behind a load balancer, on the real backend: the header's client becomes the connection's
@@ -50,6 +55,9 @@ class ProxyProtocolServingTest {
     private static final InetSocketAddress DESTINATION = new InetSocketAddress("198.51.100.1", 7000);
 
     private final ServerFixture servers = new ServerFixture();
+
+    @TempDir
+    Path directory;
 
     private final Queue<String> outcomes = new ConcurrentLinkedQueue<>();
 
@@ -71,7 +79,7 @@ class ProxyProtocolServingTest {
             Connection connection = this.handler.opened.poll();
             assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
             assertThat(this.handler.peersAtOpen).containsExactly(CLIENT);
-            assertThat(connection.proxyHeader().proxyAddress().getPort()).isEqualTo(balancer.getLocalPort());
+            assertThat(((InetSocketAddress) connection.proxyHeader().proxyAddress()).getPort()).isEqualTo(balancer.getLocalPort());
             assertThat(connection.proxyHeader().destination()).isEqualTo(DESTINATION);
         }
         assertThat(this.outcomes).containsExactly("read");
@@ -114,6 +122,25 @@ class ProxyProtocolServingTest {
                     .satisfies((error) -> assertThat(((ProxyHeaderException) error).reason()).isEqualTo("untrusted"));
         }
         assertThat(this.outcomes).containsExactly("untrusted");
+    }
+
+    @Test
+    void behindABalancerOnAUnixDomainSocketThePeerIsTrustedByTheFilesPermissionsAndTheClientIsThePeer() throws Exception {
+        Path path = this.directory.resolve("proxied.sock");
+        ListenerSettings listener = ListenerSettings.tcp("proxied").unixPath(path).unixPermissions("rw-------")
+                .proxyProtocol(ProxyProtocol.accept(Version.V2).withTrustedProxies(List.of("10.0.0.0/8"))).handler(this.handler).build();
+        this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), ServerObserver.NONE, listener);
+        try (SocketChannel balancer = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            balancer.write(ByteBuffer.wrap(join(ProxyHeaders.v2().tcp(CLIENT, DESTINATION).bytes(), ascii("unix"))));
+            ByteBuffer echoed = ByteBuffer.allocate(4);
+            while (echoed.hasRemaining() && balancer.read(echoed) >= 0) {
+                // until the echo is whole
+            }
+            assertThat(new String(echoed.array(), StandardCharsets.US_ASCII)).isEqualTo("unix");
+            Connection connection = this.handler.opened.poll();
+            assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
+            assertThat(connection.proxyHeader().proxyAddress()).isInstanceOf(UnixDomainSocketAddress.class);
+        }
     }
 
     @Test
@@ -250,7 +277,7 @@ class ProxyProtocolServingTest {
 
         final Queue<Connection> opened = new ConcurrentLinkedQueue<>();
 
-        final Queue<InetSocketAddress> peersAtOpen = new ConcurrentLinkedQueue<>();
+        final Queue<SocketAddress> peersAtOpen = new ConcurrentLinkedQueue<>();
 
         @Override
         public void onOpen(Connection connection) throws Exception {

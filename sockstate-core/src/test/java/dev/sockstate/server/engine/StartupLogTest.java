@@ -67,5 +67,6 @@ class StartupLogTest {
         assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("1:2:3:4:5:6:7:8"), 1)))
                 .isEqualTo("[1:2:3:4:5:6:7:8]:1");
         assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("0.0.0.0"), 80))).isEqualTo("0.0.0.0:80");
+        assertThat(SocketServer.hostAndPort(java.net.UnixDomainSocketAddress.of("/run/app/echo.sock"))).isEqualTo("unix:/run/app/echo.sock");
     }
 }

@@ -91,7 +91,7 @@ class TcpServingTest {
     void theBoundEphemeralPortIsReadableAndIpv6Works() throws Exception {
         InetAddress loopback6 = Inet6Address.getByName("::1");
         SocketServer server = this.fixture.start(1, ListenerSettings.tcp("v6").address(loopback6).handler(new EchoHandler()).build());
-        InetSocketAddress bound = server.listener("v6").address();
+        InetSocketAddress bound = (InetSocketAddress) server.listener("v6").address();
         assertThat(bound.getAddress()).isEqualTo(loopback6);
         try (Socket client = new Socket(loopback6, bound.getPort())) {
             client.setSoTimeout(5000);

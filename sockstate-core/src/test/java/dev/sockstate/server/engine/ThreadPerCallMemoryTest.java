@@ -95,7 +95,7 @@ class ThreadPerCallMemoryTest {
     void fiveThousandDatagramsEachHandledOnANewThreadKeepDirectMemoryBounded() throws Exception {
         DatagramHandler reply = (endpoint, data, sender) -> endpoint.send(data, sender);
         SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(this.threadPerTask).handler(reply).build());
-        InetSocketAddress target = new InetSocketAddress(server.listener("udp").address().getAddress(),
+        InetSocketAddress target = new InetSocketAddress(((InetSocketAddress) server.listener("udp").address()).getAddress(),
                 server.listener("udp").portNumber());
         long before = this.direct.getMemoryUsed();
         long most = before;

@@ -47,7 +47,7 @@ class UdpServingTest {
                 ServerFixture.udp("udp").trigger(Trigger.EDGE_PERSISTENT).group("udp").handler(counting).build());
         try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             client.setSoTimeout(5000);
-            InetSocketAddress target = server.listener("udp").address();
+            InetSocketAddress target = (InetSocketAddress) server.listener("udp").address();
             int datagrams = 50;
             for (int i = 0; i < datagrams; i++) {
                 client.send(new DatagramPacket(new byte[] { 1 }, 1, target));
@@ -69,7 +69,7 @@ class UdpServingTest {
     private void roundTrips(SocketServer server, int count) throws Exception {
         try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             client.setSoTimeout(5000);
-            InetSocketAddress target = server.listener("udp").address();
+            InetSocketAddress target = (InetSocketAddress) server.listener("udp").address();
             for (int i = 0; i < count; i++) {
                 byte[] payload = ("datagram " + i).getBytes(StandardCharsets.UTF_8);
                 client.send(new DatagramPacket(payload, payload.length, target));

@@ -9,6 +9,7 @@ import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.WorkerGroupState;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -93,13 +94,20 @@ public class SockstateEndpoint {
                 .findFirst().orElseThrow();
         Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(group);
         return new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
-                (listener != null) ? listener.address().getAddress().getHostAddress() : null,
-                (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
+                address(settings, listener), settings.isUnix() ? -1 : (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
                         .replace('_', '-'),
                 settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                 (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
                 listener != null && listener.serving(), tls(settings));
+    }
+
+    /** @return the bound IP address, {@code unix:} and the path of a Unix domain socket, or {@code null} before the bind */
+    private static String address(ListenerSettings settings, BoundListener listener) {
+        if (settings.isUnix()) {
+            return "unix:" + settings.unixPath();
+        }
+        return (listener != null) ? ((InetSocketAddress) listener.address()).getAddress().getHostAddress() : null;
     }
 
     /**
@@ -126,8 +134,8 @@ public class SockstateEndpoint {
      * One listener.
      * @param name its name
      * @param protocol tcp or udp
-     * @param address the bound address
-     * @param port the bound port
+     * @param address the bound address, or {@code unix:} and the path of a Unix domain socket
+     * @param port the bound port, -1 for a Unix domain socket
      * @param trigger how its sockets are registered
      * @param group its worker group
      * @param bound whether it is bound now

@@ -46,8 +46,10 @@ public class SockstateHealthIndicator extends AbstractHealthIndicator {
         }
         Map<String, Object> listenerDetails = new LinkedHashMap<>();
         for (BoundListener listener : listeners) {
-            listenerDetails.put(listener.name(), Map.of("port", listener.portNumber(), "connections", listener.activeConnections(),
-                    "serving", listener.serving()));
+            // A Unix domain socket has no port: its path instead.
+            listenerDetails.put(listener.name(), Map.of((listener.portNumber() < 0) ? "address" : "port",
+                    (listener.portNumber() < 0) ? "unix:" + listener.address() : listener.portNumber(),
+                    "connections", listener.activeConnections(), "serving", listener.serving()));
             if (!listener.serving()) {
                 problem = "listener '" + listener.name() + "' stopped serving";
             }

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure.observation;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
 
 /**
  * Observations named {@code sockstate.handler.call}, shown as {@code <listener> <event>}; low-cardinality
@@ -34,8 +35,11 @@ public class DefaultSocketHandlerObservationConvention implements SocketHandlerO
 
     @Override
     public KeyValues getHighCardinalityKeyValues(SocketHandlerObservationContext context) {
-        InetSocketAddress peer = context.getPeer();
-        if (peer == null || peer.getAddress() == null) {
+        if (context.getPeer() instanceof UnixDomainSocketAddress unix && !unix.getPath().toString().isEmpty()) {
+            // A bound Unix domain socket's path, as OpenTelemetry's conventions name it; an unnamed one has none.
+            return KeyValues.of(KeyValue.of("network.peer.address", unix.getPath().toString()));
+        }
+        if (!(context.getPeer() instanceof InetSocketAddress peer) || peer.getAddress() == null) {
             return KeyValues.empty();
         }
         return KeyValues.of(KeyValue.of("network.peer.address", peer.getAddress().getHostAddress()),

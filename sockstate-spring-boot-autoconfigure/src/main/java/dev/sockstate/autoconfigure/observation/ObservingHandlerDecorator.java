@@ -8,7 +8,7 @@ import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.DatagramHandler;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
@@ -48,7 +48,7 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
     /**
      * @param peer the peer's address, asked for only when the registry observes (never by a no-op registry)
      */
-    private void observe(String listener, String protocol, String event, Supplier<InetSocketAddress> peer, Call call)
+    private void observe(String listener, String protocol, String event, Supplier<SocketAddress> peer, Call call)
             throws Exception {
         Observation observation = Observation.createNotStarted(this.convention, DEFAULT,
                 () -> new SocketHandlerObservationContext(listener, protocol, event, peer.get()), this.registry);
@@ -82,7 +82,7 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
      * @return the connection's peer, or {@code null} when the socket can no longer tell (a peer that
      * reset the connection at once, a connection already finished): an observation never stops the call
      */
-    private static InetSocketAddress peerOf(Connection connection) {
+    private static SocketAddress peerOf(Connection connection) {
         try {
             return connection.remoteAddress();
         }

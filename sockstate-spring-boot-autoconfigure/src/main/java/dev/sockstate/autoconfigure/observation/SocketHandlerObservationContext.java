@@ -1,7 +1,7 @@
 package dev.sockstate.autoconfigure.observation;
 
 import io.micrometer.observation.Observation;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /** What an observation of one handler call knows: the listener, the event handled and the peer. */
 public class SocketHandlerObservationContext extends Observation.Context {
@@ -12,16 +12,17 @@ public class SocketHandlerObservationContext extends Observation.Context {
 
     private final String event;
 
-    private final InetSocketAddress peer;
+    private final SocketAddress peer;
 
     /**
      * @param listener the listener's name
      * @param protocol {@code tcp} or {@code udp}
      * @param event the call: {@code open}, {@code data}, {@code writable}, {@code hangup}, {@code error},
      * {@code close} or {@code datagram}
-     * @param peer the remote address of the connection or the datagram's sender, {@code null} if unknown
+     * @param peer the remote address of the connection or the datagram's sender (an IP address and
+     * port, or a Unix domain socket's path), {@code null} if unknown
      */
-    public SocketHandlerObservationContext(String listener, String protocol, String event, InetSocketAddress peer) {
+    public SocketHandlerObservationContext(String listener, String protocol, String event, SocketAddress peer) {
         this.listener = listener;
         this.protocol = protocol;
         this.event = event;
@@ -44,7 +45,7 @@ public class SocketHandlerObservationContext extends Observation.Context {
     }
 
     /** @return the remote address of the connection or the datagram's sender, {@code null} if unknown */
-    public InetSocketAddress getPeer() {
+    public SocketAddress getPeer() {
         return this.peer;
     }
 }

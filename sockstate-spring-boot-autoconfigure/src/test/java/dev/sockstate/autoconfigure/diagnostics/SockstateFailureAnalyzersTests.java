@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.port.BackendUnavailableException;
 import dev.sockstate.spring.handler.OnData;
+import dev.sockstate.spring.handler.OnDatagram;
 import dev.sockstate.spring.handler.SocketHandler;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -32,6 +36,30 @@ class SockstateFailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(BackendUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(SocketHandlerDefinitionFailureAnalyzer.class);
+    }
+
+    @Test
+    void aFileThatIsNotASocketAtAUnixListenersPathIsDescribedNamingTheAddressProperty(@TempDir Path directory) throws Exception {
+        Path path = Files.writeString(directory.resolve("echo.sock"), "data");
+        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.listeners.echo.address=unix:" + path)
+                .run((context) -> {
+                    FailureAnalysis analysis = new ListenerBindFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Listener 'echo'").contains("Unix socket " + path)
+                            .contains("not a socket");
+                    assertThat(analysis.getAction()).contains("sockstate.listeners.echo.address (unix:" + path + ")");
+                });
+        assertThat(Files.readString(path)).isEqualTo("data");
+    }
+
+    @Test
+    void aUnixDatagramListenerOnTheNioBackendIsDescribedNamingWhatToChange(@TempDir Path directory) {
+        this.runner.withUserConfiguration(DatagramConfiguration.class).withPropertyValues("sockstate.backend=nio",
+                "sockstate.listeners.echo.protocol=udp", "sockstate.listeners.echo.address=unix:" + directory.resolve("echo.sock"))
+                .run((context) -> {
+                    FailureAnalysis analysis = new ListenerBindFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Listener 'echo'").contains("no Unix domain datagram channel");
+                    assertThat(analysis.getAction()).contains("sockstate.backend").contains("sockstate.listeners.echo.protocol");
+                });
     }
 
     @Test
@@ -71,6 +99,24 @@ class SockstateFailureAnalyzersTests {
 
         @OnData
         ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DatagramConfiguration {
+
+        @Bean
+        Datagrams datagrams() {
+            return new Datagrams();
+        }
+    }
+
+    @SocketHandler("echo")
+    static class Datagrams {
+
+        @OnDatagram
+        ByteBuffer reflect(ByteBuffer data) {
             return data;
         }
     }

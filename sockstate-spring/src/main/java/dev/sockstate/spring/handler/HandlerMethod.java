@@ -6,6 +6,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.lang.annotation.Annotation;
 import java.lang.invoke.MethodHandle;
@@ -15,6 +16,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.security.Principal;
 import java.util.Arrays;
@@ -57,7 +59,12 @@ final class HandlerMethod {
         BUFFER(ByteBuffer.class, "ByteBuffer", null, DATA_VALUE),
         BYTES(byte[].class, "byte[]", "bytes", DATA_VALUE),
         TEXT(String.class, "String", "text", CONNECTION_VALUE, DATA_VALUE, ENDPOINT_VALUE),
-        ADDRESS(InetSocketAddress.class, "InetSocketAddress", "address", CONNECTION_VALUE, PEER_VALUE),
+        /** The peer's IP address and port: TCP and UDP listeners only. */
+        ADDRESS(InetSocketAddress.class, "InetSocketAddress", "inetAddress", CONNECTION_VALUE, PEER_VALUE),
+        /** The peer's address, an IP one or a Unix domain socket's path. */
+        SOCKET_ADDRESS(SocketAddress.class, "SocketAddress", "address", CONNECTION_VALUE, PEER_VALUE),
+        /** The process at the other end of a Unix domain stream socket, {@code null} for TCP or where the backend tells none. */
+        CREDENTIALS(PeerCredentials.class, "PeerCredentials", "credentials", CONNECTION_VALUE),
         ERROR(Throwable.class, "Throwable", null, ERROR_VALUE),
         ENDPOINT(DatagramEndpoint.class, "DatagramEndpoint", null, ENDPOINT_VALUE),
         PEER(PeerAddress.class, "PeerAddress", null, PEER_VALUE),
@@ -147,23 +154,25 @@ final class HandlerMethod {
     }
 
     /** Arguments every kind of method may take. */
-    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
-            Argument.PROXY_HEADER);
+    static final Set<Argument> CONNECTION_EVENT = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.SOCKET_ADDRESS,
+            Argument.CREDENTIALS, Argument.PRINCIPAL, Argument.PROXY_HEADER);
 
-    static final Set<Argument> CONNECTION_DATA = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
-            Argument.PROXY_HEADER, Argument.BUFFER, Argument.BYTES, Argument.TEXT);
+    static final Set<Argument> CONNECTION_DATA = with(CONNECTION_EVENT, Argument.BUFFER, Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_ERROR = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
-            Argument.PROXY_HEADER, Argument.ERROR);
+    static final Set<Argument> CONNECTION_ERROR = with(CONNECTION_EVENT, Argument.ERROR);
 
-    static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
-            Argument.BYTES, Argument.TEXT);
+    static final Set<Argument> DATAGRAM = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.SOCKET_ADDRESS,
+            Argument.BUFFER, Argument.BYTES, Argument.TEXT);
 
-    static final Set<Argument> CONNECTION_MESSAGE = EnumSet.of(Argument.CONNECTION, Argument.ADDRESS, Argument.PRINCIPAL,
-            Argument.PROXY_HEADER, Argument.BUFFER, Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
+    static final Set<Argument> CONNECTION_MESSAGE = with(CONNECTION_DATA, Argument.PAYLOAD);
 
-    static final Set<Argument> DATAGRAM_MESSAGE = EnumSet.of(Argument.ENDPOINT, Argument.PEER, Argument.ADDRESS, Argument.BUFFER,
-            Argument.BYTES, Argument.TEXT, Argument.PAYLOAD);
+    static final Set<Argument> DATAGRAM_MESSAGE = with(DATAGRAM, Argument.PAYLOAD);
+
+    private static Set<Argument> with(Set<Argument> base, Argument... more) {
+        Set<Argument> all = EnumSet.copyOf(base);
+        all.addAll(Arrays.asList(more));
+        return all;
+    }
 
     private final Method method;
 
@@ -184,11 +193,12 @@ final class HandlerMethod {
      * @param allowed the arguments that annotation offers
      * @param replies what it may return
      * @param mapper the listener's mapper of messages of other types, or {@code null}
+     * @param unix whether the listener is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
      * @return the handler method
      * @throws SocketHandlerDefinitionException naming the method and the unsupported type
      */
     static HandlerMethod of(String beanName, Object bean, Method method, Class<? extends Annotation> kind, Set<Argument> allowed,
-            Replies replies, MessageMapper mapper) {
+            Replies replies, MessageMapper mapper, boolean unix) {
         String where = "Method " + method.getDeclaringClass().getSimpleName() + "." + method.getName() + " of bean '" + beanName
                 + "', annotated @" + kind.getSimpleName() + ",";
         String offered = allowed.stream().map((argument) -> argument.label).collect(Collectors.joining(", "));
@@ -205,6 +215,11 @@ final class HandlerMethod {
                 throw new SocketHandlerDefinitionException(where + " takes a " + types[i].getName() + ", which nothing reads from a"
                         + " message", "Add Jackson (spring-boot-starter-jackson) to read JSON messages, or a Converter<byte[], "
                                 + types[i].getSimpleName() + "> bean; or take a ByteBuffer, byte[] or String.");
+            }
+            if (argument == Argument.ADDRESS && unix) {
+                throw new SocketHandlerDefinitionException(where + " takes an InetSocketAddress, but its listener is on a Unix"
+                        + " domain socket, whose addresses are UnixDomainSocketAddress", "Take a SocketAddress, which is either,"
+                                + " or PeerCredentials to know the process at the other end.");
             }
             arguments[i] = argument;
         }
@@ -318,8 +333,16 @@ final class HandlerMethod {
         return connection.proxyHeader();
     }
 
-    private static InetSocketAddress address(Connection connection, PeerAddress peer) {
+    private static SocketAddress address(Connection connection, PeerAddress peer) {
         return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
+    }
+
+    private static InetSocketAddress inetAddress(Connection connection, PeerAddress peer) {
+        return (InetSocketAddress) address(connection, peer);
+    }
+
+    private static PeerCredentials credentials(Connection connection) {
+        return connection.peerCredentials();
     }
 
     @Override

@@ -12,7 +12,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * whole frame with framing (see {@link OnMessage} for typed messages). Parameters:
  * {@link dev.sockstate.server.Connection}, the bytes as {@link java.nio.ByteBuffer} (valid during the
  * call), {@code byte[]} or {@code String} (in the listener's charset, UTF-8 by default), the peer's
- * {@link java.net.InetSocketAddress}. A returned {@code ByteBuffer}, {@code byte[]} or {@code String}
+ * {@link java.net.SocketAddress} (or {@link java.net.InetSocketAddress}, TCP only), the
+ * {@link dev.sockstate.server.PeerCredentials} of a Unix domain socket's peer. A returned {@code ByteBuffer}, {@code byte[]} or {@code String}
  * is written back.
  */
 @Target(ElementType.METHOD)

@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: A datagram arrived on a UDP listener. Parameters: {@link dev.sockstate.server.DatagramEndpoint}, the datagram as {@link java.nio.ByteBuffer}, {@code byte[]} or {@code String} (in the listener's charset), the sender as {@link dev.sockstate.port.PeerAddress} or {@link java.net.InetSocketAddress}. A returned {@code ByteBuffer}, {@code byte[]} or {@code String} is sent back to the sender.
+ * On a {@link SocketHandler} bean: A datagram arrived on a UDP listener. Parameters: {@link dev.sockstate.server.DatagramEndpoint}, the datagram as {@link java.nio.ByteBuffer}, {@code byte[]} or {@code String} (in the listener's charset), the sender as {@link dev.sockstate.port.PeerAddress}, {@link java.net.SocketAddress} or (not on a Unix domain socket) {@link java.net.InetSocketAddress}. A returned {@code ByteBuffer}, {@code byte[]} or {@code String} is sent back to the sender.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

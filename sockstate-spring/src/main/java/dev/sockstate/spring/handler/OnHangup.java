@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: The peer closed its side of a connection. Parameters: {@link dev.sockstate.server.Connection}. Without such a method the connection is closed once queued bytes are sent.
+ * On a {@link SocketHandler} bean: The peer closed its side of a connection. Parameters: {@link dev.sockstate.server.Connection}, the peer's {@link java.net.SocketAddress} (or {@link java.net.InetSocketAddress}, TCP only), {@link dev.sockstate.server.PeerCredentials} (a Unix domain socket's peer). Without such a method the connection is closed once queued bytes are sent.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -15,7 +15,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * from {@code byte[]} to it or, with Jackson on the class path, as one JSON document. Other
  * parameters: {@link dev.sockstate.server.Connection} (TCP), {@link dev.sockstate.server.DatagramEndpoint}
  * and the sender as {@link dev.sockstate.port.PeerAddress} (UDP), the peer's
- * {@link java.net.InetSocketAddress}. A returned value is sent back as one message, as
+ * {@link java.net.SocketAddress} (or {@link java.net.InetSocketAddress}, not on a Unix domain socket),
+ * the {@link dev.sockstate.server.PeerCredentials} of a Unix domain socket's peer (TCP). A returned value is sent back as one message, as
  * {@link dev.sockstate.server.Connection#send} sends it. A message that does not read closes its
  * connection (drops its datagram), counted in {@code sockstate.frames.rejected}.
  *

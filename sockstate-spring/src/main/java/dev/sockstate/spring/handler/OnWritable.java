@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 import org.springframework.aot.hint.annotation.Reflective;
 
 /**
- * On a {@link SocketHandler} bean: Everything queued for a connection was sent. Parameters: {@link dev.sockstate.server.Connection}.
+ * On a {@link SocketHandler} bean: Everything queued for a connection was sent. Parameters: {@link dev.sockstate.server.Connection}, the peer's {@link java.net.SocketAddress} (or {@link java.net.InetSocketAddress}, TCP only), {@link dev.sockstate.server.PeerCredentials} (a Unix domain socket's peer).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

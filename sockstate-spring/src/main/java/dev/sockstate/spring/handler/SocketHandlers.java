@@ -38,8 +38,19 @@ public final class SocketHandlers {
      * @param protocol its transport
      * @param framed whether its TCP connections are framed, so that a handler can take whole messages
      * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
+     * @param unix whether it is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
      */
-    public record ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper) {
+    public record ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper, boolean unix) {
+
+        /**
+         * A listener on an IP address and port.
+         * @param protocol its transport
+         * @param framed whether its TCP connections are framed
+         * @param mapper reads and writes its messages of other types, or {@code null}
+         */
+        public ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper) {
+            this(protocol, framed, mapper, false);
+        }
     }
 
     private final Map<String, Object> handlers;
@@ -90,7 +101,6 @@ public final class SocketHandlers {
 
     private static Object adapt(String beanName, Object bean, String listener, ListenerKind kind) {
         Class<?> type = AopUtils.getTargetClass(bean);
-        MessageMapper mapper = kind.mapper();
         boolean messages = find(beanName, type, OnMessage.class) != null;
         if (kind.protocol() == Protocol.TCP) {
             if (find(beanName, type, OnDatagram.class) != null) {
@@ -116,14 +126,14 @@ public final class SocketHandlers {
                                 + " for raw reads.");
             }
             HandlerMethod onData = messages
-                    ? method(beanName, bean, type, OnMessage.class, HandlerMethod.CONNECTION_MESSAGE, Replies.MESSAGES, mapper)
-                    : method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, mapper);
+                    ? method(beanName, bean, type, OnMessage.class, HandlerMethod.CONNECTION_MESSAGE, Replies.MESSAGES, kind)
+                    : method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, kind);
             return new AnnotatedConnectionHandler(method(beanName, bean, type, OnOpen.class, HandlerMethod.CONNECTION_EVENT,
-                    Replies.NONE, mapper), onData,
-                    method(beanName, bean, type, OnWritable.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
-                    method(beanName, bean, type, OnHangup.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper),
-                    method(beanName, bean, type, OnError.class, HandlerMethod.CONNECTION_ERROR, Replies.NONE, mapper),
-                    method(beanName, bean, type, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, mapper));
+                    Replies.NONE, kind), onData,
+                    method(beanName, bean, type, OnWritable.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, kind),
+                    method(beanName, bean, type, OnHangup.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, kind),
+                    method(beanName, bean, type, OnError.class, HandlerMethod.CONNECTION_ERROR, Replies.NONE, kind),
+                    method(beanName, bean, type, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE, kind));
         }
         for (Class<? extends Annotation> connectionKind : CONNECTION_ANNOTATIONS) {
             if (find(beanName, type, connectionKind) != null) {
@@ -139,8 +149,8 @@ public final class SocketHandlers {
                     "Keep one: on a UDP listener each datagram is one message.");
         }
         HandlerMethod datagram = messages
-                ? method(beanName, bean, type, OnMessage.class, HandlerMethod.DATAGRAM_MESSAGE, Replies.MESSAGES, mapper)
-                : method(beanName, bean, type, OnDatagram.class, HandlerMethod.DATAGRAM, Replies.BYTES, mapper);
+                ? method(beanName, bean, type, OnMessage.class, HandlerMethod.DATAGRAM_MESSAGE, Replies.MESSAGES, kind)
+                : method(beanName, bean, type, OnDatagram.class, HandlerMethod.DATAGRAM, Replies.BYTES, kind);
         if (datagram == null) {
             throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles UDP listener '" + listener
                     + "' but has no @OnDatagram or @OnMessage method", "Add an @OnMessage or @OnDatagram method, or implement"
@@ -156,9 +166,9 @@ public final class SocketHandlers {
     }
 
     private static HandlerMethod method(String beanName, Object bean, Class<?> type, Class<? extends Annotation> kind,
-            Set<HandlerMethod.Argument> allowed, Replies replies, MessageMapper mapper) {
+            Set<HandlerMethod.Argument> allowed, Replies replies, ListenerKind listener) {
         Method method = find(beanName, type, kind);
-        return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, replies, mapper) : null;
+        return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, replies, listener.mapper(), listener.unix()) : null;
     }
 
     private static Method find(String beanName, Class<?> type, Class<? extends Annotation> kind) {

@@ -8,11 +8,14 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.DatagramEndpoint;
+import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.spring.handler.HandlerMethod.Replies;
 import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -63,6 +66,32 @@ class HandlerMethodTests {
     }
 
     @Test
+    void aUnixDatagramsSenderIsASocketAddressAndAConnectionsPeerComesWithItsCredentials() throws Exception {
+        HandlerMethod datagram = method("unixDatagram", OnDatagram.class, HandlerMethod.DATAGRAM, false);
+        PeerAddress sender = PeerAddress.of(UnixDomainSocketAddress.of("/run/client.sock"));
+        datagram.invoke(null, ByteBuffer.allocate(0), null, null, sender);
+        assertThat(this.bean.calls).containsExactly("/run/client.sock");
+        HandlerMethod open = method("who", OnOpen.class, HandlerMethod.CONNECTION_EVENT, false);
+        PeerCredentials credentials = new PeerCredentials(42, 1000, 100);
+        Connection unix = (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, called, args) -> called.getName().equals("peerCredentials") ? credentials
+                        : called.getName().equals("remoteAddress") ? UnixDomainSocketAddress.of("") : null);
+        open.invoke(unix, null, null, null, null);
+        assertThat(this.bean.calls).containsExactly("/run/client.sock", "", "PeerCredentials[pid=42, uid=1000, gid=100]");
+    }
+
+    @Test
+    void anInetSocketAddressParameterIsRefusedOnAUnixListenerNamingTheFix() {
+        Method data = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals("data"))
+                .findFirst().orElseThrow();
+        assertThatExceptionOfType(SocketHandlerDefinitionException.class)
+                .isThrownBy(() -> HandlerMethod.of("recorder", this.bean, data, OnData.class, HandlerMethod.CONNECTION_DATA,
+                        Replies.BYTES, null, true))
+                .withMessageContaining("Method Recorder.data of bean 'recorder'").withMessageContaining("takes an InetSocketAddress")
+                .satisfies((ex) -> assertThat(ex.action()).contains("Take a SocketAddress"));
+    }
+
+    @Test
     void aCheckedExceptionThrownByTheMethodReachesTheCallerUnwrapped() {
         HandlerMethod method = method("refuse", OnOpen.class, HandlerMethod.CONNECTION_EVENT, false);
         assertThatExceptionOfType(IOException.class).isThrownBy(() -> method.invoke(null, null, null, null, null))
@@ -96,7 +125,7 @@ class HandlerMethodTests {
     @Test
     void anInheritedMethodReturningTheBufferAndAStaticMethodReturningTextAreCalled() throws Exception {
         HandlerMethod inherited = HandlerMethod.of("recorder", this.bean, Base.class.getDeclaredMethod("echo", ByteBuffer.class),
-                OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, null);
+                OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, null, false);
         ByteBuffer data = ByteBuffer.wrap(new byte[] { 7 });
         assertThat(inherited.invoke(null, data, null, null, null)).isSameAs(data);
         HandlerMethod shout = method("shout", OnData.class, HandlerMethod.CONNECTION_DATA, true);
@@ -112,7 +141,7 @@ class HandlerMethodTests {
                 (target, called, args) -> null);
         assertThatExceptionOfType(SocketHandlerDefinitionException.class)
                 .isThrownBy(() -> HandlerMethod.of("proxied", proxy, closed, OnClose.class, HandlerMethod.CONNECTION_EVENT, Replies.NONE,
-                        null))
+                        null, false))
                 .withMessageContaining("Method Recorder.closed of bean 'proxied'").withMessageContaining("is not a method of the bean");
     }
 
@@ -120,7 +149,7 @@ class HandlerMethodTests {
             boolean mayReply) {
         Method method = Arrays.stream(Recorder.class.getDeclaredMethods()).filter((candidate) -> candidate.getName().equals(name))
                 .findFirst().orElseThrow();
-        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply ? Replies.BYTES : Replies.NONE, null);
+        return HandlerMethod.of("recorder", this.bean, method, kind, allowed, mayReply ? Replies.BYTES : Replies.NONE, null, false);
     }
 
     /** A connection that reads text in UTF-8, as a listener does by default. */
@@ -152,6 +181,15 @@ class HandlerMethodTests {
         }
 
         final List<String> calls = new ArrayList<>();
+
+        void unixDatagram(SocketAddress sender) {
+            this.calls.add(((UnixDomainSocketAddress) sender).getPath().toString());
+        }
+
+        void who(SocketAddress peer, PeerCredentials credentials) {
+            this.calls.add(((UnixDomainSocketAddress) peer).getPath().toString());
+            this.calls.add(credentials.toString());
+        }
 
         String data(ByteBuffer buffer, byte[] bytes, String text, InetSocketAddress peer) {
             this.calls.add(StandardCharsets.UTF_8.decode(buffer.duplicate()).toString());

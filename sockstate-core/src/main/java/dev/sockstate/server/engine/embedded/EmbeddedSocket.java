@@ -7,7 +7,7 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,9 +28,9 @@ public final class EmbeddedSocket implements NativeSockets {
     /** The handle of the one socket. */
     public static final long HANDLE = 1;
 
-    private final InetSocketAddress localAddress;
+    private final SocketAddress localAddress;
 
-    private final InetSocketAddress remoteAddress;
+    private final SocketAddress remoteAddress;
 
     /** What the peer wrote and the connection has not read yet, oldest first. */
     private final ArrayDeque<ByteBuffer> inbound = new ArrayDeque<>();
@@ -57,7 +57,7 @@ public final class EmbeddedSocket implements NativeSockets {
      * @param localAddress what {@link #localAddress} answers
      * @param remoteAddress what {@link #remoteAddress} answers, the peer's
      */
-    public EmbeddedSocket(InetSocketAddress localAddress, InetSocketAddress remoteAddress) {
+    public EmbeddedSocket(SocketAddress localAddress, SocketAddress remoteAddress) {
         this.localAddress = localAddress;
         this.remoteAddress = remoteAddress;
     }
@@ -188,12 +188,12 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     @Override
-    public InetSocketAddress localAddress(long socket) {
+    public SocketAddress localAddress(long socket) {
         return this.localAddress;
     }
 
     @Override
-    public InetSocketAddress remoteAddress(long socket) {
+    public SocketAddress remoteAddress(long socket) {
         return this.remoteAddress;
     }
 
@@ -209,7 +209,7 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     @Override
-    public void bind(long socket, InetSocketAddress address) {
+    public void bind(long socket, SocketAddress address) {
         throw refused("binds nothing");
     }
 
@@ -224,7 +224,7 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     @Override
-    public boolean connect(long socket, InetSocketAddress address) {
+    public boolean connect(long socket, SocketAddress address) {
         throw refused("connects nowhere");
     }
 

@@ -2,7 +2,7 @@ package dev.sockstate.server.engine.proxy;
 
 import dev.sockstate.server.proxy.ProxyHeader;
 import dev.sockstate.server.proxy.ProxyProtocol;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -31,7 +31,7 @@ final class HeaderReader {
      * @param proxy the socket's peer: the balancer
      * @return the header, a request for more bytes, or a refusal
      */
-    static Result read(ByteBuffer data, ProxyProtocol settings, InetSocketAddress proxy) {
+    static Result read(ByteBuffer data, ProxyProtocol settings, SocketAddress proxy) {
         if (!data.hasRemaining()) {
             return Result.MORE;
         }

@@ -1,7 +1,7 @@
 package dev.sockstate.server.engine.proxy;
 
 import dev.sockstate.server.proxy.ProxyHeader;
-import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * What the {@link ProxyStage} needs of its connection, and nothing more: the socket's peer, where the
@@ -11,7 +11,7 @@ import java.net.InetSocketAddress;
 public interface ProxyHost {
 
     /** @return the socket's peer: the balancer, or a direct client */
-    InetSocketAddress socketPeer();
+    SocketAddress socketPeer();
 
     /** @param header the header read: the connection's peer becomes the client it names */
     void proxied(ProxyHeader header);

@@ -6,6 +6,7 @@ import dev.sockstate.server.engine.proxy.HeaderReader.Result;
 import dev.sockstate.server.proxy.ProxyHeaderException;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
 /**
@@ -39,7 +40,7 @@ public final class ProxyStage implements Stage {
 
     private int state = EXPECTING;
 
-    private InetSocketAddress peer;
+    private SocketAddress peer;
 
     /** The stream's start while it is not known yet, {@code null} when none is kept. */
     private byte[] held;
@@ -61,13 +62,18 @@ public final class ProxyStage implements Stage {
     public void open(StageContext context) {
         this.context = context;
         this.peer = this.connection.socketPeer();
-        if (this.support.settings.trusts(this.peer.getAddress())) {
+        if (trusted(this.peer)) {
             this.connection.headerPending(this);
         }
         else {
             this.state = SNIFFING;
             context.passOpen();
         }
+    }
+
+    /** A peer of a Unix domain socket is trusted: who may connect is the socket file's permissions' say. */
+    private boolean trusted(SocketAddress peer) {
+        return !(peer instanceof InetSocketAddress inet) || this.support.settings.trusts(inet.getAddress());
     }
 
     @Override
@@ -120,7 +126,7 @@ public final class ProxyStage implements Stage {
         boolean v1 = version != ProxyProtocol.Version.V2 && HeaderReader.startsLike(input, HeaderReader.V1_SIGNATURE);
         boolean v2 = version != ProxyProtocol.Version.V1 && HeaderReader.startsLike(input, HeaderReader.V2_SIGNATURE);
         if ((v1 && input.remaining() >= HeaderReader.V1_SIGNATURE.length) || (v2 && input.remaining() >= HeaderReader.V2_SIGNATURE.length)) {
-            refuse(context, "untrusted", "a PROXY protocol header from " + this.peer.getAddress().getHostAddress()
+            refuse(context, "untrusted", "a PROXY protocol header from " + ((InetSocketAddress) this.peer).getAddress().getHostAddress()
                     + ", which is none of the listener's trusted proxies " + this.support.settings.trustedProxies());
             return;
         }

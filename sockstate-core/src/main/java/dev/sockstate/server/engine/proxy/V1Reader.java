@@ -7,6 +7,7 @@ import dev.sockstate.server.proxy.ProxyHeader.Transport;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,7 @@ final class V1Reader {
     private V1Reader() {
     }
 
-    static Result read(ByteBuffer data, InetSocketAddress proxy) {
+    static Result read(ByteBuffer data, SocketAddress proxy) {
         if (!HeaderReader.startsLike(data, HeaderReader.V1_SIGNATURE)) {
             return Result.refused("malformed", "bytes that are no PROXY protocol header (they begin as no version 1 header does)");
         }
@@ -56,7 +57,7 @@ final class V1Reader {
         return result;
     }
 
-    private static Result parse(String line, InetSocketAddress proxy) {
+    private static Result parse(String line, SocketAddress proxy) {
         String[] fields = line.split(" ", -1);
         if (fields.length >= 2 && fields[1].equals("UNKNOWN")) {
             return Result.of(new ProxyHeader(1, Command.PROXY, Transport.UNKNOWN, null, null, proxy, List.of()));

@@ -35,7 +35,7 @@ final class V2Reader {
     private V2Reader() {
     }
 
-    static Result read(ByteBuffer data, int maxHeaderSize, InetSocketAddress proxy) {
+    static Result read(ByteBuffer data, int maxHeaderSize, SocketAddress proxy) {
         if (!HeaderReader.startsLike(data, HeaderReader.V2_SIGNATURE)) {
             return Result.refused("malformed", "bytes that are no PROXY protocol header (they begin as no version 2 header does)");
         }

@@ -39,7 +39,7 @@ class HeaderReaderTest {
         assertThat(header.source()).isEqualTo(CLIENT);
         assertThat(header.destination()).isEqualTo(SERVER);
         assertThat(header.proxyAddress()).isEqualTo(PROXY);
-        assertThat(header.relaysInetClient()).isTrue();
+        assertThat(header.relaysClient()).isTrue();
         assertThat(StandardCharsets.US_ASCII.decode(data).toString()).isEqualTo("GET");
     }
 
@@ -57,7 +57,7 @@ class HeaderReaderTest {
         ProxyHeader header = read(ascii("PROXY UNKNOWN whatever follows\r\n"), ANY).header();
         assertThat(header.transport()).isEqualTo(Transport.UNKNOWN);
         assertThat(header.source()).isNull();
-        assertThat(header.relaysInetClient()).isFalse();
+        assertThat(header.relaysClient()).isFalse();
     }
 
     @Test
@@ -123,7 +123,7 @@ class HeaderReaderTest {
         ProxyHeader header = read(ByteBuffer.wrap(ProxyHeaders.v2().familyTransport(0x31).addressBytes(paths).bytes()), ANY).header();
         assertThat(header.transport()).isEqualTo(Transport.UNIX_STREAM);
         assertThat(header.source()).isEqualTo(UnixDomainSocketAddress.of("/run/a.sock"));
-        assertThat(header.relaysInetClient()).as("a Unix client has no IP address to take").isFalse();
+        assertThat(header.relaysClient()).as("a relayed Unix client is the peer too").isTrue();
     }
 
     @Test
@@ -131,7 +131,7 @@ class HeaderReaderTest {
         ProxyHeader header = read(ByteBuffer.wrap(ProxyHeaders.v2().local().tcp(CLIENT, SERVER).bytes()), ANY).header();
         assertThat(header.command()).isEqualTo(Command.LOCAL);
         assertThat(header.source()).isNull();
-        assertThat(header.relaysInetClient()).isFalse();
+        assertThat(header.relaysClient()).isFalse();
     }
 
     @Test

@@ -1,0 +1,127 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.ListenerBindException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.ConnectException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
+
+/**
+ * The file of a listener's Unix domain socket: what is at its path before the bind (nothing; a
+ * socket file a crashed server left, replaced; a server that still answers, or a file that is not a
+ * socket, refused), its permissions after, its removal at the stop.
+ */
+final class UnixSocketFile {
+
+    private static final System.Logger logger = System.getLogger(UnixSocketFile.class.getName());
+
+    /** {@code S_IFMT}: the bits of {@code st_mode} that tell a file's type. */
+    private static final int S_IFMT = 0170000;
+
+    /** {@code S_IFSOCK}: a socket. */
+    private static final int S_IFSOCK = 0140000;
+
+    private UnixSocketFile() {
+    }
+
+    /**
+     * Clears the path for the bind: nothing there is fine; a socket no server answers at (one that
+     * crashed left it) is removed; a socket a server answers at, or a file of another kind, is refused.
+     * Telling a live server costs it one connection, opened and closed at once.
+     * @param listener the listener's name
+     * @param path its socket's path
+     * @throws ListenerBindException when something is in the way
+     */
+    static void clearStale(String listener, Path path) {
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (NoSuchFileException ex) {
+            return;
+        }
+        catch (IOException ex) {
+            throw refused(listener, path, "what is at its path cannot be read: " + ex, ex);
+        }
+        if (!isSocket(path, attributes)) {
+            throw refused(listener, path, "a file that is not a socket is at its path; remove it or choose another path", null);
+        }
+        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            throw refused(listener, path, "a server answers at its path (a connection to it succeeded); stop it or choose"
+                    + " another path", null);
+        }
+        catch (ConnectException ex) {
+            // Refused: no one listens there, the file is a crashed server's.
+        }
+        catch (IOException ex) {
+            throw refused(listener, path, "cannot tell whether a server answers at its path: " + ex, ex);
+        }
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException ex) {
+            throw refused(listener, path, "the stale socket file at its path cannot be removed: " + ex, ex);
+        }
+        logger.log(Level.INFO, "Listener '" + listener + "' replaced the stale socket file " + path + ", at which no server answered");
+    }
+
+    /** @return whether the file is a socket: its mode says so where the system has modes; elsewhere, a file of no common kind */
+    private static boolean isSocket(Path path, BasicFileAttributes attributes) {
+        if (!attributes.isOther()) {
+            return false;
+        }
+        try {
+            return (((Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & S_IFMT) == S_IFSOCK;
+        }
+        catch (UnsupportedOperationException | IllegalArgumentException | IOException ex) {
+            // Windows has no modes: its AF_UNIX socket files are reparse points, which the JDK calls "other".
+            return true;
+        }
+    }
+
+    /**
+     * @param path a bound socket's path, or {@code null} for an IP listener (nothing to do)
+     * @param permissions its permissions, {@code null} for those the umask gave
+     * @throws IOException when they cannot be set
+     */
+    static void restrict(Path path, Set<PosixFilePermission> permissions) throws IOException {
+        if (path == null || permissions == null) {
+            return;
+        }
+        try {
+            Files.setPosixFilePermissions(path, permissions);
+        }
+        catch (UnsupportedOperationException ex) {
+            throw new IOException("this system's files have no POSIX permissions", ex);
+        }
+    }
+
+    /**
+     * Removes the socket's file, logging a failure: the listener stopped, or failed to start.
+     * @param listener the listener's name
+     * @param path its socket's path, {@code null} for an IP listener (nothing to do)
+     */
+    static void remove(String listener, Path path) {
+        if (path == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException ex) {
+            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + path, ex);
+        }
+    }
+
+    private static ListenerBindException refused(String listener, Path path, String reason, Throwable cause) {
+        return new ListenerBindException(listener, UnixDomainSocketAddress.of(path), reason, cause);
+    }
+}
