@@ -64,32 +64,16 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         AcceptMode accept, ProxyProtocol proxyProtocol) {
 
     /**
-     * The stages are copied, none when {@code null}; only a TCP listener's connections have stages.
-     * The charset is UTF-8 when {@code null}, the accept mode {@link AcceptMode#SHARED}. Every other
-     * value is checked by {@link Builder#build()}.
+     * The stages are copied (none when {@code null}), the charset UTF-8 and the accept mode SHARED when
+     * {@code null}; what only TCP has is refused on UDP; {@link Builder#build()} checks the rest.
      */
     public ListenerSettings {
         stages = (stages != null) ? List.copyOf(stages) : List.of();
         charset = (charset != null) ? charset : StandardCharsets.UTF_8;
         accept = (accept != null) ? accept : AcceptMode.SHARED;
-        if (accept != AcceptMode.SHARED && protocol != Protocol.TCP) {
-            throw InvalidSettingException.mustBe(name, Setting.ACCEPT, accept, "SHARED for a UDP listener (it accepts no connections)");
-        }
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
-        if (!stages.isEmpty() && protocol != Protocol.TCP) {
-            throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
-                    "none for a UDP listener (stages serve TCP connections)");
-        }
-        if (framing != null && protocol != Protocol.TCP) {
-            throw InvalidSettingException.mustBe(name, Setting.FRAMING, framing, "none for a UDP listener (a datagram is a frame already)");
-        }
-        if (tls != null && protocol != Protocol.TCP) {
-            throw InvalidSettingException.mustBe(name, Setting.TLS, tls, "none for a UDP listener (TLS secures TCP connections;"
-                    + " datagrams would need DTLS)");
-        }
-        if (proxyProtocol != null && protocol != Protocol.TCP) {
-            throw InvalidSettingException.mustBe(name, Setting.PROXY_PROTOCOL, proxyProtocol.version(),
-                    "none for a UDP listener (the PROXY protocol header begins a TCP connection)");
+        if (protocol != Protocol.TCP) {
+            ListenerChecks.refuseOnUdp(name, stages, framing, tls, accept, proxyProtocol);
         }
     }
 
@@ -102,12 +86,10 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
     public static final String DEFAULT_GROUP = "default";
 
     /**
-     * The trigger the listener's sockets are registered with on its worker group: the one set, or,
-     * when none is, {@link Trigger#LEVEL_PERSISTENT} for a TCP listener without a handler executor on
-     * a group with a port per worker ({@link WorkerGroupSettings#portPerWorker()}: a connection then
-     * stays registered, with no re-arm after each message), and {@link Trigger#LEVEL_ONESHOT} otherwise
-     * (the workers share one port, or a handler executor runs the handler while the socket must stay
-     * disarmed).
+     * The trigger the listener's sockets are registered with on its worker group: the one set, or else
+     * {@link Trigger#LEVEL_PERSISTENT} for a TCP listener without a handler executor on a group with a
+     * port per worker (no re-arm after each message), and {@link Trigger#LEVEL_ONESHOT} otherwise (the
+     * workers share one port, or a handler executor runs the handler while the socket stays disarmed).
      * @param group the worker group that serves the listener
      * @return the trigger
      */
@@ -247,15 +229,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         /**
          * Serves the TCP connections in the exclusive edge-triggered mode: each connection is
          * registered {@link Trigger#EDGE_PERSISTENT} once and never re-armed, and a claim word per
-         * connection (idle, running, running with events pending) keeps it handled by one worker at
-         * a time, so the mode may share a group's many workers. On a backend that raises an edge for
-         * every arrival (epoll), a read shorter than the worker's buffer counts as drained (no extra
-         * read until would-block), except after a hang-up or an error, which drain fully; elsewhere
-         * every turn reads until would-block. Events that arrive while a worker handles the connection make
-         * that worker run it again before it lets go; a per-turn read budget lets a connection that
-         * keeps sending yield to the others. About one system call per message fewer than the
-         * default level one-shot mode, which re-arms after every read. Leave the trigger unset (or set
-         * it to {@code EDGE_PERSISTENT}); TCP only.
+         * connection keeps it handled by one worker at a time, so the mode may share a group's many
+         * workers; a per-turn read budget lets a connection that keeps sending yield to the others.
+         * About one system call per message fewer than level one-shot, which re-arms after every
+         * read (benchmarks/README.md says how it drains). Leave the trigger unset (or
+         * {@code EDGE_PERSISTENT}); TCP only.
          * @param exclusiveEdge whether to use the mode
          * @return this
          */
@@ -390,12 +368,12 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
-         * Secures each TCP connection with TLS: a TLS stage is the first of its pipeline, next to the
-         * socket, below the stages added with {@link #stage} and the framing, which see plaintext, as
-         * the handler does ({@link Connection#tlsSession()} shows the session). The handler's
-         * {@code onOpen} follows the handshake's success; a connection whose handshake fails (or
-         * outlasts {@link Tls#handshakeTimeout()}) is closed without a word to the handler. A graceful
-         * close sends {@code close_notify} before the socket closes. TCP only.
+         * Secures each TCP connection with TLS: a TLS stage in its pipeline, next to the socket (after
+         * the PROXY protocol's), below the stages added with {@link #stage} and the framing, which see
+         * plaintext, as the handler does ({@link Connection#tlsSession()} shows the session). The
+         * handler's {@code onOpen} follows the handshake's success; a connection whose handshake fails
+         * (or outlasts {@link Tls#handshakeTimeout()}) is closed unheard. A graceful close sends
+         * {@code close_notify}. TCP only.
          * @param tls the TLS, {@code null} for plaintext (the default)
          * @return this builder
          */
@@ -451,35 +429,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
-            require(this.accept == AcceptMode.SHARED || this.protocol == Protocol.TCP, Setting.ACCEPT, this.accept,
-                    "SHARED for a UDP listener (it accepts no connections)");
-            Trigger chosen = this.trigger;
-            if (this.exclusiveEdge) {
-                require(this.protocol == Protocol.TCP, Setting.EXCLUSIVE_EDGE, true, "false for a UDP listener (it is a TCP mode)");
-                require(chosen == null || chosen == Trigger.EDGE_PERSISTENT, Setting.TRIGGER, chosen,
-                        "unset or EDGE_PERSISTENT with exclusiveEdge, which registers connections edge-triggered persistent");
-                chosen = Trigger.EDGE_PERSISTENT;
-            }
-            require(this.handlerExecutor == null || this.protocol != Protocol.TCP || chosen != Trigger.LEVEL_PERSISTENT,
-                    Setting.TRIGGER, chosen, "another trigger with a handler executor: a level-triggered persistent registration"
-                            + " stays armed while the executor runs the handler, and unread bytes would notify the worker again and"
-                            + " again; LEVEL_ONESHOT (the default with an executor), EDGE_ONESHOT, EDGE_PERSISTENT or the exclusive edge mode work with"
-                            + " an executor");
-            int filter = (this.events >= 0) ? this.events
-                    : (this.protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
-            require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, Setting.EVENTS, Events.toString(filter),
-                    "IN, optionally with HANGUP");
-            // Windows documents no notification for a peer's close without HANGUP in the filter.
-            require(this.protocol != Protocol.TCP || (filter & Events.HANGUP) != 0, Setting.EVENTS, Events.toString(filter),
-                    "IN|HANGUP for a TCP listener: without HANGUP, Windows may never report that a peer closed its side");
-            if (this.protocol == Protocol.TCP) {
-                require(this.connectionHandler != null, Setting.HANDLER, "none", "a ConnectionHandler for a TCP listener");
-                require(this.datagramHandler == null, Setting.HANDLER, "a DatagramHandler", "a ConnectionHandler for a TCP listener");
-            }
-            else {
-                require(this.datagramHandler != null, Setting.HANDLER, "none", "a DatagramHandler for a UDP listener");
-                require(this.connectionHandler == null, Setting.HANDLER, "a ConnectionHandler", "a DatagramHandler for a UDP listener");
-            }
+            Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, this.handlerExecutor);
+            int filter = ListenerChecks.events(this.name, this.protocol, this.events);
+            ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge,

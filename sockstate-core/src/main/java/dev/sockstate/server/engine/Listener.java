@@ -210,33 +210,17 @@ final class Listener implements ServerObserver.ActiveCounts {
         logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
     }
 
-    /**
-     * A peer's frame was refused: its bytes did not frame, or did not read as the handler's message
-     * type. Counted, and logged at most once a second with the number since.
-     * @param what the connection or datagram
-     * @param consequence what the runtime does about it
-     * @param failure what was wrong, its message naming the listener
-     */
+    /** A peer's frame (of {@code what}) did not frame or read as the handler's type: counted, logged at most once a second. */
     void frameRejected(Object what, String consequence, Exception failure) {
         this.state.frameRejected(failure.getMessage() + "; " + consequence + " " + what);
     }
 
-    /**
-     * The handler executor refused a task: counted with the handler errors, reported, and logged at
-     * most once a second with the number refused since.
-     * @param what the connection or datagram the task was for
-     * @param consequence what the runtime does about it
-     * @param refusal the executor's refusal
-     */
+    /** The handler executor refused a task for {@code what}: counted with the handler errors, logged at most once a second. */
     void executorRefused(Object what, String consequence, RuntimeException refusal) {
         this.state.executorRefused("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
     }
 
-    /**
-     * A handler wrote after it asked for the connection's FIN: the bytes are dropped, which the log says.
-     * @param connection the connection
-     * @param bytes how many were dropped
-     */
+    /** A handler wrote {@code bytes} after it asked for the connection's FIN: dropped, which the log says. */
     void writeAfterShutdown(Object connection, int bytes) {
         this.state.lateWrite("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped");
     }
@@ -324,11 +308,7 @@ final class Listener implements ServerObserver.ActiveCounts {
                 ? new Pipeline(connection, this.handler, this.proxy, this.tls, this.stageMakers) : null;
     }
 
-    /**
-     * A connection's PROXY protocol header was refused (counted by its stage): logged at most once a
-     * second with the number since.
-     * @param message what was wrong, naming the connection
-     */
+    /** @param message why a connection's PROXY protocol header was refused (its stage counted it): logged at most once a second */
     void proxyHeaderRefused(String message) {
         this.state.proxyHeaderRefused(message);
     }

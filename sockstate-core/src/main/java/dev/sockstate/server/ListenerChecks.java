@@ -1,0 +1,91 @@
+package dev.sockstate.server;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.tls.Tls;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * The rules of {@link ListenerSettings} that tie several settings together: what only TCP connections
+ * have, the trigger with the exclusive edge mode and a handler executor, the events, the handler of
+ * each protocol. Each refusal is an {@link InvalidSettingException} naming the listener and the setting.
+ */
+final class ListenerChecks {
+
+    private ListenerChecks() {
+    }
+
+    /** Refuses, for a UDP listener, the first setting only TCP connections have. */
+    static void refuseOnUdp(String name, List<Supplier<? extends Stage>> stages, Framing framing, Tls tls, AcceptMode accept,
+            ProxyProtocol proxyProtocol) {
+        if (!stages.isEmpty()) {
+            throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
+                    "none for a UDP listener (stages serve TCP connections)");
+        }
+        if (framing != null) {
+            throw InvalidSettingException.mustBe(name, Setting.FRAMING, framing, "none for a UDP listener (a datagram is a frame already)");
+        }
+        if (tls != null) {
+            throw InvalidSettingException.mustBe(name, Setting.TLS, tls, "none for a UDP listener (TLS secures TCP connections;"
+                    + " datagrams would need DTLS)");
+        }
+        if (accept != AcceptMode.SHARED) {
+            throw InvalidSettingException.mustBe(name, Setting.ACCEPT, accept, "SHARED for a UDP listener (it accepts no connections)");
+        }
+        if (proxyProtocol != null) {
+            throw InvalidSettingException.mustBe(name, Setting.PROXY_PROTOCOL, proxyProtocol.version(),
+                    "none for a UDP listener (the PROXY protocol header begins a TCP connection)");
+        }
+    }
+
+    /** @return the trigger set, {@link Trigger#EDGE_PERSISTENT} in the exclusive edge mode, {@code null} for the group's default */
+    static Trigger trigger(String name, Protocol protocol, Trigger trigger, boolean exclusiveEdge, Executor handlerExecutor) {
+        Trigger chosen = trigger;
+        if (exclusiveEdge) {
+            require(protocol == Protocol.TCP, name, Setting.EXCLUSIVE_EDGE, true, "false for a UDP listener (it is a TCP mode)");
+            require(chosen == null || chosen == Trigger.EDGE_PERSISTENT, name, Setting.TRIGGER, chosen,
+                    "unset or EDGE_PERSISTENT with exclusiveEdge, which registers connections edge-triggered persistent");
+            chosen = Trigger.EDGE_PERSISTENT;
+        }
+        require(handlerExecutor == null || protocol != Protocol.TCP || chosen != Trigger.LEVEL_PERSISTENT,
+                name, Setting.TRIGGER, chosen, "another trigger with a handler executor: a level-triggered persistent registration"
+                        + " stays armed while the executor runs the handler, and unread bytes would notify the worker again and"
+                        + " again; LEVEL_ONESHOT (the default with an executor), EDGE_ONESHOT, EDGE_PERSISTENT or the exclusive edge mode work with"
+                        + " an executor");
+        return chosen;
+    }
+
+    /** @return the events set, or the protocol's default: IN with HANGUP for TCP, IN for UDP */
+    static int events(String name, Protocol protocol, int events) {
+        int filter = (events >= 0) ? events : (protocol == Protocol.TCP) ? Events.IN | Events.HANGUP : Events.IN;
+        require((filter & ~Events.FILTER_ALL) == 0 && (filter & Events.IN) != 0, name, Setting.EVENTS, Events.toString(filter),
+                "IN, optionally with HANGUP");
+        // Windows documents no notification for a peer's close without HANGUP in the filter.
+        require(protocol != Protocol.TCP || (filter & Events.HANGUP) != 0, name, Setting.EVENTS, Events.toString(filter),
+                "IN|HANGUP for a TCP listener: without HANGUP, Windows may never report that a peer closed its side");
+        return filter;
+    }
+
+    /** Refuses a listener without the handler of its protocol, or with the other one. */
+    static void handlers(String name, Protocol protocol, ConnectionHandler connectionHandler, DatagramHandler datagramHandler) {
+        if (protocol == Protocol.TCP) {
+            require(connectionHandler != null, name, Setting.HANDLER, "none", "a ConnectionHandler for a TCP listener");
+            require(datagramHandler == null, name, Setting.HANDLER, "a DatagramHandler", "a ConnectionHandler for a TCP listener");
+        }
+        else {
+            require(datagramHandler != null, name, Setting.HANDLER, "none", "a DatagramHandler for a UDP listener");
+            require(connectionHandler == null, name, Setting.HANDLER, "a ConnectionHandler", "a DatagramHandler for a UDP listener");
+        }
+    }
+
+    private static void require(boolean valid, String name, Setting setting, Object value, String expected) {
+        if (!valid) {
+            throw InvalidSettingException.mustBe(name, setting, value, expected);
+        }
+    }
+}
