@@ -23,7 +23,7 @@ public enum AcceptMode {
      * <p>
      * Refused on a group whose workers (more than one) share one port: there is no worker's own
      * port to accept on, only more sockets that any worker takes; a group of one worker accepts on
-     * one socket. Where the system cannot spread connections over sockets sharing a port (Windows, which
+     * one socket. Where the system cannot spread connections over sockets sharing a port number (Windows, which
      * has no {@code SO_REUSEPORT}; the nio backend off Linux, where BSD kernels hand them all to one
      * socket) the listener accepts as {@link #SHARED}, which its start-up log says once. TCP only.
      */

@@ -421,7 +421,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.portNumber >= 0 && this.portNumber <= 65535, Setting.PORT_NUMBER, this.portNumber, "between 0 and 65535");
             require(this.backlog > 0, Setting.BACKLOG, this.backlog, "positive");
             Set<PosixFilePermission> permissions = UnixSocketCheck.permissions(this.name, this.unixPath, this.unixPermissions,
-                    this.address != null || this.portNumber != 0, this.reusePort, this.accept == AcceptMode.PER_WORKER);
+                    this.address != null || this.portNumber != 0, this.reusePort, this.accept == AcceptMode.PER_WORKER, this.proxyProtocol);
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");

@@ -130,6 +130,30 @@ public abstract class NativeSocketsContract {
         }
     }
 
+    /** A direct buffer that is no NativeBuffer, read and written from a position past its start (a stage passes such a one on). */
+    @Test
+    void aDirectBufferIsSentFromItsPositionAndReadIntoIt() throws Exception {
+        long listener = open(Protocol.TCP, StandardProtocolFamily.INET);
+        this.sockets.bind(listener, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.sockets.listen(listener, 8);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) this.sockets.localAddress(listener)).getPort())) {
+            long connection = acceptWithin(listener);
+            ByteBuffer direct = ByteBuffer.allocateDirect(32);
+            direct.put("header:payload".getBytes(StandardCharsets.US_ASCII)).flip().position(7);
+            assertThat(this.sockets.send(connection, direct)).isEqualTo(7);
+            assertThat(direct.hasRemaining()).isFalse();
+            assertThat(new String(client.getInputStream().readNBytes(7), StandardCharsets.US_ASCII)).isEqualTo("payload");
+            client.getOutputStream().write("in".getBytes(StandardCharsets.US_ASCII));
+            ByteBuffer target = ByteBuffer.allocateDirect(16).position(5);
+            while (this.sockets.recv(connection, target) == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+            }
+            assertThat(target.position()).isEqualTo(7);
+            assertThat(target.get(5)).isEqualTo((byte) 'i');
+            assertThat(target.get(6)).isEqualTo((byte) 'n');
+        }
+    }
+
     @Test
     void aHeapBufferLargerThanOneCopyGoesOutWholeAndInOrder() throws Exception {
         long listener = open(Protocol.TCP, StandardProtocolFamily.INET);

@@ -84,6 +84,6 @@ interface EpollCalls {
     /** @return the C library's text for an errno (allocates: not for hot paths) */
     String strerror(int errnum);
 
-    /** @return the native address of a direct buffer (may allocate: not for hot paths) */
+    /** @return the native address of a direct buffer's index 0, whatever its position (may allocate: not for hot paths) */
     long addressOf(ByteBuffer direct);
 }

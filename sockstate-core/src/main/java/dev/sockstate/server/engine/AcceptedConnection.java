@@ -12,6 +12,7 @@ import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -90,19 +91,26 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
         return (address != null) ? address : (this.remoteAddress = address(false));
     }
 
-    /** Read once, on first use: what the system recorded when the peer connected does not change. */
+    /** Read as the connection opens, by its owner: what the system recorded when the peer connected. */
     @Override
     public PeerCredentials peerCredentials() {
-        PeerCredentials credentials = this.peerCredentials;
-        if (credentials != null || !this.listener.settings().isUnix() || isFinished()) {
-            return credentials;
+        return this.peerCredentials;
+    }
+
+    /**
+     * Reads the peer's credentials of a connection to a Unix domain socket, once, as it opens on the
+     * accepting thread: asked later from any thread, the descriptor could be a newer connection's.
+     */
+    final void readPeerCredentials() {
+        if (!this.listener.settings().isUnix()) {
+            return;
         }
         try {
             long[] ids = this.sockets.peerCredentials(this.handle);
-            return (ids == null) ? null : (this.peerCredentials = new PeerCredentials(ids[0], ids[1], ids[2]));
+            this.peerCredentials = (ids == null) ? null : new PeerCredentials(ids[0], ids[1], ids[2]);
         }
         catch (NativeIoException ex) {
-            throw new UncheckedIOException(ex);
+            // Reset already: there is no peer to tell of, and the connection's first read will say so.
         }
     }
 
@@ -126,7 +134,9 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public final void proxied(ProxyHeader header) {
-        if (header.relaysClient()) {
+        // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
+        // on a Unix domain socket, a relayed client of any family.
+        if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
             this.remoteAddress = header.source();
         }
         this.proxyHeader = header;

@@ -155,7 +155,7 @@ final class ListenerBinder {
 
     /**
      * Opens a listening socket for each port of the listener's group, each with SO_REUSEPORT and bound
-     * to the same address (to the port the first one got, for an ephemeral port), then registers each
+     * to the same address (to the port number the first one got, for an ephemeral one), then registers each
      * on its own port. A failure part-way closes every socket opened so far.
      */
     private List<SocketTurn> bindPerWorker(Listener listener, InetSocketAddress target, boolean dualStack) {
@@ -221,7 +221,7 @@ final class ListenerBinder {
     private boolean spreadsConnections(ListenerSettings settings, InetSocketAddress target, int workers) {
         String why = null;
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
-            why = "this system (" + System.getProperty("os.name") + ") does not spread connections over sockets sharing a port";
+            why = "this system (" + System.getProperty("os.name") + ") does not spread connections over sockets sharing a port number";
         }
         else {
             long probe = openSocket(settings, target);

@@ -55,6 +55,7 @@ final class TcpConnection extends ConnectionTurn {
 
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
+        readPeerCredentials();
         try {
             this.pipeline = this.listener.newPipeline(this);
         }

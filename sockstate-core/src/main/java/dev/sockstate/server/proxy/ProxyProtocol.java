@@ -11,7 +11,7 @@ import java.util.Objects;
  * How a TCP listener behind a load balancer (HAProxy, nginx's stream module, a cloud network load
  * balancer) reads the PROXY protocol header that the balancer sends before the client's bytes; immutable,
  * each {@code with} method returns a copy. The header is read first, below TLS and framing; the client's
- * address it carries becomes the connection's {@link java.net.InetSocketAddress peer}, and the whole header,
+ * address it carries becomes the connection's peer ({@link java.net.SocketAddress}), and the whole header,
  * with the balancer's own address and the version 2 TLVs, is the connection's {@link ProxyHeader}.
  * <p>
  * <b>Trust.</b> With no trusted proxies, every peer is taken for a balancer and must send a header. With

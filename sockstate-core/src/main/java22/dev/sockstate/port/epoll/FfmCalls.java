@@ -351,9 +351,12 @@ final class FfmCalls implements EpollCalls {
         }
     }
 
-    /** Allocates a segment over the buffer: not for hot paths. */
+    /**
+     * The address of the buffer's index 0, as JNA's {@code Native.getDirectBufferPointer} tells it (a
+     * segment over a buffer starts at its position). Allocates a segment: not for hot paths.
+     */
     @Override
     public long addressOf(ByteBuffer direct) {
-        return MemorySegment.ofBuffer(direct).address();
+        return MemorySegment.ofBuffer(direct).address() - direct.position();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.proxy.ProxyHeaders;
@@ -31,6 +32,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLSocket;
@@ -128,7 +130,7 @@ class ProxyProtocolServingTest {
     void behindABalancerOnAUnixDomainSocketThePeerIsTrustedByTheFilesPermissionsAndTheClientIsThePeer() throws Exception {
         Path path = this.directory.resolve("proxied.sock");
         ListenerSettings listener = ListenerSettings.tcp("proxied").unixPath(path).unixPermissions("rw-------")
-                .proxyProtocol(ProxyProtocol.accept(Version.V2).withTrustedProxies(List.of("10.0.0.0/8"))).handler(this.handler).build();
+                .proxyProtocol(ProxyProtocol.accept(Version.V2)).handler(this.handler).build();
         this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), ServerObserver.NONE, listener);
         try (SocketChannel balancer = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
             balancer.write(ByteBuffer.wrap(join(ProxyHeaders.v2().tcp(CLIENT, DESTINATION).bytes(), ascii("unix"))));
@@ -141,6 +143,55 @@ class ProxyProtocolServingTest {
             assertThat(connection.remoteAddress()).isEqualTo(CLIENT);
             assertThat(connection.proxyHeader().proxyAddress()).isInstanceOf(UnixDomainSocketAddress.class);
         }
+    }
+
+    @Test
+    void aDirectClientsStartThatCouldBeginAHeaderReachesTheHandlerOnceTheHeadersTimeIsUp() throws Exception {
+        start(ProxyProtocol.accept(Version.ANY).withTrustedProxies(List.of("10.0.0.0/8")).withHeaderTimeout(Duration.ofMillis(300)),
+                UnaryOperator.identity());
+        try (Socket direct = connect()) {
+            write(direct, ascii("PRO"));
+            assertThat(read(direct, 3)).isEqualTo("PRO");
+        }
+        assertThat(this.outcomes).as("nothing refused").isEmpty();
+    }
+
+    @Test
+    void onAnIpListenerARelayedUnixClientLeavesTheBalancerAsThePeer() throws Exception {
+        start(ProxyProtocol.accept(Version.V2), UnaryOperator.identity());
+        byte[] paths = new byte[216];
+        System.arraycopy("/run/client.sock".getBytes(StandardCharsets.US_ASCII), 0, paths, 0, 16);
+        try (Socket balancer = connect()) {
+            write(balancer, join(ProxyHeaders.v2().familyTransport(0x31).addressBytes(paths).bytes(), ascii("hi")));
+            assertThat(read(balancer, 2)).isEqualTo("hi");
+            Connection connection = this.handler.opened.poll();
+            assertThat(connection.remoteAddress()).isEqualTo(balancer.getLocalSocketAddress());
+            assertThat(connection.proxyHeader().source()).isEqualTo(UnixDomainSocketAddress.of("/run/client.sock"));
+        }
+    }
+
+    @Test
+    void aConnectionResetBeforeItsAcceptIsClosedQuietlyAndCounted() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        ListenerSettings gate = ServerFixture.tcp("gate").handler((ConnectionHandler) (connection, data) -> {
+            holding.countDown();
+            release.await(10, TimeUnit.SECONDS);
+        }).build();
+        ServerObserver observer = recordingObserver();
+        ListenerSettings proxied = ServerFixture.tcp("proxied").proxyProtocol(ProxyProtocol.accept(Version.ANY)).handler(this.handler).build();
+        this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), observer, gate, proxied);
+        try (Socket held = this.servers.connect(this.server, "gate")) {
+            write(held, ascii("x"));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).as("the only worker held in a handler").isTrue();
+            Socket reset = connect();
+            reset.setSoLinger(true, 0);
+            reset.close();
+            release.countDown();
+            ServerFixture.await(() -> this.outcomes.contains("closed"), "the reset connection counted as closed");
+        }
+        assertThat(this.server.listener("proxied").handlerErrors()).as("no stage failed").isZero();
+        assertThat(this.handler.opened).isEmpty();
     }
 
     @Test
@@ -206,7 +257,12 @@ class ProxyProtocolServingTest {
     }
 
     private void start(ProxyProtocol proxy, UnaryOperator<ListenerSettings.Builder> customizer) {
-        ServerObserver observer = new ServerObserver() {
+        ListenerSettings listener = customizer.apply(ServerFixture.tcp("proxied").proxyProtocol(proxy).handler(this.handler)).build();
+        this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), recordingObserver(), listener);
+    }
+
+    private ServerObserver recordingObserver() {
+        return new ServerObserver() {
 
             @Override
             public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
@@ -219,8 +275,6 @@ class ProxyProtocolServingTest {
                 };
             }
         };
-        ListenerSettings listener = customizer.apply(ServerFixture.tcp("proxied").proxyProtocol(proxy).handler(this.handler)).build();
-        this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), observer, listener);
     }
 
     private Socket connect() throws IOException {

@@ -9,12 +9,14 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -106,6 +108,12 @@ class UnixBindRefusalTest {
         assertThatExceptionOfType(InvalidSettingException.class)
                 .isThrownBy(() -> ListenerSettings.tcp("echo").unixPath(path).accept(AcceptMode.PER_WORKER).handler(new EchoHandler()).build())
                 .satisfies((ex) -> assertThat(ex.setting()).isEqualTo(Setting.ACCEPT)).withMessageContaining("one path is one listening socket");
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> ListenerSettings.tcp("echo").unixPath(path)
+                        .proxyProtocol(ProxyProtocol.accept(ProxyProtocol.Version.ANY).withTrustedProxies(List.of("10.0.0.0/8")))
+                        .handler(new EchoHandler()).build())
+                .satisfies((ex) -> assertThat(ex.setting()).isEqualTo(Setting.PROXY_PROTOCOL))
+                .withMessageContaining("its peers have no IP address to trust");
     }
 
     @Test

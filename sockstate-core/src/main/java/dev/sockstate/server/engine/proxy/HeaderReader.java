@@ -10,8 +10,8 @@ import java.nio.charset.StandardCharsets;
  * Reads a PROXY protocol header from the start of a connection's bytes, version 1 or 2 as the listener
  * accepts, strictly: what the protocol does not allow is refused, never guessed at. Reading an incomplete
  * header asks for more bytes once what is there can still begin a valid header, and refuses it as soon as
- * it cannot (a wrong byte of the signature, a declared length over the limit), so a connection never holds
- * more than the longest header it may send.
+ * it cannot (a wrong byte of the signature, a declared length over the limit), so a connection holds at
+ * most the longest header it may send and one read.
  */
 final class HeaderReader {
 

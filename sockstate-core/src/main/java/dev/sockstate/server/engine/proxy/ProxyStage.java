@@ -5,6 +5,7 @@ import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.proxy.HeaderReader.Result;
 import dev.sockstate.server.proxy.ProxyHeaderException;
 import dev.sockstate.server.proxy.ProxyProtocol;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -16,10 +17,11 @@ import java.nio.ByteBuffer;
  * A peer the listener trusts must send a header: the open is held back until the header is whole,
  * then passed on with the connection's peer set to the client, and the bytes that followed the header
  * in the same read passed on after it. A peer it does not trust is served at once as a direct client;
- * only if its first bytes begin a header is it refused. Either way, until it is known, the start of the
- * stream is kept (never more than the longest header) and read again as more arrives. A refusal
+ * only if its first bytes begin a header is it refused (bytes that merely could begin one are passed on
+ * once they differ, or once the header's time is up). Either way, until it is known, the start of the
+ * stream is kept (at most the longest header and one read) and read again as more arrives. A refusal
  * (malformed, another version, oversized, untrusted, timeout) closes the connection, counted by reason;
- * a peer that leaves before its header is counted as {@code closed}.
+ * a connection that ends before its header (the peer left, or the server stopped) is counted as {@code closed}.
  */
 public final class ProxyStage implements Stage {
 
@@ -61,7 +63,14 @@ public final class ProxyStage implements Stage {
     @Override
     public void open(StageContext context) {
         this.context = context;
-        this.peer = this.connection.socketPeer();
+        try {
+            this.peer = this.connection.socketPeer();
+        }
+        catch (UncheckedIOException ex) {
+            // Reset before its first turn (no peer to ask for): nothing to serve, counted as closed as the stage closes.
+            context.close();
+            return;
+        }
         if (trusted(this.peer)) {
             this.connection.headerPending(this);
         }
@@ -131,11 +140,13 @@ public final class ProxyStage implements Stage {
             return;
         }
         if (v1 || v2) {
-            // Could still begin a header: kept until it can tell.
+            // Could still begin a header: kept until it can tell, or until the header's time is up.
+            this.connection.headerPending(this);
             return;
         }
         this.state = PASSING;
         this.held = null;
+        this.connection.headerPending(null);
         context.passData(input);
     }
 
@@ -177,10 +188,10 @@ public final class ProxyStage implements Stage {
     @Override
     public void closed(StageContext context) {
         if (this.state == EXPECTING) {
-            this.state = REFUSED;
-            this.connection.headerPending(null);
             this.support.observer.proxyHeader(false, "closed");
         }
+        this.state = REFUSED;
+        this.connection.headerPending(null);
         this.held = null;
     }
 
@@ -199,6 +210,14 @@ public final class ProxyStage implements Stage {
         if (this.state == EXPECTING) {
             refuse(this.context, "timeout", "no whole PROXY protocol header within " + this.support.settings.headerTimeout()
                     + " (" + this.heldLength + " bytes of it)");
+        }
+        else if (this.state == SNIFFING && this.held != null) {
+            // A direct client's first bytes that began like a header and stopped there: they were its own.
+            this.state = PASSING;
+            this.connection.headerPending(null);
+            ByteBuffer rest = ByteBuffer.wrap(this.held, 0, this.heldLength);
+            this.held = null;
+            this.context.passData(rest);
         }
     }
 

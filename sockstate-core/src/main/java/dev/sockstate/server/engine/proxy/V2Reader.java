@@ -61,7 +61,12 @@ final class V2Reader {
         if (data.remaining() < total) {
             return Result.MORE;
         }
-        Command command = (commandBits == 0) ? Command.LOCAL : Command.PROXY;
+        if (commandBits == 0) {
+            // LOCAL: the balancer speaks for itself; what follows its fixed part is to be skipped, whatever its family.
+            data.position(start + total);
+            return Result.of(new ProxyHeader(2, Command.LOCAL, Transport.UNKNOWN, null, null, proxy, List.of()));
+        }
+        Command command = Command.PROXY;
         Transport transport = transport(familyTransport);
         if (transport == null) {
             return Result.refused("malformed", "a version 2 header of unknown family and transport 0x" + Integer.toHexString(familyTransport));
@@ -84,7 +89,7 @@ final class V2Reader {
         }
         SocketAddress source = null;
         SocketAddress destination = null;
-        if (command == Command.PROXY && transport != Transport.UNKNOWN) {
+        if (transport != Transport.UNKNOWN) {
             int at = ProxyProtocol.V2_FIXED_SIZE;
             if (block == UNIX_BLOCK) {
                 try {
@@ -100,9 +105,6 @@ final class V2Reader {
                 source = new InetSocketAddress(inet(header, at, size), header.getShort(at + 2 * size) & 0xffff);
                 destination = new InetSocketAddress(inet(header, at + size, size), header.getShort(at + 2 * size + 2) & 0xffff);
             }
-        }
-        if (command == Command.LOCAL) {
-            transport = Transport.UNKNOWN;
         }
         data.position(start + total);
         return Result.of(new ProxyHeader(2, command, transport, source, destination, proxy, tlvs));

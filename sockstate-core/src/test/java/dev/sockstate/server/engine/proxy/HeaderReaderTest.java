@@ -89,6 +89,19 @@ class HeaderReaderTest {
     }
 
     @Test
+    void theLongestVersion1HeadersAreRead() {
+        String client = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe";
+        String server = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
+        ByteBuffer tcp6 = ascii("PROXY TCP6 " + client + " " + server + " 65535 65535\r\nx");
+        assertThat(read(tcp6, ANY).header().source()).isEqualTo(new InetSocketAddress(client, 65535));
+        assertThat(tcp6.remaining()).isOne();
+        ByteBuffer unknown = ascii("PROXY UNKNOWN " + client + " " + server + " 65535 65535\r\nx");
+        assertThat(unknown.remaining()).isEqualTo(ProxyProtocol.V1_MAX_HEADER_SIZE + 1);
+        assertThat(read(unknown, ANY).header().transport()).isEqualTo(Transport.UNKNOWN);
+        assertThat(unknown.remaining()).isOne();
+    }
+
+    @Test
     void aVersion1LineWithoutItsEndWithinTheProtocols107BytesIsOversized() {
         ByteBuffer line = ascii("PROXY TCP4 " + "1".repeat(96));
         assertThat(line.remaining()).isEqualTo(ProxyProtocol.V1_MAX_HEADER_SIZE);
@@ -124,6 +137,16 @@ class HeaderReaderTest {
         assertThat(header.transport()).isEqualTo(Transport.UNIX_STREAM);
         assertThat(header.source()).isEqualTo(UnixDomainSocketAddress.of("/run/a.sock"));
         assertThat(header.relaysClient()).as("a relayed Unix client is the peer too").isTrue();
+    }
+
+    @Test
+    void aVersion2LocalHeaderIsTakenWhateverFollowsItsFixedPart() {
+        for (byte[] local : new byte[][] { ProxyHeaders.v2().local().familyTransport(0x41).addressBytes(new byte[5]).bytes(),
+            ProxyHeaders.v2().local().familyTransport(0x11).addressBytes(new byte[3]).bytes() }) {
+            ByteBuffer data = ByteBuffer.wrap(local);
+            assertThat(read(data, ANY).header().command()).isEqualTo(Command.LOCAL);
+            assertThat(data.hasRemaining()).isFalse();
+        }
     }
 
     @Test
