@@ -2,7 +2,8 @@
 # The end-to-end comparison in one command: sockstate (its default, a port per worker with level-persistent
 # connections; a shared port with level one-shot; the exclusive edge mode on a shared port and on a port per
 # worker; the nio backend), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one
-# load client.
+# load client. Not run unless named in --servers: the C anchors c-reuseport and c-oneshot
+# (benchmarks/src/main/c/echo_anchor.c, compiled with gcc -O2 into benchmarks/target/ when named; gcc required).
 #
 #   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--rate-only] [--out dir]
 #

@@ -127,6 +127,10 @@ public final class Harness {
         List<Scenario> scenarios = this.settings.loads();
         Samples samples = new Samples(this.settings.out().resolve("samples.csv"));
         Path log = this.settings.out().resolve("servers.log");
+        if (this.settings.servers().stream().anyMatch((kind) -> kind.anchorMode != null)) {
+            // Compiled before any measurement, so that no compiler runs beside one.
+            log("C anchor: " + CAnchor.binary());
+        }
         long started = System.nanoTime();
         log("Servers " + this.settings.servers().stream().map((kind) -> kind.label).collect(Collectors.joining(", ")) + ", "
                 + this.settings.workers() + " workers each, " + this.settings.rounds() + " rounds; results in "

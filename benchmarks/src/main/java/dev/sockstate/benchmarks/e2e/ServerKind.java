@@ -69,12 +69,24 @@ enum ServerKind {
     SOCKSTATE_TLS("sockstate-tls", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties(), false)),
 
     /** The TLS comparison's: {@code netty-epoll} with Netty's {@code SslHandler} on the JDK's provider first in each pipeline. */
-    NETTY_TLS("netty-epoll-tls", false, () -> new NettyEchoServer(true));
+    NETTY_TLS("netty-epoll-tls", false, () -> new NettyEchoServer(true)),
+
+    /**
+     * Not compared by default: the C anchor ({@link CAnchor}) with a listening socket and an epoll
+     * instance per thread, bound with SO_REUSEPORT, every registration level persistent.
+     */
+    C_REUSEPORT("c-reuseport", "reuseport"),
+
+    /** Not compared by default: the C anchor on one listening socket and one epoll instance, level one-shot registrations. */
+    C_ONESHOT("c-oneshot", "oneshot");
 
     final String label;
 
     /** Whether the comparison runs it unless told which servers to run. */
     final boolean compared;
+
+    /** The C anchor's mode, or {@code null} for a server that runs in a JVM. */
+    final String anchorMode;
 
     private final Supplier<EchoServer> factory;
 
@@ -82,9 +94,20 @@ enum ServerKind {
         this.label = label;
         this.compared = compared;
         this.factory = factory;
+        this.anchorMode = null;
+    }
+
+    ServerKind(String label, String anchorMode) {
+        this.label = label;
+        this.compared = false;
+        this.factory = null;
+        this.anchorMode = anchorMode;
     }
 
     EchoServer create() {
+        if (this.factory == null) {
+            throw new IllegalStateException(this.label + " is a native process, started by ServerProcess, not a JVM's server");
+        }
         return this.factory.get();
     }
 
@@ -95,7 +118,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls or"
-                + " netty-epoll-tls");
+                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
+                + " netty-epoll-tls, c-reuseport or c-oneshot");
     }
 }

@@ -42,15 +42,20 @@ final class ServerProcess implements AutoCloseable {
 
     /**
      * Starts a server JVM with the same options for every server, plus those in the environment
-     * variable {@code SERVER_JVM_OPTS} (a profiler's, for example).
+     * variable {@code SERVER_JVM_OPTS} (a profiler's, for example); a C anchor runs as its own binary,
+     * compiled first if need be ({@link CAnchor}).
      * @param kind which server
      * @param workers its worker threads
      * @param log where its standard error goes
      * @return the running server
      * @throws IOException when it cannot start
      */
-    static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException {
+    static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
+        if (kind.anchorMode != null) {
+            command.addAll(List.of(CAnchor.binary().toString(), kind.anchorMode, Integer.toString(workers)));
+            return launch(kind, command, log);
+        }
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED",
                 "-Dbenchmark.framing=" + System.getProperty("benchmark.framing", "none")));
@@ -68,6 +73,10 @@ final class ServerProcess implements AutoCloseable {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName(), kind.label,
                 Integer.toString(workers)));
+        return launch(kind, command, log);
+    }
+
+    private static ServerProcess launch(ServerKind kind, List<String> command, Path log) throws IOException {
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         return new ServerProcess(kind, process);
     }

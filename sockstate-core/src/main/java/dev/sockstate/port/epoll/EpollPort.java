@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * not yet registered), DISABLE a MOD with no events, REMOVE a DEL followed by a REMOVE notification
  * that epoll does not have and this port synthesises: into the batch of the very call that applied
  * the removal when that call dequeues and has room (nothing else can be queued for the socket once
- * the DEL returned), else through the queue. Posted messages and queued REMOVE notifications wait
+ * the DEL returned), else through the queue; a call that stores some returns them without waiting
+ * on epoll. Posted messages and queued REMOVE notifications wait
  * in a queue whose length a semaphore {@code eventfd} counts, so each is dequeued by exactly one
  * thread; a second eventfd, readable for ever once the port closes, wakes every waiter.
  */
@@ -130,34 +131,36 @@ final class EpollPort extends AbstractNotificationPort {
     protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
         // REMOVE notifications of changes applied in this call go straight into this call's batch,
-        // as far as it has room: no queue entry, no eventfd write and read, no second wake-up.
+        // as far as it has room: no queue entry, no eventfd write and read, no second wake-up. A call
+        // that has some returns them without polling (a closing connection's DEL would otherwise cost
+        // an epoll_wait of its own); what else is ready comes with the next call.
         int removed = (changes != null && !changes.isEmpty()) ? applyChanges(changes, notifications) : 0;
         if (notifications == null) {
             return 0;
         }
-        if (removed == notifications.capacity()) {
+        if (removed > 0) {
             storeSize(notifications, removed);
             return removed;
         }
         NativeBuffer events = eventBuffer(notifications);
         long deadline = 0;
-        int timeout = (removed > 0) ? 0 : (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
+        int timeout = (timeoutMillis == INFINITE) ? -1 : (int) Math.min(timeoutMillis, Integer.MAX_VALUE);
         while (true) {
-            int ready = this.calls.epoll_wait(this.epollFd, events.address(), notifications.capacity() - removed, timeout);
+            int ready = this.calls.epoll_wait(this.epollFd, events.address(), notifications.capacity(), timeout);
             if (ready < 0) {
                 int errno = this.calls.errno();
                 if (errno != Errno.EINTR) {
-                    if (removed > 0 || changes != null && !changes.isEmpty()) {
+                    if (changes != null && !changes.isEmpty()) {
                         // The changes were applied, each with its result: the call is no failure. The
                         // wait's error comes back on the next call that only waits.
-                        storeSize(notifications, removed);
-                        return removed;
+                        storeSize(notifications, 0);
+                        return 0;
                     }
                     throw Errno.exception(this.calls, "epoll_wait", errno);
                 }
                 ready = 0;
             }
-            int stored = store(events.buffer(), ready, notifications, removed);
+            int stored = store(events.buffer(), ready, notifications);
             if (stored > 0 || timeout == 0 || !isOpen()) {
                 return stored;
             }
@@ -175,8 +178,8 @@ final class EpollPort extends AbstractNotificationPort {
         }
     }
 
-    private int store(ByteBuffer events, int ready, NotificationBatch notifications, int alreadyStored) {
-        int stored = alreadyStored;
+    private int store(ByteBuffer events, int ready, NotificationBatch notifications) {
+        int stored = 0;
         for (int i = 0; i < ready; i++) {
             int offset = i * LinuxAbi.EPOLL_EVENT_SIZE;
             long key = events.getLong(offset + LinuxAbi.EPOLL_EVENT_DATA_OFFSET);

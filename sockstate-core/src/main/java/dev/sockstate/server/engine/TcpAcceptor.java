@@ -15,8 +15,10 @@ import java.lang.System.Logger.Level;
 
 /**
  * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
- * registers each and re-arms itself (level one-shot; one of a listener's sockets per worker, which
- * only its worker dequeues, stays registered level persistent). Out of descriptors, it stays disarmed for a short, growing
+ * registers each and re-arms itself (level one-shot). One of a listener's sockets per worker, which
+ * only its worker dequeues, stays registered level persistent and accepts one connection a
+ * notification: while more are pending its registration reports it again, so no accept is spent
+ * finding the backlog empty. Out of descriptors, it stays disarmed for a short, growing
  * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
  */
 final class TcpAcceptor extends SocketTurn {
@@ -25,6 +27,12 @@ final class TcpAcceptor extends SocketTurn {
 
     /** Connections accepted per notification before the listener is re-armed and others get a turn. */
     static final int ACCEPTS_PER_NOTIFICATION = 256;
+
+    /**
+     * Connections a socket per worker accepts per notification: its level-persistent registration
+     * reports it again while connections are pending.
+     */
+    static final int ACCEPTS_PER_PERSISTENT_NOTIFICATION = 1;
 
     static final long BACKOFF_START_MILLIS = 5;
 
@@ -77,7 +85,7 @@ final class TcpAcceptor extends SocketTurn {
             // A graceful shutdown: the connections the kernel already completed are served, not reset,
             // a bounded number a turn: the stop ends the drain by its deadline, which peers that keep
             // connecting must not outlast.
-            this.drainPending = acceptPending(runner);
+            this.drainPending = acceptPending(runner, ACCEPTS_PER_NOTIFICATION);
             if (this.drainPending) {
                 yieldTurn(0);
             }
@@ -91,16 +99,19 @@ final class TcpAcceptor extends SocketTurn {
             events = Events.IN;
         }
         if ((events & Events.IN) != 0) {
-            acceptPending(runner);
+            acceptPending(runner, (this.number > 0) ? ACCEPTS_PER_PERSISTENT_NOTIFICATION : ACCEPTS_PER_NOTIFICATION);
         }
         return true;
     }
 
-    /** @return whether the bound was reached with connections maybe still pending */
-    private boolean acceptPending(Runner runner) {
+    /**
+     * @param bound the most accepts tried
+     * @return whether the bound was reached with connections maybe still pending
+     */
+    private boolean acceptPending(Runner runner, int bound) {
         NativeSockets sockets = this.sockets;
         ListenerSettings settings = this.listener.settings();
-        for (int i = 0; i < ACCEPTS_PER_NOTIFICATION; i++) {
+        for (int i = 0; i < bound; i++) {
             long connection;
             try {
                 connection = sockets.accept(this.handle);

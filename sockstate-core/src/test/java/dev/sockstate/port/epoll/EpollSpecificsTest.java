@@ -6,6 +6,7 @@ import dev.sockstate.port.Backend;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.PortTestSupport;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.RegistrationBatch;
@@ -106,6 +107,26 @@ class EpollSpecificsTest extends PortTestSupport {
         connection.send("after");
         assertThat(awaitEvents(KEY)).isEqualTo(Events.REMOVE);
         assertThat(dequeueFor(SETTLE_MILLIS)).isEmpty();
+    }
+
+    @Test
+    void aCallThatAppliesARemoveReturnsItsNotificationWithoutPollingAndWhatElseIsReadyComesNext() throws Exception {
+        Connection closing = connect();
+        Connection ready = connect();
+        long readyKey = KEY + 1;
+        register(closing.handle(), Events.IN, Trigger.LEVEL_PERSISTENT);
+        RegistrationBatch enable = new RegistrationBatch(1);
+        enable.enable(ready.handle(), readyKey, Events.IN, Trigger.LEVEL_PERSISTENT);
+        this.port.apply(enable);
+        ready.send("ping");
+        assertThat(awaitEvents(readyKey)).as("ready before the REMOVE's call").isEqualTo(Events.IN);
+        RegistrationBatch remove = new RegistrationBatch(1);
+        remove.remove(closing.handle(), KEY);
+        NotificationBatch batch = new NotificationBatch(8);
+        assertThat(this.port.process(remove, batch, WAIT_MILLIS)).as("notifications of the REMOVE's call").isEqualTo(1);
+        assertThat(batch.key(0)).isEqualTo(KEY);
+        assertThat(batch.events(0)).isEqualTo(Events.REMOVE);
+        assertThat(awaitEvents(readyKey)).as("the other socket, on the next call").isEqualTo(Events.IN);
     }
 
     @Test

@@ -219,7 +219,7 @@ class AcceptPerWorkerFailureTest {
         void before(NativeSockets real, String method, Object[] arguments) throws NativeIoException;
     }
 
-    private static Backend withSockets(Backend real, BeforeCall hook) {
+    static Backend withSockets(Backend real, BeforeCall hook) {
         NativeSockets sockets = real.sockets();
         NativeSockets hooked = (NativeSockets) Proxy.newProxyInstance(NativeSockets.class.getClassLoader(),
                 new Class<?>[] {NativeSockets.class}, (proxy, method, arguments) -> {

@@ -197,6 +197,44 @@ class AcceptPerWorkerTest {
     }
 
     @Test
+    void eachNotificationOfAWorkersSocketAcceptsOneConnectionAndNoAcceptFindsTheBacklogEmpty() throws Exception {
+        assumeTrue(spreads(), "the backend spreads connections over sockets sharing a port");
+        AtomicInteger accepts = new AtomicInteger();
+        SocketServer server = this.fixture.start(AcceptPerWorkerFailureTest.withSockets(ServerFixture.backend(),
+                (real, method, arguments) -> {
+                    if (method.equals("accept")) {
+                        accepts.incrementAndGet();
+                    }
+                }), portPerWorker(2), ServerObserver.NONE, perWorker("echo").handler(new EchoHandler()).build());
+        // One at a time: a round that went on to the backlog's end would try a second accept for each.
+        for (int c = 0; c < 32; c++) {
+            try (Socket client = this.fixture.connect(server, "echo")) {
+                roundTrip(client, c);
+            }
+        }
+        // Then a burst, several pending at once: each comes with a notification of its own.
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber());
+        List<Future<Integer>> burst = new ArrayList<>();
+        for (int t = 0; t < 32; t++) {
+            int value = t;
+            burst.add(this.threads.submit(() -> {
+                try (Socket client = new Socket()) {
+                    client.connect(address, 5000);
+                    roundTrip(client, value);
+                }
+                return value;
+            }));
+        }
+        for (Future<Integer> done : burst) {
+            done.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(server.listener("echo").accepted()).isEqualTo(64);
+        // One accept a notification: a round to the backlog's end would try 96 at least (two for each of the
+        // first 32); a spurious readiness (the nio backend's selector reports one now and then) costs one more.
+        assertThat(accepts.get()).as("accepts tried for 64 connections").isBetween(64, 64 + 8);
+    }
+
+    @Test
     void aGroupWhoseWorkersShareOnePortIsRefusedNamingTheGroupAndTheWayOut() {
         assertThatExceptionOfType(InvalidSettingException.class)
                 .isThrownBy(() -> new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of("default", 2)),

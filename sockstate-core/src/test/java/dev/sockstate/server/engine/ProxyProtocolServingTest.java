@@ -219,6 +219,8 @@ class ProxyProtocolServingTest {
         start(ProxyProtocol.accept(Version.V1).withHeaderTimeout(Duration.ofMillis(300)), UnaryOperator.identity());
         OpenDescriptors.warmUpJdkSockets();
         goodBalancerIsServed();
+        // The baseline once the server closed its side of the good connection, which it does after the client's close.
+        ServerFixture.await(() -> this.server.listener("proxied").activeConnections() == 0, "the good connection closed");
         int descriptors = OpenDescriptors.count();
         refused(ascii("GET / HTTP/1.1\r\n\r\n"));
         refused(ascii("PROXY TCP4 192.0.2.7 198.51.100.1 51000 99999\r\n"));
