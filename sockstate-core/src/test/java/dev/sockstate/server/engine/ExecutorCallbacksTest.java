@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +48,7 @@ class ExecutorCallbacksTest {
     void everyCallbackOfAConnectionRunsOnTheHandlerExecutor() throws Exception {
         Map<String, String> threads = new ConcurrentHashMap<>();
         CountDownLatch finished = new CountDownLatch(1);
+        CompletableFuture<Long> queued = new CompletableFuture<>();
         EchoHandler handler = new EchoHandler() {
 
             @Override
@@ -58,8 +60,9 @@ class ExecutorCallbacksTest {
             public void onData(Connection connection, ByteBuffer data) throws Exception {
                 threads.put("data", Thread.currentThread().getName());
                 data.position(data.limit());
-                // More than the socket takes at once: onWritable follows once it took the rest.
+                // More than the socket takes at once while the client does not read: onWritable follows once it took the rest.
                 connection.write(ByteBuffer.allocate(8 << 20));
+                queued.complete(connection.pendingWriteBytes());
             }
 
             @Override
@@ -83,6 +86,9 @@ class ExecutorCallbacksTest {
         SocketServer server = this.fixture.start(2, ServerFixture.tcp("exec").handlerExecutor(this.executor).handler(handler).build());
         Socket client = this.fixture.connectWithSmallWindow(server, "exec");
         client.getOutputStream().write('d');
+        // The client reads only once part of the write waits: read at once, a fast client could let the
+        // socket take all of it, and no onWritable would be due.
+        assertThat(queued.get(10, TimeUnit.SECONDS)).as("bytes the socket did not take at once").isPositive();
         InputStream in = client.getInputStream();
         assertThat(ServerFixture.readCount(in, 8 << 20)).isEqualTo(8 << 20);
         ServerFixture.await(() -> threads.containsKey("writable"), "onWritable called");
