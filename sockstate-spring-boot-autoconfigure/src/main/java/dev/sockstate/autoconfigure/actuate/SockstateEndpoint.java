@@ -2,20 +2,21 @@ package dev.sockstate.autoconfigure.actuate;
 
 import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
-import dev.sockstate.server.BoundListener;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
-import dev.sockstate.server.engine.SocketServer;
-import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
@@ -99,7 +100,14 @@ public class SockstateEndpoint {
                 settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                 (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
-                listener != null && listener.serving(), tls(settings));
+                listener != null && listener.serving(), settings.accept().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                tls(settings), proxyProtocol(settings));
+    }
+
+    private static ProxyProtocolDescriptor proxyProtocol(ListenerSettings settings) {
+        ProxyProtocol proxy = settings.proxyProtocol();
+        return (proxy != null) ? new ProxyProtocolDescriptor(proxy.version().name().toLowerCase(java.util.Locale.ROOT),
+                proxy.trustedProxies(), proxy.headerTimeout().toString(), proxy.maxHeaderSize()) : null;
     }
 
     /** @return the bound IP address, {@code unix:} and the path of a Unix domain socket, or {@code null} before the bind */
@@ -145,11 +153,23 @@ public class SockstateEndpoint {
      * @param rejected connections rejected at the maximum
      * @param handlerErrors handler calls that threw, or that the handler executor refused
      * @param serving whether its socket is registered and served
+     * @param accept shared or per-worker: one listening socket, or one per worker
      * @param tls its TLS, {@code null} for plaintext
+     * @param proxyProtocol the PROXY protocol it reads, {@code null} for none
      */
     public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
-            boolean serving, TlsDescriptor tls) implements OperationResponseBody {
+            boolean serving, String accept, TlsDescriptor tls, ProxyProtocolDescriptor proxyProtocol) implements OperationResponseBody {
+    }
+
+    /**
+     * A listener's PROXY protocol.
+     * @param version v1, v2 or any
+     * @param trustedProxies the balancers' ranges, empty when every peer is trusted
+     * @param headerTimeout how long a trusted peer may take to send its header (ISO-8601)
+     * @param maxHeaderSize the longest version 2 header taken, in bytes
+     */
+    public record ProxyProtocolDescriptor(String version, List<String> trustedProxies, String headerTimeout, int maxHeaderSize) {
     }
 
     /**
