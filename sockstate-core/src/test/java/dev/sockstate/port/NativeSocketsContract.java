@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -17,58 +16,14 @@ import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 
 /** The contract of a backend's native sockets, on real loopback sockets over IPv4 and IPv6. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
-public abstract class NativeSocketsContract {
+public abstract class NativeSocketsContract extends SocketsContract {
 
     private static final InetAddress IPV6_LOOPBACK = ipv6Loopback();
-
-    private int descriptorsBefore;
-
-    private NativeSockets sockets;
-
-    private final List<Long> handles = new ArrayList<>();
-
-    /** @return the backend under test */
-    protected abstract Backend backend();
-
-    @BeforeAll
-    void countDescriptors() throws Exception {
-        OpenDescriptors.warmUpJdkSockets();
-        this.descriptorsBefore = OpenDescriptors.count();
-    }
-
-    @AfterAll
-    void noDescriptorIsLeftOpen() {
-        assertThat(OpenDescriptors.count()).as("descriptors after the suite: %s", OpenDescriptors.networkDescriptors())
-                .isEqualTo(this.descriptorsBefore);
-    }
-
-    @BeforeEach
-    void sockets() {
-        this.sockets = backend().sockets();
-    }
-
-    @AfterEach
-    void closeHandles() throws Exception {
-        for (long handle : this.handles) {
-            this.sockets.close(handle);
-        }
-        this.handles.clear();
-    }
 
     @Test
     void tcpOverIpv4EchoesThroughNativeBuffers() throws Exception {
@@ -309,23 +264,6 @@ public abstract class NativeSocketsContract {
         assertThat(reset.error().isPeerFailure()).isTrue();
         assertThat(reset.getMessage()).startsWith("recv failed").contains("CONNECTION_RESET");
         assertThat(reset.getStackTrace()).as("an everyday event walks no stack").isEmpty();
-    }
-
-    private long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
-        long handle = this.sockets.open(protocol, family);
-        this.handles.add(handle);
-        return handle;
-    }
-
-    private long acceptWithin(long listener) throws Exception {
-        long deadline = System.currentTimeMillis() + 5000;
-        long connection;
-        while ((connection = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
-            assertThat(System.currentTimeMillis()).as("accept within 5 s").isLessThan(deadline);
-            Thread.sleep(1);
-        }
-        this.handles.add(connection);
-        return connection;
     }
 
     private static InetAddress ipv6Loopback() {

@@ -10,16 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,55 +18,16 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes and peer credentials; a datagram socket's sender path, or a refusal naming the family where
  * the backend has no Unix datagram sockets ({@link #hasUnixDatagrams()}).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
-public abstract class UnixSocketsContract {
-
-    private int descriptorsBefore;
-
-    private NativeSockets sockets;
-
-    private final List<Long> handles = new ArrayList<>();
+public abstract class UnixSocketsContract extends SocketsContract {
 
     @TempDir
     Path directory;
-
-    /** @return the backend under test */
-    protected abstract Backend backend();
 
     /** @return whether the backend has Unix domain datagram sockets (neither the JDK nor Windows has them) */
     protected abstract boolean hasUnixDatagrams();
 
     /** @return whether the backend tells a Unix peer's credentials (SO_PEERCRED) */
     protected abstract boolean tellsPeerCredentials();
-
-    @BeforeAll
-    void countDescriptors() throws Exception {
-        OpenDescriptors.warmUpJdkSockets();
-        try (SocketChannel warm = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            // the JDK's Unix domain channels loaded once
-        }
-        this.descriptorsBefore = OpenDescriptors.count();
-    }
-
-    @AfterAll
-    void noDescriptorIsLeftOpen() {
-        assertThat(OpenDescriptors.count()).as("descriptors after the suite: %s", OpenDescriptors.networkDescriptors())
-                .isEqualTo(this.descriptorsBefore);
-    }
-
-    @BeforeEach
-    void sockets() {
-        this.sockets = backend().sockets();
-    }
-
-    @AfterEach
-    void closeHandles() throws Exception {
-        for (long handle : this.handles) {
-            this.sockets.close(handle);
-        }
-        this.handles.clear();
-    }
 
     @Test
     void aUnixStreamSocketEchoesAndNamesBothEndsAndThePeer() throws Exception {
@@ -145,9 +97,15 @@ public abstract class UnixSocketsContract {
     }
 
     private long open(Protocol protocol) throws NativeIoException {
-        long handle = this.sockets.open(protocol, StandardProtocolFamily.UNIX);
-        this.handles.add(handle);
-        return handle;
+        return open(protocol, StandardProtocolFamily.UNIX);
+    }
+
+    @Override
+    protected void warmUp() throws Exception {
+        super.warmUp();
+        try (SocketChannel warm = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            // the JDK's Unix domain channels loaded once
+        }
     }
 
     private int receiveWithin(long socket, NativeBuffer buffer, PeerAddress sender) throws Exception {
@@ -160,14 +118,4 @@ public abstract class UnixSocketsContract {
         return length;
     }
 
-    private long acceptWithin(long listener) throws Exception {
-        long deadline = System.currentTimeMillis() + 5000;
-        long connection;
-        while ((connection = this.sockets.accept(listener)) == NativeSockets.NO_SOCKET) {
-            assertThat(System.currentTimeMillis()).as("accept within 5 s").isLessThan(deadline);
-            Thread.sleep(1);
-        }
-        this.handles.add(connection);
-        return connection;
-    }
 }

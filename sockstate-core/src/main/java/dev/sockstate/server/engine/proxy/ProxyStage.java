@@ -105,7 +105,8 @@ public final class ProxyStage implements Stage {
         else {
             sniff(context, input);
         }
-        if (this.state != REFUSED && input == data && data.hasRemaining() && this.state != PASSING) {
+        if ((this.state == EXPECTING || this.state == SNIFFING) && input == data && data.hasRemaining()) {
+            // Not known yet from this read alone: its bytes are kept for the next.
             hold(data);
         }
     }
