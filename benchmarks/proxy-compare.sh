@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The RESP proxy comparison of issue 29: one redis-server, reached directly, through Netty's proxy as its
+# own example writes one (dev.sockstate.benchmarks.proxy.NettyProxy) and, once the sample has it, through
+# sockstate's resp-proxy listener; each proxy in its own JVM with the same worker count. Driven by the
+# standard redis-benchmark -c 50, each of PING_INLINE, PING_MBULK, SET and GET run alone without and with
+# -P 16, servers interleaved over rounds after one unrecorded warm-up pass through each proxy. Around each
+# run, a proxy's user plus system CPU time from /proc/<pid>/stat gives its CPU per request; since that time
+# comes in clock ticks (10 ms), the pipelined runs send ten times as many requests by default, so that a
+# proxy's run lasts some hundred ticks at either pipeline.
+# Needs Debian's redis-server and redis-tools, python3, and for the sockstate column a built sample
+# (mvn -B -q -DskipTests package) whose application.yml has a resp-proxy listener.
+#
+#   benchmarks/proxy-compare.sh [rounds] [requests] [pipelined requests]
+#                                  (defaults: 3 rounds, 100000 requests a test at -P 1, 10 times that at -P 16)
+#
+# Environment: WORKERS (each proxy's threads, default 2), JAVA (default: java on the PATH), MVN (default:
+# mvn), SKIP_BUILD=1 to reuse benchmarks/target/classes and classpath.txt. Results: a Markdown table on
+# standard output; the raw runs (results.csv) and the servers' logs in benchmarks/target/proxy-compare/<time>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+requests=${2:-100000}
+pipelined_requests=${3:-$((requests * 10))}
+workers=${WORKERS:-2}
+JAVA=${JAVA:-java}
+redis_port=6395
+netty_port=6396
+sockstate_port=6397
+tests=(ping_inline ping_mbulk set get)
+
+for tool in redis-server redis-benchmark redis-cli python3 timeout; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install redis-server redis-tools python3" >&2; exit 1; }
+done
+for port in $redis_port $netty_port $sockstate_port; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken on 127.0.0.1" >&2; exit 1; fi
+done
+
+jar=sample-app/target/sample-app.jar
+if [ -f "$jar" ] && unzip -p "$jar" BOOT-INF/classes/application.yml | grep -q resp-proxy; then
+  with_sockstate=1
+else
+  with_sockstate=0
+  echo "The sockstate column is not available yet: $jar is missing or has no resp-proxy listener;" \
+       "running redis-server direct and the Netty proxy only." >&2
+fi
+
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  ${MVN:-mvn} -B -q -Pbenchmarks -pl benchmarks -am -DskipTests package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt
+fi
+
+out=benchmarks/target/proxy-compare/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM
+
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >"$out/redis.log" 2>&1 &
+redis_pid=$!
+pids+=("$redis_pid")
+"$JAVA" -cp "$(cat benchmarks/target/classpath.txt):benchmarks/target/classes" dev.sockstate.benchmarks.proxy.NettyProxy \
+  "$netty_port" "127.0.0.1:$redis_port" "$workers" >"$out/netty.log" 2>&1 &
+netty_pid=$!
+pids+=("$netty_pid")
+servers=(direct netty)
+if [ "$with_sockstate" = 1 ]; then
+  # Every other listener of the sample on a port of the system's choosing, so that only resp-proxy is fixed.
+  others=()
+  for name in $(unzip -p "$jar" BOOT-INF/classes/application.yml | awk '
+      /^sockstate:/ { in_sockstate = 1; next }
+      /^[^ #]/ { in_sockstate = 0 }
+      in_sockstate && /^  listeners:/ { in_listeners = 1; next }
+      in_sockstate && /^  [^ ]/ { in_listeners = 0 }
+      in_listeners && /^    [A-Za-z0-9_-]+:/ { sub(/^ +/, ""); sub(/:.*/, ""); print }'); do
+    [ "$name" = resp-proxy ] || others+=("--sockstate.listeners.$name.port=0")
+  done
+  "$JAVA" -jar "$jar" --server.port=0 --management.server.port=0 "${others[@]}" \
+    --sockstate.listeners.resp-proxy.port="$sockstate_port" --sockstate.clients.redis.address="127.0.0.1:$redis_port" \
+    --sockstate.workers.threads="$workers" >"$out/sockstate.log" 2>&1 &
+  sockstate_pid=$!
+  pids+=("$sockstate_pid")
+  servers+=(sockstate)
+fi
+
+port_of() { case $1 in direct) echo $redis_port ;; netty) echo $netty_port ;; sockstate) echo $sockstate_port ;; esac; }
+pid_of() { case $1 in direct) echo $redis_pid ;; netty) echo $netty_pid ;; sockstate) echo $sockstate_pid ;; esac; }
+# User plus system CPU time of a process, in clock ticks: fields 14 and 15, counted after the command name.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+for server in "${servers[@]}"; do
+  port=$(port_of "$server")
+  for _ in $(seq 1 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    kill -0 "$(pid_of "$server")" 2>/dev/null || break
+    sleep 0.2
+  done
+  redis-cli -p "$port" ping >/dev/null || { echo "nothing answers on port $port ($server); see $out" >&2; exit 1; }
+done
+for server in "${servers[@]}"; do
+  [ "$server" = direct ] && continue
+  for pipeline in 1 16; do
+    timeout 120 redis-benchmark -p "$(port_of "$server")" -t ping,set,get -c 50 -n "$requests" -P "$pipeline" -q \
+      >/dev/null 2>&1 || echo "warm-up of $server at -P $pipeline failed or timed out" >&2
+  done
+done
+
+echo "round,server,pipeline,test,requests,requests_per_second,proxy_cpu_ticks,redis_cpu_ticks" >"$out/results.csv"
+for round in $(seq 1 "$rounds"); do
+  for pipeline in 1 16; do
+    n=$requests; [ "$pipeline" = 16 ] && n=$pipelined_requests
+    for test in "${tests[@]}"; do
+      for server in "${servers[@]}"; do
+        pid=$(pid_of "$server")
+        proxy_before=$(cpu_ticks "$pid")
+        redis_before=$(cpu_ticks "$redis_pid")
+        if csv=$(timeout 120 redis-benchmark -p "$(port_of "$server")" -t "$test" -c 50 -n "$n" -P "$pipeline" \
+            --csv 2>/dev/null); then
+          proxy_ticks=$(($(cpu_ticks "$pid") - proxy_before))
+          redis_ticks=$(($(cpu_ticks "$redis_pid") - redis_before))
+          [ "$server" = direct ] && proxy_ticks=
+          echo "$csv" | tail -n +2 | tr -d '"' | awk -F, -v r="$round" -v s="$server" -v p="$pipeline" -v n="$n" \
+            -v c="$proxy_ticks" -v d="$redis_ticks" '{ print r "," s "," p "," $1 "," n "," $2 "," c "," d }' >>"$out/results.csv"
+        else
+          echo "round $round: $test -P $pipeline through $server failed or timed out; left out" >&2
+        fi
+      done
+    done
+  done
+done
+
+echo "redis-benchmark -c 50 -n $requests (-P 1) and $pipelined_requests (-P 16), each test alone; median over $rounds rounds (min–max), servers interleaved;" \
+     "each proxy $workers workers; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
+echo
+python3 - "$out/results.csv" "$(getconf CLK_TCK)" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+micros_per_tick = 1e6 / int(sys.argv[2])
+names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate"}
+servers = [s for s in names if any(r["server"] == s for r in rows)]
+proxies = [s for s in servers if s != "direct"]
+keys = []
+for row in rows:
+    if (row["test"], row["pipeline"]) not in keys:
+        keys.append((row["test"], row["pipeline"]))
+
+def rates(test, pipeline, server):
+    return [float(r["requests_per_second"]) for r in rows
+            if r["test"] == test and r["pipeline"] == pipeline and r["server"] == server]
+
+def cpu(test, pipeline, server):
+    return [int(r["proxy_cpu_ticks"]) * micros_per_tick / int(r["requests"]) for r in rows
+            if r["test"] == test and r["pipeline"] == pipeline and r["server"] == server]
+
+def spread(samples, digits):
+    if not samples:
+        return "–"
+    return f"{statistics.median(samples):,.{digits}f} ({min(samples):,.{digits}f}–{max(samples):,.{digits}f})"
+
+def ratio(a, b):
+    return f"{statistics.median(a) / statistics.median(b):.2f}" if a and b and statistics.median(b) > 0 else "–"
+
+header = ["test", "pipeline"] + [f"{names[s]} req/s" for s in servers]
+header += [f"{names[s]} CPU µs/req" for s in proxies]
+header += [f"{names[s]}/direct req/s" for s in proxies]
+if "sockstate" in proxies:
+    header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req"]
+print("| " + " | ".join(header) + " |")
+print("|" + "---|" * len(header))
+for test, pipeline in keys:
+    cells = [test, f"-P {pipeline}"]
+    cells += [spread(rates(test, pipeline, s), 0) for s in servers]
+    cells += [spread(cpu(test, pipeline, s), 2) for s in proxies]
+    cells += [ratio(rates(test, pipeline, s), rates(test, pipeline, "direct")) for s in proxies]
+    if "sockstate" in proxies:
+        cells += [ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "netty")),
+                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "netty"))]
+    print("| " + " | ".join(cells) + " |")
+fewest = min((int(r["proxy_cpu_ticks"]) for r in rows if r["server"] != "direct"), default=None)
+if fewest is not None and fewest < 100:
+    print(f"\nThe CPU of the shortest proxied run was {fewest} clock ticks: each tick is {100 / fewest:.0f}% of it;"
+          " more requests a test make the CPU columns finer.")
+PY
+echo
+echo "Raw runs and logs: $out"
