@@ -117,6 +117,9 @@ public class HandlerCallBenchmark {
     /** A connection whose writes consume the bytes, as a socket that takes them all would. */
     static final class ConsumingConnection implements Connection {
 
+        private boolean readingPaused;
+
+
         @Override
         public long id() {
             return 1;
@@ -156,6 +159,26 @@ public class HandlerCallBenchmark {
         @Override
         public long pendingWriteBytes() {
             return 0;
+        }
+
+        @Override
+        public boolean isWritable() {
+            return true;
+        }
+
+        @Override
+        public void pauseReading() {
+            this.readingPaused = true;
+        }
+
+        @Override
+        public void resumeReading() {
+            this.readingPaused = false;
+        }
+
+        @Override
+        public boolean isReadingPaused() {
+            return this.readingPaused;
         }
 
         @Override

@@ -16,8 +16,16 @@ public interface Connection {
     /** @return a number that identifies the connection for the life of the server */
     long id();
 
-    /** @return the name of the listener that accepted it */
+    /** @return the name of the listener that accepted it; {@code null} for a client's connection */
     String listenerName();
+
+    /**
+     * @return the name of the {@link dev.sockstate.server.client.SocketClient client} that opened it;
+     * {@code null} for an accepted connection
+     */
+    default String clientName() {
+        return null;
+    }
 
     /**
      * @return the local address: an {@code InetSocketAddress} for TCP, a {@code UnixDomainSocketAddress}
@@ -82,6 +90,28 @@ public interface Connection {
 
     /** @return how many written bytes wait in the queue for the socket to take them */
     long pendingWriteBytes();
+
+    /**
+     * @return false while more than the connection's limit of pending write bytes waits to be sent (its
+     * listener's or client's {@code maxPendingWriteBytes}, written from any thread); once a connection
+     * was seen so, its handler's {@link ConnectionHandler#onWritable onWritable} follows when all of it
+     * is sent, which is when a proxy resumes reading the side that fed it ({@link dev.sockstate.server.client.Relay})
+     */
+    boolean isWritable();
+
+    /**
+     * Stops reading: nothing more is read from the socket (the peer's bytes wait in the system's buffer,
+     * and then the peer's own, which slows it down) until {@link #resumeReading()}; writes go on. A
+     * proxy pauses the side whose bytes the other side cannot send as fast. Any thread; a repeated call
+     * does nothing more.
+     */
+    void pauseReading();
+
+    /** Reads again after {@link #pauseReading()}, beginning with what waited meanwhile. Any thread. */
+    void resumeReading();
+
+    /** @return whether reading is paused by {@link #pauseReading()} */
+    boolean isReadingPaused();
 
     /**
      * Half-closes: sends FIN once queued bytes are sent; reading goes on. A write made after this is

@@ -1,12 +1,14 @@
 package dev.sockstate.server;
 
 /**
- * A setting of a listener or a worker group was refused. Names what it belongs to, the
+ * A setting of a listener, a client or a worker group was refused. Names what it belongs to, the
  * {@link Setting} and the value, so that a layer above can report it against its own property.
  */
 public class InvalidSettingException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
+
+    private final Setting.Scope ownerScope;
 
     private final String ownerName;
 
@@ -24,7 +26,21 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @param message the whole message
      */
     public InvalidSettingException(String ownerName, Setting setting, Object value, String reason, String message) {
+        this(setting.scope(), ownerName, setting, value, reason, message);
+    }
+
+    /**
+     * @param ownerScope what the owner is
+     * @param ownerName the listener's, client's or group's name
+     * @param setting the setting
+     * @param value the refused value
+     * @param reason why, as a sentence
+     * @param message the whole message
+     */
+    public InvalidSettingException(Setting.Scope ownerScope, String ownerName, Setting setting, Object value, String reason,
+            String message) {
         super(message);
+        this.ownerScope = ownerScope;
         this.ownerName = ownerName;
         this.setting = setting;
         this.value = value;
@@ -40,9 +56,33 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @return the exception
      */
     public static InvalidSettingException mustBe(String ownerName, Setting setting, Object value, String expected) {
-        String label = (setting.scope() == Setting.Scope.LISTENER) ? "Listener" : "Worker group";
-        return new InvalidSettingException(ownerName, setting, value, "It must be " + expected + ".",
+        return mustBe(setting.scope(), ownerName, setting, value, expected);
+    }
+
+    /**
+     * A value outside what a setting accepts, for an owner of the scope given: a client's setting
+     * that listeners have too ("Client 'redis': idleTimeout is -PT1S, it must be ...").
+     * @param owner what the owner is
+     * @param ownerName its name
+     * @param setting the setting
+     * @param value the refused value
+     * @param expected what the value must be, after "it must be"
+     * @return the exception
+     */
+    public static InvalidSettingException mustBe(Setting.Scope owner, String ownerName, Setting setting, Object value,
+            String expected) {
+        String label = switch (owner) {
+            case LISTENER -> "Listener";
+            case CLIENT -> "Client";
+            case WORKER_GROUP -> "Worker group";
+        };
+        return new InvalidSettingException(owner, ownerName, setting, value, "It must be " + expected + ".",
                 label + " '" + ownerName + "': " + setting.methodName() + " is " + value + ", it must be " + expected);
+    }
+
+    /** @return what the owner named by {@link #ownerName()} is: a listener, a client or a worker group */
+    public Setting.Scope ownerScope() {
+        return this.ownerScope;
     }
 
     /** @return the listener's or group's name */

@@ -1,7 +1,7 @@
 package dev.sockstate.server;
 
 /**
- * A setting of a listener or a worker group, as the runtime names it in its errors: each carries the
+ * A setting of a listener, a client or a worker group, as the runtime names it in its errors: each carries the
  * name of the builder method (or record component) that sets it, so that a message says what to
  * change in code, and a configuration layer can map each constant to its own property.
  */
@@ -86,7 +86,19 @@ public enum Setting {
     THREAD_NAME_PREFIX(Scope.WORKER_GROUP, "threadNamePrefix"),
 
     /** {@link WorkerGroupSettings#portPerWorker()}. */
-    PORT_PER_WORKER(Scope.WORKER_GROUP, "portPerWorker");
+    PORT_PER_WORKER(Scope.WORKER_GROUP, "portPerWorker"),
+    /** The client's name, given to {@link dev.sockstate.server.client.ClientSettings#builder(String)}. */
+    CLIENT_NAME(Scope.CLIENT, "name"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#address}: where the client connects, in the order tried. */
+    ADDRESS(Scope.CLIENT, "address"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#connectTimeout}. */
+    CONNECT_TIMEOUT(Scope.CLIENT, "connectTimeout"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#poolSize(int)}. */
+    POOL_SIZE(Scope.CLIENT, "poolSize"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#reconnect}. */
+    RECONNECT(Scope.CLIENT, "reconnect"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#requestTimeout}. */
+    REQUEST_TIMEOUT(Scope.CLIENT, "requestTimeout");
 
     private final Scope scope;
 
@@ -97,7 +109,7 @@ public enum Setting {
         this.methodName = methodName;
     }
 
-    /** @return whether it is a listener's or a worker group's setting */
+    /** @return whether it is a listener's, a client's or a worker group's setting */
     public Scope scope() {
         return this.scope;
     }
@@ -119,6 +131,8 @@ public enum Setting {
         LISTENER,
 
         /** A worker group's setting. */
-        WORKER_GROUP
+        WORKER_GROUP,
+        /** An outbound client's setting. */
+        CLIENT
     }
 }

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLSession;
 
 /**
- * What a handler sees of an accepted TCP connection beside its traffic: its number, its listener,
+ * What a handler sees of a TCP connection beside its traffic: its number, its listener (or client),
  * its addresses (asked of the socket once, then kept; the peer's the client's that a PROXY protocol
  * header names), its TLS session and PROXY protocol header, the state a handler keeps on
  * it, typed messages, the close it asks for; and the deadlines the server's timer checks (idle time,
@@ -76,7 +76,12 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public String listenerName() {
-        return this.listener.name();
+        return this.listener.isClient() ? null : this.listener.name();
+    }
+
+    @Override
+    public String clientName() {
+        return this.listener.isClient() ? this.listener.name() : null;
     }
 
     @Override
@@ -263,6 +268,9 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     @Override
     public String toString() {
         SocketAddress remote = this.remoteAddress;
+        if (this.listener.isClient()) {
+            return "connection " + this.id + " of client '" + this.listener.name() + "'" + ((remote != null) ? " to " + remote : "");
+        }
         return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
     }
 }

@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  * An accepted TCP connection's turn: what it does with each notification, on the socket's side. It
  * reads into the running thread's buffer and passes the bytes inbound (the route to the handler is
  * {@link TcpConnection}'s), flushes what the {@link WritePath} queued, keeps the input held while a
- * stage asks, pauses reading while too much waits to be sent, says which events to arm next, and
+ * stage asks, pauses reading while too much waits to be sent or while the handler asks, finishes a
+ * client's connect, says which events to arm next, and
  * closes: at once, or, in a graceful stop, once what arrived is answered and the peer's FIN is in.
  * Fields without {@code volatile} are touched only by the thread that owns the connection.
  * <p>
@@ -38,6 +39,12 @@ abstract class ConnectionTurn extends AcceptedConnection {
     private boolean inputClosed;
 
     private boolean readPaused;
+
+    /** Whether the handler paused reading ({@link #pauseReading()}); any thread. */
+    private volatile boolean readingPaused;
+
+    /** Whether reading resumed since the last turn: the next turn reads, edge or level; any thread sets it, the owner clears it. */
+    private volatile boolean readingResumed;
 
     private boolean wouldBlock;
 
@@ -106,8 +113,15 @@ abstract class ConnectionTurn extends AcceptedConnection {
             failed(takeRefusal());
             return true;
         }
+        if (connecting()) {
+            return connected(runner, events);
+        }
         this.output.takeRequests(REQUESTS_PER_ROUND);
         runResumes();
+        if (this.readingResumed) {
+            this.readingResumed = false;
+            events |= Events.IN;
+        }
         if (this.inputReleased) {
             // What arrived while the input was held raised no edge of its own: read it now.
             this.inputReleased = false;
@@ -138,11 +152,14 @@ abstract class ConnectionTurn extends AcceptedConnection {
                 events |= Events.IN;
             }
         }
+        if (this.output.drainedSinceOwed() && handlerOpened()) {
+            inboundWritable();
+        }
         if (this.inputHeld && (events & Events.HANGUP) != 0) {
             this.hangupWhileHeld = true;
         }
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
-        boolean mayRead = !this.inputHeld || (events & Events.ERR) != 0;
+        boolean mayRead = !this.inputHeld && !this.readingPaused || (events & Events.ERR) != 0;
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing() && mayRead) {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
@@ -235,14 +252,25 @@ abstract class ConnectionTurn extends AcceptedConnection {
             bytes.flip();
             inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
-            if (isClosing() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld
-                    || this.output.isOverLimit(this.listener.maxPendingWriteBytes())) {
+            if (isClosing() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld || this.readingPaused
+                    || pausesForOwnWrites()) {
                 return true;
             }
             if (!untilWouldBlock && (!edge || (shortReadDrains && read < bytes.capacity()))) {
                 return true;
             }
         }
+    }
+
+    /**
+     * @return whether reading pauses because the connection's own queue is over its limit: an accepted
+     * connection's, whose reads are requests its writes answer (a peer that does not read its answers
+     * stops being read); never a client's, whose reads are the backend's answers, which the backend
+     * stops sending if they are not read (both would wait for each other), and which its handler
+     * pauses itself when they go elsewhere ({@link #pauseReading()})
+     */
+    private boolean pausesForOwnWrites() {
+        return !this.listener.isClient() && this.output.isOverLimit(this.listener.maxPendingWriteBytes());
     }
 
     /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
@@ -266,13 +294,17 @@ abstract class ConnectionTurn extends AcceptedConnection {
         if (this.lingering) {
             return this.inputClosed ? 0 : this.listener.events();
         }
+        if (connecting()) {
+            // A connect under way ends writable (connected) or with an error, which every backend reports unasked.
+            return Events.OUT;
+        }
         if (!this.inputClosed && !isClosing()) {
-            boolean paused = this.output.isOverLimit(this.listener.maxPendingWriteBytes());
+            boolean paused = pausesForOwnWrites();
             if (paused && !this.readPaused) {
                 this.observer.readPaused();
             }
             this.readPaused = paused;
-            if (!this.readPaused && !this.inputHeld) {
+            if (!this.readPaused && !this.inputHeld && !this.readingPaused) {
                 filter |= this.listener.events();
             }
             else if (this.inputHeld && !this.hangupWhileHeld) {
@@ -363,6 +395,35 @@ abstract class ConnectionTurn extends AcceptedConnection {
     }
 
     @Override
+    public void pauseReading() {
+        if (!this.readingPaused) {
+            this.readingPaused = true;
+            // A turn leaves the registration without input (or, one-shot, arms it so).
+            requestTurn();
+        }
+    }
+
+    @Override
+    public void resumeReading() {
+        if (this.readingPaused) {
+            this.readingPaused = false;
+            // What waited raised no edge of its own: the next turn reads it.
+            this.readingResumed = true;
+            requestTurn();
+        }
+    }
+
+    @Override
+    public boolean isReadingPaused() {
+        return this.readingPaused;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return this.output.isWritable();
+    }
+
+    @Override
     public boolean takesInput() {
         return !isAborting() && (!isClosing() || isDraining());
     }
@@ -371,6 +432,16 @@ abstract class ConnectionTurn extends AcceptedConnection {
     boolean holdsInput() {
         return this.inputHeld;
     }
+
+    /** @return whether a client's connect is under way: the connection is not open yet; the owner */
+    abstract boolean connecting();
+
+    /**
+     * A client's connect ended: opens the connection, or closes it with the failure.
+     * @param events the notification's
+     * @return true to let go now, false when the open was handed to the handler executor
+     */
+    abstract boolean connected(Runner runner, int events);
 
     /** @return whether the stages resumed work from other threads that waits for the owner */
     abstract boolean hasResumes();

@@ -157,29 +157,29 @@ final class Framer {
             length = this.decoder.frameLength(in, searched);
         }
         catch (FramingException ex) {
-            throw new FramingException("Listener '" + this.listener.name() + "': " + ex.getMessage(), ex);
+            throw new FramingException(this.listener.label() + ": " + ex.getMessage(), ex);
         }
         catch (RuntimeException ex) {
             // A decoder of the application's that failed on these bytes: refused like bytes that do not frame.
-            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (length == FrameDecoder.MORE) {
             return length;
         }
         if (length < 1) {
-            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder
+            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder
                     + " gave a frame length of " + length + " (a frame is at least one byte)");
         }
         if (length > this.maxFrameSize) {
-            throw new FramingException("Listener '" + this.listener.name() + "': a frame of " + length
-                    + " bytes, over the listener's max-frame-size of " + this.maxFrameSize + " bytes");
+            throw new FramingException(this.listener.label() + ": a frame of " + length
+                    + " bytes, over its max-frame-size of " + this.maxFrameSize + " bytes");
         }
         return length;
     }
 
     private FramingException noEnd() {
-        return new FramingException("Listener '" + this.listener.name() + "': no frame end (" + this.decoder + ") within "
-                + this.maxFrameSize + " bytes, the listener's max-frame-size");
+        return new FramingException(this.listener.label() + ": no frame end (" + this.decoder + ") within "
+                + this.maxFrameSize + " bytes, its max-frame-size");
     }
 
     /** Passes one frame's content to the handler: in[start, end) less the header and trailer. */
@@ -192,10 +192,10 @@ final class Framer {
             trailer = this.decoder.trailerLength(in);
         }
         catch (RuntimeException ex) {
-            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (header < 0 || trailer < 0 || header + trailer > end - start) {
-            throw new FramingException("Listener '" + this.listener.name() + "': the decoder " + this.decoder + " gave a header of "
+            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " gave a header of "
                     + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
         }
         in.limit(end - trailer).position(start + header);
@@ -333,7 +333,7 @@ final class Framer {
         catch (FramingException | RuntimeException ex) {
             out.position(start);
             content.position(content.limit());
-            FramingException failure = new FramingException("Listener '" + this.listener.name() + "' could not frame "
+            FramingException failure = new FramingException(this.listener.label() + " could not frame "
                     + length + " bytes written: " + ex.getMessage(), ex);
             // The handler wrote what its framing cannot carry: its error, not the peer's.
             this.listener.handlerFailed(connection, "aborting the connection", failure);

@@ -9,11 +9,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * The graceful part of a server's stop, while its workers still serve: stop accepting (serving the
  * connections the kernel already completed), then ask every connection at once to close as soon as
- * it owes nothing (its handler call returned, what it had read when the drain reached it answered,
+ * it owes nothing, accepted ones before clients' (its handler call returned, what it had read when the drain reached it answered,
  * its queued bytes sent). Such a connection sends its FIN and lingers: what its peer sent meanwhile
  * is read and dropped until the peer's own FIN, so that closing resets no answer still in flight;
  * peers that do not close within a second, and connections still busy at the deadline, are aborted.
@@ -50,12 +52,11 @@ final class GracefulStop {
         this.listenerSockets.forEach(SocketTurn::requestDrainAndClose);
         awaitUntil(() -> this.listenerSockets.stream().allMatch(SocketTurn::isFinished), deadline);
         this.listenerSockets.forEach((socket) -> socket.requestClose(true));
-        // Each connection closes as soon as it owes nothing: no call running, nothing unsent, and what
+        // Accepted connections first, then clients' (an accepted one may still wait for a backend's
+        // reply): each closes as soon as it owes nothing: no call running, nothing unsent, and what
         // arrived before the stop answered. Only those still busy at the deadline are aborted.
-        connections().forEach(TcpConnection::requestDrainAndClose);
-        awaitUntil(() -> connections().stream().allMatch(TcpConnection::isLingering), deadline);
-        // Those left owe nothing and sent their FIN: their peers get a moment to close their side.
-        awaitUntil(() -> connections().isEmpty(), Math.min(deadline, System.nanoTime() + LINGER_NANOS));
+        drain(false, deadline);
+        drain(true, deadline);
         List<TcpConnection> left = connections();
         if (!left.isEmpty() && workersServing()) {
             long busy = left.stream().filter((connection) -> !connection.isLingering()).count();
@@ -66,6 +67,16 @@ final class GracefulStop {
             awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
         }
         awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500)));
+    }
+
+    /** Drains the accepted connections, or the clients' ones. */
+    private void drain(boolean clients, long deadline) {
+        Supplier<List<TcpConnection>> connections = () -> connections().stream()
+                .filter((connection) -> (connection.link != null) == clients).collect(Collectors.toList());
+        connections.get().forEach(TcpConnection::requestDrainAndClose);
+        awaitUntil(() -> connections.get().stream().allMatch(TcpConnection::isLingering), deadline);
+        // Those left owe nothing and sent their FIN: their peers get a moment to close their side.
+        awaitUntil(() -> connections.get().isEmpty(), Math.min(deadline, System.nanoTime() + LINGER_NANOS));
     }
 
     private List<TcpConnection> connections() {

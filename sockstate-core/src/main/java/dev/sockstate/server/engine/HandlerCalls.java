@@ -6,9 +6,10 @@ import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
 
 /**
- * Calls a listener's {@link ConnectionHandler}: each call timed for the observer when it asks, and
- * guarded, so that a handler that throws has its connection aborted and its error logged once and
- * counted, instead of unwinding into the worker.
+ * Calls a listener's or a client's {@link ConnectionHandler}: each call timed for the observer when it
+ * asks, and guarded, so that a handler that throws has its connection aborted and its error logged
+ * once and counted, instead of unwinding into the worker. A frame that a client's request is owed
+ * completes the request ({@link ClientLink#reply}) instead of reaching the handler.
  */
 final class HandlerCalls {
 
@@ -43,7 +44,12 @@ final class HandlerCalls {
         try {
             switch (callback) {
                 case OPEN -> this.handler.onOpen(connection);
-                case DATA -> this.handler.onData(connection, data);
+                case DATA -> {
+                    // A frame a client's request is owed is its reply; any other goes to the handler.
+                    if (connection.link == null || !connection.link.reply(data)) {
+                        this.handler.onData(connection, data);
+                    }
+                }
                 case WRITABLE -> this.handler.onWritable(connection);
                 case HANGUP -> this.handler.onHangup(connection);
                 case ERROR -> this.handler.onError(connection, error);

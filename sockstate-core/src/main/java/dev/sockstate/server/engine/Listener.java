@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -86,6 +87,12 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** How the listener's sockets are registered: the trigger set, or its worker group's default. */
     private final Trigger trigger;
 
+    /** Whether its connections are a client's, opened by the server, not accepted. */
+    private final boolean client;
+
+    /** A client's requests owed replies, {@code null} for a listener. */
+    private final IntSupplier clientRequests;
+
     /**
      * @param settings the listener's settings
      * @param group its worker group
@@ -98,7 +105,20 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
             AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
+        this(settings, null, group, sockets, table, scheduler, connectionIds, observer, changeRules);
+    }
+
+    /**
+     * @param settings how the connections are served
+     * @param clientRequests for a client's connections (see {@link Client}), its requests owed replies;
+     * the settings are then made of its {@link dev.sockstate.server.client.ClientSettings}, nothing is
+     * bound, and the observer is asked for the client's; {@code null} for a listener
+     */
+    Listener(ListenerSettings settings, IntSupplier clientRequests, WorkerGroup group, NativeSockets sockets, SocketTable table,
+            ServerScheduler scheduler, AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.settings = settings;
+        this.client = clientRequests != null;
+        this.clientRequests = clientRequests;
         this.trigger = settings.triggerOn(group.settings);
         this.changeRules = changeRules;
         this.group = group;
@@ -107,7 +127,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.scheduler = scheduler;
         this.connectionIds = connectionIds;
         this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
-        this.observer = observer.listener(settings.name(), settings.protocol(), this);
+        this.observer = client ? observer.client(settings.name(), this) : observer.listener(settings.name(), settings.protocol(), this);
         this.state = new ListenerState(settings.name(), settings.maxConnections(), this.observer);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, this.observer, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
@@ -115,7 +135,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
         this.proxy = (settings.proxyProtocol() != null) ? new ProxySupport(settings.proxyProtocol(), this.observer) : null;
         this.stageMakers = settings.stages();
-        this.messages = new Messages(settings);
+        this.messages = new Messages(settings, label());
     }
 
     @Override
@@ -140,9 +160,34 @@ final class Listener implements ServerObserver.ActiveCounts {
         return pending;
     }
 
+    @Override
+    public int pendingRequests() {
+        return (this.clientRequests != null) ? this.clientRequests.getAsInt() : 0;
+    }
+
     /** @return the listener's name */
     String name() {
         return this.settings.name();
+    }
+
+    /** @return whether its connections are a client's, opened by the server */
+    boolean isClient() {
+        return this.client;
+    }
+
+    /** @return how messages name it: {@code Listener 'echo'}, {@code Client 'redis'} */
+    String label() {
+        return (this.client ? "Client '" : "Listener '") + this.settings.name() + "'";
+    }
+
+    /** @param outcome how a client's connect ended: counted ({@link ListenerObserver#connect}) */
+    void connectEnded(String outcome) {
+        this.observer.connect(outcome);
+    }
+
+    /** A client's request ended: counted and timed ({@link ListenerObserver#request}). */
+    void requestEnded(String outcome, long nanos) {
+        this.observer.request(outcome, nanos);
     }
 
     /** @return a new connection's number, unique in the server */
@@ -207,7 +252,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     void handlerFailed(Object what, String consequence, Throwable failure) {
         this.state.handlerError();
-        logger.log(Level.ERROR, "Handler of listener '" + name() + "' failed on " + what + "; " + consequence, failure);
+        logger.log(Level.ERROR, "Handler of " + (this.client ? "client '" : "listener '") + name() + "' failed on " + what + "; " + consequence, failure);
     }
 
     /** A peer's frame (of {@code what}) did not frame or read as the handler's type: counted, logged at most once a second. */
@@ -217,7 +262,7 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** The handler executor refused a task for {@code what}: counted with the handler errors, logged at most once a second. */
     void executorRefused(Object what, String consequence, RuntimeException refusal) {
-        this.state.executorRefused("The handler executor of listener '" + name() + "' refused work for " + what + "; " + consequence, refusal);
+        this.state.executorRefused("The handler executor of " + (this.client ? "client '" : "listener '") + name() + "' refused work for " + what + "; " + consequence, refusal);
     }
 
     /** A handler wrote {@code bytes} after it asked for the connection's FIN: dropped, which the log says. */

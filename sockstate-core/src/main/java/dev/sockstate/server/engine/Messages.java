@@ -13,14 +13,16 @@ import java.nio.charset.Charset;
  */
 final class Messages {
 
+    /** How messages name the listener or client. */
     private final String listener;
 
     private final Charset charset;
 
     private final MessageMapper mapper;
 
-    Messages(ListenerSettings settings) {
-        this.listener = settings.name();
+    /** @param label how messages name the listener or client: {@code Listener 'echo'} */
+    Messages(ListenerSettings settings, String label) {
+        this.listener = label;
         this.charset = settings.charset();
         this.mapper = settings.messageMapper();
     }
@@ -44,14 +46,14 @@ final class Messages {
             return type.cast(this.charset.decode(message.duplicate()).toString());
         }
         if (this.mapper == null || !this.mapper.canRead(type)) {
-            throw new IllegalArgumentException("Listener '" + this.listener + "' has no message mapper that reads " + type.getName()
+            throw new IllegalArgumentException(this.listener + " has no message mapper that reads " + type.getName()
                     + "; read ByteBuffer, byte[] or String, or give the listener a MessageMapper for it");
         }
         try {
             return this.mapper.read(message.duplicate(), type);
         }
         catch (Exception ex) {
-            throw new InvalidMessageException("Listener '" + this.listener + "': a message of " + message.remaining()
+            throw new InvalidMessageException(this.listener + ": a message of " + message.remaining()
                     + " bytes does not read as " + type.getName() + ": " + ex.getMessage(), ex);
         }
     }
@@ -72,17 +74,17 @@ final class Messages {
             return this.charset.encode(CharBuffer.wrap(text));
         }
         if (message == null) {
-            throw new IllegalArgumentException("Listener '" + this.listener + "' sends no null message");
+            throw new IllegalArgumentException(this.listener + " sends no null message");
         }
         if (this.mapper == null || !this.mapper.canWrite(message.getClass())) {
-            throw new IllegalArgumentException("Listener '" + this.listener + "' has no message mapper that writes "
+            throw new IllegalArgumentException(this.listener + " has no message mapper that writes "
                     + message.getClass().getName() + "; send ByteBuffer, byte[] or String, or give the listener a MessageMapper for it");
         }
         try {
             return this.mapper.write(message);
         }
         catch (Exception ex) {
-            throw new IllegalArgumentException("Listener '" + this.listener + "' could not write a " + message.getClass().getName()
+            throw new IllegalArgumentException(this.listener + " could not write a " + message.getClass().getName()
                     + ": " + ex.getMessage(), ex);
         }
     }

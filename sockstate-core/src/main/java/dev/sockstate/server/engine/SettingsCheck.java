@@ -5,11 +5,14 @@ import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.Setting.Scope;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Worker;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,6 +76,28 @@ final class SettingsCheck {
             }
             if (listener.tls() != null) {
                 TlsSupport.check(listener.name(), listener.tls());
+            }
+        }
+    }
+
+    /**
+     * @param groups the worker groups
+     * @param clients the clients
+     * @throws InvalidSettingException naming the client and the setting that does not fit
+     */
+    static void checkClients(List<WorkerGroupSettings> groups, List<ClientSettings> clients) {
+        Set<String> groupNames = new LinkedHashSet<>();
+        groups.forEach((group) -> groupNames.add(group.name()));
+        Set<String> names = new HashSet<>();
+        for (ClientSettings client : clients) {
+            if (!names.add(client.name())) {
+                throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.CLIENT_NAME, client.name(),
+                        "Each client needs a name of its own.", "Client '" + client.name() + "' is defined twice");
+            }
+            if (!groupNames.contains(client.group())) {
+                throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.GROUP, client.group(), "No such worker group;"
+                        + " the groups are " + groupNames + ".", "Client '" + client.name() + "' names worker group '" + client.group()
+                        + "', which is not defined; the groups are " + groupNames);
             }
         }
     }

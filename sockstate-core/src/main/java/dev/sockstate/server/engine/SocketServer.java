@@ -11,6 +11,8 @@ import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.OffWorker;
@@ -28,15 +30,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
  * TCP and UDP servers on socket state notifications: worker groups, each with notification ports
- * and threads dequeuing from them, and listeners whose sockets are registered there. Plain Java,
+ * and threads dequeuing from them, listeners whose sockets are registered there, and clients whose
+ * outbound connections are served there too ({@link #client(String)}). Plain Java,
  * usable without Spring: build the settings, {@link #start()}, and {@link #stop(Duration)}.
  */
 public final class SocketServer {
@@ -48,6 +53,14 @@ public final class SocketServer {
     private final List<WorkerGroupSettings> groupSettings;
 
     private final List<ListenerSettings> listenerSettings;
+
+    private final List<ClientSettings> clientSettings;
+
+    /** The running clients by name; replaced whole at start and stop, so that it is read without the lock. */
+    private volatile Map<String, Client> clients = Map.of();
+
+    /** Where clients resolve names and open sockets, never a worker; while running. */
+    private ThreadPoolExecutor connectThread;
 
     private final ServerObserver observer;
 
@@ -79,10 +92,25 @@ public final class SocketServer {
      */
     public SocketServer(Backend backend, List<WorkerGroupSettings> groups, List<ListenerSettings> listeners,
             ServerObserver observer) {
+        this(backend, groups, listeners, List.of(), observer);
+    }
+
+    /**
+     * @param backend the notification backend
+     * @param groups the worker groups
+     * @param listeners the listeners
+     * @param clients the outbound clients, whose connections the same workers serve
+     * @param observer where to report what happens, {@link ServerObserver#NONE} for nowhere
+     * @throws InvalidSettingException when the settings do not fit together, naming the setting
+     */
+    public SocketServer(Backend backend, List<WorkerGroupSettings> groups, List<ListenerSettings> listeners,
+            List<ClientSettings> clients, ServerObserver observer) {
         SettingsCheck.check(groups, listeners);
+        SettingsCheck.checkClients(groups, clients);
         this.backend = backend;
         this.groupSettings = List.copyOf(groups);
         this.listenerSettings = List.copyOf(listeners);
+        this.clientSettings = List.copyOf(clients);
         this.observer = observer;
     }
 
@@ -122,7 +150,20 @@ public final class SocketServer {
                     this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
                 }
+                Map<String, Client> running = new LinkedHashMap<>();
+                if (!this.clientSettings.isEmpty()) {
+                    this.connectThread = connectThread();
+                }
+                for (ClientSettings settings : this.clientSettings) {
+                    WorkerGroup group = this.groups.get(settings.group());
+                    running.put(settings.name(), new Client(settings,
+                            (side, requests) -> new Listener(side, requests, group, sockets, this.table, this.scheduler, connectionIds, this.observer,
+                                    changeRules),
+                            (client, side) -> new Connector(client, side, sockets, this.connectThread)));
+                }
                 this.groups.values().forEach(WorkerGroup::start);
+                this.clients = Map.copyOf(running);
+                running.values().forEach(Client::start);
                 scheduleIdleSweep();
                 this.running = true;
             }
@@ -322,11 +363,24 @@ public final class SocketServer {
         }
     }
 
+    /** @return the thread, or two, where clients resolve names and open sockets: never a worker, since a lookup may block */
+    private static ThreadPoolExecutor connectThread() {
+        AtomicLong threads = new AtomicLong();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+            Thread thread = new Thread(task, "sockstate-connect-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
     private void tearDown(Duration timeout, Duration workersWithin) {
         long deadline = System.nanoTime() + timeout.toNanos();
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
         }
+        this.clients.values().forEach(Client::stopping);
         this.listeners.forEach(Listener::stopping);
         long workersDeadline = deadline + workersWithin.toNanos();
         new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline, workersDeadline);
@@ -351,6 +405,18 @@ public final class SocketServer {
             this.scheduler.shutdown(Math.max(workersDeadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
         }
         this.listeners.forEach(Listener::closed);
+        this.clients.values().forEach((client) -> client.side().closed());
+        if (this.connectThread != null) {
+            this.connectThread.shutdownNow();
+            try {
+                this.connectThread.awaitTermination(Math.max(0, workersDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            this.connectThread = null;
+        }
+        this.clients = Map.of();
         synchronized (this.lifecycle) {
             this.groups.clear();
             this.listeners.clear();
@@ -373,6 +439,30 @@ public final class SocketServer {
         return this.listenerSettings.stream().filter((listener) -> listener.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("No listener '" + name + "'; listeners: "
                         + this.listenerSettings.stream().map(ListenerSettings::name).collect(Collectors.toList())));
+    }
+
+    /** @return the clients as configured */
+    public List<ClientSettings> clientSettings() {
+        return this.clientSettings;
+    }
+
+    /**
+     * @param name a client's name
+     * @return the running client: its pool, its requests
+     * @throws IllegalArgumentException when no running client has that name
+     */
+    public SocketClient client(String name) {
+        Client client = this.clients.get(name);
+        if (client == null) {
+            throw new IllegalArgumentException("No running client '" + name + "'; clients: "
+                    + this.clientSettings.stream().map(ClientSettings::name).collect(Collectors.toList()));
+        }
+        return client;
+    }
+
+    /** @return the running clients */
+    public List<SocketClient> clients() {
+        return List.copyOf(this.clients.values());
     }
 
     /** @return the worker groups as configured */

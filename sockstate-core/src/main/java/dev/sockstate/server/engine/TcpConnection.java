@@ -1,5 +1,8 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Runner;
@@ -8,7 +11,8 @@ import dev.sockstate.server.engine.turn.Worker;
 import java.nio.ByteBuffer;
 
 /**
- * An accepted TCP connection: the one route between its socket and its handler. Bytes the turn
+ * A TCP connection, accepted or a client's: the one route between its socket and its handler. A
+ * client's begins with its connect under way, ended by its first turn ({@link #connected}). Bytes the turn
  * ({@link ConnectionTurn}) reads go inbound, through the connection's {@link Pipeline} when the
  * listener has stages, then through the listener's framing, to the handler, which the listener
  * calls ({@link HandlerCalls}); the handler's writes go outbound the same way back, framed, through
@@ -49,13 +53,110 @@ final class TcpConnection extends ConnectionTurn {
 
     /** A connection served where the home given says (the port of the listening socket that accepted it, say). */
     TcpConnection(Listener listener, SocketHome home, long handle) {
+        this(listener, home, handle, null);
+    }
+
+    /**
+     * @param link a client's connection's tie to its client, whose connect is under way; {@code null}
+     * for an accepted connection
+     */
+    TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
         super(listener, home, handle);
+        this.link = link;
+        this.connecting = link != null;
         touch();
+    }
+
+    /** A client's connection's tie to its client (its requests, its place in the pool); {@code null} when accepted. */
+    final ClientLink link;
+
+    /** Whether a client's connect is under way; the owner. */
+    private boolean connecting;
+
+    /** Why the connection ended, if it failed: what its client's requests fail with. */
+    private volatile Throwable failure;
+
+    /**
+     * Arms a client's connection, whose connect is under way, on the thread that opened its socket; its
+     * first turn ({@link #connected}) opens it.
+     */
+    void startConnecting(Runner runner) {
+        release(runner);
+    }
+
+    @Override
+    boolean connecting() {
+        return this.connecting;
+    }
+
+    @Override
+    boolean connected(Runner runner, int events) {
+        NativeIoException error = pendingError();
+        if (error == null && (events & Events.OUT) == 0) {
+            if ((events & (Events.ERR | Events.HANGUP)) == 0) {
+                return true;
+            }
+            error = unnamedConnectError();
+        }
+        if (error != null) {
+            connectFailed(error);
+            return true;
+        }
+        this.connecting = false;
+        if (!this.link.claimOpen()) {
+            // The connect timed out first: the timer asked for the close, with its reason.
+            requestClose(true);
+            return true;
+        }
+        this.link.connected(this);
+        readPeerCredentials();
+        return openHere(runner);
+    }
+
+    /**
+     * @return why a connect the port reported as failed failed, when SO_ERROR reads 0 (as Windows may):
+     * a read names it
+     */
+    private NativeIoException unnamedConnectError() {
+        try {
+            this.sockets.recv(this.handle, ByteBuffer.allocate(1));
+        }
+        catch (NativeIoException ex) {
+            return ex;
+        }
+        return new NativeIoException("connect", NativeError.OTHER, 0, "The port reported the connect as failed, and neither"
+                + " SO_ERROR nor a read named the error");
+    }
+
+    /** @param why the connect failed, or did not end in time: the connection closes before it opened; any thread */
+    void connectFailed(Throwable why) {
+        if (this.failure == null) {
+            this.failure = why;
+        }
+        requestClose(true);
+    }
+
+    /** @return why the connection ended, if it failed; {@code null} for a close */
+    Throwable failure() {
+        return this.failure;
     }
 
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
     void open(Runner runner) {
         readPeerCredentials();
+        if (!openHere(runner)) {
+            return;
+        }
+        // The acceptor's turn goes on with the next connection: what this one's enable raises is a turn of its own.
+        eventsToNextTurn();
+        release(runner);
+    }
+
+    /**
+     * Makes the connection's stages and passes the open inbound, on this thread or the handler executor's.
+     * @return true when the calling thread still owns the connection, false when the open was handed on
+     */
+    private boolean openHere(Runner runner) {
         try {
             this.pipeline = this.listener.newPipeline(this);
         }
@@ -63,16 +164,13 @@ final class TcpConnection extends ConnectionTurn {
             // The listener goes on: only this connection, which never opened, is aborted.
             this.listener.handlerFailed(this, "its stages could not be made; closing the connection", ex);
             requestClose(true);
-            release(runner);
-            return;
+            return true;
         }
         if (runner.isWorker() && this.listener.handOff(this, 0, true)) {
-            return;
+            return false;
         }
         turnHandedOver(runner, 0, true);
-        // The acceptor's turn goes on with the next connection: what this one's enable raises is a turn of its own.
-        eventsToNextTurn();
-        release(runner);
+        return true;
     }
 
     /**
@@ -149,6 +247,9 @@ final class TcpConnection extends ConnectionTurn {
 
     @Override
     protected void finish() {
+        if (this.link != null) {
+            this.link.finished(this);
+        }
         closeSocket();
         this.output.release();
         this.listener.dropFraming(this);
@@ -218,6 +319,9 @@ final class TcpConnection extends ConnectionTurn {
     /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
     @Override
     void failed(Throwable error) {
+        if (this.failure == null) {
+            this.failure = error;
+        }
         if (!isAborting()) {
             requestClose(true);
             if (handlerOpened()) {
@@ -236,6 +340,9 @@ final class TcpConnection extends ConnectionTurn {
         if (isClosing() && !isDraining()) {
             // Closing already, as asked: the handler heard of it. A graceful stop's drain is ended below.
             return;
+        }
+        if (this.failure == null) {
+            this.failure = why;
         }
         if (handlerOpened()) {
             this.listener.call(Callback.ERROR, this, null, why);

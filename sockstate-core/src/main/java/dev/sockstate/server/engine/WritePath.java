@@ -50,6 +50,9 @@ final class WritePath {
 
     private volatile long pendingBytes;
 
+    /** Whether other threads' writes took the connection over its limit, so onWritable is owed when they are sent. */
+    private volatile boolean drainOwed;
+
     /** Writes (copies) and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
     @SuppressWarnings("unused")
     private volatile Handoff<Object> requests;
@@ -105,8 +108,29 @@ final class WritePath {
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         copy.flip();
         REQUESTED_BYTES.getAndAdd(this, (long) copy.remaining());
+        if (pendingBytes() > this.connection.listener.maxPendingWriteBytes()) {
+            // Seen over the limit (isWritable false): onWritable is owed once it is all sent, socket blocked or not.
+            this.drainOwed = true;
+        }
         Handoff.push(REQUESTS, this, copy);
         this.connection.requestRun();
+    }
+
+    /** @return whether the bytes waiting, queued or asked for by other threads, are within the limit; any thread */
+    boolean isWritable() {
+        return pendingBytes() <= this.connection.listener.maxPendingWriteBytes();
+    }
+
+    /**
+     * @return true once, when other threads' writes made the connection unwritable and all of it is
+     * sent now: its onWritable is owed; the owner
+     */
+    boolean drainedSinceOwed() {
+        if (!this.drainOwed || this.blocked || pendingBytes() > 0) {
+            return false;
+        }
+        this.drainOwed = false;
+        return true;
     }
 
     /**

@@ -2,7 +2,10 @@ package dev.sockstate.server.observer;
 
 import dev.sockstate.port.Operation;
 
-/** What one listener reports, resolved once at start-up; every method must be cheap and thread-safe. */
+/**
+ * What one listener, or one client's connections, report, resolved once at start-up; every method must
+ * be cheap and thread-safe.
+ */
 public interface ListenerObserver {
 
     /** Reports nothing. */
@@ -117,5 +120,23 @@ public interface ListenerObserver {
      * ended before its header was whole); {@code null} when read
      */
     default void proxyHeader(boolean accepted, String reason) {
+    }
+
+    /**
+     * A client's connect ended (its connections only).
+     * @param outcome one word of a few: {@code "connected"}, {@code "refused"} (nothing listens there),
+     * {@code "timeout"} (no answer within the connect timeout), {@code "unresolved"} (the host name did
+     * not resolve), {@code "failed"} (any other error)
+     */
+    default void connect(String outcome) {
+    }
+
+    /**
+     * A client's request ended (its connections only).
+     * @param outcome {@code "success"}, {@code "failed"} (the connection failed or closed first, or none
+     * was open) or {@code "timeout"}
+     * @param nanos how long it took from the send
+     */
+    default void request(String outcome, long nanos) {
     }
 }

@@ -24,6 +24,16 @@ public interface ServerObserver {
     }
 
     /**
+     * @param client the client's name
+     * @param active reads the client's open connections and pending requests, for gauges
+     * @return the observer of that client's connections (their traffic, as a listener's) and of its
+     * connects and requests
+     */
+    default ListenerObserver client(String client, ActiveCounts active) {
+        return ListenerObserver.NONE;
+    }
+
+    /**
      * @param group the worker group
      * @param worker the worker's number in its group, from 1
      * @return the observer of that worker's dequeue calls, used by that worker's thread only
@@ -45,7 +55,7 @@ public interface ServerObserver {
         WOKEN
     }
 
-    /** Live counts of a listener, read when a gauge is sampled. */
+    /** Live counts of a listener or a client, read when a gauge is sampled. */
     interface ActiveCounts {
 
         /** @return open connections (TCP) */
@@ -56,6 +66,11 @@ public interface ServerObserver {
 
         /** @return bytes written and waiting in the connections' queues for their sockets to take them */
         default long pendingWriteBytes() {
+            return 0;
+        }
+
+        /** @return a client's requests sent and not yet answered; 0 for a listener */
+        default int pendingRequests() {
             return 0;
         }
     }

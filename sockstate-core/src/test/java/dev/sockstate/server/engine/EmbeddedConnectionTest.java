@@ -128,7 +128,7 @@ class EmbeddedConnectionTest {
                 .handler(handler).build());
         embedded.writeInbound("ok\n0123456789");
         assertThat(embedded.errors()).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
-                .isEqualTo("Listener 'short': no frame end (line) within 8 bytes, the listener's max-frame-size");
+                .isEqualTo("Listener 'short': no frame end (line) within 8 bytes, its max-frame-size");
         assertThat(embedded.readAllOutboundText()).as("the reply to the good frame, then the answer to the bad one")
                 .isEqualTo("ok\ntoo long\n");
         assertThat(embedded.isOpen()).isFalse();

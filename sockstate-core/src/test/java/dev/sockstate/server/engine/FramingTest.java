@@ -212,7 +212,7 @@ class FramingTest {
         over.getOutputStream().write("sixteen bytes...\n".getBytes(StandardCharsets.US_ASCII));
         assertClosedByServer(over);
         assertThat(recorder.errors).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
-                .isEqualTo("Listener 'framed': a frame of 17 bytes, over the listener's max-frame-size of 16 bytes");
+                .isEqualTo("Listener 'framed': a frame of 17 bytes, over its max-frame-size of 16 bytes");
         assertThat(this.framingFailures).hasValue(1);
         exact.getOutputStream().write("still served\n".getBytes(StandardCharsets.US_ASCII));
         assertThat(readLine(exact)).isEqualTo("still served");
@@ -380,7 +380,7 @@ class FramingTest {
         new DataOutputStream(client.getOutputStream()).writeInt(0x8000_0000);
         assertClosedByServer(client);
         assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
-                .isEqualTo("Listener 'framed': a frame of 2147483652 bytes, over the listener's max-frame-size of 65536 bytes");
+                .isEqualTo("Listener 'framed': a frame of 2147483652 bytes, over its max-frame-size of 65536 bytes");
         assertServed(server);
     }
 

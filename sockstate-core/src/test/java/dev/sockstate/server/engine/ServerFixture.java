@@ -7,6 +7,7 @@ import dev.sockstate.port.Backends;
 import dev.sockstate.port.winsock.WinsockEmulator;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,7 +47,17 @@ final class ServerFixture implements AutoCloseable {
     }
 
     SocketServer start(Backend backend, List<WorkerGroupSettings> groups, ServerObserver observer, ListenerSettings... listeners) {
-        SocketServer server = new SocketServer(backend, groups, List.of(listeners), observer);
+        return start(backend, groups, List.of(), observer, listeners);
+    }
+
+    /** @return a server of one group of two workers with those clients and listeners, started */
+    SocketServer startWithClients(List<ClientSettings> clients, ServerObserver observer, ListenerSettings... listeners) {
+        return start(backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), clients, observer, listeners);
+    }
+
+    private SocketServer start(Backend backend, List<WorkerGroupSettings> groups, List<ClientSettings> clients, ServerObserver observer,
+            ListenerSettings... listeners) {
+        SocketServer server = new SocketServer(backend, groups, List.of(listeners), clients, observer);
         server.start();
         this.servers.add(server);
         return server;
@@ -115,6 +126,11 @@ final class ServerFixture implements AutoCloseable {
 
     static ListenerSettings.Builder udp(String name) {
         return ListenerSettings.udp(name).address(InetAddress.getLoopbackAddress());
+    }
+
+    /** @return the server started last */
+    SocketServer lastStarted() {
+        return this.servers.get(this.servers.size() - 1);
     }
 
     @Override

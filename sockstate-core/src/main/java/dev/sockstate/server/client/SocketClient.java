@@ -1,0 +1,72 @@
+package dev.sockstate.server.client;
+
+import dev.sockstate.server.Connection;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One named outbound TCP client of a running server: a pool of connections to its backend, served by
+ * the server's workers like accepted ones, connected again with backoff when they fail or close.
+ * Every method may be called from any thread, a handler's included; none blocks.
+ * <pre>{@code
+ * SocketClient redis = server.client("redis");
+ * redis.request("PING").thenAccept((reply) -> ...);
+ * }</pre>
+ */
+public interface SocketClient {
+
+    /** @return the client's name */
+    String name();
+
+    /**
+     * Sends one message on a connection of the pool, taken in turn: as {@link Connection#send(Object)}
+     * does, so with framing one frame.
+     * @param message the message
+     * @throws ClientException when no connection of the pool is open, naming the last failure
+     */
+    void send(Object message);
+
+    /**
+     * Sends a request on a connection of the pool, taken in turn, and completes with its reply: the
+     * next frame the connection reads that no earlier request is owed (replies come in the order the
+     * requests went out, so requests pipeline). Needs framing. The future fails with a
+     * {@link ClientException} when no connection is open, when the connection fails or closes before
+     * the reply, or when the client's request timeout passes; a reply that comes after its request
+     * timed out is dropped.
+     * @param message the request, written as {@link Connection#send(Object)} writes it
+     * @return the reply frame, a copy of its bytes the caller owns
+     * @throws IllegalStateException when the client has no framing
+     */
+    CompletableFuture<ByteBuffer> request(Object message);
+
+    /**
+     * Sends a request as {@link #request(Object)} does, its reply read as the type: a {@code String}
+     * in the client's charset, a {@code byte[]}, any other type by the client's message mapper.
+     * @param message the request
+     * @param replyType what the reply is read as
+     * @param <T> the type
+     * @return the reply, or a failure: a {@link ClientException}, or the mapper's
+     * {@link dev.sockstate.server.InvalidMessageException} when the reply does not read as the type
+     */
+    <T> CompletableFuture<T> request(Object message, Class<T> replyType);
+
+    /**
+     * @return an open connection of the pool, taken in turn: to write to it as a whole (several
+     * messages that must follow each other on one connection)
+     * @throws ClientException when none is open, naming the last failure
+     */
+    Connection connection();
+
+    /** @return the pool's open connections now */
+    List<Connection> connections();
+
+    /**
+     * Opens a connection of the client's own, outside the pool: served by the client's handler, never
+     * connected again, closed by whoever asked for it (a proxy's connection to the backend for one of
+     * its clients, say, relayed with {@link Relay}).
+     * @return the connection once it is open; a {@link ClientException} naming each address's failure
+     * when none could be connected to
+     */
+    CompletableFuture<Connection> open();
+}

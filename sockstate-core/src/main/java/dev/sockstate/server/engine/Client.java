@@ -1,0 +1,275 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.function.IntSupplier;
+
+/**
+ * A running client: a pool of connections kept open by its {@link Connector}, served on the
+ * worker group's ports by a {@link Listener} of its own that binds nothing (its connection side: the
+ * same framing, messages, handler calls and executor as a listener's), and the requests sent on them.
+ * A connection that fails or closes is connected again after the backoff; its owed requests fail.
+ */
+final class Client implements SocketClient {
+
+    private static final System.Logger logger = System.getLogger(Client.class.getName());
+
+    /** A connection that stayed open this long before it ended starts the backoff again from its first wait. */
+    private static final long STABLE_NANOS = 1_000_000_000L;
+
+    private final ClientSettings settings;
+
+    private final Listener side;
+
+    private final Connector connector;
+
+    /** The pool: each slot's open connection, {@code null} while it connects. */
+    private final TcpConnection[] pool;
+
+    private final AtomicInteger nextSlot = new AtomicInteger();
+
+    private final BoundedLog failures = new BoundedLog(logger);
+
+    /** Why the last connect round failed, for the exception of a send that finds nothing open. */
+    private volatile ClientException lastFailure;
+
+    private volatile boolean connects = true;
+
+    /**
+     * @param settings the client's settings
+     * @param makeSide makes its connection side of the listener settings given
+     * @param connector makes its connector for that side
+     */
+    Client(ClientSettings settings, BiFunction<ListenerSettings, IntSupplier, Listener> makeSide,
+            BiFunction<Client, Listener, Connector> connector) {
+        this.settings = settings;
+        this.pool = new TcpConnection[settings.poolSize()];
+        ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
+        this.side = makeSide.apply(connectionSide(settings, handler), this::pendingRequests);
+        this.connector = connector.apply(this, this.side);
+    }
+
+    /** A client without a handler of its own drops the frames no request is owed. */
+    private static void discard(Connection connection, ByteBuffer data) {
+        data.position(data.limit());
+    }
+
+    /** @return how the client's connections are served, as a listener's that binds nothing */
+    static ListenerSettings connectionSide(ClientSettings settings, ConnectionHandler handler) {
+        ListenerSettings.Builder side = ListenerSettings.tcp(settings.name()).group(settings.group()).handler(handler)
+                .handlerExecutor(settings.handlerExecutor()).framing(settings.framing()).charset(settings.charset())
+                .messageMapper(settings.messageMapper()).tcpNoDelay(settings.tcpNoDelay())
+                .receiveBufferSize(settings.receiveBufferSize()).maxPendingWriteBytes(settings.maxPendingWriteBytes())
+                .idleTimeout(settings.idleTimeout()).maxConnections(Integer.MAX_VALUE);
+        return side.build();
+    }
+
+    /** Connects every slot of the pool. */
+    void start() {
+        for (int i = 0; i < this.pool.length; i++) {
+            this.connector.connectSlot(i, 0, 0);
+        }
+    }
+
+    /** The server stops: nothing is connected again from now on. */
+    void stopping() {
+        this.connects = false;
+        this.side.stopping();
+    }
+
+    /** @return whether connects may begin */
+    boolean connects() {
+        return this.connects;
+    }
+
+    ClientSettings settings() {
+        return this.settings;
+    }
+
+    /** @return its connection side */
+    Listener side() {
+        return this.side;
+    }
+
+    /** @param outcome how a connect ended: counted */
+    void connectEnded(String outcome) {
+        this.side.connectEnded(outcome);
+    }
+
+    String label() {
+        return this.side.label();
+    }
+
+    @Override
+    public String name() {
+        return this.settings.name();
+    }
+
+    @Override
+    public void send(Object message) {
+        next().send(message);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> request(Object message) {
+        if (this.settings.framing() == null) {
+            throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
+        }
+        ClientLink.Request request = new ClientLink.Request(this);
+        TcpConnection connection;
+        try {
+            connection = next();
+        }
+        catch (ClientException ex) {
+            request.failed(ex);
+            return request;
+        }
+        try {
+            if (!connection.link.send(connection, request, message)) {
+                request.failed(new ClientException(name(), label() + ": the connection to " + Connector.text(connection.link.target)
+                        + " closed before the request was sent", connection.failure()));
+                return request;
+            }
+        }
+        catch (RuntimeException ex) {
+            request.completeExceptionally(ex);
+            return request;
+        }
+        if (this.settings.requestTimeout() != null) {
+            long millis = this.settings.requestTimeout().toMillis();
+            this.side.schedule(() -> request.timedOut(new ClientException(name(), label() + ": no reply from "
+                    + Connector.text(connection.link.target) + " within the request timeout of " + millis + " ms", null)), millis);
+        }
+        return request;
+    }
+
+    @Override
+    public <T> CompletableFuture<T> request(Object message, Class<T> replyType) {
+        return request(message).thenCompose((reply) -> {
+            try {
+                return CompletableFuture.completedFuture(this.side.readMessage(reply, replyType));
+            }
+            catch (Exception ex) {
+                return CompletableFuture.failedFuture(ex);
+            }
+        });
+    }
+
+    @Override
+    public Connection connection() {
+        return next();
+    }
+
+    @Override
+    public List<Connection> connections() {
+        List<Connection> open = new ArrayList<>();
+        for (TcpConnection connection : this.pool) {
+            if (connection != null && connection.isOpen()) {
+                open.add(connection);
+            }
+        }
+        return open;
+    }
+
+    @Override
+    public CompletableFuture<Connection> open() {
+        return this.connector.open();
+    }
+
+    /** @return the next open connection of the pool, in turn */
+    private TcpConnection next() {
+        int slots = this.pool.length;
+        if (slots == 0) {
+            throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
+        }
+        int start = (slots == 1) ? 0 : Math.floorMod(this.nextSlot.getAndIncrement(), slots);
+        for (int i = 0; i < slots; i++) {
+            TcpConnection connection = this.pool[(start + i) % slots];
+            if (connection != null && connection.isOpen()) {
+                return connection;
+            }
+        }
+        ClientException cause = this.lastFailure;
+        throw new ClientException(name(), label() + " has no open connection" + ((cause != null) ? ": " + cause.getMessage() : ""
+                + " yet"), cause);
+    }
+
+    /** A slot's connection opened: taken in turn from now on, and the backoff starts again. */
+    void slotOpen(int slot, TcpConnection connection) {
+        this.pool[slot] = connection;
+        this.lastFailure = null;
+    }
+
+    /** A slot's round of connects failed: it tries again after the backoff, unless the server stops. */
+    void slotFailed(int slot, int failuresInARow, ClientException failure) {
+        this.lastFailure = failure;
+        if (!this.connects) {
+            return;
+        }
+        long delay = this.connector.backoffMillis(failuresInARow);
+        this.failures.warn(failure.getMessage() + "; connecting again in " + delay + " ms", null);
+        this.connector.connectSlot(slot, failuresInARow, delay);
+    }
+
+    /** A slot stays without a connection: the server stops. */
+    void slotIdle(int slot) {
+        this.pool[slot] = null;
+    }
+
+    /**
+     * An open connection ended: its owed requests fail, and a pool slot's is connected again.
+     * @param failure why it failed, {@code null} for a close
+     */
+    void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure) {
+        String why = label() + ": the connection to " + Connector.text(link.target) + ((failure != null) ? " failed" : " closed")
+                + " before the reply" + ((failure != null) ? " (" + failure.getMessage() + ")" : "");
+        link.end(name(), why, failure);
+        if (slot < 0) {
+            return;
+        }
+        if (this.pool[slot] == connection) {
+            this.pool[slot] = null;
+        }
+        if (!this.connects) {
+            return;
+        }
+        boolean stable = System.nanoTime() - link.openedAt >= STABLE_NANOS;
+        int failuresInARow = stable ? 1 : 2;
+        long delay = this.connector.backoffMillis(failuresInARow);
+        logger.log((failure != null) ? Level.WARNING : Level.INFO, label() + ": the connection to " + Connector.text(link.target)
+                + ((failure != null) ? " failed (" + failure.getMessage() + ")" : " closed") + "; connecting again in " + delay + " ms");
+        this.connector.connectSlot(slot, failuresInARow, delay);
+    }
+
+    /** A request ended: counted and timed. */
+    void requestEnded(String outcome, long nanos) {
+        this.side.requestEnded(outcome, nanos);
+    }
+
+    /** @return the requests sent on the pool's connections and not answered yet, when a gauge is read */
+    int pendingRequests() {
+        int owed = 0;
+        for (TcpConnection connection : this.pool) {
+            if (connection != null) {
+                owed += connection.link.owed();
+            }
+        }
+        return owed;
+    }
+
+    @Override
+    public String toString() {
+        return label();
+    }
+}

@@ -1,0 +1,270 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientSettings;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Opens a client's connections: each {@link Attempt} tries the client's addresses in order, each
+ * resolved and its socket opened on the server's connect thread (never on a worker: a name lookup
+ * may block), the connect itself non-blocking, its end notified through the port like any other
+ * event ({@link TcpConnection#connected}), and ended by the server's timer when it outlasts the
+ * connect timeout. When every address failed, a pool slot's attempt starts again after the
+ * client's backoff; a connection of its own fails its future.
+ */
+final class Connector {
+
+    private final Client client;
+
+    private final ClientSettings settings;
+
+    private final Listener side;
+
+    private final NativeSockets sockets;
+
+    private final Executor connectThread;
+
+    Connector(Client client, Listener side, NativeSockets sockets, Executor connectThread) {
+        this.client = client;
+        this.settings = client.settings();
+        this.side = side;
+        this.sockets = sockets;
+        this.connectThread = connectThread;
+    }
+
+    /**
+     * Connects a pool slot, at once or after a wait.
+     * @param slot its index in the pool
+     * @param failures the failures in a row before this attempt (the wait grows with them)
+     * @param delayMillis how long to wait first
+     */
+    void connectSlot(int slot, int failures, long delayMillis) {
+        Attempt attempt = new Attempt(slot, failures, null);
+        if (delayMillis <= 0) {
+            attempt.start();
+        }
+        else if (!this.side.schedule(attempt::start, delayMillis)) {
+            // No timer: the server stops, and nothing is connected again.
+            this.client.slotIdle(slot);
+        }
+    }
+
+    /** @return a connection of its own, outside the pool, once open */
+    CompletableFuture<Connection> open() {
+        CompletableFuture<Connection> opened = new CompletableFuture<>();
+        new Attempt(-1, 0, opened).start();
+        return opened;
+    }
+
+    /** @return the wait before the next attempt after that many failures in a row */
+    long backoffMillis(int failures) {
+        return this.settings.reconnect().delayMillis(failures, ThreadLocalRandom.current().nextDouble());
+    }
+
+    /**
+     * One round over the client's addresses for a pool slot, or for a connection of its own. Its
+     * steps run one after the other: each address's on the connect thread, the outcome on whichever
+     * thread ended the connect.
+     */
+    final class Attempt {
+
+        /** The pool slot, or -1 for a connection of its own. */
+        final int slot;
+
+        private final int failuresBefore;
+
+        private final CompletableFuture<Connection> own;
+
+        private final List<String> failures = new ArrayList<>();
+
+        private int next;
+
+        Attempt(int slot, int failuresBefore, CompletableFuture<Connection> own) {
+            this.slot = slot;
+            this.failuresBefore = failuresBefore;
+            this.own = own;
+        }
+
+        void start() {
+            if (!Connector.this.client.connects()) {
+                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", null));
+                return;
+            }
+            try {
+                Connector.this.connectThread.execute(this::tryNext);
+            }
+            catch (RuntimeException ex) {
+                // The connect thread is gone: the server stops.
+                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", ex));
+            }
+        }
+
+        /** Tries the next address: resolves it, opens a socket, begins the connect. */
+        private void tryNext() {
+            InetSocketAddress address = Connector.this.settings.addresses().get(this.next);
+            InetSocketAddress target;
+            try {
+                InetAddress resolved = InetAddress.getByName(address.getHostString());
+                target = new InetSocketAddress(resolved, address.getPort());
+            }
+            catch (UnknownHostException | SecurityException ex) {
+                failed(address, "unresolved", ex);
+                return;
+            }
+            long handle;
+            try {
+                handle = Connector.this.sockets.open(Protocol.TCP,
+                        (target.getAddress() instanceof Inet6Address) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+            }
+            catch (NativeIoException ex) {
+                failed(address, "failed", ex);
+                return;
+            }
+            try {
+                if (Connector.this.settings.tcpNoDelay()) {
+                    Connector.this.sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
+                }
+                if (Connector.this.settings.receiveBufferSize() > 0) {
+                    Connector.this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, Connector.this.settings.receiveBufferSize());
+                }
+                Connector.this.sockets.connect(handle, target);
+            }
+            catch (NativeIoException ex) {
+                closeQuietly(handle);
+                failed(address, outcomeOf(ex), ex);
+                return;
+            }
+            ClientLink link = new ClientLink(this, target);
+            TcpConnection connection = new TcpConnection(Connector.this.side, Connector.this.side.home(), handle, link);
+            if (!Connector.this.side.admit()) {
+                closeQuietly(handle);
+                failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));
+                return;
+            }
+            if (!Connector.this.side.enter(connection)) {
+                Connector.this.side.connectionFinished();
+                closeQuietly(handle);
+                failed(address, "failed", new IllegalStateException("the server's socket table is full"));
+                return;
+            }
+            Connector.this.side.connectionAccepted();
+            long timeout = Connector.this.settings.connectTimeout().toMillis();
+            Connector.this.side.schedule(() -> {
+                if (link.claimFailed()) {
+                    connection.connectFailed(new ConnectTimeout(target, timeout));
+                }
+            }, timeout);
+            // Armed for the connect's end: the open, or the failure, comes as the port's notification.
+            Connector.this.side.letGo(connection);
+        }
+
+        /** The connect succeeded; the connection's owner, before its handler hears of the open. */
+        void connected(ClientLink link, TcpConnection connection) {
+            Connector.this.client.connectEnded("connected");
+            if (this.own != null) {
+                this.own.complete(connection);
+            }
+            else {
+                Connector.this.client.slotOpen(this.slot, connection);
+            }
+        }
+
+        /** The connection is finished: before it opened (the connect failed), or after. */
+        void finished(ClientLink link, TcpConnection connection, Throwable failure) {
+            if (!link.opened()) {
+                link.claimFailed();
+                Throwable cause = (failure != null) ? failure : new IllegalStateException("the connection closed as it opened");
+                failed(link.target, outcomeOf(cause), cause);
+                return;
+            }
+            Connector.this.client.connectionEnded(this.slot, link, connection, failure);
+        }
+
+        /** An address failed: the next is tried, or, after the last, the round ends. */
+        private void failed(InetSocketAddress address, String outcome, Throwable cause) {
+            Connector.this.client.connectEnded(outcome);
+            this.failures.add(text(address) + ": " + describe(cause));
+            this.next++;
+            if (this.next < Connector.this.settings.addresses().size() && Connector.this.client.connects()) {
+                try {
+                    Connector.this.connectThread.execute(this::tryNext);
+                    return;
+                }
+                catch (RuntimeException ex) {
+                    // The connect thread is gone: the round ends here.
+                }
+            }
+            ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " could not connect ("
+                    + String.join("; ", this.failures) + ")", cause));
+        }
+
+        /** Every address failed (or the server stops). */
+        private void ended(ClientException failure) {
+            if (this.own != null) {
+                this.own.completeExceptionally(failure);
+                return;
+            }
+            Connector.this.client.slotFailed(this.slot, this.failuresBefore + 1, failure);
+        }
+    }
+
+    private void closeQuietly(long handle) {
+        try {
+            this.sockets.close(handle);
+        }
+        catch (NativeIoException ex) {
+            // released all the same
+        }
+    }
+
+    /** @return the connects meter's outcome for a failure */
+    private static String outcomeOf(Throwable failure) {
+        if (failure instanceof NativeIoException error) {
+            if (error.error() == NativeError.CONNECTION_REFUSED) {
+                return "refused";
+            }
+            if (error.error() == NativeError.TIMED_OUT) {
+                return "timeout";
+            }
+        }
+        return (failure instanceof ConnectTimeout) ? "timeout" : "failed";
+    }
+
+    /** @return the address as users write it, resolved or not: {@code localhost:6379}, {@code [::1]:6379} */
+    static String text(InetSocketAddress address) {
+        String host = (address.getAddress() != null) ? address.getAddress().getHostAddress() : address.getHostString();
+        return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + address.getPort();
+    }
+
+    private static String describe(Throwable failure) {
+        if (failure instanceof UnknownHostException) {
+            return "unknown host " + failure.getMessage();
+        }
+        return failure.getMessage();
+    }
+
+    /** A connect that did not end within the client's connect timeout. */
+    static final class ConnectTimeout extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        ConnectTimeout(InetSocketAddress target, long millis) {
+            super("no answer from " + text(target) + " within the connect timeout of " + millis + " ms");
+        }
+    }
+}

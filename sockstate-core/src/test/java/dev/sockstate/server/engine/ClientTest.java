@@ -1,0 +1,266 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.sockstate.server.engine.ServerFixture.await;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.client.Backoff;
+import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server's outbound clients on the real backend: requests pipelined on a pool, refused and
+ * unanswered connects, failover, a backend that restarts, a bad reply.
+ */
+class ClientTest {
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    private final Connects connects = new Connects();
+
+    @AfterEach
+    void stop() throws IOException {
+        this.fixture.close();
+    }
+
+    @Test
+    void requestsFromManyThreadsPipelineOnThePoolAndEachGetsItsOwnReply() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("echo").address("127.0.0.1", port).poolSize(2)
+                .framing(Framing.line()));
+        awaitOpen(client, 2);
+        List<CompletableFuture<String>> replies = new ArrayList<>();
+        List<String> sent = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        Queue<CompletableFuture<String>> all = new ConcurrentLinkedQueue<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            threads.add(new Thread(() -> {
+                for (int i = 0; i < 500; i++) {
+                    all.add(client.request("t" + thread + "-" + i, String.class).thenApply((reply) -> reply));
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join(10_000);
+        }
+        for (int i = 0; i < 100; i++) {
+            sent.add("m" + i);
+            replies.add(client.request("m" + i, String.class));
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            assertThat(replies.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("echo " + sent.get(i));
+        }
+        assertThat(all).hasSize(2000);
+        for (CompletableFuture<String> reply : all) {
+            assertThat(reply.get(10, TimeUnit.SECONDS)).startsWith("echo t");
+        }
+        ByteBuffer raw = client.request("raw").get(10, TimeUnit.SECONDS);
+        assertThat(StandardCharsets.UTF_8.decode(raw).toString()).isEqualTo("echo raw");
+        assertThat(client.connections()).hasSize(2).allSatisfy((connection) -> {
+            assertThat(connection.clientName()).isEqualTo("echo");
+            assertThat(connection.listenerName()).isNull();
+            assertThat(connection.remoteAddress()).isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        });
+        assertThat(this.connects.outcomes).containsOnly("connected");
+    }
+
+    @Test
+    void aRefusedConnectIsTriedAgainWithBackoffAndNamedToWhoeverSends() throws Exception {
+        int port = freePort();
+        SocketClient client = startClient(ClientSettings.builder("down").address("127.0.0.1", port)
+                .reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(80), 0)).framing(Framing.line()));
+        await(() -> count("refused") >= 3, "three refused connects");
+        assertThatThrownBy(() -> client.send("hello")).isInstanceOf(ClientException.class)
+                .hasMessageContaining("Client 'down' has no open connection: Client 'down' could not connect (127.0.0.1:" + port + ": ")
+                .satisfies((failure) -> assertThat(((ClientException) failure).clientName()).isEqualTo("down"));
+        CompletableFuture<String> reply = client.request("hello", String.class);
+        assertThatThrownBy(() -> reply.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(ClientException.class).hasMessageContaining("could not connect");
+        assertThat(this.connects.outcomes).doesNotContain("connected");
+    }
+
+    @Test
+    void theAddressesAreTriedInOrderUntilOneAnswers() throws Exception {
+        int down = freePort();
+        int up = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("failover").address("127.0.0.1", down).address("127.0.0.1:" + up)
+                .framing(Framing.line()));
+        assertThat(client.request("ping", String.class).exceptionally((ex) -> null).get(5, TimeUnit.SECONDS)).isIn("echo ping", null);
+        awaitOpen(client, 1);
+        assertThat(client.request("ping", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo ping");
+        assertThat(this.connects.outcomes).startsWith("refused", "connected");
+    }
+
+    @Test
+    void aConnectThatGetsNoAnswerEndsAtTheConnectTimeout() throws Exception {
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            List<Socket> backlog = fillBacklog(full);
+            try {
+                SocketClient client = startClient(ClientSettings.builder("silent").address("127.0.0.1", full.getLocalPort())
+                        .connectTimeout(Duration.ofMillis(300)).reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0)));
+                await(() -> count("timeout") >= 1, "a timed-out connect");
+                assertThatThrownBy(() -> client.send("x")).isInstanceOf(ClientException.class)
+                        .hasMessageContaining("no answer from 127.0.0.1:" + full.getLocalPort() + " within the connect timeout of 300 ms");
+            }
+            finally {
+                for (Socket socket : backlog) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBackendThatRestartsFailsTheRequestsItOwedAndIsConnectedAgain() throws Exception {
+        LineEcho echo = new LineEcho();
+        int port = backend(echo);
+        SocketServer backend = this.fixture.lastStarted();
+        SocketClient client = startClient(ClientSettings.builder("restarting").address("127.0.0.1", port)
+                .reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)).framing(Framing.line()));
+        awaitOpen(client, 1);
+        List<CompletableFuture<String>> owed = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            owed.add(client.request("hold " + i, String.class));
+        }
+        await(() -> echo.held.size() == 20, "the backend to hold 20 requests");
+        backend.stop(Duration.ZERO);
+        for (CompletableFuture<String> request : owed) {
+            assertThatThrownBy(() -> request.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                    .hasMessageContaining("Client 'restarting': the connection to 127.0.0.1:" + port);
+        }
+        this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress()).portNumber(port)
+                .framing(Framing.line()).handler(new LineEcho()).build());
+        await(() -> client.connections().size() == 1, "the client to connect again");
+        assertThat(client.request("back", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo back");
+        assertThat(count("connected")).isEqualTo(2);
+    }
+
+    @Test
+    void aReplyThatDoesNotFrameClosesOnlyItsConnectionWithTheReasonNamed() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("strict").address("127.0.0.1", port).poolSize(2)
+                .reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)).framing(Framing.line().withMaxFrameSize(64)));
+        awaitOpen(client, 2);
+        List<Connection> before = client.connections();
+        CompletableFuture<String> refused = client.request("long", String.class);
+        assertThatThrownBy(() -> refused.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessageContaining("Client 'strict': the connection to 127.0.0.1:" + port + " failed before the reply")
+                .hasMessageContaining("a frame of 201 bytes, over its max-frame-size of 64 bytes");
+        await(() -> before.stream().filter(Connection::isOpen).count() == 1, "only the connection that read a bad reply to close");
+        await(() -> client.connections().size() == 2, "the client to connect again");
+        assertThat(client.request("ok", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo ok");
+        assertThat(count("connected")).isEqualTo(3);
+    }
+
+    /** @return the port of a backend listener with that handler, line-framed, started */
+    private int backend(ConnectionHandler handler) {
+        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
+                .framing(Framing.line()).handler(handler).build());
+        return backend.listener("backend").portNumber();
+    }
+
+    private SocketClient startClient(ClientSettings.Builder client) {
+        SocketServer server = this.fixture.startWithClients(List.of(client.build()), this.connects);
+        return server.client(client.build().name());
+    }
+
+    private static void awaitOpen(SocketClient client, int connections) throws InterruptedException {
+        await(() -> client.connections().size() == connections, connections + " open connections of " + client.name());
+    }
+
+    private long count(String outcome) {
+        return this.connects.outcomes.stream().filter(outcome::equals).count();
+    }
+
+    /** @return a loopback port nothing listens on (bound a moment, then let go) */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Connects to a socket that never accepts until the system drops further connects (its backlog full). */
+    private static List<Socket> fillBacklog(ServerSocket full) throws IOException {
+        List<Socket> sockets = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            Socket socket = new Socket();
+            try {
+                socket.connect(full.getLocalSocketAddress(), 200);
+                sockets.add(socket);
+            }
+            catch (IOException ex) {
+                socket.close();
+                return sockets;
+            }
+        }
+        throw new AssertionError("The backlog of " + full + " did not fill within 64 connects");
+    }
+
+    /** Answers each line with "echo " and the line; holds the lines that begin with "hold", and answers "long" with too long a line. */
+    static final class LineEcho implements ConnectionHandler {
+
+        final Queue<String> held = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) {
+            String line = StandardCharsets.UTF_8.decode(data).toString();
+            if (line.startsWith("hold")) {
+                this.held.add(line);
+            }
+            else if (line.equals("long")) {
+                connection.send("x".repeat(200));
+            }
+            else {
+                connection.send("echo " + line);
+            }
+        }
+    }
+
+    /** Records each client connect's outcome. */
+    static final class Connects implements ServerObserver {
+
+        final Queue<String> outcomes = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public ListenerObserver client(String client, ActiveCounts active) {
+            return new ListenerObserver() {
+                @Override
+                public void connect(String outcome) {
+                    Connects.this.outcomes.add(outcome);
+                }
+            };
+        }
+
+        @Override
+        public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+            return ListenerObserver.NONE;
+        }
+    }
+}
