@@ -83,6 +83,11 @@ final class ListenerChecks {
         }
     }
 
+    /** Refuses a client's TLS, which begins handshakes a listener's peers begin. */
+    static void serverTls(String name, Tls tls) {
+        require(tls == null || !tls.isClient(), name, Setting.TLS, tls, "a server's TLS (Tls.server): a client's is for ClientSettings");
+    }
+
     private static void require(boolean valid, String name, Setting setting, Object value, String expected) {
         if (!valid) {
             throw InvalidSettingException.mustBe(name, setting, value, expected);

@@ -429,6 +429,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
+            ListenerChecks.serverTls(this.name, this.tls);
             Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, this.handlerExecutor);
             int filter = ListenerChecks.events(this.name, this.protocol, this.events);
             ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);

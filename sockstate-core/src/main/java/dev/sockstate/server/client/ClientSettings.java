@@ -6,6 +6,7 @@ import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -38,11 +39,12 @@ import java.util.concurrent.Executor;
  * @param framing how its connections' bytes are cut into frames, {@code null} for raw reads (no requests then)
  * @param charset the character set of messages read or sent as text
  * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
+ * @param tls TLS on each connection, a client's ({@link Tls#client}), {@code null} for plaintext
  */
 public record ClientSettings(String name, List<InetSocketAddress> addresses, Duration connectTimeout, int poolSize,
         Backoff reconnect, Duration requestTimeout, Duration idleTimeout, long maxPendingWriteBytes, boolean tcpNoDelay,
         int receiveBufferSize, String group, ConnectionHandler handler, Executor handlerExecutor, Framing framing,
-        Charset charset, MessageMapper messageMapper) {
+        Charset charset, MessageMapper messageMapper, Tls tls) {
 
     /** The addresses are copied; the charset is UTF-8 and the backoff {@link Backoff#DEFAULT} when {@code null}. */
     public ClientSettings {
@@ -94,6 +96,8 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
         private Charset charset = StandardCharsets.UTF_8;
 
         private MessageMapper messageMapper;
+
+        private Tls tls;
 
         private Builder(String name) {
             this.name = name;
@@ -224,6 +228,16 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
         }
 
         /**
+         * @param tls TLS on each connection: a client's, {@link Tls#client}, whose server name is the
+         * address's host unless it names one; {@code null} for plaintext
+         * @return this
+         */
+        public Builder tls(Tls tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
          * @return the settings
          * @throws InvalidSettingException naming the client, the setting and what it must be
          */
@@ -242,10 +256,11 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
+            require(this.tls == null || this.tls.isClient(), Setting.TLS, this.tls, "a client's TLS (Tls.client), which begins the handshake");
             return new ClientSettings(this.name, this.addresses, this.connectTimeout, this.poolSize, this.reconnect,
                     orNull(this.requestTimeout), orNull(this.idleTimeout), this.maxPendingWriteBytes, this.tcpNoDelay,
                     this.receiveBufferSize, this.group, this.handler, this.handlerExecutor, this.framing, this.charset,
-                    this.messageMapper);
+                    this.messageMapper, this.tls);
         }
 
         private static boolean positive(Duration duration) {

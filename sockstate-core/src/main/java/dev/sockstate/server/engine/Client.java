@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
-import java.util.function.IntSupplier;
 
 /**
  * A running client: a pool of connections kept open by its {@link Connector}, served on the
@@ -51,12 +50,12 @@ final class Client implements SocketClient {
      * @param makeSide makes its connection side of the listener settings given
      * @param connector makes its connector for that side
      */
-    Client(ClientSettings settings, BiFunction<ListenerSettings, IntSupplier, Listener> makeSide,
+    Client(ClientSettings settings, BiFunction<ListenerSettings, Listener.ClientPart, Listener> makeSide,
             BiFunction<Client, Listener, Connector> connector) {
         this.settings = settings;
         this.pool = new TcpConnection[settings.poolSize()];
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
-        this.side = makeSide.apply(connectionSide(settings, handler), this::pendingRequests);
+        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart(this::pendingRequests, settings.tls()));
         this.connector = connector.apply(this, this.side);
     }
 

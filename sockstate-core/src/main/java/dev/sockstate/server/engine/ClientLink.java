@@ -9,22 +9,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A client's connection's tie to its client: the connect's outcome, claimed once (connected, or
- * failed or timed out, whichever comes first), and the requests sent on it whose replies are owed,
+ * failed or timed out, whichever comes first), the open (once the connection's stages let it
+ * through to the handler: a TLS handshake fails a connect), and the requests sent on it whose replies are owed,
  * oldest first, since replies come in the order the requests went out.
  */
 final class ClientLink {
 
     private static final int CONNECTING = 0;
 
-    private static final int OPEN = 1;
+    private static final int CONNECTED = 1;
 
-    private static final int FAILED = 2;
+    private static final int OPEN = 2;
+
+    private static final int FAILED = 3;
 
     /** The attempt it was opened by: its client, its pool slot (or its own future), its address. */
     final Connector.Attempt attempt;
 
     /** The address connected to, resolved. */
     final InetSocketAddress target;
+
+    /** The host as the client's address names it: a name, or a literal address. */
+    final String host;
 
     private final AtomicInteger outcome = new AtomicInteger(CONNECTING);
 
@@ -37,18 +43,15 @@ final class ClientLink {
     /** When the connection opened, {@link System#nanoTime()}. */
     volatile long openedAt;
 
-    ClientLink(Connector.Attempt attempt, InetSocketAddress target) {
+    ClientLink(Connector.Attempt attempt, InetSocketAddress target, String host) {
         this.attempt = attempt;
         this.target = target;
+        this.host = host;
     }
 
     /** @return whether the connect is claimed as succeeded now (false when it timed out first) */
-    boolean claimOpen() {
-        if (this.outcome.compareAndSet(CONNECTING, OPEN)) {
-            this.openedAt = System.nanoTime();
-            return true;
-        }
-        return false;
+    boolean claimConnected() {
+        return this.outcome.compareAndSet(CONNECTING, CONNECTED);
     }
 
     /** @return whether the connect is claimed as failed now (false when it succeeded first) */
@@ -56,14 +59,20 @@ final class ClientLink {
         return this.outcome.compareAndSet(CONNECTING, FAILED);
     }
 
-    /** @return whether the connection opened */
+    /** @return whether the connection opened: its handler heard of it */
     boolean opened() {
         return this.outcome.get() == OPEN;
     }
 
-    /** The connect succeeded; the owner, before the handler hears of the open. */
-    void connected(TcpConnection connection) {
-        this.attempt.connected(this, connection);
+    /**
+     * The connection opens (connected, and its stages, TLS's handshake say, let the open through): it
+     * serves the client from now on; the owner, as the handler is about to hear of the open.
+     */
+    void opening(TcpConnection connection) {
+        if (this.outcome.compareAndSet(CONNECTED, OPEN)) {
+            this.openedAt = System.nanoTime();
+            this.attempt.connected(this, connection);
+        }
     }
 
     /** The connection is finished; its owner. Owed requests fail, and its client learns of it. */

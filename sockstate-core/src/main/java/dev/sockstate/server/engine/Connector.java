@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.net.ssl.SSLException;
 
 /**
  * Opens a client's connections: each {@link Attempt} tries the client's addresses in order, each
@@ -149,7 +150,7 @@ final class Connector {
                 failed(address, outcomeOf(ex), ex);
                 return;
             }
-            ClientLink link = new ClientLink(this, target);
+            ClientLink link = new ClientLink(this, target, address.getHostString());
             TcpConnection connection = new TcpConnection(Connector.this.side, Connector.this.side.home(), handle, link);
             if (!Connector.this.side.admit()) {
                 closeQuietly(handle);
@@ -241,6 +242,9 @@ final class Connector {
             if (error.error() == NativeError.TIMED_OUT) {
                 return "timeout";
             }
+        }
+        if (failure instanceof SSLException) {
+            return "tls";
         }
         return (failure instanceof ConnectTimeout) ? "timeout" : "failed";
     }

@@ -43,7 +43,13 @@ final class HandlerCalls {
         boolean failed = false;
         try {
             switch (callback) {
-                case OPEN -> this.handler.onOpen(connection);
+                case OPEN -> {
+                    if (connection.link != null) {
+                        // A client's connection serves it from now on.
+                        connection.link.opening(connection);
+                    }
+                    this.handler.onOpen(connection);
+                }
                 case DATA -> {
                     // A frame a client's request is owed is its reply; any other goes to the handler.
                     if (connection.link == null || !connection.link.reply(data)) {

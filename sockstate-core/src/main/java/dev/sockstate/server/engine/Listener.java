@@ -21,6 +21,7 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -110,15 +111,15 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /**
      * @param settings how the connections are served
-     * @param clientRequests for a client's connections (see {@link Client}), its requests owed replies;
-     * the settings are then made of its {@link dev.sockstate.server.client.ClientSettings}, nothing is
-     * bound, and the observer is asked for the client's; {@code null} for a listener
+     * @param client for a client's connections (see {@link Client}), its requests owed replies and its
+     * TLS; the settings are then made of its {@link dev.sockstate.server.client.ClientSettings}, nothing
+     * is bound, and the observer is asked for the client's; {@code null} for a listener
      */
-    Listener(ListenerSettings settings, IntSupplier clientRequests, WorkerGroup group, NativeSockets sockets, SocketTable table,
+    Listener(ListenerSettings settings, ClientPart client, WorkerGroup group, NativeSockets sockets, SocketTable table,
             ServerScheduler scheduler, AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.settings = settings;
-        this.client = clientRequests != null;
-        this.clientRequests = clientRequests;
+        this.client = client != null;
+        this.clientRequests = (client != null) ? client.requests() : null;
         this.trigger = settings.triggerOn(group.settings);
         this.changeRules = changeRules;
         this.group = group;
@@ -127,12 +128,13 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.scheduler = scheduler;
         this.connectionIds = connectionIds;
         this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
-        this.observer = client ? observer.client(settings.name(), this) : observer.listener(settings.name(), settings.protocol(), this);
+        this.observer = (client != null) ? observer.client(settings.name(), this) : observer.listener(settings.name(), settings.protocol(), this);
         this.state = new ListenerState(settings.name(), settings.maxConnections(), this.observer);
         this.handler = (settings.protocol() == Protocol.TCP) ? new HandlerCalls(this, this.observer, settings.connectionHandler()) : null;
         this.execution = (settings.handlerExecutor() != null) ? new HandlerExecution(this, settings.handlerExecutor()) : null;
         this.framer = (settings.framing() != null) ? new Framer(this, settings.framing()) : null;
-        this.tls = (settings.tls() != null) ? new TlsSupport(settings.tls(), this.observer) : null;
+        Tls tls = (client != null) ? client.tls() : settings.tls();
+        this.tls = (tls != null) ? new TlsSupport(tls, this.observer) : null;
         this.proxy = (settings.proxyProtocol() != null) ? new ProxySupport(settings.proxyProtocol(), this.observer) : null;
         this.stageMakers = settings.stages();
         this.messages = new Messages(settings, label());
@@ -158,6 +160,14 @@ final class Listener implements ServerObserver.ActiveCounts {
             }
         }
         return pending;
+    }
+
+    /**
+     * What the connection side of a client has beside its listener settings.
+     * @param requests reads its requests owed replies, for a gauge
+     * @param tls its TLS, a client's; {@code null} for plaintext
+     */
+    record ClientPart(IntSupplier requests, Tls tls) {
     }
 
     @Override

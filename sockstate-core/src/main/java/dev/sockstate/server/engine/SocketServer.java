@@ -157,7 +157,7 @@ public final class SocketServer {
                 for (ClientSettings settings : this.clientSettings) {
                     WorkerGroup group = this.groups.get(settings.group());
                     running.put(settings.name(), new Client(settings,
-                            (side, requests) -> new Listener(side, requests, group, sockets, this.table, this.scheduler, connectionIds, this.observer,
+                            (side, part) -> new Listener(side, part, group, sockets, this.table, this.scheduler, connectionIds, this.observer,
                                     changeRules),
                             (client, side) -> new Connector(client, side, sockets, this.connectThread)));
                 }

@@ -103,12 +103,11 @@ final class TcpConnection extends ConnectionTurn {
             return true;
         }
         this.connecting = false;
-        if (!this.link.claimOpen()) {
+        if (!this.link.claimConnected()) {
             // The connect timed out first: the timer asked for the close, with its reason.
             requestClose(true);
             return true;
         }
-        this.link.connected(this);
         readPeerCredentials();
         return openHere(runner);
     }
@@ -134,6 +133,16 @@ final class TcpConnection extends ConnectionTurn {
             this.failure = why;
         }
         requestClose(true);
+    }
+
+    @Override
+    public String connectedHost() {
+        return (this.link != null) ? this.link.host : null;
+    }
+
+    @Override
+    public int connectedPort() {
+        return (this.link != null) ? this.link.target.getPort() : -1;
     }
 
     /** @return why the connection ended, if it failed; {@code null} for a close */

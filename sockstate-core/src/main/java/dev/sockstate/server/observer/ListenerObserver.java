@@ -126,7 +126,8 @@ public interface ListenerObserver {
      * A client's connect ended (its connections only).
      * @param outcome one word of a few: {@code "connected"}, {@code "refused"} (nothing listens there),
      * {@code "timeout"} (no answer within the connect timeout), {@code "unresolved"} (the host name did
-     * not resolve), {@code "failed"} (any other error)
+     * not resolve), {@code "tls"} (the TLS handshake failed: the server's certificate is not trusted or
+     * does not name the server, say), {@code "failed"} (any other error)
      */
     default void connect(String outcome) {
     }

@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 
 /**
- * How a TCP listener's connections are secured with TLS; immutable, each {@code with} method
- * returns a copy. The engine of each connection is made by a server-mode {@link SSLContext} asked
+ * How a TCP listener's connections, or a client's ({@link #client(Supplier)}), are secured with TLS;
+ * immutable, each {@code with} method returns a copy. The engine of each connection is made by a server-mode {@link SSLContext} asked
  * of the supplier once per new connection, so a context the application reloads (new certificates)
  * serves the connections accepted after the reload. TLS 1.3 and 1.2 are served as the context
  * allows; client-initiated renegotiation (TLS 1.2) is refused by closing the connection, while a
@@ -42,8 +42,11 @@ public final class Tls {
 
     private final Executor taskExecutor;
 
+    /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
+    private final ClientSide client;
+
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
-            Duration handshakeTimeout, Map<String, Supplier<SSLContext>> serverNames, Executor taskExecutor) {
+            Duration handshakeTimeout, Map<String, Supplier<SSLContext>> serverNames, Executor taskExecutor, ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -51,6 +54,7 @@ public final class Tls {
         this.handshakeTimeout = handshakeTimeout;
         this.serverNames = serverNames;
         this.taskExecutor = taskExecutor;
+        this.client = client;
     }
 
     /**
@@ -60,7 +64,7 @@ public final class Tls {
      */
     public static Tls server(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null);
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, null);
     }
 
     /**
@@ -78,7 +82,7 @@ public final class Tls {
      */
     public Tls withClientAuth(ClientAuth clientAuth) {
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
-                this.handshakeTimeout, this.serverNames, this.taskExecutor);
+                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.client);
     }
 
     /**
@@ -88,7 +92,7 @@ public final class Tls {
      */
     public Tls withProtocols(String... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
-                this.serverNames, this.taskExecutor);
+                this.serverNames, this.taskExecutor, this.client);
     }
 
     /**
@@ -97,7 +101,7 @@ public final class Tls {
      */
     public Tls withCipherSuites(String... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
-                this.serverNames, this.taskExecutor);
+                this.serverNames, this.taskExecutor, this.client);
     }
 
     /**
@@ -111,7 +115,7 @@ public final class Tls {
             throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
-                this.taskExecutor);
+                this.taskExecutor, this.client);
     }
 
     /**
@@ -133,7 +137,7 @@ public final class Tls {
             });
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor);
+                Map.copyOf(names), this.taskExecutor, this.client);
     }
 
     /**
@@ -144,7 +148,75 @@ public final class Tls {
      */
     public Tls withTaskExecutor(Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                executor);
+                executor, this.client);
+    }
+
+    /**
+     * TLS for a client's connections: the client begins the handshake, asks for the server name (SNI)
+     * and checks that the server's certificate names it, as HTTPS does.
+     * @param context asked once per new connection for the context its engine is made of (its trust
+     * store decides which servers are trusted)
+     * @return client TLS with that context, the server name the client's host (see {@link #withServerName}),
+     * the host name checked, a handshake limit of 10 seconds
+     */
+    public static Tls client(Supplier<SSLContext> context) {
+        Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, new ClientSide(null, true));
+    }
+
+    /**
+     * @param context the context every connection's engine is made of
+     * @return client TLS with that context, as {@link #client(Supplier)}
+     */
+    public static Tls client(SSLContext context) {
+        Objects.requireNonNull(context, "TLS needs an SSLContext");
+        return client(() -> context);
+    }
+
+    /**
+     * @param serverName the host name a client asks for and checks the certificate against; {@code null}
+     * for the host of the address it connects to
+     * @return a copy with that server name
+     * @throws IllegalStateException on a server's TLS
+     */
+    public Tls withServerName(String serverName) {
+        requireClient("a server name to ask for");
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
+                        this.client.verifyHostname()));
+    }
+
+    /**
+     * @param verify whether a client checks that the server's certificate names the server (on unless
+     * turned off; off, any certificate the trust store trusts is taken, for any host)
+     * @return a copy that checks the host name, or not
+     * @throws IllegalStateException on a server's TLS
+     */
+    public Tls withHostnameVerification(boolean verify) {
+        requireClient("host name verification");
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, new ClientSide(this.client.serverName(), verify));
+    }
+
+    private void requireClient(String what) {
+        if (this.client == null) {
+            throw new IllegalStateException("Only a client's TLS has " + what + " (Tls.client)");
+        }
+    }
+
+    /** @return whether it is a client's TLS, which begins the handshake ({@link #client(Supplier)}) */
+    public boolean isClient() {
+        return this.client != null;
+    }
+
+    /** @return the server name a client asks for and checks, {@code null} for the host it connects to (or on a server) */
+    public String serverName() {
+        return (this.client != null) ? this.client.serverName() : null;
+    }
+
+    /** @return whether a client checks the server's certificate against the server name; false on a server */
+    public boolean verifiesHostname() {
+        return this.client != null && this.client.verifyHostname();
     }
 
     /** @return the supplier of the default context */
@@ -206,9 +278,18 @@ public final class Tls {
 
     @Override
     public String toString() {
+        if (this.client != null) {
+            return "client TLS (server name " + ((this.client.serverName() != null) ? this.client.serverName() : "the host's")
+                    + ", host name " + (this.client.verifyHostname() ? "checked" : "not checked") + ", handshake within "
+                    + this.handshakeTimeout + ")";
+        }
         return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
                 : "the context's") + ", handshake within " + this.handshakeTimeout
                 + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + ")";
+    }
+
+    /** A client's side of the handshake. */
+    private record ClientSide(String serverName, boolean verifyHostname) {
     }
 
     /** Whether a client is asked for a certificate during the handshake. */

@@ -86,11 +86,15 @@ public final class TlsStage extends TlsPump implements Stage {
             makeEngine(this.tls.settings.context());
         }
         this.connection.handshakeRunning(this);
+        if (this.tls.settings.isClient()) {
+            // A client speaks first: its hello goes out now.
+            after(this.engine.getHandshakeStatus());
+        }
     }
 
     private void makeEngine(Supplier<SSLContext> supplier) throws Exception {
         try {
-            this.engine = this.tls.engine(supplier);
+            this.engine = this.tls.engine(supplier, this.connection.connectedHost(), this.connection.connectedPort());
         }
         catch (Exception | LinkageError ex) {
             this.failed = true;

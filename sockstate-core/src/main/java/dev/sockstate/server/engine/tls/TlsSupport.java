@@ -9,11 +9,14 @@ import java.nio.ByteBuffer;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 
 /**
  * What the TLS stages of one listener's connections share: the settings, the observer, the task
@@ -100,12 +103,37 @@ public final class TlsSupport {
      * @throws Exception when the context or the settings do not make one
      */
     public SSLEngine engine(Supplier<SSLContext> context) throws Exception {
+        return engine(context, null, -1);
+    }
+
+    /**
+     * @param context the supplier of the context that serves the connection, asked now
+     * @param host a client's connection's host, the server name it asks for and checks unless the
+     * settings name one; {@code null} on a server
+     * @param port a client's connection's port
+     * @return an engine as the settings say, in client or server mode, its handshake begun
+     * @throws Exception when the context or the settings do not make one
+     */
+    public SSLEngine engine(Supplier<SSLContext> context, String host, int port) throws Exception {
         SSLContext made = context.get();
         if (made == null) {
             throw new IllegalStateException("The TLS context supplier gave no SSLContext");
         }
-        SSLEngine engine = made.createSSLEngine();
-        engine.setUseClientMode(false);
+        boolean client = this.settings.isClient();
+        String serverName = (this.settings.serverName() != null) ? this.settings.serverName() : host;
+        SSLEngine engine = client ? made.createSSLEngine(serverName, port) : made.createSSLEngine();
+        engine.setUseClientMode(client);
+        if (client) {
+            SSLParameters parameters = engine.getSSLParameters();
+            if (this.settings.verifiesHostname()) {
+                // The JDK then checks the server's certificate against the engine's host, as HTTPS does.
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            }
+            if (serverName != null && !isLiteralAddress(serverName)) {
+                parameters.setServerNames(List.of(new SNIHostName(serverName)));
+            }
+            engine.setSSLParameters(parameters);
+        }
         String[] protocols = this.settings.protocols();
         if (protocols != null) {
             engine.setEnabledProtocols(protocols);
@@ -115,13 +143,18 @@ public final class TlsSupport {
             // (Only when named: an engine given a list keeps a copy of its own, about 100 B a connection.)
             engine.setEnabledCipherSuites(cipherSuites);
         }
-        switch (this.settings.clientAuth()) {
+        switch (client ? Tls.ClientAuth.NONE : this.settings.clientAuth()) {
             case NEED -> engine.setNeedClientAuth(true);
             case WANT -> engine.setWantClientAuth(true);
             default -> engine.setNeedClientAuth(false);
         }
         engine.beginHandshake();
         return engine;
+    }
+
+    /** @return whether the host is an IPv4 or IPv6 literal, which SNI does not carry */
+    private static boolean isLiteralAddress(String host) {
+        return host.indexOf(':') >= 0 || host.chars().allMatch((c) -> c == '.' || (c >= '0' && c <= '9'));
     }
 
     /**
