@@ -28,8 +28,10 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -179,6 +181,35 @@ class ClientTest {
         assertThat(count("connected")).isEqualTo(3);
     }
 
+    @Test
+    void aGracefulStopClosesTheClientsConnectionsOnlyAfterTheAcceptedOnesFinished() throws Exception {
+        LineEcho echo = new LineEcho();
+        int port = backend(echo);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        ConnectionHandler front = (connection, data) -> {
+            holding.countDown();
+            held.await(10, TimeUnit.SECONDS);
+            connection.write(data);
+        };
+        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("later").address("127.0.0.1", port)
+                .framing(Framing.line()).build()), this.connects, ServerFixture.tcp("front").handler(front).build());
+        awaitOpen(proxy.client("later"), 1);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write("busy\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(holding.await(5, TimeUnit.SECONDS)).as("the front's handler to hold its worker").isTrue();
+        Thread stop = new Thread(() -> proxy.stop(Duration.ofSeconds(10)), "graceful-stop");
+        stop.start();
+        // While an accepted connection still owes its answer, the client's connection stays open.
+        Thread.sleep(300);
+        assertThat(echo.hangups.get()).as("FINs the backend saw while the front was busy").isZero();
+        assertThat(proxy.client("later").connections()).hasSize(1);
+        held.countDown();
+        assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("busy\n");
+        stop.join(15_000);
+        await(() -> echo.hangups.get() == 1, "the backend to see the client's FIN after the front closed");
+    }
+
     /** @return the port of a backend listener with that handler, line-framed, started */
     private int backend(ConnectionHandler handler) {
         SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
@@ -227,6 +258,14 @@ class ClientTest {
     static final class LineEcho implements ConnectionHandler {
 
         final Queue<String> held = new ConcurrentLinkedQueue<>();
+
+        final AtomicInteger hangups = new AtomicInteger();
+
+        @Override
+        public void onHangup(Connection connection) {
+            this.hangups.incrementAndGet();
+            connection.close();
+        }
 
         @Override
         public void onData(Connection connection, ByteBuffer data) {

@@ -1,0 +1,132 @@
+package dev.sockstate.server.engine;
+
+import static dev.sockstate.server.engine.ServerFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sockstate.server.client.Backoff;
+import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.tls.Tls;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A client's TLS on the real backend: to sockstate's own TLS listener and to {@code openssl s_server},
+ * the server's certificate checked against the name the client asks for.
+ */
+class ClientTlsTest {
+
+    private final TlsFixture tls;
+
+    private final ClientTest.Connects connects = new ClientTest.Connects();
+
+    private Process opensslServer;
+
+    ClientTlsTest() throws Exception {
+        this.tls = new TlsFixture();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (this.opensslServer != null) {
+            this.opensslServer.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+        this.tls.close();
+    }
+
+    @Test
+    void aClientSpeaksTlsToATlsListenerAndChecksThatItsCertificateNamesTheHost() throws Exception {
+        int port = this.tls.start(this.tls.serverTls(), new ClientTest.LineEcho(), (listener) -> listener.framing(Framing.line()))
+                .listener("tls").portNumber();
+        SocketClient client = startOpen(ClientSettings.builder("secure").address("localhost", port).framing(Framing.line())
+                .tls(Tls.client(this.tls.certificates.context(null))));
+        assertThat(client.request("over tls", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over tls");
+        assertThat(client.connection().tlsSession().getProtocol()).isEqualTo("TLSv1.3");
+        assertThat(this.connects.outcomes).containsExactly("connected");
+    }
+
+    @Test
+    void aServerWhoseCertificateNamesAnotherHostIsRefusedAndTheFailureNamed() throws Exception {
+        int port = this.tls.start(this.tls.serverTls(), new ClientTest.LineEcho(), (listener) -> listener.framing(Framing.line()))
+                .listener("tls").portNumber();
+        SocketClient client = start(ClientSettings.builder("misnamed").address("127.0.0.1", port).framing(Framing.line())
+                .reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0))
+                .tls(Tls.client(this.tls.certificates.context(null)).withServerName("elsewhere.test")));
+        await(() -> this.connects.outcomes.contains("tls"), "the handshake to fail");
+        assertThat(this.connects.outcomes).doesNotContain("connected");
+        assertThatThrownBy(() -> client.request("x").get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessageContaining("Client 'misnamed' could not connect (127.0.0.1:" + port + ": ")
+                .hasMessageContaining("elsewhere.test");
+    }
+
+    @Test
+    void aClientSpeaksTlsToOpensslsServer(@TempDir Path directory) throws Exception {
+        String openssl = TlsOpensslTest.openssl();
+        Path key = directory.resolve("key.pem");
+        Path certificate = directory.resolve("cert.pem");
+        Process made = new ProcessBuilder(openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key.toString(), "-out", certificate.toString(), "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1").redirectErrorStream(true).start();
+        made.getInputStream().readAllBytes();
+        assertThat(made.waitFor()).as("openssl req's exit").isZero();
+        int port = ClientTest.freePort();
+        this.opensslServer = new ProcessBuilder(openssl, "s_server", "-accept", "127.0.0.1:" + port, "-cert", certificate.toString(),
+                "-key", key.toString(), "-rev", "-quiet").redirectErrorStream(true).redirectOutput(directory.resolve("s_server.log").toFile())
+                .start();
+        await(() -> answers(port), "openssl s_server to listen on port " + port);
+        SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", port).framing(Framing.line())
+                .tls(Tls.client(trusting(certificate))));
+        assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
+        assertThat(client.request("sockstate", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("etatskcos");
+    }
+
+    private SocketClient start(ClientSettings.Builder client) {
+        ClientSettings settings = client.build();
+        return this.tls.servers.startWithClients(List.of(settings), this.connects).client(settings.name());
+    }
+
+    private SocketClient startOpen(ClientSettings.Builder client) throws InterruptedException {
+        SocketClient started = start(client);
+        await(() -> started.connections().size() == 1, "the client to connect");
+        return started;
+    }
+
+    private static boolean answers(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        }
+        catch (java.io.IOException ex) {
+            return false;
+        }
+    }
+
+    /** @return a context that trusts the certificate alone */
+    private static SSLContext trusting(Path certificate) throws Exception {
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(certificate)) {
+            trusted.setCertificateEntry("server", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context;
+    }
+}
