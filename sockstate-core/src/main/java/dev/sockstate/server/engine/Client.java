@@ -1,11 +1,13 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.Worker;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -186,18 +188,32 @@ final class Client implements SocketClient {
         return this.connector.open();
     }
 
-    /** @return the next open connection of the pool, in turn */
+    /**
+     * @return the next open connection of the pool, in turn; on a worker's thread, one its port serves
+     * when there is one, so that the write, and the reply's handling, stay on this thread (a proxy's
+     * accepted connection and its requests' connection are served by the same worker)
+     */
     private TcpConnection next() {
         int slots = this.pool.length;
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
         }
         int start = (slots == 1) ? 0 : Math.floorMod(this.nextSlot.getAndIncrement(), slots);
+        NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
+        TcpConnection elsewhere = null;
         for (int i = 0; i < slots; i++) {
             TcpConnection connection = this.pool[(start + i) % slots];
             if (connection != null && connection.isOpen()) {
-                return connection;
+                if (here == null || connection.port == here) {
+                    return connection;
+                }
+                if (elsewhere == null) {
+                    elsewhere = connection;
+                }
             }
+        }
+        if (elsewhere != null) {
+            return elsewhere;
         }
         ClientException cause = this.lastFailure;
         throw new ClientException(name(), label() + " has no open connection" + ((cause != null) ? ": " + cause.getMessage() : ""

@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.LendingPool;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
@@ -22,6 +23,16 @@ final class WritePath {
 
     private static final Object SHUTDOWN_OUTPUT = new Object();
 
+    /** The most bytes the writes taken together gather for one send. */
+    static final int CORK_ROOM = 64 * 1024;
+
+    /**
+     * Direct buffers lent while the owner takes several writes other threads asked for, which gather
+     * there and leave in one send: a proxy's requests, or replies completed on other threads, cost one
+     * system call a batch, not one each. No connection keeps one.
+     */
+    private static final LendingPool<ByteBuffer> CORKS = new LendingPool<>(() -> ByteBuffer.allocateDirect(CORK_ROOM), 64);
+
     /**
      * Sends refused in a row for want of system buffers (Windows' WSAENOBUFS, a transient shortage
      * on a non-blocking send) that are retried, each after twice the pause of the last, from 2 ms;
@@ -42,6 +53,9 @@ final class WritePath {
 
     /** Whether the owner is taking other threads' requests now. */
     private boolean taking;
+
+    /** Where the writes taken together gather, while they are taken; {@code null} otherwise. */
+    private ByteBuffer corked;
 
     /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
     private Handoff<Object> kept;
@@ -161,6 +175,14 @@ final class WritePath {
      * @param owned whether the queue may keep the buffer itself (a copy made for a request)
      */
     void send(ByteBuffer data, boolean owned) {
+        if (this.corked != null) {
+            if (this.queue == null && data.remaining() <= this.corked.remaining()) {
+                this.corked.put(data);
+                return;
+            }
+            // Too large to gather, or queued behind others: what was gathered goes first.
+            sendCorked();
+        }
         if (this.queue == null) {
             int sent;
             try {
@@ -275,14 +297,37 @@ final class WritePath {
                     this.connection.requestTurn();
                     break;
                 }
+                if (request.next != null && this.corked == null && this.queue == null) {
+                    // Several writes wait: they leave in one send, not one each.
+                    this.corked = CORKS.borrow();
+                }
                 take(request.item);
                 request = request.next;
             }
         }
         finally {
             this.taking = false;
+            sendCorked();
         }
         return true;
+    }
+
+    /** Sends what the writes taken together gathered, and gives the buffer back; owner only. */
+    private void sendCorked() {
+        ByteBuffer gathered = this.corked;
+        if (gathered == null) {
+            return;
+        }
+        this.corked = null;
+        try {
+            if (gathered.position() > 0) {
+                gathered.flip();
+                send(gathered, false);
+            }
+        }
+        finally {
+            CORKS.giveBack(gathered.clear());
+        }
     }
 
     private void take(Object request) {

@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.sockstate.server.engine.ServerFixture.await;
 
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
@@ -32,6 +35,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -208,6 +212,39 @@ class ClientTest {
         assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("busy\n");
         stop.join(15_000);
         await(() -> echo.hangups.get() == 1, "the backend to see the client's FIN after the front closed");
+    }
+
+    @Test
+    void aRequestMadeOnAWorkerGoesOutOnAConnectionThatWorkersPortServes() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        Queue<String> mismatches = new ConcurrentLinkedQueue<>();
+        AtomicInteger checked = new AtomicInteger();
+        ConnectionHandler front = (connection, data) -> {
+            NotificationPort here = Worker.currentPort();
+            List<Connection> pool = client.get().connections();
+            boolean servedHere = pool.stream().anyMatch((open) -> ((TcpConnection) open).port == here);
+            for (int i = 0; i < 4; i++) {
+                TcpConnection chosen = (TcpConnection) client.get().connection();
+                if (servedHere && chosen.port != here) {
+                    mismatches.add(chosen + " for a request on " + Thread.currentThread().getName());
+                }
+            }
+            checked.incrementAndGet();
+            connection.write(data);
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(ClientSettings.builder("near").address("127.0.0.1", port).poolSize(2)
+                .framing(Framing.line()).build()), this.connects, ServerFixture.tcp("front").handler(front).build());
+        client.set(proxy.client("near"));
+        awaitOpen(client.get(), 2);
+        for (int i = 0; i < 8; i++) {
+            Socket peer = this.fixture.connect(proxy, "front");
+            peer.getOutputStream().write('?');
+            assertThat(peer.getInputStream().read()).isEqualTo('?');
+        }
+        assertThat(checked.get()).isEqualTo(8);
+        assertThat(mismatches).isEmpty();
     }
 
     /** @return the port of a backend listener with that handler, line-framed, started */

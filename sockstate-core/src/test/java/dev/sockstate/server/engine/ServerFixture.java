@@ -55,7 +55,7 @@ final class ServerFixture implements AutoCloseable {
         return start(backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), clients, observer, listeners);
     }
 
-    private SocketServer start(Backend backend, List<WorkerGroupSettings> groups, List<ClientSettings> clients, ServerObserver observer,
+    SocketServer start(Backend backend, List<WorkerGroupSettings> groups, List<ClientSettings> clients, ServerObserver observer,
             ListenerSettings... listeners) {
         SocketServer server = new SocketServer(backend, groups, List.of(listeners), clients, observer);
         server.start();

@@ -117,6 +117,57 @@ class WriteOrderTest {
         }
     }
 
+    @Test
+    void writesFromAnotherThreadThatWaitedTogetherLeaveInOneSendARound() throws Exception {
+        AtomicInteger sends = new AtomicInteger();
+        Backend watched = SocketCallWatch.watched(ServerFixture.backend(), (method, result, thrown) -> {
+            if (method.equals("send")) {
+                sends.incrementAndGet();
+            }
+        });
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Connection> idle = new CopyOnWriteArrayList<>();
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                idle.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                busy.countDown();
+                release.await(10, TimeUnit.SECONDS);
+            }
+        };
+        SocketServer server = this.fixture.start(watched, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                ServerObserver.NONE, ServerFixture.tcp("idle").handler(handler).build());
+        try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
+                Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
+            ServerFixture.await(() -> idle.size() == 2, "both connections opened");
+            Connection target = idle.get(0);
+            blocker.getOutputStream().write('b');
+            assertThat(busy.await(10, TimeUnit.SECONDS)).as("the only worker is busy").isTrue();
+            for (int i = 0; i < 1000; i++) {
+                target.write(bytes(String.valueOf(i % 10)));
+            }
+            int before = sends.get();
+            release.countDown();
+            quiet.setSoTimeout(10_000);
+            byte[] arrived = quiet.getInputStream().readNBytes(1000);
+            for (int i = 0; i < 1000; i++) {
+                assertThat(arrived[i]).as("byte %d", i).isEqualTo((byte) ('0' + i % 10));
+            }
+            // A round of the owner's turn takes at most REQUESTS_PER_ROUND writes: one send each round, not one each write.
+            assertThat(sends.get() - before).as("sends for 1,000 writes that waited for the owner together")
+                    .isLessThanOrEqualTo((1000 + ConnectionTurn.REQUESTS_PER_ROUND - 1) / ConnectionTurn.REQUESTS_PER_ROUND);
+        }
+        finally {
+            release.countDown();
+        }
+    }
+
     /** Counts the runs posted to a real port. */
     static final class CountingPosts extends ForwardingPort {
 

@@ -262,11 +262,22 @@ public final class Worker implements Runnable, Runner {
         return Thread.currentThread() instanceof WorkerThread;
     }
 
+    /**
+     * @return the port the calling thread dequeues from, if it is a worker's; {@code null} on any other
+     * thread (what a connection the thread writes to may share, so that the write stays on this thread)
+     */
+    public static NotificationPort currentPort() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.worker.port : null;
+    }
+
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
     static final class WorkerThread extends Thread {
 
+        private final Worker worker;
+
         WorkerThread(Worker worker, String name) {
             super(worker, name);
+            this.worker = worker;
         }
     }
 
