@@ -168,6 +168,47 @@ class WriteOrderTest {
         }
     }
 
+    @Test
+    void aWriteToAConnectionOfTheWritingWorkersOwnPortPostsNothingThroughThePort() throws Exception {
+        AtomicInteger posts = new AtomicInteger();
+        Backend counting = new ForwardingBackend(ServerFixture.backend()) {
+
+            @Override
+            public NotificationPort openPort() throws NativeIoException {
+                return new CountingPosts(super.openPort(), posts);
+            }
+        };
+        List<Connection> opened = new CopyOnWriteArrayList<>();
+        AtomicInteger postsDuringWrites = new AtomicInteger(-1);
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                opened.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                int before = posts.get();
+                for (int i = 0; i < 100; i++) {
+                    opened.get(0).write(bytes("y"));
+                }
+                postsDuringWrites.set(posts.get() - before);
+            }
+        };
+        SocketServer server = this.fixture.start(counting, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                ServerObserver.NONE, ServerFixture.tcp("near").handler(handler).build());
+        try (Socket target = new Socket(InetAddress.getLoopbackAddress(), server.listener("near").portNumber());
+                Socket writer = new Socket(InetAddress.getLoopbackAddress(), server.listener("near").portNumber())) {
+            ServerFixture.await(() -> opened.size() == 2, "both connections opened");
+            writer.getOutputStream().write('w');
+            target.setSoTimeout(10_000);
+            assertThat(target.getInputStream().readNBytes(100)).hasSize(100);
+            assertThat(postsDuringWrites.get()).as("runs posted through the port for 100 writes from its only worker").isZero();
+        }
+    }
+
     /** Counts the runs posted to a real port. */
     static final class CountingPosts extends ForwardingPort {
 

@@ -220,6 +220,9 @@ public abstract class SocketState {
      * @return false when the port is closed (the server stopped): no worker will run them
      */
     public final boolean postRun() {
+        if (this instanceof SocketTurn turn && Worker.runHere(turn, this.port)) {
+            return true;
+        }
         try {
             this.port.post(this.key, RUN);
         }

@@ -13,6 +13,7 @@ import dev.sockstate.server.WorkerGroupState;
 import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.observer.WorkerObserver;
 import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
 
 /**
  * One thread of a worker group: dequeues a batch from its port (the group's shared one, or its own),
@@ -53,6 +54,16 @@ public final class Worker implements Runnable, Runner {
 
     private volatile Throwable failure;
 
+    /** Whether no other worker dequeues from its port (a port per worker, or a group of one). */
+    private final boolean alone;
+
+    /**
+     * Runs of sockets on its port that this worker asked for itself, while it ran another socket's
+     * turn: run after the batch at hand, without a message through the port (no queue entry, no
+     * eventfd write and read); only when no other worker could take them sooner. Its thread only.
+     */
+    private final ArrayDeque<SocketTurn> ownRuns = new ArrayDeque<>();
+
     private volatile Thread thread;
 
     /**
@@ -73,6 +84,7 @@ public final class Worker implements Runnable, Runner {
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
         this.readBuffer = readBuffer;
+        this.alone = settings.notificationPorts() == settings.workers();
     }
 
     @Override
@@ -118,7 +130,7 @@ public final class Worker implements Runnable, Runner {
             int count;
             RegistrationBatch carried = this.changes.forNextCall();
             try {
-                count = this.port.process(carried, this.notifications, (carried != null) ? 0 : this.timeoutMillis);
+                count = this.port.process(carried, this.notifications, (carried != null || !this.ownRuns.isEmpty()) ? 0 : this.timeoutMillis);
             }
             catch (PortClosedException ex) {
                 return;
@@ -142,6 +154,7 @@ public final class Worker implements Runnable, Runner {
             long waited = timed ? System.nanoTime() - start : 0;
             this.changes.applied();
             int socketNotifications = dispatch(count);
+            runOwn();
             DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
                     : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
             observer.dequeued(socketNotifications, outcome, waited);
@@ -188,6 +201,32 @@ public final class Worker implements Runnable, Runner {
             }
         }
         return socketNotifications;
+    }
+
+    /**
+     * Runs the sockets this worker asked runs of while it handled the batch, those asked for until now
+     * only: what they ask for in turn waits for the next round, after a dequeue that does not wait.
+     */
+    private void runOwn() {
+        for (int i = this.ownRuns.size(); i > 0 && !this.stopped; i--) {
+            this.ownRuns.poll().notified(this, 0);
+        }
+    }
+
+    /**
+     * Asks the calling thread to run a socket soon, if it is the only worker of the socket's port: after
+     * the batch at hand, with no message through the port.
+     * @param socket a socket whose run is asked for
+     * @param port its port
+     * @return false when the calling thread is no such worker: the run is posted through the port
+     */
+    static boolean runHere(SocketTurn socket, NotificationPort port) {
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.worker.port == port && thread.worker.alone
+                && !thread.worker.stopped) {
+            thread.worker.ownRuns.add(socket);
+            return true;
+        }
+        return false;
     }
 
     /**
