@@ -340,8 +340,9 @@ final class ServerSettingsFactory {
 
     /**
      * Where each of the runtime's settings comes from: the property, relative to the listener's
-     * ({@code listeners.<name>.}) or the worker group's ({@code workers.} or {@code groups.<name>.})
-     * prefix, or, starting with {@code sockstate.}, a property shared by every group.
+     * ({@code listeners.<name>.}), the client's ({@code clients.<name>.}, which shares the names of the
+     * settings it has in common with listeners) or the worker group's ({@code workers.} or
+     * {@code groups.<name>.}) prefix, or, starting with {@code sockstate.}, a property shared by every group.
      */
     private static final Map<Setting, String> PROPERTIES = properties();
 
@@ -374,6 +375,12 @@ final class ServerSettingsFactory {
         properties.put(Setting.READ_BUFFER_SIZE, "read-buffer-size");
         properties.put(Setting.THREAD_NAME_PREFIX, "thread-name-prefix");
         properties.put(Setting.PORT_PER_WORKER, "port-per-worker");
+        properties.put(Setting.CLIENT_NAME, "");
+        properties.put(Setting.ADDRESS, "address");
+        properties.put(Setting.CONNECT_TIMEOUT, "connect-timeout");
+        properties.put(Setting.POOL_SIZE, "pool.size");
+        properties.put(Setting.RECONNECT, "reconnect");
+        properties.put(Setting.REQUEST_TIMEOUT, "request-timeout");
         return properties;
     }
 
@@ -386,8 +393,11 @@ final class ServerSettingsFactory {
         String property = PROPERTIES.get(refused.setting());
         if (!property.startsWith(PREFIX)) {
             String owner = refused.ownerName();
-            String prefix = (refused.setting().scope() == Setting.Scope.LISTENER) ? "listeners." + owner
-                    : ListenerSettings.DEFAULT_GROUP.equals(owner) ? "workers" : "groups." + owner;
+            String prefix = switch (refused.ownerScope()) {
+                case LISTENER -> "listeners." + owner;
+                case CLIENT -> "clients." + owner;
+                case WORKER_GROUP -> ListenerSettings.DEFAULT_GROUP.equals(owner) ? "workers" : "groups." + owner;
+            };
             property = PREFIX + prefix + (property.isEmpty() ? "" : "." + property);
         }
         InvalidConfigurationPropertyValueException translated = new InvalidConfigurationPropertyValueException(property,
