@@ -15,6 +15,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -84,6 +85,20 @@ final class ServerSettingsFactory {
                 listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
                 ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix())));
         return kinds;
+    }
+
+    /** @return what the handlers need to know of each client, by name */
+    Map<String, ListenerKind> clientKinds() {
+        return new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl).clientKinds();
+    }
+
+    /**
+     * @param handlers where each client's handler is found once the singletons exist
+     * @param beans where the executors and codecs named are
+     * @return every client's settings ({@link ClientSettingsFactory})
+     */
+    List<ClientSettings> clients(ListenerHandlers handlers, BeanFactory beans) {
+        return new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl).clients(handlers, beans);
     }
 
     List<WorkerGroupSettings> groups(List<WorkerGroupCustomizer> customizers) {
@@ -259,7 +274,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the framing the properties describe, or {@code null} for raw reads */
-    private static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
+    static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
         FramingType type = properties.getType();
         require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
                 "A codec is named only with framing.type custom.");
@@ -319,7 +334,7 @@ final class ServerSettingsFactory {
         return Framing.of((FrameDecoder) codec, encoder);
     }
 
-    private static Executor executor(String path, String name, BeanFactory beans) {
+    static Executor executor(String path, String name, BeanFactory beans) {
         if (name == null || name.isBlank() || "none".equals(name)) {
             return null;
         }
@@ -334,7 +349,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the size in bytes, clamped to the int range (the runtime refuses what is out of its own range) */
-    private static int bytes(DataSize size) {
+    static int bytes(DataSize size) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
     }
 
