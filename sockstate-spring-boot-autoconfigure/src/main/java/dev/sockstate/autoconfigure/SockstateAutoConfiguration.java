@@ -67,12 +67,18 @@ public final class SockstateAutoConfiguration {
                 () -> decorators.orderedStream().collect(Collectors.toList()));
     }
 
+    /** The clients' live counts, as the auto-configured server reports them. */
+    @Bean
+    ClientCounts sockstateClientCounts() {
+        return new ClientCounts();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     SocketServer sockstateSocketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
-            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles) {
+            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles, ClientCounts clientCounts) {
         ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable(),
                 sslBundles.getIfAvailable());
         try {
@@ -80,7 +86,8 @@ public final class SockstateAutoConfiguration {
             List<ListenerSettings> listeners = factory.listeners(handlers, beans,
                     listenerCustomizers.orderedStream().collect(Collectors.toList()));
             List<ClientSettings> clients = factory.clients(handlers, beans);
-            return new SocketServer(backend, groups, listeners, clients, observer.getIfAvailable(() -> ServerObserver.NONE));
+            return new SocketServer(backend, groups, listeners, clients,
+                    clientCounts.observing(observer.getIfAvailable(() -> ServerObserver.NONE)));
         }
         catch (InvalidSettingException ex) {
             throw ServerSettingsFactory.asProperty(ex);
