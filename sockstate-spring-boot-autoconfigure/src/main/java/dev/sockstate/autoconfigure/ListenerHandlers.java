@@ -22,7 +22,10 @@ import org.springframework.context.SmartLifecycle;
  * stand-in per listener that passes each call on to the handler found, so a handler may inject the
  * {@link dev.sockstate.server.engine.SocketServer} (to read a bound port, say). They are found as the
  * context starts, in the phase before the server's, on the thread that refreshes the context, so a
- * handler that does not fit fails start-up (with lazy initialization too).
+ * handler that does not fit fails start-up (with lazy initialization too). The outbound clients'
+ * handlers are found alike, each behind a stand-in too; a client no bean serves drops the frames no
+ * request is owed, as the core's own clients without a handler do. The {@link HandlerDecorator}s wrap
+ * the listeners' handlers only (they are given listener names).
  */
 final class ListenerHandlers implements SmartLifecycle {
 
@@ -30,9 +33,13 @@ final class ListenerHandlers implements SmartLifecycle {
 
     private final Supplier<Map<String, ListenerKind>> listeners;
 
+    private final Supplier<Map<String, ListenerKind>> clients;
+
     private final Supplier<List<HandlerDecorator>> decorators;
 
     private final Map<String, StandIn> standIns = new LinkedHashMap<>();
+
+    private final Map<String, StandIn> clientStandIns = new LinkedHashMap<>();
 
     /** Whether the auto-configured server takes its handlers from here. */
     private boolean serving;
@@ -43,12 +50,14 @@ final class ListenerHandlers implements SmartLifecycle {
     /**
      * @param beans where the {@code @SocketHandler} beans are
      * @param listeners the configured listeners, asked for once the singletons exist
-     * @param decorators what wraps the handlers found, first outermost, asked for with the listeners
+     * @param clients the configured clients, asked for with the listeners
+     * @param decorators what wraps the listeners' handlers found, first outermost, asked for with the listeners
      */
     ListenerHandlers(ListableBeanFactory beans, Supplier<Map<String, ListenerKind>> listeners,
-            Supplier<List<HandlerDecorator>> decorators) {
+            Supplier<Map<String, ListenerKind>> clients, Supplier<List<HandlerDecorator>> decorators) {
         this.beans = beans;
         this.listeners = listeners;
+        this.clients = clients;
         this.decorators = decorators;
     }
 
@@ -62,7 +71,16 @@ final class ListenerHandlers implements SmartLifecycle {
      * @return the stand-in for its handler, which passes calls on once the handler is found
      */
     synchronized StandIn handler(String listener) {
-        return this.standIns.computeIfAbsent(listener, StandIn::new);
+        return this.standIns.computeIfAbsent(listener, (name) -> new StandIn("listener", name));
+    }
+
+    /**
+     * @param client a configured client's name
+     * @return the stand-in for the handler of its connections, which passes calls on once the handler
+     * is found (or drops the frames no request is owed, when no bean serves the client)
+     */
+    synchronized StandIn clientHandler(String client) {
+        return this.clientStandIns.computeIfAbsent(client, (name) -> new StandIn("client", name));
     }
 
     /**
@@ -97,7 +115,7 @@ final class ListenerHandlers implements SmartLifecycle {
             return;
         }
         Map<String, ListenerKind> listeners = this.listeners.get();
-        SocketHandlers handlers = SocketHandlers.resolve(this.beans, listeners);
+        SocketHandlers handlers = SocketHandlers.resolve(this.beans, listeners, this.clients.get());
         List<HandlerDecorator> decorators = this.decorators.get();
         this.standIns.forEach((name, standIn) -> {
             ListenerKind kind = listeners.get(name);
@@ -108,7 +126,16 @@ final class ListenerHandlers implements SmartLifecycle {
                 standIn.datagrams = decorated(name, handlers.datagramHandler(name), decorators, HandlerDecorator::decorate);
             }
         });
+        this.clientStandIns.forEach((name, standIn) -> {
+            ConnectionHandler handler = handlers.clientHandler(name);
+            standIn.connections = (handler != null) ? handler : ListenerHandlers::discard;
+        });
         this.resolved = true;
+    }
+
+    /** What a client no bean serves does with the frames no request is owed: drops them. */
+    private static void discard(Connection connection, ByteBuffer data) {
+        data.position(data.limit());
     }
 
     /** @return the handler wrapped by each decorator, the first outermost */
@@ -132,10 +159,13 @@ final class ListenerHandlers implements SmartLifecycle {
     }
 
     /**
-     * A listener's handler until the singletons exist, then the way to it. Set before the server
-     * starts its threads, so that they read it set.
+     * A listener's or a client's handler until the singletons exist, then the way to it. Set before
+     * the server starts its threads, so that they read it set.
      */
     static final class StandIn implements ConnectionHandler, DatagramHandler {
+
+        /** listener or client */
+        private final String kind;
 
         private final String listener;
 
@@ -143,7 +173,8 @@ final class ListenerHandlers implements SmartLifecycle {
 
         private volatile DatagramHandler datagrams;
 
-        StandIn(String listener) {
+        StandIn(String kind, String listener) {
+            this.kind = kind;
             this.listener = listener;
         }
 
@@ -164,13 +195,13 @@ final class ListenerHandlers implements SmartLifecycle {
         }
 
         private IllegalStateException notFound() {
-            return new IllegalStateException("No handler was found for listener '" + this.listener
+            return new IllegalStateException("No handler was found for " + this.kind + " '" + this.listener
                     + "': the server was started without the context that finds them");
         }
 
         @Override
         public String toString() {
-            return "the handler of listener '" + this.listener + "'";
+            return "the handler of " + this.kind + " '" + this.listener + "'";
         }
 
         @Override

@@ -14,7 +14,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Matches when the application asks for a server: a listener is configured under
- * {@code sockstate.listeners}, or a {@link SocketHandler} bean is defined (which then fails start-up,
+ * {@code sockstate.listeners}, a client under {@code sockstate.clients} (a gateway's outbound
+ * connections run on the server's workers), or a {@link SocketHandler} bean is defined (which then fails start-up,
  * naming the listener it lacks). An application that has the starter only through a dependency
  * starts no server, no thread and no meter, as Spring Boot's RSocket server starts only when its
  * port is set.
@@ -35,12 +36,17 @@ class OnListenersCondition extends SpringBootCondition implements ConfigurationC
         if (!listeners.isEmpty()) {
             return ConditionOutcome.match(message.found("listener", "listeners").items(listeners.keySet()));
         }
+        Map<String, Object> clients = Binder.get(context.getEnvironment())
+                .bind("sockstate.clients", Bindable.mapOf(String.class, Object.class)).orElse(Map.of());
+        if (!clients.isEmpty()) {
+            return ConditionOutcome.match(message.found("client", "clients").items(clients.keySet()));
+        }
         ConfigurableListableBeanFactory beans = context.getBeanFactory();
         String[] handlers = (beans != null) ? beans.getBeanNamesForAnnotation(SocketHandler.class) : new String[0];
         if (handlers.length > 0) {
             return ConditionOutcome.match(message.found("@SocketHandler bean", "@SocketHandler beans").items((Object[]) handlers));
         }
-        return ConditionOutcome.noMatch(message.because("no listener is configured under sockstate.listeners and no"
-                + " @SocketHandler bean is defined"));
+        return ConditionOutcome.noMatch(message.because("no listener is configured under sockstate.listeners, no client under"
+                + " sockstate.clients, and no @SocketHandler bean is defined"));
     }
 }

@@ -15,6 +15,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -84,6 +85,20 @@ final class ServerSettingsFactory {
                 listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
                 ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix())));
         return kinds;
+    }
+
+    /** @return what the handlers need to know of each client, by name */
+    Map<String, ListenerKind> clientKinds() {
+        return new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl).clientKinds();
+    }
+
+    /**
+     * @param handlers where each client's handler is found once the singletons exist
+     * @param beans where the executors and codecs named are
+     * @return every client's settings ({@link ClientSettingsFactory})
+     */
+    List<ClientSettings> clients(ListenerHandlers handlers, BeanFactory beans) {
+        return new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl).clients(handlers, beans);
     }
 
     List<WorkerGroupSettings> groups(List<WorkerGroupCustomizer> customizers) {
@@ -259,7 +274,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the framing the properties describe, or {@code null} for raw reads */
-    private static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
+    static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
         FramingType type = properties.getType();
         require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
                 "A codec is named only with framing.type custom.");
@@ -319,7 +334,7 @@ final class ServerSettingsFactory {
         return Framing.of((FrameDecoder) codec, encoder);
     }
 
-    private static Executor executor(String path, String name, BeanFactory beans) {
+    static Executor executor(String path, String name, BeanFactory beans) {
         if (name == null || name.isBlank() || "none".equals(name)) {
             return null;
         }
@@ -334,14 +349,15 @@ final class ServerSettingsFactory {
     }
 
     /** @return the size in bytes, clamped to the int range (the runtime refuses what is out of its own range) */
-    private static int bytes(DataSize size) {
+    static int bytes(DataSize size) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
     }
 
     /**
      * Where each of the runtime's settings comes from: the property, relative to the listener's
-     * ({@code listeners.<name>.}) or the worker group's ({@code workers.} or {@code groups.<name>.})
-     * prefix, or, starting with {@code sockstate.}, a property shared by every group.
+     * ({@code listeners.<name>.}), the client's ({@code clients.<name>.}, which shares the names of the
+     * settings it has in common with listeners) or the worker group's ({@code workers.} or
+     * {@code groups.<name>.}) prefix, or, starting with {@code sockstate.}, a property shared by every group.
      */
     private static final Map<Setting, String> PROPERTIES = properties();
 
@@ -374,6 +390,12 @@ final class ServerSettingsFactory {
         properties.put(Setting.READ_BUFFER_SIZE, "read-buffer-size");
         properties.put(Setting.THREAD_NAME_PREFIX, "thread-name-prefix");
         properties.put(Setting.PORT_PER_WORKER, "port-per-worker");
+        properties.put(Setting.CLIENT_NAME, "");
+        properties.put(Setting.ADDRESS, "address");
+        properties.put(Setting.CONNECT_TIMEOUT, "connect-timeout");
+        properties.put(Setting.POOL_SIZE, "pool.size");
+        properties.put(Setting.RECONNECT, "reconnect");
+        properties.put(Setting.REQUEST_TIMEOUT, "request-timeout");
         return properties;
     }
 
@@ -386,8 +408,11 @@ final class ServerSettingsFactory {
         String property = PROPERTIES.get(refused.setting());
         if (!property.startsWith(PREFIX)) {
             String owner = refused.ownerName();
-            String prefix = (refused.setting().scope() == Setting.Scope.LISTENER) ? "listeners." + owner
-                    : ListenerSettings.DEFAULT_GROUP.equals(owner) ? "workers" : "groups." + owner;
+            String prefix = switch (refused.ownerScope()) {
+                case LISTENER -> "listeners." + owner;
+                case CLIENT -> "clients." + owner;
+                case WORKER_GROUP -> ListenerSettings.DEFAULT_GROUP.equals(owner) ? "workers" : "groups." + owner;
+            };
             property = PREFIX + prefix + (property.isEmpty() ? "" : "." + property);
         }
         InvalidConfigurationPropertyValueException translated = new InvalidConfigurationPropertyValueException(property,

@@ -6,6 +6,7 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.observer.ServerObserver;
 import java.time.Duration;
@@ -26,13 +27,15 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of the socket servers: the backend, the {@link SocketServer} built from
  * {@code sockstate.*} properties and the {@link dev.sockstate.spring.handler.SocketHandler}
- * beans, and its lifecycle.
+ * beans, and its lifecycle; a {@link dev.sockstate.server.client.SocketClient} bean per configured
+ * client ({@link ClientBeansRegistrar}).
  */
 @AutoConfiguration(after = { TaskExecutionAutoConfiguration.class, SslAutoConfiguration.class })
 @ConditionalOnClass(name = "com.sun.jna.Native")
@@ -40,6 +43,7 @@ import org.springframework.core.env.Environment;
 @Conditional({ OnListenersCondition.class, OnAvailableBackendCondition.class })
 @EnableConfigurationProperties(SockstateProperties.class)
 @ImportRuntimeHints(SockstateRuntimeHints.class)
+@Import(ClientBeansRegistrar.class)
 public final class SockstateAutoConfiguration {
 
     @Bean
@@ -59,7 +63,14 @@ public final class SockstateAutoConfiguration {
             ObjectProvider<MessageMapper> messageMapper, ObjectProvider<HandlerDecorator> decorators) {
         return new ListenerHandlers(beans,
                 () -> new ServerSettingsFactory(properties.getObject(), messageMapper.getIfAvailable()).listenerKinds(),
+                () -> new ServerSettingsFactory(properties.getObject(), messageMapper.getIfAvailable()).clientKinds(),
                 () -> decorators.orderedStream().collect(Collectors.toList()));
+    }
+
+    /** The clients' live counts, as the auto-configured server reports them. */
+    @Bean
+    ClientCounts sockstateClientCounts() {
+        return new ClientCounts();
     }
 
     @Bean
@@ -67,14 +78,16 @@ public final class SockstateAutoConfiguration {
     SocketServer sockstateSocketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
-            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles) {
+            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles, ClientCounts clientCounts) {
         ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable(),
                 sslBundles.getIfAvailable());
         try {
             List<WorkerGroupSettings> groups = factory.groups(groupCustomizers.orderedStream().collect(Collectors.toList()));
             List<ListenerSettings> listeners = factory.listeners(handlers, beans,
                     listenerCustomizers.orderedStream().collect(Collectors.toList()));
-            return new SocketServer(backend, groups, listeners, observer.getIfAvailable(() -> ServerObserver.NONE));
+            List<ClientSettings> clients = factory.clients(handlers, beans);
+            return new SocketServer(backend, groups, listeners, clients,
+                    clientCounts.observing(observer.getIfAvailable(() -> ServerObserver.NONE)));
         }
         catch (InvalidSettingException ex) {
             throw ServerSettingsFactory.asProperty(ex);

@@ -8,7 +8,7 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration of the socket servers: the backend, the worker pool, extra worker groups, the
- * listeners and the shutdown.
+ * listeners, the outbound clients and the shutdown.
  */
 @ConfigurationProperties("sockstate")
 public class SockstateProperties {
@@ -39,6 +39,9 @@ public class SockstateProperties {
 
     /** Listeners by name. */
     private Map<String, ListenerProperties> listeners = new LinkedHashMap<>();
+
+    /** Outbound TCP clients by name, served by the same workers; each is a SocketClient bean of that name. */
+    private Map<String, ClientProperties> clients = new LinkedHashMap<>();
 
     /** How the servers stop. */
     private final Shutdown shutdown = new Shutdown();
@@ -112,6 +115,14 @@ public class SockstateProperties {
 
     public void setListeners(Map<String, ListenerProperties> listeners) {
         this.listeners = listeners;
+    }
+
+    public Map<String, ClientProperties> getClients() {
+        return this.clients;
+    }
+
+    public void setClients(Map<String, ClientProperties> clients) {
+        this.clients = clients;
     }
 
     public Shutdown getShutdown() {

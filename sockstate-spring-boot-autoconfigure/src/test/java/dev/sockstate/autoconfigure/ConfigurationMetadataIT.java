@@ -30,7 +30,7 @@ import org.springframework.boot.configurationmetadata.ValueProvider;
 /**
  * The configuration metadata in the built jar, read as an IDE reads it (Spring Boot's own metadata
  * reader): every key the README documents completes, either as a property of its own or, under
- * {@code sockstate.listeners.<name>} and {@code sockstate.groups.<group>}, through the map's value type
+ * {@code sockstate.listeners.<name>}, {@code sockstate.clients.<name>} and {@code sockstate.groups.<group>}, through the map's value type
  * (which IntelliJ IDEA and Spring Tools resolve); every key the code binds is documented; the
  * top-level keys with a fixed set of choices offer them as hints, the per-listener ones are
  * enumerations (a hint cannot name a key under a map, so {@code sockstate.handler-executor}, the
@@ -127,7 +127,7 @@ class ConfigurationMetadataIT {
         if (own != null) {
             return load(own.getType());
         }
-        for (String map : List.of("sockstate.listeners.<name>.", "sockstate.groups.<group>.")) {
+        for (String map : List.of("sockstate.listeners.<name>.", "sockstate.clients.<name>.", "sockstate.groups.<group>.")) {
             if (key.startsWith(map)) {
                 Class<?> type = mapValueType(map.substring(0, map.indexOf(".<")));
                 for (String segment : key.substring(map.length()).split("\\.")) {

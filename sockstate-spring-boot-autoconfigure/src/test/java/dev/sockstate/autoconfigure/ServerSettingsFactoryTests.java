@@ -37,6 +37,15 @@ class ServerSettingsFactoryTests {
         assertThat(property("default", Setting.DEQUEUE_TIMEOUT)).isEqualTo("sockstate.dequeue-timeout");
     }
 
+    @Test
+    void clientSettingsAreReportedUnderTheClientThoseItSharesWithListenersToo() {
+        assertThat(property("redis", Setting.ADDRESS)).isEqualTo("sockstate.clients.redis.address");
+        assertThat(property("redis", Setting.POOL_SIZE)).isEqualTo("sockstate.clients.redis.pool.size");
+        assertThat(property("redis", Setting.CLIENT_NAME)).isEqualTo("sockstate.clients.redis");
+        assertThat(ServerSettingsFactory.asProperty(InvalidSettingException.mustBe(Setting.Scope.CLIENT, "redis",
+                Setting.IDLE_TIMEOUT, -1, "zero or positive")).getName().toString()).isEqualTo("sockstate.clients.redis.idle-timeout");
+    }
+
     private static String property(String owner, Setting setting) {
         return ServerSettingsFactory.asProperty(InvalidSettingException.mustBe(owner, setting, 1, "something else")).getName()
                 .toString();

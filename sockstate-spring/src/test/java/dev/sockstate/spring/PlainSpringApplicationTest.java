@@ -8,6 +8,7 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ServerObserver;
@@ -26,6 +27,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -97,6 +100,36 @@ class PlainSpringApplicationTest {
         }
     }
 
+    @Test
+    void aClientHandlerBeanHearsItsConnectionOpenAndThePushesNoRequestIsOwedWhileRequestsGetTheirReplies() throws Exception {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(GatewayApplication.class)) {
+            SocketHandlers handlers = SocketHandlers.resolve(context, Map.of("greeter", new ListenerKind(Protocol.TCP, true, null)),
+                    Map.of("upstream", new ListenerKind(Protocol.TCP, true, null)));
+            // The backend greets each connection first (a push no request is owed), then echoes each line.
+            SocketServer backend = server(ListenerSettings.tcp("greeter").address(LOOPBACK).portNumber(0).framing(Framing.line())
+                    .handler(handlers.connectionHandler("greeter")).build());
+            backend.start();
+            ClientSettings upstream = ClientSettings.builder("upstream")
+                    .address(LOOPBACK.getHostAddress(), backend.listener("greeter").portNumber()).framing(Framing.line())
+                    .handler(handlers.clientHandler("upstream")).build();
+            SocketServer gateway = new SocketServer(Backends.select("auto"),
+                    List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), List.of(), List.of(upstream),
+                    ServerObserver.NONE);
+            gateway.start();
+            try {
+                Upstream heard = context.getBean(Upstream.class);
+                assertThat(heard.pushes.poll(5, TimeUnit.SECONDS)).isEqualTo("hello");
+                assertThat(heard.opened).hasValue(1);
+                assertThat(gateway.client("upstream").request("ping", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("ping");
+                assertThat(heard.pushes).isEmpty();
+            }
+            finally {
+                gateway.stop(Duration.ofSeconds(5));
+                backend.stop(Duration.ofSeconds(5));
+            }
+        }
+    }
+
     private static SocketServer server(ListenerSettings listener) {
         return new SocketServer(Backends.select("auto"), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
                 List.of(listener), ServerObserver.NONE);
@@ -157,6 +190,53 @@ class PlainSpringApplicationTest {
         @OnMessage
         Receipt order(Order order) {
             return new Receipt(order.quantity() + " x " + order.item());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class GatewayApplication {
+
+        @Bean
+        Greeter greeter() {
+            return new Greeter();
+        }
+
+        @Bean
+        Upstream upstream() {
+            return new Upstream();
+        }
+    }
+
+    @SocketHandler("greeter")
+    static class Greeter {
+
+        @OnOpen
+        void greet(Connection connection) {
+            connection.send("hello");
+        }
+
+        @OnMessage
+        String echo(String line) {
+            return line;
+        }
+    }
+
+    /** The handler of the client's connections: what the backend sent that no request was owed. */
+    @SocketHandler(client = "upstream")
+    static class Upstream {
+
+        final AtomicInteger opened = new AtomicInteger();
+
+        final BlockingQueue<String> pushes = new LinkedBlockingQueue<>();
+
+        @OnOpen
+        void opened() {
+            this.opened.incrementAndGet();
+        }
+
+        @OnMessage
+        void pushed(String message) {
+            this.pushes.add(message);
         }
     }
 

@@ -4,17 +4,21 @@ import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.BoundListener;
+import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -22,7 +26,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code sockstate} Actuator endpoint: the backend and its availability, the worker groups with
- * their ports and threads, and every listener with its address, trigger and counts.
+ * their ports and threads, every listener with its address, trigger and counts, and every outbound
+ * client with its addresses, pool and open connections.
  */
 @Endpoint(id = "sockstate")
 public class SockstateEndpoint {
@@ -32,6 +37,8 @@ public class SockstateEndpoint {
     private final Backend backend;
 
     private final Function<String, String> bundleOf;
+
+    private final ToIntFunction<String> pendingRequests;
 
     /**
      * @param server the server
@@ -47,9 +54,21 @@ public class SockstateEndpoint {
      * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name
      */
     public SockstateEndpoint(SocketServer server, Backend backend, Function<String, String> bundleOf) {
+        this(server, backend, bundleOf, (client) -> 0);
+    }
+
+    /**
+     * @param server the server
+     * @param backend its backend
+     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name
+     * @param pendingRequests the requests each client sent and has not had answered yet, by client name
+     */
+    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, String> bundleOf,
+            ToIntFunction<String> pendingRequests) {
         this.server = server;
         this.backend = backend;
         this.bundleOf = bundleOf;
+        this.pendingRequests = pendingRequests;
     }
 
     private TlsDescriptor tls(ListenerSettings settings) {
@@ -70,8 +89,49 @@ public class SockstateEndpoint {
         for (ListenerSettings settings : this.server.listenerSettings()) {
             listeners.add(describe(settings, bound));
         }
+        List<ClientDescriptor> clients = new ArrayList<>();
+        for (ClientSettings settings : this.server.clientSettings()) {
+            clients.add(describe(settings));
+        }
         return new SockstateDescriptor(new BackendDescriptor(this.backend.name(), availability.available(), availability.reason()),
-                this.server.isRunning(), this.server.workerGroups(), listeners);
+                this.server.isRunning(), this.server.workerGroups(), listeners, clients);
+    }
+
+    private ClientDescriptor describe(ClientSettings settings) {
+        List<ConnectionDescriptor> connections = new ArrayList<>();
+        boolean running = this.server.isRunning();
+        if (running) {
+            try {
+                for (Connection connection : this.server.client(settings.name()).connections()) {
+                    connections.add(new ConnectionDescriptor(text(connection.localAddress()), text(connection.remoteAddress())));
+                }
+            }
+            catch (IllegalArgumentException ex) {
+                // Stopped since: no connection.
+                running = false;
+            }
+        }
+        return new ClientDescriptor(settings.name(), addresses(settings), settings.poolSize(), settings.group(),
+                settings.framing() != null, settings.tls() != null, running, connections,
+                running ? this.pendingRequests.applyAsInt(settings.name()) : 0);
+    }
+
+    /** @return each address as configured, host:port ({@code [::1]:6379} for an IPv6 literal) */
+    static List<String> addresses(ClientSettings settings) {
+        List<String> addresses = new ArrayList<>();
+        for (InetSocketAddress address : settings.addresses()) {
+            String host = address.getHostString();
+            addresses.add(((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + address.getPort());
+        }
+        return addresses;
+    }
+
+    private static String text(SocketAddress address) {
+        if (address instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            String host = inet.getAddress().getHostAddress();
+            return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + inet.getPort();
+        }
+        return String.valueOf(address);
     }
 
     /**
@@ -124,9 +184,34 @@ public class SockstateEndpoint {
      * @param running whether the server runs
      * @param groups the worker groups
      * @param listeners the listeners
+     * @param clients the outbound clients
      */
     public record SockstateDescriptor(BackendDescriptor backend, boolean running, List<WorkerGroupState> groups,
-            List<ListenerDescriptor> listeners) implements OperationResponseBody {
+            List<ListenerDescriptor> listeners, List<ClientDescriptor> clients) implements OperationResponseBody {
+    }
+
+    /**
+     * One outbound client.
+     * @param name its name
+     * @param addresses where it connects, host:port, in the order tried
+     * @param poolSize the connections it keeps open
+     * @param group its worker group
+     * @param framed whether its connections are framed (requests need it)
+     * @param tls whether it speaks TLS
+     * @param running whether it runs
+     * @param connections the pool's open connections
+     * @param pendingRequests requests sent and not yet answered
+     */
+    public record ClientDescriptor(String name, List<String> addresses, int poolSize, String group, boolean framed, boolean tls,
+            boolean running, List<ConnectionDescriptor> connections, int pendingRequests) {
+    }
+
+    /**
+     * One open connection of a client.
+     * @param localAddress its local address and port
+     * @param remoteAddress the backend's address and port
+     */
+    public record ConnectionDescriptor(String localAddress, String remoteAddress) {
     }
 
     /**

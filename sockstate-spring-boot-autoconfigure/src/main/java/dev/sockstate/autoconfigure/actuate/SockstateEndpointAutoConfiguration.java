@@ -1,10 +1,12 @@
 package dev.sockstate.autoconfigure.actuate;
 
+import dev.sockstate.autoconfigure.ClientCounts;
 import dev.sockstate.autoconfigure.ListenerProperties;
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.autoconfigure.SockstateProperties;
 import dev.sockstate.port.Backend;
 import dev.sockstate.server.engine.SocketServer;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -21,10 +23,12 @@ public final class SockstateEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SockstateEndpoint sockstateEndpoint(SocketServer server, Backend backend, SockstateProperties properties) {
+    SockstateEndpoint sockstateEndpoint(SocketServer server, Backend backend, SockstateProperties properties,
+            ObjectProvider<ClientCounts> clientCounts) {
+        ClientCounts counts = clientCounts.getIfAvailable();
         return new SockstateEndpoint(server, backend, (listener) -> {
             ListenerProperties configured = properties.getListeners().get(listener);
             return (configured != null) ? configured.getSsl().getBundle() : null;
-        });
+        }, (client) -> (counts != null) ? counts.pendingRequests(client) : 0);
     }
 }

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure.actuate;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper;
@@ -24,15 +25,33 @@ import org.springframework.core.annotation.Order;
  * group the application configures itself is left as it is. Being a group that is made, not a
  * property, it never fails start-up, whichever contributors exist. Any readiness group the
  * application configures ({@code management.endpoint.health.group.readiness.*}) is left as it is.
+ * An outbound client is a member only when its {@code health.readiness} says so
+ * ({@code sockstateClients/<name>}): a backend that is down takes the application out of traffic
+ * only when nothing can be served without it.
  */
 @Order(Ordered.LOWEST_PRECEDENCE - 1)
 final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor {
 
     static final String READINESS = "readiness";
 
+    /** The contributor of the clients' health, {@code sockstateClients/<name>} for each client. */
+    static final String CLIENTS = "sockstateClients";
+
+    private final Supplier<Set<String>> readinessClients;
+
+    /** @param readinessClients the clients whose health is part of the readiness probe */
+    SockstateReadinessGroup(Supplier<Set<String>> readinessClients) {
+        this.readinessClients = readinessClients;
+    }
+
     @Override
     public HealthEndpointGroups postProcessHealthEndpointGroups(HealthEndpointGroups groups) {
-        return (groups.get(READINESS) != null) ? groups : new WithReadiness(groups);
+        if (groups.get(READINESS) != null) {
+            return groups;
+        }
+        Set<String> members = new LinkedHashSet<>(List.of("readinessState", "sockstate"));
+        this.readinessClients.get().forEach((client) -> members.add(CLIENTS + "/" + client));
+        return new WithReadiness(groups, members);
     }
 
     /**
@@ -43,10 +62,11 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
 
         private final HealthEndpointGroups groups;
 
-        private final HealthEndpointGroup readiness = new ReadinessGroup();
+        private final HealthEndpointGroup readiness;
 
-        WithReadiness(HealthEndpointGroups groups) {
+        WithReadiness(HealthEndpointGroups groups, Set<String> members) {
             this.groups = groups;
+            this.readiness = new ReadinessGroup(members);
         }
 
         @Override
@@ -80,9 +100,15 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
      */
     private static final class ReadinessGroup implements HealthEndpointGroup {
 
+        private final Set<String> members;
+
+        ReadinessGroup(Set<String> members) {
+            this.members = members;
+        }
+
         @Override
         public boolean isMember(String name) {
-            return "readinessState".equals(name) || "sockstate".equals(name);
+            return this.members.contains(name);
         }
 
         @Override

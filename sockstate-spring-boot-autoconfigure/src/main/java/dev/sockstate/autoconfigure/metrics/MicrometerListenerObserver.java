@@ -7,9 +7,12 @@ import dev.sockstate.server.observer.ServerObserver.ActiveCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.noop.NoopCounter;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +21,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * One listener's meters, all tagged with the listener's name and resolved when it first starts; the
  * same object serves the listener of that name after a restart, its gauges reading the new counts.
+ * A client's connections have the same meters, tagged {@code client} instead
+ * ({@link MicrometerClientObserver}), but for those of accepting and of datagrams.
  */
-final class MicrometerListenerObserver implements ListenerObserver {
+class MicrometerListenerObserver implements ListenerObserver {
 
     private static final String HANDLER = "sockstate.handler";
 
@@ -65,6 +70,9 @@ final class MicrometerListenerObserver implements ListenerObserver {
 
     private final MeterRegistry registry;
 
+    /** The tag that names what the meters count: {@code listener}, or {@code client}. */
+    private final String tag;
+
     private final String listener;
 
     /** PROXY protocol headers by outcome and reason, registered as they first happen (a listener without the protocol has none). */
@@ -76,7 +84,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
     private volatile Timer handshakeTime;
 
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
-    private volatile ActiveCounts active = NO_COUNTS;
+    volatile ActiveCounts active = NO_COUNTS;
 
     private static final ActiveCounts NO_COUNTS = new ActiveCounts() {
         @Override
@@ -96,59 +104,71 @@ final class MicrometerListenerObserver implements ListenerObserver {
      * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
      */
     MicrometerListenerObserver(MeterRegistry registry, String listener, boolean handlerTimer) {
+        this(registry, "listener", listener, handlerTimer);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param tag the tag that names what the meters count: {@code listener}, or {@code client} for a
+     * client's connections, which have no meters of accepting or of datagrams
+     * @param listener the listener's or the client's name
+     * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
+     */
+    MicrometerListenerObserver(MeterRegistry registry, String tag, String listener, boolean handlerTimer) {
         this.registry = registry;
+        this.tag = tag;
         this.listener = listener;
+        boolean accepts = tag.equals("listener");
         for (Operation operation : Operation.values()) {
             for (boolean success : new boolean[] { true, false }) {
                 this.registrations[index(operation, success)] = Counter.builder("sockstate.registrations")
-                        .description("Registration changes applied to the port").tag("listener", listener)
+                        .description("Registration changes applied to the port").tag(tag, listener)
                         .tag("operation", operation.name().toLowerCase(java.util.Locale.ROOT))
                         .tag("result", success ? "success" : "failure").register(registry);
             }
         }
         Gauge.builder("sockstate.registrations.active", this, (observer) -> observer.active.registrations())
-                .description("Registrations on the port: the listener's own and its connections'").tag("listener", listener)
+                .description("Registrations on the port: the listener's own and its connections'").tag(tag, listener)
                 .register(registry);
-        Gauge.builder("sockstate.connections.active", this, (observer) -> observer.active.connections()).description("Open connections")
-                .tag("listener", listener).register(registry);
-        this.in = notifications(registry, listener, "in");
-        this.out = notifications(registry, listener, "out");
-        this.hangup = notifications(registry, listener, "hangup");
-        this.err = notifications(registry, listener, "err");
-        this.remove = notifications(registry, listener, "remove");
-        this.handlerSuccess = handler(registry, listener, "success", handlerTimer);
-        this.handlerError = handler(registry, listener, "error", handlerTimer);
-        this.accepted = Counter.builder("sockstate.connections.accepted").description("Connections accepted").tag("listener", listener)
-                .register(registry);
-        this.rejected = Counter.builder("sockstate.connections.rejected")
-                .description("Connections closed at once because the listener was at its maximum").tag("listener", listener)
-                .register(registry);
+        if (accepts) {
+            // A client's open connections are sockstate.client.connections.
+            Gauge.builder("sockstate.connections.active", this, (observer) -> observer.active.connections()).description("Open connections")
+                    .tag(tag, listener).register(registry);
+        }
+        this.in = notifications(registry, tag, listener, "in");
+        this.out = notifications(registry, tag, listener, "out");
+        this.hangup = notifications(registry, tag, listener, "hangup");
+        this.err = notifications(registry, tag, listener, "err");
+        this.remove = notifications(registry, tag, listener, "remove");
+        this.handlerSuccess = handler(registry, tag, listener, "success", handlerTimer);
+        this.handlerError = handler(registry, tag, listener, "error", handlerTimer);
+        this.accepted = listenerOnly(accepts, "sockstate.connections.accepted", "Connections accepted");
+        this.rejected = listenerOnly(accepts, "sockstate.connections.rejected",
+                "Connections closed at once because the listener was at its maximum");
         this.handlerRefused = Counter.builder("sockstate.handler.refused")
                 .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
-                .tag("listener", listener).register(registry);
+                .tag(tag, listener).register(registry);
         this.frameRejected = Counter.builder("sockstate.frames.rejected")
                 .description("Frames refused: bytes that did not frame (over max-frame-size, a malformed length) or did not read"
                         + " as the handler's message type; the connection was closed, or the datagram dropped")
-                .tag("listener", listener).register(registry);
-        this.stoppedServing = Counter.builder("sockstate.listeners.failed")
-                .description("Times the listener's socket closed for good while the server ran").tag("listener", listener)
-                .register(registry);
-        this.received = bytes(registry, listener, "sockstate.data.received", "Bytes received");
-        this.sent = bytes(registry, listener, "sockstate.data.sent", "Bytes sent");
-        this.datagramsDropped = Counter.builder("sockstate.datagrams.dropped")
-                .description("Datagrams not sent because the socket's buffer was full").tag("listener", listener).register(registry);
+                .tag(tag, listener).register(registry);
+        this.stoppedServing = listenerOnly(accepts, "sockstate.listeners.failed",
+                "Times the listener's socket closed for good while the server ran");
+        this.received = bytes(registry, tag, listener, "sockstate.data.received", "Bytes received");
+        this.sent = bytes(registry, tag, listener, "sockstate.data.sent", "Bytes sent");
+        this.datagramsDropped = listenerOnly(accepts, "sockstate.datagrams.dropped",
+                "Datagrams not sent because the socket's buffer was full");
         this.idleClosed = Counter.builder("sockstate.connections.idle.closed")
-                .description("Connections closed because they went without traffic for the idle timeout").tag("listener", listener)
+                .description("Connections closed because they went without traffic for the idle timeout").tag(tag, listener)
                 .register(registry);
         this.readPaused = Counter.builder("sockstate.connections.paused")
                 .description("Times a connection stopped reading because its queued writes passed max-pending-write-bytes")
-                .tag("listener", listener).register(registry);
-        this.acceptBackoffs = Counter.builder("sockstate.accept.backoffs")
-                .description("Times the listener paused accepting because the process was out of descriptors or memory")
-                .tag("listener", listener).register(registry);
+                .tag(tag, listener).register(registry);
+        this.acceptBackoffs = listenerOnly(accepts, "sockstate.accept.backoffs",
+                "Times the listener paused accepting because the process was out of descriptors or memory");
         Gauge.builder("sockstate.data.pending", this, (observer) -> observer.active.pendingWriteBytes())
                 .description("Bytes written and waiting in the connections' queues for their sockets").baseUnit("bytes")
-                .tag("listener", listener).register(registry);
+                .tag(tag, listener).register(registry);
     }
 
     /** @param active the counts of the listener that now runs under this name */
@@ -166,8 +186,19 @@ final class MicrometerListenerObserver implements ListenerObserver {
         return operation.ordinal() * 2 + (success ? 0 : 1);
     }
 
-    private static Counter notifications(MeterRegistry registry, String listener, String event) {
-        return Counter.builder("sockstate.notifications").description("Notifications dequeued").tag("listener", listener)
+    /**
+     * @return the counter of what only a listener does (accept, send datagrams, fail for good), or for
+     * a client's connections, which never do, one counted nowhere and never registered
+     */
+    private Counter listenerOnly(boolean accepts, String name, String description) {
+        if (!accepts) {
+            return new NoopCounter(new Meter.Id(name, Tags.empty(), null, description, Meter.Type.COUNTER));
+        }
+        return Counter.builder(name).description(description).tag(this.tag, this.listener).register(this.registry);
+    }
+
+    private static Counter notifications(MeterRegistry registry, String tag, String listener, String event) {
+        return Counter.builder("sockstate.notifications").description("Notifications dequeued").tag(tag, listener)
                 .tag("event", event).register(registry);
     }
 
@@ -177,8 +208,8 @@ final class MicrometerListenerObserver implements ListenerObserver {
      * {@code .percentiles} or {@code .slo} for {@code sockstate.handler}, which its snapshot shows, or
      * {@code handlerTimer}), else a function timer over two adders, which costs less on every call.
      */
-    private static HandlerTime handler(MeterRegistry registry, String listener, String outcome, boolean handlerTimer) {
-        Timer timer = Timer.builder(HANDLER).description(HANDLER_DESCRIPTION).tag("listener", listener).tag("outcome", outcome)
+    private static HandlerTime handler(MeterRegistry registry, String tag, String listener, String outcome, boolean handlerTimer) {
+        Timer timer = Timer.builder(HANDLER).description(HANDLER_DESCRIPTION).tag(tag, listener).tag("outcome", outcome)
                 .register(registry);
         HistogramSnapshot snapshot = timer.takeSnapshot();
         if (handlerTimer || snapshot.histogramCounts().length > 0 || snapshot.percentileValues().length > 0) {
@@ -187,13 +218,13 @@ final class MicrometerListenerObserver implements ListenerObserver {
         registry.remove(timer);
         HandlerTime time = new HandlerTime(null);
         FunctionTimer.builder(HANDLER, time, (handled) -> handled.count.sum(), (handled) -> handled.nanos.sum(),
-                TimeUnit.NANOSECONDS).description(HANDLER_DESCRIPTION).tag("listener", listener).tag("outcome", outcome)
+                TimeUnit.NANOSECONDS).description(HANDLER_DESCRIPTION).tag(tag, listener).tag("outcome", outcome)
                 .register(registry);
         return time;
     }
 
-    private static Counter bytes(MeterRegistry registry, String listener, String name, String description) {
-        return Counter.builder(name).description(description).baseUnit("bytes").tag("listener", listener).register(registry);
+    private static Counter bytes(MeterRegistry registry, String tag, String listener, String name, String description) {
+        return Counter.builder(name).description(description).baseUnit("bytes").tag(tag, listener).register(registry);
     }
 
     @Override
@@ -240,7 +271,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
     public void handshake(boolean success, String reason, long nanos) {
         String key = success ? "success" : (reason != null) ? reason : "unknown";
         this.handshakes.computeIfAbsent(key, (name) -> Counter.builder("sockstate.tls.handshakes")
-                .description("TLS handshakes: those that succeeded, and those that failed by reason").tag("listener", this.listener)
+                .description("TLS handshakes: those that succeeded, and those that failed by reason").tag(this.tag, this.listener)
                 .tag("outcome", success ? "success" : "failure").tag("reason", success ? "none" : name).register(this.registry))
                 .increment();
         if (!success) {
@@ -249,7 +280,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
         Timer time = this.handshakeTime;
         if (time == null) {
             time = Timer.builder("sockstate.tls.handshake").description("Time from a TLS connection's accept to the end of its successful handshake")
-                    .tag("listener", this.listener).register(this.registry);
+                    .tag(this.tag, this.listener).register(this.registry);
             this.handshakeTime = time;
         }
         time.record(nanos, TimeUnit.NANOSECONDS);
@@ -260,7 +291,7 @@ final class MicrometerListenerObserver implements ListenerObserver {
         String key = accepted ? "accepted" : (reason != null) ? reason : "unknown";
         this.proxyHeaders.computeIfAbsent(key, (name) -> Counter.builder("sockstate.proxy.headers")
                 .description("PROXY protocol headers: those read, and those refused (closing their connections) by reason")
-                .tag("listener", this.listener).tag("outcome", accepted ? "accepted" : "refused").tag("reason", accepted ? "none" : name)
+                .tag(this.tag, this.listener).tag("outcome", accepted ? "accepted" : "refused").tag("reason", accepted ? "none" : name)
                 .register(this.registry)).increment();
     }
 

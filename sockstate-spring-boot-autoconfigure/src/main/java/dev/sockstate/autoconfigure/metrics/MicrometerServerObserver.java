@@ -21,7 +21,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * Reports the runtime to Micrometer. Every meter is resolved once, when the server starts (per
- * listener, event, operation and outcome, and per worker), so that the hot path touches only what
+ * listener or client, event, operation and outcome, and per worker), so that the hot path touches only what
  * it already holds: dequeue counts and times accumulate in each worker's own fields and are summed
  * when read. The meters of a listener or a worker are registered once for the life of the registry
  * and stay true across restarts of the server (a context stopped and started again).
@@ -38,6 +38,8 @@ public class MicrometerServerObserver implements ServerObserver {
     private final Set<String> groups = ConcurrentHashMap.newKeySet();
 
     private final Map<String, MicrometerListenerObserver> listeners = new ConcurrentHashMap<>();
+
+    private final Map<String, MicrometerClientObserver> clients = new ConcurrentHashMap<>();
 
     /** Whether handler time goes to a {@code Timer} even when its snapshot shows no distribution. */
     private final boolean handlerTimer;
@@ -84,6 +86,15 @@ public class MicrometerServerObserver implements ServerObserver {
         // meters read the new listener's counts and go on adding up, instead of staying bound to the old.
         MicrometerListenerObserver observer = this.listeners.computeIfAbsent(listener,
                 (name) -> new MicrometerListenerObserver(this.registry, name, this.handlerTimer));
+        observer.countsOf(active);
+        return observer;
+    }
+
+    @Override
+    public ListenerObserver client(String client, ActiveCounts active) {
+        // One per client for the life of the registry, as for listeners.
+        MicrometerClientObserver observer = this.clients.computeIfAbsent(client,
+                (name) -> new MicrometerClientObserver(this.registry, name, this.handlerTimer));
         observer.countsOf(active);
         return observer;
     }

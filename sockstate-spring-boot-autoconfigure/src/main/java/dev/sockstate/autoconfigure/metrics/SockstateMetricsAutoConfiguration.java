@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Metrics of the socket servers in Micrometer: registrations, dequeues, notifications, handler
- * time, connections and bytes. Backs off without Micrometer or without a {@link MeterRegistry};
+ * time, connections and bytes, and the outbound clients' connects and requests. Backs off without Micrometer or without a {@link MeterRegistry};
  * the runtime then reports nothing and pays nothing.
  */
 @AutoConfiguration(after = SockstateAutoConfiguration.class,

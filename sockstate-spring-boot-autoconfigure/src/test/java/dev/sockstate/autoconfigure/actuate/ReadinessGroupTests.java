@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
 import dev.sockstate.server.engine.SocketServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -28,7 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The socket server in the readiness probe, for each combination of the probes and the indicator:
  * a member by default, left out when either is off or the application names the group's members,
- * and start-up never fails for it.
+ * and start-up never fails for it; a client only when it asks to be.
  */
 class ReadinessGroupTests {
 
@@ -96,6 +98,29 @@ class ReadinessGroupTests {
         });
         this.runner.withPropertyValues("management.endpoint.health.probes.enabled=false", "management.health.sockstate.enabled=false")
                 .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aClientIsPartOfTheReadinessProbeOnlyWhenItsPropertySaysSo() throws Exception {
+        int nothing;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            nothing = socket.getLocalPort();
+        }
+        this.runner.withPropertyValues("sockstate.clients.cache.address=127.0.0.1:" + nothing, "sockstate.clients.store.address=127.0.0.1:"
+                + nothing, "sockstate.clients.store.health.readiness=true").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    HealthEndpointGroup readiness = context.getBean(HealthEndpointGroups.class).get("readiness");
+                    assertThat(readiness.isMember("sockstateClients/store")).isTrue();
+                    assertThat(readiness.isMember("sockstateClients/cache")).isFalse();
+                    AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+                    HealthEndpoint health = context.getBean(HealthEndpoint.class);
+                    assertThat(health.healthForPath("sockstateClients", "cache").getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(health.healthForPath("readiness").getStatus()).as("the store's backend is down").isEqualTo(Status.DOWN);
+                });
+        this.runner.withPropertyValues("sockstate.clients.cache.address=127.0.0.1:" + nothing).run((context) -> {
+            AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+            assertThat(context.getBean(HealthEndpoint.class).healthForPath("readiness").getStatus()).isEqualTo(Status.UP);
+        });
     }
 
     @Test

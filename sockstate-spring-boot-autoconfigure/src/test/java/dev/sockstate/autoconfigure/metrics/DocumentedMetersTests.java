@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The README's meter table against the meters a running server registers (a TCP and a UDP listener):
+ * The README's meter table against the meters a running server registers (TCP and UDP listeners, a client):
  * the same names, and each documented type the type registered.
  */
 class DocumentedMetersTests {
@@ -44,7 +44,8 @@ class DocumentedMetersTests {
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",
-                    "sockstate.listeners.proxied.proxy-protocol=v1",
+                    "sockstate.listeners.proxied.proxy-protocol=v1", "sockstate.clients.out.address=127.0.0.1:1",
+                    "sockstate.clients.out.reconnect.initial=1s",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
 

@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * A {@link ConnectionHandler} that calls a {@link SocketHandler} bean's annotated methods; its data
- * method is the {@link OnData} or the {@link OnMessage} one.
+ * method is the {@link OnData} or the {@link OnMessage} one, which only a client's handler may lack
+ * (the frames no request is owed are then dropped).
  */
 final class AnnotatedConnectionHandler implements ConnectionHandler {
 
@@ -39,6 +40,10 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
 
     @Override
     public void onData(Connection connection, ByteBuffer bytes) throws Exception {
+        if (this.data == null) {
+            bytes.position(bytes.limit());
+            return;
+        }
         Object reply = this.data.invoke(connection, bytes, null, null, null);
         if (reply != null) {
             connection.send(reply);

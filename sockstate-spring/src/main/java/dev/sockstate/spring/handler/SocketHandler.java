@@ -11,7 +11,9 @@ import org.springframework.stereotype.Component;
 /**
  * Marks a bean that serves one listener: in Spring Boot, one configured under
  * {@code sockstate.listeners}; in a plain Spring application, one named in the listeners given to
- * {@link SocketHandlers#resolve}. The bean
+ * {@link SocketHandlers#resolve}. With {@link #client()} instead, it serves the connections of an
+ * outbound client ({@code sockstate.clients}) as a listener's: their events, and the frames that no
+ * request is owed. The bean
  * either implements {@link dev.sockstate.server.ConnectionHandler} (TCP) or
  * {@link dev.sockstate.server.DatagramHandler} (UDP), or has methods annotated with
  * {@link OnOpen}, {@link OnData} or {@link OnMessage}, {@link OnWritable}, {@link OnHangup},
@@ -41,4 +43,7 @@ public @interface SocketHandler {
     /** @return the name of the listener this bean serves */
     @AliasFor("value")
     String listener() default "";
+
+    /** @return the name of the outbound client whose connections this bean serves, instead of a listener */
+    String client() default "";
 }

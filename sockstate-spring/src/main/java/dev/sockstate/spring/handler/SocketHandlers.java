@@ -19,7 +19,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 /**
  * The handler of each listener, found among the {@link SocketHandler} beans and checked against the
  * configured listeners: every listener has exactly one handler, every handler names a configured
- * listener, and every annotated method has a signature the runtime can call. Spring Boot's
+ * listener (or a configured client, which may have one handler or none), and every annotated method
+ * has a signature the runtime can call. Spring Boot's
  * auto-configuration resolves them as the context starts; a plain Spring application calls
  * {@link #resolve} on its context and gives each listener's settings the handler found:
  *
@@ -55,8 +56,11 @@ public final class SocketHandlers {
 
     private final Map<String, Object> handlers;
 
-    private SocketHandlers(Map<String, Object> handlers) {
+    private final Map<String, ConnectionHandler> clientHandlers;
+
+    private SocketHandlers(Map<String, Object> handlers, Map<String, ConnectionHandler> clientHandlers) {
         this.handlers = handlers;
+        this.clientHandlers = clientHandlers;
     }
 
     /**
@@ -66,14 +70,39 @@ public final class SocketHandlers {
      * @throws SocketHandlerDefinitionException when the beans and the listeners do not fit
      */
     public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, ListenerKind> listeners) {
+        return resolve(beans, listeners, Map.of());
+    }
+
+    /**
+     * @param beans where the {@link SocketHandler} beans are
+     * @param listeners the configured listeners by name
+     * @param clients the configured outbound clients by name (TCP), whose handlers are those beans
+     * that name them in {@link SocketHandler#client()}
+     * @return the handler of every listener, and of every client that has one
+     * @throws SocketHandlerDefinitionException when the beans and the listeners or clients do not fit
+     */
+    public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, ListenerKind> listeners,
+            Map<String, ListenerKind> clients) {
         Map<String, String> beanOfListener = new LinkedHashMap<>();
+        Map<String, String> beanOfClient = new LinkedHashMap<>();
         Map<String, Object> handlers = new LinkedHashMap<>();
+        Map<String, ConnectionHandler> clientHandlers = new LinkedHashMap<>();
         for (String beanName : beans.getBeanNamesForAnnotation(SocketHandler.class)) {
             SocketHandler annotation = beans.findAnnotationOnBean(beanName, SocketHandler.class);
             String listener = (annotation != null) ? annotation.value() : "";
+            String client = (annotation != null) ? annotation.client() : "";
+            if (!client.isBlank()) {
+                if (!listener.isBlank()) {
+                    throw new SocketHandlerDefinitionException("Bean '" + beanName + "' names both listener '" + listener
+                            + "' and client '" + client + "'", "Give each a @SocketHandler bean of its own.");
+                }
+                clientHandlers.put(client, clientHandler(beans, beanName, client, clients, beanOfClient));
+                continue;
+            }
             if (listener.isBlank()) {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' is annotated @SocketHandler without naming a listener",
-                        "Name the listener it serves, as in @SocketHandler(\"echo\"); configured listeners: " + listeners.keySet() + ".");
+                        "Name the listener it serves, as in @SocketHandler(\"echo\"), or the client, as in @SocketHandler(client ="
+                                + " \"redis\"); configured listeners: " + listeners.keySet() + ", clients: " + clients.keySet() + ".");
             }
             ListenerKind kind = listeners.get(listener);
             if (kind == null) {
@@ -88,7 +117,7 @@ public final class SocketHandlers {
                 throw new SocketHandlerDefinitionException("Listener '" + listener + "' has two handlers: beans '" + other + "' and '"
                         + beanName + "'", "Keep one @SocketHandler(\"" + listener + "\") bean.");
             }
-            handlers.put(listener, adapt(beanName, beans.getBean(beanName), listener, kind));
+            handlers.put(listener, adapt(beanName, beans.getBean(beanName), new Served("listener", listener), kind));
         }
         for (String listener : listeners.keySet()) {
             if (!handlers.containsKey(listener)) {
@@ -96,14 +125,58 @@ public final class SocketHandlers {
                         "Add a bean annotated @SocketHandler(\"" + listener + "\"), or remove sockstate.listeners." + listener + ".");
             }
         }
-        return new SocketHandlers(handlers);
+        return new SocketHandlers(handlers, clientHandlers);
     }
 
-    private static Object adapt(String beanName, Object bean, String listener, ListenerKind kind) {
+    /** @return the handler of a client's connections that the bean is, checked against the configured clients */
+    private static ConnectionHandler clientHandler(ListableBeanFactory beans, String beanName, String client,
+            Map<String, ListenerKind> clients, Map<String, String> beanOf) {
+        ListenerKind kind = clients.get(client);
+        if (kind == null) {
+            throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles client '" + client + "', which is not configured",
+                    "Configure it under sockstate.clients." + client + ", or name one of the configured clients: " + clients.keySet()
+                            + ".");
+        }
+        String other = beanOf.putIfAbsent(client, beanName);
+        if (other != null) {
+            throw new SocketHandlerDefinitionException("Client '" + client + "' has two handlers: beans '" + other + "' and '"
+                    + beanName + "'", "Keep one @SocketHandler(client = \"" + client + "\") bean.");
+        }
+        return (ConnectionHandler) adapt(beanName, beans.getBean(beanName), new Served("client", client), kind);
+    }
+
+    /**
+     * What a handler serves, for its errors.
+     * @param kind listener or client
+     * @param name its name
+     */
+    private record Served(String kind, String name) {
+
+        boolean client() {
+            return this.kind.equals("client");
+        }
+
+        /** @return its properties' prefix, as the starter names them */
+        String properties() {
+            return "sockstate." + this.kind + "s." + this.name;
+        }
+
+        @Override
+        public String toString() {
+            return this.kind + " '" + this.name + "'";
+        }
+    }
+
+    private static Object adapt(String beanName, Object bean, Served served, ListenerKind kind) {
         Class<?> type = AopUtils.getTargetClass(bean);
         boolean messages = find(beanName, type, OnMessage.class) != null;
+        String listener = served.name();
         if (kind.protocol() == Protocol.TCP) {
             if (find(beanName, type, OnDatagram.class) != null) {
+                if (served.client()) {
+                    throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles " + served + ", but @OnDatagram is for"
+                            + " UDP listeners", "A client's connections are TCP: use @OnData or @OnMessage.");
+                }
                 throw mismatch(beanName, listener, "TCP", "@OnDatagram is for UDP listeners");
             }
             if (bean instanceof ConnectionHandler handler) {
@@ -114,17 +187,18 @@ public final class SocketHandlers {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has both an @OnData and an @OnMessage method",
                         "Keep @OnMessage for whole messages of a framed listener, or @OnData for raw reads.");
             }
-            if (data == null && !messages) {
+            if (data == null && !messages && !served.client()) {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' handles TCP listener '" + listener
                         + "' but has no @OnData or @OnMessage method", "Add an @OnMessage method (with framing) or an @OnData"
                                 + " method (raw reads), or implement ConnectionHandler.");
             }
             if (messages && !kind.framed()) {
-                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has an @OnMessage method, but listener '"
-                        + listener + "' has no framing, so its reads are not whole messages", "Set sockstate.listeners." + listener
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' has an @OnMessage method, but " + served
+                        + " has no framing, so its reads are not whole messages", "Set " + served.properties()
                                 + ".framing.type (line, delimiter, length-field, fixed, octet-counting or custom), or use @OnData"
                                 + " for raw reads.");
             }
+            // A client's handler may hear only of its connections' events: the frames no request is owed are then dropped.
             HandlerMethod onData = messages
                     ? method(beanName, bean, type, OnMessage.class, HandlerMethod.CONNECTION_MESSAGE, Replies.MESSAGES, kind)
                     : method(beanName, bean, type, OnData.class, HandlerMethod.CONNECTION_DATA, Replies.BYTES, kind);
@@ -195,5 +269,14 @@ public final class SocketHandlers {
      */
     public DatagramHandler datagramHandler(String listener) {
         return (DatagramHandler) this.handlers.get(listener);
+    }
+
+    /**
+     * @param client an outbound client's name
+     * @return the handler of its connections, {@code null} when no bean serves it (the core then drops
+     * the frames no request is owed)
+     */
+    public ConnectionHandler clientHandler(String client) {
+        return this.clientHandlers.get(client);
     }
 }

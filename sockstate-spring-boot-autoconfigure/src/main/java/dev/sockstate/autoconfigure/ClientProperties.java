@@ -1,0 +1,263 @@
+package dev.sockstate.autoconfigure;
+
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
+
+/** One outbound client: {@code sockstate.clients.<name>.*}. */
+public class ClientProperties {
+
+    /** Where the client connects, as host:port (127.0.0.1:6379, [::1]:6379, redis.internal:6379); several are tried in order until one answers. */
+    private List<String> address = new ArrayList<>();
+
+    /** How long a connect may take before the next address is tried. */
+    private Duration connectTimeout = Duration.ofSeconds(5);
+
+    /** The connections the client keeps open. */
+    private final Pool pool = new Pool();
+
+    /** How long the client waits before it connects again after a failed connect or a closed connection. */
+    private final Reconnect reconnect = new Reconnect();
+
+    /** How long a request waits for its reply before it fails; for ever when not set. */
+    private Duration requestTimeout;
+
+    /** How long a connection may go without traffic before it is closed and connected again; never when not set. */
+    private Duration idleTimeout;
+
+    /** Queued write bytes above which a connection stops reading until the queue drains. */
+    private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
+
+    /** Whether to set TCP_NODELAY on the client's connections. */
+    private boolean tcpNoDelay = true;
+
+    /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
+    private DataSize receiveBufferSize;
+
+    /** Worker group that serves the client's connections: default, or one defined under sockstate.groups. */
+    private String group = "default";
+
+    /** Where the client's handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
+    private String handlerExecutor;
+
+    /** Character set of String requests, replies and messages. */
+    private Charset charset = StandardCharsets.UTF_8;
+
+    /** How the connections' bytes are cut into frames; a request's reply is one frame, so requests need framing. */
+    @NestedConfigurationProperty
+    private final FramingProperties framing = new FramingProperties();
+
+    /** TLS of the client's connections. */
+    private final Ssl ssl = new Ssl();
+
+    /** The client's health contributor. */
+    private final Health health = new Health();
+
+    public List<String> getAddress() {
+        return this.address;
+    }
+
+    public void setAddress(List<String> address) {
+        this.address = address;
+    }
+
+    public Duration getConnectTimeout() {
+        return this.connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    public Pool getPool() {
+        return this.pool;
+    }
+
+    public Reconnect getReconnect() {
+        return this.reconnect;
+    }
+
+    public Duration getRequestTimeout() {
+        return this.requestTimeout;
+    }
+
+    public void setRequestTimeout(Duration requestTimeout) {
+        this.requestTimeout = requestTimeout;
+    }
+
+    public Duration getIdleTimeout() {
+        return this.idleTimeout;
+    }
+
+    public void setIdleTimeout(Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
+
+    public DataSize getMaxPendingWriteBytes() {
+        return this.maxPendingWriteBytes;
+    }
+
+    public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
+        this.maxPendingWriteBytes = maxPendingWriteBytes;
+    }
+
+    public boolean isTcpNoDelay() {
+        return this.tcpNoDelay;
+    }
+
+    public void setTcpNoDelay(boolean tcpNoDelay) {
+        this.tcpNoDelay = tcpNoDelay;
+    }
+
+    public DataSize getReceiveBufferSize() {
+        return this.receiveBufferSize;
+    }
+
+    public void setReceiveBufferSize(DataSize receiveBufferSize) {
+        this.receiveBufferSize = receiveBufferSize;
+    }
+
+    public String getGroup() {
+        return this.group;
+    }
+
+    public void setGroup(String group) {
+        this.group = group;
+    }
+
+    public String getHandlerExecutor() {
+        return this.handlerExecutor;
+    }
+
+    public void setHandlerExecutor(String handlerExecutor) {
+        this.handlerExecutor = handlerExecutor;
+    }
+
+    public Charset getCharset() {
+        return this.charset;
+    }
+
+    public void setCharset(Charset charset) {
+        this.charset = charset;
+    }
+
+    public FramingProperties getFraming() {
+        return this.framing;
+    }
+
+    public Ssl getSsl() {
+        return this.ssl;
+    }
+
+    public Health getHealth() {
+        return this.health;
+    }
+
+    /** The connections a client keeps open. */
+    public static class Pool {
+
+        /** Connections kept open, each connected again when it fails; 0 for none (only those SocketClient.open() opens). */
+        private int size = 1;
+
+        public int getSize() {
+            return this.size;
+        }
+
+        public void setSize(int size) {
+            this.size = size;
+        }
+    }
+
+    /** The backoff between connects: the initial wait, doubled after each failure in a row up to the max, each drawn within the jitter. */
+    public static class Reconnect {
+
+        /** The wait after the first failure. */
+        private Duration initial = Duration.ofMillis(100);
+
+        /** The longest wait. */
+        private Duration max = Duration.ofSeconds(10);
+
+        /** The part of each wait drawn at random either way, from 0 (none) to 1. */
+        private double jitter = 0.2;
+
+        public Duration getInitial() {
+            return this.initial;
+        }
+
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        public Duration getMax() {
+            return this.max;
+        }
+
+        public void setMax(Duration max) {
+            this.max = max;
+        }
+
+        public double getJitter() {
+            return this.jitter;
+        }
+
+        public void setJitter(double jitter) {
+            this.jitter = jitter;
+        }
+    }
+
+    /** TLS of a client's connections, through a Spring Boot SSL bundle. */
+    public static class Ssl {
+
+        /** Name of the SSL bundle whose trust store decides which servers are trusted (and whose key, if any, is the client's certificate); plaintext when not set. */
+        private String bundle;
+
+        /** Server name asked for (SNI) and checked against the server's certificate; the address's host when not set. */
+        private String serverName;
+
+        /** Whether the server's certificate must name the server, as HTTPS checks it. */
+        private boolean verifyHostname = true;
+
+        public String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        public String getServerName() {
+            return this.serverName;
+        }
+
+        public void setServerName(String serverName) {
+            this.serverName = serverName;
+        }
+
+        public boolean isVerifyHostname() {
+            return this.verifyHostname;
+        }
+
+        public void setVerifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
+        }
+    }
+
+    /** A client's health contributor. */
+    public static class Health {
+
+        /** Whether the client's health is part of the readiness probe, so that traffic stops while its backend cannot be reached. */
+        private boolean readiness;
+
+        public boolean isReadiness() {
+            return this.readiness;
+        }
+
+        public void setReadiness(boolean readiness) {
+            this.readiness = readiness;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.sockstate.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One outbound client's meters: its connections' traffic as a listener's, tagged {@code client}, and
+ * its connects and requests. Resolved when it first starts and kept across restarts, as a listener's.
+ */
+final class MicrometerClientObserver extends MicrometerListenerObserver {
+
+    private static final List<String> CONNECT_OUTCOMES = List.of("connected", "refused", "timeout", "unresolved", "tls", "failed");
+
+    private static final List<String> REQUEST_OUTCOMES = List.of("success", "failed", "timeout");
+
+    private final MeterRegistry registry;
+
+    private final String client;
+
+    private final Map<String, Counter> connects = new ConcurrentHashMap<>();
+
+    private final Map<String, Timer> requests = new ConcurrentHashMap<>();
+
+    /**
+     * @param registry where the meters go
+     * @param client the client's name
+     * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
+     */
+    MicrometerClientObserver(MeterRegistry registry, String client, boolean handlerTimer) {
+        super(registry, "client", client, handlerTimer);
+        this.registry = registry;
+        this.client = client;
+        CONNECT_OUTCOMES.forEach(this::connects);
+        REQUEST_OUTCOMES.forEach(this::requests);
+        Gauge.builder("sockstate.client.connections", this, (observer) -> observer.active.connections())
+                .description("The client's open connections").tag("client", client).register(registry);
+        Gauge.builder("sockstate.client.requests.pending", this, (observer) -> observer.active.pendingRequests())
+                .description("Requests sent and not yet answered").tag("client", client).register(registry);
+    }
+
+    private Counter connects(String outcome) {
+        return this.connects.computeIfAbsent(outcome, (name) -> Counter.builder("sockstate.client.connects")
+                .description("Connects the client made, by how they ended").tag("client", this.client).tag("outcome", name)
+                .register(this.registry));
+    }
+
+    private Timer requests(String outcome) {
+        return this.requests.computeIfAbsent(outcome, (name) -> Timer.builder("sockstate.client.requests")
+                .description("Requests from their send to their reply, failure or timeout").tag("client", this.client)
+                .tag("outcome", name).register(this.registry));
+    }
+
+    @Override
+    public void connect(String outcome) {
+        connects(outcome).increment();
+    }
+
+    @Override
+    public void request(String outcome, long nanos) {
+        requests(outcome).record(nanos, TimeUnit.NANOSECONDS);
+    }
+}
