@@ -26,4 +26,25 @@ final class Management {
         assertThat(response.statusCode()).as(path).isEqualTo(200);
         return response.body();
     }
+
+    /**
+     * Waits until the path answers 200 (a health that is UP once a client connected, say).
+     * @param port the management port
+     * @param path the path, {@code /actuator/...}
+     * @throws Exception when the request fails, or it does not answer 200 within 10 s
+     */
+    static void awaitOk(int port, String path) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() == 200) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("%s answering 200; it answers %d: %s", path, response.statusCode(), response.body())
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
 }

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,6 +22,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.core.env.Environment;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /** Every listener of the sample over real sockets, and the metrics they move on the management port. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -27,6 +31,27 @@ import org.springframework.test.annotation.DirtiesContext;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class SampleApplicationTests {
+
+    /** The redis-server behind the resp-proxy listener: with none, the redis client's health is DOWN, and the application's. */
+    private static RedisServer redis;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @DynamicPropertySource
+    static void redisAddress(DynamicPropertyRegistry properties) {
+        properties.add("sockstate.clients.redis.address", () -> redis.address());
+    }
+
 
     @Autowired
     private Environment environment;
@@ -89,7 +114,8 @@ class SampleApplicationTests {
         assertThat(value(scrape, "sockstate_connections_accepted_total", "resp")).isGreaterThanOrEqualTo(1);
         assertThat(value(scrape, "sockstate_data_received_bytes_total", "udp")).isGreaterThanOrEqualTo(3);
         assertThat(value(scrape, "sockstate_data_received_bytes_total", "echo")).isGreaterThanOrEqualTo(6);
-        assertThat(get("/actuator/health")).contains("\"sockstate\"").contains("\"UP\"");
+        Management.awaitOk(this.managementPort, "/actuator/health");
+        assertThat(get("/actuator/health")).contains("\"sockstate\"").contains("\"UP\"").contains("\"sockstateClients\"");
         assertThat(get("/actuator/sockstate")).contains("\"name\":\"resp\"").contains("\"trigger\":\"edge-persistent\"");
     }
 

@@ -46,6 +46,58 @@ public final class RespCodec implements FrameDecoder {
         return arguments;
     }
 
+    /**
+     * @param request one whole request, as {@link #frameLength} found it; its position is not moved
+     * @return its command's name in upper case, without reading the other arguments; {@code null} for an empty request
+     */
+    public static String commandName(ByteBuffer request) {
+        int position = request.position();
+        int limit = request.limit();
+        int start;
+        int end;
+        if (position < limit && request.get(position) == '*') {
+            int dollar = indexOf(request, '$', position, limit);
+            int lineEnd = (dollar < 0) ? -1 : indexOf(request, '\r', dollar, limit);
+            if (lineEnd < 0) {
+                return null;
+            }
+            int length = 0;
+            for (int i = dollar + 1; i < lineEnd; i++) {
+                length = length * 10 + (request.get(i) - '0');
+            }
+            start = lineEnd + 2;
+            end = Math.min(limit, start + length);
+        }
+        else {
+            start = position;
+            while (start < limit && (request.get(start) == ' ' || request.get(start) == '\t')) {
+                start++;
+            }
+            end = start;
+            while (end < limit && request.get(end) != ' ' && request.get(end) != '\t' && request.get(end) != '\r'
+                    && request.get(end) != '\n') {
+                end++;
+            }
+        }
+        if (end <= start) {
+            return null;
+        }
+        char[] name = new char[end - start];
+        for (int i = start; i < end; i++) {
+            name[i - start] = Character.toUpperCase((char) (request.get(i) & 0xff));
+        }
+        return new String(name);
+    }
+
+    private static int indexOf(ByteBuffer in, char wanted, int from, int limit) {
+        for (int i = from; i < limit; i++) {
+            if (in.get(i) == wanted) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** @return the index after one request, or -1 when it is not whole yet; fills the arguments if given */
     private static int parse(ByteBuffer in, int position, int limit, List<byte[]> arguments) throws FramingException {
         if (position >= limit) {

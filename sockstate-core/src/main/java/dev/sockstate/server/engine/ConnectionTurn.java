@@ -159,7 +159,9 @@ abstract class ConnectionTurn extends AcceptedConnection {
             this.hangupWhileHeld = true;
         }
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
-        boolean mayRead = !this.inputHeld && !this.readingPaused || (events & Events.ERR) != 0;
+        // Nor while the handler paused reading, or the connection's own queue is over its limit (a
+        // resume's read waits until it drained).
+        boolean mayRead = !this.inputHeld && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing() && mayRead) {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;

@@ -1,0 +1,142 @@
+package dev.sockstate.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.boot.test.LocalListenerPort;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The {@code resp-proxy} listener in front of a real {@code redis-server} ({@link RedisServer}), reached by the standard Redis tools unmodified. Needs redis-server,
+ * redis-cli and redis-benchmark: skipped without them on a developer's machine, failed in CI.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "management.server.port=0")
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+@DirtiesContext
+class RespProxyTests {
+
+    private static RedisServer redis;
+
+    @LocalListenerPort("resp-proxy")
+    private String port;
+
+    @LocalManagementPort
+    private int managementPort;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        RealTools.require("redis-benchmark");
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @DynamicPropertySource
+    static void redisAddress(DynamicPropertyRegistry properties) {
+        properties.add("sockstate.clients.redis.address", () -> redis.address());
+    }
+
+    @Test
+    void redisCliAndRedisBenchmarkWorkThroughTheProxyAgainstARealRedis() throws Exception {
+        awaitConnected();
+        assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "ping")).isEqualTo("PONG");
+        assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "set", "through", "the proxy")).isEqualTo("OK");
+        assertThat(RealTools.run(null, "redis-cli", "-p", String.valueOf(redis.port()), "get", "through"))
+                .as("the value, read from redis-server directly").isEqualTo("the proxy");
+        assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "incrby", "counted", "5")).isEqualTo("5");
+        assertThat(RealTools.output(null, "redis-cli", "-p", this.port, "multi")).contains("'MULTI' is not served through this proxy");
+        String benchmark = RealTools.run(null, "redis-benchmark", "-p", this.port, "-t", "ping,set,get", "-n", "5000", "-c", "10", "-P",
+                "4", "-q");
+        assertThat(benchmark).contains("PING_INLINE").contains("SET").contains("GET").contains("requests per second")
+                .doesNotContain("ERR");
+    }
+
+    @Test
+    void aClientThatDoesNotReadItsRepliesKeepsWhatTheProxyHoldsBoundedWhileRedisBenchmarkRuns() throws Exception {
+        awaitConnected();
+        String big = "x".repeat(64 * 1024);
+        RealTools.run(big + "\n", "redis-cli", "-p", String.valueOf(redis.port()), "-x", "set", "big");
+        byte[] get = "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".getBytes(StandardCharsets.US_ASCII);
+        AtomicLong sent = new AtomicLong();
+        try (Socket slow = new Socket()) {
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
+            // A million requests for 64 KiB each (64 GB of replies), never read: the proxy must hold none of that.
+            byte[] thousand = new byte[get.length * 1000];
+            for (int i = 0; i < 1000; i++) {
+                System.arraycopy(get, 0, thousand, i * get.length, get.length);
+            }
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    OutputStream out = slow.getOutputStream();
+                    for (int i = 0; i < 1000; i++) {
+                        out.write(thousand);
+                        sent.addAndGet(1000);
+                    }
+                }
+                catch (IOException ex) {
+                    // closed at the end of the test
+                }
+            });
+            CompletableFuture<String> benchmark = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return RealTools.run(null, "redis-benchmark", "-p", this.port, "-t", "get", "-n", "20000", "-c", "20", "-q");
+                }
+                catch (Exception ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            long mostPending = 0;
+            while (!benchmark.isDone()) {
+                mostPending = Math.max(mostPending, pendingBytes());
+                Thread.sleep(20);
+            }
+            assertThat(benchmark.get()).contains("GET").contains("requests per second");
+            mostPending = Math.max(mostPending, pendingBytes());
+            // The connection's write limit (8 MB) and at most 128 replies in flight (8 MiB).
+            assertThat(mostPending).as("bytes the proxy queued for its clients").isLessThan(20L * 1024 * 1024);
+            assertThat(sent.get()).as("requests the slow client got to send").isLessThan(1_000_000);
+            assertThat(writer).isNotDone();
+        }
+    }
+
+    /** @return the bytes the proxy's listener queues for its clients now, from its meter over HTTP */
+    private long pendingBytes() throws Exception {
+        String body = Management.get(this.managementPort, "/actuator/metrics/sockstate.data.pending?tag=listener:resp-proxy");
+        Matcher value = Pattern.compile("\"value\":([0-9.E+]+)").matcher(body);
+        assertThat(value.find()).as(body).isTrue();
+        return (long) Double.parseDouble(value.group(1));
+    }
+
+    /** Waits until the proxy's client is connected to redis-server. */
+    private void awaitConnected() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!RealTools.output(null, "redis-cli", "-p", this.port, "ping").equals("PONG")) {
+            assertThat(System.nanoTime()).as("the proxy answering PING").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+}

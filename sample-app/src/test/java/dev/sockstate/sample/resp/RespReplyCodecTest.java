@@ -1,0 +1,53 @@
+package dev.sockstate.sample.resp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FramingException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The framing of the redis client's replies: one whole RESP2 reply a frame, whatever its type. */
+class RespReplyCodecTest {
+
+    private final RespReplyCodec codec = new RespReplyCodec();
+
+    @Test
+    void eachTypeOfReplyIsOneFrame() throws Exception {
+        assertThat(length("+OK\r\n")).isEqualTo(5);
+        assertThat(length("-ERR unknown command\r\n")).isEqualTo(22);
+        assertThat(length(":42\r\n")).isEqualTo(5);
+        assertThat(length("$5\r\nhello\r\n")).isEqualTo(11);
+        assertThat(length("$-1\r\n")).isEqualTo(5);
+        assertThat(length("*-1\r\n")).isEqualTo(5);
+        assertThat(length("*2\r\n$1\r\na\r\n*2\r\n:1\r\n+x\r\n")).isEqualTo(23);
+    }
+
+    @Test
+    void aReplyNotWholeYetAsksForMore() throws Exception {
+        assertThat(length("$5\r\nhel")).isEqualTo(FrameDecoder.MORE);
+        assertThat(length("*2\r\n$1\r\na\r\n")).isEqualTo(FrameDecoder.MORE);
+        assertThat(length("+OK\r")).isEqualTo(FrameDecoder.MORE);
+    }
+
+    @Test
+    void onlyTheFirstReplyIsTheFrameWhenTwoArrivedTogether() throws Exception {
+        assertThat(length("+OK\r\n:1\r\n")).isEqualTo(5);
+    }
+
+    @Test
+    void bytesThatAreNoReplyFailTheFrame() {
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("hello\r\n"))
+                .withMessageContaining("not RESP");
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$5\r\nhelloXX"))
+                .withMessageContaining("not ended by CRLF");
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$x\r\n"))
+                .withMessageContaining("bad length");
+    }
+
+    private long length(String reply) throws FramingException {
+        return this.codec.frameLength(ByteBuffer.wrap(reply.getBytes(StandardCharsets.US_ASCII)));
+    }
+}
