@@ -76,11 +76,44 @@ final class Client implements SocketClient {
         return side.build();
     }
 
-    /** Connects every slot of the pool. */
+    /** Connects every slot of the pool, and with a request timeout, starts the sweep that applies it. */
     void start() {
         for (int i = 0; i < this.pool.length; i++) {
             this.connector.connectSlot(i, 0, 0);
         }
+        if (this.settings.requestTimeout() != null) {
+            this.side.schedule(this::expireRequests, sweepMillis());
+        }
+    }
+
+    /** @return how often the request timeout is applied: a quarter of it, between 10 ms and 1 s */
+    private long sweepMillis() {
+        return Math.max(10, Math.min(1000, this.settings.requestTimeout().toMillis() / 4));
+    }
+
+    /**
+     * Fails a request that waited longer than the request timeout, and closes its connection (whose later
+     * replies could answer the wrong requests), which fails the others it owed and is connected again: a
+     * timer's sweep, not a timer per request, which a busy client would fill the timer's queue with.
+     */
+    private void expireRequests() {
+        long timeout = this.settings.requestTimeout().toNanos();
+        long now = System.nanoTime();
+        for (TcpConnection connection : this.pool) {
+            if (connection != null && connection.link.expire(now, timeout, this)) {
+                // The replies that still come could no longer be told apart: the connection starts again.
+                connection.closeFailed(timedOut(connection.link));
+            }
+        }
+        if (this.connects) {
+            this.side.schedule(this::expireRequests, sweepMillis());
+        }
+    }
+
+    /** @return the exception of a request that had no reply from the target within the timeout */
+    ClientException timedOut(ClientLink link) {
+        return new ClientException(name(), label() + ": no reply from " + Connector.text(link.target) + " within the request timeout of "
+                + this.settings.requestTimeout().toMillis() + " ms", null);
     }
 
     /** The server stops: nothing is connected again from now on. */
@@ -146,11 +179,6 @@ final class Client implements SocketClient {
         catch (RuntimeException ex) {
             request.completeExceptionally(ex);
             return request;
-        }
-        if (this.settings.requestTimeout() != null) {
-            long millis = this.settings.requestTimeout().toMillis();
-            this.side.schedule(() -> request.timedOut(new ClientException(name(), label() + ": no reply from "
-                    + Connector.text(connection.link.target) + " within the request timeout of " + millis + " ms", null)), millis);
         }
         return request;
     }

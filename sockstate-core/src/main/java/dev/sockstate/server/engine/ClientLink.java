@@ -120,6 +120,23 @@ final class ClientLink {
         return true;
     }
 
+    /**
+     * Fails the oldest request owed if it waited longer than the timeout (its reply may never come, and
+     * a later one would answer it: the caller closes the connection).
+     * @return whether it timed out
+     */
+    boolean expire(long now, long timeoutNanos, Client client) {
+        Request oldest;
+        synchronized (this) {
+            oldest = this.owed.peek();
+        }
+        if (oldest == null || now - oldest.sent < timeoutNanos) {
+            return false;
+        }
+        oldest.timedOut(client.timedOut(this));
+        return true;
+    }
+
     /** @return the requests owed now */
     int owed() {
         synchronized (this) {
@@ -145,7 +162,8 @@ final class ClientLink {
 
         private final Client client;
 
-        private final long sent = System.nanoTime();
+        /** When it was sent, {@link System#nanoTime()}. */
+        final long sent = System.nanoTime();
 
         Request(Client client) {
             this.client = client;

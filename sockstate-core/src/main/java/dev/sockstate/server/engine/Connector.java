@@ -167,7 +167,7 @@ final class Connector {
             long timeout = Connector.this.settings.connectTimeout().toMillis();
             Connector.this.side.schedule(() -> {
                 if (link.claimFailed()) {
-                    connection.connectFailed(new ConnectTimeout(target, timeout));
+                    connection.closeFailed(new ConnectTimeout(target, timeout));
                 }
             }, timeout);
             // Armed for the connect's end: the open, or the failure, comes as the port's notification.

@@ -99,7 +99,7 @@ final class TcpConnection extends ConnectionTurn {
             error = unnamedConnectError();
         }
         if (error != null) {
-            connectFailed(error);
+            closeFailed(error);
             return true;
         }
         this.connecting = false;
@@ -127,8 +127,11 @@ final class TcpConnection extends ConnectionTurn {
                 + " SO_ERROR nor a read named the error");
     }
 
-    /** @param why the connect failed, or did not end in time: the connection closes before it opened; any thread */
-    void connectFailed(Throwable why) {
+    /**
+     * @param why the connection is aborted, with the reason its client hears: the connect failed or did
+     * not end in time (it closes before it opened), a request timed out; any thread
+     */
+    void closeFailed(Throwable why) {
         if (this.failure == null) {
             this.failure = why;
         }

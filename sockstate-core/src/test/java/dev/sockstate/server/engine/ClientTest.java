@@ -169,6 +169,26 @@ class ClientTest {
     }
 
     @Test
+    void aRequestWithoutAReplyWithinTheTimeoutFailsAndItsConnectionStartsAgain() throws Exception {
+        LineEcho echo = new LineEcho();
+        int port = backend(echo);
+        SocketClient client = startClient(ClientSettings.builder("impatient").address("127.0.0.1", port).framing(Framing.line())
+                .requestTimeout(Duration.ofMillis(200)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
+        awaitOpen(client, 1);
+        Connection first = client.connection();
+        CompletableFuture<String> held = client.request("hold this", String.class);
+        CompletableFuture<String> after = client.request("hold this too", String.class);
+        assertThatThrownBy(() -> held.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessage("Client 'impatient': no reply from 127.0.0.1:" + port + " within the request timeout of 200 ms");
+        // Its reply may still come, and would answer the next request: the connection was closed, and the later request failed with it.
+        assertThatThrownBy(() -> after.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessageContaining("within the request timeout of 200 ms");
+        await(() -> !first.isOpen() && client.connections().size() == 1, "the client to connect again");
+        assertThat(client.request("fresh", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo fresh");
+        assertThat(count("connected")).isEqualTo(2);
+    }
+
+    @Test
     void aReplyThatDoesNotFrameClosesOnlyItsConnectionWithTheReasonNamed() throws Exception {
         int port = backend(new LineEcho());
         SocketClient client = startClient(ClientSettings.builder("strict").address("127.0.0.1", port).poolSize(2)
