@@ -38,6 +38,10 @@ final class HandlerCalls {
      * @param error the failure, for {@link Callback#ERROR}
      */
     void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
+        if (callback == Callback.DATA && connection.link != null && connection.link.reply(data)) {
+            // A frame a client's request is owed is its reply: no handler call, nothing to time.
+            return;
+        }
         boolean timed = this.observer.timesHandlers();
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
@@ -50,12 +54,7 @@ final class HandlerCalls {
                     }
                     this.handler.onOpen(connection);
                 }
-                case DATA -> {
-                    // A frame a client's request is owed is its reply; any other goes to the handler.
-                    if (connection.link == null || !connection.link.reply(data)) {
-                        this.handler.onData(connection, data);
-                    }
-                }
+                case DATA -> this.handler.onData(connection, data);
                 case WRITABLE -> this.handler.onWritable(connection);
                 case HANGUP -> this.handler.onHangup(connection);
                 case ERROR -> this.handler.onError(connection, error);

@@ -55,7 +55,7 @@ class ClientMetersTests {
                     assertThat(registry.get("sockstate.client.connects").tag("client", "echo").tag("outcome", "connected").counter()
                             .count()).isEqualTo(1);
                     assertThat(registry.get("sockstate.client.connections").tag("client", "echo").gauge().value()).isEqualTo(1);
-                    assertThat(registry.get("sockstate.client.requests").tag("client", "echo").tag("outcome", "success").timer()
+                    assertThat(registry.get("sockstate.client.requests").tag("client", "echo").tag("outcome", "success").functionTimer()
                             .count()).isEqualTo(1);
                     assertThat(registry.get("sockstate.client.requests.pending").tag("client", "echo").gauge().value()).isZero();
                     assertThat(registry.get("sockstate.data.sent").tag("client", "echo").counter().count()).isEqualTo(5);
@@ -78,7 +78,7 @@ class ClientMetersTests {
                     SocketClient echo = context.getBean("echo", SocketClient.class);
                     assertThat(echo.request("ping")).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(Exception.class)
                             .havingCause().isInstanceOf(ClientException.class).withMessageContaining("Client 'echo' has no open connection");
-                    await(() -> registry.get("sockstate.client.requests").tag("client", "echo").tag("outcome", "failed").timer()
+                    await(() -> registry.get("sockstate.client.requests").tag("client", "echo").tag("outcome", "failed").functionTimer()
                             .count() == 1);
                     assertThat(registry.get("sockstate.client.connections").tag("client", "echo").gauge().value()).isZero();
                 });
