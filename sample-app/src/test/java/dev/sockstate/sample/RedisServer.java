@@ -10,10 +10,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real {@code redis-server} (Debian's package) on a free loopback port, with no persistence, for the
- * sample's {@code redis} client: started by a test class, stopped after it. Skipped without redis-server
- * on a developer's machine, failed in CI ({@link RealTools}).
+ * sample's {@code redis} client: one for the test run, started by the first test class that asks for it
+ * and stopped when the JVM ends. Skipped without redis-server on a developer's machine, failed in CI
+ * ({@link RealTools}).
  */
-final class RedisServer implements AutoCloseable {
+final class RedisServer {
+
+    private static RedisServer shared;
 
     private final Process process;
 
@@ -24,8 +27,17 @@ final class RedisServer implements AutoCloseable {
         this.port = port;
     }
 
-    /** @return a redis-server that answers PING */
-    static RedisServer start() throws Exception {
+    /** @return the test run's redis-server, started on first use, answering PING */
+    static synchronized RedisServer shared() throws Exception {
+        if (shared == null) {
+            shared = start();
+            Process process = shared.process;
+            Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
+        }
+        return shared;
+    }
+
+    private static RedisServer start() throws Exception {
         String server = RealTools.require("redis-server", "redis-cli").get(0);
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -51,11 +63,5 @@ final class RedisServer implements AutoCloseable {
     /** @return its address as the client's property takes it */
     String address() {
         return "127.0.0.1:" + this.port;
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-        this.process.destroy();
-        this.process.waitFor(10, TimeUnit.SECONDS);
     }
 }

@@ -14,8 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -25,15 +23,14 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The {@code resp-proxy} listener in front of a real {@code redis-server} ({@link RedisServer}), reached by the standard Redis tools unmodified. Needs redis-server,
- * redis-cli and redis-benchmark: skipped without them on a developer's machine, failed in CI.
+ * The {@code resp-proxy} listener in front of a real {@code redis-server} ({@link RedisServer}), reached
+ * by the standard Redis tools unmodified. Needs redis-server, redis-cli and redis-benchmark: skipped
+ * without them on a developer's machine, failed in CI.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "management.server.port=0")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class RespProxyTests {
-
-    private static RedisServer redis;
 
     @LocalListenerPort("resp-proxy")
     private String port;
@@ -41,30 +38,19 @@ class RespProxyTests {
     @LocalManagementPort
     private int managementPort;
 
-    @BeforeAll
-    static void startRedis() throws Exception {
-        RealTools.require("redis-benchmark");
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
     @DynamicPropertySource
-    static void redisAddress(DynamicPropertyRegistry properties) {
-        properties.add("sockstate.clients.redis.address", () -> redis.address());
+    static void redisAddress(DynamicPropertyRegistry properties) throws Exception {
+        String address = RedisServer.shared().address();
+        properties.add("sockstate.clients.redis.address", () -> address);
     }
 
     @Test
     void redisCliAndRedisBenchmarkWorkThroughTheProxyAgainstARealRedis() throws Exception {
+        RealTools.require("redis-benchmark");
         awaitConnected();
         assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "ping")).isEqualTo("PONG");
         assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "set", "through", "the proxy")).isEqualTo("OK");
-        assertThat(RealTools.run(null, "redis-cli", "-p", String.valueOf(redis.port()), "get", "through"))
+        assertThat(RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "get", "through"))
                 .as("the value, read from redis-server directly").isEqualTo("the proxy");
         assertThat(RealTools.run(null, "redis-cli", "-p", this.port, "incrby", "counted", "5")).isEqualTo("5");
         assertThat(RealTools.output(null, "redis-cli", "-p", this.port, "multi")).contains("'MULTI' is not served through this proxy");
@@ -76,9 +62,10 @@ class RespProxyTests {
 
     @Test
     void aClientThatDoesNotReadItsRepliesKeepsWhatTheProxyHoldsBoundedWhileRedisBenchmarkRuns() throws Exception {
+        RealTools.require("redis-benchmark");
         awaitConnected();
         String big = "x".repeat(64 * 1024);
-        RealTools.run(big + "\n", "redis-cli", "-p", String.valueOf(redis.port()), "-x", "set", "big");
+        RealTools.run(big + "\n", "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "-x", "set", "big");
         byte[] get = "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".getBytes(StandardCharsets.US_ASCII);
         AtomicLong sent = new AtomicLong();
         try (Socket slow = new Socket()) {

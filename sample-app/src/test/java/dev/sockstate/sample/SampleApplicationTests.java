@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -32,26 +30,12 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext
 class SampleApplicationTests {
 
-    /** The redis-server behind the resp-proxy listener: with none, the redis client's health is DOWN, and the application's. */
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+    /** The redis-server behind the resp-proxy listener: with none, its client's health is DOWN, and the application's. */
     @DynamicPropertySource
-    static void redisAddress(DynamicPropertyRegistry properties) {
-        properties.add("sockstate.clients.redis.address", () -> redis.address());
+    static void redisAddress(DynamicPropertyRegistry properties) throws Exception {
+        String address = RedisServer.shared().address();
+        properties.add("sockstate.clients.redis.address", () -> address);
     }
-
 
     @Autowired
     private Environment environment;

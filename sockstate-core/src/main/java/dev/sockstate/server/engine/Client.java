@@ -112,7 +112,7 @@ final class Client implements SocketClient {
 
     /** @return the exception of a request that had no reply from the target within the timeout */
     ClientException timedOut(ClientLink link) {
-        return new ClientException(name(), label() + ": no reply from " + Connector.text(link.target) + " within the request timeout of "
+        return new ClientException(name(), label() + ": no reply from " + AddressText.of(link.target) + " within the request timeout of "
                 + this.settings.requestTimeout().toMillis() + " ms", null);
     }
 
@@ -171,7 +171,7 @@ final class Client implements SocketClient {
         }
         try {
             if (!connection.link.send(connection, request, message)) {
-                request.failed(new ClientException(name(), label() + ": the connection to " + Connector.text(connection.link.target)
+                request.failed(new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link.target)
                         + " closed before the request was sent", connection.failure()));
                 return request;
             }
@@ -275,7 +275,7 @@ final class Client implements SocketClient {
      * @param failure why it failed, {@code null} for a close
      */
     void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure) {
-        String why = label() + ": the connection to " + Connector.text(link.target) + ((failure != null) ? " failed" : " closed")
+        String why = label() + ": the connection to " + AddressText.of(link.target) + ((failure != null) ? " failed" : " closed")
                 + " before the reply" + ((failure != null) ? " (" + failure.getMessage() + ")" : "");
         link.end(name(), why, failure);
         if (slot < 0) {
@@ -290,7 +290,7 @@ final class Client implements SocketClient {
         boolean stable = System.nanoTime() - link.openedAt >= STABLE_NANOS;
         int failuresInARow = stable ? 1 : 2;
         long delay = this.connector.backoffMillis(failuresInARow);
-        logger.log((failure != null) ? Level.WARNING : Level.INFO, label() + ": the connection to " + Connector.text(link.target)
+        logger.log((failure != null) ? Level.WARNING : Level.INFO, label() + ": the connection to " + AddressText.of(link.target)
                 + ((failure != null) ? " failed (" + failure.getMessage() + ")" : " closed") + "; connecting again in " + delay + " ms");
         this.connector.connectSlot(slot, failuresInARow, delay);
     }

@@ -199,7 +199,7 @@ final class Connector {
         /** An address failed: the next is tried, or, after the last, the round ends. */
         private void failed(InetSocketAddress address, String outcome, Throwable cause) {
             Connector.this.client.connectEnded(outcome);
-            this.failures.add(text(address) + ": " + describe(cause));
+            this.failures.add(AddressText.of(address) + ": " + describe(cause));
             this.next++;
             if (this.next < Connector.this.settings.addresses().size() && Connector.this.client.connects()) {
                 try {
@@ -249,12 +249,6 @@ final class Connector {
         return (failure instanceof ConnectTimeout) ? "timeout" : "failed";
     }
 
-    /** @return the address as users write it, resolved or not: {@code localhost:6379}, {@code [::1]:6379} */
-    static String text(InetSocketAddress address) {
-        String host = (address.getAddress() != null) ? address.getAddress().getHostAddress() : address.getHostString();
-        return ((host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + address.getPort();
-    }
-
     private static String describe(Throwable failure) {
         if (failure instanceof UnknownHostException) {
             return "unknown host " + failure.getMessage();
@@ -268,7 +262,7 @@ final class Connector {
         private static final long serialVersionUID = 1L;
 
         ConnectTimeout(InetSocketAddress target, long millis) {
-            super("no answer from " + text(target) + " within the connect timeout of " + millis + " ms");
+            super("no answer from " + AddressText.of(target) + " within the connect timeout of " + millis + " ms");
         }
     }
 }

@@ -88,11 +88,8 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** How the listener's sockets are registered: the trigger set, or its worker group's default. */
     private final Trigger trigger;
 
-    /** Whether its connections are a client's, opened by the server, not accepted. */
-    private final boolean client;
-
-    /** A client's requests owed replies, {@code null} for a listener. */
-    private final IntSupplier clientRequests;
+    /** What its connections' client has beside the settings, when they are a client's; {@code null} for a listener. */
+    private final ClientPart client;
 
     /**
      * @param settings the listener's settings
@@ -118,8 +115,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     Listener(ListenerSettings settings, ClientPart client, WorkerGroup group, NativeSockets sockets, SocketTable table,
             ServerScheduler scheduler, AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.settings = settings;
-        this.client = client != null;
-        this.clientRequests = (client != null) ? client.requests() : null;
+        this.client = client;
         this.trigger = settings.triggerOn(group.settings);
         this.changeRules = changeRules;
         this.group = group;
@@ -172,7 +168,7 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     @Override
     public int pendingRequests() {
-        return (this.clientRequests != null) ? this.clientRequests.getAsInt() : 0;
+        return (this.client != null) ? this.client.requests().getAsInt() : 0;
     }
 
     /** @return the listener's name */
@@ -182,12 +178,12 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** @return whether its connections are a client's, opened by the server */
     boolean isClient() {
-        return this.client;
+        return this.client != null;
     }
 
     /** @return how messages name it: {@code Listener 'echo'}, {@code Client 'redis'} */
     String label() {
-        return (this.client ? "Client '" : "Listener '") + this.settings.name() + "'";
+        return ((this.client != null) ? "Client '" : "Listener '") + this.settings.name() + "'";
     }
 
     /** @param outcome how a client's connect ended: counted ({@link ListenerObserver#connect}) */
@@ -262,7 +258,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     void handlerFailed(Object what, String consequence, Throwable failure) {
         this.state.handlerError();
-        logger.log(Level.ERROR, "Handler of " + (this.client ? "client '" : "listener '") + name() + "' failed on " + what + "; " + consequence, failure);
+        logger.log(Level.ERROR, "Handler of " + ((this.client != null) ? "client '" : "listener '") + name() + "' failed on " + what + "; " + consequence, failure);
     }
 
     /** A peer's frame (of {@code what}) did not frame or read as the handler's type: counted, logged at most once a second. */
@@ -272,7 +268,7 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** The handler executor refused a task for {@code what}: counted with the handler errors, logged at most once a second. */
     void executorRefused(Object what, String consequence, RuntimeException refusal) {
-        this.state.executorRefused("The handler executor of " + (this.client ? "client '" : "listener '") + name() + "' refused work for " + what + "; " + consequence, refusal);
+        this.state.executorRefused("The handler executor of " + ((this.client != null) ? "client '" : "listener '") + name() + "' refused work for " + what + "; " + consequence, refusal);
     }
 
     /** A handler wrote {@code bytes} after it asked for the connection's FIN: dropped, which the log says. */

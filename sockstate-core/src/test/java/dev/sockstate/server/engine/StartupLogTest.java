@@ -59,14 +59,14 @@ class StartupLogTest {
 
     @Test
     void addressesAreWrittenInTheirShortForm() throws Exception {
-        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("::"), 7007))).isEqualTo("[::]:7007");
-        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("2001:db8:0:0:1:0:0:1"), 1)))
+        assertThat(AddressText.of(new java.net.InetSocketAddress(InetAddress.getByName("::"), 7007))).isEqualTo("[::]:7007");
+        assertThat(AddressText.of(new java.net.InetSocketAddress(InetAddress.getByName("2001:db8:0:0:1:0:0:1"), 1)))
                 .isEqualTo("[2001:db8::1:0:0:1]:1");
-        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("1:0:0:2:0:0:0:3"), 1)))
+        assertThat(AddressText.of(new java.net.InetSocketAddress(InetAddress.getByName("1:0:0:2:0:0:0:3"), 1)))
                 .isEqualTo("[1:0:0:2::3]:1");
-        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("1:2:3:4:5:6:7:8"), 1)))
+        assertThat(AddressText.of(new java.net.InetSocketAddress(InetAddress.getByName("1:2:3:4:5:6:7:8"), 1)))
                 .isEqualTo("[1:2:3:4:5:6:7:8]:1");
-        assertThat(SocketServer.hostAndPort(new java.net.InetSocketAddress(InetAddress.getByName("0.0.0.0"), 80))).isEqualTo("0.0.0.0:80");
-        assertThat(SocketServer.hostAndPort(java.net.UnixDomainSocketAddress.of("/run/app/echo.sock"))).isEqualTo("unix:/run/app/echo.sock");
+        assertThat(AddressText.of(new java.net.InetSocketAddress(InetAddress.getByName("0.0.0.0"), 80))).isEqualTo("0.0.0.0:80");
+        assertThat(AddressText.of(java.net.UnixDomainSocketAddress.of("/run/app/echo.sock"))).isEqualTo("unix:/run/app/echo.sock");
     }
 }

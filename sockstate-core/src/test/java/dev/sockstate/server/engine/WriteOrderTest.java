@@ -18,7 +18,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -79,22 +78,7 @@ class WriteOrderTest {
         CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<Connection> idle = new CopyOnWriteArrayList<>();
-        ConnectionHandler handler = new ConnectionHandler() {
-
-            @Override
-            public void onOpen(Connection connection) {
-                idle.add(connection);
-            }
-
-            @Override
-            public void onData(Connection connection, ByteBuffer data) throws Exception {
-                busy.countDown();
-                release.await(10, TimeUnit.SECONDS);
-            }
-        };
-        SocketServer server = new SocketServer(counting, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
-                List.of(ServerFixture.tcp("idle").handler(handler).build()), ServerObserver.NONE);
-        server.start();
+        SocketServer server = oneWorker(counting, idle, holding(busy, release));
         try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
                 Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
             ServerFixture.await(() -> idle.size() == 2, "both connections opened");
@@ -113,7 +97,6 @@ class WriteOrderTest {
         }
         finally {
             release.countDown();
-            server.stop(Duration.ofSeconds(5));
         }
     }
 
@@ -128,21 +111,7 @@ class WriteOrderTest {
         CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<Connection> idle = new CopyOnWriteArrayList<>();
-        ConnectionHandler handler = new ConnectionHandler() {
-
-            @Override
-            public void onOpen(Connection connection) {
-                idle.add(connection);
-            }
-
-            @Override
-            public void onData(Connection connection, ByteBuffer data) throws Exception {
-                busy.countDown();
-                release.await(10, TimeUnit.SECONDS);
-            }
-        };
-        SocketServer server = this.fixture.start(watched, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
-                ServerObserver.NONE, ServerFixture.tcp("idle").handler(handler).build());
+        SocketServer server = oneWorker(watched, idle, holding(busy, release));
         try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
                 Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
             ServerFixture.await(() -> idle.size() == 2, "both connections opened");
@@ -180,6 +149,29 @@ class WriteOrderTest {
         };
         List<Connection> opened = new CopyOnWriteArrayList<>();
         AtomicInteger postsDuringWrites = new AtomicInteger(-1);
+        SocketServer server = oneWorker(counting, opened, (connection, data) -> {
+            data.position(data.limit());
+            int before = posts.get();
+            for (int i = 0; i < 100; i++) {
+                opened.get(0).write(bytes("y"));
+            }
+            postsDuringWrites.set(posts.get() - before);
+        });
+        try (Socket target = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
+                Socket writer = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
+            ServerFixture.await(() -> opened.size() == 2, "both connections opened");
+            writer.getOutputStream().write('w');
+            target.setSoTimeout(10_000);
+            assertThat(target.getInputStream().readNBytes(100)).hasSize(100);
+            assertThat(postsDuringWrites.get()).as("runs posted through the port for 100 writes from its only worker").isZero();
+        }
+    }
+
+    /**
+     * @return a started server of one worker whose listener records each connection as it opens and
+     * passes data to the handler given; stopped with the fixture
+     */
+    private SocketServer oneWorker(Backend backend, List<Connection> opened, ConnectionHandler data) {
         ConnectionHandler handler = new ConnectionHandler() {
 
             @Override
@@ -188,25 +180,20 @@ class WriteOrderTest {
             }
 
             @Override
-            public void onData(Connection connection, ByteBuffer data) {
-                data.position(data.limit());
-                int before = posts.get();
-                for (int i = 0; i < 100; i++) {
-                    opened.get(0).write(bytes("y"));
-                }
-                postsDuringWrites.set(posts.get() - before);
+            public void onData(Connection connection, ByteBuffer bytes) throws Exception {
+                data.onData(connection, bytes);
             }
         };
-        SocketServer server = this.fixture.start(counting, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
-                ServerObserver.NONE, ServerFixture.tcp("near").handler(handler).build());
-        try (Socket target = new Socket(InetAddress.getLoopbackAddress(), server.listener("near").portNumber());
-                Socket writer = new Socket(InetAddress.getLoopbackAddress(), server.listener("near").portNumber())) {
-            ServerFixture.await(() -> opened.size() == 2, "both connections opened");
-            writer.getOutputStream().write('w');
-            target.setSoTimeout(10_000);
-            assertThat(target.getInputStream().readNBytes(100)).hasSize(100);
-            assertThat(postsDuringWrites.get()).as("runs posted through the port for 100 writes from its only worker").isZero();
-        }
+        return this.fixture.start(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), ServerObserver.NONE,
+                ServerFixture.tcp("idle").handler(handler).build());
+    }
+
+    /** @return data handling that holds the only worker (saying so) until released */
+    private static ConnectionHandler holding(CountDownLatch busy, CountDownLatch release) {
+        return (connection, data) -> {
+            busy.countDown();
+            release.await(10, TimeUnit.SECONDS);
+        };
     }
 
     /** Counts the runs posted to a real port. */
