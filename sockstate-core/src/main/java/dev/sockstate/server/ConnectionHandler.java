@@ -28,7 +28,9 @@ public interface ConnectionHandler {
     void onData(Connection connection, ByteBuffer data) throws Exception;
 
     /**
-     * Everything queued by {@link Connection#write} has been sent.
+     * Everything queued by {@link Connection#write} has been sent: after the socket had no room, or
+     * after writes from other threads took the connection over its limit ({@link Connection#isWritable()});
+     * one drain may bring more than one call.
      * @param connection the connection
      * @throws Exception to close it
      */

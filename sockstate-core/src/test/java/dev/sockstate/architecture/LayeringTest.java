@@ -105,6 +105,12 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server.observer..");
 
     @ArchTest
+    static final ArchRule clientSettingsAndRelayKnowNothingOfTheEngineOrTheObservers = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.client")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server.observer..",
+                    "dev.sockstate.port..");
+
+    @ArchTest
     static final ArchRule framingKnowsOnlyBytes = noClasses()
             .that().resideInAPackage("dev.sockstate.server.framing")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",

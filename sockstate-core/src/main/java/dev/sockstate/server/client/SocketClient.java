@@ -21,7 +21,9 @@ public interface SocketClient {
 
     /**
      * Sends one message on a connection of the pool, taken in turn: as {@link Connection#send(Object)}
-     * does, so with framing one frame.
+     * does, so with framing one frame. It is owed no reply: for a protocol without replies, or whose
+     * replies the client's handler takes; on a client that sends requests too, a reply to it would
+     * answer the next request, so use one or the other on a client.
      * @param message the message
      * @throws ClientException when no connection of the pool is open, naming the last failure
      */
@@ -32,8 +34,11 @@ public interface SocketClient {
      * next frame the connection reads that no earlier request is owed (replies come in the order the
      * requests went out, so requests pipeline). Needs framing. The future fails with a
      * {@link ClientException} when no connection is open, when the connection fails or closes before
-     * the reply, or when the client's request timeout passes; a reply that comes after its request
-     * timed out is dropped.
+     * the reply, or when the client's request timeout passes (its connection is then closed, since the
+     * reply may still come and would answer the next request). Each request must be answered by exactly
+     * one frame, in order. The future completes on the thread that serves the connection (a worker, or
+     * the client's handler executor): stages that depend on it run there and must not block; give the
+     * async variants an executor of their own for blocking work.
      * @param message the request, written as {@link Connection#send(Object)} writes it
      * @return the reply frame, a copy of its bytes the caller owns
      * @throws IllegalStateException when the client has no framing
@@ -53,7 +58,8 @@ public interface SocketClient {
 
     /**
      * @return an open connection of the pool, taken in turn: to write to it as a whole (several
-     * messages that must follow each other on one connection)
+     * messages that must follow each other on one connection); what is written to it directly is owed
+     * no reply, as with {@link #send(Object)}
      * @throws ClientException when none is open, naming the last failure
      */
     Connection connection();

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 
 /**
@@ -35,8 +36,8 @@ final class Client implements SocketClient {
 
     private final Connector connector;
 
-    /** The pool: each slot's open connection, {@code null} while it connects. */
-    private final TcpConnection[] pool;
+    /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
+    private final AtomicReferenceArray<TcpConnection> pool;
 
     private final AtomicInteger nextSlot = new AtomicInteger();
 
@@ -55,7 +56,7 @@ final class Client implements SocketClient {
     Client(ClientSettings settings, BiFunction<ListenerSettings, Listener.ClientPart, Listener> makeSide,
             BiFunction<Client, Listener, Connector> connector) {
         this.settings = settings;
-        this.pool = new TcpConnection[settings.poolSize()];
+        this.pool = new AtomicReferenceArray<>(settings.poolSize());
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
         this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart(this::pendingRequests, settings.tls()));
         this.connector = connector.apply(this, this.side);
@@ -78,7 +79,7 @@ final class Client implements SocketClient {
 
     /** Connects every slot of the pool, and with a request timeout, starts the sweep that applies it. */
     void start() {
-        for (int i = 0; i < this.pool.length; i++) {
+        for (int i = 0; i < this.pool.length(); i++) {
             this.connector.connectSlot(i, 0, 0);
         }
         if (this.settings.requestTimeout() != null) {
@@ -97,16 +98,21 @@ final class Client implements SocketClient {
      * timer's sweep, not a timer per request, which a busy client would fill the timer's queue with.
      */
     private void expireRequests() {
-        long timeout = this.settings.requestTimeout().toNanos();
-        long now = System.nanoTime();
-        for (TcpConnection connection : this.pool) {
-            if (connection != null && connection.link.expire(now, timeout, this)) {
-                // The replies that still come could no longer be told apart: the connection starts again.
-                connection.closeFailed(timedOut(connection.link));
+        try {
+            long timeout = this.settings.requestTimeout().toNanos();
+            long now = System.nanoTime();
+            for (int i = 0; i < this.pool.length(); i++) {
+                TcpConnection connection = this.pool.get(i);
+                if (connection != null && connection.link.expire(now, timeout, this)) {
+                    // The replies that still come could no longer be told apart: the connection starts again.
+                    connection.closeFailed(timedOut(connection.link));
+                }
             }
         }
-        if (this.connects) {
-            this.side.schedule(this::expireRequests, sweepMillis());
+        finally {
+            if (this.connects) {
+                this.side.schedule(this::expireRequests, sweepMillis());
+            }
         }
     }
 
@@ -203,7 +209,8 @@ final class Client implements SocketClient {
     @Override
     public List<Connection> connections() {
         List<Connection> open = new ArrayList<>();
-        for (TcpConnection connection : this.pool) {
+        for (int i = 0; i < this.pool.length(); i++) {
+            TcpConnection connection = this.pool.get(i);
             if (connection != null && connection.isOpen()) {
                 open.add(connection);
             }
@@ -222,7 +229,7 @@ final class Client implements SocketClient {
      * accepted connection and its requests' connection are served by the same worker)
      */
     private TcpConnection next() {
-        int slots = this.pool.length;
+        int slots = this.pool.length();
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
         }
@@ -230,7 +237,7 @@ final class Client implements SocketClient {
         NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
         TcpConnection elsewhere = null;
         for (int i = 0; i < slots; i++) {
-            TcpConnection connection = this.pool[(start + i) % slots];
+            TcpConnection connection = this.pool.get((start + i) % slots);
             if (connection != null && connection.isOpen()) {
                 if (here == null || connection.port == here) {
                     return connection;
@@ -250,7 +257,7 @@ final class Client implements SocketClient {
 
     /** A slot's connection opened: taken in turn from now on, and the backoff starts again. */
     void slotOpen(int slot, TcpConnection connection) {
-        this.pool[slot] = connection;
+        this.pool.set(slot, connection);
         this.lastFailure = null;
     }
 
@@ -267,7 +274,7 @@ final class Client implements SocketClient {
 
     /** A slot stays without a connection: the server stops. */
     void slotIdle(int slot) {
-        this.pool[slot] = null;
+        this.pool.set(slot, null);
     }
 
     /**
@@ -281,9 +288,7 @@ final class Client implements SocketClient {
         if (slot < 0) {
             return;
         }
-        if (this.pool[slot] == connection) {
-            this.pool[slot] = null;
-        }
+        this.pool.compareAndSet(slot, connection, null);
         if (!this.connects) {
             return;
         }
@@ -303,7 +308,8 @@ final class Client implements SocketClient {
     /** @return the requests sent on the pool's connections and not answered yet, when a gauge is read */
     int pendingRequests() {
         int owed = 0;
-        for (TcpConnection connection : this.pool) {
+        for (int i = 0; i < this.pool.length(); i++) {
+            TcpConnection connection = this.pool.get(i);
             if (connection != null) {
                 owed += connection.link.owed();
             }

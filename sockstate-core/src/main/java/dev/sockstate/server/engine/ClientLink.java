@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -123,7 +124,7 @@ final class ClientLink {
     /**
      * Fails the oldest request owed if it waited longer than the timeout (its reply may never come, and
      * a later one would answer it: the caller closes the connection).
-     * @return whether it timed out
+     * @return whether it timed out now
      */
     boolean expire(long now, long timeoutNanos, Client client) {
         Request oldest;
@@ -133,8 +134,8 @@ final class ClientLink {
         if (oldest == null || now - oldest.sent < timeoutNanos) {
             return false;
         }
-        oldest.timedOut(client.timedOut(this));
-        return true;
+        // It stays owed its reply, which, coming late, completes nothing; false when a reply came first.
+        return oldest.timedOut(client.timedOut(this));
     }
 
     /** @return the requests owed now */
@@ -157,7 +158,10 @@ final class ClientLink {
         }
     }
 
-    /** A request owed a reply: completed once, by the reply, a failure or its timeout. */
+    /**
+     * A request owed a reply: completed once, by the reply, a failure or its timeout, and counted before
+     * it completes, so that whoever waited for it finds it counted.
+     */
     static final class Request extends CompletableFuture<ByteBuffer> {
 
         private final Client client;
@@ -165,26 +169,41 @@ final class ClientLink {
         /** When it was sent, {@link System#nanoTime()}. */
         final long sent = System.nanoTime();
 
+        /** Whether its end was claimed: by one outcome only. */
+        private final AtomicBoolean ended = new AtomicBoolean();
+
         Request(Client client) {
             this.client = client;
         }
 
         void answered(ByteBuffer reply) {
-            if (complete(reply)) {
-                this.client.requestEnded("success", System.nanoTime() - this.sent);
+            if (end("success")) {
+                complete(reply);
             }
         }
 
         void failed(ClientException failure) {
-            if (completeExceptionally(failure)) {
-                this.client.requestEnded("failed", System.nanoTime() - this.sent);
+            if (end("failed")) {
+                completeExceptionally(failure);
             }
         }
 
-        void timedOut(ClientException failure) {
-            if (completeExceptionally(failure)) {
-                this.client.requestEnded("timeout", System.nanoTime() - this.sent);
+        /** @return whether it timed out now (false when a reply or a failure came first) */
+        boolean timedOut(ClientException failure) {
+            if (end("timeout")) {
+                completeExceptionally(failure);
+                return true;
             }
+            return false;
+        }
+
+        /** @return whether this outcome ends the request, which is then counted */
+        private boolean end(String outcome) {
+            if (!this.ended.compareAndSet(false, true)) {
+                return false;
+            }
+            this.client.requestEnded(outcome, System.nanoTime() - this.sent);
+            return true;
         }
     }
 }

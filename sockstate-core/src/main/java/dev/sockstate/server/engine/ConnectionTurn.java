@@ -8,6 +8,8 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
@@ -40,8 +42,20 @@ abstract class ConnectionTurn extends AcceptedConnection {
 
     private boolean readPaused;
 
-    /** Whether the handler paused reading ({@link #pauseReading()}); any thread. */
+    /** Whether the handler paused reading ({@link #pauseReading()}); any thread, set and cleared atomically. */
+    @SuppressWarnings("unused")
     private volatile boolean readingPaused;
+
+    private static final VarHandle READING_PAUSED;
+
+    static {
+        try {
+            READING_PAUSED = MethodHandles.lookup().findVarHandle(ConnectionTurn.class, "readingPaused", boolean.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /** Whether reading resumed since the last turn: the next turn reads, edge or level; any thread sets it, the owner clears it. */
     private volatile boolean readingResumed;
@@ -162,12 +176,13 @@ abstract class ConnectionTurn extends AcceptedConnection {
         // Nor while the handler paused reading, or the connection's own queue is over its limit (a
         // resume's read waits until it drained).
         boolean mayRead = !this.inputHeld && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
-        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && !isClosing() && mayRead) {
+        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && readsOn() && mayRead) {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
             }
         }
-        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.output.isPending()) {
+        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.readingPaused
+                && !this.output.isPending()) {
             // A graceful shutdown: answer what already arrived, all of it, until the socket would block
             // (not what a peer sends after each answer: the drain would never end under a closed loop).
             int workBefore = turnWork();
@@ -254,7 +269,7 @@ abstract class ConnectionTurn extends AcceptedConnection {
             bytes.flip();
             inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
-            if (isClosing() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld || this.readingPaused
+            if (!readsOn() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld || this.readingPaused
                     || pausesForOwnWrites()) {
                 return true;
             }
@@ -300,7 +315,7 @@ abstract class ConnectionTurn extends AcceptedConnection {
             // A connect under way ends writable (connected) or with an error, which every backend reports unasked.
             return Events.OUT;
         }
-        if (!this.inputClosed && !isClosing()) {
+        if (!this.inputClosed && readsOn()) {
             boolean paused = pausesForOwnWrites();
             if (paused && !this.readPaused) {
                 this.observer.readPaused();
@@ -329,7 +344,11 @@ abstract class ConnectionTurn extends AcceptedConnection {
         if (isAborting()) {
             return true;
         }
-        if (this.output.isPending() || !(this.inputDrained || this.inputClosed || !isDraining())) {
+        if (this.output.isPending() || !(this.inputDrained || this.inputClosed || this.readingPaused || !isDraining())) {
+            return false;
+        }
+        if (isDraining() && owesReplies()) {
+            // A client's connection waits for the replies its requests are owed, until the stop's deadline.
             return false;
         }
         // The stages' last words (a TLS close_notify) go out before the socket closes.
@@ -398,8 +417,7 @@ abstract class ConnectionTurn extends AcceptedConnection {
 
     @Override
     public void pauseReading() {
-        if (!this.readingPaused) {
-            this.readingPaused = true;
+        if (!(boolean) READING_PAUSED.getAndSet(this, true)) {
             // A turn leaves the registration without input (or, one-shot, arms it so).
             requestTurn();
         }
@@ -407,8 +425,7 @@ abstract class ConnectionTurn extends AcceptedConnection {
 
     @Override
     public void resumeReading() {
-        if (this.readingPaused) {
-            this.readingPaused = false;
+        if ((boolean) READING_PAUSED.getAndSet(this, false)) {
             // What waited raised no edge of its own: the next turn reads it.
             this.readingResumed = true;
             requestTurn();
@@ -433,6 +450,18 @@ abstract class ConnectionTurn extends AcceptedConnection {
     /** @return whether a stage holds the input now; for tests */
     boolean holdsInput() {
         return this.inputHeld;
+    }
+
+    /** @return whether requests sent on the connection (a client's) wait for their replies */
+    abstract boolean owesReplies();
+
+    /**
+     * @return whether what arrives is read as it comes: until a close is asked for, and through a
+     * graceful stop's drain while a client's connection is owed replies (an accepted one reads only
+     * what had arrived when the drain reached it)
+     */
+    private boolean readsOn() {
+        return !isClosing() || isDraining() && owesReplies();
     }
 
     /** @return whether a client's connect is under way: the connection is not open yet; the owner */

@@ -117,6 +117,10 @@ final class Connector {
 
         /** Tries the next address: resolves it, opens a socket, begins the connect. */
         private void tryNext() {
+            if (!Connector.this.client.connects()) {
+                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", null));
+                return;
+            }
             InetSocketAddress address = Connector.this.settings.addresses().get(this.next);
             InetSocketAddress target;
             try {
@@ -151,16 +155,25 @@ final class Connector {
                 return;
             }
             ClientLink link = new ClientLink(this, target, address.getHostString());
-            TcpConnection connection = new TcpConnection(Connector.this.side, Connector.this.side.home(), handle, link);
-            if (!Connector.this.side.admit()) {
-                closeQuietly(handle);
-                failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));
-                return;
+            TcpConnection connection;
+            try {
+                connection = new TcpConnection(Connector.this.side, Connector.this.side.home(), handle, link);
+                if (!Connector.this.side.admit()) {
+                    closeQuietly(handle);
+                    failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));
+                    return;
+                }
+                if (!Connector.this.side.enter(connection)) {
+                    Connector.this.side.connectionFinished();
+                    closeQuietly(handle);
+                    failed(address, "failed", new IllegalStateException("the server's socket table is full"));
+                    return;
+                }
             }
-            if (!Connector.this.side.enter(connection)) {
-                Connector.this.side.connectionFinished();
+            catch (RuntimeException ex) {
+                // Nothing holds the socket yet: it is closed, and the attempt goes on as after any failure.
                 closeQuietly(handle);
-                failed(address, "failed", new IllegalStateException("the server's socket table is full"));
+                failed(address, "failed", ex);
                 return;
             }
             Connector.this.side.connectionAccepted();

@@ -176,6 +176,11 @@ public final class SocketServer {
                         + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
                         + " on " + this.backend.name());
             }
+            for (ClientSettings settings : this.clientSettings) {
+                logger.log(Level.INFO, "Client '" + settings.name() + "' connects to " + settings.addresses().stream()
+                        .map(AddressText::of).collect(Collectors.joining(", then ")) + " (a pool of " + settings.poolSize()
+                        + ((settings.tls() != null) ? ", TLS" : "") + ") on " + this.backend.name());
+            }
         }
     }
 
@@ -353,9 +358,14 @@ public final class SocketServer {
         this.listeners.forEach(Listener::closed);
         this.clients.values().forEach((client) -> client.side().closed());
         if (this.connectThread != null) {
-            this.connectThread.shutdownNow();
+            // Connects still queued run, find the clients stopped and fail their futures; a name lookup
+            // that hangs is interrupted after a second.
+            this.connectThread.shutdown();
             try {
-                this.connectThread.awaitTermination(Math.max(0, workersDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (!this.connectThread.awaitTermination(1, TimeUnit.SECONDS)) {
+                    this.connectThread.shutdownNow();
+                    this.connectThread.awaitTermination(Math.max(0, workersDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();

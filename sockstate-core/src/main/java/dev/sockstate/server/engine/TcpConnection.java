@@ -139,6 +139,11 @@ final class TcpConnection extends ConnectionTurn {
     }
 
     @Override
+    boolean owesReplies() {
+        return this.link != null && this.link.owed() > 0;
+    }
+
+    @Override
     public String connectedHost() {
         return (this.link != null) ? this.link.host : null;
     }

@@ -343,7 +343,7 @@ final class WritePath {
         else {
             this.connection.outbound(data, true);
         }
-        // (Counted until sent or queued, never nowhere.)
+        // (Counted until sent or queued; bytes gathered for one send are counted nowhere until it.)
         REQUESTED_BYTES.getAndAdd(this, -bytes);
     }
 

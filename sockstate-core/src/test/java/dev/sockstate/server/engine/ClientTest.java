@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A server's outbound clients on the real backend: requests pipelined on a pool, refused and
- * unanswered connects, failover, a backend that restarts, a bad reply.
+ * unanswered connects, failover, a backend that restarts, a bad reply, request timeouts, the stop.
  */
 class ClientTest {
 
@@ -235,6 +235,17 @@ class ClientTest {
     }
 
     @Test
+    void aGracefulStopWaitsForTheRepliesAClientsConnectionIsOwed() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("owed").address("127.0.0.1", port).framing(Framing.line()));
+        awaitOpen(client, 1);
+        SocketServer server = this.fixture.lastStarted();
+        CompletableFuture<String> slow = client.request("slow", String.class);
+        server.stop(Duration.ofSeconds(5));
+        assertThat(slow).as("a reply that came 300 ms after the stop began").isCompletedWithValue("echo slow");
+    }
+
+    @Test
     void aRequestMadeOnAWorkerGoesOutOnAConnectionThatWorkersPortServes() throws Exception {
         int port = backend(new LineEcho());
         AtomicReference<SocketClient> client = new AtomicReference<>();
@@ -329,6 +340,9 @@ class ClientTest {
             String line = StandardCharsets.UTF_8.decode(data).toString();
             if (line.startsWith("hold")) {
                 this.held.add(line);
+            }
+            else if (line.equals("slow")) {
+                CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS).execute(() -> connection.send("echo slow"));
             }
             else if (line.equals("long")) {
                 connection.send("x".repeat(200));

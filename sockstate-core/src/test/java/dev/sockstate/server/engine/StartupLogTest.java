@@ -3,6 +3,8 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.observer.ServerObserver;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,7 +14,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The line a server logs for each listener it bound: the address as users write it. */
+/** The line a server logs for each listener it bound and each client: the addresses as users write them. */
 class StartupLogTest {
 
     private final ServerFixture fixture = new ServerFixture();
@@ -23,7 +25,7 @@ class StartupLogTest {
     }
 
     @Test
-    void eachListenerIsLoggedWithItsAddressAsUsersWriteItWithoutALeadingSlash() throws Exception {
+    void eachListenerAndClientIsLoggedWithItsAddressAsUsersWriteItWithoutALeadingSlash() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         Logger logger = Logger.getLogger(SocketServer.class.getName());
         Handler handler = new Handler() {
@@ -48,6 +50,10 @@ class StartupLogTest {
             int v4 = server.listener("v4").portNumber();
             int v6 = server.listener("v6").portNumber();
             String backend = server.backendName();
+            this.fixture.startWithClients(List.of(ClientSettings.builder("out").address("localhost", v4).address("[::1]:" + v6).poolSize(2)
+                    .build()), ServerObserver.NONE);
+            assertThat(lines).anyMatch((line) -> line.equals("Client 'out' connects to localhost:" + v4 + ", then [::1]:" + v6
+                    + " (a pool of 2) on " + backend));
             assertThat(lines).anyMatch((line) -> line.equals("Listener 'v4' (TCP, LEVEL_ONESHOT) bound to 127.0.0.1:" + v4 + " on " + backend))
                     .anyMatch((line) -> line.equals("Listener 'v6' (TCP, LEVEL_ONESHOT) bound to [::1]:" + v6 + " on " + backend))
                     .noneMatch((line) -> line.contains("bound to /"));
