@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -68,6 +70,8 @@ class RespProxyTests {
         RealTools.run(big + "\n", "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "-x", "set", "big");
         byte[] get = "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n".getBytes(StandardCharsets.US_ASCII);
         AtomicLong sent = new AtomicLong();
+        // Threads of the test's own: the writer blocks for good, which the shared pool's one thread (on 2 cores) must not.
+        ExecutorService threads = Executors.newFixedThreadPool(2);
         try (Socket slow = new Socket()) {
             slow.setReceiveBufferSize(4096);
             slow.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
@@ -87,7 +91,7 @@ class RespProxyTests {
                 catch (IOException ex) {
                     // closed at the end of the test
                 }
-            });
+            }, threads);
             CompletableFuture<String> benchmark = CompletableFuture.supplyAsync(() -> {
                 try {
                     return RealTools.run(null, "redis-benchmark", "-p", this.port, "-t", "get", "-n", "20000", "-c", "20", "-q");
@@ -95,7 +99,7 @@ class RespProxyTests {
                 catch (Exception ex) {
                     throw new IllegalStateException(ex);
                 }
-            });
+            }, threads);
             long mostPending = 0;
             while (!benchmark.isDone()) {
                 mostPending = Math.max(mostPending, pendingBytes());
@@ -107,6 +111,9 @@ class RespProxyTests {
             assertThat(mostPending).as("bytes the proxy queued for its clients").isLessThan(20L * 1024 * 1024);
             assertThat(sent.get()).as("requests the slow client got to send").isLessThan(1_000_000);
             assertThat(writer).isNotDone();
+        }
+        finally {
+            threads.shutdownNow();
         }
     }
 

@@ -8,8 +8,6 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
@@ -30,7 +28,7 @@ import java.nio.ByteBuffer;
  * Either way a turn reads at most {@link SocketTurn#TURN_BUDGET} times, then yields to other sockets.
  * With a handler executor, every turn with something for the handler runs there, reads included.
  */
-abstract class ConnectionTurn extends AcceptedConnection {
+abstract class ConnectionTurn extends ReadGate {
 
     /** Other threads' writes a round of a turn takes at most: each may be a send of its own. */
     static final int REQUESTS_PER_ROUND = 64;
@@ -42,43 +40,12 @@ abstract class ConnectionTurn extends AcceptedConnection {
 
     private boolean readPaused;
 
-    /** Whether the handler paused reading ({@link #pauseReading()}); any thread, set and cleared atomically. */
-    @SuppressWarnings("unused")
-    private volatile boolean readingPaused;
-
-    private static final VarHandle READING_PAUSED;
-
-    static {
-        try {
-            READING_PAUSED = MethodHandles.lookup().findVarHandle(ConnectionTurn.class, "readingPaused", boolean.class);
-        }
-        catch (ReflectiveOperationException ex) {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
-
-    /** Whether reading resumed since the last turn: the next turn reads, edge or level; any thread sets it, the owner clears it. */
-    private volatile boolean readingResumed;
-
     private boolean wouldBlock;
 
     private boolean inputDrained;
 
     /** Whether an error notification came with no error pending (SO_ERROR read 0): the next one fails the connection. */
     private boolean errorUnnamed;
-
-    /** Whether a stage holds the input: nothing is read until it releases it (a TLS engine's tasks run). */
-    private boolean inputHeld;
-
-    /** Whether a stage released the input since the last read: the next turn reads, edge or level. */
-    private boolean inputReleased;
-
-    /**
-     * Whether a hang-up was notified while the input was held: it is read (after what came before it)
-     * once the input is released, and not watched meanwhile, which a level trigger would report again
-     * and again.
-     */
-    private boolean hangupWhileHeld;
 
     /**
      * Whether a graceful stop's close lingers: what arrived before the stop is answered and the FIN
@@ -404,40 +371,6 @@ abstract class ConnectionTurn extends AcceptedConnection {
     }
 
     @Override
-    public void holdInput(boolean hold) {
-        if (hold != this.inputHeld) {
-            this.inputHeld = hold;
-            this.inputReleased = !hold;
-            this.hangupWhileHeld = false;
-            if (!hold) {
-                requestTurn();
-            }
-        }
-    }
-
-    @Override
-    public void pauseReading() {
-        if (!(boolean) READING_PAUSED.getAndSet(this, true)) {
-            // A turn leaves the registration without input (or, one-shot, arms it so).
-            requestTurn();
-        }
-    }
-
-    @Override
-    public void resumeReading() {
-        if ((boolean) READING_PAUSED.getAndSet(this, false)) {
-            // What waited raised no edge of its own: the next turn reads it.
-            this.readingResumed = true;
-            requestTurn();
-        }
-    }
-
-    @Override
-    public boolean isReadingPaused() {
-        return this.readingPaused;
-    }
-
-    @Override
     public boolean isWritable() {
         return this.output.isWritable();
     }
@@ -445,11 +378,6 @@ abstract class ConnectionTurn extends AcceptedConnection {
     @Override
     public boolean takesInput() {
         return !isAborting() && (!isClosing() || isDraining());
-    }
-
-    /** @return whether a stage holds the input now; for tests */
-    boolean holdsInput() {
-        return this.inputHeld;
     }
 
     /** @return whether requests sent on the connection (a client's) wait for their replies */
