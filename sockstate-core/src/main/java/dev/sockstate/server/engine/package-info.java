@@ -19,6 +19,10 @@
  * back the same way outbound to the {@link dev.sockstate.server.engine.WritePath}, and the turn ends
  * by leaving the registration as the connection wants it (re-armed at once on epoll, in the worker's
  * next call on Windows). A listener's collaborators are its own: a socket asks it to do a thing and
- * never reaches through it.
+ * never reaches through it. A client's connections take the same route: {@code Client} keeps a pool
+ * that its {@code Connector} opens (names resolved and sockets opened on a connect thread, the connect
+ * ended by the port's notification), each a {@code TcpConnection} whose first turn ends its connect,
+ * served by a {@code Listener} of the client's own that binds nothing; a frame a request is owed
+ * completes it ({@code ClientLink}) where a listener's would reach the handler.
  */
 package dev.sockstate.server.engine;

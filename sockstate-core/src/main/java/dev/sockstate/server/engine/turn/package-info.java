@@ -11,7 +11,9 @@
  * (epoll), carried by the worker's next call where one call applies changes and dequeues (Windows,
  * {@link dev.sockstate.server.engine.turn.QueuedChanges}). A thread that is not a worker runs a turn
  * as an {@link dev.sockstate.server.engine.turn.OffWorker}, with memory lent for the turn; what other
- * threads hand an owner waits as {@link dev.sockstate.server.engine.turn.Handoff}s; the
+ * threads hand an owner waits as {@link dev.sockstate.server.engine.turn.Handoff}s (a run a worker asks
+ * for a socket of its own port, where no other worker dequeues, runs after its batch without a message
+ * through the port); the
  * {@link dev.sockstate.server.engine.turn.ServerScheduler} runs timed work. The engine
  * ({@code dev.sockstate.server.engine}) subclasses {@code SocketTurn} for listening sockets,
  * connections and UDP sockets.
