@@ -84,9 +84,12 @@ final class TcpAcceptor extends SocketTurn {
         if (isDraining()) {
             // A graceful shutdown: the connections the kernel already completed are served, not reset,
             // a bounded number a turn: the stop ends the drain by its deadline, which peers that keep
-            // connecting must not outlast.
-            this.drainPending = acceptPending(runner, ACCEPTS_PER_NOTIFICATION);
-            if (this.drainPending) {
+            // connecting must not outlast. An accept that found no descriptor pauses the drain, not ends
+            // it: its back-off asks for the turn that goes on.
+            this.paused = false;
+            boolean more = acceptPending(runner, ACCEPTS_PER_NOTIFICATION);
+            this.drainPending = more || this.paused;
+            if (more) {
                 yieldTurn(0);
             }
             return true;

@@ -131,7 +131,7 @@ class AcceptPerWorkerFailureTest {
     }
 
     @Test
-    void aStopServesTheConnectionsQueuedOnEveryWorkersSocket() throws Exception {
+    void aStopServesTheConnectionsQueuedOnEveryWorkersSocketEvenWhenAnAcceptFindsNoDescriptor() throws Exception {
         assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
         Set<String> holding = ConcurrentHashMap.newKeySet();
         CountDownLatch release = new CountDownLatch(1);
@@ -148,7 +148,14 @@ class AcceptPerWorkerFailureTest {
             public void onData(Connection connection, ByteBuffer data) {
             }
         };
-        SocketServer server = new SocketServer(ServerFixture.backend(), AcceptPerWorkerTest.portPerWorker(2),
+        // Once the stop began, the first accept finds no descriptor (EMFILE): the drain pauses, and goes on.
+        AtomicInteger acceptsToFail = new AtomicInteger();
+        Backend backend = withSockets(ServerFixture.backend(), (real, method, arguments) -> {
+            if (method.equals("accept") && acceptsToFail.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+                throw new NativeIoException("accept4", NativeError.TOO_MANY_OPEN_FILES, 24, "Too many open files");
+            }
+        });
+        SocketServer server = new SocketServer(backend, AcceptPerWorkerTest.portPerWorker(2),
                 List.of(AcceptPerWorkerTest.perWorker("echo").backlog(2048).handler(holder).build()), ServerObserver.NONE);
         server.start();
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber());
@@ -164,6 +171,7 @@ class AcceptPerWorkerFailureTest {
             }
             Future<?> stopping = this.threads.submit(() -> server.stop(Duration.ofSeconds(10)));
             ServerFixture.await(() -> !server.isRunning(), "the stop began");
+            acceptsToFail.set(1);
             release.countDown();
             // Read together, as peers would: a connection that owes nothing lingers a second for its peer's
             // FIN, then is aborted, so one by one a slow reader would find the last ones reset by the linger.
