@@ -211,10 +211,10 @@ final class Connector {
 
         /** An address failed: the next is tried, or, after the last, the round ends. */
         private void failed(InetSocketAddress address, String outcome, Throwable cause) {
-            Connector.this.client.connectEnded(outcome);
             this.failures.add(AddressText.of(address) + ": " + describe(cause));
             this.next++;
             if (this.next < Connector.this.settings.addresses().size() && Connector.this.client.connects()) {
+                Connector.this.client.connectEnded(outcome);
                 try {
                     Connector.this.connectThread.execute(this::tryNext);
                     return;
@@ -222,7 +222,15 @@ final class Connector {
                 catch (RuntimeException ex) {
                     // The connect thread is gone: the round ends here.
                 }
+                roundFailed(cause);
+                return;
             }
+            // The round's failure is named to senders before its last connect is counted.
+            roundFailed(cause);
+            Connector.this.client.connectEnded(outcome);
+        }
+
+        private void roundFailed(Throwable cause) {
             ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " could not connect ("
                     + String.join("; ", this.failures) + ")", cause));
         }

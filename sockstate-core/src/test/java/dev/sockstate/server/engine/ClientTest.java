@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,31 @@ class ClientTest {
         assertThatThrownBy(() -> reply.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(ClientException.class).hasMessageContaining("could not connect");
         assertThat(this.connects.outcomes).doesNotContain("connected");
+    }
+
+    @Test
+    void aFailedConnectIsNamedToWhoeverSendsByTheTimeItIsCounted() throws Exception {
+        int port = freePort();
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        Queue<String> seenAsCounted = new ConcurrentLinkedQueue<>();
+        this.connects.counting = (outcome) -> {
+            try {
+                started.await(5, TimeUnit.SECONDS);
+                client.get().send("x");
+            }
+            catch (ClientException ex) {
+                seenAsCounted.add(outcome + ": " + ex.getMessage());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        client.set(startClient(ClientSettings.builder("named").address("127.0.0.1", port)
+                .reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0)).framing(Framing.line())));
+        started.countDown();
+        await(() -> !seenAsCounted.isEmpty(), "a counted connect");
+        assertThat(seenAsCounted.peek()).startsWith("refused: Client 'named' has no open connection: Client 'named' could not connect (127.0.0.1:" + port + ": ");
     }
 
     @Test
@@ -358,11 +384,15 @@ class ClientTest {
 
         final Queue<String> outcomes = new ConcurrentLinkedQueue<>();
 
+        /** Runs on the thread that counts an outcome, as it counts it. */
+        volatile Consumer<String> counting = (outcome) -> { };
+
         @Override
         public ListenerObserver client(String client, ActiveCounts active) {
             return new ListenerObserver() {
                 @Override
                 public void connect(String outcome) {
+                    Connects.this.counting.accept(outcome);
                     Connects.this.outcomes.add(outcome);
                 }
             };
