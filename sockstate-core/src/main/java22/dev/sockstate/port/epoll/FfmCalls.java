@@ -13,8 +13,9 @@ import java.nio.ByteBuffer;
 
 /**
  * The libc functions the epoll backend calls, bound with the foreign function API of Java 22: one
- * downcall handle a function, made when the class initialises and invoked exactly, pointers and
- * {@code size_t} passed as {@code long} (64-bit Linux only), so a call allocates nothing. Each handle
+ * downcall handle a function, made when the class initialises and invoked exactly from a plain field
+ * (see there why not from a constant), pointers and {@code size_t} passed as {@code long} (64-bit Linux
+ * only), so a call allocates nothing, however deep it is made. Each handle
  * captures errno into a segment of the calling thread's own, made on its first call and freed with
  * the thread; {@link #errno()} reads it back. No handle is {@code critical}: measured on a failing
  * {@code recv}, that saved nothing a system call would show, and it holds off the garbage collector.
@@ -83,6 +84,54 @@ final class FfmCalls implements EpollCalls {
     private static final MethodHandle STRERROR = LINKER.downcallHandle(function("strerror"),
             FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
 
+    // The handles each call invokes are this object's plain fields, read afresh, never constants: C2 then
+    // compiles the JDK's own frames of a downcall (the capture segment's slice among them) as a unit of
+    // their own, where escape analysis removes the slice. Invoked from a static final, they were inlined
+    // into the caller, and where the call was deep (a send 12 calls below the compiled root, as a framed
+    // read's replies go out) C2 stopped inlining at MaxInlineLevel and the slice, 40 bytes, was allocated
+    // on every call. A final field could be trusted as a constant by a later JDK: these are not final.
+    private MethodHandle epoll_create1 = EPOLL_CREATE1;
+
+    private MethodHandle epoll_ctl = EPOLL_CTL;
+
+    private MethodHandle epoll_wait = EPOLL_WAIT;
+
+    private MethodHandle eventfd = EVENTFD;
+
+    private MethodHandle read = READ;
+
+    private MethodHandle write = WRITE;
+
+    private MethodHandle close = CLOSE;
+
+    private MethodHandle socket = SOCKET;
+
+    private MethodHandle bind = BIND;
+
+    private MethodHandle listen = LISTEN;
+
+    private MethodHandle accept4 = ACCEPT4;
+
+    private MethodHandle connect = CONNECT;
+
+    private MethodHandle recv = RECV;
+
+    private MethodHandle send = SEND;
+
+    private MethodHandle recvfrom = RECVFROM;
+
+    private MethodHandle sendto = SENDTO;
+
+    private MethodHandle setsockopt = SETSOCKOPT;
+
+    private MethodHandle getsockopt = GETSOCKOPT;
+
+    private MethodHandle shutdown = SHUTDOWN;
+
+    private MethodHandle getsockname = GETSOCKNAME;
+
+    private MethodHandle getpeername = GETPEERNAME;
+
     /** @throws BackendUnavailableException on a JVM whose pointers or C {@code long}s are not 64-bit */
     FfmCalls() {
         long cLong = LINKER.canonicalLayouts().get("long").byteSize();
@@ -132,7 +181,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int epoll_create1(int flags) {
         try {
-            return (int) EPOLL_CREATE1.invokeExact(state(), flags);
+            return (int) this.epoll_create1.invokeExact(state(), flags);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -142,7 +191,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int epoll_ctl(int epfd, int op, int fd, long event) {
         try {
-            return (int) EPOLL_CTL.invokeExact(state(), epfd, op, fd, event);
+            return (int) this.epoll_ctl.invokeExact(state(), epfd, op, fd, event);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -152,7 +201,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int epoll_wait(int epfd, long events, int maxEvents, int timeout) {
         try {
-            return (int) EPOLL_WAIT.invokeExact(state(), epfd, events, maxEvents, timeout);
+            return (int) this.epoll_wait.invokeExact(state(), epfd, events, maxEvents, timeout);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -162,7 +211,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int eventfd(int initval, int flags) {
         try {
-            return (int) EVENTFD.invokeExact(state(), initval, flags);
+            return (int) this.eventfd.invokeExact(state(), initval, flags);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -172,7 +221,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long read(int fd, long buf, long count) {
         try {
-            return (long) READ.invokeExact(state(), fd, buf, count);
+            return (long) this.read.invokeExact(state(), fd, buf, count);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -182,7 +231,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long write(int fd, long buf, long count) {
         try {
-            return (long) WRITE.invokeExact(state(), fd, buf, count);
+            return (long) this.write.invokeExact(state(), fd, buf, count);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -192,7 +241,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int close(int fd) {
         try {
-            return (int) CLOSE.invokeExact(state(), fd);
+            return (int) this.close.invokeExact(state(), fd);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -202,7 +251,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int socket(int domain, int type, int protocol) {
         try {
-            return (int) SOCKET.invokeExact(state(), domain, type, protocol);
+            return (int) this.socket.invokeExact(state(), domain, type, protocol);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -212,7 +261,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int bind(int fd, long addr, int addrlen) {
         try {
-            return (int) BIND.invokeExact(state(), fd, addr, addrlen);
+            return (int) this.bind.invokeExact(state(), fd, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -222,7 +271,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int listen(int fd, int backlog) {
         try {
-            return (int) LISTEN.invokeExact(state(), fd, backlog);
+            return (int) this.listen.invokeExact(state(), fd, backlog);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -232,7 +281,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int accept4(int fd, long addr, long addrlen, int flags) {
         try {
-            return (int) ACCEPT4.invokeExact(state(), fd, addr, addrlen, flags);
+            return (int) this.accept4.invokeExact(state(), fd, addr, addrlen, flags);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -242,7 +291,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int connect(int fd, long addr, int addrlen) {
         try {
-            return (int) CONNECT.invokeExact(state(), fd, addr, addrlen);
+            return (int) this.connect.invokeExact(state(), fd, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -252,7 +301,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long recv(int fd, long buf, long len, int flags) {
         try {
-            return (long) RECV.invokeExact(state(), fd, buf, len, flags);
+            return (long) this.recv.invokeExact(state(), fd, buf, len, flags);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -262,7 +311,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long send(int fd, long buf, long len, int flags) {
         try {
-            return (long) SEND.invokeExact(state(), fd, buf, len, flags);
+            return (long) this.send.invokeExact(state(), fd, buf, len, flags);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -272,7 +321,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen) {
         try {
-            return (long) RECVFROM.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            return (long) this.recvfrom.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -282,7 +331,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long sendto(int fd, long buf, long len, int flags, long addr, int addrlen) {
         try {
-            return (long) SENDTO.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            return (long) this.sendto.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -292,7 +341,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int setsockopt(int fd, int level, int name, long value, int len) {
         try {
-            return (int) SETSOCKOPT.invokeExact(state(), fd, level, name, value, len);
+            return (int) this.setsockopt.invokeExact(state(), fd, level, name, value, len);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -302,7 +351,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getsockopt(int fd, int level, int name, long value, long len) {
         try {
-            return (int) GETSOCKOPT.invokeExact(state(), fd, level, name, value, len);
+            return (int) this.getsockopt.invokeExact(state(), fd, level, name, value, len);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -312,7 +361,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int shutdown(int fd, int how) {
         try {
-            return (int) SHUTDOWN.invokeExact(state(), fd, how);
+            return (int) this.shutdown.invokeExact(state(), fd, how);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -322,7 +371,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getsockname(int fd, long addr, long addrlen) {
         try {
-            return (int) GETSOCKNAME.invokeExact(state(), fd, addr, addrlen);
+            return (int) this.getsockname.invokeExact(state(), fd, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -332,7 +381,7 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getpeername(int fd, long addr, long addrlen) {
         try {
-            return (int) GETPEERNAME.invokeExact(state(), fd, addr, addrlen);
+            return (int) this.getpeername.invokeExact(state(), fd, addr, addrlen);
         }
         catch (Throwable ex) {
             throw rethrow(ex);
