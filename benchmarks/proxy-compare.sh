@@ -14,7 +14,10 @@
 #                                  (defaults: 3 rounds, 100000 requests a test at -P 1, 10 times that at -P 16)
 #
 # Environment: WORKERS (each proxy's threads, default 2), JAVA (default: java on the PATH), MVN (default:
-# mvn), SKIP_BUILD=1 to reuse benchmarks/target/classes and classpath.txt. Results: a Markdown table on
+# mvn), SKIP_BUILD=1 to reuse benchmarks/target/classes and classpath.txt, BASELINE_JAR=path/to/sample-app.jar
+# to run a second build of the sample beside the first (a column "before", port 6398: a change measured
+# against what it changes, in the same run), TESTS (default "ping_inline ping_mbulk set get") and PIPELINES
+# (default "1 16") to run fewer. Results: a Markdown table on
 # standard output; the raw runs (results.csv) and the servers' logs in benchmarks/target/proxy-compare/<time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +29,14 @@ JAVA=${JAVA:-java}
 redis_port=6395
 netty_port=6396
 sockstate_port=6397
-tests=(ping_inline ping_mbulk set get)
+baseline_port=6398
+read -r -a tests <<<"${TESTS:-ping_inline ping_mbulk set get}"
+read -r -a pipelines <<<"${PIPELINES:-1 16}"
 
 for tool in redis-server redis-benchmark redis-cli python3 timeout; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install redis-server redis-tools python3" >&2; exit 1; }
 done
-for port in $redis_port $netty_port $sockstate_port; do
+for port in $redis_port $netty_port $sockstate_port $baseline_port; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken on 127.0.0.1" >&2; exit 1; fi
 done
 
@@ -74,16 +79,25 @@ if [ "$with_sockstate" = 1 ]; then
       in_listeners && /^    [A-Za-z0-9_-]+:/ { sub(/^ +/, ""); sub(/:.*/, ""); print }'); do
     [ "$name" = resp-proxy ] || others+=("--sockstate.listeners.$name.port=0")
   done
-  "$JAVA" -jar "$jar" --server.port=0 --management.server.port=0 "${others[@]}" \
-    --sockstate.listeners.resp-proxy.port="$sockstate_port" --sockstate.clients.redis.address="127.0.0.1:$redis_port" \
-    --sockstate.workers.threads="$workers" >"$out/sockstate.log" 2>&1 &
+  start_sample() { # jar, port, log
+    "$JAVA" -jar "$1" --server.port=0 --management.server.port=0 "${others[@]}" \
+      --sockstate.listeners.resp-proxy.port="$2" --sockstate.clients.redis.address="127.0.0.1:$redis_port" \
+      --sockstate.workers.threads="$workers" >"$3" 2>&1 &
+  }
+  start_sample "$jar" "$sockstate_port" "$out/sockstate.log"
   sockstate_pid=$!
   pids+=("$sockstate_pid")
   servers+=(sockstate)
+  if [ -n "${BASELINE_JAR:-}" ]; then
+    start_sample "$BASELINE_JAR" "$baseline_port" "$out/before.log"
+    baseline_pid=$!
+    pids+=("$baseline_pid")
+    servers+=(before)
+  fi
 fi
 
-port_of() { case $1 in direct) echo $redis_port ;; netty) echo $netty_port ;; sockstate) echo $sockstate_port ;; esac; }
-pid_of() { case $1 in direct) echo $redis_pid ;; netty) echo $netty_pid ;; sockstate) echo $sockstate_pid ;; esac; }
+port_of() { case $1 in direct) echo $redis_port ;; netty) echo $netty_port ;; sockstate) echo $sockstate_port ;; before) echo $baseline_port ;; esac; }
+pid_of() { case $1 in direct) echo $redis_pid ;; netty) echo $netty_pid ;; sockstate) echo $sockstate_pid ;; before) echo $baseline_pid ;; esac; }
 # User plus system CPU time of a process, in clock ticks: fields 14 and 15, counted after the command name.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
@@ -106,7 +120,7 @@ done
 
 echo "round,server,pipeline,test,requests,requests_per_second,proxy_cpu_ticks,redis_cpu_ticks" >"$out/results.csv"
 for round in $(seq 1 "$rounds"); do
-  for pipeline in 1 16; do
+  for pipeline in "${pipelines[@]}"; do
     n=$requests; [ "$pipeline" = 16 ] && n=$pipelined_requests
     for test in "${tests[@]}"; do
       for server in "${servers[@]}"; do
@@ -135,7 +149,7 @@ python3 - "$out/results.csv" "$(getconf CLK_TCK)" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 micros_per_tick = 1e6 / int(sys.argv[2])
-names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate"}
+names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate", "before": "before"}
 servers = [s for s in names if any(r["server"] == s for r in rows)]
 proxies = [s for s in servers if s != "direct"]
 keys = []
@@ -164,6 +178,8 @@ header += [f"{names[s]} CPU µs/req" for s in proxies]
 header += [f"{names[s]}/direct req/s" for s in proxies]
 if "sockstate" in proxies:
     header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req"]
+if "before" in proxies:
+    header += ["before/Netty req/s", "before/Netty CPU/req"]
 print("| " + " | ".join(header) + " |")
 print("|" + "---|" * len(header))
 for test, pipeline in keys:
@@ -174,6 +190,9 @@ for test, pipeline in keys:
     if "sockstate" in proxies:
         cells += [ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "netty")),
                   ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "netty"))]
+    if "before" in proxies:
+        cells += [ratio(rates(test, pipeline, "before"), rates(test, pipeline, "netty")),
+                  ratio(cpu(test, pipeline, "before"), cpu(test, pipeline, "netty"))]
     print("| " + " | ".join(cells) + " |")
 fewest = min((int(r["proxy_cpu_ticks"]) for r in rows if r["server"] != "direct"), default=None)
 if fewest is not None and fewest < 100:

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.SocketServer;
 import java.nio.ByteBuffer;
@@ -13,7 +14,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * The bean of one configured client, named after it: the server's running client, looked up on each
  * call, so that it can be injected anywhere before the server starts (with the context, after the
  * singletons) and stays true across a restart. While the server is not running it has no open
- * connection: a send fails, and a request's future, with a {@link ClientException} naming the client.
+ * connection: a send fails, and a request's future or reply handler, with a {@link ClientException}
+ * naming the client.
  */
 final class ClientBean implements SocketClient {
 
@@ -71,6 +73,19 @@ final class ClientBean implements SocketClient {
             return CompletableFuture.failedFuture(ex);
         }
         return client.request(message);
+    }
+
+    @Override
+    public void request(Object message, ReplyHandler handler) {
+        SocketClient client;
+        try {
+            client = running();
+        }
+        catch (ClientException ex) {
+            handler.onReply(null, ex);
+            return;
+        }
+        client.request(message, handler);
     }
 
     @Override

@@ -2,21 +2,22 @@ package dev.sockstate.sample.resp;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * One client of the proxy: its requests forwarded to the server, and the replies it is owed, in the
- * order it asked, each written once it and every reply before it came, from whichever thread completed
- * it. A client that pipelines more than {@link #MOST_OWED} requests, or whose replies wait over its
- * connection's write limit, stops being read, and the requests left in the read at hand wait here
- * (copies, one read's worth at most) until half of them are answered and its replies were sent: so a
- * client that never reads its replies makes the proxy hold at most that many replies and its
- * connection's write limit, whatever it sends.
+ * order it asked. A reply that comes in its turn (the usual case: a client's requests go out on one
+ * connection to the server, which answers in order) is written on at once from the frame the
+ * server's connection read, without a copy; one that comes before those ahead of it is kept, copied,
+ * until they came. A client that pipelines more than {@link #MOST_OWED} requests, or whose replies
+ * wait over its connection's write limit, stops being read, and the requests left in the read at hand
+ * wait here (copies, one read's worth at most) until half of them are answered and its replies were
+ * sent: so a client that never reads its replies makes the proxy hold at most that many replies and
+ * its connection's write limit, whatever it sends.
  */
 final class RepliesInOrder {
 
@@ -28,7 +29,7 @@ final class RepliesInOrder {
     private final SocketClient server;
 
     /** The replies owed, oldest first; under this object's lock. */
-    private final ArrayDeque<CompletableFuture<ByteBuffer>> owed = new ArrayDeque<>();
+    private final ArrayDeque<Owed> owed = new ArrayDeque<>();
 
     /** Requests read while the connection was paused, not sent yet; under this object's lock. */
     private final ArrayDeque<ByteBuffer> waiting = new ArrayDeque<>();
@@ -55,38 +56,51 @@ final class RepliesInOrder {
 
     /** @param request a request to send to the server, its reply owed in its turn; valid during the call only */
     void forward(ByteBuffer request) {
+        Owed reply;
         synchronized (this) {
             if (this.paused || !this.connection.isWritable()) {
                 // Its replies would wait in the connection's queue, over its limit: the request waits instead.
-                this.waiting.add(ByteBuffer.allocate(request.remaining()).put(request).flip());
+                this.waiting.add(copy(request));
                 pause();
                 return;
             }
+            reply = owe();
         }
-        add(this.server.request(request));
+        this.server.request(request, reply);
     }
 
     /** @param reply a reply the proxy gives itself, written in its turn */
     void local(String reply) {
-        add(CompletableFuture.completedFuture(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8))));
+        Owed owed;
+        synchronized (this) {
+            owed = owe();
+        }
+        owed.onReply(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)), null);
     }
 
     /** The connection closes once every reply owed now is written. */
     void closeWhenAnswered() {
         synchronized (this) {
             this.closeWhenAnswered = true;
+            writeAnswered();
         }
-        writeAnswered();
     }
 
-    private void add(CompletableFuture<ByteBuffer> reply) {
+    /** The connection sent all it had queued: the requests that waited go on. */
+    void drained() {
         synchronized (this) {
-            this.owed.add(reply);
-            if (this.owed.size() > MOST_OWED) {
-                pause();
-            }
+            writeAnswered();
         }
-        reply.whenComplete((answer, failure) -> writeAnswered());
+    }
+
+    /** @return a reply owed from now, after every other; under the lock */
+    private Owed owe() {
+        Owed reply = new Owed();
+        this.owed.add(reply);
+        if (this.owed.size() > MOST_OWED) {
+            pause();
+        }
+        return reply;
     }
 
     /** Stops reading the connection; under the lock. */
@@ -97,43 +111,62 @@ final class RepliesInOrder {
         }
     }
 
-    /** The connection sent all it had queued: the requests that waited go on. */
-    void drained() {
-        writeAnswered();
-    }
-
-    /** Writes the replies that came, in order, up to the first that has not; resumes once half are answered. */
-    private void writeAnswered() {
+    /** A reply came: written now if it is the oldest owed, with those after it that came already; else kept. */
+    private void answered(Owed answered, ByteBuffer reply) {
         synchronized (this) {
-            CompletableFuture<ByteBuffer> next;
-            while ((next = this.owed.peek()) != null && next.isDone()) {
-                this.owed.poll();
-                this.connection.write(answer(next));
+            if (this.owed.peek() != answered) {
+                answered.reply = copy(reply);
+                return;
             }
-            if (this.paused && this.owed.size() <= MOST_OWED / 2 && this.connection.isWritable()) {
-                while (!this.waiting.isEmpty() && this.owed.size() < MOST_OWED && this.connection.isWritable()) {
-                    this.owed.add(this.server.request(this.waiting.poll()));
-                    this.owed.peekLast().whenComplete((answer, failure) -> writeAnswered());
-                }
-                if (this.waiting.isEmpty() && this.connection.isWritable()) {
-                    this.paused = false;
-                    this.connection.resumeReading();
-                }
-            }
-            if (this.closeWhenAnswered && this.owed.isEmpty()) {
-                this.connection.close();
-            }
+            this.owed.poll();
+            this.connection.write(reply);
+            writeAnswered();
         }
     }
 
-    private static ByteBuffer answer(CompletableFuture<ByteBuffer> reply) {
-        try {
-            return reply.join();
+    /**
+     * Writes the replies kept, in order, up to the first that has not come; resumes once half are
+     * answered; under the lock.
+     */
+    private void writeAnswered() {
+        Owed next;
+        while ((next = this.owed.peek()) != null && next.reply != null) {
+            this.owed.poll();
+            this.connection.write(next.reply);
         }
-        catch (CompletionException ex) {
-            Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-            String message = (cause instanceof ClientException) ? cause.getMessage() : cause.toString();
-            return ByteBuffer.wrap(("-ERR proxy: " + message.replace('\r', ' ').replace('\n', ' ') + "\r\n").getBytes(StandardCharsets.UTF_8));
+        if (this.paused && this.owed.size() <= MOST_OWED / 2 && this.connection.isWritable()) {
+            while (!this.waiting.isEmpty() && this.owed.size() < MOST_OWED && this.connection.isWritable()) {
+                // Sent under the lock, so that the requests that waited go out before any newer one.
+                this.server.request(this.waiting.poll(), owe());
+            }
+            if (this.waiting.isEmpty() && this.connection.isWritable()) {
+                this.paused = false;
+                this.connection.resumeReading();
+            }
+        }
+        if (this.closeWhenAnswered && this.owed.isEmpty()) {
+            this.connection.close();
+        }
+    }
+
+    private static ByteBuffer copy(ByteBuffer bytes) {
+        return ByteBuffer.allocate(bytes.remaining()).put(bytes).flip();
+    }
+
+    private static ByteBuffer error(Throwable failure) {
+        String message = (failure instanceof ClientException) ? failure.getMessage() : String.valueOf(failure);
+        return ByteBuffer.wrap(("-ERR proxy: " + message.replace('\r', ' ').replace('\n', ' ') + "\r\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** One reply owed: where the server's reply goes, and the reply itself while it waits for its turn. */
+    private final class Owed implements ReplyHandler {
+
+        /** The reply, once it came out of its turn (a copy); under the outer lock. */
+        private ByteBuffer reply;
+
+        @Override
+        public void onReply(ByteBuffer reply, Throwable failure) {
+            answered(this, (reply != null) ? reply : error(failure));
         }
     }
 }

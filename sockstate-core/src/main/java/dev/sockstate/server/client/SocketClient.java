@@ -46,6 +46,17 @@ public interface SocketClient {
     CompletableFuture<ByteBuffer> request(Object message);
 
     /**
+     * Sends a request as {@link #request(Object)} does and hands its reply frame to the handler as the
+     * connection reads it, without a copy or a future: for a proxy or a gateway that writes the reply
+     * on at once, or reads it in place. The handler is called once, with the reply or with the failure
+     * the future would have failed with; see {@link ReplyHandler} for the thread and the frame's life.
+     * @param message the request, written as {@link Connection#send(Object)} writes it
+     * @param handler where the reply goes
+     * @throws IllegalStateException when the client has no framing
+     */
+    void request(Object message, ReplyHandler handler);
+
+    /**
      * Sends a request as {@link #request(Object)} does, its reply read as the type: a {@code String}
      * in the client's charset, a {@code byte[]}, any other type by the client's message mapper.
      * @param message the request

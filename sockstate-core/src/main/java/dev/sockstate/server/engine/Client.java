@@ -6,12 +6,14 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.turn.Worker;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -163,30 +165,44 @@ final class Client implements SocketClient {
 
     @Override
     public CompletableFuture<ByteBuffer> request(Object message) {
+        ClientLink.Awaited request = new ClientLink.Awaited(this);
+        send(message, request);
+        return request.reply;
+    }
+
+    @Override
+    public void request(Object message, ReplyHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        send(message, new ClientLink.Handed(this, handler));
+    }
+
+    /** Sends the request on the next connection, owed its reply there; or ends it, failed. */
+    private void send(Object message, ClientLink.Request request) {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
-        ClientLink.Request request = new ClientLink.Request(this);
         TcpConnection connection;
         try {
             connection = next();
         }
         catch (ClientException ex) {
             request.failed(ex);
-            return request;
+            return;
         }
         try {
             if (!connection.link.send(connection, request, message)) {
                 request.failed(new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link.target)
                         + " closed before the request was sent", connection.failure()));
-                return request;
             }
         }
         catch (RuntimeException ex) {
-            request.completeExceptionally(ex);
-            return request;
+            request.notSent(ex);
         }
-        return request;
+    }
+
+    /** A reply handler threw: logged (at most so often), the connection goes on. */
+    void handlerFailed(String when, Throwable failure) {
+        this.failures.warn(label() + ": a reply handler failed " + when + ": " + failure, failure);
     }
 
     @Override

@@ -1,12 +1,13 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ReplyHandler;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A client's connection's tie to its client: the connect's outcome, claimed once (connected, or
@@ -106,7 +107,7 @@ final class ClientLink {
 
     /**
      * @param frame a frame the connection read
-     * @return whether a request was owed it (and completed with a copy), false for a frame the handler gets
+     * @return whether a request was owed it (and was answered with it), false for a frame the handler gets
      */
     boolean reply(ByteBuffer frame) {
         Request request;
@@ -116,8 +117,7 @@ final class ClientLink {
         if (request == null) {
             return false;
         }
-        ByteBuffer copy = ByteBuffer.allocate(frame.remaining()).put(frame);
-        request.answered(copy.flip());
+        request.answered(frame);
         return true;
     }
 
@@ -159,51 +159,123 @@ final class ClientLink {
     }
 
     /**
-     * A request owed a reply: completed once, by the reply, a failure or its timeout, and counted before
-     * it completes, so that whoever waited for it finds it counted.
+     * A request owed a reply: ended once, by the reply, a failure or its timeout, and counted before
+     * whoever waits for it hears of it, so that they find it counted.
      */
-    static final class Request extends CompletableFuture<ByteBuffer> {
+    abstract static class Request {
 
-        private final Client client;
+        private static final AtomicIntegerFieldUpdater<Request> ENDED = AtomicIntegerFieldUpdater.newUpdater(Request.class, "ended");
+
+        final Client client;
 
         /** When it was sent, {@link System#nanoTime()}. */
         final long sent = System.nanoTime();
 
-        /** Whether its end was claimed: by one outcome only. */
-        private final AtomicBoolean ended = new AtomicBoolean();
+        /** 1 once its end was claimed: by one outcome only. */
+        private volatile int ended;
 
         Request(Client client) {
             this.client = client;
         }
 
-        void answered(ByteBuffer reply) {
+        /** @param reply the reply frame, a view of the connection's read buffer valid during the call */
+        final void answered(ByteBuffer reply) {
             if (end("success")) {
-                complete(reply);
+                reply(reply);
             }
         }
 
-        void failed(ClientException failure) {
+        final void failed(ClientException failure) {
             if (end("failed")) {
-                completeExceptionally(failure);
+                fail(failure);
             }
         }
 
         /** @return whether it timed out now (false when a reply or a failure came first) */
-        boolean timedOut(ClientException failure) {
+        final boolean timedOut(ClientException failure) {
             if (end("timeout")) {
-                completeExceptionally(failure);
+                fail(failure);
                 return true;
             }
             return false;
         }
 
+        /** The request could not be written (its message did not encode): not counted, it was never sent. */
+        final void notSent(RuntimeException failure) {
+            if (ENDED.compareAndSet(this, 0, 1)) {
+                fail(failure);
+            }
+        }
+
         /** @return whether this outcome ends the request, which is then counted */
         private boolean end(String outcome) {
-            if (!this.ended.compareAndSet(false, true)) {
+            if (!ENDED.compareAndSet(this, 0, 1)) {
                 return false;
             }
             this.client.requestEnded(outcome, System.nanoTime() - this.sent);
             return true;
+        }
+
+        /** Hands the reply on; once. */
+        abstract void reply(ByteBuffer reply);
+
+        /** Hands the failure on; once. */
+        abstract void fail(Throwable failure);
+    }
+
+    /** A request whose reply completes a future with a copy of the frame. */
+    static final class Awaited extends Request {
+
+        final CompletableFuture<ByteBuffer> reply = new CompletableFuture<>();
+
+        Awaited(Client client) {
+            super(client);
+        }
+
+        @Override
+        void reply(ByteBuffer frame) {
+            this.reply.complete(ByteBuffer.allocate(frame.remaining()).put(frame).flip());
+        }
+
+        @Override
+        void fail(Throwable failure) {
+            this.reply.completeExceptionally(failure);
+        }
+    }
+
+    /** A request whose reply frame is handed to a {@link ReplyHandler} as read. */
+    static final class Handed extends Request {
+
+        private final ReplyHandler handler;
+
+        Handed(Client client, ReplyHandler handler) {
+            super(client);
+            this.handler = handler;
+        }
+
+        @Override
+        void reply(ByteBuffer frame) {
+            int end = frame.limit();
+            try {
+                this.handler.onReply(frame, null);
+            }
+            catch (RuntimeException | Error ex) {
+                this.client.handlerFailed("on its reply", ex);
+            }
+            finally {
+                // Whatever the handler read, the frame is consumed.
+                frame.limit(end).position(end);
+            }
+        }
+
+        @Override
+        void fail(Throwable failure) {
+            try {
+                this.handler.onReply(null, failure);
+            }
+            catch (RuntimeException | Error ex) {
+                this.client.handlerFailed("on its request's failure (" + failure + ")", ex);
+            }
         }
     }
 }

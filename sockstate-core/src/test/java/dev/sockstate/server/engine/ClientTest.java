@@ -215,6 +215,69 @@ class ClientTest {
     }
 
     @Test
+    void aReplyHandlerIsHandedEachReplyFrameAsReadOnTheConnectionsWorkerAndEachFailure() throws Exception {
+        LineEcho echo = new LineEcho();
+        int port = backend(echo);
+        SocketClient client = startClient(ClientSettings.builder("handed").address("127.0.0.1", port).framing(Framing.line())
+                .requestTimeout(Duration.ofMillis(300)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
+        awaitOpen(client, 1);
+        Queue<String> replies = new ConcurrentLinkedQueue<>();
+        CountDownLatch three = new CountDownLatch(3);
+        for (String line : List.of("a", "b", "c")) {
+            client.request(line, (reply, failure) -> {
+                // The frame as the connection read it: a view of the worker's (direct) read buffer, not a copy.
+                replies.add(StandardCharsets.UTF_8.decode(reply).toString() + " on " + Thread.currentThread().getName()
+                        + (reply.isDirect() ? ", in place" : ", copied") + ((failure == null) ? "" : " " + failure));
+                three.countDown();
+            });
+        }
+        assertThat(three.await(5, TimeUnit.SECONDS)).as("three replies").isTrue();
+        assertThat(replies).hasSize(3).allSatisfy((reply) -> assertThat(reply).matches("echo [abc] on sockstate-default-[12], in place"))
+                .extracting((reply) -> reply.substring(0, 6)).containsExactly("echo a", "echo b", "echo c");
+
+        // A handler that throws is logged; its connection goes on, and the next reply is handed on as ever.
+        Connection before = client.connection();
+        CompletableFuture<String> thrown = new CompletableFuture<>();
+        client.request("boom", (reply, failure) -> {
+            thrown.complete(StandardCharsets.UTF_8.decode(reply).toString());
+            throw new IllegalStateException("a handler's own failure");
+        });
+        assertThat(thrown.get(5, TimeUnit.SECONDS)).isEqualTo("echo boom");
+        CompletableFuture<String> next = new CompletableFuture<>();
+        client.request("after", (reply, failure) -> next.complete(StandardCharsets.UTF_8.decode(reply).toString()));
+        assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("echo after");
+        assertThat(before.isOpen()).isTrue();
+
+        // A request without a reply within the timeout: the handler hears why, once.
+        AtomicInteger calls = new AtomicInteger();
+        CompletableFuture<Throwable> timedOut = new CompletableFuture<>();
+        client.request("hold on", (reply, failure) -> {
+            calls.incrementAndGet();
+            timedOut.complete(failure);
+        });
+        assertThat(timedOut.get(5, TimeUnit.SECONDS)).isInstanceOf(ClientException.class)
+                .hasMessage("Client 'handed': no reply from 127.0.0.1:" + port + " within the request timeout of 300 ms");
+        await(() -> client.connections().size() == 1 && !before.isOpen(), "the client to connect again");
+        assertThat(calls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aReplyHandlerHearsAtOnceThatNoConnectionIsOpen() throws Exception {
+        int port = freePort();
+        SocketClient client = startClient(ClientSettings.builder("nowhere").address("127.0.0.1", port).framing(Framing.line())
+                .reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0)));
+        await(() -> count("refused") >= 1, "a refused connect");
+        AtomicReference<Throwable> heard = new AtomicReference<>();
+        AtomicReference<String> on = new AtomicReference<>();
+        client.request("hello", (reply, failure) -> {
+            heard.set(failure);
+            on.set(Thread.currentThread().getName());
+        });
+        assertThat(heard.get()).isInstanceOf(ClientException.class).hasMessageContaining("Client 'nowhere' has no open connection");
+        assertThat(on.get()).isEqualTo(Thread.currentThread().getName());
+    }
+
+    @Test
     void aReplyThatDoesNotFrameClosesOnlyItsConnectionWithTheReasonNamed() throws Exception {
         int port = backend(new LineEcho());
         SocketClient client = startClient(ClientSettings.builder("strict").address("127.0.0.1", port).poolSize(2)

@@ -1,0 +1,24 @@
+package dev.sockstate.server.client;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Where a request's reply goes when it is sent with {@link SocketClient#request(Object, ReplyHandler)}:
+ * called once, with the reply frame as the connection read it, or with why there is none. No future
+ * and no copy stand between: the frame is a view of the connection's read buffer, valid during the
+ * call only, so a handler that keeps it copies it. It runs on the thread that serves the client's
+ * connection (a worker, or the client's handler executor) for a reply, and on whichever thread saw a
+ * failure (the one that asked, the request timeout's timer, the connection's owner as it ends), so
+ * it must not block. What it throws is logged, and changes nothing for the connection.
+ */
+@FunctionalInterface
+public interface ReplyHandler {
+
+    /**
+     * @param reply the reply frame, valid during the call only; {@code null} when the request failed
+     * @param failure why there is no reply: a {@link ClientException} naming the client (no connection
+     * open, the connection ended before the reply, the request timeout passed), or the message's
+     * failure to be written; {@code null} with a reply
+     */
+    void onReply(ByteBuffer reply, Throwable failure);
+}
