@@ -1,7 +1,6 @@
 package dev.sockstate.benchmarks;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -69,11 +68,7 @@ public class EchoPathBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        System.setProperty("sockstate.epoll.binding", this.binding);
-        Backend epoll = Backends.select("epoll");
-        if (!epoll.availability().reason().contains(this.binding.equals("ffm") ? "FFM binding" : "JNA")) {
-            throw new IllegalStateException("epoll is not on the " + this.binding + " binding: " + epoll.availability().reason());
-        }
+        Backend epoll = EpollBinding.select(this.binding);
         ListenerSettings.Builder listener = ListenerSettings.tcp("echo").group("echo").address(InetAddress.getLoopbackAddress())
                 .handler(new Echo());
         if (this.framing.equals("line")) {

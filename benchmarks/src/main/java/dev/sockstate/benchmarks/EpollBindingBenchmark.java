@@ -1,7 +1,6 @@
 package dev.sockstate.benchmarks;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.Backends;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
@@ -52,11 +51,7 @@ public class EpollBindingBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        System.setProperty("sockstate.epoll.binding", this.binding);
-        Backend epoll = Backends.select("epoll");
-        if (!epoll.availability().reason().contains(this.binding.equals("ffm") ? "FFM binding" : "JNA")) {
-            throw new IllegalStateException("epoll is not on the " + this.binding + " binding: " + epoll.availability().reason());
-        }
+        Backend epoll = EpollBinding.select(this.binding);
         this.sockets = epoll.sockets();
         long listener = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         try {
