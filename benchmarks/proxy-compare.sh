@@ -20,6 +20,9 @@
 # (default "1 16") to run fewer. Results: a Markdown table on
 # standard output; the raw runs (results.csv) and the servers' logs in benchmarks/target/proxy-compare/<time>/.
 set -euo pipefail
+if [ -n "${BASELINE_JAR:-}" ]; then
+  BASELINE_JAR=$(realpath "$BASELINE_JAR")
+fi
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 requests=${2:-100000}
@@ -36,7 +39,9 @@ read -r -a pipelines <<<"${PIPELINES:-1 16}"
 for tool in redis-server redis-benchmark redis-cli python3 timeout; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install redis-server redis-tools python3" >&2; exit 1; }
 done
-for port in $redis_port $netty_port $sockstate_port $baseline_port; do
+ports=($redis_port $netty_port $sockstate_port)
+[ -n "${BASELINE_JAR:-}" ] && ports+=($baseline_port)
+for port in "${ports[@]}"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken on 127.0.0.1" >&2; exit 1; fi
 done
 
@@ -45,6 +50,7 @@ if [ -f "$jar" ] && unzip -p "$jar" BOOT-INF/classes/application.yml | grep -q r
   with_sockstate=1
 else
   with_sockstate=0
+  [ -n "${BASELINE_JAR:-}" ] && echo "BASELINE_JAR is left out: it is measured beside the sample only" >&2
   echo "The sockstate column is not available yet: $jar is missing or has no resp-proxy listener;" \
        "running redis-server direct and the Netty proxy only." >&2
 fi
@@ -179,7 +185,7 @@ header += [f"{names[s]}/direct req/s" for s in proxies]
 if "sockstate" in proxies:
     header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req"]
 if "before" in proxies:
-    header += ["before/Netty req/s", "before/Netty CPU/req"]
+    header += ["before/Netty req/s", "before/Netty CPU/req", "sockstate/before req/s", "sockstate/before CPU/req"]
 print("| " + " | ".join(header) + " |")
 print("|" + "---|" * len(header))
 for test, pipeline in keys:
@@ -192,7 +198,9 @@ for test, pipeline in keys:
                   ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "netty"))]
     if "before" in proxies:
         cells += [ratio(rates(test, pipeline, "before"), rates(test, pipeline, "netty")),
-                  ratio(cpu(test, pipeline, "before"), cpu(test, pipeline, "netty"))]
+                  ratio(cpu(test, pipeline, "before"), cpu(test, pipeline, "netty")),
+                  ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "before")),
+                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "before"))]
     print("| " + " | ".join(cells) + " |")
 fewest = min((int(r["proxy_cpu_ticks"]) for r in rows if r["server"] != "direct"), default=None)
 if fewest is not None and fewest < 100:

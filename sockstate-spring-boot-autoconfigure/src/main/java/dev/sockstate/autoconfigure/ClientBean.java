@@ -8,6 +8,8 @@ import dev.sockstate.server.engine.SocketServer;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -18,6 +20,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * naming the client.
  */
 final class ClientBean implements SocketClient {
+
+    private static final Log logger = LogFactory.getLog(ClientBean.class);
 
     private final String name;
 
@@ -82,7 +86,13 @@ final class ClientBean implements SocketClient {
             client = running();
         }
         catch (ClientException ex) {
-            handler.onReply(null, ex);
+            try {
+                handler.onReply(null, ex);
+            }
+            catch (RuntimeException thrown) {
+                // As the running client does: what a reply handler throws is logged, not the caller's.
+                logger.warn("A reply handler of " + this + " failed on its request's failure (" + ex.getMessage() + ")", thrown);
+            }
             return;
         }
         client.request(message, handler);

@@ -12,8 +12,8 @@ import java.util.ArrayDeque;
  * One client of the proxy: its requests forwarded to the server, and the replies it is owed, in the
  * order it asked. A reply that comes in its turn (the usual case: a client's requests go out on one
  * connection to the server, which answers in order) is written on at once from the frame the
- * server's connection read, without a copy; one that comes before those ahead of it is kept, copied,
- * until they came. A client that pipelines more than {@link #MOST_OWED} requests, or whose replies
+ * server's connection read, with no copy of its own (the connection copies what it cannot send at
+ * once); one that comes before those ahead of it is kept, copied, until they came. A client that pipelines more than {@link #MOST_OWED} requests, or whose replies
  * wait over its connection's write limit, stops being read, and the requests left in the read at hand
  * wait here (copies, one read's worth at most) until half of them are answered and its replies were
  * sent: so a client that never reads its replies makes the proxy hold at most that many replies and
@@ -37,6 +37,9 @@ final class RepliesInOrder {
     private boolean paused;
 
     private boolean closeWhenAnswered;
+
+    /** Whether the replies kept are being written now; under the lock. */
+    private boolean writing;
 
     private RepliesInOrder(Connection connection, SocketClient server) {
         this.connection = connection;
@@ -66,7 +69,17 @@ final class RepliesInOrder {
             }
             reply = owe();
         }
-        this.server.request(request, reply);
+        send(request, reply);
+    }
+
+    /** Sends a request whose reply goes to the one owed; a request the client refuses is answered with why. */
+    private void send(ByteBuffer request, Owed reply) {
+        try {
+            this.server.request(request, reply);
+        }
+        catch (RuntimeException ex) {
+            reply.onReply(null, ex);
+        }
     }
 
     /** @param reply a reply the proxy gives itself, written in its turn */
@@ -111,10 +124,14 @@ final class RepliesInOrder {
         }
     }
 
-    /** A reply came: written now if it is the oldest owed, with those after it that came already; else kept. */
+    /**
+     * A reply came: written now if it is the oldest owed, with those after it that came already; else
+     * kept. One that comes while the replies kept are being written (a request that waited, failing at
+     * once as it is sent) is kept too, and written by that loop: no writing within writing.
+     */
     private void answered(Owed answered, ByteBuffer reply) {
         synchronized (this) {
-            if (this.owed.peek() != answered) {
+            if (this.writing || this.owed.peek() != answered) {
                 answered.reply = copy(reply);
                 return;
             }
@@ -125,27 +142,39 @@ final class RepliesInOrder {
     }
 
     /**
-     * Writes the replies kept, in order, up to the first that has not come; resumes once half are
-     * answered; under the lock.
+     * Writes the replies kept, in order, up to the first that has not come; once half are answered,
+     * sends the requests that waited and resumes; under the lock.
      */
     private void writeAnswered() {
-        Owed next;
-        while ((next = this.owed.peek()) != null && next.reply != null) {
-            this.owed.poll();
-            this.connection.write(next.reply);
+        if (this.writing) {
+            // Within the loop below, on this thread: it goes on from where it is.
+            return;
         }
-        if (this.paused && this.owed.size() <= MOST_OWED / 2 && this.connection.isWritable()) {
-            while (!this.waiting.isEmpty() && this.owed.size() < MOST_OWED && this.connection.isWritable()) {
+        this.writing = true;
+        try {
+            boolean refill = this.paused && this.owed.size() <= MOST_OWED / 2 && this.connection.isWritable();
+            while (true) {
+                Owed next;
+                while ((next = this.owed.peek()) != null && next.reply != null) {
+                    this.owed.poll();
+                    this.connection.write(next.reply);
+                }
+                if (!refill || this.waiting.isEmpty() || this.owed.size() >= MOST_OWED || !this.connection.isWritable()) {
+                    break;
+                }
                 // Sent under the lock, so that the requests that waited go out before any newer one.
-                this.server.request(this.waiting.poll(), owe());
+                send(this.waiting.poll(), owe());
             }
-            if (this.waiting.isEmpty() && this.connection.isWritable()) {
+            if (refill && this.waiting.isEmpty() && this.connection.isWritable()) {
                 this.paused = false;
                 this.connection.resumeReading();
             }
+            if (this.closeWhenAnswered && this.owed.isEmpty()) {
+                this.connection.close();
+            }
         }
-        if (this.closeWhenAnswered && this.owed.isEmpty()) {
-            this.connection.close();
+        finally {
+            this.writing = false;
         }
     }
 

@@ -5,8 +5,9 @@ import java.nio.ByteBuffer;
 /**
  * Where a request's reply goes when it is sent with {@link SocketClient#request(Object, ReplyHandler)}:
  * called once, with the reply frame as the connection read it, or with why there is none. No future
- * and no copy stand between: the frame is a view of the connection's read buffer, valid during the
- * call only, so a handler that keeps it copies it. It runs on the thread that serves the client's
+ * and no copy of its own stand between: the frame is a view of the connection's read buffer (or of
+ * the buffer that held a frame cut across reads), valid during the call only, so a handler that
+ * keeps it copies it. It runs on the thread that serves the client's
  * connection (a worker, or the client's handler executor) for a reply, and on whichever thread saw a
  * failure (the one that asked, the request timeout's timer, the connection's owner as it ends), so
  * it must not block. What it throws is logged, and changes nothing for the connection.

@@ -4,6 +4,7 @@ import dev.sockstate.server.Connection;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * One named outbound TCP client of a running server: a pool of connections to its backend, served by
@@ -50,11 +51,17 @@ public interface SocketClient {
      * connection reads it, without a copy or a future: for a proxy or a gateway that writes the reply
      * on at once, or reads it in place. The handler is called once, with the reply or with the failure
      * the future would have failed with; see {@link ReplyHandler} for the thread and the frame's life.
+     * <p>
+     * The default hands on the copy {@link #request(Object)} completes with, on the thread that
+     * completes it; the server's clients hand on the frame itself.
      * @param message the request, written as {@link Connection#send(Object)} writes it
      * @param handler where the reply goes
      * @throws IllegalStateException when the client has no framing
      */
-    void request(Object message, ReplyHandler handler);
+    default void request(Object message, ReplyHandler handler) {
+        request(message).whenComplete((reply, failure) -> handler.onReply(reply,
+                (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure));
+    }
 
     /**
      * Sends a request as {@link #request(Object)} does, its reply read as the type: a {@code String}

@@ -176,10 +176,16 @@ final class Client implements SocketClient {
         send(message, new ClientLink.Handed(this, handler));
     }
 
-    /** Sends the request on the next connection, owed its reply there; or ends it, failed. */
+    /**
+     * Sends the request on the next connection, owed its reply there; or ends it, failed. Made by an
+     * accepted connection's handler on a worker, it is awaited by that connection.
+     */
     private void send(Object message, ClientLink.Request request) {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
+        }
+        if (Worker.handling() instanceof TcpConnection accepted) {
+            request.awaitedBy(accepted);
         }
         TcpConnection connection;
         try {
@@ -275,6 +281,11 @@ final class Client implements SocketClient {
     void slotOpen(int slot, TcpConnection connection) {
         this.pool.set(slot, connection);
         this.lastFailure = null;
+    }
+
+    /** @param failure why a slot's round of connects failed, named from now on to whoever sends */
+    void named(ClientException failure) {
+        this.lastFailure = failure;
     }
 
     /** A slot's round of connects failed: it tries again after the backoff, unless the server stops. */

@@ -174,27 +174,41 @@ final class ClientLink {
         /** 1 once its end was claimed: by one outcome only. */
         private volatile int ended;
 
+        /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
+        private TcpConnection awaitedBy;
+
         Request(Client client) {
             this.client = client;
+        }
+
+        /** @param connection the accepted connection whose handler makes the request, before it is sent */
+        final void awaitedBy(TcpConnection connection) {
+            this.awaitedBy = connection;
+            connection.replyAwaited();
         }
 
         /** @param reply the reply frame, a view of the connection's read buffer valid during the call */
         final void answered(ByteBuffer reply) {
             if (end("success")) {
-                reply(reply);
+                try {
+                    reply(reply);
+                }
+                finally {
+                    released();
+                }
             }
         }
 
         final void failed(ClientException failure) {
             if (end("failed")) {
-                fail(failure);
+                failWith(failure);
             }
         }
 
         /** @return whether it timed out now (false when a reply or a failure came first) */
         final boolean timedOut(ClientException failure) {
             if (end("timeout")) {
-                fail(failure);
+                failWith(failure);
                 return true;
             }
             return false;
@@ -203,7 +217,23 @@ final class ClientLink {
         /** The request could not be written (its message did not encode): not counted, it was never sent. */
         final void notSent(RuntimeException failure) {
             if (ENDED.compareAndSet(this, 0, 1)) {
+                failWith(failure);
+            }
+        }
+
+        private void failWith(Throwable failure) {
+            try {
                 fail(failure);
+            }
+            finally {
+                released();
+            }
+        }
+
+        /** The connection that awaited it hears that it ended, once whoever took its outcome did what it does. */
+        private void released() {
+            if (this.awaitedBy != null) {
+                this.awaitedBy.replyCame();
             }
         }
 
@@ -259,6 +289,9 @@ final class ClientLink {
             try {
                 this.handler.onReply(frame, null);
             }
+            catch (VirtualMachineError ex) {
+                throw ex;
+            }
             catch (RuntimeException | Error ex) {
                 this.client.handlerFailed("on its reply", ex);
             }
@@ -272,6 +305,9 @@ final class ClientLink {
         void fail(Throwable failure) {
             try {
                 this.handler.onReply(null, failure);
+            }
+            catch (VirtualMachineError ex) {
+                throw ex;
             }
             catch (RuntimeException | Error ex) {
                 this.client.handlerFailed("on its request's failure (" + failure + ")", ex);

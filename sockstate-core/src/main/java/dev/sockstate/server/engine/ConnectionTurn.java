@@ -314,8 +314,9 @@ abstract class ConnectionTurn extends ReadGate {
         if (this.output.isPending() || !(this.inputDrained || this.inputClosed || this.readingPaused || !isDraining())) {
             return false;
         }
-        if (isDraining() && owesReplies()) {
-            // A client's connection waits for the replies its requests are owed, until the stop's deadline.
+        if (isDraining() && (owesReplies() || awaitsReplies())) {
+            // A client's connection waits for the replies its requests are owed, an accepted one for those
+            // to the requests its handler made, until the stop's deadline.
             return false;
         }
         // The stages' last words (a TLS close_notify) go out before the socket closes.
@@ -382,6 +383,9 @@ abstract class ConnectionTurn extends ReadGate {
 
     /** @return whether requests sent on the connection (a client's) wait for their replies */
     abstract boolean owesReplies();
+
+    /** @return whether requests its handler made (an accepted connection's, for the server's clients) wait for their replies */
+    abstract boolean awaitsReplies();
 
     /**
      * @return whether what arrives is read as it comes: until a close is asked for, and through a

@@ -222,17 +222,22 @@ final class Connector {
                 catch (RuntimeException ex) {
                     // The connect thread is gone: the round ends here.
                 }
-                roundFailed(cause);
+                ended(roundFailure(cause));
                 return;
             }
-            // The round's failure is named to senders before its last connect is counted.
-            roundFailed(cause);
+            // The round's failure is named to senders before its last connect is counted, and counted
+            // before anyone hears of it (an open() future) or the round is tried again.
+            ClientException failure = roundFailure(cause);
+            if (this.own == null) {
+                Connector.this.client.named(failure);
+            }
             Connector.this.client.connectEnded(outcome);
+            ended(failure);
         }
 
-        private void roundFailed(Throwable cause) {
-            ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " could not connect ("
-                    + String.join("; ", this.failures) + ")", cause));
+        private ClientException roundFailure(Throwable cause) {
+            return new ClientException(Connector.this.client.name(), Connector.this.client.label() + " could not connect ("
+                    + String.join("; ", this.failures) + ")", cause);
         }
 
         /** Every address failed (or the server stops). */

@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
 
@@ -45,6 +46,9 @@ final class HandlerCalls {
         boolean timed = this.observer.timesHandlers();
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
+        // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
+        // stop closes it only once their replies came (the handler may still write them on).
+        Object outer = Worker.handling((connection.link == null) ? connection : null);
         try {
             switch (callback) {
                 case OPEN -> {
@@ -74,6 +78,9 @@ final class HandlerCalls {
             }
             this.listener.handlerFailed(connection,
                     (callback == Callback.CLOSE) ? "the connection was already closed" : "closing the connection", ex);
+        }
+        finally {
+            Worker.handling(outer);
         }
         this.observer.handled(timed ? System.nanoTime() - start : 0, failed);
     }

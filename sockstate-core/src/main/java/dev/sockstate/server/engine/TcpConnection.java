@@ -9,6 +9,7 @@ import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A TCP connection, accepted or a client's: the one route between its socket and its handler. A
@@ -21,6 +22,9 @@ import java.nio.ByteBuffer;
  * With a handler executor, {@code onClose} follows on the executor too ({@link HandlerExecution}).
  */
 final class TcpConnection extends ConnectionTurn {
+
+    private static final AtomicIntegerFieldUpdater<TcpConnection> AWAITED_REPLIES = AtomicIntegerFieldUpdater
+            .newUpdater(TcpConnection.class, "awaitedReplies");
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -75,6 +79,9 @@ final class TcpConnection extends ConnectionTurn {
 
     /** Why the connection ended, if it failed: what its client's requests fail with. */
     private volatile Throwable failure;
+
+    /** Replies still to come to the requests its handler made on a worker for the server's clients (an accepted connection's). */
+    private volatile int awaitedReplies;
 
     /**
      * Arms a client's connection, whose connect is under way, on the thread that opened its socket; its
@@ -141,6 +148,26 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean owesReplies() {
         return this.link != null && this.link.owed() > 0;
+    }
+
+    @Override
+    boolean awaitsReplies() {
+        return this.awaitedReplies > 0;
+    }
+
+    /** A request its handler made (on a worker) for a client of the server is sent: its reply is awaited; any thread. */
+    void replyAwaited() {
+        AWAITED_REPLIES.incrementAndGet(this);
+    }
+
+    /**
+     * A request its handler made ended (answered, failed or timed out), and whoever took the reply
+     * did what it does with it; any thread. The last one lets a graceful stop's close go on.
+     */
+    void replyCame() {
+        if (AWAITED_REPLIES.decrementAndGet(this) == 0 && isDraining()) {
+            requestRun();
+        }
     }
 
     @Override

@@ -139,6 +139,14 @@ class ClientTest {
     }
 
     @Test
+    void anOpenThatFailsIsCountedBeforeItsFutureFails() throws Exception {
+        int port = freePort();
+        SocketClient client = startClient(ClientSettings.builder("own").address("127.0.0.1", port).poolSize(0).framing(Framing.line()));
+        CompletableFuture<Long> countedWhenHeard = client.open().handle((connection, failure) -> count("refused"));
+        assertThat(countedWhenHeard.get(5, TimeUnit.SECONDS)).as("refused connects counted when the open's future failed").isEqualTo(1);
+    }
+
+    @Test
     void theAddressesAreTriedInOrderUntilOneAnswers() throws Exception {
         int down = freePort();
         int up = backend(new LineEcho());
@@ -219,7 +227,7 @@ class ClientTest {
         LineEcho echo = new LineEcho();
         int port = backend(echo);
         SocketClient client = startClient(ClientSettings.builder("handed").address("127.0.0.1", port).framing(Framing.line())
-                .requestTimeout(Duration.ofMillis(300)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
+                .requestTimeout(Duration.ofSeconds(2)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
         awaitOpen(client, 1);
         Queue<String> replies = new ConcurrentLinkedQueue<>();
         CountDownLatch three = new CountDownLatch(3);
@@ -255,8 +263,8 @@ class ClientTest {
             calls.incrementAndGet();
             timedOut.complete(failure);
         });
-        assertThat(timedOut.get(5, TimeUnit.SECONDS)).isInstanceOf(ClientException.class)
-                .hasMessage("Client 'handed': no reply from 127.0.0.1:" + port + " within the request timeout of 300 ms");
+        assertThat(timedOut.get(10, TimeUnit.SECONDS)).isInstanceOf(ClientException.class)
+                .hasMessage("Client 'handed': no reply from 127.0.0.1:" + port + " within the request timeout of 2000 ms");
         await(() -> client.connections().size() == 1 && !before.isOpen(), "the client to connect again");
         assertThat(calls.get()).isEqualTo(1);
     }
@@ -332,6 +340,42 @@ class ClientTest {
         CompletableFuture<String> slow = client.request("slow", String.class);
         server.stop(Duration.ofSeconds(5));
         assertThat(slow).as("a reply that came 300 ms after the stop began").isCompletedWithValue("echo slow");
+    }
+
+    @Test
+    void aGracefulStopClosesAnAcceptedConnectionOnlyOnceTheRepliesToItsHandlersRequestsCame() throws Exception {
+        AtomicReference<Connection> backendSide = new AtomicReference<>();
+        CountDownLatch backendGot = new CountDownLatch(1);
+        ConnectionHandler heldBackend = (connection, data) -> {
+            backendSide.set(connection);
+            backendGot.countDown();
+        };
+        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
+                .framing(Framing.line()).handler(heldBackend).build());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        AtomicReference<Connection> front = new AtomicReference<>();
+        ConnectionHandler proxying = (connection, data) -> {
+            front.set(connection);
+            client.get().request(data, (reply, failure) -> connection.write((reply != null) ? reply
+                    : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+        };
+        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
+                .address("127.0.0.1", backend.listener("backend").portNumber()).framing(Framing.line()).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line()).handler(proxying).build());
+        client.set(proxy.client("behind"));
+        awaitOpen(client.get(), 1);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write("slow\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(backendGot.await(5, TimeUnit.SECONDS)).as("the request to reach the backend").isTrue();
+        Thread stop = new Thread(() -> proxy.stop(Duration.ofSeconds(5)), "graceful-stop");
+        stop.start();
+        // The stop reached the accepted connection, whose handler returned long ago: only its request's reply is owed.
+        await(() -> ((TcpConnection) front.get()).isDraining(), "the stop to drain the accepted connection");
+        backendSide.get().send("answer slow");
+        assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("answer slow\n");
+        peer.close();
+        stop.join(10_000);
+        assertThat(stop.isAlive()).isFalse();
     }
 
     @Test

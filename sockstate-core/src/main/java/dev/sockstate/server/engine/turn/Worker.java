@@ -309,10 +309,33 @@ public final class Worker implements Runnable, Runner {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.worker.port : null;
     }
 
+    /**
+     * Marks what the calling thread handles from now on, if it is a worker's: the engine names the
+     * connection whose handler it calls, so that what the handler starts can be tied to it.
+     * @param what what it handles, {@code null} for nothing
+     * @return what it handled before, to be marked again when this ends ({@code null} off the workers)
+     */
+    public static Object handling(Object what) {
+        if (Thread.currentThread() instanceof WorkerThread thread) {
+            Object before = thread.handling;
+            thread.handling = what;
+            return before;
+        }
+        return null;
+    }
+
+    /** @return what the calling worker's thread handles now, as {@link #handling(Object)} marked it; {@code null} on any other thread */
+    public static Object handling() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handling : null;
+    }
+
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
     static final class WorkerThread extends Thread {
 
         private final Worker worker;
+
+        /** What it handles now, as the engine marks it; this thread's own. */
+        private Object handling;
 
         WorkerThread(Worker worker, String name) {
             super(worker, name);
