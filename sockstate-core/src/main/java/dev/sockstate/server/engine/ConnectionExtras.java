@@ -15,7 +15,7 @@ import javax.net.ssl.SSLSession;
  * found out, why it failed, and the buffer its writes gather in while its owner takes other threads'
  * requests. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
  * and published by the compare-and-set that stores it, so an idle connection of a plain listener
- * holds none (issue 27: its heap per connection is what it was when the issue was filed, 184 bytes).
+ * holds none (issue 27: its heap per connection is no more than when the issue was filed, 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
  * the connection.
  */
