@@ -12,6 +12,8 @@ import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -24,7 +26,9 @@ import javax.net.ssl.SSLSession;
  * its addresses (asked of the socket once, then kept; the peer's the client's that a PROXY protocol
  * header names), its TLS session and PROXY protocol header, the state a handler keeps on
  * it, typed messages, the close it asks for; and the deadlines the server's timer checks (idle time,
- * a TLS handshake's end). The traffic, the turn and the close itself are {@link TcpConnection}'s.
+ * a TLS handshake's end). What of it a plain idle connection never needs waits in its
+ * {@link ConnectionExtras}, made on first use. The traffic, the turn and the close itself are
+ * {@link TcpConnection}'s.
  */
 abstract class AcceptedConnection extends SocketTurn implements Connection, TlsHost, ProxyHost {
 
@@ -33,35 +37,55 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     private final long id;
 
-    private volatile Map<String, Object> attributes;
-
+    /** The handler's attachment; any thread. */
     private volatile Object attachment;
-
-    private volatile SocketAddress remoteAddress;
-
-    private volatile SocketAddress localAddress;
-
-    private volatile PeerCredentials peerCredentials;
-
-    /** The TLS session once the handshake succeeded. */
-    private volatile SSLSession tlsSession;
 
     /** When traffic last passed ({@link System#nanoTime()}), kept only with an idle timeout. */
     private volatile long lastActivity;
 
-    /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
-    private volatile TlsStage handshaking;
+    /**
+     * What a plain idle connection does not need (its addresses once asked, its TLS session, its PROXY
+     * protocol header, its client, ...): {@code null} until first needed ({@link #extras()}), made at
+     * once for a client's connection; once set, never replaced.
+     */
+    private volatile ConnectionExtras extras;
 
-    /** The PROXY protocol header once read, {@code null} before and without one. */
-    private volatile ProxyHeader proxyHeader;
+    private static final VarHandle EXTRAS;
 
-    /** The PROXY protocol stage while it waits for the header, for the timer's check; {@code null} otherwise. */
-    private volatile ProxyStage headerPending;
+    static {
+        try {
+            EXTRAS = MethodHandles.lookup().findVarHandle(AcceptedConnection.class, "extras", ConnectionExtras.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
-    AcceptedConnection(Listener listener, SocketHome home, long handle) {
+    /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
+    AcceptedConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
         super(home, handle, listener.trigger(), true);
         this.listener = listener;
         this.id = listener.nextConnectionId();
+        this.extras = (link != null) ? new ConnectionExtras(link) : null;
+    }
+
+    /**
+     * @return the connection's seldom needed state, made now if it was not: the first thread to store
+     * it wins, and every thread gets that one; any thread
+     */
+    final ConnectionExtras extras() {
+        ConnectionExtras current = this.extras;
+        if (current != null) {
+            return current;
+        }
+        ConnectionExtras made = new ConnectionExtras(null);
+        ConnectionExtras witness = (ConnectionExtras) EXTRAS.compareAndExchange(this, null, made);
+        return (witness != null) ? witness : made;
+    }
+
+    /** @return the connection's seldom needed state, {@code null} while none was needed; any thread */
+    final ConnectionExtras extrasIfMade() {
+        return this.extras;
     }
 
     /** The connection is finished: what the handler attached is let go. */
@@ -86,20 +110,23 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public SocketAddress localAddress() {
-        SocketAddress address = this.localAddress;
-        return (address != null) ? address : (this.localAddress = address(true));
+        ConnectionExtras extras = extras();
+        SocketAddress address = extras.localAddress;
+        return (address != null) ? address : (extras.localAddress = address(true));
     }
 
     @Override
     public SocketAddress remoteAddress() {
-        SocketAddress address = this.remoteAddress;
-        return (address != null) ? address : (this.remoteAddress = address(false));
+        ConnectionExtras extras = extras();
+        SocketAddress address = extras.remoteAddress;
+        return (address != null) ? address : (extras.remoteAddress = address(false));
     }
 
     /** Read as the connection opens, by its owner: what the system recorded when the peer connected. */
     @Override
     public PeerCredentials peerCredentials() {
-        return this.peerCredentials;
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.peerCredentials : null;
     }
 
     /**
@@ -112,7 +139,9 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
         }
         try {
             long[] ids = this.sockets.peerCredentials(this.handle);
-            this.peerCredentials = (ids == null) ? null : new PeerCredentials(ids[0], ids[1], ids[2]);
+            if (ids != null) {
+                extras().peerCredentials = new PeerCredentials(ids[0], ids[1], ids[2]);
+            }
         }
         catch (NativeIoException ex) {
             // Reset already: there is no peer to tell of, and the connection's first read will say so.
@@ -133,7 +162,7 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public final SocketAddress socketPeer() {
-        ProxyHeader header = this.proxyHeader;
+        ProxyHeader header = proxyHeader();
         return (header != null) ? header.proxyAddress() : remoteAddress();
     }
 
@@ -141,20 +170,25 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     public final void proxied(ProxyHeader header) {
         // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
         // on a Unix domain socket, a relayed client of any family.
+        ConnectionExtras extras = extras();
         if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
-            this.remoteAddress = header.source();
+            extras.remoteAddress = header.source();
         }
-        this.proxyHeader = header;
+        extras.proxyHeader = header;
     }
 
     @Override
     public final ProxyHeader proxyHeader() {
-        return this.proxyHeader;
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.proxyHeader : null;
     }
 
     @Override
     public final void headerPending(ProxyStage stage) {
-        this.headerPending = stage;
+        // (Nothing waits to be cleared while nothing was made.)
+        if (stage != null || this.extras != null) {
+            extras().headerPending = stage;
+        }
     }
 
     @Override
@@ -164,23 +198,25 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public SSLSession tlsSession() {
-        return this.tlsSession;
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.tlsSession : null;
     }
 
     @Override
     public final void handshakeSucceeded(SSLSession session) {
-        this.tlsSession = session;
+        extras().tlsSession = session;
     }
 
     @Override
     public Map<String, Object> attributes() {
-        Map<String, Object> map = this.attributes;
+        ConnectionExtras extras = extras();
+        Map<String, Object> map = extras.attributes;
         if (map == null) {
-            synchronized (this) {
-                map = this.attributes;
+            synchronized (extras) {
+                map = extras.attributes;
                 if (map == null) {
                     map = new ConcurrentHashMap<>();
-                    this.attributes = map;
+                    extras.attributes = map;
                 }
             }
         }
@@ -247,7 +283,10 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public final void handshakeRunning(TlsStage stage) {
-        this.handshaking = stage;
+        // (Nothing waits to be cleared while nothing was made.)
+        if (stage != null || this.extras != null) {
+            extras().handshaking = stage;
+        }
     }
 
     /**
@@ -255,11 +294,15 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
      * @param now the current {@link System#nanoTime()}
      */
     final void checkDeadlines(long now) {
-        ProxyStage header = this.headerPending;
+        ConnectionExtras extras = this.extras;
+        if (extras == null) {
+            return;
+        }
+        ProxyStage header = extras.headerPending;
         if (header != null) {
             header.checkDeadline(now);
         }
-        TlsStage stage = this.handshaking;
+        TlsStage stage = extras.handshaking;
         if (stage != null) {
             stage.checkDeadline(now);
         }
@@ -267,7 +310,8 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     @Override
     public String toString() {
-        SocketAddress remote = this.remoteAddress;
+        ConnectionExtras extras = this.extras;
+        SocketAddress remote = (extras != null) ? extras.remoteAddress : null;
         if (this.listener.isClient()) {
             return "connection " + this.id + " of client '" + this.listener.name() + "'" + ((remote != null) ? " to " + remote : "");
         }

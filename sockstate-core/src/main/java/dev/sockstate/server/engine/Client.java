@@ -105,9 +105,9 @@ final class Client implements SocketClient {
             long now = System.nanoTime();
             for (int i = 0; i < this.pool.length(); i++) {
                 TcpConnection connection = this.pool.get(i);
-                if (connection != null && connection.link.expire(now, timeout, this)) {
+                if (connection != null && connection.link().expire(now, timeout, this)) {
                     // The replies that still come could no longer be told apart: the connection starts again.
-                    connection.closeFailed(timedOut(connection.link));
+                    connection.closeFailed(timedOut(connection.link()));
                 }
             }
         }
@@ -196,8 +196,8 @@ final class Client implements SocketClient {
             return;
         }
         try {
-            if (!connection.link.send(connection, request, message)) {
-                request.failed(new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link.target)
+            if (!connection.link().send(connection, request, message)) {
+                request.failed(new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link().target)
                         + " closed before the request was sent", connection.failure()));
             }
         }
@@ -338,7 +338,7 @@ final class Client implements SocketClient {
         for (int i = 0; i < this.pool.length(); i++) {
             TcpConnection connection = this.pool.get(i);
             if (connection != null) {
-                owed += connection.link.owed();
+                owed += connection.link().owed();
             }
         }
         return owed;

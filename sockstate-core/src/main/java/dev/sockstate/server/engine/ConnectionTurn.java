@@ -54,8 +54,9 @@ abstract class ConnectionTurn extends ReadGate {
      */
     private volatile boolean lingering;
 
-    ConnectionTurn(Listener listener, SocketHome home, long handle) {
-        super(listener, home, handle);
+    /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
+    ConnectionTurn(Listener listener, SocketHome home, long handle, ClientLink link) {
+        super(listener, home, handle, link);
     }
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */

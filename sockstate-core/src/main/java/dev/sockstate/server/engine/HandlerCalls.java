@@ -25,8 +25,12 @@ final class HandlerCalls {
 
     private final ConnectionHandler handler;
 
+    /** Whether the listener is a client's: only a client's connections have requests that frames complete. */
+    private final boolean client;
+
     HandlerCalls(Listener listener, ListenerObserver observer, ConnectionHandler handler) {
         this.listener = listener;
+        this.client = listener.isClient();
         this.observer = observer;
         this.handler = handler;
     }
@@ -39,7 +43,7 @@ final class HandlerCalls {
      * @param error the failure, for {@link Callback#ERROR}
      */
     void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
-        if (callback == Callback.DATA && connection.link != null && connection.link.reply(data)) {
+        if (callback == Callback.DATA && this.client && connection.link().reply(data)) {
             // A frame a client's request is owed is its reply: no handler call, nothing to time.
             return;
         }
@@ -52,9 +56,9 @@ final class HandlerCalls {
         try {
             switch (callback) {
                 case OPEN -> {
-                    if (connection.link != null) {
+                    if (this.client) {
                         // A client's connection serves it from now on.
-                        connection.link.opening(connection);
+                        connection.link().opening(connection);
                     }
                     this.handler.onOpen(connection);
                 }

@@ -42,8 +42,9 @@ abstract class ReadGate extends AcceptedConnection {
         }
     }
 
-    ReadGate(Listener listener, SocketHome home, long handle) {
-        super(listener, home, handle);
+    /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
+    ReadGate(Listener listener, SocketHome home, long handle, ClientLink link) {
+        super(listener, home, handle, link);
     }
 
     @Override

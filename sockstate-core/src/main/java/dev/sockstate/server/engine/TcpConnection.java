@@ -65,20 +65,22 @@ final class TcpConnection extends ConnectionTurn {
      * for an accepted connection
      */
     TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
-        super(listener, home, handle);
-        this.link = link;
+        super(listener, home, handle, link);
         this.connecting = link != null;
         touch();
     }
 
-    /** A client's connection's tie to its client (its requests, its place in the pool); {@code null} when accepted. */
-    final ClientLink link;
-
     /** Whether a client's connect is under way; the owner. */
     private boolean connecting;
 
-    /** Why the connection ended, if it failed: what its client's requests fail with. */
-    private volatile Throwable failure;
+    /**
+     * @return a client's connection's tie to its client (its requests, its place in the pool);
+     * {@code null} when accepted
+     */
+    ClientLink link() {
+        ConnectionExtras extras = extrasIfMade();
+        return (extras != null) ? extras.link : null;
+    }
 
     /** Replies still to come to the requests its handler made on a worker for the server's clients (an accepted connection's). */
     private volatile int awaitedReplies;
@@ -110,7 +112,7 @@ final class TcpConnection extends ConnectionTurn {
             return true;
         }
         this.connecting = false;
-        if (!this.link.claimConnected()) {
+        if (!link().claimConnected()) {
             // The connect timed out first: the timer asked for the close, with its reason.
             requestClose(true);
             return true;
@@ -139,15 +141,14 @@ final class TcpConnection extends ConnectionTurn {
      * not end in time (it closes before it opened), a request timed out; any thread
      */
     void closeFailed(Throwable why) {
-        if (this.failure == null) {
-            this.failure = why;
-        }
+        keepFailure(why);
         requestClose(true);
     }
 
     @Override
     boolean owesReplies() {
-        return this.link != null && this.link.owed() > 0;
+        ClientLink link = link();
+        return link != null && link.owed() > 0;
     }
 
     @Override
@@ -172,17 +173,28 @@ final class TcpConnection extends ConnectionTurn {
 
     @Override
     public String connectedHost() {
-        return (this.link != null) ? this.link.host : null;
+        ClientLink link = link();
+        return (link != null) ? link.host : null;
     }
 
     @Override
     public int connectedPort() {
-        return (this.link != null) ? this.link.target.getPort() : -1;
+        ClientLink link = link();
+        return (link != null) ? link.target.getPort() : -1;
     }
 
     /** @return why the connection ended, if it failed; {@code null} for a close */
     Throwable failure() {
-        return this.failure;
+        ConnectionExtras extras = extrasIfMade();
+        return (extras != null) ? extras.failure : null;
+    }
+
+    /** @param why why the connection fails, kept unless an earlier reason was; any thread */
+    private void keepFailure(Throwable why) {
+        ConnectionExtras extras = extras();
+        if (extras.failure == null) {
+            extras.failure = why;
+        }
     }
 
     /** @param runner the accepting thread's, which owns the connection: makes its stages, passes the open inbound, arms it */
@@ -291,8 +303,9 @@ final class TcpConnection extends ConnectionTurn {
 
     @Override
     protected void finish() {
-        if (this.link != null) {
-            this.link.finished(this);
+        ClientLink link = link();
+        if (link != null) {
+            link.finished(this);
         }
         closeSocket();
         this.output.release();
@@ -363,9 +376,7 @@ final class TcpConnection extends ConnectionTurn {
     /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
     @Override
     void failed(Throwable error) {
-        if (this.failure == null) {
-            this.failure = error;
-        }
+        keepFailure(error);
         if (!isAborting()) {
             requestClose(true);
             if (handlerOpened()) {
@@ -385,9 +396,7 @@ final class TcpConnection extends ConnectionTurn {
             // Closing already, as asked: the handler heard of it. A graceful stop's drain is ended below.
             return;
         }
-        if (this.failure == null) {
-            this.failure = why;
-        }
+        keepFailure(why);
         if (handlerOpened()) {
             this.listener.call(Callback.ERROR, this, null, why);
         }

@@ -40,6 +40,27 @@ final class WritePath {
      */
     static final int NO_BUFFER_RETRIES = 8;
 
+    /** {@link #shutdown}: no FIN asked for. */
+    private static final byte OUTPUT_OPEN = 0;
+
+    /** {@link #shutdown}: a FIN asked for, sent once nothing is queued; later writes are dropped. */
+    private static final byte FIN_ASKED = 1;
+
+    /** {@link #shutdown}: the FIN sent. */
+    private static final byte FIN_SENT = 2;
+
+    /** {@link #round}: the owner is not taking other threads' requests. */
+    private static final byte NOT_TAKING = 0;
+
+    /** {@link #round}: the owner is taking other threads' requests, each sent as it is taken. */
+    private static final byte TAKING = 1;
+
+    /**
+     * {@link #round}: the owner is taking other threads' requests, which gather in a buffer lent for
+     * the round (the connection's {@link ConnectionExtras#corked}) and leave in one send.
+     */
+    private static final byte CORKED = 2;
+
     private final ConnectionTurn connection;
 
     private WriteQueue queue;
@@ -47,21 +68,22 @@ final class WritePath {
     /** Whether something was queued since the socket last took everything: onWritable is due when it does. */
     private boolean blocked;
 
-    private boolean shutdownRequested;
+    /** Where the output's end stands: {@link #OUTPUT_OPEN}, {@link #FIN_ASKED} or {@link #FIN_SENT}; the owner's. */
+    private byte shutdown;
 
-    private boolean outputShut;
-
-    /** Whether the owner is taking other threads' requests now. */
-    private boolean taking;
-
-    /** Where the writes taken together gather, while they are taken; {@code null} otherwise. */
-    private ByteBuffer corked;
+    /** Whether the owner is taking other threads' requests now: {@link #NOT_TAKING}, {@link #TAKING} or {@link #CORKED}; the owner's. */
+    private byte round;
 
     /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
     private Handoff<Object> kept;
 
-
-
+    /**
+     * The bytes waiting, in one count that any thread reads at once: those queued for the socket (the
+     * owner adds them as it queues them and takes them off as the socket takes them) and those of the
+     * writes other threads asked for that the owner has not taken yet (each writer adds its own, the
+     * owner takes them off as it takes the write). Changed by atomic additions only, but for the reset
+     * once the connection is finished.
+     */
     private volatile long pendingBytes;
 
     /** Whether other threads' writes took the connection over its limit, so onWritable is owed when they are sent. */
@@ -71,18 +93,15 @@ final class WritePath {
     @SuppressWarnings("unused")
     private volatile Handoff<Object> requests;
 
-    /** The bytes of the writes other threads asked for that the owner has not taken yet. */
-    private volatile long requestedBytes;
-
     private static final VarHandle REQUESTS;
 
-    private static final VarHandle REQUESTED_BYTES;
+    private static final VarHandle PENDING_BYTES;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             REQUESTS = lookup.findVarHandle(WritePath.class, "requests", Handoff.class);
-            REQUESTED_BYTES = lookup.findVarHandle(WritePath.class, "requestedBytes", long.class);
+            PENDING_BYTES = lookup.findVarHandle(WritePath.class, "pendingBytes", long.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -112,7 +131,7 @@ final class WritePath {
         if (this.connection.isOwnedByCurrentThread()) {
             // Writes other threads made before this one go first.
             takeRequests();
-            if (this.shutdownRequested) {
+            if (this.shutdown != OUTPUT_OPEN) {
                 dropLate(data);
                 return;
             }
@@ -121,7 +140,7 @@ final class WritePath {
         }
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         copy.flip();
-        REQUESTED_BYTES.getAndAdd(this, (long) copy.remaining());
+        PENDING_BYTES.getAndAdd(this, (long) copy.remaining());
         if (pendingBytes() > this.connection.listener.maxPendingWriteBytes()) {
             // Seen over the limit (isWritable false): onWritable is owed once it is all sent, socket blocked or not.
             this.drainOwed = true;
@@ -162,7 +181,7 @@ final class WritePath {
         if (this.connection.isOwnedByCurrentThread()) {
             // Writes other threads made before the shutdown was asked for go before the FIN.
             takeRequests();
-            this.shutdownRequested = true;
+            askFin();
             return;
         }
         Handoff.push(REQUESTS, this, SHUTDOWN_OUTPUT);
@@ -175,13 +194,14 @@ final class WritePath {
      * @param owned whether the queue may keep the buffer itself (a copy made for a request)
      */
     void send(ByteBuffer data, boolean owned) {
-        if (this.corked != null) {
-            if (this.queue == null && data.remaining() <= this.corked.remaining()) {
-                this.corked.put(data);
+        if (this.round == CORKED) {
+            ByteBuffer corked = this.connection.extras().corked;
+            if (this.queue == null && data.remaining() <= corked.remaining()) {
+                corked.put(data);
                 return;
             }
-            // Too large to gather, or queued behind others: what was gathered goes first.
-            sendCorked();
+            // Too large to gather, or queued behind others: what was gathered goes first, and the round gathers no more.
+            sendCorked(TAKING);
         }
         if (this.queue == null) {
             int sent;
@@ -211,6 +231,7 @@ final class WritePath {
                 this.queue = new WriteQueue();
             }
         }
+        long queued = data.remaining();
         if (owned) {
             this.queue.addOwned(data);
         }
@@ -218,7 +239,7 @@ final class WritePath {
             this.queue.add(data);
         }
         this.blocked = true;
-        this.pendingBytes = this.queue.bytes();
+        PENDING_BYTES.getAndAdd(this, queued);
     }
 
     /**
@@ -232,6 +253,7 @@ final class WritePath {
             // pause is what lets the shortage pass, and only the retry counts.)
             return false;
         }
+        long queued = pending.bytes();
         ByteBuffer head;
         while ((head = pending.head()) != null) {
             int sent;
@@ -254,7 +276,9 @@ final class WritePath {
             this.connection.touch();
             pending.sent(sent);
         }
-        this.pendingBytes = pending.bytes();
+        if (pending.bytes() != queued) {
+            PENDING_BYTES.getAndAdd(this, pending.bytes() - queued);
+        }
         if (!pending.isEmpty()) {
             return false;
         }
@@ -280,11 +304,11 @@ final class WritePath {
      * @return whether there were any
      */
     boolean takeRequests(int most) {
-        if (this.taking || this.kept == null && !Handoff.waits(REQUESTS, this)) {
+        if (this.round != NOT_TAKING || this.kept == null && !Handoff.waits(REQUESTS, this)) {
             // (A write made while passing a request outbound, by a stage, comes after that request.)
             return false;
         }
-        this.taking = true;
+        this.round = TAKING;
         try {
             Handoff<Object> request = this.kept;
             this.kept = null;
@@ -297,28 +321,35 @@ final class WritePath {
                     this.connection.requestTurn();
                     break;
                 }
-                if (request.next != null && this.corked == null && this.queue == null) {
+                if (request.next != null && this.round == TAKING && this.queue == null) {
                     // Several writes wait: they leave in one send, not one each.
-                    this.corked = CORKS.borrow();
+                    this.connection.extras().corked = CORKS.borrow();
+                    this.round = CORKED;
                 }
                 take(request.item);
                 request = request.next;
             }
         }
         finally {
-            this.taking = false;
-            sendCorked();
+            sendCorked(NOT_TAKING);
         }
         return true;
     }
 
-    /** Sends what the writes taken together gathered, and gives the buffer back; owner only. */
-    private void sendCorked() {
-        ByteBuffer gathered = this.corked;
-        if (gathered == null) {
+    /**
+     * Sends what the writes taken together gathered, if they gathered, and gives the buffer back; owner only.
+     * @param next what the round is from the send on: {@link #TAKING} (it goes on without gathering) or
+     * {@link #NOT_TAKING} (it ended)
+     */
+    private void sendCorked(byte next) {
+        boolean gathers = this.round == CORKED;
+        this.round = next;
+        if (!gathers) {
             return;
         }
-        this.corked = null;
+        ConnectionExtras extras = this.connection.extras();
+        ByteBuffer gathered = extras.corked;
+        extras.corked = null;
         try {
             if (gathered.position() > 0) {
                 gathered.flip();
@@ -332,35 +363,42 @@ final class WritePath {
 
     private void take(Object request) {
         if (request == SHUTDOWN_OUTPUT) {
-            this.shutdownRequested = true;
+            askFin();
             return;
         }
         ByteBuffer data = (ByteBuffer) request;
         long bytes = data.remaining();
-        if (this.shutdownRequested) {
+        if (this.shutdown != OUTPUT_OPEN) {
             dropLate(data);
         }
         else {
             this.connection.outbound(data, true);
         }
         // (Counted until sent or queued; bytes gathered for one send are counted nowhere until it.)
-        REQUESTED_BYTES.getAndAdd(this, -bytes);
+        PENDING_BYTES.getAndAdd(this, -bytes);
+    }
+
+    /** A FIN is asked for: sent once nothing is queued, unless it was sent already; owner only. */
+    private void askFin() {
+        if (this.shutdown == OUTPUT_OPEN) {
+            this.shutdown = FIN_ASKED;
+        }
     }
 
     /** Sends the FIN asked for, once nothing is queued, unless the connection is being aborted; owner only. */
     void shutdownIfDue() {
-        if (this.shutdownRequested && !this.outputShut) {
+        if (this.shutdown == FIN_ASKED) {
             // Writes other threads made before the shutdown was asked for go before the FIN.
             takeRequests();
         }
-        if (this.shutdownRequested && this.queue == null && !this.outputShut && !this.connection.isAborting()) {
+        if (this.shutdown == FIN_ASKED && this.queue == null && !this.connection.isAborting()) {
             // The stages' last words (a TLS close_notify) go before the FIN; if the socket does not
             // take them at once, the FIN waits until it did.
             this.connection.endOutput();
             if (this.queue != null || this.connection.isAborting()) {
                 return;
             }
-            this.outputShut = true;
+            this.shutdown = FIN_SENT;
             try {
                 this.connection.sockets.shutdown(this.connection.handle, false, true);
             }
@@ -375,9 +413,8 @@ final class WritePath {
      * dropped, as after {@link #shutdownOutput()}; owner only.
      */
     void shutdownNow() {
-        this.shutdownRequested = true;
-        if (!this.outputShut) {
-            this.outputShut = true;
+        if (this.shutdown != FIN_SENT) {
+            this.shutdown = FIN_SENT;
             try {
                 this.connection.sockets.shutdown(this.connection.handle, false, true);
             }
@@ -389,7 +426,7 @@ final class WritePath {
 
     /** @return whether the FIN was sent; owner only */
     boolean isShut() {
-        return this.outputShut;
+        return this.shutdown == FIN_SENT;
     }
 
     /** @return whether other threads handed writes or a shutdown over that the owner has not taken yet; any thread */
@@ -440,7 +477,7 @@ final class WritePath {
 
     /** @return the bytes waiting, queued or asked for by other threads; any thread */
     long pendingBytes() {
-        return this.pendingBytes + this.requestedBytes;
+        return this.pendingBytes;
     }
 
     /** Drops everything once the connection is finished. */
@@ -448,7 +485,6 @@ final class WritePath {
         this.queue = null;
         this.kept = null;
         Handoff.takeAll(REQUESTS, this);
-        this.requestedBytes = 0;
         this.pendingBytes = 0;
     }
 }

@@ -23,6 +23,10 @@
  * that its {@code Connector} opens (names resolved and sockets opened on a connect thread, the connect
  * ended by the port's notification), each a {@code TcpConnection} whose first turn ends its connect,
  * served by a {@code Listener} of the client's own that binds nothing; a frame a request is owed
- * completes it ({@code ClientLink}) where a listener's would reach the handler.
+ * completes it ({@code ClientLink}) where a listener's would reach the handler. An idle connection is
+ * its {@code TcpConnection} and its {@code WritePath} alone (issue 27: at most 184 bytes of heap
+ * between them): what it seldom needs (its client's link, the addresses a handler asked for, TLS
+ * and PROXY protocol state, its failure, the buffer other threads' writes gather in) waits in a
+ * {@code ConnectionExtras} made on first use.
  */
 package dev.sockstate.server.engine;
