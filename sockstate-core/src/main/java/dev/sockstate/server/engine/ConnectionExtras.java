@@ -12,8 +12,8 @@ import javax.net.ssl.SSLSession;
 /**
  * What a TCP connection keeps that a plain idle connection never needs: its client, what a handler
  * asked of it (attributes, its addresses), what TLS, the PROXY protocol and a Unix domain socket
- * found out, why it failed, and the buffer its writes gather in while its owner takes other threads'
- * requests. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
+ * found out, why it failed, the replies it awaits, and the buffer its writes gather in while its
+ * owner takes other threads' requests. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
  * and published by the compare-and-set that stores it, so an idle connection of a plain listener
  * holds none (issue 27: its heap per connection is no more than when the issue was filed, 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
@@ -56,6 +56,12 @@ final class ConnectionExtras {
      * to leave in one send ({@link WritePath}); {@code null} otherwise. The owner's only.
      */
     ByteBuffer corked;
+
+    /**
+     * Replies still to come to the requests an accepted connection's handler made on a worker for the
+     * server's clients: a graceful stop's close waits for them; changed atomically from any thread.
+     */
+    volatile int awaitedReplies;
 
     /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
     ConnectionExtras(ClientLink link) {

@@ -52,7 +52,7 @@ final class HandlerCalls {
         boolean failed = false;
         // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
         // stop closes it only once their replies came (the handler may still write them on).
-        Object outer = Worker.handling((connection.link == null) ? connection : null);
+        Object outer = Worker.handling(this.client ? null : connection);
         try {
             switch (callback) {
                 case OPEN -> {

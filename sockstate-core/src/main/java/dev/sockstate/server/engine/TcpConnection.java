@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  */
 final class TcpConnection extends ConnectionTurn {
 
-    private static final AtomicIntegerFieldUpdater<TcpConnection> AWAITED_REPLIES = AtomicIntegerFieldUpdater
-            .newUpdater(TcpConnection.class, "awaitedReplies");
+    private static final AtomicIntegerFieldUpdater<ConnectionExtras> AWAITED_REPLIES = AtomicIntegerFieldUpdater
+            .newUpdater(ConnectionExtras.class, "awaitedReplies");
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -82,8 +82,6 @@ final class TcpConnection extends ConnectionTurn {
         return (extras != null) ? extras.link : null;
     }
 
-    /** Replies still to come to the requests its handler made on a worker for the server's clients (an accepted connection's). */
-    private volatile int awaitedReplies;
 
     /**
      * Arms a client's connection, whose connect is under way, on the thread that opened its socket; its
@@ -153,12 +151,13 @@ final class TcpConnection extends ConnectionTurn {
 
     @Override
     boolean awaitsReplies() {
-        return this.awaitedReplies > 0;
+        ConnectionExtras extras = extrasIfMade();
+        return extras != null && extras.awaitedReplies > 0;
     }
 
     /** A request its handler made (on a worker) for a client of the server is sent: its reply is awaited; any thread. */
     void replyAwaited() {
-        AWAITED_REPLIES.incrementAndGet(this);
+        AWAITED_REPLIES.incrementAndGet(extras());
     }
 
     /**
@@ -166,7 +165,7 @@ final class TcpConnection extends ConnectionTurn {
      * did what it does with it; any thread. The last one lets a graceful stop's close go on.
      */
     void replyCame() {
-        if (AWAITED_REPLIES.decrementAndGet(this) == 0 && isDraining()) {
+        if (AWAITED_REPLIES.decrementAndGet(extras()) == 0 && isDraining()) {
             requestRun();
         }
     }
