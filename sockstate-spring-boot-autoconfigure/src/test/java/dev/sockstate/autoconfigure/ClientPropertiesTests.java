@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -191,6 +192,13 @@ class ClientPropertiesTests {
                             .havingCause().isInstanceOf(ClientException.class)
                             .withMessage("Client 'redis' is not running: the socket server is not running (it starts with the"
                                     + " application context, once every singleton exists, and stops with it)");
+                    AtomicReference<Throwable> heard = new AtomicReference<>();
+                    redis.request("PING", (reply, failure) -> heard.set(failure));
+                    assertThat(heard.get()).isInstanceOf(ClientException.class).hasMessageStartingWith("Client 'redis' is not running");
+                    // What a reply handler throws on that failure is logged, not thrown at the caller.
+                    redis.request("PING", (reply, failure) -> {
+                        throw new IllegalStateException("a handler's own failure");
+                    });
                     assertThat(redis.connections()).isEmpty();
                     try {
                         redis.send("PING");

@@ -28,10 +28,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -52,13 +50,7 @@ public final class SocketServer {
 
     private final List<ListenerSettings> listenerSettings;
 
-    private final List<ClientSettings> clientSettings;
-
-    /** The running clients by name; replaced whole at start and stop, so that it is read without the lock. */
-    private volatile Map<String, Client> clients = Map.of();
-
-    /** Where clients resolve names and open sockets, never a worker; while running. */
-    private ThreadPoolExecutor connectThread;
+    private final ServerClients clients;
 
     private final ServerObserver observer;
 
@@ -108,7 +100,7 @@ public final class SocketServer {
         this.backend = backend;
         this.groupSettings = List.copyOf(groups);
         this.listenerSettings = List.copyOf(listeners);
-        this.clientSettings = List.copyOf(clients);
+        this.clients = new ServerClients(clients);
         this.observer = observer;
     }
 
@@ -148,20 +140,10 @@ public final class SocketServer {
                     this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
                 }
-                Map<String, Client> running = new LinkedHashMap<>();
-                if (!this.clientSettings.isEmpty()) {
-                    this.connectThread = connectThread();
-                }
-                for (ClientSettings settings : this.clientSettings) {
-                    WorkerGroup group = this.groups.get(settings.group());
-                    running.put(settings.name(), new Client(settings,
-                            (side, part) -> new Listener(side, part, group, sockets, this.table, this.scheduler, connectionIds, this.observer,
-                                    changeRules),
-                            (client, side) -> new Connector(client, side, sockets, this.connectThread)));
-                }
+                this.clients.make(this.groups, sockets, (side, part, group) -> new Listener(side, part, group, sockets, this.table,
+                        this.scheduler, connectionIds, this.observer, changeRules));
                 this.groups.values().forEach(WorkerGroup::start);
-                this.clients = Map.copyOf(running);
-                running.values().forEach(Client::start);
+                this.clients.start();
                 scheduleIdleSweep();
                 this.running = true;
             }
@@ -176,11 +158,7 @@ public final class SocketServer {
                         + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
                         + " on " + this.backend.name());
             }
-            for (ClientSettings settings : this.clientSettings) {
-                logger.log(Level.INFO, "Client '" + settings.name() + "' connects to " + settings.addresses().stream()
-                        .map(AddressText::of).collect(Collectors.joining(", then ")) + " (a pool of " + settings.poolSize()
-                        + ((settings.tls() != null) ? ", TLS" : "") + ") on " + this.backend.name());
-            }
+            this.clients.logStarted(this.backend.name());
         }
     }
 
@@ -314,24 +292,12 @@ public final class SocketServer {
         }
     }
 
-    /** @return the thread, or two, where clients resolve names and open sockets: never a worker, since a lookup may block */
-    private static ThreadPoolExecutor connectThread() {
-        AtomicLong threads = new AtomicLong();
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
-            Thread thread = new Thread(task, "sockstate-connect-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.allowCoreThreadTimeOut(true);
-        return executor;
-    }
-
     private void tearDown(Duration timeout, Duration workersWithin) {
         long deadline = System.nanoTime() + timeout.toNanos();
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
         }
-        this.clients.values().forEach(Client::stopping);
+        this.clients.stopping();
         this.listeners.forEach(Listener::stopping);
         long workersDeadline = deadline + workersWithin.toNanos();
         new GracefulStop(this.table, this.listenerSockets, this.groups.values()).run(deadline, workersDeadline);
@@ -356,23 +322,7 @@ public final class SocketServer {
             this.scheduler.shutdown(Math.max(workersDeadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
         }
         this.listeners.forEach(Listener::closed);
-        this.clients.values().forEach((client) -> client.side().closed());
-        if (this.connectThread != null) {
-            // Connects still queued run, find the clients stopped and fail their futures; a name lookup
-            // that hangs is interrupted after a second.
-            this.connectThread.shutdown();
-            try {
-                if (!this.connectThread.awaitTermination(1, TimeUnit.SECONDS)) {
-                    this.connectThread.shutdownNow();
-                    this.connectThread.awaitTermination(Math.max(0, workersDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                }
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            this.connectThread = null;
-        }
-        this.clients = Map.of();
+        this.clients.closed(workersDeadline);
         synchronized (this.lifecycle) {
             this.groups.clear();
             this.listeners.clear();
@@ -399,7 +349,7 @@ public final class SocketServer {
 
     /** @return the clients as configured */
     public List<ClientSettings> clientSettings() {
-        return this.clientSettings;
+        return this.clients.settings();
     }
 
     /**
@@ -408,17 +358,12 @@ public final class SocketServer {
      * @throws IllegalArgumentException when no running client has that name
      */
     public SocketClient client(String name) {
-        Client client = this.clients.get(name);
-        if (client == null) {
-            throw new IllegalArgumentException("No running client '" + name + "'; clients: "
-                    + this.clientSettings.stream().map(ClientSettings::name).collect(Collectors.toList()));
-        }
-        return client;
+        return this.clients.client(name);
     }
 
     /** @return the running clients */
     public List<SocketClient> clients() {
-        return List.copyOf(this.clients.values());
+        return this.clients.clients();
     }
 
     /** @return the worker groups as configured */

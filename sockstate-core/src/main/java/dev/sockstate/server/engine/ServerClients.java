@@ -1,0 +1,152 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.WorkerGroup;
+import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+/**
+ * A server's outbound clients: made with its listeners, started once its workers run, stopped with
+ * it, and the thread where they resolve names and open sockets (never a worker, since a lookup may
+ * block). The server's lifecycle lock orders {@link #make}, {@link #start} and {@link #closed};
+ * {@link #client(String)} and {@link #clients()} read without it.
+ */
+final class ServerClients {
+
+    private static final System.Logger logger = System.getLogger(SocketServer.class.getName());
+
+    /** Makes the listener that serves a client's connections, on its group. */
+    @FunctionalInterface
+    interface SideMaker {
+
+        /**
+         * @param side the settings of the client's connections as a listener's
+         * @param part what a client adds to a listener
+         * @param group the client's worker group
+         * @return the listener
+         */
+        Listener make(ListenerSettings side, Listener.ClientPart part, WorkerGroup group);
+    }
+
+    private final List<ClientSettings> settings;
+
+    /** Made and not started yet; under the server's lock. */
+    private Map<String, Client> made = Map.of();
+
+    /** The running clients by name; replaced whole at start and stop, so that it is read without the lock. */
+    private volatile Map<String, Client> running = Map.of();
+
+    /** Where clients resolve names and open sockets; while running, under the server's lock. */
+    private ThreadPoolExecutor connectThread;
+
+    /** @param settings the clients as configured */
+    ServerClients(List<ClientSettings> settings) {
+        this.settings = List.copyOf(settings);
+    }
+
+    /** @return the clients as configured */
+    List<ClientSettings> settings() {
+        return this.settings;
+    }
+
+    /** Makes each client, its connections to be served by its group's workers; started by {@link #start()}. */
+    void make(Map<String, WorkerGroup> groups, NativeSockets sockets, SideMaker sides) {
+        if (!this.settings.isEmpty()) {
+            this.connectThread = connectThread();
+        }
+        Map<String, Client> clients = new LinkedHashMap<>();
+        for (ClientSettings client : this.settings) {
+            WorkerGroup group = groups.get(client.group());
+            clients.put(client.name(), new Client(client, (side, part) -> sides.make(side, part, group),
+                    (made, side) -> new Connector(made, side, sockets, this.connectThread)));
+        }
+        this.made = clients;
+    }
+
+    /** The workers run: the clients made are published and connect. */
+    void start() {
+        this.running = Map.copyOf(this.made);
+        this.made.values().forEach(Client::start);
+        this.made = Map.of();
+    }
+
+    /** Logs where each client connects, once the server started. */
+    void logStarted(String backend) {
+        for (ClientSettings client : this.settings) {
+            logger.log(Level.INFO, "Client '" + client.name() + "' connects to " + client.addresses().stream()
+                    .map(AddressText::of).collect(Collectors.joining(", then ")) + " (a pool of " + client.poolSize()
+                    + ((client.tls() != null) ? ", TLS" : "") + ") on " + backend);
+        }
+    }
+
+    /** The server stops: nothing is connected again from now on. */
+    void stopping() {
+        this.running.values().forEach(Client::stopping);
+    }
+
+    /**
+     * The workers are gone: the clients' meters let go, and the connects still queued run (they find
+     * the clients stopped and fail their futures); a name lookup that hangs is interrupted after a second.
+     * @param deadline the {@link System#nanoTime()} by which the connect thread must have ended at the latest
+     */
+    void closed(long deadline) {
+        this.running.values().forEach((client) -> client.side().closed());
+        this.made.values().forEach((client) -> client.side().closed());
+        if (this.connectThread != null) {
+            this.connectThread.shutdown();
+            try {
+                if (!this.connectThread.awaitTermination(1, TimeUnit.SECONDS)) {
+                    this.connectThread.shutdownNow();
+                    this.connectThread.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            this.connectThread = null;
+        }
+        this.running = Map.of();
+        this.made = Map.of();
+    }
+
+    /**
+     * @param name a client's name
+     * @return the running client
+     * @throws IllegalArgumentException when no running client has that name
+     */
+    SocketClient client(String name) {
+        Client client = this.running.get(name);
+        if (client == null) {
+            throw new IllegalArgumentException("No running client '" + name + "'; clients: "
+                    + this.settings.stream().map(ClientSettings::name).collect(Collectors.toList()));
+        }
+        return client;
+    }
+
+    /** @return the running clients */
+    List<SocketClient> clients() {
+        return List.copyOf(this.running.values());
+    }
+
+    /** @return the thread, or two, where clients resolve names and open sockets */
+    private static ThreadPoolExecutor connectThread() {
+        AtomicLong threads = new AtomicLong();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+            Thread thread = new Thread(task, "sockstate-connect-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+}
