@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -188,6 +189,9 @@ class LifecycleTest {
     @Test
     void aWorkerThatDiesIsReportedToItsObserverAndShownDead() throws Exception {
         AtomicInteger deaths = new AtomicInteger();
+        // The dying thread is held where it reports its death: what the state shows then is what a
+        // health check that the report prompted would read.
+        CountDownLatch checked = new CountDownLatch(1);
         ServerObserver fatal = new ServerObserver() {
 
             @Override
@@ -202,6 +206,12 @@ class LifecycleTest {
                     @Override
                     public void died(Throwable failure) {
                         deaths.incrementAndGet();
+                        try {
+                            checked.await(10, TimeUnit.SECONDS);
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                 };
             }
@@ -218,6 +228,7 @@ class LifecycleTest {
             assertThat(server.workerGroups().get(0).isHealthy()).isFalse();
         }
         finally {
+            checked.countDown();
             server.stop(Duration.ofSeconds(1));
         }
     }

@@ -353,10 +353,11 @@ public final class Worker implements Runnable, Runner {
         this.thread = thread;
     }
 
-    /** @return whether the worker's thread was started and runs */
+    /** @return whether the worker runs: its thread was started, runs, and did not fail */
     boolean isAlive() {
         Thread running = this.thread;
-        return running != null && running.isAlive();
+        // A worker that failed is dead from then on, as its death is reported, though its thread still ends.
+        return running != null && running.isAlive() && this.failure == null;
     }
 
     /** @return the name of the worker's thread, interrupted, if it still runs; {@code null} if it ended */
