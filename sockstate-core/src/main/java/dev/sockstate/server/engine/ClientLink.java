@@ -285,7 +285,6 @@ final class ClientLink {
 
         @Override
         void reply(ByteBuffer frame) {
-            int end = frame.limit();
             try {
                 this.handler.onReply(frame, null);
             }
@@ -294,10 +293,6 @@ final class ClientLink {
             }
             catch (RuntimeException | Error ex) {
                 this.client.handlerFailed("on its reply", ex);
-            }
-            finally {
-                // Whatever the handler read, the frame is consumed.
-                frame.limit(end).position(end);
             }
         }
 

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The libc functions the epoll backend calls, bound with the foreign function API of Java 22: one
- * downcall handle a function, made when the class initialises and invoked exactly from a plain field
+ * downcall handle a function, made with the binding and invoked exactly from a plain field
  * (see there why not from a constant), pointers and {@code size_t} passed as {@code long} (64-bit Linux
  * only), so a call allocates nothing, however deep it is made. Each handle
  * captures errno into a segment of the calling thread's own, made on its first call and freed with
@@ -38,48 +38,6 @@ final class FfmCalls implements EpollCalls {
     /** The calling thread's captured state: allocated once per thread, freed once the thread is gone. */
     private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
 
-    private static final MethodHandle EPOLL_CREATE1 = downcall("epoll_create1", INT, INT);
-
-    private static final MethodHandle EPOLL_CTL = downcall("epoll_ctl", INT, INT, INT, INT, LONG);
-
-    private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait", INT, INT, LONG, INT, INT);
-
-    private static final MethodHandle EVENTFD = downcall("eventfd", INT, INT, INT);
-
-    private static final MethodHandle READ = downcall("read", LONG, INT, LONG, LONG);
-
-    private static final MethodHandle WRITE = downcall("write", LONG, INT, LONG, LONG);
-
-    private static final MethodHandle CLOSE = downcall("close", INT, INT);
-
-    private static final MethodHandle SOCKET = downcall("socket", INT, INT, INT, INT);
-
-    private static final MethodHandle BIND = downcall("bind", INT, INT, LONG, INT);
-
-    private static final MethodHandle LISTEN = downcall("listen", INT, INT, INT);
-
-    private static final MethodHandle ACCEPT4 = downcall("accept4", INT, INT, LONG, LONG, INT);
-
-    private static final MethodHandle CONNECT = downcall("connect", INT, INT, LONG, INT);
-
-    private static final MethodHandle RECV = downcall("recv", LONG, INT, LONG, LONG, INT);
-
-    private static final MethodHandle SEND = downcall("send", LONG, INT, LONG, LONG, INT);
-
-    private static final MethodHandle RECVFROM = downcall("recvfrom", LONG, INT, LONG, LONG, INT, LONG, LONG);
-
-    private static final MethodHandle SENDTO = downcall("sendto", LONG, INT, LONG, LONG, INT, LONG, INT);
-
-    private static final MethodHandle SETSOCKOPT = downcall("setsockopt", INT, INT, INT, INT, LONG, INT);
-
-    private static final MethodHandle GETSOCKOPT = downcall("getsockopt", INT, INT, INT, INT, LONG, LONG);
-
-    private static final MethodHandle SHUTDOWN = downcall("shutdown", INT, INT, INT);
-
-    private static final MethodHandle GETSOCKNAME = downcall("getsockname", INT, INT, LONG, LONG);
-
-    private static final MethodHandle GETPEERNAME = downcall("getpeername", INT, INT, LONG, LONG);
-
     /** {@code strerror}, whose result is a C string: errno is not captured. */
     private static final MethodHandle STRERROR = LINKER.downcallHandle(function("strerror"),
             FunctionDescriptor.of(ValueLayout.ADDRESS, INT));
@@ -90,47 +48,47 @@ final class FfmCalls implements EpollCalls {
     // into the caller, and where the call was deep (a send 12 calls below the compiled root, as a framed
     // read's replies go out) C2 stopped inlining at MaxInlineLevel and the slice, 40 bytes, was allocated
     // on every call. A final field could be trusted as a constant by a later JDK: these are not final.
-    private MethodHandle epoll_create1 = EPOLL_CREATE1;
+    private MethodHandle epoll_create1 = downcall("epoll_create1", INT, INT);
 
-    private MethodHandle epoll_ctl = EPOLL_CTL;
+    private MethodHandle epoll_ctl = downcall("epoll_ctl", INT, INT, INT, INT, LONG);
 
-    private MethodHandle epoll_wait = EPOLL_WAIT;
+    private MethodHandle epoll_wait = downcall("epoll_wait", INT, INT, LONG, INT, INT);
 
-    private MethodHandle eventfd = EVENTFD;
+    private MethodHandle eventfd = downcall("eventfd", INT, INT, INT);
 
-    private MethodHandle read = READ;
+    private MethodHandle read = downcall("read", LONG, INT, LONG, LONG);
 
-    private MethodHandle write = WRITE;
+    private MethodHandle write = downcall("write", LONG, INT, LONG, LONG);
 
-    private MethodHandle close = CLOSE;
+    private MethodHandle close = downcall("close", INT, INT);
 
-    private MethodHandle socket = SOCKET;
+    private MethodHandle socket = downcall("socket", INT, INT, INT, INT);
 
-    private MethodHandle bind = BIND;
+    private MethodHandle bind = downcall("bind", INT, INT, LONG, INT);
 
-    private MethodHandle listen = LISTEN;
+    private MethodHandle listen = downcall("listen", INT, INT, INT);
 
-    private MethodHandle accept4 = ACCEPT4;
+    private MethodHandle accept4 = downcall("accept4", INT, INT, LONG, LONG, INT);
 
-    private MethodHandle connect = CONNECT;
+    private MethodHandle connect = downcall("connect", INT, INT, LONG, INT);
 
-    private MethodHandle recv = RECV;
+    private MethodHandle recv = downcall("recv", LONG, INT, LONG, LONG, INT);
 
-    private MethodHandle send = SEND;
+    private MethodHandle send = downcall("send", LONG, INT, LONG, LONG, INT);
 
-    private MethodHandle recvfrom = RECVFROM;
+    private MethodHandle recvfrom = downcall("recvfrom", LONG, INT, LONG, LONG, INT, LONG, LONG);
 
-    private MethodHandle sendto = SENDTO;
+    private MethodHandle sendto = downcall("sendto", LONG, INT, LONG, LONG, INT, LONG, INT);
 
-    private MethodHandle setsockopt = SETSOCKOPT;
+    private MethodHandle setsockopt = downcall("setsockopt", INT, INT, INT, INT, LONG, INT);
 
-    private MethodHandle getsockopt = GETSOCKOPT;
+    private MethodHandle getsockopt = downcall("getsockopt", INT, INT, INT, INT, LONG, LONG);
 
-    private MethodHandle shutdown = SHUTDOWN;
+    private MethodHandle shutdown = downcall("shutdown", INT, INT, INT);
 
-    private MethodHandle getsockname = GETSOCKNAME;
+    private MethodHandle getsockname = downcall("getsockname", INT, INT, LONG, LONG);
 
-    private MethodHandle getpeername = GETPEERNAME;
+    private MethodHandle getpeername = downcall("getpeername", INT, INT, LONG, LONG);
 
     /** @throws BackendUnavailableException on a JVM whose pointers or C {@code long}s are not 64-bit */
     FfmCalls() {

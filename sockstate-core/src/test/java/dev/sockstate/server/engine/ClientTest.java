@@ -25,6 +25,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,6 +48,9 @@ import org.junit.jupiter.api.Test;
  * unanswered connects, failover, a backend that restarts, a bad reply, request timeouts, the stop.
  */
 class ClientTest {
+
+    /** A backoff short enough that a test sees the client connect again at once. */
+    private static final Backoff QUICK = new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0);
 
     private final ServerFixture fixture = new ServerFixture();
 
@@ -183,7 +189,7 @@ class ClientTest {
         int port = backend(echo);
         SocketServer backend = this.fixture.lastStarted();
         SocketClient client = startClient(ClientSettings.builder("restarting").address("127.0.0.1", port)
-                .reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)).framing(Framing.line()));
+                .reconnect(QUICK).framing(Framing.line()));
         awaitOpen(client, 1);
         List<CompletableFuture<String>> owed = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -206,8 +212,8 @@ class ClientTest {
     void aRequestWithoutAReplyWithinTheTimeoutFailsAndItsConnectionStartsAgain() throws Exception {
         LineEcho echo = new LineEcho();
         int port = backend(echo);
-        SocketClient client = startClient(ClientSettings.builder("impatient").address("127.0.0.1", port).framing(Framing.line())
-                .requestTimeout(Duration.ofMillis(200)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
+        SocketClient client = startClient(lineClient("impatient", port)
+                .requestTimeout(Duration.ofMillis(200)).reconnect(QUICK));
         awaitOpen(client, 1);
         Connection first = client.connection();
         CompletableFuture<String> held = client.request("hold this", String.class);
@@ -226,8 +232,8 @@ class ClientTest {
     void aReplyHandlerIsHandedEachReplyFrameAsReadOnTheConnectionsWorkerAndEachFailure() throws Exception {
         LineEcho echo = new LineEcho();
         int port = backend(echo);
-        SocketClient client = startClient(ClientSettings.builder("handed").address("127.0.0.1", port).framing(Framing.line())
-                .requestTimeout(Duration.ofSeconds(2)).reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)));
+        SocketClient client = startClient(lineClient("handed", port)
+                .requestTimeout(Duration.ofSeconds(2)).reconnect(QUICK));
         awaitOpen(client, 1);
         Queue<String> replies = new ConcurrentLinkedQueue<>();
         CountDownLatch three = new CountDownLatch(3);
@@ -272,7 +278,7 @@ class ClientTest {
     @Test
     void aReplyHandlerHearsAtOnceThatNoConnectionIsOpen() throws Exception {
         int port = freePort();
-        SocketClient client = startClient(ClientSettings.builder("nowhere").address("127.0.0.1", port).framing(Framing.line())
+        SocketClient client = startClient(lineClient("nowhere", port)
                 .reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0)));
         await(() -> count("refused") >= 1, "a refused connect");
         AtomicReference<Throwable> heard = new AtomicReference<>();
@@ -289,7 +295,7 @@ class ClientTest {
     void aReplyThatDoesNotFrameClosesOnlyItsConnectionWithTheReasonNamed() throws Exception {
         int port = backend(new LineEcho());
         SocketClient client = startClient(ClientSettings.builder("strict").address("127.0.0.1", port).poolSize(2)
-                .reconnect(new Backoff(Duration.ofMillis(20), Duration.ofMillis(100), 0)).framing(Framing.line().withMaxFrameSize(64)));
+                .reconnect(QUICK).framing(Framing.line().withMaxFrameSize(64)));
         awaitOpen(client, 2);
         List<Connection> before = client.connections();
         CompletableFuture<String> refused = client.request("long", String.class);
@@ -334,7 +340,7 @@ class ClientTest {
     @Test
     void aGracefulStopWaitsForTheRepliesAClientsConnectionIsOwed() throws Exception {
         int port = backend(new LineEcho());
-        SocketClient client = startClient(ClientSettings.builder("owed").address("127.0.0.1", port).framing(Framing.line()));
+        SocketClient client = startClient(lineClient("owed", port));
         awaitOpen(client, 1);
         SocketServer server = this.fixture.lastStarted();
         CompletableFuture<String> slow = client.request("slow", String.class);
@@ -418,6 +424,11 @@ class ClientTest {
         return backend.listener("backend").portNumber();
     }
 
+    /** @return a line-framed client of the loopback port */
+    private static ClientSettings.Builder lineClient(String name, int port) {
+        return ClientSettings.builder(name).address("127.0.0.1", port).framing(Framing.line());
+    }
+
     private SocketClient startClient(ClientSettings.Builder client) {
         SocketServer server = this.fixture.startWithClients(List.of(client.build()), this.connects);
         return server.client(client.build().name());
@@ -431,10 +442,33 @@ class ClientTest {
         return this.connects.outcomes.stream().filter(outcome::equals).count();
     }
 
-    /** @return a loopback port nothing listens on (bound a moment, then let go) */
+    /**
+     * @return a loopback port nothing listens on (bound a moment, then let go), below the system's
+     * ephemeral range: a connect to a free port in that range may be given that very port as its own
+     * and connect to itself, which refused-connect tests then saw as "connected" now and then
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        int below = ephemeralPortsFrom();
+        for (int port = below - 1 - ThreadLocalRandom.current().nextInt(Math.max(1, (below - 10_000) / 4)); port > 1024; port--) {
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            }
+            catch (IOException taken) {
+                // the next one down
+            }
+        }
+        throw new IOException("No free loopback port below " + below);
+    }
+
+    /** @return the first port of the system's ephemeral range (Linux's ip_local_port_range), 32768 where it is not told */
+    private static int ephemeralPortsFrom() {
+        try {
+            // Read by lines: a read that trusts the size this file reports (none) may stop after its first byte.
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        }
+        catch (IOException | RuntimeException ex) {
+            return 32768;
         }
     }
 

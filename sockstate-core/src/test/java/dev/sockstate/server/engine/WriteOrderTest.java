@@ -68,35 +68,15 @@ class WriteOrderTest {
     @Test
     void writesFromAnotherThreadToAnIdleConnectionShareOneWakeUp() throws Exception {
         AtomicInteger posts = new AtomicInteger();
-        Backend counting = new ForwardingBackend(ServerFixture.backend()) {
-
-            @Override
-            public NotificationPort openPort() throws NativeIoException {
-                return new CountingPosts(super.openPort(), posts);
-            }
-        };
-        CountDownLatch busy = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        List<Connection> idle = new CopyOnWriteArrayList<>();
-        SocketServer server = oneWorker(counting, idle, holding(busy, release));
-        try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
-                Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
-            ServerFixture.await(() -> idle.size() == 2, "both connections opened");
-            Connection target = idle.get(0);
-            blocker.getOutputStream().write('b');
-            assertThat(busy.await(10, TimeUnit.SECONDS)).as("the only worker is busy").isTrue();
+        try (HeldWorker held = holdWorker(countingPosts(posts))) {
             int before = posts.get();
             for (int i = 0; i < 1000; i++) {
-                target.write(bytes("x"));
+                held.target().write(bytes("x"));
             }
             int wakeUps = posts.get() - before;
-            release.countDown();
-            quiet.setSoTimeout(10_000);
-            assertThat(quiet.getInputStream().readNBytes(1000)).hasSize(1000);
+            held.release().countDown();
+            assertThat(held.quiet().getInputStream().readNBytes(1000)).hasSize(1000);
             assertThat(wakeUps).as("wake-ups posted for 1,000 writes to an idle connection").isEqualTo(1);
-        }
-        finally {
-            release.countDown();
         }
     }
 
@@ -108,23 +88,13 @@ class WriteOrderTest {
                 sends.incrementAndGet();
             }
         });
-        CountDownLatch busy = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        List<Connection> idle = new CopyOnWriteArrayList<>();
-        SocketServer server = oneWorker(watched, idle, holding(busy, release));
-        try (Socket quiet = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber());
-                Socket blocker = new Socket(InetAddress.getLoopbackAddress(), server.listener("idle").portNumber())) {
-            ServerFixture.await(() -> idle.size() == 2, "both connections opened");
-            Connection target = idle.get(0);
-            blocker.getOutputStream().write('b');
-            assertThat(busy.await(10, TimeUnit.SECONDS)).as("the only worker is busy").isTrue();
+        try (HeldWorker held = holdWorker(watched)) {
             for (int i = 0; i < 1000; i++) {
-                target.write(bytes(String.valueOf(i % 10)));
+                held.target().write(bytes(String.valueOf(i % 10)));
             }
             int before = sends.get();
-            release.countDown();
-            quiet.setSoTimeout(10_000);
-            byte[] arrived = quiet.getInputStream().readNBytes(1000);
+            held.release().countDown();
+            byte[] arrived = held.quiet().getInputStream().readNBytes(1000);
             for (int i = 0; i < 1000; i++) {
                 assertThat(arrived[i]).as("byte %d", i).isEqualTo((byte) ('0' + i % 10));
             }
@@ -132,24 +102,14 @@ class WriteOrderTest {
             assertThat(sends.get() - before).as("sends for 1,000 writes that waited for the owner together")
                     .isLessThanOrEqualTo((1000 + ConnectionTurn.REQUESTS_PER_ROUND - 1) / ConnectionTurn.REQUESTS_PER_ROUND);
         }
-        finally {
-            release.countDown();
-        }
     }
 
     @Test
     void aWriteToAConnectionOfTheWritingWorkersOwnPortPostsNothingThroughThePort() throws Exception {
         AtomicInteger posts = new AtomicInteger();
-        Backend counting = new ForwardingBackend(ServerFixture.backend()) {
-
-            @Override
-            public NotificationPort openPort() throws NativeIoException {
-                return new CountingPosts(super.openPort(), posts);
-            }
-        };
         List<Connection> opened = new CopyOnWriteArrayList<>();
         AtomicInteger postsDuringWrites = new AtomicInteger(-1);
-        SocketServer server = oneWorker(counting, opened, (connection, data) -> {
+        SocketServer server = oneWorker(countingPosts(posts), opened, (connection, data) -> {
             data.position(data.limit());
             int before = posts.get();
             for (int i = 0; i < 100; i++) {
@@ -188,11 +148,47 @@ class WriteOrderTest {
                 ServerFixture.tcp("idle").handler(handler).build());
     }
 
-    /** @return data handling that holds the only worker (saying so) until released */
-    private static ConnectionHandler holding(CountDownLatch busy, CountDownLatch release) {
-        return (connection, data) -> {
+    /**
+     * @return a server of one worker with two connections: the worker held in a call for the second
+     * ({@code blocker}) until released, the first ({@code quiet}, the server's {@code target}) idle
+     */
+    private HeldWorker holdWorker(Backend backend) throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Connection> idle = new CopyOnWriteArrayList<>();
+        SocketServer server = oneWorker(backend, idle, (connection, data) -> {
             busy.countDown();
             release.await(10, TimeUnit.SECONDS);
+        });
+        Socket quiet = this.fixture.connect(server, "idle");
+        Socket blocker = this.fixture.connect(server, "idle");
+        ServerFixture.await(() -> idle.size() == 2, "both connections opened");
+        blocker.getOutputStream().write('b');
+        HeldWorker held = new HeldWorker(quiet, idle.get(0), release);
+        if (!busy.await(10, TimeUnit.SECONDS)) {
+            held.close();
+            throw new AssertionError("the only worker did not take the blocking call");
+        }
+        return held;
+    }
+
+    /** The idle connection's client, the connection itself on the server, and what lets the held worker go. */
+    private record HeldWorker(Socket quiet, Connection target, CountDownLatch release) implements AutoCloseable {
+
+        @Override
+        public void close() {
+            this.release.countDown();
+        }
+    }
+
+    /** @return the backend whose ports count the runs posted to them */
+    private static Backend countingPosts(AtomicInteger posts) {
+        return new ForwardingBackend(ServerFixture.backend()) {
+
+            @Override
+            public NotificationPort openPort() throws NativeIoException {
+                return new CountingPosts(super.openPort(), posts);
+            }
         };
     }
 
