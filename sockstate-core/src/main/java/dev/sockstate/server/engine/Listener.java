@@ -136,9 +136,22 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.messages = new Messages(settings, label());
     }
 
+    /**
+     * A client's connections count once open, added up when asked (a metrics scrape, the endpoint):
+     * a connect under way is no connection, so a client whose backend is down shows none.
+     */
     @Override
     public int connections() {
-        return this.state.connections();
+        if (this.client == null) {
+            return this.state.connections();
+        }
+        int open = 0;
+        for (SocketTurn socket : this.table.snapshot()) {
+            if (socket instanceof TcpConnection connection && connection.listener == this && connection.link().opened()) {
+                open++;
+            }
+        }
+        return open;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static dev.sockstate.server.engine.ServerFixture.await;
 
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.port.RefusingPorts;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -25,8 +26,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -442,34 +440,9 @@ class ClientTest {
         return this.connects.outcomes.stream().filter(outcome::equals).count();
     }
 
-    /**
-     * @return a loopback port nothing listens on (bound a moment, then let go), below the system's
-     * ephemeral range: a connect to a free port in that range may be given that very port as its own
-     * and connect to itself, which refused-connect tests then saw as "connected" now and then
-     */
+    /** @return a loopback port a connect is refused on */
     static int freePort() throws IOException {
-        int below = ephemeralPortsFrom();
-        for (int port = below - 1 - ThreadLocalRandom.current().nextInt(Math.max(1, (below - 10_000) / 4)); port > 1024; port--) {
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                return socket.getLocalPort();
-            }
-            catch (IOException taken) {
-                // the next one down
-            }
-        }
-        throw new IOException("No free loopback port below " + below);
-    }
-
-    /** @return the first port of the system's ephemeral range (Linux's ip_local_port_range), 32768 where it is not told */
-    private static int ephemeralPortsFrom() {
-        try {
-            // Read by lines: a read that trusts the size this file reports (none) may stop after its first byte.
-            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
-            return Integer.parseInt(range.split("\\s+")[0]);
-        }
-        catch (IOException | RuntimeException ex) {
-            return 32768;
-        }
+        return RefusingPorts.unused();
     }
 
     /** Connects to a socket that never accepts until the system drops further connects (its backlog full). */

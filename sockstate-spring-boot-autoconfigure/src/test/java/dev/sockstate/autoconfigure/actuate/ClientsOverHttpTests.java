@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.RefusingPorts;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.SocketClient;
@@ -10,8 +11,6 @@ import dev.sockstate.spring.handler.OnOpen;
 import dev.sockstate.spring.handler.SocketHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -104,8 +103,8 @@ class ClientsOverHttpTests {
     }
 
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        try {
+            return RefusingPorts.unused();
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

@@ -3,9 +3,8 @@ package dev.sockstate.autoconfigure.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.port.RefusingPorts;
 import dev.sockstate.server.engine.SocketServer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -102,10 +101,7 @@ class ReadinessGroupTests {
 
     @Test
     void aClientIsPartOfTheReadinessProbeOnlyWhenItsPropertySaysSo() throws Exception {
-        int nothing;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            nothing = socket.getLocalPort();
-        }
+        int nothing = RefusingPorts.unused();
         this.runner.withPropertyValues("sockstate.clients.cache.address=127.0.0.1:" + nothing, "sockstate.clients.store.address=127.0.0.1:"
                 + nothing, "sockstate.clients.store.health.readiness=true").run((context) -> {
                     assertThat(context).hasNotFailed();

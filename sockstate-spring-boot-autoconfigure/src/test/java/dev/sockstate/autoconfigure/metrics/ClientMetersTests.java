@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
+import dev.sockstate.port.RefusingPorts;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.SocketClient;
@@ -12,8 +13,6 @@ import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -85,9 +84,7 @@ class ClientMetersTests {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return RefusingPorts.unused();
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
