@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ReplyHandler;
+import dev.sockstate.server.engine.turn.Worker;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -168,8 +169,11 @@ final class ClientLink {
 
         final Client client;
 
-        /** When it was sent, {@link System#nanoTime()}. */
-        final long sent = System.nanoTime();
+        /**
+         * When it was sent, {@link System#nanoTime()}: made by a handler on a worker, the clock of the
+         * read at hand ({@link Worker#clock()}), as its reply's end is the clock of the read that brought it.
+         */
+        final long sent = Worker.clock();
 
         /** 1 once its end was claimed: by one outcome only. */
         private volatile int ended;
@@ -242,7 +246,7 @@ final class ClientLink {
             if (!ENDED.compareAndSet(this, 0, 1)) {
                 return false;
             }
-            this.client.requestEnded(outcome, System.nanoTime() - this.sent);
+            this.client.requestEnded(outcome, Worker.clock() - this.sent);
             return true;
         }
 

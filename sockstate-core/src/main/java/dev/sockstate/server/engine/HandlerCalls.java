@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Calls a listener's or a client's {@link ConnectionHandler}: each call timed for the observer when it
- * asks, and guarded, so that a handler that throws has its connection aborted and its error logged
+ * asks (a framed message's call from the end of the call before it in the same read, so its framing
+ * counts with it: {@link Worker#startRun()}), and guarded, so that a handler that throws has its connection aborted and its error logged
  * once and counted, instead of unwinding into the worker. A frame that a client's request is owed
  * completes the request ({@link ClientLink#reply}) instead of reaching the handler.
  */
@@ -48,7 +49,8 @@ final class HandlerCalls {
             return;
         }
         boolean timed = this.observer.timesHandlers();
-        long start = timed ? System.nanoTime() : 0;
+        // In a run (the frames of one read), a call starts where the one before it ended: one clock reading a call.
+        long start = timed ? Worker.clock() : 0;
         boolean failed = false;
         // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
         // stop closes it only once their replies came (the handler may still write them on).
@@ -86,6 +88,6 @@ final class HandlerCalls {
         finally {
             Worker.handling(outer);
         }
-        this.observer.handled(timed ? System.nanoTime() - start : 0, failed);
+        this.observer.handled(timed ? Worker.lap() - start : 0, failed);
     }
 }

@@ -27,14 +27,15 @@ public interface ListenerObserver {
     default void notification(int events) {
     }
 
-    /** @return whether {@link #handled} wants handler times (costs two clock reads a call) */
+    /** @return whether {@link #handled} wants handler times (costs a clock read a call, and one a read for framed messages) */
     default boolean timesHandlers() {
         return false;
     }
 
     /**
      * A handler call returned.
-     * @param nanos how long it took, when {@link #timesHandlers()}, else zero
+     * @param nanos how long it took, when {@link #timesHandlers()}, else zero: for a framed message, from the
+     * end of the call before it in the same read (or from the read), so that finding its frame counts with it
      * @param failed whether it threw
      */
     default void handled(long nanos, boolean failed) {
@@ -136,7 +137,8 @@ public interface ListenerObserver {
      * A client's request ended (its connections only).
      * @param outcome {@code "success"}, {@code "failed"} (the connection failed or closed first, or none
      * was open) or {@code "timeout"}
-     * @param nanos how long it took from the send
+     * @param nanos how long it took from the send: for a request a handler made on a worker, from the read
+     * that handler call came of, to the read that brought the reply (each read's clock is read once)
      */
     default void request(String outcome, long nanos) {
     }

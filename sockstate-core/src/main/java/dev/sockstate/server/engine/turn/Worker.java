@@ -329,6 +329,50 @@ public final class Worker implements Runnable, Runner {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handling : null;
     }
 
+    /**
+     * Starts a run on the calling worker's thread: the handler calls for the frames of one read. The
+     * clock is read once now; each call timed in the run ends with a reading ({@link #lap()}) that is
+     * the next one's start, and what the run stamps (a request sent, a reply come) takes its latest
+     * reading ({@link #clock()}): one reading a call, and one a read, instead of two a call and two a
+     * request. Runs nest: the one left resumes from {@link #endRun(long)}.
+     * @return the clock of the run this one is within, to give {@link #endRun(long)}; 0 off the workers or outside runs
+     */
+    public static long startRun() {
+        if (Thread.currentThread() instanceof WorkerThread thread) {
+            long outer = thread.clock;
+            thread.clock = System.nanoTime();
+            return outer;
+        }
+        return 0;
+    }
+
+    /** @param outer what {@link #startRun()} returned: the run ends, and the one it was within (if any) goes on */
+    public static void endRun(long outer) {
+        if (Thread.currentThread() instanceof WorkerThread thread) {
+            thread.clock = outer;
+        }
+    }
+
+    /**
+     * @return within a run on a worker's thread, its latest reading (its start, or the end of its last
+     * call timed); else {@link System#nanoTime()} read now
+     */
+    public static long clock() {
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0) {
+            return thread.clock;
+        }
+        return System.nanoTime();
+    }
+
+    /** @return {@link System#nanoTime()} read now, which within a run on a worker's thread is its latest reading from now on */
+    public static long lap() {
+        long now = System.nanoTime();
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0) {
+            thread.clock = now;
+        }
+        return now;
+    }
+
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
     static final class WorkerThread extends Thread {
 
@@ -336,6 +380,9 @@ public final class Worker implements Runnable, Runner {
 
         /** What it handles now, as the engine marks it; this thread's own. */
         private Object handling;
+
+        /** The latest reading of the run at hand ({@link #startRun()}); 0 outside runs; this thread's own. */
+        private long clock;
 
         WorkerThread(Worker worker, String name) {
             super(worker, name);
