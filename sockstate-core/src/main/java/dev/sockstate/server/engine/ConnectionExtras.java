@@ -4,6 +4,8 @@ import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.proxy.ProxyHeader;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -12,8 +14,8 @@ import javax.net.ssl.SSLSession;
 /**
  * What a TCP connection keeps that a plain idle connection never needs: its client, what a handler
  * asked of it (attributes, its addresses), what TLS, the PROXY protocol and a Unix domain socket
- * found out, why it failed, the replies it awaits, and the buffer its writes gather in while its
- * owner takes other threads' requests. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
+ * found out, why it failed, the replies it awaits, the buffer its writes gather in while its
+ * owner takes other threads' requests, and its worker's bundle of writes. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
  * and published by the compare-and-set that stores it, so an idle connection of a plain listener
  * holds none (issue 27: its heap per connection is no more than when the issue was filed, 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
@@ -58,10 +60,33 @@ final class ConnectionExtras {
     ByteBuffer corked;
 
     /**
+     * The writes the connection's worker made from other sockets' turns since its last run, when it is
+     * its port's only worker ({@link dev.sockstate.server.engine.turn.Worker#runsAlone}): handed over as
+     * one request, where the first of them came ({@link WritePath}); {@code null} when none waits. That
+     * worker's thread's alone.
+     */
+    WriteBundle bundle;
+
+    /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
+    volatile long bundledBytes;
+
+    /**
      * Replies still to come to the requests an accepted connection's handler made on a worker for the
      * server's clients: a graceful stop's close waits for them; changed atomically from any thread.
      */
     volatile int awaitedReplies;
+
+    /** {@link #bundledBytes}, set with release semantics: no fence for a count that only its worker changes. */
+    static final VarHandle BUNDLED_BYTES;
+
+    static {
+        try {
+            BUNDLED_BYTES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "bundledBytes", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
     ConnectionExtras(ClientLink link) {

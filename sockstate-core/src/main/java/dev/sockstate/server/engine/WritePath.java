@@ -6,6 +6,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.ServerScheduler;
+import dev.sockstate.server.engine.turn.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -89,7 +90,7 @@ final class WritePath {
     /** Whether other threads' writes took the connection over its limit, so onWritable is owed when they are sent. */
     private volatile boolean drainOwed;
 
-    /** Writes (copies) and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
+    /** Writes (copies), bundles and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
     @SuppressWarnings("unused")
     private volatile Handoff<Object> requests;
 
@@ -138,6 +139,9 @@ final class WritePath {
             this.connection.outbound(data, false);
             return;
         }
+        if (bundles() && bundle(data)) {
+            return;
+        }
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         copy.flip();
         PENDING_BYTES.getAndAdd(this, (long) copy.remaining());
@@ -147,6 +151,48 @@ final class WritePath {
         }
         Handoff.push(REQUESTS, this, copy);
         this.connection.requestRun();
+    }
+
+    /**
+     * @return whether the calling thread is the only worker of the connection's port, which runs all its
+     * turns: a listener without a handler executor, whose calls would run them on the executor's threads
+     */
+    private boolean bundles() {
+        return Worker.runsAlone(this.connection.port) && !this.connection.listener.hasExecutor();
+    }
+
+    /**
+     * Adds a write to the connection's bundle, starting one (handed over, and the run asked for) when none waits.
+     * @return false when it went in none: no bundle was left to lend, or it did not fit (nor will any write
+     * until the run took the bundle, so that none overtakes it)
+     */
+    private boolean bundle(ByteBuffer data) {
+        ConnectionExtras extras = this.connection.extras();
+        WriteBundle writes = extras.bundle;
+        boolean started = false;
+        if (writes == null) {
+            writes = WriteBundle.borrow();
+            if (writes == null) {
+                return false;
+            }
+            extras.bundle = writes;
+            Handoff.pushNode(REQUESTS, this, writes.node);
+            started = true;
+        }
+        int bytes = data.remaining();
+        if (!writes.add(data)) {
+            return false;
+        }
+        long bundled = extras.bundledBytes + bytes;
+        ConnectionExtras.BUNDLED_BYTES.setRelease(extras, bundled);
+        if (bundled + this.pendingBytes > this.connection.listener.maxPendingWriteBytes()) {
+            this.drainOwed = true;
+        }
+        if (started) {
+            // The bundle's run, asked for once: until it takes the bundle, this worker's writes join it.
+            this.connection.requestRun();
+        }
+        return true;
     }
 
     /** @return whether the bytes waiting, queued or asked for by other threads, are within the limit; any thread */
@@ -183,6 +229,12 @@ final class WritePath {
             takeRequests();
             askFin();
             return;
+        }
+        ConnectionExtras extras = this.connection.extrasIfMade();
+        WriteBundle writes = (extras != null) ? extras.bundle : null;
+        if (writes != null && bundles()) {
+            // The FIN goes after the bundle, and so would any later write of this worker's.
+            writes.close();
         }
         Handoff.push(REQUESTS, this, SHUTDOWN_OUTPUT);
         this.connection.requestRun();
@@ -321,13 +373,16 @@ final class WritePath {
                     this.connection.requestTurn();
                     break;
                 }
-                if (request.next != null && this.round == TAKING && this.queue == null) {
+                if ((request.next != null || request.item instanceof WriteBundle writes && writes.count() > 1)
+                        && this.round == TAKING && this.queue == null) {
                     // Several writes wait: they leave in one send, not one each.
                     this.connection.extras().corked = CORKS.borrow();
                     this.round = CORKED;
                 }
+                // (The next one read first: a bundle taken is lent again at once, and its node with it.)
+                Handoff<Object> next = request.next;
                 take(request.item);
-                request = request.next;
+                request = next;
             }
         }
         finally {
@@ -366,6 +421,10 @@ final class WritePath {
             askFin();
             return;
         }
+        if (request instanceof WriteBundle writes) {
+            takeBundle(writes);
+            return;
+        }
         ByteBuffer data = (ByteBuffer) request;
         long bytes = data.remaining();
         if (this.shutdown != OUTPUT_OPEN) {
@@ -376,6 +435,36 @@ final class WritePath {
         }
         // (Counted until sent or queued; bytes gathered for one send are counted nowhere until it.)
         PENDING_BYTES.getAndAdd(this, -bytes);
+    }
+
+    /**
+     * Takes the bundle's writes, each as a write of its own; from now on, the worker's writes start
+     * another. Taken by the worker that made it, the only one that runs the connection's turns.
+     */
+    private void takeBundle(WriteBundle writes) {
+        ConnectionExtras extras = this.connection.extras();
+        if (extras.bundle == writes) {
+            extras.bundle = null;
+        }
+        ByteBuffer records = writes.read();
+        int limit = records.limit();
+        try {
+            while (records.position() < limit) {
+                int end = records.getInt() + records.position();
+                records.limit(end);
+                if (this.shutdown != OUTPUT_OPEN) {
+                    dropLate(records);
+                }
+                else {
+                    this.connection.outbound(records, false);
+                }
+                records.limit(limit).position(end);
+            }
+        }
+        finally {
+            ConnectionExtras.BUNDLED_BYTES.setRelease(extras, 0L);
+            writes.giveBack();
+        }
     }
 
     /** A FIN is asked for: sent once nothing is queued, unless it was sent already; owner only. */
@@ -477,7 +566,8 @@ final class WritePath {
 
     /** @return the bytes waiting, queued or asked for by other threads; any thread */
     long pendingBytes() {
-        return this.pendingBytes;
+        ConnectionExtras extras = this.connection.extrasIfMade();
+        return this.pendingBytes + ((extras != null) ? extras.bundledBytes : 0);
     }
 
     /** Drops everything once the connection is finished. */
@@ -485,6 +575,16 @@ final class WritePath {
         this.queue = null;
         this.kept = null;
         Handoff.takeAll(REQUESTS, this);
+        ConnectionExtras extras = this.connection.extrasIfMade();
+        if (extras != null && extras.bundle != null) {
+            WriteBundle writes = extras.bundle;
+            extras.bundle = null;
+            extras.bundledBytes = 0;
+            if (Worker.runsAlone(this.connection.port)) {
+                // (Given back by its worker only: on any other thread, that worker may be adding to it still.)
+                writes.giveBack();
+            }
+        }
         this.pendingBytes = 0;
     }
 }

@@ -26,7 +26,25 @@ public final class Handoff<T> {
      * @param item the item
      */
     public static <T> void push(VarHandle head, Object receiver, T item) {
-        Handoff<T> node = new Handoff<>(item);
+        pushNode(head, receiver, new Handoff<>(item));
+    }
+
+    /**
+     * @param item an item handed over many times
+     * @return a node for it, to hand over with {@link #pushNode} again each time the owner took it (and
+     * read its {@link #next})
+     */
+    public static <T> Handoff<T> node(T item) {
+        return new Handoff<>(item);
+    }
+
+    /**
+     * Hands a node's item over, allocating nothing; any thread.
+     * @param head the receiving object's head field, a {@code volatile Handoff}
+     * @param receiver the receiving object
+     * @param node a node made by {@link #node}, on no stack and in no taken list now
+     */
+    public static <T> void pushNode(VarHandle head, Object receiver, Handoff<T> node) {
         Handoff<T> current;
         do {
             current = top(head, receiver);

@@ -230,6 +230,16 @@ public final class Worker implements Runnable, Runner {
     }
 
     /**
+     * @param port a socket's port
+     * @return whether the calling thread is the only worker of that port, serving: the one thread that
+     * runs the turns of the port's sockets whose calls no executor makes
+     */
+    public static boolean runsAlone(NotificationPort port) {
+        return Thread.currentThread() instanceof WorkerThread thread && thread.worker.port == port && thread.worker.alone
+                && !thread.worker.stopped;
+    }
+
+    /**
      * Posts one stop message; each worker that takes it passes it on.
      * @param port the port to post it to
      */

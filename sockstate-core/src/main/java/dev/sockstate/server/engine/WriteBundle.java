@@ -1,0 +1,89 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.port.LendingPool;
+import dev.sockstate.server.engine.turn.Handoff;
+import java.nio.ByteBuffer;
+
+/**
+ * Writes a worker made to a connection of its own port from another socket's turn (a proxy's
+ * requests to its backend, the replies to its clients), bundled for that connection's next run: the
+ * worker alone runs the connection's turns, so the bundle is its thread's without a lock, and it
+ * costs a copy and no allocation where each write handed over on its own would cost a copy of its
+ * own, a node and two atomic additions. The writes keep their bounds (each still passes the
+ * connection's framing and stages on its own) as records of a length then the bytes. Lent from a
+ * pool for one run, as a cork is.
+ */
+final class WriteBundle {
+
+    /** The bytes one bundle holds, records and lengths together. */
+    static final int ROOM = 16 * 1024;
+
+    /** The bundles lent at once at most, over the whole runtime; while all are lent, writes are handed over one by one. */
+    private static final LendingPool<WriteBundle> POOL = new LendingPool<>(WriteBundle::new, 256);
+
+    /** The records: a length (an {@code int}) and that many bytes, in the order written; position at the end. */
+    private final ByteBuffer records = ByteBuffer.allocate(ROOM);
+
+    /** Its node for the connection's handoffs, made once: a bundle is handed over, taken, and lent again. */
+    final Handoff<Object> node = Handoff.node(this);
+
+    /** How many records it holds. */
+    private int count;
+
+    /** Whether it takes no more records: one did not fit, or the FIN was asked for after it. */
+    private boolean closed;
+
+    private WriteBundle() {
+    }
+
+    /** @return a bundle from the pool, empty; {@code null} while all are lent */
+    static WriteBundle borrow() {
+        return POOL.borrow();
+    }
+
+    /**
+     * @param data a write's bytes, from position to limit: copied and consumed when it fits
+     * @return whether it was added; once a write did not fit, none is, so that the ones that follow it go after it
+     */
+    boolean add(ByteBuffer data) {
+        int bytes = data.remaining();
+        if (this.closed || Integer.BYTES + bytes > this.records.remaining()) {
+            this.closed = true;
+            return false;
+        }
+        this.records.putInt(bytes).put(data);
+        this.count++;
+        return true;
+    }
+
+    /** It takes no more records: the FIN was asked for, which goes after it, handed over. */
+    void close() {
+        this.closed = true;
+    }
+
+    /** @return whether it takes no more records: a write or a shutdown by the worker now goes after it, handed over */
+    boolean isClosed() {
+        return this.closed;
+    }
+
+    /** @return how many records it holds */
+    int count() {
+        return this.count;
+    }
+
+    /**
+     * Readies the records to be read from the start.
+     * @return the buffer that holds them, from position to limit
+     */
+    ByteBuffer read() {
+        return this.records.flip();
+    }
+
+    /** Empties it and gives it back to the pool. */
+    void giveBack() {
+        this.records.clear();
+        this.count = 0;
+        this.closed = false;
+        POOL.giveBack(this);
+    }
+}

@@ -1,0 +1,168 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A worker writing to another connection of its own port, from the turn of the connection it reads
+ * (a proxy's, a chat's): each write reaches the other connection's peer whole, framed on its own and
+ * in order, past the bundle's room too; a FIN asked for after them goes after them, and a write after
+ * the FIN is dropped; on epoll the worker allocates nothing for such writes.
+ */
+class BundledWritesTest {
+
+    private static final String GROUP = "bundles";
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    @AfterEach
+    void stop() throws IOException {
+        this.fixture.close();
+    }
+
+    @Test
+    void linesRelayedToTheOtherConnectionArriveEachFramedAndInOrder() throws Exception {
+        Pair pair = start();
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            sent.add("line " + i);
+        }
+        assertThat(relay(pair, sent, 250)).isEqualTo(sent);
+    }
+
+    @Test
+    void writesPastTheRoomOfABundleArriveInOrder() throws Exception {
+        Pair pair = start();
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            // 64 lines of about 1,000 bytes a send: a read's writes are four times a bundle's room.
+            sent.add(i + " " + "x".repeat(1_000));
+        }
+        assertThat(relay(pair, sent, 64)).isEqualTo(sent);
+    }
+
+    @Test
+    void theFinAskedForAfterRelayedWritesComesAfterThemAndAWriteAfterItIsDropped() throws Exception {
+        Pair pair = start();
+        pair.a.getOutputStream().write("one\ntwo\nbye\nlate\n".getBytes(StandardCharsets.US_ASCII));
+        BufferedReader b = pair.bReader;
+        List<String> received = new ArrayList<>();
+        String line;
+        while ((line = b.readLine()) != null) {
+            received.add(line);
+        }
+        assertThat(received).containsExactly("one", "two", "last");
+    }
+
+    @Test
+    void relayingToAConnectionOfTheSamePortAllocatesNothingPerWriteOnEpoll() throws Exception {
+        Assumptions.assumeTrue(ServerFixture.backend().name().equals("epoll"),
+                "the allocation is measured on epoll, as the echo path's is");
+        Pair pair = start();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            lines.add("line " + (char) ('a' + i % 26) + " of a hundred");
+        }
+        for (int round = 0; round < 60; round++) {
+            assertThat(relay(pair, lines, 100)).isEqualTo(lines);
+        }
+        Thread worker = workerThread();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // The fewest of three measurements, as the echo path's: the compiler may still be at work in the first.
+        long fewest = Long.MAX_VALUE;
+        for (int measurement = 0; measurement < 3; measurement++) {
+            long before = threads.getThreadAllocatedBytes(worker.getId());
+            for (int round = 0; round < 200; round++) {
+                relay(pair, lines, 100);
+            }
+            fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
+        }
+        assertThat(fewest).as("bytes the worker allocated relaying 20,000 lines").isLessThan(8_192);
+    }
+
+    /** Two connections of one worker's listener, each line one sends written to the other ({@code bye}: its last line, then a FIN). */
+    private Pair start() throws Exception {
+        AtomicReference<Connection> waiting = new AtomicReference<>();
+        ConnectionHandler pairing = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                Connection other = waiting.getAndSet(null);
+                if (other == null) {
+                    waiting.set(connection);
+                    return;
+                }
+                other.attach(connection);
+                connection.attach(other);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer line) {
+                Connection other = (Connection) connection.attachment();
+                if (line.remaining() == 3 && line.get(line.position()) == 'b' && line.get(line.position() + 1) == 'y') {
+                    other.write("last".getBytes(StandardCharsets.US_ASCII));
+                    other.shutdownOutput();
+                    line.position(line.limit());
+                    return;
+                }
+                other.write(line);
+            }
+        };
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(GROUP, 1).withPortPerWorker(true)),
+                ServerObserver.NONE, ServerFixture.tcp("pairs").group(GROUP).framing(Framing.line()).handler(pairing).build());
+        Socket a = this.fixture.connect(server, "pairs");
+        Socket b = this.fixture.connect(server, "pairs");
+        ServerFixture.await(() -> server.connections().size() == 2
+                && server.connections().stream().allMatch((c) -> c.attachment() != null), "the two connections are paired");
+        return new Pair(a, b, reader(b));
+    }
+
+    /** @return the lines the second connection's peer read after the first's peer sent these, {@code perSend} a send */
+    private static List<String> relay(Pair pair, List<String> lines, int perSend) throws IOException {
+        OutputStream out = pair.a.getOutputStream();
+        List<String> received = new ArrayList<>();
+        for (int from = 0; from < lines.size(); from += perSend) {
+            StringBuilder chunk = new StringBuilder();
+            for (String line : lines.subList(from, Math.min(lines.size(), from + perSend))) {
+                chunk.append(line).append('\n');
+            }
+            out.write(chunk.toString().getBytes(StandardCharsets.US_ASCII));
+            for (int i = from; i < Math.min(lines.size(), from + perSend); i++) {
+                received.add(pair.bReader.readLine());
+            }
+        }
+        return received;
+    }
+
+    private static BufferedReader reader(Socket socket) throws IOException {
+        return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+    }
+
+    private static Thread workerThread() {
+        String name = "sockstate-" + GROUP + "-1";
+        return Thread.getAllStackTraces().keySet().stream().filter((thread) -> thread.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread named " + name));
+    }
+
+    private record Pair(Socket a, Socket b, BufferedReader bReader) {
+    }
+}
