@@ -4,10 +4,13 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.engine.turn.SocketHome;
+import dev.sockstate.server.engine.turn.Worker;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -87,6 +90,9 @@ final class Connector {
         /** The pool slot, or -1 for a connection of its own. */
         final int slot;
 
+        /** The port of the worker that asked for a connection of its own, to serve it there; {@code null} for a slot, or off the workers. */
+        private final NotificationPort near = Worker.currentPort();
+
         private final int failuresBefore;
 
         private final CompletableFuture<Connection> own;
@@ -113,6 +119,20 @@ final class Connector {
                 // The connect thread is gone: the server stops.
                 ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", ex));
             }
+        }
+
+        /**
+         * @return where the connection is served: a slot's on the group's ports in turn by its number (a
+         * pool of a size the worker count divides has as many on each), whatever was registered before, so
+         * that each worker finds the pool's connections on its own port and writes to them without a
+         * handoff to another worker; a connection of its own on the port of the worker that asked for it
+         */
+        private SocketHome home() {
+            Listener side = Connector.this.side;
+            if (this.slot >= 0) {
+                return side.homeOn(this.slot % side.ports());
+            }
+            return side.homeNear(this.near);
         }
 
         /** Tries the next address: resolves it, opens a socket, begins the connect. */
@@ -157,7 +177,7 @@ final class Connector {
             ClientLink link = new ClientLink(this, target, address.getHostString());
             TcpConnection connection;
             try {
-                connection = new TcpConnection(Connector.this.side, Connector.this.side.home(), handle, link);
+                connection = new TcpConnection(Connector.this.side, home(), handle, link);
                 if (!Connector.this.side.admit()) {
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));

@@ -314,6 +314,14 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.group.portCount();
     }
 
+    /**
+     * @param preferred a port, {@code null} for none
+     * @return where a new socket is served: on that port when it is one of the group's, else on the next port
+     */
+    SocketHome homeNear(NotificationPort preferred) {
+        return home((preferred != null && this.group.hasPort(preferred)) ? preferred : this.group.nextPort());
+    }
+
     /** @return where a listening socket of the listener is served on the group's port of that index, from 0 */
     SocketHome homeOn(int portIndex) {
         return home(this.group.port(portIndex));

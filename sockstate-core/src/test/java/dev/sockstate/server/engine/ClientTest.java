@@ -415,6 +415,78 @@ class ClientTest {
         assertThat(mismatches).isEmpty();
     }
 
+    /**
+     * The ports go to new sockets in turn, accepted ones among them: a pool connection connected again
+     * after others were accepted found its worker's port taken by the other pool connection, every other
+     * time, and the workers of the other port then handed each request over to it.
+     */
+    @Test
+    void aPoolConnectionConnectedAgainKeepsThePoolSpreadOverTheWorkersPorts() throws Exception {
+        Queue<Connection> backendSide = new ConcurrentLinkedQueue<>();
+        ConnectionHandler echo = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                backendSide.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer line) {
+                connection.write(line);
+            }
+        };
+        int port = backend(echo);
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(lineClient("spread", port).poolSize(2).reconnect(QUICK).build()), this.connects,
+                ServerFixture.tcp("front").handler(new LineEcho()).build());
+        SocketClient client = proxy.client("spread");
+        awaitOpen(client, 2);
+        List<String> layouts = new ArrayList<>();
+        for (int round = 0; round < 4; round++) {
+            // An accepted connection takes the next port; then a pool connection closes and is connected again.
+            this.fixture.connect(proxy, "front");
+            Connection closing = backendSide.poll();
+            closing.close();
+            await(() -> client.connections().size() == 2 && client.connections().stream().noneMatch((open) -> open == closing)
+                    && client.connections().stream().allMatch(Connection::isOpen), "the pool to be whole again");
+            long ports = client.connections().stream().map((open) -> ((TcpConnection) open).port).distinct().count();
+            layouts.add("round " + round + ": " + ports + " ports");
+        }
+        assertThat(layouts).allMatch((layout) -> layout.endsWith(": 2 ports"));
+    }
+
+    @Test
+    void aConnectionOfItsOwnOpenedOnAWorkerIsServedByThatWorkersPort() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        Queue<String> elsewhere = new ConcurrentLinkedQueue<>();
+        AtomicInteger opened = new AtomicInteger();
+        ConnectionHandler front = (connection, data) -> {
+            NotificationPort here = Worker.currentPort();
+            data.position(data.limit());
+            for (int i = 0; i < 4; i++) {
+                client.get().open().whenComplete((own, failure) -> {
+                    if (failure != null || ((TcpConnection) own).port != here) {
+                        elsewhere.add((failure != null) ? failure.toString() : own + " served elsewhere");
+                    }
+                    if (own != null) {
+                        own.close();
+                    }
+                    if (opened.incrementAndGet() == 4) {
+                        connection.write(new byte[] { '!' });
+                    }
+                });
+            }
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(lineClient("own", port).poolSize(0).build()), this.connects,
+                ServerFixture.tcp("front").handler(front).build());
+        client.set(proxy.client("own"));
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write('?');
+        assertThat(peer.getInputStream().read()).isEqualTo('!');
+        assertThat(elsewhere).isEmpty();
+    }
+
     /** @return the port of a backend listener with that handler, line-framed, started */
     private int backend(ConnectionHandler handler) {
         SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())

@@ -65,6 +65,11 @@ public final class WorkerGroup {
                 : this.ports.get(Math.floorMod(this.nextPort.getAndIncrement(), this.ports.size()));
     }
 
+    /** @return whether the port is one of the group's */
+    public boolean hasPort(NotificationPort port) {
+        return this.ports.contains(port);
+    }
+
     /** @return how many ports the group has: one, or one per worker */
     public int portCount() {
         return this.ports.size();
