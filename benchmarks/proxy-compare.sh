@@ -14,7 +14,8 @@
 #                                  (defaults: 3 rounds, 100000 requests a test at -P 1, 10 times that at -P 16)
 #
 # Environment: WORKERS (each proxy's threads, default 2), JAVA (default: java on the PATH), MVN (default:
-# mvn), SKIP_BUILD=1 to reuse benchmarks/target/classes and classpath.txt, BASELINE_JAR=path/to/sample-app.jar
+# mvn), SKIP_BUILD=1 to reuse benchmarks/target/classes and classpath.txt, SAMPLE_JAR (default:
+# sample-app/target/sample-app.jar; a build by JDK 22 or later holds the FFM binding), BASELINE_JAR=path/to/sample-app.jar
 # to run a second build of the sample beside the first (a column "before", port 6398: a change measured
 # against what it changes, in the same run), TESTS (default "ping_inline ping_mbulk set get") and PIPELINES
 # (default "1 16") to run fewer. Results: a Markdown table on
@@ -23,12 +24,21 @@ set -euo pipefail
 if [ -n "${BASELINE_JAR:-}" ]; then
   BASELINE_JAR=$(realpath "$BASELINE_JAR")
 fi
+if [ -n "${SAMPLE_JAR:-}" ]; then
+  SAMPLE_JAR=$(realpath "$SAMPLE_JAR")
+fi
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 requests=${2:-100000}
 pipelined_requests=${3:-$((requests * 10))}
 workers=${WORKERS:-2}
 JAVA=${JAVA:-java}
+# On Java 24 and later, Netty needs sun.misc.Unsafe's memory access allowed to run at full speed; every JVM gets it.
+java_major=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F= '/java.specification.version/ { gsub(/ /, "", $2); print $2 }')
+jvm_opts=()
+if [ "${java_major%%.*}" -ge 24 ] 2>/dev/null; then
+  jvm_opts+=(--sun-misc-unsafe-memory-access=allow)
+fi
 redis_port=6395
 netty_port=6396
 sockstate_port=6397
@@ -45,7 +55,7 @@ for port in "${ports[@]}"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken on 127.0.0.1" >&2; exit 1; fi
 done
 
-jar=sample-app/target/sample-app.jar
+jar=${SAMPLE_JAR:-sample-app/target/sample-app.jar}
 if [ -f "$jar" ] && unzip -p "$jar" BOOT-INF/classes/application.yml | grep -q resp-proxy; then
   with_sockstate=1
 else
@@ -69,7 +79,7 @@ trap 'exit 130' INT TERM
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >"$out/redis.log" 2>&1 &
 redis_pid=$!
 pids+=("$redis_pid")
-"$JAVA" -cp "$(cat benchmarks/target/classpath.txt):benchmarks/target/classes" dev.sockstate.benchmarks.proxy.NettyProxy \
+"$JAVA" "${jvm_opts[@]}" -cp "$(cat benchmarks/target/classpath.txt):benchmarks/target/classes" dev.sockstate.benchmarks.proxy.NettyProxy \
   "$netty_port" "127.0.0.1:$redis_port" "$workers" >"$out/netty.log" 2>&1 &
 netty_pid=$!
 pids+=("$netty_pid")
@@ -86,7 +96,7 @@ if [ "$with_sockstate" = 1 ]; then
     [ "$name" = resp-proxy ] || others+=("--sockstate.listeners.$name.port=0")
   done
   start_sample() { # jar, port, log
-    "$JAVA" -jar "$1" --server.port=0 --management.server.port=0 "${others[@]}" \
+    "$JAVA" "${jvm_opts[@]}" -jar "$1" --server.port=0 --management.server.port=0 "${others[@]}" \
       --sockstate.listeners.resp-proxy.port="$2" --sockstate.clients.redis.address="127.0.0.1:$redis_port" \
       --sockstate.workers.threads="$workers" >"$3" 2>&1 &
   }

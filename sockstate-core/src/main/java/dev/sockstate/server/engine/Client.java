@@ -255,7 +255,12 @@ final class Client implements SocketClient {
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
         }
-        int start = (slots == 1) ? 0 : Math.floorMod(this.nextSlot.getAndIncrement(), slots);
+        int start = 0;
+        if (slots > 1) {
+            // On a worker, its own count: no atomic instruction a request.
+            int turn = Worker.nextInTurn();
+            start = Math.floorMod((turn >= 0) ? turn : this.nextSlot.getAndIncrement(), slots);
+        }
         NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
         TcpConnection elsewhere = null;
         for (int i = 0; i < slots; i++) {

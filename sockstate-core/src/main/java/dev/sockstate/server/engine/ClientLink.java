@@ -2,7 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ReplyHandler;
-import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.engine.turn.RunClock;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -171,9 +171,9 @@ final class ClientLink {
 
         /**
          * When it was sent, {@link System#nanoTime()}: made by a handler on a worker, the clock of the
-         * read at hand ({@link Worker#clock()}), as its reply's end is the clock of the read that brought it.
+         * read at hand ({@link RunClock#clock()}), as its reply's end is the clock of the read that brought it.
          */
-        final long sent = Worker.clock();
+        final long sent = RunClock.clock();
 
         /** 1 once its end was claimed: by one outcome only. */
         private volatile int ended;
@@ -246,7 +246,7 @@ final class ClientLink {
             if (!ENDED.compareAndSet(this, 0, 1)) {
                 return false;
             }
-            this.client.requestEnded(outcome, Worker.clock() - this.sent);
+            this.client.requestEnded(outcome, RunClock.clock() - this.sent);
             return true;
         }
 

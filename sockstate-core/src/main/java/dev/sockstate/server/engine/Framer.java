@@ -2,7 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.LendingPool;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.engine.turn.RunClock;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -62,8 +62,8 @@ final class Framer {
         // Replies are gathered on the workers only: a call on a handler executor may block, and what it
         // wrote before blocking must not wait for it.
         connection.framingGathers = !this.listener.hasExecutor();
-        // The frames' calls are timed as one run: a clock reading a call, the read's for the requests they send.
-        long outer = Worker.startRun();
+        // The frames' calls are one run: timed together or call by call, the read's clock for the requests they send.
+        long outer = RunClock.startRun(this.listener.summingCalls());
         try {
             if (connection.framingPartial != null && !completePartial(connection, data)) {
                 return;
@@ -80,7 +80,11 @@ final class Framer {
             connection.rejected(ex);
         }
         finally {
-            Worker.endRun(outer);
+            int summed = RunClock.summedCalls();
+            long nanos = RunClock.endRun(outer);
+            if (summed > 0) {
+                this.listener.handledTogether(summed, nanos);
+            }
             connection.framingGathers = false;
             sendGathered(connection);
         }

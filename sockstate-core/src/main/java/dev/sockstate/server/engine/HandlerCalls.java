@@ -2,14 +2,15 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.engine.turn.RunClock;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
 
 /**
  * Calls a listener's or a client's {@link ConnectionHandler}: each call timed for the observer when it
- * asks (a framed message's call from the end of the call before it in the same read, so its framing
- * counts with it: {@link Worker#startRun()}), and guarded, so that a handler that throws has its connection aborted and its error logged
+ * asks (the calls for the frames of one read together, or each from the end of the one before it:
+ * {@link RunClock}), and guarded, so that a handler that throws has its connection aborted and its error logged
  * once and counted, instead of unwinding into the worker. A frame that a client's request is owed
  * completes the request ({@link ClientLink#reply}) instead of reaching the handler.
  */
@@ -49,8 +50,10 @@ final class HandlerCalls {
             return;
         }
         boolean timed = this.observer.timesHandlers();
-        // In a run (the frames of one read), a call starts where the one before it ended: one clock reading a call.
-        long start = timed ? Worker.clock() : 0;
+        // In a run (the frames of one read), calls are timed together when the observer sums them (no
+        // reading of their own), else each starts where the one before it ended: one reading a call.
+        boolean summed = timed && RunClock.sumsCall(this);
+        long start = (timed && !summed) ? RunClock.clock() : 0;
         boolean failed = false;
         // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
         // stop closes it only once their replies came (the handler may still write them on).
@@ -88,6 +91,24 @@ final class HandlerCalls {
         finally {
             Worker.handling(outer);
         }
-        this.observer.handled(timed ? Worker.lap() - start : 0, failed);
+        if (!summed) {
+            this.observer.handled(timed ? RunClock.lap() - start : 0, failed);
+        }
+        else if (failed) {
+            this.observer.handled(RunClock.failedInSum(), true);
+        }
+    }
+
+    /** @return this, when the observer takes handler times summed over a run ({@link RunClock#startRun}); else {@code null} */
+    HandlerCalls summing() {
+        return this.observer.timesHandlers() && this.observer.sumsHandlerTimes() ? this : null;
+    }
+
+    /**
+     * @param calls handler calls a run timed together, none failed
+     * @param nanos their time
+     */
+    void handledTogether(int calls, long nanos) {
+        this.observer.handled(calls, nanos);
     }
 }

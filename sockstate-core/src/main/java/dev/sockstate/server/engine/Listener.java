@@ -13,6 +13,7 @@ import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.proxy.ProxySupport;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.ChangeRules;
+import dev.sockstate.server.engine.turn.RunClock;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketHome;
@@ -367,6 +368,16 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
         this.handler.call(callback, connection, data, error);
+    }
+
+    /** @return what a run of frames' calls is timed together for ({@link RunClock#startRun}), or {@code null} to time each */
+    Object summingCalls() {
+        return this.handler.summing();
+    }
+
+    /** @param calls handler calls of one read timed together, none failed, @param nanos their time */
+    void handledTogether(int calls, long nanos) {
+        this.handler.handledTogether(calls, nanos);
     }
 
     /**

@@ -33,6 +33,29 @@ public interface ListenerObserver {
     }
 
     /**
+     * @return whether handler times may come summed over the calls of one read ({@link #handled(int, long)})
+     * instead of one by one: for an observer that keeps a count and a total, no distribution of single
+     * calls; it spares each call its clock reading
+     */
+    default boolean sumsHandlerTimes() {
+        return false;
+    }
+
+    /**
+     * Handler calls for the frames of one read returned without failing, timed together
+     * ({@link #sumsHandlerTimes()}). A call that failed among them is reported on its own, with the
+     * time of the read up to its end (its own, and that of the calls before it).
+     * @param calls how many
+     * @param nanos how long they took together, from the read to the end of the last, finding the frames included
+     */
+    default void handled(int calls, long nanos) {
+        handled(nanos, false);
+        for (int i = 1; i < calls; i++) {
+            handled(0, false);
+        }
+    }
+
+    /**
      * A handler call returned.
      * @param nanos how long it took, when {@link #timesHandlers()}, else zero: for a framed message, from the
      * end of the call before it in the same read (or from the read), so that finding its frame counts with it

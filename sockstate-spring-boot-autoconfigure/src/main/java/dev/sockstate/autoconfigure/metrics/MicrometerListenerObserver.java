@@ -256,6 +256,23 @@ class MicrometerListenerObserver implements ListenerObserver {
         return true;
     }
 
+    /** Handler times are summed over each read's calls unless a distribution of single calls was asked for. */
+    @Override
+    public boolean sumsHandlerTimes() {
+        return this.handlerSuccess.timer == null && this.handlerError.timer == null;
+    }
+
+    @Override
+    public void handled(int calls, long nanos) {
+        HandlerTime time = this.handlerSuccess;
+        if (time.timer != null) {
+            ListenerObserver.super.handled(calls, nanos);
+            return;
+        }
+        time.count.add(calls);
+        time.nanos.add(nanos);
+    }
+
     @Override
     public void handled(long nanos, boolean failed) {
         HandlerTime time = failed ? this.handlerError : this.handlerSuccess;

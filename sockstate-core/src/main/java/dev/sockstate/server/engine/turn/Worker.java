@@ -340,47 +340,14 @@ public final class Worker implements Runnable, Runner {
     }
 
     /**
-     * Starts a run on the calling worker's thread: the handler calls for the frames of one read. The
-     * clock is read once now; each call timed in the run ends with a reading ({@link #lap()}) that is
-     * the next one's start, and what the run stamps (a request sent, a reply come) takes its latest
-     * reading ({@link #clock()}): one reading a call, and one a read, instead of two a call and two a
-     * request. Runs nest: the one left resumes from {@link #endRun(long)}.
-     * @return the clock of the run this one is within, to give {@link #endRun(long)}; 0 off the workers or outside runs
+     * @return on a worker's thread, a number that grows by one a call on that thread, without an atomic
+     * instruction (to take things in turn, such as a client's connections); {@code -1} on any other thread
      */
-    public static long startRun() {
+    public static int nextInTurn() {
         if (Thread.currentThread() instanceof WorkerThread thread) {
-            long outer = thread.clock;
-            thread.clock = System.nanoTime();
-            return outer;
+            return thread.turns++ & Integer.MAX_VALUE;
         }
-        return 0;
-    }
-
-    /** @param outer what {@link #startRun()} returned: the run ends, and the one it was within (if any) goes on */
-    public static void endRun(long outer) {
-        if (Thread.currentThread() instanceof WorkerThread thread) {
-            thread.clock = outer;
-        }
-    }
-
-    /**
-     * @return within a run on a worker's thread, its latest reading (its start, or the end of its last
-     * call timed); else {@link System#nanoTime()} read now
-     */
-    public static long clock() {
-        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0) {
-            return thread.clock;
-        }
-        return System.nanoTime();
-    }
-
-    /** @return {@link System#nanoTime()} read now, which within a run on a worker's thread is its latest reading from now on */
-    public static long lap() {
-        long now = System.nanoTime();
-        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0) {
-            thread.clock = now;
-        }
-        return now;
+        return -1;
     }
 
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
@@ -391,8 +358,23 @@ public final class Worker implements Runnable, Runner {
         /** What it handles now, as the engine marks it; this thread's own. */
         private Object handling;
 
-        /** The latest reading of the run at hand ({@link #startRun()}); 0 outside runs; this thread's own. */
-        private long clock;
+        /** The latest reading of the run at hand ({@link RunClock#startRun}); 0 outside runs; this thread's own. */
+        long clock;
+
+        /** Whether the run at hand times its handler calls together ({@link RunClock#sumsCall(Object)}); this thread's own. */
+        boolean summing;
+
+        /** Whose calls the outermost run at hand times together, {@code null} for none; this thread's own. */
+        Object runCalls;
+
+        /** Whether the outermost run at hand does: what a run within it, timed call by call, gives back; this thread's own. */
+        boolean outerSums;
+
+        /** The handler calls the run at hand timed together so far; this thread's own. */
+        int summed;
+
+        /** What {@link #nextInTurn()} counts; this thread's own. */
+        private int turns;
 
         WorkerThread(Worker worker, String name) {
             super(worker, name);

@@ -1,0 +1,158 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Protocol;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an observer hears of a framed listener's handler calls: call by call, each with its own time,
+ * when it asks for no sums; summed over the frames of each read when it does, every call counted once
+ * and none with a time of zero (the open's and the close's calls, which come of no read, one by one); and a call that fails among summed ones on its own, as a failure, with
+ * the calls before it in the read still counted as successes.
+ */
+class HandlerTimesTest {
+
+    private static final int LINES = 200;
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    @AfterEach
+    void stop() throws IOException {
+        this.fixture.close();
+    }
+
+    @Test
+    void anObserverThatAsksForNoSumsHearsEachCallWithItsTime() throws Exception {
+        Times times = new Times(false);
+        Socket client = start(times, (connection, line) -> connection.write(line));
+        sendLinesAndReadThemBack(client);
+        // Each line's call, and the open's.
+        assertThat(times.single.get()).isEqualTo(LINES + 1);
+        assertThat(times.zeroTimes.get()).as("calls reported with no time").isZero();
+        assertThat(times.summedCalls.get()).isZero();
+    }
+
+    @Test
+    void anObserverThatSumsHearsEachReadsCallsTogetherEachCountedOnce() throws Exception {
+        Times times = new Times(true);
+        Socket client = start(times, (connection, line) -> connection.write(line));
+        sendLinesAndReadThemBack(client);
+        assertThat(times.summedCalls.get()).as("calls counted in sums").isEqualTo(LINES);
+        assertThat(times.sums.get()).as("sums reported, one a read at most").isBetween(1, LINES - 1);
+        assertThat(times.single.get()).as("calls reported one by one: the open's, which came of no read").isEqualTo(1);
+        assertThat(times.zeroTimes.get()).as("sums reported with no time").isZero();
+    }
+
+    @Test
+    void aCallThatFailsAmongSummedOnesIsReportedOnItsOwnAsAFailure() throws Exception {
+        Times times = new Times(true);
+        AtomicInteger seen = new AtomicInteger();
+        Socket client = start(times, (connection, line) -> {
+            if (seen.incrementAndGet() == 3) {
+                throw new IllegalStateException("the third line fails");
+            }
+        });
+        client.getOutputStream().write("one\ntwo\nthree\nfour\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(client.getInputStream().read()).as("the connection closed by the failure").isEqualTo(-1);
+        ServerFixture.await(() -> times.failures.get() == 1, "the failure to be reported");
+        assertThat(times.failureNanos.get()).isPositive();
+        ServerFixture.await(() -> times.single.get() == 2, "the open's and the close's calls to be reported");
+        assertThat(times.summedCalls.get()).as("the lines' calls before it, summed").isEqualTo(2);
+    }
+
+    private Socket start(Times times, ConnectionHandler handler) throws IOException {
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return times;
+            }
+        };
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of("times", 1).withPortPerWorker(true)),
+                observer, ServerFixture.tcp("lines").group("times").framing(Framing.line()).handler(handler).build());
+        return this.fixture.connect(server, "lines");
+    }
+
+    /** Sends the lines in four writes and reads them all back. */
+    private static void sendLinesAndReadThemBack(Socket client) throws IOException {
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < LINES; i++) {
+            all.append("line ").append(i).append('\n');
+        }
+        byte[] bytes = all.toString().getBytes(StandardCharsets.US_ASCII);
+        int quarter = bytes.length / 4;
+        for (int from = 0; from < bytes.length; from += quarter) {
+            client.getOutputStream().write(bytes, from, Math.min(quarter, bytes.length - from));
+        }
+        InputStream in = client.getInputStream();
+        assertThat(in.readNBytes(bytes.length)).isEqualTo(bytes);
+    }
+
+    /** Counts what the listener's observer hears of handler calls. */
+    private static final class Times implements ListenerObserver {
+
+        private final boolean summing;
+
+        final AtomicInteger single = new AtomicInteger();
+
+        final AtomicInteger sums = new AtomicInteger();
+
+        final AtomicInteger summedCalls = new AtomicInteger();
+
+        final AtomicInteger zeroTimes = new AtomicInteger();
+
+        final AtomicInteger failures = new AtomicInteger();
+
+        final AtomicLong failureNanos = new AtomicLong();
+
+        Times(boolean summing) {
+            this.summing = summing;
+        }
+
+        @Override
+        public boolean timesHandlers() {
+            return true;
+        }
+
+        @Override
+        public boolean sumsHandlerTimes() {
+            return this.summing;
+        }
+
+        @Override
+        public void handled(long nanos, boolean failed) {
+            if (failed) {
+                this.failureNanos.addAndGet(nanos);
+                this.failures.incrementAndGet();
+                return;
+            }
+            this.single.incrementAndGet();
+            if (nanos <= 0) {
+                this.zeroTimes.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void handled(int calls, long nanos) {
+            this.sums.incrementAndGet();
+            this.summedCalls.addAndGet(calls);
+            if (nanos <= 0) {
+                this.zeroTimes.incrementAndGet();
+            }
+        }
+    }
+}
