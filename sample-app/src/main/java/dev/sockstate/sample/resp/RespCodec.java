@@ -51,6 +51,25 @@ public final class RespCodec implements FrameDecoder {
      * @return its command's name in upper case, without reading the other arguments; {@code null} for an empty request
      */
     public static String commandName(ByteBuffer request) {
+        long bounds = commandBounds(request);
+        if (bounds < 0) {
+            return null;
+        }
+        int start = (int) (bounds >>> 32);
+        int end = (int) bounds;
+        char[] name = new char[end - start];
+        for (int i = start; i < end; i++) {
+            name[i - start] = Character.toUpperCase((char) (request.get(i) & 0xff));
+        }
+        return new String(name);
+    }
+
+    /**
+     * Where the request's command name lies, found as {@link #commandName} finds it, without making a string.
+     * @param request one whole request, from position to limit
+     * @return the name's first index in the high 32 bits and its end in the low 32, or -1 when it has none
+     */
+    public static long commandBounds(ByteBuffer request) {
         int position = request.position();
         int limit = request.limit();
         int start;
@@ -59,7 +78,7 @@ public final class RespCodec implements FrameDecoder {
             int dollar = indexOf(request, '$', position, limit);
             int lineEnd = (dollar < 0) ? -1 : indexOf(request, '\r', dollar, limit);
             if (lineEnd < 0) {
-                return null;
+                return -1;
             }
             int length = 0;
             for (int i = dollar + 1; i < lineEnd; i++) {
@@ -79,14 +98,7 @@ public final class RespCodec implements FrameDecoder {
                 end++;
             }
         }
-        if (end <= start) {
-            return null;
-        }
-        char[] name = new char[end - start];
-        for (int i = start; i < end; i++) {
-            name[i - start] = Character.toUpperCase((char) (request.get(i) & 0xff));
-        }
-        return new String(name);
+        return (end <= start) ? -1 : ((long) start << 32) | end;
     }
 
     private static int indexOf(ByteBuffer in, char wanted, int from, int limit) {

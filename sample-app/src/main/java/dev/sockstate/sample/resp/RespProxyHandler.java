@@ -10,6 +10,7 @@ import dev.sockstate.spring.handler.SocketHandler;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import java.util.TreeSet;
 import org.springframework.beans.factory.annotation.Qualifier;
 
 /**
@@ -28,6 +29,13 @@ public class RespProxyHandler {
             "HELLO", "CLIENT", "WAIT", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP",
             "READONLY", "READWRITE");
 
+    /**
+     * The names the proxy answers itself (QUIT and {@link #CONNECTION_STATE}), upper case, by length: a
+     * request's name is matched against those of its length as bytes, so that a request forwarded makes
+     * no string of its name.
+     */
+    private static final byte[][][] ANSWERED_HERE = byLength(CONNECTION_STATE);
+
     private final SocketClient redis;
 
     /** @param redis the client of the server behind the proxy */
@@ -37,11 +45,16 @@ public class RespProxyHandler {
 
     @OnMessage
     void request(Connection connection, ByteBuffer request) {
-        String command = RespCodec.commandName(request);
-        if (command == null) {
+        long bounds = RespCodec.commandBounds(request);
+        if (bounds < 0) {
             return;
         }
         RepliesInOrder replies = RepliesInOrder.of(connection, this.redis);
+        if (!answeredHere(request, (int) (bounds >>> 32), (int) bounds)) {
+            replies.forward(request);
+            return;
+        }
+        String command = RespCodec.commandName(request);
         if (command.equals("QUIT")) {
             replies.local("+OK\r\n");
             replies.closeWhenAnswered();
@@ -52,6 +65,37 @@ public class RespProxyHandler {
             return;
         }
         replies.forward(request);
+    }
+
+    /** @return whether the name in request[start, end) is one the proxy answers itself, in any case */
+    static boolean answeredHere(ByteBuffer request, int start, int end) {
+        int length = end - start;
+        if (length >= ANSWERED_HERE.length) {
+            return false;
+        }
+        for (byte[] name : ANSWERED_HERE[length]) {
+            int i = 0;
+            while (i < length && Character.toUpperCase(request.get(start + i) & 0xff) == name[i]) {
+                i++;
+            }
+            if (i == length) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static byte[][][] byLength(Set<String> refused) {
+        Set<String> names = new TreeSet<>(refused);
+        names.add("QUIT");
+        int longest = names.stream().mapToInt(String::length).max().orElse(0);
+        byte[][][] byLength = new byte[longest + 1][][];
+        for (int length = 0; length <= longest; length++) {
+            int size = length;
+            byLength[length] = names.stream().filter((name) -> name.length() == size)
+                    .map((name) -> name.getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+        }
+        return byLength;
     }
 
     /** The client's connection sent what waited: requests held back meanwhile go on. */

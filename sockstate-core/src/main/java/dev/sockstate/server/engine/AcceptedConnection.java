@@ -10,6 +10,7 @@ import dev.sockstate.server.engine.tls.TlsHost;
 import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -86,6 +87,15 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
     /** @return the connection's seldom needed state, {@code null} while none was needed; any thread */
     final ConnectionExtras extrasIfMade() {
         return this.extras;
+    }
+
+    /**
+     * @return whether the calling thread is the only one that runs the connection's turns: the only
+     * worker of its port, on a listener without a handler executor (whose calls would run them on the
+     * executor's threads); what it alone changes needs no atomic instruction
+     */
+    final boolean onItsOnlyWorker() {
+        return Worker.runsAlone(this.port) && !this.listener.hasExecutor();
     }
 
     /** The connection is finished: what the handler attached is let go. */

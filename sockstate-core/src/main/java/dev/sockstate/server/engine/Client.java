@@ -259,7 +259,7 @@ final class Client implements SocketClient {
         if (slots > 1) {
             // On a worker, its own count: no atomic instruction a request.
             int turn = Worker.nextInTurn();
-            start = Math.floorMod((turn >= 0) ? turn : this.nextSlot.getAndIncrement(), slots);
+            start = (turn >= 0) ? turn % slots : Math.floorMod(this.nextSlot.getAndIncrement(), slots);
         }
         NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
         TcpConnection elsewhere = null;

@@ -76,12 +76,23 @@ final class ConnectionExtras {
      */
     volatile int awaitedReplies;
 
+    /**
+     * The same count, for the requests made and ended on the connection's only worker
+     * ({@link AcceptedConnection#onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
+     * no atomic instruction a request; the replies awaited are the two added up.
+     */
+    volatile int awaitedHere;
+
     /** {@link #bundledBytes}, set with release semantics: no fence for a count that only its worker changes. */
     static final VarHandle BUNDLED_BYTES;
+
+    /** {@link #awaitedHere}, set with release semantics by the only thread that changes it. */
+    static final VarHandle AWAITED_HERE;
 
     static {
         try {
             BUNDLED_BYTES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "bundledBytes", long.class);
+            AWAITED_HERE = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "awaitedHere", int.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);

@@ -152,20 +152,40 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean awaitsReplies() {
         ConnectionExtras extras = extrasIfMade();
-        return extras != null && extras.awaitedReplies > 0;
+        return extras != null && extras.awaitedReplies + extras.awaitedHere > 0;
     }
 
-    /** A request its handler made (on a worker) for a client of the server is sent: its reply is awaited; any thread. */
+    /**
+     * A request its handler made (on a worker) for a client of the server is sent: its reply is
+     * awaited; any thread, counted without an atomic instruction on the connection's only worker.
+     */
     void replyAwaited() {
-        AWAITED_REPLIES.incrementAndGet(extras());
+        ConnectionExtras extras = extras();
+        if (onItsOnlyWorker()) {
+            ConnectionExtras.AWAITED_HERE.setRelease(extras, extras.awaitedHere + 1);
+        }
+        else {
+            AWAITED_REPLIES.incrementAndGet(extras);
+        }
     }
 
     /**
      * A request its handler made ended (answered, failed or timed out), and whoever took the reply
-     * did what it does with it; any thread. The last one lets a graceful stop's close go on.
+     * did what it does with it; any thread. The last one lets a graceful stop's close go on (on the
+     * connection's only worker, its own turn, which that worker runs after this, reads the count).
      */
     void replyCame() {
-        if (AWAITED_REPLIES.decrementAndGet(extras()) == 0 && isDraining()) {
+        ConnectionExtras extras = extras();
+        int left;
+        if (onItsOnlyWorker()) {
+            left = extras.awaitedHere - 1;
+            ConnectionExtras.AWAITED_HERE.setRelease(extras, left);
+            left += extras.awaitedReplies;
+        }
+        else {
+            left = AWAITED_REPLIES.decrementAndGet(extras) + extras.awaitedHere;
+        }
+        if (left == 0 && isDraining()) {
             requestRun();
         }
     }

@@ -158,7 +158,7 @@ final class WritePath {
      * turns: a listener without a handler executor, whose calls would run them on the executor's threads
      */
     private boolean bundles() {
-        return Worker.runsAlone(this.connection.port) && !this.connection.listener.hasExecutor();
+        return this.connection.onItsOnlyWorker();
     }
 
     /**
