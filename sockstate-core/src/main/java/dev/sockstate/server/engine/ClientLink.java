@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A client's connection's tie to its client: the connect's outcome, claimed once (connected, or
@@ -112,13 +111,18 @@ final class ClientLink {
      */
     boolean reply(ByteBuffer frame) {
         Request request;
+        boolean claimed;
         synchronized (this) {
             request = this.owed.poll();
+            if (request == null) {
+                return false;
+            }
+            // One that timed out stays owed its reply, which, coming late, completes nothing.
+            claimed = request.claim();
         }
-        if (request == null) {
-            return false;
+        if (claimed) {
+            request.answered(frame);
         }
-        request.answered(frame);
         return true;
     }
 
@@ -131,12 +135,13 @@ final class ClientLink {
         Request oldest;
         synchronized (this) {
             oldest = this.owed.peek();
+            // It stays owed its reply, which, coming late, completes nothing.
+            if (oldest == null || now - oldest.sent < timeoutNanos || !oldest.claim()) {
+                return false;
+            }
         }
-        if (oldest == null || now - oldest.sent < timeoutNanos) {
-            return false;
-        }
-        // It stays owed its reply, which, coming late, completes nothing; false when a reply came first.
-        return oldest.timedOut(client.timedOut(this));
+        oldest.timedOut(client.timedOut(this));
+        return true;
     }
 
     /** @return the requests owed now */
@@ -148,10 +153,14 @@ final class ClientLink {
 
     /** The connection ended: each owed request fails with the reason given. */
     void end(String client, String why, Throwable cause) {
-        ArrayDeque<Request> left;
+        ArrayDeque<Request> left = new ArrayDeque<>();
         synchronized (this) {
             this.ended = true;
-            left = new ArrayDeque<>(this.owed);
+            for (Request request : this.owed) {
+                if (request.claim()) {
+                    left.add(request);
+                }
+            }
             this.owed.clear();
         }
         for (Request request : left) {
@@ -160,12 +169,12 @@ final class ClientLink {
     }
 
     /**
-     * A request owed a reply: ended once, by the reply, a failure or its timeout, and counted before
-     * whoever waits for it hears of it, so that they find it counted.
+     * A request owed a reply: ended once, by the reply, a failure or its timeout, whichever claims it
+     * first (under the link's lock while it is owed there, so that no atomic instruction a request is
+     * needed; before it was sent, by the sender alone), and counted before whoever waits for it hears
+     * of it, so that they find it counted.
      */
     abstract static class Request {
-
-        private static final AtomicIntegerFieldUpdater<Request> ENDED = AtomicIntegerFieldUpdater.newUpdater(Request.class, "ended");
 
         final Client client;
 
@@ -175,8 +184,8 @@ final class ClientLink {
          */
         final long sent = RunClock.clock();
 
-        /** 1 once its end was claimed: by one outcome only. */
-        private volatile int ended;
+        /** Whether its end was claimed: by one outcome only; under the link's lock while it is owed there. */
+        private boolean claimed;
 
         /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
         private TcpConnection awaitedBy;
@@ -191,36 +200,42 @@ final class ClientLink {
             connection.replyAwaited();
         }
 
-        /** @param reply the reply frame, a view of the connection's read buffer valid during the call */
+        /** @return whether this claims its end now: false when another outcome did first */
+        final boolean claim() {
+            if (this.claimed) {
+                return false;
+            }
+            this.claimed = true;
+            return true;
+        }
+
+        /** @param reply the reply frame, a view of the connection's read buffer valid during the call; once claimed */
         final void answered(ByteBuffer reply) {
-            if (end("success")) {
-                try {
-                    reply(reply);
-                }
-                finally {
-                    released();
-                }
+            ended("success");
+            try {
+                reply(reply);
+            }
+            finally {
+                released();
             }
         }
 
+        /** @param failure why it failed: the connection ended, or it could not be sent; once claimed, or before it was owed */
         final void failed(ClientException failure) {
-            if (end("failed")) {
-                failWith(failure);
-            }
+            this.claimed = true;
+            ended("failed");
+            failWith(failure);
         }
 
-        /** @return whether it timed out now (false when a reply or a failure came first) */
-        final boolean timedOut(ClientException failure) {
-            if (end("timeout")) {
-                failWith(failure);
-                return true;
-            }
-            return false;
+        /** @param failure the timeout's; once claimed */
+        final void timedOut(ClientException failure) {
+            ended("timeout");
+            failWith(failure);
         }
 
-        /** The request could not be written (its message did not encode): not counted, it was never sent. */
+        /** The request could not be written (its message did not encode): not counted, it was never sent (nor owed). */
         final void notSent(RuntimeException failure) {
-            if (ENDED.compareAndSet(this, 0, 1)) {
+            if (claim()) {
                 failWith(failure);
             }
         }
@@ -241,13 +256,16 @@ final class ClientLink {
             }
         }
 
-        /** @return whether this outcome ends the request, which is then counted */
-        private boolean end(String outcome) {
-            if (!ENDED.compareAndSet(this, 0, 1)) {
-                return false;
+        /**
+         * It ended this way: counted and timed. One handed to a handler and answered in a run is counted
+         * with the others that run answers, as the run ends; one awaited by a future is counted before
+         * the future completes, so that whoever it wakes finds it counted.
+         */
+        private void ended(String outcome) {
+            long nanos = RunClock.clock() - this.sent;
+            if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.side(), nanos)) {
+                this.client.requestEnded(outcome, nanos);
             }
-            this.client.requestEnded(outcome, RunClock.clock() - this.sent);
-            return true;
         }
 
         /** Hands the reply on; once. */

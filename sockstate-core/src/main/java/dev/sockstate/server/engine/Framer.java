@@ -63,7 +63,7 @@ final class Framer {
         // wrote before blocking must not wait for it.
         connection.framingGathers = !this.listener.hasExecutor();
         // The frames' calls are one run: timed together or call by call, the read's clock for the requests they send.
-        long outer = RunClock.startRun(this.listener.summingCalls());
+        long outer = RunClock.startRun(this.listener.summingCalls(), this.listener.summingRequests());
         try {
             if (connection.framingPartial != null && !completePartial(connection, data)) {
                 return;
@@ -81,9 +81,14 @@ final class Framer {
         }
         finally {
             int summed = RunClock.summedCalls();
+            int requests = RunClock.summedRequests();
+            long requestNanos = RunClock.summedRequestNanos();
             long nanos = RunClock.endRun(outer);
             if (summed > 0) {
                 this.listener.handledTogether(summed, nanos);
+            }
+            if (requests > 0) {
+                this.listener.requestsEnded(requests, requestNanos);
             }
             connection.framingGathers = false;
             sendGathered(connection);

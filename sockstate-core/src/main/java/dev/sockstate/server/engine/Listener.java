@@ -210,6 +210,16 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.observer.request(outcome, nanos);
     }
 
+    /** @return what the requests answered in a run of a client's connection are counted together for, or {@code null} */
+    Object summingRequests() {
+        return (this.client != null && this.observer.sumsRequestTimes()) ? this : null;
+    }
+
+    /** @param count requests answered in one run, counted together, @param nanos their times added up */
+    void requestsEnded(int count, long nanos) {
+        this.observer.requests(count, nanos);
+    }
+
     /** @return a new connection's number, unique in the server */
     long nextConnectionId() {
         return this.connectionIds.incrementAndGet();

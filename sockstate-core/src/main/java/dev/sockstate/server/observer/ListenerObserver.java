@@ -165,4 +165,23 @@ public interface ListenerObserver {
      */
     default void request(String outcome, long nanos) {
     }
+
+    /**
+     * @return whether the requests answered in one read of a client's connection may come counted
+     * together ({@link #requests(int, long)}): for an observer that keeps a count and a total of them
+     */
+    default boolean sumsRequestTimes() {
+        return false;
+    }
+
+    /**
+     * Requests answered in one read of a client's connection, counted together ({@link #sumsRequestTimes()}).
+     * @param count how many succeeded
+     * @param nanos their times added up, each from its send to the read
+     */
+    default void requests(int count, long nanos) {
+        for (int i = 0; i < count; i++) {
+            request("success", nanos / count);
+        }
+    }
 }

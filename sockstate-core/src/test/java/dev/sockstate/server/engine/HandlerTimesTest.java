@@ -6,9 +6,12 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * What an observer hears of a framed listener's handler calls: call by call, each with its own time,
  * when it asks for no sums; summed over the frames of each read when it does, every call counted once
  * and none with a time of zero (the open's and the close's calls, which come of no read, one by one); and a call that fails among summed ones on its own, as a failure, with
- * the calls before it in the read still counted as successes.
+ * the calls before it in the read still counted as successes; requests handed to a handler and answered
+ * in one read, counted together when the observer sums.
  */
 class HandlerTimesTest {
 
@@ -73,6 +77,43 @@ class HandlerTimesTest {
         assertThat(times.failureNanos.get()).isPositive();
         ServerFixture.await(() -> times.single.get() == 2, "the open's and the close's calls to be reported");
         assertThat(times.summedCalls.get()).as("the lines' calls before it, summed").isEqualTo(2);
+    }
+
+    @Test
+    void requestsHandedToAHandlerAndAnsweredInOneReadAreCountedTogetherWhenTheObserverSums() throws Exception {
+        Times times = new Times(true);
+        // A backend that answers ten lines at once, in one write, once it has them all (its worker's alone).
+        ByteArrayOutputStream held = new ByteArrayOutputStream();
+        ConnectionHandler tenAtOnce = (connection, data) -> {
+            while (data.hasRemaining()) {
+                held.write(data.get());
+            }
+            if (held.size() == 10 * "r0\n".length()) {
+                connection.write(held.toByteArray());
+            }
+        };
+        SocketServer backend = this.fixture.start(1, ServerFixture.tcp("backend").handler(tenAtOnce).build());
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver client(String client, ActiveCounts active) {
+                return times;
+            }
+        };
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(ClientSettings.builder("tens").address("127.0.0.1", backend.listener("backend").portNumber())
+                        .framing(Framing.line()).build()), observer);
+        SocketClient client = server.client("tens");
+        ServerFixture.await(() -> client.connections().size() == 1, "the client's connection to open");
+        AtomicInteger answered = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            client.request("r" + i, (reply, failure) -> answered.incrementAndGet());
+        }
+        ServerFixture.await(() -> answered.get() == 10, "the ten replies");
+        // Requests handed to a handler are counted as their read ends, after the handlers ran.
+        ServerFixture.await(() -> times.requestsCounted.get() == 10, "the ten requests to be counted");
+        assertThat(times.requestSums.get()).as("sums reported, one a read").isBetween(1, 9);
+        assertThat(times.requestNanos.get()).isPositive();
+        assertThat(times.singleRequests.get()).as("requests reported one by one").isZero();
     }
 
     private Socket start(Times times, ConnectionHandler handler) throws IOException {
@@ -144,6 +185,31 @@ class HandlerTimesTest {
             if (nanos <= 0) {
                 this.zeroTimes.incrementAndGet();
             }
+        }
+
+        final AtomicInteger requestSums = new AtomicInteger();
+
+        final AtomicInteger requestsCounted = new AtomicInteger();
+
+        final AtomicLong requestNanos = new AtomicLong();
+
+        final AtomicInteger singleRequests = new AtomicInteger();
+
+        @Override
+        public boolean sumsRequestTimes() {
+            return this.summing;
+        }
+
+        @Override
+        public void requests(int count, long nanos) {
+            this.requestSums.incrementAndGet();
+            this.requestsCounted.addAndGet(count);
+            this.requestNanos.addAndGet(nanos);
+        }
+
+        @Override
+        public void request(String outcome, long nanos) {
+            this.singleRequests.incrementAndGet();
         }
 
         @Override

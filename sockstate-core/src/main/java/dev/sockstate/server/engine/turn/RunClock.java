@@ -20,9 +20,10 @@ public final class RunClock {
      * Starts a run. A run within another (an embedded connection fed by a handler, say) times its calls
      * one by one, and the time of the call it is within covers them.
      * @param summing whose calls are timed together (its observer keeps sums only); {@code null} to time each
+     * @param requests whose requests the run's replies end are counted together ({@link #sumsRequest}); {@code null} for none
      * @return the clock of the run this one is within, to give {@link #endRun(long)}; 0 off the workers or outside runs
      */
-    public static long startRun(Object summing) {
+    public static long startRun(Object summing, Object requests) {
         if (Thread.currentThread() instanceof WorkerThread thread) {
             long outer = thread.clock;
             thread.clock = System.nanoTime();
@@ -31,6 +32,9 @@ public final class RunClock {
                 thread.outerSums = summing != null;
                 thread.summing = summing != null;
                 thread.summed = 0;
+                thread.runRequests = requests;
+                thread.requestsEnded = 0;
+                thread.requestNanos = 0;
             }
             else {
                 thread.summing = false;
@@ -46,8 +50,32 @@ public final class RunClock {
     }
 
     /**
+     * @param requests whose request ended, as given to {@link #startRun}
+     * @param nanos its time
+     * @return whether the outermost run at hand counts it with the others of the same owner; if not, the caller reports it
+     */
+    public static boolean sumsRequest(Object requests, long nanos) {
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0 && thread.runRequests == requests) {
+            thread.requestsEnded++;
+            thread.requestNanos += nanos;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return the requests the outermost run counted together so far, to read before {@link #endRun(long)} */
+    public static int summedRequests() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.requestsEnded : 0;
+    }
+
+    /** @return their time added up, to read before {@link #endRun(long)} */
+    public static long summedRequestNanos() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.requestNanos : 0;
+    }
+
+    /**
      * Ends a run: the one it was within, if any, goes on.
-     * @param outer what {@link #startRun(Object)} returned
+     * @param outer what {@link #startRun(Object, Object)} returned
      * @return how long the calls it timed together took, from its start (or its last failure) to now; 0 when it timed none
      */
     public static long endRun(long outer) {
@@ -55,6 +83,11 @@ public final class RunClock {
             long nanos = (thread.summing && thread.summed > 0) ? System.nanoTime() - thread.clock : 0;
             thread.clock = outer;
             thread.summing = (outer != 0) && thread.outerSums;
+            if (outer == 0) {
+                thread.runRequests = null;
+                thread.requestsEnded = 0;
+                thread.requestNanos = 0;
+            }
             return nanos;
         }
         return 0;

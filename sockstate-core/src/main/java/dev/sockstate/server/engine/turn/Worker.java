@@ -373,6 +373,14 @@ public final class Worker implements Runnable, Runner {
         /** The handler calls the run at hand timed together so far; this thread's own. */
         int summed;
 
+        /** Whose requests the outermost run at hand counts together ({@link RunClock#sumsRequest}); this thread's own. */
+        Object runRequests;
+
+        /** The requests it counted together so far, and their time added up; this thread's own. */
+        int requestsEnded;
+
+        long requestNanos;
+
         /** What {@link #nextInTurn()} counts; this thread's own. */
         private int turns;
 
