@@ -1,38 +1,19 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.LendingPool;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
-import dev.sockstate.server.engine.turn.Handoff;
-import dev.sockstate.server.engine.turn.ServerScheduler;
-import dev.sockstate.server.engine.turn.Worker;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The way out of one TCP connection: bytes sent at once while the socket takes them, a
  * {@link WriteQueue} (made only while something is pending) for what it does not, back-pressure
- * once the queue is too long, writes and output shutdowns asked for by other threads, which wait as
- * {@link Handoff}s until the owner takes them (nothing is held while none waits). Fields without {@code volatile} belong to the thread
- * that owns the connection.
+ * once the queue is too long, and the output's end (the FIN); the writes and shutdowns other threads
+ * ask for wait in its {@link HandedWrites} part until the owner takes them. Fields without
+ * {@code volatile} belong to the thread that owns the connection.
  */
-final class WritePath {
-
-    private static final Object SHUTDOWN_OUTPUT = new Object();
-
-    /** The most bytes the writes taken together gather for one send. */
-    static final int CORK_ROOM = 64 * 1024;
-
-    /**
-     * Direct buffers lent while the owner takes several writes other threads asked for, which gather
-     * there and leave in one send: a proxy's requests, or replies completed on other threads, cost one
-     * system call a batch, not one each. No connection keeps one.
-     */
-    private static final LendingPool<ByteBuffer> CORKS = new LendingPool<>(() -> ByteBuffer.allocateDirect(CORK_ROOM), 64);
+final class WritePath extends HandedWrites {
 
     /**
      * Sends refused in a row for want of system buffers (Windows' WSAENOBUFS, a transient shortage
@@ -50,20 +31,6 @@ final class WritePath {
     /** {@link #shutdown}: the FIN sent. */
     private static final byte FIN_SENT = 2;
 
-    /** {@link #round}: the owner is not taking other threads' requests. */
-    private static final byte NOT_TAKING = 0;
-
-    /** {@link #round}: the owner is taking other threads' requests, each sent as it is taken. */
-    private static final byte TAKING = 1;
-
-    /**
-     * {@link #round}: the owner is taking other threads' requests, which gather in a buffer lent for
-     * the round (the connection's {@link ConnectionExtras#corked}) and leave in one send.
-     */
-    private static final byte CORKED = 2;
-
-    private final ConnectionTurn connection;
-
     private WriteQueue queue;
 
     /** Whether something was queued since the socket last took everything: onWritable is due when it does. */
@@ -72,45 +39,8 @@ final class WritePath {
     /** Where the output's end stands: {@link #OUTPUT_OPEN}, {@link #FIN_ASKED} or {@link #FIN_SENT}; the owner's. */
     private byte shutdown;
 
-    /** Whether the owner is taking other threads' requests now: {@link #NOT_TAKING}, {@link #TAKING} or {@link #CORKED}; the owner's. */
-    private byte round;
-
-    /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
-    private Handoff<Object> kept;
-
-    /**
-     * The bytes waiting, in one count that any thread reads at once: those queued for the socket (the
-     * owner adds them as it queues them and takes them off as the socket takes them) and those of the
-     * writes other threads asked for that the owner has not taken yet (each writer adds its own, the
-     * owner takes them off as it takes the write). Changed by atomic additions only, but for the reset
-     * once the connection is finished.
-     */
-    private volatile long pendingBytes;
-
-    /** Whether other threads' writes took the connection over its limit, so onWritable is owed when they are sent. */
-    private volatile boolean drainOwed;
-
-    /** Writes (copies), bundles and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
-    @SuppressWarnings("unused")
-    private volatile Handoff<Object> requests;
-
-    private static final VarHandle REQUESTS;
-
-    private static final VarHandle PENDING_BYTES;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            REQUESTS = lookup.findVarHandle(WritePath.class, "requests", Handoff.class);
-            PENDING_BYTES = lookup.findVarHandle(WritePath.class, "pendingBytes", long.class);
-        }
-        catch (ReflectiveOperationException ex) {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
-
     WritePath(ConnectionTurn connection) {
-        this.connection = connection;
+        super(connection);
     }
 
     /**
@@ -139,65 +69,7 @@ final class WritePath {
             this.connection.outbound(data, false);
             return;
         }
-        if (bundles() && bundle(data)) {
-            return;
-        }
-        ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
-        copy.flip();
-        PENDING_BYTES.getAndAdd(this, (long) copy.remaining());
-        if (pendingBytes() > this.connection.listener.maxPendingWriteBytes()) {
-            // Seen over the limit (isWritable false): onWritable is owed once it is all sent, socket blocked or not.
-            this.drainOwed = true;
-        }
-        Handoff.push(REQUESTS, this, copy);
-        this.connection.requestRun();
-    }
-
-    /**
-     * @return whether the calling thread is the only worker of the connection's port, which runs all its
-     * turns: a listener without a handler executor, whose calls would run them on the executor's threads
-     */
-    private boolean bundles() {
-        return this.connection.onItsOnlyWorker();
-    }
-
-    /**
-     * Adds a write to the connection's bundle, starting one (handed over, and the run asked for) when none waits.
-     * @return false when it went in none: no bundle was left to lend, or it did not fit (nor will any write
-     * until the run took the bundle, so that none overtakes it)
-     */
-    private boolean bundle(ByteBuffer data) {
-        ConnectionExtras extras = this.connection.extras();
-        WriteBundle writes = extras.bundle;
-        boolean started = false;
-        if (writes == null) {
-            writes = WriteBundle.borrow();
-            if (writes == null) {
-                return false;
-            }
-            extras.bundle = writes;
-            Handoff.pushNode(REQUESTS, this, writes.node);
-            started = true;
-        }
-        int bytes = data.remaining();
-        if (!writes.add(data)) {
-            return false;
-        }
-        long bundled = extras.bundledBytes + bytes;
-        ConnectionExtras.BUNDLED_BYTES.setRelease(extras, bundled);
-        if (bundled + this.pendingBytes > this.connection.listener.maxPendingWriteBytes()) {
-            this.drainOwed = true;
-        }
-        if (started) {
-            // The bundle's run, asked for once: until it takes the bundle, this worker's writes join it.
-            this.connection.requestRun();
-        }
-        return true;
-    }
-
-    /** @return whether the bytes waiting, queued or asked for by other threads, are within the limit; any thread */
-    boolean isWritable() {
-        return pendingBytes() <= this.connection.listener.maxPendingWriteBytes();
+        handOver(data);
     }
 
     /**
@@ -230,14 +102,7 @@ final class WritePath {
             askFin();
             return;
         }
-        ConnectionExtras extras = this.connection.extrasIfMade();
-        WriteBundle writes = (extras != null) ? extras.bundle : null;
-        if (writes != null && bundles()) {
-            // The FIN goes after the bundle, and so would any later write of this worker's.
-            writes.close();
-        }
-        Handoff.push(REQUESTS, this, SHUTDOWN_OUTPUT);
-        this.connection.requestRun();
+        handOverShutdown();
     }
 
     /**
@@ -245,6 +110,7 @@ final class WritePath {
      * @param data the bytes; consumed
      * @param owned whether the queue may keep the buffer itself (a copy made for a request)
      */
+    @Override
     void send(ByteBuffer data, boolean owned) {
         if (this.round == CORKED) {
             ByteBuffer corked = this.connection.extras().corked;
@@ -340,135 +206,19 @@ final class WritePath {
         return due;
     }
 
-    /**
-     * Takes the writes and shutdowns other threads asked for, all of them, in order; owner only.
-     * @return whether there were any
-     */
-    boolean takeRequests() {
-        return takeRequests(Integer.MAX_VALUE);
-    }
-
-    /**
-     * Takes the writes and shutdowns other threads asked for, in order, at most {@code most} of them:
-     * the rest stay first in line, and the owner's turn goes round again for them (counted against
-     * its budget), so that a thread that keeps writing cannot keep the owner here; owner only.
-     * @param most how many to take now
-     * @return whether there were any
-     */
-    boolean takeRequests(int most) {
-        if (this.round != NOT_TAKING || this.kept == null && !Handoff.waits(REQUESTS, this)) {
-            // (A write made while passing a request outbound, by a stage, comes after that request.)
-            return false;
-        }
-        this.round = TAKING;
-        try {
-            Handoff<Object> request = this.kept;
-            this.kept = null;
-            for (int taken = 0; ; taken++) {
-                if (request == null && (request = Handoff.takeAll(REQUESTS, this)) == null) {
-                    break;
-                }
-                if (taken == most) {
-                    this.kept = request;
-                    this.connection.requestTurn();
-                    break;
-                }
-                if ((request.next != null || request.item instanceof WriteBundle writes && writes.count() > 1)
-                        && this.round == TAKING && this.queue == null) {
-                    // Several writes wait: they leave in one send, not one each.
-                    this.connection.extras().corked = CORKS.borrow();
-                    this.round = CORKED;
-                }
-                // (The next one read first: a bundle taken is lent again at once, and its node with it.)
-                Handoff<Object> next = request.next;
-                take(request.item);
-                request = next;
-            }
-        }
-        finally {
-            sendCorked(NOT_TAKING);
-        }
-        return true;
-    }
-
-    /**
-     * Sends what the writes taken together gathered, if they gathered, and gives the buffer back; owner only.
-     * @param next what the round is from the send on: {@link #TAKING} (it goes on without gathering) or
-     * {@link #NOT_TAKING} (it ended)
-     */
-    private void sendCorked(byte next) {
-        boolean gathers = this.round == CORKED;
-        this.round = next;
-        if (!gathers) {
-            return;
-        }
-        ConnectionExtras extras = this.connection.extras();
-        ByteBuffer gathered = extras.corked;
-        extras.corked = null;
-        try {
-            if (gathered.position() > 0) {
-                gathered.flip();
-                send(gathered, false);
-            }
-        }
-        finally {
-            CORKS.giveBack(gathered.clear());
-        }
-    }
-
-    private void take(Object request) {
-        if (request == SHUTDOWN_OUTPUT) {
-            askFin();
-            return;
-        }
-        if (request instanceof WriteBundle writes) {
-            takeBundle(writes);
-            return;
-        }
-        ByteBuffer data = (ByteBuffer) request;
-        long bytes = data.remaining();
+    @Override
+    void takeWrite(ByteBuffer data, boolean owned) {
         if (this.shutdown != OUTPUT_OPEN) {
             dropLate(data);
         }
         else {
-            this.connection.outbound(data, true);
-        }
-        // (Counted until sent or queued; bytes gathered for one send are counted nowhere until it.)
-        PENDING_BYTES.getAndAdd(this, -bytes);
-    }
-
-    /**
-     * Takes the bundle's writes, each as a write of its own; from now on, the worker's writes start
-     * another. Taken by the worker that made it, the only one that runs the connection's turns.
-     */
-    private void takeBundle(WriteBundle writes) {
-        ConnectionExtras extras = this.connection.extras();
-        if (extras.bundle == writes) {
-            extras.bundle = null;
-        }
-        ByteBuffer records = writes.read();
-        int limit = records.limit();
-        try {
-            while (records.position() < limit) {
-                int end = records.getInt() + records.position();
-                records.limit(end);
-                if (this.shutdown != OUTPUT_OPEN) {
-                    dropLate(records);
-                }
-                else {
-                    this.connection.outbound(records, false);
-                }
-                records.limit(limit).position(end);
-            }
-        }
-        finally {
-            ConnectionExtras.BUNDLED_BYTES.setRelease(extras, 0L);
-            writes.giveBack();
+            this.connection.outbound(data, owned);
         }
     }
 
     /** A FIN is asked for: sent once nothing is queued, unless it was sent already; owner only. */
-    private void askFin() {
+    @Override
+    void askFin() {
         if (this.shutdown == OUTPUT_OPEN) {
             this.shutdown = FIN_ASKED;
         }
@@ -518,12 +268,8 @@ final class WritePath {
         return this.shutdown == FIN_SENT;
     }
 
-    /** @return whether other threads handed writes or a shutdown over that the owner has not taken yet; any thread */
-    boolean hasRequests() {
-        return this.kept != null || Handoff.waits(REQUESTS, this);
-    }
-
     /** @return whether bytes wait for the socket; owner only */
+    @Override
     boolean isPending() {
         return this.queue != null;
     }
@@ -564,27 +310,9 @@ final class WritePath {
         return this.queue != null && this.queue.bytes() > maxPendingBytes;
     }
 
-    /** @return the bytes waiting, queued or asked for by other threads; any thread */
-    long pendingBytes() {
-        ConnectionExtras extras = this.connection.extrasIfMade();
-        return this.pendingBytes + ((extras != null) ? extras.bundledBytes : 0);
-    }
-
     /** Drops everything once the connection is finished. */
     void release() {
         this.queue = null;
-        this.kept = null;
-        Handoff.takeAll(REQUESTS, this);
-        ConnectionExtras extras = this.connection.extrasIfMade();
-        if (extras != null && extras.bundle != null) {
-            WriteBundle writes = extras.bundle;
-            extras.bundle = null;
-            extras.bundledBytes = 0;
-            if (Worker.runsAlone(this.connection.port)) {
-                // (Given back by its worker only: on any other thread, that worker may be adding to it still.)
-                writes.giveBack();
-            }
-        }
-        this.pendingBytes = 0;
+        releaseHandedWrites();
     }
 }
