@@ -65,6 +65,14 @@ public final class LendingPool<T> {
         }
     }
 
+    /**
+     * @param lent an object {@link #borrow()} returned that is not given back (another thread may still
+     * use it): its place is free for a later borrow to make another
+     */
+    public void discard(T lent) {
+        this.made.decrementAndGet();
+    }
+
     /** @param lent an object {@link #borrow()} returned, which the caller no longer uses */
     public void giveBack(T lent) {
         int slots = this.idle.length();

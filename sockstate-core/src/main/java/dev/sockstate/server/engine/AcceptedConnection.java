@@ -91,11 +91,12 @@ abstract class AcceptedConnection extends SocketTurn implements Connection, TlsH
 
     /**
      * @return whether the calling thread is the only one that runs the connection's turns: the only
-     * worker of its port, on a listener without a handler executor (whose calls would run them on the
-     * executor's threads); what it alone changes needs no atomic instruction
+     * worker of its port, once that worker has had a turn of it (the worker of another port that
+     * accepted it opens it), on a listener without a handler executor (whose calls would run them on
+     * the executor's threads); what it alone changes needs no atomic instruction
      */
     final boolean onItsOnlyWorker() {
-        return Worker.runsAlone(this.port) && !this.listener.hasExecutor();
+        return Worker.runsAlone(this.port) && isHomed() && !this.listener.hasExecutor();
     }
 
     /** The connection is finished: what the handler attached is let go. */

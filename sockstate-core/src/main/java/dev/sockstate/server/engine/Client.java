@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 
@@ -41,7 +40,8 @@ final class Client implements SocketClient {
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
     private final AtomicReferenceArray<TcpConnection> pool;
 
-    private final AtomicInteger nextSlot = new AtomicInteger();
+    /** Counts the requests sent, to take the pool's connections in turn; any thread, without an atomic update. */
+    private int nextSlot;
 
     private final BoundedLog failures = new BoundedLog(logger);
 
@@ -257,9 +257,8 @@ final class Client implements SocketClient {
         }
         int start = 0;
         if (slots > 1) {
-            // On a worker, its own count: no atomic instruction a request.
-            int turn = Worker.nextInTurn();
-            start = (turn >= 0) ? turn % slots : Math.floorMod(this.nextSlot.getAndIncrement(), slots);
+            // A plain count: an update lost between threads only skews the turns, at no atomic instruction a request.
+            start = (this.nextSlot++ & Integer.MAX_VALUE) % slots;
         }
         NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
         TcpConnection elsewhere = null;

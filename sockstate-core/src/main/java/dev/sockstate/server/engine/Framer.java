@@ -81,8 +81,8 @@ final class Framer {
         }
         finally {
             int summed = RunClock.summedCalls();
-            int requests = RunClock.summedRequests();
-            long requestNanos = RunClock.summedRequestNanos();
+            int requests = RunClock.summedRequests(outer);
+            long requestNanos = RunClock.summedRequestNanos(outer);
             long nanos = RunClock.endRun(outer);
             if (summed > 0) {
                 this.listener.handledTogether(summed, nanos);

@@ -200,9 +200,12 @@ abstract class HandedWrites {
                 }
                 if ((request.next != null || request.item instanceof WriteBundle writes && writes.count() > 1)
                         && this.round == TAKING && !isPending()) {
-                    // Several writes wait: they leave in one send, not one each.
-                    this.connection.extras().corked = CORKS.borrow();
-                    this.round = CORKED;
+                    // Several writes wait: they leave in one send, not one each (while the pool has a buffer to lend).
+                    ByteBuffer cork = CORKS.borrow();
+                    if (cork != null) {
+                        this.connection.extras().corked = cork;
+                        this.round = CORKED;
+                    }
                 }
                 // (The next one read first: a bundle taken is lent again at once, and its node with it.)
                 Handoff<Object> next = request.next;
@@ -259,9 +262,13 @@ abstract class HandedWrites {
 
     /**
      * Takes the bundle's writes, each as a write of its own; from now on, the worker's writes start
-     * another. Taken by the worker that made it, the only one that runs the connection's turns.
+     * another. Taken by the worker that made it: only the port's worker bundles, and only once it has
+     * had a turn of the connection (an accepted connection is opened by the accepting worker), after
+     * which it alone runs the connection's turns.
      */
     private void takeBundle(WriteBundle writes) {
+        assert this.connection.onItsOnlyWorker() : "a bundle of " + this.connection + " taken by " + Thread.currentThread().getName()
+                + ", not by the only worker of its port";
         ConnectionExtras extras = this.connection.extras();
         if (extras.bundle == writes) {
             extras.bundle = null;
@@ -303,8 +310,11 @@ abstract class HandedWrites {
             extras.bundle = null;
             extras.bundledBytes = 0;
             if (this.connection.onItsOnlyWorker()) {
-                // (Given back by its worker only: on any other thread, that worker may be adding to it still.)
                 writes.giveBack();
+            }
+            else {
+                // On any other thread, its worker may be adding to it still: not given back, but not counted as lent.
+                writes.discard();
             }
         }
         this.pendingBytes = 0;

@@ -53,7 +53,7 @@ final class HandlerCalls {
         // In a run (the frames of one read), calls are timed together when the observer sums them (no
         // reading of their own), else each starts where the one before it ended: one reading a call.
         boolean summed = timed && RunClock.sumsCall(this);
-        long start = (timed && !summed) ? RunClock.clock() : 0;
+        long start = (timed && !summed) ? RunClock.callStart() : 0;
         boolean failed = false;
         // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
         // stop closes it only once their replies came (the handler may still write them on).

@@ -8,6 +8,7 @@ import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
@@ -171,8 +172,7 @@ final class TcpConnection extends ConnectionTurn {
 
     /**
      * A request its handler made ended (answered, failed or timed out), and whoever took the reply
-     * did what it does with it; any thread. The last one lets a graceful stop's close go on (on the
-     * connection's only worker, its own turn, which that worker runs after this, reads the count).
+     * did what it does with it; any thread. The last one lets a graceful stop's close go on.
      */
     void replyCame() {
         ConnectionExtras extras = extras();
@@ -181,6 +181,12 @@ final class TcpConnection extends ConnectionTurn {
             left = extras.awaitedHere - 1;
             ConnectionExtras.AWAITED_HERE.setRelease(extras, left);
             left += extras.awaitedReplies;
+            if (left != 0 && isDraining()) {
+                // A stop waits: the count is read again after a fence, so that this worker and another
+                // thread ending the last two at once cannot both read the other's count from before.
+                VarHandle.fullFence();
+                left = extras.awaitedHere + extras.awaitedReplies;
+            }
         }
         else {
             left = AWAITED_REPLIES.decrementAndGet(extras) + extras.awaitedHere;

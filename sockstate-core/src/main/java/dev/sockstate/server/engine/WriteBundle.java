@@ -79,6 +79,11 @@ final class WriteBundle {
         return this.records.flip();
     }
 
+    /** Lets it go without giving it back (its worker may be adding to it still): the pool may make another. */
+    void discard() {
+        POOL.discard(this);
+    }
+
     /** Empties it and gives it back to the pool. */
     void giveBack() {
         this.records.clear();

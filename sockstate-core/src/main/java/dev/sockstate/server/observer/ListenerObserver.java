@@ -46,7 +46,8 @@ public interface ListenerObserver {
      * ({@link #sumsHandlerTimes()}). A call that failed among them is reported on its own, with the
      * time of the read up to its end (its own, and that of the calls before it).
      * @param calls how many
-     * @param nanos how long they took together, from the read to the end of the last, finding the frames included
+     * @param nanos how long they took together: from the read to the end of its handling (finding the
+     * frames, and on a client's connection the replies handed on, included)
      */
     default void handled(int calls, long nanos) {
         handled(nanos, false);

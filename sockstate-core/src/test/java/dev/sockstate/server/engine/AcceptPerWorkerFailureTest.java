@@ -220,9 +220,14 @@ class AcceptPerWorkerFailureTest {
         return server.listener("echo").registrations() - server.listener("echo").activeConnections();
     }
 
-    /** Connects, one client at a time, until the condition holds: each may be the one a failing socket accepts. */
+    /**
+     * Connects, one client at a time, until the condition holds and still holds a moment later: each
+     * client may be the one a failing socket accepts. (A count of registrations less active connections
+     * can read as the one awaited while an accepted connection is counted active and not registered
+     * yet; stopping then left the failing accept to come, and the wait timed out.)
+     */
     private void connectUntil(SocketServer server, java.util.function.BooleanSupplier condition, String what) throws Exception {
-        for (int c = 0; c < 500 && !condition.getAsBoolean(); c++) {
+        for (int c = 0; c < 500 && !holdsAfterAMoment(condition); c++) {
             try {
                 this.fixture.connect(server, "echo").getOutputStream().write('x');
             }
@@ -231,6 +236,14 @@ class AcceptPerWorkerFailureTest {
             }
         }
         ServerFixture.await(condition, what);
+    }
+
+    private static boolean holdsAfterAMoment(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        if (!condition.getAsBoolean()) {
+            return false;
+        }
+        Thread.sleep(50);
+        return condition.getAsBoolean();
     }
 
     /** Told of each call of the server's sockets before it is made, with the real sockets. */

@@ -2,10 +2,12 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.NotificationPort;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.BufferedReader;
@@ -13,15 +15,22 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+
 
 /**
  * A worker writing to another connection of its own port, from the turn of the connection it reads
@@ -104,6 +113,80 @@ class BundledWritesTest {
             fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
         }
         assertThat(fewest).as("bytes the worker allocated relaying 20,000 lines").isLessThan(8_192);
+    }
+
+    /**
+     * An accepted connection is opened by the worker that accepted it, which may serve another port:
+     * while that worker holds it in onOpen, the worker of its own port that writes to it must hand the
+     * write over, not bundle it (only the port's worker may take a bundle, and the opening worker takes
+     * what was handed over when it writes). The writes arrive in order, and nothing is lost.
+     */
+    @Test
+    void aWriteToAConnectionStillOpeningOnTheAcceptingWorkerOfAnotherPortArrivesInOrder() throws Exception {
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicReference<Connection> held = new AtomicReference<>();
+        CountDownLatch written = new CountDownLatch(1);
+        Queue<Connection> opened = new ConcurrentLinkedQueue<>();
+        ConnectionHandler handler = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                boolean elsewhere = Worker.currentPort() != ((TcpConnection) connection).port;
+                if (armed.get() && elsewhere && held.compareAndSet(null, connection)) {
+                    // Opened by the accepting worker of another port: held here until its own port's worker wrote to it.
+                    written.await(5, TimeUnit.SECONDS);
+                    connection.write("greeting\n".getBytes(StandardCharsets.US_ASCII));
+                }
+                opened.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                Connection target = held.get();
+                if (target != null && target != connection) {
+                    target.write("from the other\n".getBytes(StandardCharsets.US_ASCII));
+                    written.countDown();
+                }
+            }
+        };
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(GROUP, 2).withPortPerWorker(true)),
+                ServerObserver.NONE, ServerFixture.tcp("opening").group(GROUP).handler(handler).build());
+        List<Socket> earlier = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            earlier.add(this.fixture.connect(server, "opening"));
+        }
+        ServerFixture.await(() -> opened.size() == 2, "the first two connections to open");
+        armed.set(true);
+        Socket target = null;
+        for (int i = 0; i < 2 && held.get() == null; i++) {
+            Socket next = this.fixture.connect(server, "opening");
+            ServerFixture.await(() -> held.get() != null || opened.size() == earlier.size() + 1, "the connection to open or be held");
+            if (held.get() != null) {
+                target = next;
+            }
+            else {
+                earlier.add(next);
+            }
+        }
+        assertThat(target).as("a connection opened by the accepting worker of another port").isNotNull();
+        NotificationPort home = ((TcpConnection) held.get()).port;
+        // A peer whose connection that port serves writes: its worker writes to the held connection.
+        int peer = -1;
+        List<Connection> before = new ArrayList<>(opened);
+        for (int i = 0; i < before.size(); i++) {
+            if (((TcpConnection) before.get(i)).port == home) {
+                peer = i;
+            }
+        }
+        assertThat(peer).as("an earlier connection on the held one's port").isNotNegative();
+        Connection peerConnection = before.get(peer);
+        Socket peerSocket = earlier.stream().filter((socket) -> socket.getLocalPort() == ((InetSocketAddress) peerConnection.remoteAddress()).getPort())
+                .findFirst().orElseThrow();
+        peerSocket.getOutputStream().write('x');
+        BufferedReader reader = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.US_ASCII));
+        assertThat(reader.readLine()).isEqualTo("from the other");
+        assertThat(reader.readLine()).isEqualTo("greeting");
+        assertThat(((TcpConnection) held.get()).pendingWriteBytes()).isZero();
     }
 
     /** Two connections of one worker's listener, each line one sends written to the other ({@code bye}: its last line, then a FIN). */

@@ -63,14 +63,20 @@ public final class RunClock {
         return false;
     }
 
-    /** @return the requests the outermost run counted together so far, to read before {@link #endRun(long)} */
-    public static int summedRequests() {
-        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.requestsEnded : 0;
+    /**
+     * @param outer what {@link #startRun} returned for the run about to end
+     * @return the requests it counted together, when it is the outermost (a run within it reports none), to read before {@link #endRun(long)}
+     */
+    public static int summedRequests(long outer) {
+        return (outer == 0 && Thread.currentThread() instanceof WorkerThread thread) ? thread.requestsEnded : 0;
     }
 
-    /** @return their time added up, to read before {@link #endRun(long)} */
-    public static long summedRequestNanos() {
-        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.requestNanos : 0;
+    /**
+     * @param outer what {@link #startRun} returned for the run about to end
+     * @return their time added up, as {@link #summedRequests(long)}
+     */
+    public static long summedRequestNanos(long outer) {
+        return (outer == 0 && Thread.currentThread() instanceof WorkerThread thread) ? thread.requestNanos : 0;
     }
 
     /**
@@ -132,10 +138,25 @@ public final class RunClock {
         return System.nanoTime();
     }
 
-    /** @return {@link System#nanoTime()} read now, which within a run on a worker's thread is its latest reading from now on */
+    /**
+     * @return where a handler call timed on its own starts: within a run that times each call, the end
+     * of the call before it (or the run's start); else {@link System#nanoTime()} read now (in a run that
+     * sums, a call of another handler's, which leaves the run's clock alone)
+     */
+    public static long callStart() {
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0 && !thread.summing) {
+            return thread.clock;
+        }
+        return System.nanoTime();
+    }
+
+    /**
+     * @return {@link System#nanoTime()} read now, the end of a call timed on its own, which within a run
+     * that times each call is the run's latest reading from now on
+     */
     public static long lap() {
         long now = System.nanoTime();
-        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0) {
+        if (Thread.currentThread() instanceof WorkerThread thread && thread.clock != 0 && !thread.summing) {
             thread.clock = now;
         }
         return now;

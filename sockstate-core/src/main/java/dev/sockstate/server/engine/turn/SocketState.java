@@ -92,6 +92,13 @@ public abstract class SocketState {
     /** The port refused a change a worker carried: the owner hears of it ({@link #takeRefusal()}). */
     public static final int REFUSED = 1 << 19;
 
+    /**
+     * A worker that dequeues from the socket's port has had a turn of it: from then on, without a
+     * handler executor, only such workers run its turns (the accepting worker of another port that
+     * opened it does not any more).
+     */
+    public static final int HOMED = 1 << 20;
+
     private static final VarHandle STATE;
 
     private static final VarHandle OWNER;
@@ -404,6 +411,11 @@ public abstract class SocketState {
     /** @return whether the calling thread handles the socket now */
     public final boolean isOwnedByCurrentThread() {
         return OWNER.getOpaque(this) == Thread.currentThread();
+    }
+
+    /** @return whether a worker of the socket's port has had a turn of it ({@link #HOMED}); any thread */
+    public final boolean isHomed() {
+        return (this.state & HOMED) != 0;
     }
 
     /** @return whether a close was requested or is under way */

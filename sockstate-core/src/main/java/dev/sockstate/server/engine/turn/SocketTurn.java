@@ -180,6 +180,8 @@ public abstract class SocketTurn extends SocketState {
      * @param events the events
      */
     public final void notified(Runner runner, int events) {
+        // A turn on a worker of the socket's port marks it homed, once (HOMED).
+        int homed = runner.dequeuesFrom(this.port) ? HOMED : 0;
         int current;
         do {
             current = word();
@@ -195,7 +197,7 @@ public abstract class SocketTurn extends SocketState {
             }
         }
         // Claiming starts a turn that handles every request made so far: a run posted for them is spent.
-        while (!casWord(current, (current | OWNED) & ~RUN_REQUESTED));
+        while (!casWord(current, (current | OWNED | homed) & ~RUN_REQUESTED));
         owner(Thread.currentThread());
         this.turnWork = 0;
         int deferred = this.deferredEvents;

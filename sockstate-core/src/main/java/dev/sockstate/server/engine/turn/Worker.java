@@ -339,17 +339,6 @@ public final class Worker implements Runnable, Runner {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handling : null;
     }
 
-    /**
-     * @return on a worker's thread, a number that grows by one a call on that thread, without an atomic
-     * instruction (to take things in turn, such as a client's connections); {@code -1} on any other thread
-     */
-    public static int nextInTurn() {
-        if (Thread.currentThread() instanceof WorkerThread thread) {
-            return thread.turns++ & Integer.MAX_VALUE;
-        }
-        return -1;
-    }
-
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
     static final class WorkerThread extends Thread {
 
@@ -380,9 +369,6 @@ public final class Worker implements Runnable, Runner {
         int requestsEnded;
 
         long requestNanos;
-
-        /** What {@link #nextInTurn()} counts; this thread's own. */
-        private int turns;
 
         WorkerThread(Worker worker, String name) {
             super(worker, name);
