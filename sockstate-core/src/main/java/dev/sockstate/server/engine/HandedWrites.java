@@ -92,7 +92,7 @@ abstract class HandedWrites {
      * @param data the bytes; consumed
      */
     final void handOver(ByteBuffer data) {
-        if (bundles() && bundle(data)) {
+        if (this.connection.onItsOnlyWorker() && bundle(data)) {
             return;
         }
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
@@ -110,20 +110,12 @@ abstract class HandedWrites {
     final void handOverShutdown() {
         ConnectionExtras extras = this.connection.extrasIfMade();
         WriteBundle writes = (extras != null) ? extras.bundle : null;
-        if (writes != null && bundles()) {
+        if (writes != null && this.connection.onItsOnlyWorker()) {
             // The FIN goes after the bundle, and so would any later write of this worker's.
             writes.close();
         }
         Handoff.push(REQUESTS, this, SHUTDOWN_OUTPUT);
         this.connection.requestRun();
-    }
-
-    /**
-     * @return whether the calling thread is the only worker of the connection's port, which runs all its
-     * turns: a listener without a handler executor, whose calls would run them on the executor's threads
-     */
-    private boolean bundles() {
-        return this.connection.onItsOnlyWorker();
     }
 
     /**

@@ -221,9 +221,8 @@ public final class Worker implements Runnable, Runner {
      * @return false when the calling thread is no such worker: the run is posted through the port
      */
     static boolean runHere(SocketTurn socket, NotificationPort port) {
-        if (Thread.currentThread() instanceof WorkerThread thread && thread.worker.port == port && thread.worker.alone
-                && !thread.worker.stopped) {
-            thread.worker.ownRuns.add(socket);
+        if (runsAlone(port)) {
+            ((WorkerThread) Thread.currentThread()).worker.ownRuns.add(socket);
             return true;
         }
         return false;
