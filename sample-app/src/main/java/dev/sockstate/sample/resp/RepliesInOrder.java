@@ -18,6 +18,12 @@ import java.util.ArrayDeque;
  * wait here (copies, one read's worth at most) until half of them are answered and its replies were
  * sent: so a client that never reads its replies makes the proxy hold at most that many replies and
  * its connection's write limit, whatever it sends.
+ * <p>
+ * It takes no lock: the server's client hands a reply (or a failure) to the reply handler of a
+ * request that a connection's handler made on a worker as it calls that connection's handler, never
+ * beside those calls, and the requests made in a reply handler are the connection's too. So every
+ * method here runs in one of the connection's calls, one at a time. (A listener with a handler
+ * executor calls its handlers off the workers, where this does not hold: the proxy's listener has none.)
  */
 final class RepliesInOrder {
 
@@ -28,17 +34,17 @@ final class RepliesInOrder {
 
     private final SocketClient server;
 
-    /** The replies owed, oldest first; under this object's lock. */
+    /** The replies owed, oldest first. */
     private final ArrayDeque<Owed> owed = new ArrayDeque<>();
 
-    /** Requests read while the connection was paused, not sent yet; under this object's lock. */
+    /** Requests read while the connection was paused, not sent yet. */
     private final ArrayDeque<ByteBuffer> waiting = new ArrayDeque<>();
 
     private boolean paused;
 
     private boolean closeWhenAnswered;
 
-    /** Whether the replies kept are being written now; under the lock. */
+    /** Whether the replies kept are being written now. */
     private boolean writing;
 
     private RepliesInOrder(Connection connection, SocketClient server) {
@@ -59,17 +65,13 @@ final class RepliesInOrder {
 
     /** @param request a request to send to the server, its reply owed in its turn; valid during the call only */
     void forward(ByteBuffer request) {
-        Owed reply;
-        synchronized (this) {
-            if (this.paused || !this.connection.isWritable()) {
-                // Its replies would wait in the connection's queue, over its limit: the request waits instead.
-                this.waiting.add(copy(request));
-                pause();
-                return;
-            }
-            reply = owe();
+        if (this.paused || !this.connection.isWritable()) {
+            // Its replies would wait in the connection's queue, over its limit: the request waits instead.
+            this.waiting.add(copy(request));
+            pause();
+            return;
         }
-        send(request, reply);
+        send(request, owe());
     }
 
     /** Sends a request whose reply goes to the one owed; a request the client refuses is answered with why. */
@@ -84,29 +86,21 @@ final class RepliesInOrder {
 
     /** @param reply a reply the proxy gives itself, written in its turn */
     void local(String reply) {
-        Owed owed;
-        synchronized (this) {
-            owed = owe();
-        }
-        owed.onReply(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)), null);
+        owe().onReply(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)), null);
     }
 
     /** The connection closes once every reply owed now is written. */
     void closeWhenAnswered() {
-        synchronized (this) {
-            this.closeWhenAnswered = true;
-            writeAnswered();
-        }
+        this.closeWhenAnswered = true;
+        writeAnswered();
     }
 
     /** The connection sent all it had queued: the requests that waited go on. */
     void drained() {
-        synchronized (this) {
-            writeAnswered();
-        }
+        writeAnswered();
     }
 
-    /** @return a reply owed from now, after every other; under the lock */
+    /** @return a reply owed from now, after every other */
     private Owed owe() {
         Owed reply = new Owed();
         this.owed.add(reply);
@@ -116,7 +110,7 @@ final class RepliesInOrder {
         return reply;
     }
 
-    /** Stops reading the connection; under the lock. */
+    /** Stops reading the connection. */
     private void pause() {
         if (!this.paused) {
             this.paused = true;
@@ -130,20 +124,18 @@ final class RepliesInOrder {
      * once as it is sent) is kept too, and written by that loop: no writing within writing.
      */
     private void answered(Owed answered, ByteBuffer reply) {
-        synchronized (this) {
-            if (this.writing || this.owed.peek() != answered) {
-                answered.reply = copy(reply);
-                return;
-            }
-            this.owed.poll();
-            this.connection.write(reply);
-            writeAnswered();
+        if (this.writing || this.owed.peek() != answered) {
+            answered.reply = copy(reply);
+            return;
         }
+        this.owed.poll();
+        this.connection.write(reply);
+        writeAnswered();
     }
 
     /**
      * Writes the replies kept, in order, up to the first that has not come; once half are answered,
-     * sends the requests that waited and resumes; under the lock.
+     * sends the requests that waited and resumes.
      */
     private void writeAnswered() {
         if (this.writing) {
@@ -162,7 +154,7 @@ final class RepliesInOrder {
                 if (!refill || this.waiting.isEmpty() || this.owed.size() >= MOST_OWED || !this.connection.isWritable()) {
                     break;
                 }
-                // Sent under the lock, so that the requests that waited go out before any newer one.
+                // Sent now, so that the requests that waited go out before any newer one.
                 send(this.waiting.poll(), owe());
             }
             if (refill && this.waiting.isEmpty() && this.connection.isWritable()) {
@@ -190,7 +182,7 @@ final class RepliesInOrder {
     /** One reply owed: where the server's reply goes, and the reply itself while it waits for its turn. */
     private final class Owed implements ReplyHandler {
 
-        /** The reply, once it came out of its turn (a copy); under the outer lock. */
+        /** The reply, once it came out of its turn (a copy). */
         private ByteBuffer reply;
 
         @Override

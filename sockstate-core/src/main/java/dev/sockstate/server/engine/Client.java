@@ -95,19 +95,17 @@ final class Client implements SocketClient {
     }
 
     /**
-     * Fails a request that waited longer than the request timeout, and closes its connection (whose later
-     * replies could answer the wrong requests), which fails the others it owed and is connected again: a
-     * timer's sweep, not a timer per request, which a busy client would fill the timer's queue with.
+     * Asks each pool connection's owner to fail a request that waited longer than the request timeout,
+     * and to close the connection (whose later replies could answer the wrong requests), which fails
+     * the others it owed and is connected again: a timer's sweep, not a timer per request, which a busy
+     * client would fill the timer's queue with.
      */
     private void expireRequests() {
         try {
-            long timeout = this.settings.requestTimeout().toNanos();
-            long now = System.nanoTime();
             for (int i = 0; i < this.pool.length(); i++) {
                 TcpConnection connection = this.pool.get(i);
-                if (connection != null && connection.link().expire(now, timeout, this)) {
-                    // The replies that still come could no longer be told apart: the connection starts again.
-                    connection.closeFailed(timedOut(connection.link()));
+                if (connection != null) {
+                    connection.link().askExpiry(connection);
                 }
             }
         }
@@ -116,6 +114,11 @@ final class Client implements SocketClient {
                 this.side.schedule(this::expireRequests, sweepMillis());
             }
         }
+    }
+
+    /** @return the request timeout, in nanoseconds */
+    long requestTimeoutNanos() {
+        return this.settings.requestTimeout().toNanos();
     }
 
     /** @return the exception of a request that had no reply from the target within the timeout */
@@ -197,13 +200,18 @@ final class Client implements SocketClient {
         }
         try {
             if (!connection.link().send(connection, request, message)) {
-                request.failed(new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link().target)
-                        + " closed before the request was sent", connection.failure()));
+                request.failed(closedBeforeSent(connection));
             }
         }
         catch (RuntimeException ex) {
             request.notSent(ex);
         }
+    }
+
+    /** @return the failure of a request whose connection ended before it was sent */
+    ClientException closedBeforeSent(TcpConnection connection) {
+        return new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link().target)
+                + " closed before the request was sent", connection.failure());
     }
 
     /** A reply handler threw: logged (at most so often), the connection goes on. */

@@ -2,7 +2,11 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ReplyHandler;
+import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.RunClock;
+import dev.sockstate.server.engine.turn.Worker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -14,6 +18,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * failed or timed out, whichever comes first), the open (once the connection's stages let it
  * through to the handler: a TLS handshake fails a connect), and the requests sent on it whose replies are owed,
  * oldest first, since replies come in the order the requests went out.
+ * <p>
+ * The requests owed belong to the connection's owner, as its writes do: the thread in the
+ * connection's turn, or, outside it, the only worker of its port ({@link TcpConnection#onItsOnlyWorker()}),
+ * which alone runs those turns. The owner owes a request as it writes it, so that the order owed is
+ * the order written, with no lock. Another thread hands its request over, encoded, and the owner
+ * owes and writes it in its next turn; a request timeout is checked there too, when the client's
+ * sweep asks for it.
  */
 final class ClientLink {
 
@@ -36,14 +47,40 @@ final class ClientLink {
 
     private final AtomicInteger outcome = new AtomicInteger(CONNECTING);
 
-    /** The requests sent and not answered, oldest first; under the link's lock. */
+    /** The requests sent and not answered, oldest first; the owner's. */
     private final ArrayDeque<Request> owed = new ArrayDeque<>();
 
-    /** Whether the connection ended: a request is no longer taken; under the link's lock. */
-    private boolean ended;
+    /** How many are owed, for any thread to read: the owner sets it, with no fence, as it changes {@link #owed}. */
+    @SuppressWarnings("unused")
+    private int owedCount;
+
+    /** Whether the connection ended: a request is no longer owed; the owner sets it, the others read it. */
+    private volatile boolean ended;
+
+    /** Whether the client's sweep asked the owner to check the oldest request's time. */
+    private volatile boolean expiryAsked;
+
+    /** Requests other threads handed over, encoded, newest first; closed ({@link Handoff#close}) once the connection ended. */
+    @SuppressWarnings("unused")
+    private volatile Handoff<Request> handed;
 
     /** When the connection opened, {@link System#nanoTime()}. */
     volatile long openedAt;
+
+    private static final VarHandle HANDED;
+
+    private static final VarHandle OWED_COUNT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HANDED = lookup.findVarHandle(ClientLink.class, "handed", Handoff.class);
+            OWED_COUNT = lookup.findVarHandle(ClientLink.class, "owedCount", int.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     ClientLink(Connector.Attempt attempt, InetSocketAddress target, String host) {
         this.attempt = attempt;
@@ -84,43 +121,95 @@ final class ClientLink {
     }
 
     /**
-     * Sends a request, owed a reply from now: both under the lock, so that requests from several
-     * threads are owed in the order they were written.
+     * Sends a request, owed a reply from now: on the owner at once; from another thread, encoded here
+     * and handed over to the owner, who owes and writes it in its next turn.
      * @return false when the connection ended first (nothing was sent)
      */
     boolean send(TcpConnection connection, Request request, Object message) {
-        synchronized (this) {
+        if (connection.isOwnedByCurrentThread() || connection.onItsOnlyWorker()) {
+            return owe(connection, request, message);
+        }
+        ByteBuffer encoded = connection.listener.writeMessage(message);
+        request.carried = ByteBuffer.allocate(encoded.remaining()).put(encoded).flip();
+        if (!Handoff.pushUnlessClosed(HANDED, this, request)) {
+            return false;
+        }
+        connection.requestRun();
+        return true;
+    }
+
+    /** Owes a request and writes it, in that order; the owner. */
+    private boolean owe(TcpConnection connection, Request request, Object message) {
+        if (this.ended) {
+            return false;
+        }
+        this.owed.add(request);
+        try {
+            connection.send(message);
+        }
+        catch (RuntimeException ex) {
+            this.owed.removeLast();
+            throw ex;
+        }
+        OWED_COUNT.setOpaque(this, this.owed.size());
+        return true;
+    }
+
+    /** @return whether the owner has something to do in its turn: requests handed over, or a timeout to check; any thread */
+    boolean hasWork() {
+        return this.expiryAsked || Handoff.waitsOpen(HANDED, this);
+    }
+
+    /**
+     * Owes and writes the requests other threads handed over, oldest first, and checks the oldest
+     * request's time when the sweep asked; the owner, in the connection's turn.
+     */
+    void work(TcpConnection connection) {
+        for (Handoff<Request> node = Handoff.takeAllOpen(HANDED, this); node != null; node = node.next) {
+            Request request = node.item;
+            ByteBuffer encoded = request.carried;
+            request.carried = null;
             if (this.ended) {
-                return false;
+                request.failed(request.client.closedBeforeSent(connection));
+                continue;
             }
             this.owed.add(request);
-            try {
-                connection.send(message);
+            OWED_COUNT.setOpaque(this, this.owed.size());
+            connection.write(encoded);
+        }
+        if (this.expiryAsked) {
+            this.expiryAsked = false;
+            Client client = this.attempt.client();
+            if (expire(System.nanoTime(), client.requestTimeoutNanos(), client)) {
+                // The replies that still come could no longer be told apart: the connection starts again.
+                connection.closeFailed(client.timedOut(this));
             }
-            catch (RuntimeException ex) {
-                this.owed.removeLast();
-                throw ex;
-            }
-            return true;
+        }
+    }
+
+    /**
+     * The client's sweep asks the owner to check the oldest request's time, when any is owed; any thread.
+     * @param connection the link's connection, whose turn runs for it
+     */
+    void askExpiry(TcpConnection connection) {
+        if ((int) OWED_COUNT.getOpaque(this) > 0) {
+            this.expiryAsked = true;
+            connection.requestRun();
         }
     }
 
     /**
      * @param frame a frame the connection read
-     * @return whether a request was owed it (and was answered with it), false for a frame the handler gets
+     * @return whether a request was owed it (and was answered with it), false for a frame the handler gets; the owner
      */
     boolean reply(ByteBuffer frame) {
-        Request request;
-        boolean claimed;
-        synchronized (this) {
-            request = this.owed.poll();
-            if (request == null) {
-                return false;
-            }
-            // One that timed out stays owed its reply, which, coming late, completes nothing.
-            claimed = request.claim();
+        Request request = this.owed.poll();
+        if (request == null) {
+            return false;
         }
-        if (claimed) {
+        OWED_COUNT.setOpaque(this, this.owed.size());
+        // One that timed out is owed its reply still, which, coming late, completes nothing.
+        if (request.claim()) {
             request.answered(frame);
         }
         return true;
@@ -128,40 +217,44 @@ final class ClientLink {
 
     /**
      * Fails the oldest request owed if it waited longer than the timeout (its reply may never come, and
-     * a later one would answer it: the caller closes the connection).
+     * a later one would answer it: the caller closes the connection); the owner.
      * @return whether it timed out now
      */
     boolean expire(long now, long timeoutNanos, Client client) {
-        Request oldest;
-        synchronized (this) {
-            oldest = this.owed.peek();
-            // It stays owed its reply, which, coming late, completes nothing.
-            if (oldest == null || now - oldest.sent < timeoutNanos || !oldest.claim()) {
-                return false;
-            }
+        Request oldest = this.owed.peek();
+        // It stays owed its reply, which, coming late, completes nothing.
+        if (oldest == null || now - oldest.sent < timeoutNanos || !oldest.claim()) {
+            return false;
         }
         oldest.timedOut(client.timedOut(this));
         return true;
     }
 
-    /** @return the requests owed now */
+    /** @return the requests owed now, one more while any handed over is not owed yet; any thread */
     int owed() {
-        synchronized (this) {
-            return this.owed.size();
-        }
+        return (int) OWED_COUNT.getOpaque(this) + (Handoff.waitsOpen(HANDED, this) ? 1 : 0);
     }
 
-    /** The connection ended: each owed request fails with the reason given. */
+    /**
+     * The connection ended: each owed request fails with the reason given, as do those handed over and
+     * not owed yet, and any handed over from now on is refused; the owner as it finishes the connection (or a
+     * stop, once the port's workers are gone).
+     */
     void end(String client, String why, Throwable cause) {
+        this.ended = true;
         ArrayDeque<Request> left = new ArrayDeque<>();
-        synchronized (this) {
-            this.ended = true;
-            for (Request request : this.owed) {
-                if (request.claim()) {
-                    left.add(request);
-                }
+        for (Request request : this.owed) {
+            if (request.claim()) {
+                left.add(request);
             }
-            this.owed.clear();
+        }
+        this.owed.clear();
+        OWED_COUNT.setOpaque(this, 0);
+        for (Handoff<Request> node = Handoff.close(HANDED, this); node != null; node = node.next) {
+            node.item.carried = null;
+            if (node.item.claim()) {
+                left.add(node.item);
+            }
         }
         for (Request request : left) {
             request.failed(new ClientException(client, why, cause));
@@ -170,9 +263,9 @@ final class ClientLink {
 
     /**
      * A request owed a reply: ended once, by the reply, a failure or its timeout, whichever claims it
-     * first (under the link's lock while it is owed there, so that no atomic instruction a request is
-     * needed; before it was sent, by the sender alone), and counted before whoever waits for it hears
-     * of it, so that they find it counted.
+     * first (by the link's owner once it is owed there or handed over, so that no atomic instruction a
+     * request is needed; before, by the sender alone), and counted before whoever waits for it hears of
+     * it, so that they find it counted.
      */
     abstract static class Request {
 
@@ -184,8 +277,17 @@ final class ClientLink {
          */
         final long sent = RunClock.clock();
 
-        /** Whether its end was claimed: by one outcome only; under the link's lock while it is owed there. */
+        /** Whether its end was claimed: by one outcome only; by the link's owner while it is owed there. */
         private boolean claimed;
+
+        /**
+         * Bytes it carries to another thread, a copy: its own, encoded, while it is handed over to the
+         * link's owner; its reply's while that is handed over to the connection that awaits it; else {@code null}.
+         */
+        ByteBuffer carried;
+
+        /** Its failure while that is handed over to the connection that awaits it; else {@code null}. */
+        Throwable carriedFailure;
 
         /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
         private TcpConnection awaitedBy;
@@ -212,48 +314,58 @@ final class ClientLink {
         /** @param reply the reply frame, a view of the connection's read buffer valid during the call; once claimed */
         final void answered(ByteBuffer reply) {
             ended("success");
-            try {
-                reply(reply);
-            }
-            finally {
-                released();
-            }
+            outcome(reply, null);
         }
 
         /** @param failure why it failed: the connection ended, or it could not be sent; once claimed, or before it was owed */
         final void failed(ClientException failure) {
             this.claimed = true;
             ended("failed");
-            failWith(failure);
+            outcome(null, failure);
         }
 
         /** @param failure the timeout's; once claimed */
         final void timedOut(ClientException failure) {
             ended("timeout");
-            failWith(failure);
+            outcome(null, failure);
         }
 
         /** The request could not be written (its message did not encode): not counted, it was never sent (nor owed). */
         final void notSent(RuntimeException failure) {
             if (claim()) {
-                failWith(failure);
+                outcome(null, failure);
             }
         }
 
-        private void failWith(Throwable failure) {
+        /**
+         * Hands the outcome on, here; then the connection that awaited it hears that it ended.
+         * @param reply the reply frame, valid during the call; {@code null} for a failure
+         * @param failure why it failed; {@code null} for a reply
+         */
+        void outcome(ByteBuffer reply, Throwable failure) {
+            handOn(reply, failure);
+        }
+
+        /** Hands the outcome on and tells the connection that awaited it, here. */
+        final void handOn(ByteBuffer reply, Throwable failure) {
             try {
-                fail(failure);
+                if (reply != null) {
+                    reply(reply);
+                }
+                else {
+                    fail(failure);
+                }
             }
             finally {
-                released();
+                if (this.awaitedBy != null) {
+                    this.awaitedBy.replyCame();
+                }
             }
         }
 
-        /** The connection that awaited it hears that it ended, once whoever took its outcome did what it does. */
-        private void released() {
-            if (this.awaitedBy != null) {
-                this.awaitedBy.replyCame();
-            }
+        /** @return the accepted connection whose handler made it on a worker, which awaits its end; or {@code null} */
+        final TcpConnection awaitedBy() {
+            return this.awaitedBy;
         }
 
         /**
@@ -295,7 +407,12 @@ final class ClientLink {
         }
     }
 
-    /** A request whose reply frame is handed to a {@link ReplyHandler} as read. */
+    /**
+     * A request whose reply frame is handed to a {@link ReplyHandler} as read. One made by an accepted
+     * connection's handler on a worker has its outcome handed on as that connection's handler calls
+     * are, never beside them: at once when it comes on the thread that alone runs that connection's
+     * turns, else (another worker's, a timer's) copied and handed over to the connection's next turn.
+     */
     static final class Handed extends Request {
 
         private final ReplyHandler handler;
@@ -303,6 +420,41 @@ final class ClientLink {
         Handed(Client client, ReplyHandler handler) {
             super(client);
             this.handler = handler;
+        }
+
+        @Override
+        void outcome(ByteBuffer reply, Throwable failure) {
+            TcpConnection by = awaitedBy();
+            if (by == null || by.callsHere()) {
+                inCallsOf(by, reply, failure);
+                return;
+            }
+            this.carried = (reply != null) ? ByteBuffer.allocate(reply.remaining()).put(reply).flip() : null;
+            this.carriedFailure = failure;
+            if (!by.handOverOutcome(this)) {
+                // The connection is finished: no handler call of its can run beside this one any more.
+                handOnHere();
+            }
+        }
+
+        /** Hands on the outcome handed over; the connection that awaits it, in its turn (or as it finishes). */
+        void handOnHere() {
+            ByteBuffer reply = this.carried;
+            Throwable failure = this.carriedFailure;
+            this.carried = null;
+            this.carriedFailure = null;
+            inCallsOf(awaitedBy(), reply, failure);
+        }
+
+        /** Hands the outcome on as a call of the connection's: requests its handler makes now are tied to it too. */
+        private void inCallsOf(TcpConnection by, ByteBuffer reply, Throwable failure) {
+            Object outer = Worker.handling(by);
+            try {
+                handOn(reply, failure);
+            }
+            finally {
+                Worker.handling(outer);
+            }
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsStage;
+import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -83,6 +84,17 @@ final class ConnectionExtras {
      */
     volatile int awaitedHere;
 
+    /**
+     * Requests an accepted connection's handler made whose outcome came on another thread: handed over,
+     * newest first, so that their reply handlers run in the connection's turn, never beside its handler
+     * calls ({@link ClientLink.Handed}); closed ({@link Handoff#close}) once the connection is finished.
+     */
+    @SuppressWarnings("unused")
+    volatile Handoff<ClientLink.Request> replies;
+
+    /** {@link #replies}' head. */
+    static final VarHandle REPLIES;
+
     /** {@link #bundledBytes}, set with release semantics: no fence for a count that only its worker changes. */
     static final VarHandle BUNDLED_BYTES;
 
@@ -93,6 +105,7 @@ final class ConnectionExtras {
         try {
             BUNDLED_BYTES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "bundledBytes", long.class);
             AWAITED_HERE = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "awaitedHere", int.class);
+            REPLIES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "replies", Handoff.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);

@@ -62,7 +62,7 @@ abstract class ConnectionTurn extends ReadGate {
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
     private boolean hasHandlerWork(int events) {
         return events != 0 || hasRefusal() || this.output.hasRequests() || this.output.isPending() || isDraining()
-                || hasResumes();
+                || hasResumes() || hasClientWork();
     }
 
     @Override
@@ -98,6 +98,7 @@ abstract class ConnectionTurn extends ReadGate {
         if (connecting()) {
             return connected(runner, events);
         }
+        runClientWork();
         this.output.takeRequests(REQUESTS_PER_ROUND);
         runResumes();
         if (this.readingResumed) {
@@ -409,6 +410,12 @@ abstract class ConnectionTurn extends ReadGate {
 
     /** @return whether the stages resumed work from other threads that waits for the owner */
     abstract boolean hasResumes();
+
+    /** @return whether a client's connection has requests handed over to write, or a timeout to check; any thread */
+    abstract boolean hasClientWork();
+
+    /** Writes a client's connection's requests handed over, and checks its timeout when asked; owner only. */
+    abstract void runClientWork();
 
     /** Runs the work the stages resumed from other threads, if any; the owner. */
     abstract void runResumes();

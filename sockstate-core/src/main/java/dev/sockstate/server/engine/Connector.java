@@ -107,6 +107,11 @@ final class Connector {
             this.own = own;
         }
 
+        /** @return the client it connects for */
+        Client client() {
+            return Connector.this.client;
+        }
+
         void start() {
             if (!Connector.this.client.connects()) {
                 ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", null));

@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
@@ -332,6 +333,11 @@ final class TcpConnection extends ConnectionTurn {
         if (link != null) {
             link.finished(this);
         }
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null) {
+            // The outcomes handed over and not handed on yet, and any that comes from now on, are handed on where they are.
+            handOn(Handoff.close(ConnectionExtras.REPLIES, extras));
+        }
         closeSocket();
         this.output.release();
         this.listener.dropFraming(this);
@@ -430,6 +436,54 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean hasResumes() {
         return this.pipeline != null && this.pipeline.hasResumes();
+    }
+
+    @Override
+    boolean hasClientWork() {
+        ConnectionExtras extras = extrasIfMade();
+        return extras != null && (extras.link != null && extras.link.hasWork() || Handoff.waitsOpen(ConnectionExtras.REPLIES, extras));
+    }
+
+    @Override
+    void runClientWork() {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras == null) {
+            return;
+        }
+        if (extras.link != null && extras.link.hasWork()) {
+            extras.link.work(this);
+        }
+        if (Handoff.waitsOpen(ConnectionExtras.REPLIES, extras)) {
+            handOn(Handoff.takeAllOpen(ConnectionExtras.REPLIES, extras));
+        }
+    }
+
+    /**
+     * @return whether the calling thread is the one that runs the connection's turns now: in its turn,
+     * or its port's only worker ({@link #onItsOnlyWorker()})
+     */
+    boolean callsHere() {
+        return isOwnedByCurrentThread() || onItsOnlyWorker();
+    }
+
+    /**
+     * Hands over the outcome of a request the handler made, which came on another thread, to be handed
+     * on in the connection's next turn; any thread.
+     * @return false when the connection is finished: the caller hands it on itself
+     */
+    boolean handOverOutcome(ClientLink.Handed request) {
+        if (!Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras(), request)) {
+            return false;
+        }
+        requestRun();
+        return true;
+    }
+
+    /** Hands on the outcomes taken, oldest first (a reply handler's failure is logged, and the next goes on). */
+    private static void handOn(Handoff<ClientLink.Request> node) {
+        for (; node != null; node = node.next) {
+            ((ClientLink.Handed) node.item).handOnHere();
+        }
     }
 
     @Override

@@ -19,7 +19,9 @@ import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -489,6 +491,144 @@ class ClientTest {
         assertThat(elsewhere).isEmpty();
     }
 
+    /**
+     * A request made off the workers is handed over to its connection's worker, which owes it a reply
+     * as it writes it: here while that worker, held in a handler, has not written its own requests yet,
+     * which it then writes before it takes the one handed over. Each reply answers its own request.
+     */
+    @Test
+    void aRequestHandedOverWhileTheWorkerWritesItsOwnIsOwedInTheOrderWritten() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        CountDownLatch inHandler = new CountDownLatch(1);
+        CountDownLatch handedOver = new CountDownLatch(1);
+        Queue<CompletableFuture<String>> answers = new ConcurrentLinkedQueue<>();
+        ConnectionHandler front = (connection, data) -> {
+            data.position(data.limit());
+            inHandler.countDown();
+            try {
+                handedOver.await(5, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            for (int i = 0; i < 3; i++) {
+                answers.add(asked(client.get(), "worker " + i));
+            }
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(lineClient("ordered", port).build()), this.connects, ServerFixture.tcp("front").handler(front).build());
+        client.set(proxy.client("ordered"));
+        awaitOpen(client.get(), 1);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write('?');
+        assertThat(inHandler.await(5, TimeUnit.SECONDS)).as("the worker in the front's handler").isTrue();
+        CompletableFuture<String> handed = asked(client.get(), "handed");
+        handedOver.countDown();
+        assertThat(handed.get(5, TimeUnit.SECONDS)).isEqualTo("handed: echo handed");
+        await(() -> answers.size() == 3, "the worker's requests");
+        for (CompletableFuture<String> answer : answers) {
+            assertThat(answer.get(5, TimeUnit.SECONDS)).matches("worker (\\d): echo worker \\1");
+        }
+    }
+
+    /** A request handed over to a connection that ends before its worker took it fails: it is not left waiting. */
+    @Test
+    void aRequestHandedOverToAConnectionThatEndsBeforeItsWorkerTookItFails() throws Exception {
+        int port = backend(new LineEcho());
+        CountDownLatch inHandler = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ConnectionHandler front = (connection, data) -> {
+            data.position(data.limit());
+            inHandler.countDown();
+            try {
+                release.await(5, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(lineClient("ending", port).reconnect(QUICK).build()), this.connects, ServerFixture.tcp("front").handler(front).build());
+        SocketClient client = proxy.client("ending");
+        awaitOpen(client, 1);
+        Connection pooled = client.connection();
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write('?');
+        assertThat(inHandler.await(5, TimeUnit.SECONDS)).as("the worker in the front's handler").isTrue();
+        CompletableFuture<String> handed = client.request("handed", String.class);
+        pooled.close();
+        release.countDown();
+        assertThatThrownBy(() -> handed.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessageContaining("Client 'ending'").hasMessageContaining("closed before");
+        await(() -> client.connections().size() == 1 && client.connections().get(0) != pooled, "the client to connect again");
+        assertThat(client.request("again", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo again");
+    }
+
+    /**
+     * A reply that comes on another worker than the one of the connection whose handler asked is
+     * handed over to that connection's worker: its reply handler runs after the handler call that
+     * made the request returned, never beside it, here while that call waits until the reply was
+     * counted on the other worker.
+     */
+    @Test
+    void aReplyToAConnectionOfAnotherWorkersIsHandedOnAsThatConnectionsCallsAreNotBesideThem() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        AtomicReference<Thread> calling = new AtomicReference<>();
+        AtomicReference<String> callThread = new AtomicReference<>();
+        CompletableFuture<String> handedOn = new CompletableFuture<>();
+        ConnectionHandler front = (connection, data) -> {
+            data.position(data.limit());
+            if (Worker.currentPort() == ((TcpConnection) client.get().connection()).port) {
+                connection.write("same port\n".getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            calling.set(Thread.currentThread());
+            int before = this.connects.requests.size();
+            client.get().request("asked", (reply, failure) -> {
+                handedOn.complete(StandardCharsets.UTF_8.decode(reply) + (reply.isDirect() ? " in place" : " copied")
+                        + ((calling.get() == null) ? " after the call" : " beside the call") + " on " + Thread.currentThread().getName());
+                connection.write("answered\n".getBytes(StandardCharsets.UTF_8));
+            });
+            try {
+                await(() -> this.connects.requests.size() > before, "the reply counted on the other worker");
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            callThread.set(Thread.currentThread().getName());
+            calling.set(null);
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(lineClient("elsewhere", port).poolSize(1).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line()).handler(front).build());
+        client.set(proxy.client("elsewhere"));
+        awaitOpen(client.get(), 1);
+        String answer = "same port";
+        for (int i = 0; i < 4 && answer.equals("same port"); i++) {
+            Socket peer = this.fixture.connect(proxy, "front");
+            peer.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+            answer = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        }
+        assertThat(handedOn.get(5, TimeUnit.SECONDS)).isEqualTo("echo asked copied after the call on " + callThread.get());
+        assertThat(answer).isEqualTo("answered");
+    }
+
+    /** @return the reply to a line, as "line: reply" */
+    private static CompletableFuture<String> asked(SocketClient client, String line) {
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        client.request(line, (reply, failure) -> {
+            if (failure != null) {
+                answer.completeExceptionally(failure);
+            }
+            else {
+                answer.complete(line + ": " + StandardCharsets.UTF_8.decode(reply));
+            }
+        });
+        return answer;
+    }
+
     /** @return the port of a backend listener with that handler, line-framed, started */
     private int backend(ConnectionHandler handler) {
         SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
@@ -575,6 +715,9 @@ class ClientTest {
         /** Runs on the thread that counts an outcome, as it counts it. */
         volatile Consumer<String> counting = (outcome) -> { };
 
+        /** The outcomes of the requests ended, as counted. */
+        final Queue<String> requests = new ConcurrentLinkedQueue<>();
+
         @Override
         public ListenerObserver client(String client, ActiveCounts active) {
             return new ListenerObserver() {
@@ -582,6 +725,11 @@ class ClientTest {
                 public void connect(String outcome) {
                     Connects.this.counting.accept(outcome);
                     Connects.this.outcomes.add(outcome);
+                }
+
+                @Override
+                public void request(String outcome, long nanos) {
+                    Connects.this.requests.add(outcome);
                 }
             };
         }

@@ -10,6 +10,9 @@ import java.lang.invoke.VarHandle;
  */
 public final class Handoff<T> {
 
+    /** The head of a stack closed for good ({@link #close}): nothing is pushed on it any more. */
+    private static final Handoff<Object> CLOSED = new Handoff<>(null);
+
     public final T item;
 
     /** The next item: older while on the stack, newer once taken. */
@@ -54,12 +57,71 @@ public final class Handoff<T> {
     }
 
     /**
+     * Hands an item over unless the stack was closed; any thread.
+     * @param head the receiving object's head field, a {@code volatile Handoff}
+     * @param receiver the receiving object
+     * @param item the item
+     * @return false when the stack is closed: the item was not handed over
+     */
+    public static <T> boolean pushUnlessClosed(VarHandle head, Object receiver, T item) {
+        Handoff<T> node = new Handoff<>(item);
+        Handoff<T> current;
+        do {
+            current = top(head, receiver);
+            if (current == CLOSED) {
+                return false;
+            }
+            node.next = current;
+        }
+        while (!head.compareAndSet(receiver, current, node));
+        return true;
+    }
+
+    /**
+     * Takes every item handed over so far on a stack that may be closed; the owner only.
+     * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
+     * (none, or the stack is closed)
+     */
+    public static <T> Handoff<T> takeAllOpen(VarHandle head, Object receiver) {
+        Handoff<T> current;
+        do {
+            current = top(head, receiver);
+            if (current == null || current == CLOSED) {
+                return null;
+            }
+        }
+        while (!head.compareAndSet(receiver, current, null));
+        return oldestFirst(current);
+    }
+
+    /**
+     * Closes the stack for good and takes what it held; the owner only.
+     * @return the first (oldest) of the items it held, or {@code null} (none, or it was closed already)
+     */
+    @SuppressWarnings("unchecked")
+    public static <T> Handoff<T> close(VarHandle head, Object receiver) {
+        Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) (Handoff<?>) CLOSED);
+        return (taken == CLOSED) ? null : oldestFirst(taken);
+    }
+
+    /** @return whether an item waits on a stack that may be closed; any thread */
+    public static boolean waitsOpen(VarHandle head, Object receiver) {
+        Object top = head.getVolatile(receiver);
+        return top != null && top != CLOSED;
+    }
+
+    /**
      * Takes every item handed over so far; the owner only.
      * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
      */
     public static <T> Handoff<T> takeAll(VarHandle head, Object receiver) {
         @SuppressWarnings("unchecked")
         Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) null);
+        return oldestFirst(taken);
+    }
+
+    /** @return the nodes taken, newest first, turned round: oldest first */
+    private static <T> Handoff<T> oldestFirst(Handoff<T> taken) {
         Handoff<T> oldestFirst = null;
         while (taken != null) {
             Handoff<T> older = taken.next;
