@@ -165,17 +165,27 @@ final class ClientLink {
      * request's time when the sweep asked; the owner, in the connection's turn.
      */
     void work(TcpConnection connection) {
-        for (Handoff<Request> node = Handoff.takeAllOpen(HANDED, this); node != null; node = node.next) {
-            Request request = node.item;
-            ByteBuffer encoded = request.carried;
-            request.carried = null;
-            if (this.ended) {
-                request.failed(request.client.closedBeforeSent(connection));
-                continue;
+        Handoff<Request> node = Handoff.takeAllOpen(HANDED, this);
+        try {
+            for (; node != null; node = node.next) {
+                Request request = node.item;
+                ByteBuffer encoded = request.carried;
+                request.carried = null;
+                if (this.ended) {
+                    request.failed(request.client.closedBeforeSent(connection));
+                    continue;
+                }
+                this.owed.add(request);
+                OWED_COUNT.setOpaque(this, this.owed.size());
+                connection.write(encoded);
             }
-            this.owed.add(request);
-            OWED_COUNT.setOpaque(this, this.owed.size());
-            connection.write(encoded);
+        }
+        finally {
+            // A write that threw (which fails the connection) leaves those after it unsent: they fail, not wait.
+            for (Handoff<Request> rest = (node != null) ? node.next : null; rest != null; rest = rest.next) {
+                rest.item.carried = null;
+                rest.item.failed(rest.item.client.closedBeforeSent(connection));
+            }
         }
         if (this.expiryAsked) {
             this.expiryAsked = false;
@@ -432,8 +442,7 @@ final class ClientLink {
             this.carried = (reply != null) ? ByteBuffer.allocate(reply.remaining()).put(reply).flip() : null;
             this.carriedFailure = failure;
             if (!by.handOverOutcome(this)) {
-                // The connection is finished: no handler call of its can run beside this one any more.
-                handOnHere();
+                by.handOnLate(this);
             }
         }
 

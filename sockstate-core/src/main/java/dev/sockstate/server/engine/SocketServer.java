@@ -315,7 +315,15 @@ public final class SocketServer {
                     + " stop's timeout (a handler call that does not return, say); interrupted them and stopped without waiting");
         }
         if (this.table != null) {
-            this.table.snapshot().forEach(SocketTurn::forceFinish);
+            for (SocketTurn socket : this.table.snapshot()) {
+                try {
+                    socket.forceFinish();
+                }
+                catch (RuntimeException ex) {
+                    // One socket that fails to finish (beside a worker that outlived the stop) keeps the others from none.
+                    logger.log(Level.WARNING, "Could not finish " + socket + " at the end of the stop: " + ex, ex);
+                }
+            }
         }
         if (this.scheduler != null) {
             // A timer task that runs gets what is left of the stop, and at least a moment.

@@ -333,11 +333,6 @@ final class TcpConnection extends ConnectionTurn {
         if (link != null) {
             link.finished(this);
         }
-        ConnectionExtras extras = extrasIfMade();
-        if (extras != null) {
-            // The outcomes handed over and not handed on yet, and any that comes from now on, are handed on where they are.
-            handOn(Handoff.close(ConnectionExtras.REPLIES, extras));
-        }
         closeSocket();
         this.output.release();
         this.listener.dropFraming(this);
@@ -351,8 +346,24 @@ final class TcpConnection extends ConnectionTurn {
         }
     }
 
-    /** The stages and the handler hear that the connection is closed. */
+    /**
+     * The stages and the handler hear that the connection is closed: after the outcomes of its
+     * handler's requests that were handed over and not handed on yet, under the lock that those that
+     * come from now on are handed on under ({@link #handOnLate}), so that none runs beside these calls.
+     */
     private void ended() {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras == null) {
+            endCalls();
+            return;
+        }
+        synchronized (extras) {
+            handOn(Handoff.close(ConnectionExtras.REPLIES, extras));
+            endCalls();
+        }
+    }
+
+    private void endCalls() {
         if (this.pipeline != null) {
             this.pipeline.closed();
         }
@@ -360,6 +371,16 @@ final class TcpConnection extends ConnectionTurn {
             this.listener.call(Callback.CLOSE, this, null, null);
         }
         dropAttachment();
+    }
+
+    /**
+     * Hands on an outcome that came once the connection had ended, where it came: one at a time, and
+     * not beside the connection's last calls.
+     */
+    void handOnLate(ClientLink.Handed request) {
+        synchronized (extras()) {
+            request.handOnHere();
+        }
     }
 
     @Override
@@ -469,7 +490,7 @@ final class TcpConnection extends ConnectionTurn {
     /**
      * Hands over the outcome of a request the handler made, which came on another thread, to be handed
      * on in the connection's next turn; any thread.
-     * @return false when the connection is finished: the caller hands it on itself
+     * @return false when the connection ended: the caller hands it on itself ({@link #handOnLate})
      */
     boolean handOverOutcome(ClientLink.Handed request) {
         if (!Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras(), request)) {

@@ -615,6 +615,75 @@ class ClientTest {
         assertThat(answer).isEqualTo("answered");
     }
 
+    /**
+     * A reply that comes on another worker once the connection that asked has ended is handed on there,
+     * but not beside that connection's last call: here its onClose, held until the reply was counted.
+     */
+    @Test
+    void aReplyThatComesAfterItsConnectionEndedIsHandedOnAfterItsLastCall() throws Exception {
+        AtomicReference<Connection> answering = new AtomicReference<>();
+        int port = backend((connection, data) -> {
+            data.position(data.limit());
+            answering.set(connection);
+        });
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        CountDownLatch closing = new CountDownLatch(1);
+        CountDownLatch counted = new CountDownLatch(1);
+        AtomicReference<Boolean> inClose = new AtomicReference<>(false);
+        CompletableFuture<String> handedOn = new CompletableFuture<>();
+        ConnectionHandler front = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                if (Worker.currentPort() == ((TcpConnection) client.get().connection()).port) {
+                    connection.write("same port\n".getBytes(StandardCharsets.UTF_8));
+                    return;
+                }
+                client.get().request("later", (reply, failure) -> handedOn.complete(StandardCharsets.UTF_8.decode(reply)
+                        + (inClose.get() ? " beside onClose" : " after onClose")));
+                connection.write("asked\n".getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                if (answering.get() == null) {
+                    return;
+                }
+                inClose.set(true);
+                closing.countDown();
+                try {
+                    counted.await(5, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                inClose.set(false);
+            }
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(lineClient("late", port).poolSize(1).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line()).handler(front).build());
+        client.set(proxy.client("late"));
+        awaitOpen(client.get(), 1);
+        Socket asking = null;
+        for (int i = 0; i < 4 && asking == null; i++) {
+            Socket peer = this.fixture.connect(proxy, "front");
+            peer.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+            if (new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8)).readLine().equals("asked")) {
+                asking = peer;
+            }
+        }
+        assertThat(asking).as("a front connection on the other worker").isNotNull();
+        await(() -> answering.get() != null, "the backend to hold the request");
+        asking.close();
+        assertThat(closing.await(5, TimeUnit.SECONDS)).as("the front connection's onClose").isTrue();
+        int before = this.connects.requests.size();
+        answering.get().send("late reply");
+        await(() -> this.connects.requests.size() > before, "the reply counted on the other worker");
+        counted.countDown();
+        assertThat(handedOn.get(5, TimeUnit.SECONDS)).isEqualTo("late reply after onClose");
+    }
+
     /** @return the reply to a line, as "line: reply" */
     private static CompletableFuture<String> asked(SocketClient client, String line) {
         CompletableFuture<String> answer = new CompletableFuture<>();
