@@ -417,6 +417,9 @@ abstract class ConnectionTurn extends ReadGate {
     /** Writes a client's connection's requests handed over, and checks its timeout when asked; owner only. */
     abstract void runClientWork();
 
+    /** @return whether the connection passes each write on to the socket as it is: no stages, no framing that encodes */
+    abstract boolean writesPassAsIs();
+
     /** Runs the work the stages resumed from other threads, if any; the owner. */
     abstract void runResumes();
 

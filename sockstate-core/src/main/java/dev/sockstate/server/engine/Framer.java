@@ -255,6 +255,11 @@ final class Framer {
         return (gathered != null && connection.isOwnedByCurrentThread()) ? gathered.position() : 0;
     }
 
+    /** @return whether what handlers write goes out as it is, unencoded */
+    boolean writesAsIs() {
+        return this.encoder == FrameEncoder.AS_IS;
+    }
+
     /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
     void drop(TcpConnection connection) {
         connection.framingPartial = null;

@@ -128,7 +128,7 @@ abstract class HandedWrites {
         WriteBundle writes = extras.bundle;
         boolean started = false;
         if (writes == null) {
-            writes = WriteBundle.borrow();
+            writes = WriteBundle.borrow(this.connection.writesPassAsIs());
             if (writes == null) {
                 return false;
             }
@@ -190,7 +190,7 @@ abstract class HandedWrites {
                     this.connection.requestTurn();
                     break;
                 }
-                if ((request.next != null || request.item instanceof WriteBundle writes && writes.count() > 1)
+                if ((request.next != null || request.item instanceof WriteBundle writes && writes.count() > 1 && !writes.isRaw())
                         && this.round == TAKING && !isPending()) {
                     // Several writes wait: they leave in one send, not one each (while the pool has a buffer to lend).
                     ByteBuffer cork = CORKS.borrow();
@@ -268,6 +268,10 @@ abstract class HandedWrites {
         ByteBuffer records = writes.read();
         int limit = records.limit();
         try {
+            if (writes.isRaw()) {
+                takeWrite(records, false);
+                return;
+            }
             while (records.position() < limit) {
                 int end = records.getInt() + records.position();
                 records.limit(end);

@@ -438,6 +438,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         }
     }
 
+    /** @return whether what handlers write goes on as it is: no framing, or one that does not encode */
+    boolean writesAsIs() {
+        return this.framer == null || this.framer.writesAsIs();
+    }
+
     /** @return the framed bytes a connection gathered and did not send yet; the owner */
     int gatheredBytes(TcpConnection connection) {
         return (this.framer != null) ? this.framer.gatheredBytes(connection) : 0;

@@ -479,6 +479,11 @@ final class TcpConnection extends ConnectionTurn {
         }
     }
 
+    @Override
+    boolean writesPassAsIs() {
+        return this.pipeline == null && this.listener.writesAsIs();
+    }
+
     /**
      * @return whether the calling thread is the one that runs the connection's turns now: in its turn,
      * or its port's only worker ({@link #onItsOnlyWorker()})

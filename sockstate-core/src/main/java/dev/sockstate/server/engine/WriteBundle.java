@@ -9,8 +9,10 @@ import java.nio.ByteBuffer;
  * requests to its backend, the replies to its clients), bundled for that connection's next run: the
  * worker alone runs the connection's turns, so the bundle is its thread's without a lock, and it
  * costs a copy and no allocation where each write handed over on its own would cost a copy of its
- * own, a node and two atomic additions. The writes keep their bounds (each still passes the
- * connection's framing and stages on its own) as records of a length then the bytes. Lent from a
+ * own, a node and two atomic additions. Where each write still passes the connection's framing and
+ * stages on its own, the writes keep their bounds, as records of a length then the bytes; where the
+ * connection passes writes on as they are (no stages, no framing that encodes), the bundle is raw:
+ * the bytes one after the other, sent in one go from the bundle's own (direct) buffer. Lent from a
  * pool for one run, as a cork is.
  */
 final class WriteBundle {
@@ -21,14 +23,20 @@ final class WriteBundle {
     /** The bundles lent at once at most, over the whole runtime; while all are lent, writes are handed over one by one. */
     private static final LendingPool<WriteBundle> POOL = new LendingPool<>(WriteBundle::new, 256);
 
-    /** The records: a length (an {@code int}) and that many bytes, in the order written; position at the end. */
-    private final ByteBuffer records = ByteBuffer.allocate(ROOM);
+    /**
+     * The records (a length, an {@code int}, and that many bytes), or in a raw bundle the bytes alone,
+     * in the order written; position at the end. Direct, so that a raw bundle is sent from it without a copy.
+     */
+    private final ByteBuffer records = ByteBuffer.allocateDirect(ROOM);
 
     /** Its node for the connection's handoffs, made once: a bundle is handed over, taken, and lent again. */
     final Handoff<Object> node = Handoff.node(this);
 
-    /** How many records it holds. */
+    /** How many writes it holds. */
     private int count;
+
+    /** Whether it holds the writes' bytes alone, without their bounds; set as it is lent. */
+    private boolean raw;
 
     /** Whether it takes no more records: one did not fit, or the FIN was asked for after it. */
     private boolean closed;
@@ -36,9 +44,16 @@ final class WriteBundle {
     private WriteBundle() {
     }
 
-    /** @return a bundle from the pool, empty; {@code null} while all are lent */
-    static WriteBundle borrow() {
-        return POOL.borrow();
+    /**
+     * @param raw whether the writes' bounds may go: the connection passes each write on as it is
+     * @return a bundle from the pool, empty; {@code null} while all are lent
+     */
+    static WriteBundle borrow(boolean raw) {
+        WriteBundle writes = POOL.borrow();
+        if (writes != null) {
+            writes.raw = raw;
+        }
+        return writes;
     }
 
     /**
@@ -47,11 +62,14 @@ final class WriteBundle {
      */
     boolean add(ByteBuffer data) {
         int bytes = data.remaining();
-        if (this.closed || Integer.BYTES + bytes > this.records.remaining()) {
+        if (this.closed || (this.raw ? 0 : Integer.BYTES) + bytes > this.records.remaining()) {
             this.closed = true;
             return false;
         }
-        this.records.putInt(bytes).put(data);
+        if (!this.raw) {
+            this.records.putInt(bytes);
+        }
+        this.records.put(data);
         this.count++;
         return true;
     }
@@ -66,9 +84,14 @@ final class WriteBundle {
         return this.closed;
     }
 
-    /** @return how many records it holds */
+    /** @return how many writes it holds */
     int count() {
         return this.count;
+    }
+
+    /** @return whether it holds the writes' bytes alone, to be sent as one write */
+    boolean isRaw() {
+        return this.raw;
     }
 
     /**

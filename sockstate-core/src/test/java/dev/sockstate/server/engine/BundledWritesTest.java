@@ -8,6 +8,7 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.BufferedReader;
@@ -30,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 
 /**
@@ -42,6 +45,9 @@ class BundledWritesTest {
 
     private static final String GROUP = "bundles";
 
+    /** A line's end, written after each line where the framing adds none. */
+    private static final ByteBuffer LINE_END = ByteBuffer.wrap(new byte[] { '\n' }).asReadOnlyBuffer();
+
     private final ServerFixture fixture = new ServerFixture();
 
     @AfterEach
@@ -49,9 +55,10 @@ class BundledWritesTest {
         this.fixture.close();
     }
 
-    @Test
-    void linesRelayedToTheOtherConnectionArriveEachFramedAndInOrder() throws Exception {
-        Pair pair = start();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "framed", "as written" })
+    void linesRelayedToTheOtherConnectionArriveEachFramedAndInOrder(String writes) throws Exception {
+        Pair pair = start(writes.equals("as written"));
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
             sent.add("line " + i);
@@ -59,9 +66,10 @@ class BundledWritesTest {
         assertThat(relay(pair, sent, 250)).isEqualTo(sent);
     }
 
-    @Test
-    void writesPastTheRoomOfABundleArriveInOrder() throws Exception {
-        Pair pair = start();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "framed", "as written" })
+    void writesPastTheRoomOfABundleArriveInOrder(String writes) throws Exception {
+        Pair pair = start(writes.equals("as written"));
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < 2_000; i++) {
             // 64 lines of about 1,000 bytes a send: a read's writes are four times a bundle's room.
@@ -70,9 +78,10 @@ class BundledWritesTest {
         assertThat(relay(pair, sent, 64)).isEqualTo(sent);
     }
 
-    @Test
-    void theFinAskedForAfterRelayedWritesComesAfterThemAndAWriteAfterItIsDropped() throws Exception {
-        Pair pair = start();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "framed", "as written" })
+    void theFinAskedForAfterRelayedWritesComesAfterThemAndAWriteAfterItIsDropped(String writes) throws Exception {
+        Pair pair = start(writes.equals("as written"));
         pair.a.getOutputStream().write("one\ntwo\nbye\nlate\n".getBytes(StandardCharsets.US_ASCII));
         BufferedReader b = pair.bReader;
         List<String> received = new ArrayList<>();
@@ -87,7 +96,7 @@ class BundledWritesTest {
     void relayingToAConnectionOfTheSamePortAllocatesNothingPerWriteOnEpoll() throws Exception {
         Assumptions.assumeTrue(ServerFixture.backend().name().equals("epoll"),
                 "the allocation is measured on epoll, as the echo path's is");
-        Pair pair = start();
+        Pair pair = start(false);
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             lines.add("line " + (char) ('a' + i % 26) + " of a hundred");
@@ -189,8 +198,13 @@ class BundledWritesTest {
         assertThat(((TcpConnection) held.get()).pendingWriteBytes()).isZero();
     }
 
-    /** Two connections of one worker's listener, each line one sends written to the other ({@code bye}: its last line, then a FIN). */
-    private Pair start() throws Exception {
+    /**
+     * Two connections of one worker's listener, each line one sends written to the other ({@code bye}: its
+     * last line, then a FIN).
+     * @param asWritten whether the listener's framing passes writes on as they are (a line, then its
+     * end, written by the handler: raw bundles), else it ends each line written (bundles that keep bounds)
+     */
+    private Pair start(boolean asWritten) throws Exception {
         AtomicReference<Connection> waiting = new AtomicReference<>();
         ConnectionHandler pairing = new ConnectionHandler() {
             @Override
@@ -208,16 +222,20 @@ class BundledWritesTest {
             public void onData(Connection connection, ByteBuffer line) {
                 Connection other = (Connection) connection.attachment();
                 if (line.remaining() == 3 && line.get(line.position()) == 'b' && line.get(line.position() + 1) == 'y') {
-                    other.write("last".getBytes(StandardCharsets.US_ASCII));
+                    other.write((asWritten ? "last\n" : "last").getBytes(StandardCharsets.US_ASCII));
                     other.shutdownOutput();
                     line.position(line.limit());
                     return;
                 }
                 other.write(line);
+                if (asWritten) {
+                    other.write(LINE_END.duplicate());
+                }
             }
         };
+        Framing framing = asWritten ? Framing.of(Framing.line().decoder(), FrameEncoder.AS_IS) : Framing.line();
         SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(GROUP, 1).withPortPerWorker(true)),
-                ServerObserver.NONE, ServerFixture.tcp("pairs").group(GROUP).framing(Framing.line()).handler(pairing).build());
+                ServerObserver.NONE, ServerFixture.tcp("pairs").group(GROUP).framing(framing).handler(pairing).build());
         Socket a = this.fixture.connect(server, "pairs");
         Socket b = this.fixture.connect(server, "pairs");
         ServerFixture.await(() -> server.connections().size() == 2
