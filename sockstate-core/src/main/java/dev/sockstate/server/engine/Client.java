@@ -168,7 +168,7 @@ final class Client implements SocketClient {
 
     @Override
     public CompletableFuture<ByteBuffer> request(Object message) {
-        ClientLink.Awaited request = new ClientLink.Awaited(this);
+        ClientRequest.Awaited request = new ClientRequest.Awaited(this);
         send(message, request);
         return request.reply;
     }
@@ -176,14 +176,14 @@ final class Client implements SocketClient {
     @Override
     public void request(Object message, ReplyHandler handler) {
         Objects.requireNonNull(handler, "handler");
-        send(message, new ClientLink.Handed(this, handler));
+        send(message, new ClientRequest.Handed(this, handler));
     }
 
     /**
      * Sends the request on the next connection, owed its reply there; or ends it, failed. Made by an
      * accepted connection's handler on a worker, it is awaited by that connection.
      */
-    private void send(Object message, ClientLink.Request request) {
+    private void send(Object message, ClientRequest request) {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }

@@ -87,10 +87,10 @@ final class ConnectionExtras {
     /**
      * Requests an accepted connection's handler made whose outcome came on another thread: handed over,
      * newest first, so that their reply handlers run in the connection's turn, never beside its handler
-     * calls ({@link ClientLink.Handed}); closed ({@link Handoff#close}) once the connection is finished.
+     * calls ({@link ClientRequest.Handed}); closed ({@link Handoff#close}) once the connection is finished.
      */
     @SuppressWarnings("unused")
-    volatile Handoff<ClientLink.Request> replies;
+    volatile Handoff<ClientRequest> replies;
 
     /** {@link #replies}' head. */
     static final VarHandle REPLIES;

@@ -5,7 +5,6 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
@@ -349,7 +348,7 @@ final class TcpConnection extends ConnectionTurn {
     /**
      * The stages and the handler hear that the connection is closed: after the outcomes of its
      * handler's requests that were handed over and not handed on yet, under the lock that those that
-     * come from now on are handed on under ({@link #handOnLate}), so that none runs beside these calls.
+     * come from now on are handed on under ({@link ClientRequest.Handed}), so that none runs beside these calls.
      */
     private void ended() {
         ConnectionExtras extras = extrasIfMade();
@@ -358,7 +357,7 @@ final class TcpConnection extends ConnectionTurn {
             return;
         }
         synchronized (extras) {
-            handOn(Handoff.close(ConnectionExtras.REPLIES, extras));
+            ClientRequest.Handed.handOnLast(extras);
             endCalls();
         }
     }
@@ -371,16 +370,6 @@ final class TcpConnection extends ConnectionTurn {
             this.listener.call(Callback.CLOSE, this, null, null);
         }
         dropAttachment();
-    }
-
-    /**
-     * Hands on an outcome that came once the connection had ended, where it came: one at a time, and
-     * not beside the connection's last calls.
-     */
-    void handOnLate(ClientLink.Handed request) {
-        synchronized (extras()) {
-            request.handOnHere();
-        }
     }
 
     @Override
@@ -462,7 +451,7 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean hasClientWork() {
         ConnectionExtras extras = extrasIfMade();
-        return extras != null && (extras.link != null && extras.link.hasWork() || Handoff.waitsOpen(ConnectionExtras.REPLIES, extras));
+        return extras != null && (extras.link != null && extras.link.hasWork() || ClientRequest.Handed.waiting(extras));
     }
 
     @Override
@@ -474,8 +463,8 @@ final class TcpConnection extends ConnectionTurn {
         if (extras.link != null && extras.link.hasWork()) {
             extras.link.work(this);
         }
-        if (Handoff.waitsOpen(ConnectionExtras.REPLIES, extras)) {
-            handOn(Handoff.takeAllOpen(ConnectionExtras.REPLIES, extras));
+        if (ClientRequest.Handed.waiting(extras)) {
+            ClientRequest.Handed.handOnWaiting(extras);
         }
     }
 
@@ -490,26 +479,6 @@ final class TcpConnection extends ConnectionTurn {
      */
     boolean callsHere() {
         return isOwnedByCurrentThread() || onItsOnlyWorker();
-    }
-
-    /**
-     * Hands over the outcome of a request the handler made, which came on another thread, to be handed
-     * on in the connection's next turn; any thread.
-     * @return false when the connection ended: the caller hands it on itself ({@link #handOnLate})
-     */
-    boolean handOverOutcome(ClientLink.Handed request) {
-        if (!Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras(), request)) {
-            return false;
-        }
-        requestRun();
-        return true;
-    }
-
-    /** Hands on the outcomes taken, oldest first (a reply handler's failure is logged, and the next goes on). */
-    private static void handOn(Handoff<ClientLink.Request> node) {
-        for (; node != null; node = node.next) {
-            ((ClientLink.Handed) node.item).handOnHere();
-        }
     }
 
     @Override

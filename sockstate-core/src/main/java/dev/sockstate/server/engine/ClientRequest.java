@@ -1,0 +1,262 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ReplyHandler;
+import dev.sockstate.server.engine.turn.Handoff;
+import dev.sockstate.server.engine.turn.RunClock;
+import dev.sockstate.server.engine.turn.Worker;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A request owed a reply: ended once, by the reply, a failure or its timeout, whichever claims it
+ * first (by the link's owner once it is owed there or handed over, so that no atomic instruction a
+ * request is needed; before, by the sender alone), and counted before whoever waits for it hears of
+ * it, so that they find it counted.
+ */
+abstract class ClientRequest {
+
+    final Client client;
+
+    /**
+     * When it was sent, {@link System#nanoTime()}: made by a handler on a worker, the clock of the
+     * read at hand ({@link RunClock#clock()}), as its reply's end is the clock of the read that brought it.
+     */
+    final long sent = RunClock.clock();
+
+    /** Whether its end was claimed: by one outcome only; by the link's owner while it is owed there. */
+    private boolean claimed;
+
+    /**
+     * Bytes it carries to another thread, a copy: its own, encoded, while it is handed over to the
+     * link's owner; its reply's while that is handed over to the connection that awaits it; else {@code null}.
+     */
+    ByteBuffer carried;
+
+    /** Its failure while that is handed over to the connection that awaits it; else {@code null}. */
+    Throwable carriedFailure;
+
+    /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
+    private TcpConnection awaitedBy;
+
+    ClientRequest(Client client) {
+        this.client = client;
+    }
+
+    /** @param connection the accepted connection whose handler makes the request, before it is sent */
+    final void awaitedBy(TcpConnection connection) {
+        this.awaitedBy = connection;
+        connection.replyAwaited();
+    }
+
+    /** @return whether this claims its end now: false when another outcome did first */
+    final boolean claim() {
+        if (this.claimed) {
+            return false;
+        }
+        this.claimed = true;
+        return true;
+    }
+
+    /** @param reply the reply frame, a view of the connection's read buffer valid during the call; once claimed */
+    final void answered(ByteBuffer reply) {
+        ended("success");
+        outcome(reply, null);
+    }
+
+    /** @param failure why it failed: the connection ended, or it could not be sent; once claimed, or before it was owed */
+    final void failed(ClientException failure) {
+        this.claimed = true;
+        ended("failed");
+        outcome(null, failure);
+    }
+
+    /** @param failure the timeout's; once claimed */
+    final void timedOut(ClientException failure) {
+        ended("timeout");
+        outcome(null, failure);
+    }
+
+    /** The request could not be written (its message did not encode): not counted, it was never sent (nor owed). */
+    final void notSent(RuntimeException failure) {
+        if (claim()) {
+            outcome(null, failure);
+        }
+    }
+
+    /**
+     * Hands the outcome on, here; then the connection that awaited it hears that it ended.
+     * @param reply the reply frame, valid during the call; {@code null} for a failure
+     * @param failure why it failed; {@code null} for a reply
+     */
+    void outcome(ByteBuffer reply, Throwable failure) {
+        handOn(reply, failure);
+    }
+
+    /** Hands the outcome on and tells the connection that awaited it, here. */
+    final void handOn(ByteBuffer reply, Throwable failure) {
+        try {
+            if (reply != null) {
+                reply(reply);
+            }
+            else {
+                fail(failure);
+            }
+        }
+        finally {
+            if (this.awaitedBy != null) {
+                this.awaitedBy.replyCame();
+            }
+        }
+    }
+
+    /** @return the accepted connection whose handler made it on a worker, which awaits its end; or {@code null} */
+    final TcpConnection awaitedBy() {
+        return this.awaitedBy;
+    }
+
+    /**
+     * It ended this way: counted and timed. One handed to a handler and answered in a run is counted
+     * with the others that run answers, as the run ends; one awaited by a future is counted before
+     * the future completes, so that whoever it wakes finds it counted.
+     */
+    private void ended(String outcome) {
+        long nanos = RunClock.clock() - this.sent;
+        if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.side(), nanos)) {
+            this.client.requestEnded(outcome, nanos);
+        }
+    }
+
+    /** Hands the reply on; once. */
+    abstract void reply(ByteBuffer reply);
+
+    /** Hands the failure on; once. */
+    abstract void fail(Throwable failure);
+
+    /** A request whose reply completes a future with a copy of the frame. */
+    static final class Awaited extends ClientRequest {
+
+        final CompletableFuture<ByteBuffer> reply = new CompletableFuture<>();
+
+        Awaited(Client client) {
+            super(client);
+        }
+
+        @Override
+        void reply(ByteBuffer frame) {
+            this.reply.complete(ByteBuffer.allocate(frame.remaining()).put(frame).flip());
+        }
+
+        @Override
+        void fail(Throwable failure) {
+            this.reply.completeExceptionally(failure);
+        }
+    }
+
+    /**
+     * A request whose reply frame is handed to a {@link ReplyHandler} as read. One made by an accepted
+     * connection's handler on a worker has its outcome handed on as that connection's handler calls
+     * are, never beside them: at once when it comes on the thread that alone runs that connection's
+     * turns, else (another worker's, a timer's) copied and handed over to the connection's next turn.
+     */
+    static final class Handed extends ClientRequest {
+
+        private final ReplyHandler handler;
+
+        Handed(Client client, ReplyHandler handler) {
+            super(client);
+            this.handler = handler;
+        }
+
+        @Override
+        void outcome(ByteBuffer reply, Throwable failure) {
+            TcpConnection by = awaitedBy();
+            if (by == null || by.callsHere()) {
+                inCallsOf(by, reply, failure);
+                return;
+            }
+            this.carried = (reply != null) ? ByteBuffer.allocate(reply.remaining()).put(reply).flip() : null;
+            this.carriedFailure = failure;
+            ConnectionExtras extras = by.extras();
+            if (Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras, this)) {
+                by.requestRun();
+                return;
+            }
+            // The connection ended: handed on here, under the lock of its last calls, so not beside them nor another such.
+            synchronized (extras) {
+                handOnHere();
+            }
+        }
+
+        /** @return whether outcomes handed over to the connection wait for its turn; any thread */
+        static boolean waiting(ConnectionExtras extras) {
+            return Handoff.waitsOpen(ConnectionExtras.REPLIES, extras);
+        }
+
+        /** Hands on the outcomes handed over to the connection, oldest first; its owner, in its turn. */
+        static void handOnWaiting(ConnectionExtras extras) {
+            handOnAll(Handoff.takeAllOpen(ConnectionExtras.REPLIES, extras));
+        }
+
+        /**
+         * Hands on the outcomes handed over to the connection that wait still, and refuses any from now
+         * on (handed on where they come instead); as the connection ends, under the lock of its last calls.
+         */
+        static void handOnLast(ConnectionExtras extras) {
+            handOnAll(Handoff.close(ConnectionExtras.REPLIES, extras));
+        }
+
+        /** Hands on the outcomes taken, oldest first (a reply handler's failure is logged, and the next goes on). */
+        private static void handOnAll(Handoff<ClientRequest> node) {
+            for (; node != null; node = node.next) {
+                ((Handed) node.item).handOnHere();
+            }
+        }
+
+        /** Hands on the outcome handed over; the connection that awaits it, in its turn (or as it ends). */
+        private void handOnHere() {
+            ByteBuffer reply = this.carried;
+            Throwable failure = this.carriedFailure;
+            this.carried = null;
+            this.carriedFailure = null;
+            inCallsOf(awaitedBy(), reply, failure);
+        }
+
+        /** Hands the outcome on as a call of the connection's: requests its handler makes now are tied to it too. */
+        private void inCallsOf(TcpConnection by, ByteBuffer reply, Throwable failure) {
+            Object outer = Worker.handling(by);
+            try {
+                handOn(reply, failure);
+            }
+            finally {
+                Worker.handling(outer);
+            }
+        }
+
+        @Override
+        void reply(ByteBuffer frame) {
+            try {
+                this.handler.onReply(frame, null);
+            }
+            catch (VirtualMachineError ex) {
+                throw ex;
+            }
+            catch (RuntimeException | Error ex) {
+                this.client.handlerFailed("on its reply", ex);
+            }
+        }
+
+        @Override
+        void fail(Throwable failure) {
+            try {
+                this.handler.onReply(null, failure);
+            }
+            catch (VirtualMachineError ex) {
+                throw ex;
+            }
+            catch (RuntimeException | Error ex) {
+                this.client.handlerFailed("on its request's failure (" + failure + ")", ex);
+            }
+        }
+    }
+}
