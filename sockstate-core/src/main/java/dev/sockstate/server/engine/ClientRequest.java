@@ -171,7 +171,7 @@ abstract class ClientRequest {
         @Override
         void outcome(ByteBuffer reply, Throwable failure) {
             TcpConnection by = awaitedBy();
-            if (by == null || by.callsHere()) {
+            if (by == null || by.callsHere() && !ended(by)) {
                 inCallsOf(by, reply, failure);
                 return;
             }
@@ -183,9 +183,18 @@ abstract class ClientRequest {
                 return;
             }
             // The connection ended: handed on here, under the lock of its last calls, so not beside them nor another such.
-            synchronized (extras) {
+            synchronized (extras.lastCalls) {
                 handOnHere();
             }
+        }
+
+        /**
+         * @return whether the connection's last calls began (a stop may run them on its own thread while
+         * the connection's worker, outliving the stop, still hands outcomes on)
+         */
+        private static boolean ended(TcpConnection by) {
+            ConnectionExtras extras = by.extrasIfMade();
+            return extras != null && Handoff.isClosed(ConnectionExtras.REPLIES, extras);
         }
 
         /** @return whether outcomes handed over to the connection wait for its turn; any thread */

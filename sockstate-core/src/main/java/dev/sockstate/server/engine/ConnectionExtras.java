@@ -87,10 +87,19 @@ final class ConnectionExtras {
     /**
      * Requests an accepted connection's handler made whose outcome came on another thread: handed over,
      * newest first, so that their reply handlers run in the connection's turn, never beside its handler
-     * calls ({@link ClientRequest.Handed}); closed ({@link Handoff#close}) once the connection is finished.
+     * calls ({@link ClientRequest.Handed}); closed ({@link Handoff#close}) as the connection's last
+     * calls begin, once it ended.
      */
     @SuppressWarnings("unused")
     volatile Handoff<ClientRequest> replies;
+
+    /**
+     * Held through the connection's last calls (the outcomes that waited, then onClose) and by each
+     * outcome that comes after them, so that none runs beside another: a lock of its own, which
+     * nothing else takes (the extras' own monitor guards the attributes' making, which a handler of
+     * another connection may ask for from its own last calls).
+     */
+    final Object lastCalls = new Object();
 
     /** {@link #replies}' head. */
     static final VarHandle REPLIES;

@@ -356,7 +356,7 @@ final class TcpConnection extends ConnectionTurn {
             endCalls();
             return;
         }
-        synchronized (extras) {
+        synchronized (extras.lastCalls) {
             ClientRequest.Handed.handOnLast(extras);
             endCalls();
         }

@@ -49,7 +49,14 @@ final class WriteBundle {
      * @return a bundle from the pool, empty; {@code null} while all are lent
      */
     static WriteBundle borrow(boolean raw) {
-        WriteBundle writes = POOL.borrow();
+        WriteBundle writes;
+        try {
+            writes = POOL.borrow();
+        }
+        catch (OutOfMemoryError ex) {
+            // No direct memory left for another bundle (a tight MaxDirectMemorySize): the writes go one by one, each a copy.
+            return null;
+        }
         if (writes != null) {
             writes.raw = raw;
         }

@@ -684,6 +684,74 @@ class ClientTest {
         assertThat(handedOn.get(5, TimeUnit.SECONDS)).isEqualTo("late reply after onClose");
     }
 
+    /**
+     * The lock of a connection's last calls is its own: two connections of two workers that ask for each
+     * other's attributes (made the first time under the extras' monitor) from their onClose, closing at
+     * once, both finish. With the extras' monitor as that lock, each held its own and waited for the other's.
+     */
+    @Test
+    void twoConnectionsThatAskForEachOthersAttributesFromOnCloseBothClose() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        Queue<Connection> asked = new ConcurrentLinkedQueue<>();
+        Queue<NotificationPort> ports = new ConcurrentLinkedQueue<>();
+        CountDownLatch bothClosing = new CountDownLatch(2);
+        CountDownLatch bothClosed = new CountDownLatch(2);
+        ConnectionHandler front = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                NotificationPort here = Worker.currentPort();
+                if (ports.contains(here)) {
+                    connection.write("taken\n".getBytes(StandardCharsets.UTF_8));
+                    return;
+                }
+                ports.add(here);
+                asked.add(connection);
+                // A request awaited by the connection: its seldom needed state is made, its attributes are not.
+                client.get().request("made", (reply, failure) -> connection.write("asked\n".getBytes(StandardCharsets.UTF_8)));
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                if (!asked.contains(connection)) {
+                    return;
+                }
+                bothClosing.countDown();
+                try {
+                    bothClosing.await(5, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                for (Connection other : asked) {
+                    if (other != connection) {
+                        other.attributes().put("closed beside", connection.id());
+                    }
+                }
+                bothClosed.countDown();
+            }
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)
+                .withPortPerWorker(true)), List.of(lineClient("attributes", port).poolSize(2).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line()).handler(front).build());
+        client.set(proxy.client("attributes"));
+        awaitOpen(client.get(), 2);
+        List<Socket> peers = new ArrayList<>();
+        for (int i = 0; i < 6 && peers.size() < 2; i++) {
+            Socket peer = this.fixture.connect(proxy, "front");
+            peer.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+            if (new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8)).readLine().equals("asked")) {
+                peers.add(peer);
+            }
+        }
+        assertThat(peers).as("a front connection on each worker").hasSize(2);
+        for (Socket peer : peers) {
+            peer.close();
+        }
+        assertThat(bothClosed.await(10, TimeUnit.SECONDS)).as("both onClose calls returned").isTrue();
+    }
+
     /** @return the reply to a line, as "line: reply" */
     private static CompletableFuture<String> asked(SocketClient client, String line) {
         CompletableFuture<String> answer = new CompletableFuture<>();

@@ -104,6 +104,11 @@ public final class Handoff<T> {
         return (taken == CLOSED) ? null : oldestFirst(taken);
     }
 
+    /** @return whether the stack was closed ({@link #close}); any thread */
+    public static boolean isClosed(VarHandle head, Object receiver) {
+        return head.getVolatile(receiver) == CLOSED;
+    }
+
     /** @return whether an item waits on a stack that may be closed; any thread */
     public static boolean waitsOpen(VarHandle head, Object receiver) {
         Object top = head.getVolatile(receiver);
