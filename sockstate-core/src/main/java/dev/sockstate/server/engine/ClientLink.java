@@ -122,11 +122,10 @@ final class ClientLink {
      * @return false when the connection ended first (nothing was sent)
      */
     boolean send(TcpConnection connection, ClientRequest request, Object message) {
-        if (connection.isOwnedByCurrentThread() || connection.onItsOnlyWorker()) {
+        if (connection.callsHere()) {
             return owe(connection, request, message);
         }
-        ByteBuffer encoded = connection.listener.writeMessage(message);
-        request.carried = ByteBuffer.allocate(encoded.remaining()).put(encoded).flip();
+        request.carried = ClientRequest.copyOf(connection.listener.writeMessage(message));
         if (!Handoff.pushUnlessClosed(HANDED, this, request)) {
             return false;
         }

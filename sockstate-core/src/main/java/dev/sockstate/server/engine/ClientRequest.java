@@ -127,6 +127,11 @@ abstract class ClientRequest {
         }
     }
 
+    /** @return a heap copy of the bytes, from position to limit, for another thread or for keeps; the bytes are consumed */
+    static ByteBuffer copyOf(ByteBuffer bytes) {
+        return ByteBuffer.allocate(bytes.remaining()).put(bytes).flip();
+    }
+
     /** Hands the reply on; once. */
     abstract void reply(ByteBuffer reply);
 
@@ -144,7 +149,7 @@ abstract class ClientRequest {
 
         @Override
         void reply(ByteBuffer frame) {
-            this.reply.complete(ByteBuffer.allocate(frame.remaining()).put(frame).flip());
+            this.reply.complete(copyOf(frame));
         }
 
         @Override
@@ -175,7 +180,7 @@ abstract class ClientRequest {
                 inCallsOf(by, reply, failure);
                 return;
             }
-            this.carried = (reply != null) ? ByteBuffer.allocate(reply.remaining()).put(reply).flip() : null;
+            this.carried = (reply != null) ? copyOf(reply) : null;
             this.carriedFailure = failure;
             ConnectionExtras extras = by.extras();
             if (Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras, this)) {

@@ -10,6 +10,7 @@ import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -75,14 +76,14 @@ final class ConnectionExtras {
      * Replies still to come to the requests an accepted connection's handler made on a worker for the
      * server's clients: a graceful stop's close waits for them; changed atomically from any thread.
      */
-    volatile int awaitedReplies;
+    private volatile int awaitedReplies;
 
     /**
      * The same count, for the requests made and ended on the connection's only worker
      * ({@link AcceptedConnection#onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
      * no atomic instruction a request; the replies awaited are the two added up.
      */
-    volatile int awaitedHere;
+    private volatile int awaitedHere;
 
     /**
      * Requests an accepted connection's handler made whose outcome came on another thread: handed over,
@@ -108,7 +109,11 @@ final class ConnectionExtras {
     static final VarHandle BUNDLED_BYTES;
 
     /** {@link #awaitedHere}, set with release semantics by the only thread that changes it. */
-    static final VarHandle AWAITED_HERE;
+    private static final VarHandle AWAITED_HERE;
+
+    /** {@link #awaitedReplies}, changed atomically. */
+    private static final AtomicIntegerFieldUpdater<ConnectionExtras> AWAITED_REPLIES = AtomicIntegerFieldUpdater
+            .newUpdater(ConnectionExtras.class, "awaitedReplies");
 
     static {
         try {
@@ -124,5 +129,58 @@ final class ConnectionExtras {
     /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
     ConnectionExtras(ClientLink link) {
         this.link = link;
+    }
+
+    /** @return whether replies to the requests the connection's handler made are still to come; any thread */
+    boolean awaitsReplies() {
+        return awaitedNow() > 0;
+    }
+
+    /**
+     * A request the connection's handler made (on a worker) for a client of the server is sent: its
+     * reply is awaited; any thread.
+     * @param here whether the calling thread is the connection's only worker, which counts it without an atomic instruction
+     */
+    void replyAwaited(boolean here) {
+        if (here) {
+            AWAITED_HERE.setRelease(this, this.awaitedHere + 1);
+        }
+        else {
+            AWAITED_REPLIES.incrementAndGet(this);
+        }
+    }
+
+    /**
+     * A request the connection's handler made ended, and whoever took the reply did what it does with it; any thread.
+     * @param here whether the calling thread is the connection's only worker
+     * @return the replies still awaited, as read now ({@link #awaitedNow()} reads them again)
+     */
+    int replyCame(boolean here) {
+        if (!here) {
+            return AWAITED_REPLIES.decrementAndGet(this) + this.awaitedHere;
+        }
+        int left = this.awaitedHere - 1;
+        AWAITED_HERE.setRelease(this, left);
+        return left + this.awaitedReplies;
+    }
+
+    /** @return the replies still awaited; any thread */
+    int awaitedNow() {
+        return this.awaitedHere + this.awaitedReplies;
+    }
+
+    /** @return whether the owner has client work: a client's requests handed over or a timeout to check, or outcomes handed over; any thread */
+    boolean hasClientWork() {
+        return this.link != null && this.link.hasWork() || ClientRequest.Handed.waiting(this);
+    }
+
+    /** Does the client work there is, in the connection's turn; the owner. */
+    void runClientWork(TcpConnection connection) {
+        if (this.link != null && this.link.hasWork()) {
+            this.link.work(connection);
+        }
+        if (ClientRequest.Handed.waiting(this)) {
+            ClientRequest.Handed.handOnWaiting(this);
+        }
     }
 }

@@ -10,7 +10,6 @@ import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.Worker;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A TCP connection, accepted or a client's: the one route between its socket and its handler. A
@@ -23,9 +22,6 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * With a handler executor, {@code onClose} follows on the executor too ({@link HandlerExecution}).
  */
 final class TcpConnection extends ConnectionTurn {
-
-    private static final AtomicIntegerFieldUpdater<ConnectionExtras> AWAITED_REPLIES = AtomicIntegerFieldUpdater
-            .newUpdater(ConnectionExtras.class, "awaitedReplies");
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -153,21 +149,12 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean awaitsReplies() {
         ConnectionExtras extras = extrasIfMade();
-        return extras != null && extras.awaitedReplies + extras.awaitedHere > 0;
+        return extras != null && extras.awaitsReplies();
     }
 
-    /**
-     * A request its handler made (on a worker) for a client of the server is sent: its reply is
-     * awaited; any thread, counted without an atomic instruction on the connection's only worker.
-     */
+    /** A request its handler made (on a worker) for a client of the server is sent: its reply is awaited; any thread. */
     void replyAwaited() {
-        ConnectionExtras extras = extras();
-        if (onItsOnlyWorker()) {
-            ConnectionExtras.AWAITED_HERE.setRelease(extras, extras.awaitedHere + 1);
-        }
-        else {
-            AWAITED_REPLIES.incrementAndGet(extras);
-        }
+        extras().replyAwaited(onItsOnlyWorker());
     }
 
     /**
@@ -176,20 +163,13 @@ final class TcpConnection extends ConnectionTurn {
      */
     void replyCame() {
         ConnectionExtras extras = extras();
-        int left;
-        if (onItsOnlyWorker()) {
-            left = extras.awaitedHere - 1;
-            ConnectionExtras.AWAITED_HERE.setRelease(extras, left);
-            left += extras.awaitedReplies;
-            if (left != 0 && isDraining()) {
-                // A stop waits: the count is read again after a fence, so that this worker and another
-                // thread ending the last two at once cannot both read the other's count from before.
-                VarHandle.fullFence();
-                left = extras.awaitedHere + extras.awaitedReplies;
-            }
-        }
-        else {
-            left = AWAITED_REPLIES.decrementAndGet(extras) + extras.awaitedHere;
+        boolean here = onItsOnlyWorker();
+        int left = extras.replyCame(here);
+        if (here && left != 0 && isDraining()) {
+            // A stop waits: the count is read again after a fence, so that this worker and another
+            // thread ending the last two at once cannot both read the other's count from before.
+            VarHandle.fullFence();
+            left = extras.awaitedNow();
         }
         if (left == 0 && isDraining()) {
             requestRun();
@@ -451,20 +431,14 @@ final class TcpConnection extends ConnectionTurn {
     @Override
     boolean hasClientWork() {
         ConnectionExtras extras = extrasIfMade();
-        return extras != null && (extras.link != null && extras.link.hasWork() || ClientRequest.Handed.waiting(extras));
+        return extras != null && extras.hasClientWork();
     }
 
     @Override
     void runClientWork() {
         ConnectionExtras extras = extrasIfMade();
-        if (extras == null) {
-            return;
-        }
-        if (extras.link != null && extras.link.hasWork()) {
-            extras.link.work(this);
-        }
-        if (ClientRequest.Handed.waiting(extras)) {
-            ClientRequest.Handed.handOnWaiting(extras);
+        if (extras != null) {
+            extras.runClientWork(this);
         }
     }
 
