@@ -75,7 +75,7 @@ public class RespProxyHandler {
         }
         for (byte[] name : ANSWERED_HERE[length]) {
             int i = 0;
-            while (i < length && Character.toUpperCase(request.get(start + i) & 0xff) == name[i]) {
+            while (i < length && upperCase(request.get(start + i)) == name[i]) {
                 i++;
             }
             if (i == length) {
@@ -83,6 +83,11 @@ public class RespProxyHandler {
             }
         }
         return false;
+    }
+
+    /** @return an ASCII letter in upper case, any other byte as it is (the names matched are ASCII letters) */
+    private static int upperCase(byte value) {
+        return (value >= 'a' && value <= 'z') ? value - ('a' - 'A') : value;
     }
 
     private static byte[][][] byLength(Set<String> refused) {

@@ -263,15 +263,18 @@ final class Client implements SocketClient {
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
         }
-        int start = 0;
+        int slot = 0;
+        NotificationPort here = null;
         if (slots > 1) {
-            // A plain count: an update lost between threads only skews the turns, at no atomic instruction a request.
-            start = (this.nextSlot++ & Integer.MAX_VALUE) % slots;
+            here = Worker.currentPort();
+            // A worker counts its own turns; other threads share a plain count: an update lost between
+            // them only skews the turns, at no atomic instruction a request.
+            int turn = (here != null) ? Worker.nextTurn() : (this.nextSlot++ & Integer.MAX_VALUE);
+            slot = turn % slots;
         }
-        NotificationPort here = (slots > 1) ? Worker.currentPort() : null;
         TcpConnection elsewhere = null;
-        for (int i = 0; i < slots; i++) {
-            TcpConnection connection = this.pool.get((start + i) % slots);
+        for (int i = 0; i < slots; i++, slot = (slot + 1 < slots) ? slot + 1 : 0) {
+            TcpConnection connection = this.pool.get(slot);
             if (connection != null && connection.isOpen()) {
                 if (here == null || connection.port == here) {
                     return connection;

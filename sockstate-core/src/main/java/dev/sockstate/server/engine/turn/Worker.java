@@ -125,7 +125,12 @@ public final class Worker implements Runnable, Runner {
         WorkerObserver observer = this.observer;
         boolean timed = observer.timesDequeues();
         String groupName = this.groupName;
+        WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
         while (!this.stopped) {
+            if (self != null) {
+                // What the last calls handled is not held on to while the worker waits.
+                self.handling = null;
+            }
             long start = timed ? System.nanoTime() : 0;
             int count;
             RegistrationBatch carried = this.changes.forNextCall();
@@ -319,6 +324,14 @@ public final class Worker implements Runnable, Runner {
     }
 
     /**
+     * @return the next of the calling worker's own turns, counted by its thread alone (no line of memory
+     * shared with another core, no atomic instruction): where it starts a round over a pool; -1 on any other thread
+     */
+    public static int nextTurn() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.turns++ & Integer.MAX_VALUE : -1;
+    }
+
+    /**
      * Marks what the calling thread handles from now on, if it is a worker's: the engine names the
      * connection whose handler it calls, so that what the handler starts can be tied to it.
      * @param what what it handles, {@code null} for nothing
@@ -326,8 +339,19 @@ public final class Worker implements Runnable, Runner {
      */
     public static Object handling(Object what) {
         if (Thread.currentThread() instanceof WorkerThread thread) {
-            Object before = thread.handling;
-            thread.handling = what;
+            Object before = thread.handles ? thread.handling : null;
+            if (what != null) {
+                // Stored only when it changes (a proxy's frames come a connection's run at a time): a
+                // reference stored into the long-lived thread costs the collector's write barrier, a fence
+                // on G1; the flag beside it costs nothing.
+                if (thread.handling != what) {
+                    thread.handling = what;
+                }
+                thread.handles = true;
+            }
+            else {
+                thread.handles = false;
+            }
             return before;
         }
         return null;
@@ -335,7 +359,7 @@ public final class Worker implements Runnable, Runner {
 
     /** @return what the calling worker's thread handles now, as {@link #handling(Object)} marked it; {@code null} on any other thread */
     public static Object handling() {
-        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handling : null;
+        return (Thread.currentThread() instanceof WorkerThread thread && thread.handles) ? thread.handling : null;
     }
 
     /** A worker's thread, known as such by {@link #onWorkerThread()}. */
@@ -343,8 +367,17 @@ public final class Worker implements Runnable, Runner {
 
         private final Worker worker;
 
-        /** What it handles now, as the engine marks it; this thread's own. */
+        /**
+         * What it handles now, as the engine marks it, when {@link #handles}; else what it handled last,
+         * let go of before each dequeue; this thread's own.
+         */
         private Object handling;
+
+        /** Whether it handles {@link #handling} now; this thread's own. */
+        private boolean handles;
+
+        /** Its turns so far ({@link #nextTurn()}); this thread's own. */
+        private int turns;
 
         /** The latest reading of the run at hand ({@link RunClock#startRun}); 0 outside runs; this thread's own. */
         long clock;
