@@ -182,7 +182,7 @@ final class Connector {
             ClientLink link = new ClientLink(this, target, address.getHostString());
             TcpConnection connection;
             try {
-                connection = new TcpConnection(Connector.this.side, home(), handle, link);
+                connection = new ClientConnection(Connector.this.side, home(), handle, link);
                 if (!Connector.this.side.admit()) {
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));

@@ -1,8 +1,5 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.Events;
-import dev.sockstate.port.NativeError;
-import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Runner;
@@ -13,7 +10,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A TCP connection, accepted or a client's: the one route between its socket and its handler. A
- * client's begins with its connect under way, ended by its first turn ({@link #connected}). Bytes the turn
+ * client's ({@link ClientConnection}) begins with its connect under way. Bytes the turn
  * ({@link ConnectionTurn}) reads go inbound, through the connection's {@link Pipeline} when the
  * listener has stages, then through the listener's framing, to the handler, which the listener
  * calls ({@link HandlerCalls}); the handler's writes go outbound the same way back, framed, through
@@ -21,7 +18,7 @@ import java.nio.ByteBuffer;
  * route. What a handler sees of the connection beside the traffic is {@link AcceptedConnection}'s.
  * With a handler executor, {@code onClose} follows on the executor too ({@link HandlerExecution}).
  */
-final class TcpConnection extends ConnectionTurn {
+class TcpConnection extends ConnectionTurn {
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -63,72 +60,28 @@ final class TcpConnection extends ConnectionTurn {
      */
     TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
         super(listener, home, handle, link);
-        this.connecting = link != null;
         touch();
     }
-
-    /** Whether a client's connect is under way; the owner. */
-    private boolean connecting;
 
     /**
      * @return a client's connection's tie to its client (its requests, its place in the pool);
      * {@code null} when accepted
      */
-    ClientLink link() {
+    final ClientLink link() {
         ConnectionExtras extras = extrasIfMade();
         return (extras != null) ? extras.link : null;
     }
 
-
-    /**
-     * Arms a client's connection, whose connect is under way, on the thread that opened its socket; its
-     * first turn ({@link #connected}) opens it.
-     */
-    void startConnecting(Runner runner) {
-        release(runner);
-    }
-
+    /** An accepted connection is open from its first turn; a client's overrides this while its connect is under way. */
     @Override
     boolean connecting() {
-        return this.connecting;
+        return false;
     }
 
+    /** Never called: {@link #connecting()} is false. */
     @Override
     boolean connected(Runner runner, int events) {
-        NativeIoException error = pendingError();
-        if (error == null && (events & Events.OUT) == 0) {
-            if ((events & (Events.ERR | Events.HANGUP)) == 0) {
-                return true;
-            }
-            error = unnamedConnectError();
-        }
-        if (error != null) {
-            closeFailed(error);
-            return true;
-        }
-        this.connecting = false;
-        if (!link().claimConnected()) {
-            // The connect timed out first: the timer asked for the close, with its reason.
-            requestClose(true);
-            return true;
-        }
-        readPeerCredentials();
-        return openHere(runner);
-    }
-
-    /**
-     * @return why a connect the port reported as failed failed, when SO_ERROR reads 0 (as Windows may):
-     * a read names it
-     */
-    private NativeIoException unnamedConnectError() {
-        try {
-            this.sockets.recv(this.handle, ByteBuffer.allocate(1));
-        }
-        catch (NativeIoException ex) {
-            return ex;
-        }
-        return new NativeIoException("connect", NativeError.OTHER, 0, "The port reported the connect as failed, and neither"
-                + " SO_ERROR nor a read named the error");
+        throw new IllegalStateException("an accepted connection has no connect");
     }
 
     /**
@@ -176,18 +129,6 @@ final class TcpConnection extends ConnectionTurn {
         }
     }
 
-    @Override
-    public String connectedHost() {
-        ClientLink link = link();
-        return (link != null) ? link.host : null;
-    }
-
-    @Override
-    public int connectedPort() {
-        ClientLink link = link();
-        return (link != null) ? link.target.getPort() : -1;
-    }
-
     /** @return why the connection ended, if it failed; {@code null} for a close */
     Throwable failure() {
         ConnectionExtras extras = extrasIfMade();
@@ -217,7 +158,7 @@ final class TcpConnection extends ConnectionTurn {
      * Makes the connection's stages and passes the open inbound, on this thread or the handler executor's.
      * @return true when the calling thread still owns the connection, false when the open was handed on
      */
-    private boolean openHere(Runner runner) {
+    final boolean openHere(Runner runner) {
         try {
             this.pipeline = this.listener.newPipeline(this);
         }
