@@ -32,6 +32,8 @@ class RelayTest {
 
     private static final long TOTAL = 48L * 1024 * 1024;
 
+    private static final int RECEIVE_BUFFER = 64 * 1024;
+
     private final ServerFixture fixture = new ServerFixture();
 
     @AfterEach
@@ -104,7 +106,10 @@ class RelayTest {
 
     /** @return a proxy server: listener "front" relayed to client "back", which connects to an echo backend */
     private SocketServer startProxy() {
-        SocketServer backend = this.fixture.start(1, ServerFixture.tcp("echo").handler(new EchoHandler()).build());
+        // Every receive buffer on the way is fixed and small: autotuned, each could grow to the host's
+        // tcp_rmem maximum (32 MB here), and the chain then held the whole stream without a stall.
+        SocketServer backend = this.fixture.start(1, ServerFixture.tcp("echo").handler(new EchoHandler())
+                .receiveBufferSize(RECEIVE_BUFFER).build());
         AtomicReference<SocketClient> client = new AtomicReference<>();
         ConnectionHandler front = new ConnectionHandler() {
 
@@ -142,8 +147,9 @@ class RelayTest {
             }
         };
         ClientSettings back = ClientSettings.builder("back").address("127.0.0.1", backend.listener("echo").portNumber())
-                .poolSize(0).handler(Relay.handler()).maxPendingWriteBytes(LIMIT).build();
-        ListenerSettings listener = ServerFixture.tcp("front").handler(front).maxPendingWriteBytes(LIMIT).build();
+                .poolSize(0).handler(Relay.handler()).maxPendingWriteBytes(LIMIT).receiveBufferSize(RECEIVE_BUFFER).build();
+        ListenerSettings listener = ServerFixture.tcp("front").handler(front).maxPendingWriteBytes(LIMIT)
+                .receiveBufferSize(RECEIVE_BUFFER).build();
         SocketServer proxy = this.fixture.startWithClients(List.of(back), ServerObserver.NONE, listener);
         client.set(proxy.client("back"));
         return proxy;
