@@ -40,7 +40,10 @@ final class Client implements SocketClient {
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
     private final AtomicReferenceArray<TcpConnection> pool;
 
-    /** Counts the requests sent, to take the pool's connections in turn; any thread, without an atomic update. */
+    /**
+     * Counts the requests sent off the workers, to take the pool's connections in turn; any thread,
+     * without an atomic update (a worker starts its rounds where {@link Worker#nextTurn()} says).
+     */
     private int nextSlot;
 
     private final BoundedLog failures = new BoundedLog(logger);
@@ -267,7 +270,7 @@ final class Client implements SocketClient {
         NotificationPort here = null;
         if (slots > 1) {
             here = Worker.currentPort();
-            // A worker counts its own turns; other threads share a plain count: an update lost between
+            // A worker draws its own turns; other threads share a plain count: an update lost between
             // them only skews the turns, at no atomic instruction a request.
             int turn = (here != null) ? Worker.nextTurn() : (this.nextSlot++ & Integer.MAX_VALUE);
             slot = turn % slots;

@@ -55,8 +55,8 @@ class TcpConnection extends ConnectionTurn {
     }
 
     /**
-     * @param link a client's connection's tie to its client, whose connect is under way; {@code null}
-     * for an accepted connection
+     * @param link a client's connection's tie to its client: given by a {@link ClientConnection} only;
+     * {@code null} for an accepted connection
      */
     TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
         super(listener, home, handle, link);

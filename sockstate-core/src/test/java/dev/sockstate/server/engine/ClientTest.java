@@ -32,7 +32,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -456,6 +458,37 @@ class ClientTest {
             layouts.add("round " + round + ": " + ports + " ports");
         }
         assertThat(layouts).allMatch((layout) -> layout.endsWith(": 2 ports"));
+    }
+
+    /**
+     * A worker once counted its turns over every pool with one count: a handler that asks two clients in
+     * step took the same slot of each pool every time, and left the other connection of each idle.
+     */
+    @Test
+    void aWorkerThatAsksTwoClientsInStepTakesEveryConnectionOfEachPool() throws Exception {
+        int port = backend(new LineEcho());
+        AtomicReference<SocketServer> server = new AtomicReference<>();
+        Set<Connection> takenOfA = ConcurrentHashMap.newKeySet();
+        Set<Connection> takenOfB = ConcurrentHashMap.newKeySet();
+        ConnectionHandler front = (connection, data) -> {
+            data.position(data.limit());
+            for (int i = 0; i < 64; i++) {
+                takenOfA.add(server.get().client("a").connection());
+                takenOfB.add(server.get().client("b").connection());
+            }
+            connection.write(new byte[] { '!' });
+        };
+        SocketServer proxy = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(lineClient("a", port).poolSize(2).build(), lineClient("b", port).poolSize(2).build()), this.connects,
+                ServerFixture.tcp("front").handler(front).build());
+        server.set(proxy);
+        awaitOpen(proxy.client("a"), 2);
+        awaitOpen(proxy.client("b"), 2);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write('?');
+        assertThat(peer.getInputStream().read()).isEqualTo('!');
+        assertThat(takenOfA).as("the connections of client a taken").hasSize(2);
+        assertThat(takenOfB).as("the connections of client b taken").hasSize(2);
     }
 
     @Test

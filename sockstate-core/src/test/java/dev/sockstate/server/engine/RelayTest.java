@@ -45,6 +45,7 @@ class RelayTest {
     void aPeerThatDoesNotReadPausesTheBackendSideAndTheProxyHoldsAboutItsLimit() throws Exception {
         SocketServer proxy = startProxy();
         Socket peer = this.fixture.connectWithSmallWindow(proxy, "front");
+        peer.setSendBufferSize(RECEIVE_BUFFER);
         AtomicLong written = new AtomicLong();
         Thread writer = new Thread(() -> {
             try {

@@ -324,11 +324,22 @@ public final class Worker implements Runnable, Runner {
     }
 
     /**
-     * @return the next of the calling worker's own turns, counted by its thread alone (no line of memory
-     * shared with another core, no atomic instruction): where it starts a round over a pool; -1 on any other thread
+     * @return where the calling worker starts its next round over a pool, zero or positive: drawn by its
+     * thread alone (no line of memory shared with another core, no atomic instruction), at random so
+     * that the rounds of one worker over several pools, or of several workers over one, do not fall
+     * into step; -1 on any other thread
      */
     public static int nextTurn() {
-        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.turns++ & Integer.MAX_VALUE : -1;
+        if (Thread.currentThread() instanceof WorkerThread thread) {
+            // xorshift32: never 0 from a seed that is not.
+            int x = thread.turns;
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            thread.turns = x;
+            return x & Integer.MAX_VALUE;
+        }
+        return -1;
     }
 
     /**
@@ -376,7 +387,7 @@ public final class Worker implements Runnable, Runner {
         /** Whether it handles {@link #handling} now; this thread's own. */
         private boolean handles;
 
-        /** Its turns so far ({@link #nextTurn()}); this thread's own. */
+        /** The state of its draws of turns ({@link #nextTurn()}), never 0; this thread's own. */
         private int turns;
 
         /** The latest reading of the run at hand ({@link RunClock#startRun}); 0 outside runs; this thread's own. */
@@ -405,6 +416,9 @@ public final class Worker implements Runnable, Runner {
         WorkerThread(Worker worker, String name) {
             super(worker, name);
             this.worker = worker;
+            // Seeded apart per thread; a seed of 0 would draw only 0.
+            int seed = name.hashCode() * 0x9E3779B9 ^ (int) System.nanoTime();
+            this.turns = (seed != 0) ? seed : 1;
         }
     }
 
