@@ -19,7 +19,9 @@
 # to run a second build of the sample beside the first (a column "before", port 6398: a change measured
 # against what it changes, in the same run), TESTS (default "ping_inline ping_mbulk set get") and PIPELINES
 # (default "1 16") to run fewer. Results: a Markdown table on
-# standard output; the raw runs (results.csv) and the servers' logs in benchmarks/target/proxy-compare/<time>/.
+# standard output (benchmarks/proxy-compare-table.py, which tables a kept results.csv again: medians over the
+# rounds, and each round's own sockstate/Netty ratios); the raw runs (results.csv) and the servers' logs in
+# benchmarks/target/proxy-compare/<time>/.
 set -euo pipefail
 if [ -n "${BASELINE_JAR:-}" ]; then
   BASELINE_JAR=$(realpath "$BASELINE_JAR")
@@ -161,61 +163,6 @@ done
 echo "redis-benchmark -c 50 -n $requests (-P 1) and $pipelined_requests (-P 16), each test alone; median over $rounds rounds (min–max), servers interleaved;" \
      "each proxy $workers workers; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
 echo
-python3 - "$out/results.csv" "$(getconf CLK_TCK)" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-micros_per_tick = 1e6 / int(sys.argv[2])
-names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate", "before": "before"}
-servers = [s for s in names if any(r["server"] == s for r in rows)]
-proxies = [s for s in servers if s != "direct"]
-keys = []
-for row in rows:
-    if (row["test"], row["pipeline"]) not in keys:
-        keys.append((row["test"], row["pipeline"]))
-
-def rates(test, pipeline, server):
-    return [float(r["requests_per_second"]) for r in rows
-            if r["test"] == test and r["pipeline"] == pipeline and r["server"] == server]
-
-def cpu(test, pipeline, server):
-    return [int(r["proxy_cpu_ticks"]) * micros_per_tick / int(r["requests"]) for r in rows
-            if r["test"] == test and r["pipeline"] == pipeline and r["server"] == server]
-
-def spread(samples, digits):
-    if not samples:
-        return "–"
-    return f"{statistics.median(samples):,.{digits}f} ({min(samples):,.{digits}f}–{max(samples):,.{digits}f})"
-
-def ratio(a, b):
-    return f"{statistics.median(a) / statistics.median(b):.2f}" if a and b and statistics.median(b) > 0 else "–"
-
-header = ["test", "pipeline"] + [f"{names[s]} req/s" for s in servers]
-header += [f"{names[s]} CPU µs/req" for s in proxies]
-header += [f"{names[s]}/direct req/s" for s in proxies]
-if "sockstate" in proxies:
-    header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req"]
-if "before" in proxies:
-    header += ["before/Netty req/s", "before/Netty CPU/req", "sockstate/before req/s", "sockstate/before CPU/req"]
-print("| " + " | ".join(header) + " |")
-print("|" + "---|" * len(header))
-for test, pipeline in keys:
-    cells = [test, f"-P {pipeline}"]
-    cells += [spread(rates(test, pipeline, s), 0) for s in servers]
-    cells += [spread(cpu(test, pipeline, s), 2) for s in proxies]
-    cells += [ratio(rates(test, pipeline, s), rates(test, pipeline, "direct")) for s in proxies]
-    if "sockstate" in proxies:
-        cells += [ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "netty")),
-                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "netty"))]
-    if "before" in proxies:
-        cells += [ratio(rates(test, pipeline, "before"), rates(test, pipeline, "netty")),
-                  ratio(cpu(test, pipeline, "before"), cpu(test, pipeline, "netty")),
-                  ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "before")),
-                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "before"))]
-    print("| " + " | ".join(cells) + " |")
-fewest = min((int(r["proxy_cpu_ticks"]) for r in rows if r["server"] != "direct"), default=None)
-if fewest is not None and fewest < 100:
-    print(f"\nThe CPU of the shortest proxied run was {fewest} clock ticks: each tick is {100 / fewest:.0f}% of it;"
-          " more requests a test make the CPU columns finer.")
-PY
+python3 benchmarks/proxy-compare-table.py "$out/results.csv" "$(getconf CLK_TCK)"
 echo
 echo "Raw runs and logs: $out"
