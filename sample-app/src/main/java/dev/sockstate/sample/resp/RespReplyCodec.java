@@ -29,6 +29,10 @@ public final class RespReplyCodec implements FrameDecoder {
             return -1;
         }
         byte type = in.get(position);
+        if (type != '+' && type != '-' && type != ':' && type != '$' && type != '*') {
+            // Refused at its first byte: no line of a reply that is not RESP is waited for.
+            throw notResp(type);
+        }
         int lineEnd = lineEnd(in, position, limit);
         if (lineEnd < 0) {
             return -1;
@@ -62,8 +66,12 @@ public final class RespReplyCodec implements FrameDecoder {
                 }
                 return next;
             }
-            default -> throw new FramingException("a reply that is not RESP (it begins with byte " + (type & 0xff) + ")");
+            default -> throw notResp(type);
         }
+    }
+
+    private static FramingException notResp(byte type) {
+        return new FramingException("a reply that is not RESP (it begins with byte " + (type & 0xff) + ")");
     }
 
     private static int lineEnd(ByteBuffer in, int position, int limit) throws FramingException {

@@ -45,6 +45,20 @@ class RespReplyCodecTest {
                 .withMessageContaining("not ended by CRLF");
         assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$x\r\n"))
                 .withMessageContaining("bad length");
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$\r\n"))
+                .withMessageContaining("empty length");
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$" + "9".repeat(40)))
+                .withMessageContaining("length line too long");
+    }
+
+    @Test
+    void aFirstByteThatIsNoTypeIsRefusedBeforeItsLineEnds() {
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("hel")).withMessageContaining("not RESP");
+    }
+
+    @Test
+    void aLengthOverAnyIntIsReadAsTheLargestAndWaitsForItsBytes() throws Exception {
+        assertThat(length("$9999999999\r\nabc")).isEqualTo(FrameDecoder.MORE);
     }
 
     private long length(String reply) throws FramingException {
