@@ -19,12 +19,16 @@ public final class RespReplyCodec implements FrameDecoder {
 
     @Override
     public long frameLength(ByteBuffer in) throws FramingException {
-        int end = value(in, in.position(), in.limit(), 0);
+        long end = value(in, in.position(), in.limit(), 0);
         return (end < 0) ? MORE : end - in.position();
     }
 
-    /** @return the index after one value, or -1 when it is not whole yet */
-    private static int value(ByteBuffer in, int position, int limit, int depth) throws FramingException {
+    /**
+     * @return the index after one value, or -1 when it is not whole yet; a bulk string's end as soon as
+     * its length line is read, when it is not within an array, so that one too large for the frame is
+     * refused before its bytes are buffered
+     */
+    private static long value(ByteBuffer in, int position, int limit, int depth) throws FramingException {
         if (position >= limit) {
             return -1;
         }
@@ -49,22 +53,23 @@ public final class RespReplyCodec implements FrameDecoder {
                 }
                 long end = next + length + 2;
                 if (end > limit) {
-                    return -1;
+                    return (depth == 0) ? end : -1;
                 }
                 if (in.get((int) end - 2) != '\r' || in.get((int) end - 1) != '\n') {
                     throw new FramingException("a bulk reply not ended by CRLF");
                 }
-                return (int) end;
+                return end;
             }
             case '*' -> {
                 if (depth >= MAX_DEPTH) {
                     throw new FramingException("arrays nested deeper than " + MAX_DEPTH);
                 }
                 long count = number(in, position + 1, lineEnd);
-                for (long i = 0; i < count && next >= 0; i++) {
-                    next = value(in, next, limit, depth + 1);
+                long end = next;
+                for (long i = 0; i < count && end >= 0; i++) {
+                    end = value(in, (int) end, limit, depth + 1);
                 }
-                return next;
+                return end;
             }
             default -> throw notResp(type);
         }
@@ -109,6 +114,9 @@ public final class RespReplyCodec implements FrameDecoder {
                 throw new FramingException("a reply with a bad length");
             }
             value = value * 10 + digit;
+        }
+        if (value > Integer.MAX_VALUE) {
+            throw new FramingException("a reply with a bad length");
         }
         return negative ? -value : value;
     }

@@ -27,7 +27,7 @@ class RespReplyCodecTest {
 
     @Test
     void aReplyNotWholeYetAsksForMore() throws Exception {
-        assertThat(length("$5\r\nhel")).isEqualTo(FrameDecoder.MORE);
+        assertThat(length("*1\r\n$5\r\nhel")).isEqualTo(FrameDecoder.MORE);
         assertThat(length("*2\r\n$1\r\na\r\n")).isEqualTo(FrameDecoder.MORE);
         assertThat(length("+OK\r")).isEqualTo(FrameDecoder.MORE);
     }
@@ -57,8 +57,17 @@ class RespReplyCodecTest {
     }
 
     @Test
-    void aLengthOverAnyIntIsReadAsTheLargestAndWaitsForItsBytes() throws Exception {
-        assertThat(length("$9999999999\r\nabc")).isEqualTo(FrameDecoder.MORE);
+    void aBulkReplysLengthIsKnownFromItsLengthLineSoThatOneTooLargeIsRefusedAtOnce() throws Exception {
+        assertThat(length("$5\r\nhel")).isEqualTo(11);
+        assertThat(length("$100000000\r\n")).isEqualTo(100_000_014L);
+    }
+
+    @Test
+    void aLengthOverAnyIntIsRefused() {
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$9999999999\r\nabc"))
+                .withMessageContaining("bad length");
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("*9999999999\r\n"))
+                .withMessageContaining("bad length");
     }
 
     private long length(String reply) throws FramingException {
