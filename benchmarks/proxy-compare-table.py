@@ -5,11 +5,14 @@ run kept can be tabled again:
     python3 benchmarks/proxy-compare-table.py benchmarks/target/proxy-compare/<time>/results.csv [clock ticks a second]
 
 Per test and pipeline: each server's median requests/s over the rounds (min-max), each proxy's CPU per
-request, each proxy against redis-server direct, and sockstate against Netty (and "before" against both
-when a baseline ran) as a ratio of the medians and, because the servers run one after the other within
-a round and share its conditions, as the median (min-max) of the rounds' own ratios.
+request, each proxy against redis-server direct, and sockstate against Netty (and, when a baseline ran,
+"before" against Netty and sockstate against "before") as a ratio of the medians and, for sockstate against
+Netty and against "before", as the median (min-max) of the rounds' own ratios too: the servers run one
+after the other within a round and share its conditions.
 """
 import csv, os, statistics, sys
+if len(sys.argv) < 2:
+    sys.exit("usage: proxy-compare-table.py <results.csv> [clock ticks a second]")
 rows = list(csv.DictReader(open(sys.argv[1])))
 micros_per_tick = 1e6 / int(sys.argv[2] if len(sys.argv) > 2 else os.sysconf("SC_CLK_TCK"))
 names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate", "before": "before"}
@@ -56,7 +59,8 @@ if "sockstate" in proxies:
     header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req",
                "sockstate/Netty req/s by round", "sockstate/Netty CPU/req by round"]
 if "before" in proxies:
-    header += ["before/Netty req/s", "before/Netty CPU/req", "sockstate/before req/s", "sockstate/before CPU/req"]
+    header += ["before/Netty req/s", "before/Netty CPU/req", "sockstate/before req/s", "sockstate/before CPU/req",
+               "sockstate/before req/s by round", "sockstate/before CPU/req by round"]
 print("| " + " | ".join(header) + " |")
 print("|" + "---|" * len(header))
 for test, pipeline in keys:
@@ -73,7 +77,9 @@ for test, pipeline in keys:
         cells += [ratio(rates(test, pipeline, "before"), rates(test, pipeline, "netty")),
                   ratio(cpu(test, pipeline, "before"), cpu(test, pipeline, "netty")),
                   ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "before")),
-                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "before"))]
+                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "before")),
+                  per_round(test, pipeline, "sockstate", "before", rate_of),
+                  per_round(test, pipeline, "sockstate", "before", cpu_of)]
     print("| " + " | ".join(cells) + " |")
 fewest = min((int(r["proxy_cpu_ticks"]) for r in rows if r["server"] != "direct"), default=None)
 if fewest is not None and fewest < 100:

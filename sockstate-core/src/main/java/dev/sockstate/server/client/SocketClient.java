@@ -21,7 +21,7 @@ public interface SocketClient {
     String name();
 
     /**
-     * Sends one message on a connection of the pool, taken in turn: as {@link Connection#send(Object)}
+     * Sends one message on a connection of the pool, chosen as {@link #connection()} chooses: as {@link Connection#send(Object)}
      * does, so with framing one frame. It is owed no reply: for a protocol without replies, or whose
      * replies the client's handler takes; on a client that sends requests too, a reply to it would
      * answer the next request, so use one or the other on a client.
@@ -31,7 +31,7 @@ public interface SocketClient {
     void send(Object message);
 
     /**
-     * Sends a request on a connection of the pool, taken in turn, and completes with its reply: the
+     * Sends a request on a connection of the pool, chosen as {@link #connection()} chooses, and completes with its reply: the
      * next frame the connection reads that no earlier request is owed (replies come in the order the
      * requests went out, so requests pipeline). Needs framing. The future fails with a
      * {@link ClientException} when no connection is open, when the connection fails or closes before
@@ -75,7 +75,9 @@ public interface SocketClient {
     <T> CompletableFuture<T> request(Object message, Class<T> replyType);
 
     /**
-     * @return an open connection of the pool, taken in turn: to write to it as a whole (several
+     * @return an open connection of the pool, spread over it: on a worker's thread, one that worker
+     * serves when there is one (the write, and the reply's handling, stay on that thread), from a
+     * start it draws at random; on another thread, in turn. To write to it as a whole (several
      * messages that must follow each other on one connection); what is written to it directly is owed
      * no reply, as with {@link #send(Object)}
      * @throws ClientException when none is open, naming the last failure

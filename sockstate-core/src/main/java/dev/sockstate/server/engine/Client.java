@@ -41,8 +41,8 @@ final class Client implements SocketClient {
     private final AtomicReferenceArray<TcpConnection> pool;
 
     /**
-     * Counts the requests sent off the workers, to take the pool's connections in turn; any thread,
-     * without an atomic update (a worker starts its rounds where {@link Worker#nextTurn()} says).
+     * Counts the choices of a connection made off the workers, to take the pool's connections in turn;
+     * any thread, without an atomic update (a worker starts its rounds where {@link Worker#nextTurn()} says).
      */
     private int nextSlot;
 
@@ -257,9 +257,9 @@ final class Client implements SocketClient {
     }
 
     /**
-     * @return the next open connection of the pool, in turn; on a worker's thread, one its port serves
-     * when there is one, so that the write, and the reply's handling, stay on this thread (a proxy's
-     * accepted connection and its requests' connection are served by the same worker)
+     * @return an open connection of the pool, in turn; on a worker's thread, from a start it draws,
+     * one its port serves when there is one, so that the write, and the reply's handling, stay on this
+     * thread (a proxy's accepted connection and its requests' connection are served by the same worker)
      */
     private TcpConnection next() {
         int slots = this.pool.length();
@@ -295,7 +295,7 @@ final class Client implements SocketClient {
                 + " yet"), cause);
     }
 
-    /** A slot's connection opened: taken in turn from now on, and the backoff starts again. */
+    /** A slot's connection opened: chosen from now on, and the backoff starts again. */
     void slotOpen(int slot, TcpConnection connection) {
         this.pool.set(slot, connection);
         this.lastFailure = null;
