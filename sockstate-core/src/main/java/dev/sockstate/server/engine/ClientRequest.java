@@ -249,27 +249,24 @@ abstract class ClientRequest {
 
         @Override
         void reply(ByteBuffer frame) {
-            try {
-                this.handler.onReply(frame, null);
-            }
-            catch (VirtualMachineError ex) {
-                throw ex;
-            }
-            catch (RuntimeException | Error ex) {
-                this.client.handlerFailed("on its reply", ex);
-            }
+            tell(frame, null);
         }
 
         @Override
         void fail(Throwable failure) {
+            tell(null, failure);
+        }
+
+        /** Tells the handler; what it throws is logged (a VM error goes on), not the connection's. */
+        private void tell(ByteBuffer frame, Throwable failure) {
             try {
-                this.handler.onReply(null, failure);
+                this.handler.onReply(frame, failure);
             }
             catch (VirtualMachineError ex) {
                 throw ex;
             }
             catch (RuntimeException | Error ex) {
-                this.client.handlerFailed("on its request's failure (" + failure + ")", ex);
+                this.client.handlerFailed((failure == null) ? "on its reply" : "on its request's failure (" + failure + ")", ex);
             }
         }
     }

@@ -1,6 +1,5 @@
 package dev.sockstate.server.engine.turn;
 
-import dev.sockstate.server.engine.turn.Worker.WorkerThread;
 
 /**
  * The clock of a run on a worker's thread: the handler calls for the frames of one read. The clock is

@@ -128,8 +128,7 @@ public final class Worker implements Runnable, Runner {
         WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
         while (!this.stopped) {
             if (self != null) {
-                // What the last calls handled is not held on to while the worker waits.
-                self.handling = null;
+                self.letGoOfHandled();
             }
             long start = timed ? System.nanoTime() : 0;
             int count;
@@ -324,22 +323,11 @@ public final class Worker implements Runnable, Runner {
     }
 
     /**
-     * @return where the calling worker starts its next round over a pool, zero or positive: drawn by its
-     * thread alone (no line of memory shared with another core, no atomic instruction), at random so
-     * that the rounds of one worker over several pools, or of several workers over one, do not fall
-     * into step; -1 on any other thread
+     * @return where the calling worker starts its next round over a pool, zero or positive
+     * (drawn at random by its thread alone, so that rounds do not fall into step); -1 on any other thread
      */
     public static int nextTurn() {
-        if (Thread.currentThread() instanceof WorkerThread thread) {
-            // xorshift32: never 0 from a seed that is not.
-            int x = thread.turns;
-            x ^= x << 13;
-            x ^= x >>> 17;
-            x ^= x << 5;
-            thread.turns = x;
-            return x & Integer.MAX_VALUE;
-        }
-        return -1;
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.drawTurn() : -1;
     }
 
     /**
@@ -349,77 +337,12 @@ public final class Worker implements Runnable, Runner {
      * @return what it handled before, to be marked again when this ends ({@code null} off the workers)
      */
     public static Object handling(Object what) {
-        if (Thread.currentThread() instanceof WorkerThread thread) {
-            Object before = thread.handles ? thread.handling : null;
-            if (what != null) {
-                // Stored only when it changes (a proxy's frames come a connection's run at a time): a
-                // reference stored into the long-lived thread costs the collector's write barrier, a fence
-                // on G1; the flag beside it costs nothing.
-                if (thread.handling != what) {
-                    thread.handling = what;
-                }
-                thread.handles = true;
-            }
-            else {
-                thread.handles = false;
-            }
-            return before;
-        }
-        return null;
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handle(what) : null;
     }
 
     /** @return what the calling worker's thread handles now, as {@link #handling(Object)} marked it; {@code null} on any other thread */
     public static Object handling() {
-        return (Thread.currentThread() instanceof WorkerThread thread && thread.handles) ? thread.handling : null;
-    }
-
-    /** A worker's thread, known as such by {@link #onWorkerThread()}. */
-    static final class WorkerThread extends Thread {
-
-        private final Worker worker;
-
-        /**
-         * What it handles now, as the engine marks it, when {@link #handles}; else what it handled last,
-         * let go of before each dequeue; this thread's own.
-         */
-        private Object handling;
-
-        /** Whether it handles {@link #handling} now; this thread's own. */
-        private boolean handles;
-
-        /** The state of its draws of turns ({@link #nextTurn()}), never 0; this thread's own. */
-        private int turns;
-
-        /** The latest reading of the run at hand ({@link RunClock#startRun}); 0 outside runs; this thread's own. */
-        long clock;
-
-        /** Whether the run at hand times its handler calls together ({@link RunClock#sumsCall(Object)}); this thread's own. */
-        boolean summing;
-
-        /** Whose calls the outermost run at hand times together, {@code null} for none; this thread's own. */
-        Object runCalls;
-
-        /** Whether the outermost run at hand does: what a run within it, timed call by call, gives back; this thread's own. */
-        boolean outerSums;
-
-        /** The handler calls the run at hand timed together so far; this thread's own. */
-        int summed;
-
-        /** Whose requests the outermost run at hand counts together ({@link RunClock#sumsRequest}); this thread's own. */
-        Object runRequests;
-
-        /** The requests it counted together so far, and their time added up; this thread's own. */
-        int requestsEnded;
-
-        long requestNanos;
-
-        WorkerThread(Worker worker, String name) {
-            super(worker, name);
-            this.worker = worker;
-            // Seeded apart per thread; a seed of 0 would draw only 0.
-            int seed = name.hashCode() * 0x9E3779B9 ^ (int) System.nanoTime();
-            this.turns = (seed != 0) ? seed : 1;
-        }
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handled() : null;
     }
 
     /** Asks the worker to stop after its current batch. */

@@ -118,7 +118,7 @@ public final class WorkerGroup {
             Worker worker = new Worker(this.settings, port, this.sockets.allocate(this.settings.readBufferSize()), this.table,
                     this.observer.worker(this.settings.name(), i + 1));
             this.workers.add(worker);
-            Thread thread = new Worker.WorkerThread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
+            Thread thread = new WorkerThread(worker, this.settings.threadNamePrefix() + this.settings.name() + "-" + (i + 1));
             worker.attach(thread);
             thread.start();
         }
