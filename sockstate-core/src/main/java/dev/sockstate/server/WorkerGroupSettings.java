@@ -14,6 +14,12 @@ import java.time.Duration;
  * of the port it was given; a TCP listener that accepts per worker ({@link AcceptMode#PER_WORKER})
  * has a listening socket on every worker's port instead, and each connection stays on the worker
  * that accepted it.
+ * <p>
+ * A worker that served sockets yields its processor once before its next dequeue that may wait
+ * ({@code yieldBeforeWait}, on by default): where the processors are all busy, as when the server's
+ * peers run on the same host, a peer it just answered runs at once, and its next request is often in
+ * when the worker looks again, so that it neither sleeps nor is woken for it. It costs one system call
+ * a dequeue where a processor is free, and never spins: an idle worker waits as before.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port
@@ -22,9 +28,10 @@ import java.time.Duration;
  * @param readBufferSize the size of each worker's read buffer in bytes
  * @param threadNamePrefix the prefix of the worker threads' names
  * @param portPerWorker whether each worker has a port of its own, with the sockets pinned to it
+ * @param yieldBeforeWait whether a worker that served sockets yields its processor once before a dequeue that may wait
  */
 public record WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
-        String threadNamePrefix, boolean portPerWorker) {
+        String threadNamePrefix, boolean portPerWorker, boolean yieldBeforeWait) {
 
     /** The defaults: 64 notifications a call, a one-second timeout, 64 KiB read buffers. */
     public WorkerGroupSettings {
@@ -38,6 +45,21 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
         check(name, readBufferSize >= 64 && readBufferSize <= 16 * 1024 * 1024, Setting.READ_BUFFER_SIZE, readBufferSize,
                 "between 64 bytes and 16 MiB");
         check(name, threadNamePrefix != null, Setting.THREAD_NAME_PREFIX, threadNamePrefix, "set");
+    }
+
+    /**
+     * A group that yields before a dequeue that may wait, as {@link #of} makes one.
+     * @param name the group's name
+     * @param workers how many threads dequeue from the group's port
+     * @param batchSize the most notifications one dequeue call returns
+     * @param dequeueTimeout how long one dequeue call waits before the worker loops
+     * @param readBufferSize the size of each worker's read buffer in bytes
+     * @param threadNamePrefix the prefix of the worker threads' names
+     * @param portPerWorker whether each worker has a port of its own, with the sockets pinned to it
+     */
+    public WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
+            String threadNamePrefix, boolean portPerWorker) {
+        this(name, workers, batchSize, dequeueTimeout, readBufferSize, threadNamePrefix, portPerWorker, true);
     }
 
     /**
@@ -60,7 +82,16 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
      */
     public WorkerGroupSettings withPortPerWorker(boolean portPerWorker) {
         return new WorkerGroupSettings(this.name, this.workers, this.batchSize, this.dequeueTimeout, this.readBufferSize,
-                this.threadNamePrefix, portPerWorker);
+                this.threadNamePrefix, portPerWorker, this.yieldBeforeWait);
+    }
+
+    /**
+     * @param yieldBeforeWait whether a worker that served sockets yields its processor once before a dequeue that may wait
+     * @return these settings with that choice
+     */
+    public WorkerGroupSettings withYieldBeforeWait(boolean yieldBeforeWait) {
+        return new WorkerGroupSettings(this.name, this.workers, this.batchSize, this.dequeueTimeout, this.readBufferSize,
+                this.threadNamePrefix, this.portPerWorker, yieldBeforeWait);
     }
 
     /** @return how many notification ports the group opens: one, or one per worker */

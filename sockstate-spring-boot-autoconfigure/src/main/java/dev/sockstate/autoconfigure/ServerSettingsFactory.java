@@ -117,7 +117,7 @@ final class ServerSettingsFactory {
         require(workers.getReadBufferSize() != null, path + ".read-buffer-size", null, "It must be set.");
         WorkerGroupSettings group = new WorkerGroupSettings(name, threads, this.properties.getBatchSize(),
                 this.properties.getDequeueTimeout(), bytes(workers.getReadBufferSize()), workers.getThreadNamePrefix(),
-                workers.isPortPerWorker());
+                workers.isPortPerWorker(), workers.isYieldBeforeWait());
         for (WorkerGroupCustomizer customizer : customizers) {
             group = customizer.customize(group);
         }

@@ -166,6 +166,12 @@ public class SockstateProperties {
          */
         private boolean portPerWorker = true;
 
+        /**
+         * Whether a worker that served sockets yields its processor once before a dequeue that may
+         * wait, so that a peer on a busy host answers before the worker sleeps.
+         */
+        private boolean yieldBeforeWait = true;
+
         public Integer getThreads() {
             return this.threads;
         }
@@ -196,6 +202,14 @@ public class SockstateProperties {
 
         public void setPortPerWorker(boolean portPerWorker) {
             this.portPerWorker = portPerWorker;
+        }
+
+        public boolean isYieldBeforeWait() {
+            return this.yieldBeforeWait;
+        }
+
+        public void setYieldBeforeWait(boolean yieldBeforeWait) {
+            this.yieldBeforeWait = yieldBeforeWait;
         }
     }
 

@@ -9,8 +9,6 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -236,9 +234,9 @@ class HalfCloseTest {
         client.shutdownOutput();
         assertThat(calling.await(10, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(100);
-        long before = workerCpuNanos();
+        long before = ServerFixture.workerCpuNanos();
         Thread.sleep(900);
-        long spent = workerCpuNanos() - before;
+        long spent = ServerFixture.workerCpuNanos() - before;
         assertThat(Duration.ofNanos(spent)).as("worker CPU during the call, the peer half-closed").isLessThan(Duration.ofMillis(50));
         assertThat(client.getInputStream().read()).as("the reply").isEqualTo('x');
         assertThat(client.getInputStream().read()).as("then the close").isEqualTo(-1);
@@ -267,24 +265,13 @@ class HalfCloseTest {
         assertThat(kept.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(client.getInputStream().read()).as("the handler's FIN").isEqualTo(-1);
         Thread.sleep(100);
-        long before = workerCpuNanos();
+        long before = ServerFixture.workerCpuNanos();
         Thread.sleep(1000);
-        long spent = workerCpuNanos() - before;
+        long spent = ServerFixture.workerCpuNanos() - before;
         assertThat(Duration.ofNanos(spent)).as("worker CPU in 1 s with the connection shut both ways")
                 .isLessThan(Duration.ofMillis(50));
         connections.get(0).close();
         ServerFixture.await(() -> server.listener("keep").activeConnections() == 0, "the kept connection closes when asked");
-    }
-
-    private static long workerCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long total = 0;
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (thread.getName().startsWith("sockstate-default-")) {
-                total += Math.max(0, threads.getThreadCpuTime(thread.getId()));
-            }
-        }
-        return total;
     }
 
     private static void assertGreetingThenEndOfStream(Socket client) throws IOException {

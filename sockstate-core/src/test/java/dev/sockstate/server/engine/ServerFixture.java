@@ -10,6 +10,8 @@ import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -126,6 +128,18 @@ final class ServerFixture implements AutoCloseable {
 
     static ListenerSettings.Builder udp(String name) {
         return ListenerSettings.udp(name).address(InetAddress.getLoopbackAddress());
+    }
+
+    /** @return the processor time the default group's worker threads have used so far, in nanoseconds */
+    static long workerCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("sockstate-default-")) {
+                total += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return total;
     }
 
     /** @return the server started last */

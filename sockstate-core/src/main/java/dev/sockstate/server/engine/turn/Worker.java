@@ -42,6 +42,9 @@ public final class Worker implements Runnable, Runner {
 
     private final long timeoutMillis;
 
+    /** Whether it yields its processor once before a dequeue that may wait, after one that served sockets. */
+    private final boolean yieldBeforeWait;
+
     private final WorkerObserver observer;
 
     private final NativeBuffer readBuffer;
@@ -83,6 +86,7 @@ public final class Worker implements Runnable, Runner {
         this.changes = new QueuedChanges(port, this.groupName, changeCapacity);
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
+        this.yieldBeforeWait = settings.yieldBeforeWait();
         this.readBuffer = readBuffer;
         this.alone = settings.notificationPorts() == settings.workers();
     }
@@ -126,6 +130,7 @@ public final class Worker implements Runnable, Runner {
         boolean timed = observer.timesDequeues();
         String groupName = this.groupName;
         WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
+        boolean served = false;
         while (!this.stopped) {
             if (self != null) {
                 self.letGoOfHandled();
@@ -133,8 +138,14 @@ public final class Worker implements Runnable, Runner {
             long start = timed ? System.nanoTime() : 0;
             int count;
             RegistrationBatch carried = this.changes.forNextCall();
+            boolean mayWait = carried == null && this.ownRuns.isEmpty();
+            if (mayWait && served && this.yieldBeforeWait) {
+                // Once a batch was served: a peer it answered on this processor runs now, and its
+                // next request is often in by the time the dequeue looks, which then need not sleep.
+                Thread.yield();
+            }
             try {
-                count = this.port.process(carried, this.notifications, (carried != null || !this.ownRuns.isEmpty()) ? 0 : this.timeoutMillis);
+                count = this.port.process(carried, this.notifications, mayWait ? this.timeoutMillis : 0);
             }
             catch (PortClosedException ex) {
                 return;
@@ -162,6 +173,7 @@ public final class Worker implements Runnable, Runner {
             DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
                     : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
             observer.dequeued(socketNotifications, outcome, waited);
+            served = socketNotifications > 0;
         }
     }
 
