@@ -15,11 +15,12 @@ import java.time.Duration;
  * has a listening socket on every worker's port instead, and each connection stays on the worker
  * that accepted it.
  * <p>
- * A worker that served sockets yields its processor once before its next dequeue that may wait
- * ({@code yieldBeforeWait}, on by default): where the processors are all busy, as when the server's
- * peers run on the same host, a peer it just answered runs at once, and its next request is often in
- * when the worker looks again, so that it neither sleeps nor is woken for it. It costs one system call
- * a dequeue where a processor is free, and never spins: an idle worker waits as before.
+ * A worker that served sockets yields its processor once ({@link Thread#yield}) before its next
+ * dequeue that may wait ({@code yieldBeforeWait}, on by default): where the processors are all busy,
+ * as when the server's peers run on the same host, a peer it just answered that was woken onto its
+ * processor can run at once, and its next request is often in when the worker looks again, so that it
+ * neither sleeps nor is woken for it. It costs one system call per wait that follows a served batch
+ * where a processor is free, and never spins: an idle worker waits as before.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port

@@ -42,8 +42,11 @@ public final class Worker implements Runnable, Runner {
 
     private final long timeoutMillis;
 
-    /** Whether it yields its processor once before a dequeue that may wait, after one that served sockets. */
-    private final boolean yieldBeforeWait;
+    /**
+     * Yields the processor ({@link Thread#yield}) once before a dequeue that may wait, after calls
+     * that served sockets; {@code null} when the group does not.
+     */
+    private final Runnable yielder;
 
     private final WorkerObserver observer;
 
@@ -78,6 +81,19 @@ public final class Worker implements Runnable, Runner {
      */
     public Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
             WorkerObserver observer) {
+        this(settings, port, readBuffer, table, observer, Thread::yield);
+    }
+
+    /**
+     * @param settings the group's settings
+     * @param port the port this worker dequeues from
+     * @param readBuffer the worker's read buffer
+     * @param table the server's sockets by completion key
+     * @param observer where to report the dequeue calls
+     * @param yielder what yields the processor, when the settings ask for it (a test counts)
+     */
+    Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
+            WorkerObserver observer, Runnable yielder) {
         int changeCapacity = Math.max(64, settings.batchSize() * 2 + 256);
         this.groupName = settings.name();
         this.table = table;
@@ -86,7 +102,7 @@ public final class Worker implements Runnable, Runner {
         this.changes = new QueuedChanges(port, this.groupName, changeCapacity);
         this.notifications = new NotificationBatch(settings.batchSize());
         this.timeoutMillis = Math.max(1, settings.dequeueTimeout().toMillis());
-        this.yieldBeforeWait = settings.yieldBeforeWait();
+        this.yielder = settings.yieldBeforeWait() ? yielder : null;
         this.readBuffer = readBuffer;
         this.alone = settings.notificationPorts() == settings.workers();
     }
@@ -130,20 +146,22 @@ public final class Worker implements Runnable, Runner {
         boolean timed = observer.timesDequeues();
         String groupName = this.groupName;
         WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
+        Runnable yielder = this.yielder;
+        // Whether sockets were served since the last call that could wait.
         boolean served = false;
         while (!this.stopped) {
             if (self != null) {
                 self.letGoOfHandled();
             }
-            long start = timed ? System.nanoTime() : 0;
             int count;
             RegistrationBatch carried = this.changes.forNextCall();
             boolean mayWait = carried == null && this.ownRuns.isEmpty();
-            if (mayWait && served && this.yieldBeforeWait) {
-                // Once a batch was served: a peer it answered on this processor runs now, and its
+            if (mayWait && served && yielder != null) {
+                // A peer the worker answered that was woken onto this processor can run now, and its
                 // next request is often in by the time the dequeue looks, which then need not sleep.
-                Thread.yield();
+                yielder.run();
             }
+            long start = timed ? System.nanoTime() : 0;
             try {
                 count = this.port.process(carried, this.notifications, mayWait ? this.timeoutMillis : 0);
             }
@@ -157,12 +175,14 @@ public final class Worker implements Runnable, Runner {
                     continue;
                 }
                 logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
+                served = false;
                 pause();
                 continue;
             }
             catch (RuntimeException | LinkageError ex) {
                 // Nothing was applied: the changes stay for the next call.
                 logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
+                served = false;
                 pause();
                 continue;
             }
@@ -173,7 +193,8 @@ public final class Worker implements Runnable, Runner {
             DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
                     : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
             observer.dequeued(socketNotifications, outcome, waited);
-            served = socketNotifications > 0;
+            // A call that could not wait (changes carried, own runs) keeps what was served before it.
+            served = socketNotifications > 0 || (served && !mayWait);
         }
     }
 
