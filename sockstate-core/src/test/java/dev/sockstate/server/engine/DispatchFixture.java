@@ -1,7 +1,7 @@
 package dev.sockstate.server.engine;
 
-import dev.sockstate.port.AbstractNotificationPort;
 import dev.sockstate.port.Events;
+import dev.sockstate.port.KernelFreePort;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationBatch;
@@ -71,11 +71,12 @@ public final class DispatchFixture implements AutoCloseable {
     }
 
     /** A port with no kernel behind it, whose one dequeue returns an IN notification for each socket. */
-    private static final class CannedPort extends AbstractNotificationPort {
+    private static final class CannedPort extends KernelFreePort {
 
         private final CountingSocket[] sockets;
 
         CannedPort(CountingSocket[] sockets) {
+            super("canned");
             this.sockets = sockets;
         }
 
@@ -91,19 +92,6 @@ public final class DispatchFixture implements AutoCloseable {
         @Override
         protected void doPost(long key, int payload) {
             throw new UnsupportedOperationException("The canned port takes no posted message");
-        }
-
-        @Override
-        protected void wakeAllForClose() {
-        }
-
-        @Override
-        protected void release() {
-        }
-
-        @Override
-        public String backendName() {
-            return "canned";
         }
     }
 

@@ -2,8 +2,8 @@ package dev.sockstate.server.engine.turn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.AbstractNotificationPort;
 import dev.sockstate.port.Events;
+import dev.sockstate.port.KernelFreePort;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.RegistrationBatch;
@@ -92,7 +92,7 @@ class WorkerYieldTest {
     }
 
     /** A port with no kernel behind it that answers its calls from a script, and then with the stop message. */
-    private static final class ScriptedPort extends AbstractNotificationPort {
+    private static final class ScriptedPort extends KernelFreePort {
 
         private final int[] script;
 
@@ -103,6 +103,7 @@ class WorkerYieldTest {
         long socketKey;
 
         ScriptedPort(int[] script, AtomicInteger yields) {
+            super("scripted");
             this.script = script;
             this.yields = yields;
         }
@@ -124,23 +125,6 @@ class WorkerYieldTest {
             return count;
         }
 
-        @Override
-        protected void doPost(long key, int payload) {
-            // The stop passed on to other workers: there are none.
-        }
-
-        @Override
-        protected void wakeAllForClose() {
-        }
-
-        @Override
-        protected void release() {
-        }
-
-        @Override
-        public String backendName() {
-            return "scripted";
-        }
     }
 
     /** A socket that counts its turns: a one-shot one asks to be armed for IN again after each, a persistent one changes nothing. */
