@@ -53,6 +53,9 @@ class FramingTest {
 
     private final AtomicLong sends = new AtomicLong();
 
+    /** The bytes the listener's sends took, counted after {@link #sends}. */
+    private final AtomicLong sentBytes = new AtomicLong();
+
     private final ServerObserver counting = new ServerObserver() {
         @Override
         public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
@@ -70,6 +73,8 @@ class FramingTest {
                 @Override
                 public void sent(int bytes) {
                     FramingTest.this.sends.incrementAndGet();
+                    // After the count of sends: bytes seen here mean their send is counted.
+                    FramingTest.this.sentBytes.addAndGet(bytes);
                 }
             };
         }
@@ -131,6 +136,8 @@ class FramingTest {
         sendAndAwaitRead(client.getOutputStream(), bytes);
         assertThat(new String(client.getInputStream().readNBytes(bytes.length), StandardCharsets.US_ASCII)).isEqualTo(pipeline.toString());
         assertThat(recorder.frames).hasSize(16);
+        // The client can read the replies before the worker counted the send that took them.
+        ServerFixture.await(() -> this.sentBytes.get() >= bytes.length, "the sends of the replies counted");
         assertThat(this.sends).as("sends for 16 replies to one read").hasValue(1);
     }
 
