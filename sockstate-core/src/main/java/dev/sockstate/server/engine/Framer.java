@@ -71,11 +71,13 @@ final class Framer {
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
                 connection.framingPartial = keep(data, unfinished);
+                connection.framingLengthTold = unfinished != FrameDecoder.MORE;
             }
         }
         catch (FramingException ex) {
             data.position(data.limit());
             connection.framingPartial = null;
+            connection.framingLengthTold = false;
             this.listener.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
@@ -126,22 +128,29 @@ final class Framer {
      */
     private boolean completePartial(TcpConnection connection, ByteBuffer data) throws FramingException {
         ByteBuffer partial = connection.framingPartial;
-        // The decoder saw every byte held so far and found no end in them: a search may start after them.
-        int searched = partial.position();
+        // Where the decoder answered MORE, it saw every byte held so far and found no end in them: a search
+        // may start after them. Where it told the frame's length, it searched nothing: a decoder that honours
+        // the count would search from inside the frame's body. Asked again from the start, it tells it again.
+        long length = FrameDecoder.MORE;
+        int searched = connection.framingLengthTold ? 0 : partial.position();
         while (true) {
             int held = partial.position();
-            partial.flip();
-            long length = frameLength(partial, searched);
-            partial.limit(partial.capacity()).position(held);
+            if (length == FrameDecoder.MORE) {
+                partial.flip();
+                length = frameLength(partial, searched);
+                partial.limit(partial.capacity()).position(held);
+            }
             if (length != FrameDecoder.MORE && length <= held) {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
                 data.position(data.position() - (held - (int) length));
                 connection.framingPartial = null;
+                connection.framingLengthTold = false;
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
             if (!data.hasRemaining()) {
                 connection.framingPartial = partial;
+                connection.framingLengthTold = length != FrameDecoder.MORE;
                 return false;
             }
             long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
@@ -263,6 +272,7 @@ final class Framer {
     /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
     void drop(TcpConnection connection) {
         connection.framingPartial = null;
+        connection.framingLengthTold = false;
     }
 
     /**

@@ -26,11 +26,17 @@ class TcpConnection extends ConnectionTurn {
     /**
      * With framing, the {@link Framer}'s state for this connection, touched by it alone (LayeringTest),
      * held here so that a connection keeps no object of its own for it: the unfinished frame, kept
-     * across reads ({@code null} when there is none); whether one read's frames are being handed out,
+     * across reads ({@code null} when there is none), and whether its length was told; whether one read's frames are being handed out,
      * so that their replies are gathered; and the replies gathered meanwhile, sent as one (a buffer
      * lent for that time, not kept).
      */
     ByteBuffer framingPartial;
+
+    /**
+     * Whether the decoder told the unfinished frame's length (a header read before the body), so that
+     * no search may resume inside it; see {@link #framingPartial}.
+     */
+    boolean framingLengthTold;
 
     /** See {@link #framingPartial}. */
     boolean framingGathers;

@@ -322,6 +322,62 @@ class FramingTest {
     }
 
     @Test
+    void aFrameWhoseLengthItsHeaderToldArrivesWholeAcrossReadsWhenTheDecoderResumesItsSearch() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.of(new CountedBodyDecoder(), FrameEncoder.AS_IS).withMaxFrameSize(1024 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        // The header and the body's start in one read, the rest in two more: the decoder answered
+        // the length at the first, so no later call may claim it searched the body and found no end.
+        sendAndAwaitRead(out, "11\r\nhel", recorder);
+        sendAndAwaitRead(out, "lo\nwo", recorder);
+        sendAndAwaitRead(out, "rld\r\n", recorder);
+        ServerFixture.await(() -> !recorder.frames.isEmpty() || !recorder.errors.isEmpty(), "a frame or an error");
+        assertThat(recorder.errors).isEmpty();
+        assertThat(recorder.frames).containsExactly("hello\nworld");
+        assertThat(new String(client.getInputStream().readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("hello\nworld");
+    }
+
+    @Test
+    void aLargeBodyWithLineEndsInItArrivesByteForByteInReadsOfEverySize() throws Exception {
+        FrameRecorder recorder = new FrameRecorder() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                byte[] bytes = new byte[data.remaining()];
+                data.get(bytes);
+                this.frames.add(new String(bytes, StandardCharsets.US_ASCII));
+            }
+        };
+        SocketServer server = start(Framing.of(new CountedBodyDecoder(), FrameEncoder.AS_IS).withMaxFrameSize(1024 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        java.util.Random random = new java.util.Random(42);
+        byte[] body = new byte[300 * 1024];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) ((random.nextInt(16) == 0) ? '\n' : 'a' + random.nextInt(26));
+        }
+        byte[] header = (body.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] frame = new byte[header.length + body.length + 2];
+        System.arraycopy(header, 0, frame, 0, header.length);
+        System.arraycopy(body, 0, frame, header.length, body.length);
+        frame[frame.length - 2] = '\r';
+        frame[frame.length - 1] = '\n';
+        // Two frames, each in pieces of varied size, each piece a read of its own.
+        for (int round = 0; round < 2; round++) {
+            int at = 0;
+            while (at < frame.length) {
+                int piece = Math.min(frame.length - at, 1 + random.nextInt(64 * 1024));
+                sendAndAwaitRead(out, Arrays.copyOfRange(frame, at, at + piece), recorder);
+                at += piece;
+            }
+        }
+        ServerFixture.await(() -> recorder.frames.size() == 2 || !recorder.errors.isEmpty(), "two frames or an error");
+        assertThat(recorder.errors).isEmpty();
+        String expected = new String(body, StandardCharsets.US_ASCII);
+        assertThat(recorder.frames).hasSize(2).allSatisfy(text -> assertThat(text).isEqualTo(expected));
+    }
+
+    @Test
     void aReplyWrittenOnAHandlerExecutorLeavesBeforeTheCallEnds() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         FrameRecorder acknowledging = new FrameRecorder() {
@@ -446,12 +502,81 @@ class FramingTest {
         ServerFixture.await(() -> this.received.get() >= before + bytes.length, "the server read " + bytes.length + " bytes");
     }
 
+    private void sendAndAwaitRead(OutputStream out, String text, FrameRecorder recorder) throws Exception {
+        sendAndAwaitRead(out, text.getBytes(StandardCharsets.US_ASCII), recorder);
+    }
+
+    /** Sends bytes and waits until the server read them or the handler was told of an error; fails on the error. */
+    private void sendAndAwaitRead(OutputStream out, byte[] bytes, FrameRecorder recorder) throws Exception {
+        long before = this.received.get();
+        out.write(bytes);
+        out.flush();
+        ServerFixture.await(() -> this.received.get() >= before + bytes.length || !recorder.errors.isEmpty(),
+                "the server read " + bytes.length + " bytes");
+        assertThat(recorder.errors).as("errors told to the handler").isEmpty();
+    }
+
     private static void assertClosedByServer(Socket client) {
         try {
             assertThat(client.getInputStream().read()).isEqualTo(-1);
         }
         catch (IOException reset) {
             // aborted: a reset is a close too
+        }
+    }
+
+    /**
+     * A header of decimal digits and CRLF, then as many bytes of body, then CRLF (memcached's
+     * storage commands, reduced): the frame's length is told as soon as the header line is read,
+     * and the search for the header's end resumes where an earlier call left it, as
+     * {@link FrameDecoder#frameLength(ByteBuffer, int)} allows.
+     */
+    static final class CountedBodyDecoder implements FrameDecoder {
+
+        @Override
+        public long frameLength(ByteBuffer in) throws FramingException {
+            return frameLength(in, 0);
+        }
+
+        @Override
+        public long frameLength(ByteBuffer in, int searched) throws FramingException {
+            int start = in.position();
+            for (int i = start + searched; i < in.limit(); i++) {
+                if (in.get(i) == '\n') {
+                    return (i + 1 - start) + length(in, start, i) + 2;
+                }
+            }
+            return MORE;
+        }
+
+        @Override
+        public int headerLength(ByteBuffer frame) {
+            int start = frame.position();
+            int i = start;
+            while (frame.get(i) != '\n') {
+                i++;
+            }
+            return i + 1 - start;
+        }
+
+        @Override
+        public int trailerLength(ByteBuffer frame) {
+            return 2;
+        }
+
+        private static long length(ByteBuffer in, int start, int lineFeed) throws FramingException {
+            if (lineFeed - start < 2 || in.get(lineFeed - 1) != '\r') {
+                throw new FramingException("no CRLF after the length");
+            }
+            long length = 0;
+            for (int i = start; i < lineFeed - 1; i++) {
+                byte b = in.get(i);
+                if (b < '0' || b > '9' || length > Integer.MAX_VALUE) {
+                    throw new FramingException("not a length: byte " + (b & 0xff) + " at " + (i - start));
+                }
+                length = length * 10 + (b - '0');
+            }
+            return length;
         }
     }
 
