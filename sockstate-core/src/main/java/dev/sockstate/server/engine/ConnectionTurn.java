@@ -138,6 +138,8 @@ abstract class ConnectionTurn extends ReadGate {
         if (this.output.drainedSinceOwed() && handlerOpened()) {
             inboundWritable();
         }
+        // Frames of a read held back while the queue was over its limit go before anything read now.
+        releaseHeldFrames();
         if (this.inputHeld && (events & Events.HANGUP) != 0) {
             this.hangupWhileHeld = true;
         }
@@ -255,7 +257,7 @@ abstract class ConnectionTurn extends ReadGate {
      * stops sending if they are not read (both would wait for each other), and which its handler
      * pauses itself when they go elsewhere ({@link #pauseReading()})
      */
-    private boolean pausesForOwnWrites() {
+    final boolean pausesForOwnWrites() {
         return !this.listener.isClient() && this.output.isOverLimit(this.listener.maxPendingWriteBytes());
     }
 
@@ -419,6 +421,12 @@ abstract class ConnectionTurn extends ReadGate {
 
     /** @return whether the connection passes each write on to the socket as it is: no stages, no framing that encodes */
     abstract boolean writesPassAsIs();
+
+    /**
+     * Hands the handler the frames of a read that were held back while the connection's own queue was
+     * over its limit, if any, once it is not; the owner.
+     */
+    abstract void releaseHeldFrames();
 
     /** Runs the work the stages resumed from other threads, if any; the owner. */
     abstract void runResumes();

@@ -25,6 +25,18 @@ import java.nio.ByteBuffer;
  */
 final class Framer {
 
+    /** {@link TcpConnection#framingKept}: part of one frame, whose every byte the decoder searched and found no end in. */
+    private static final byte SEARCHED = 0;
+
+    /** {@link TcpConnection#framingKept}: part of one frame whose length the decoder told; no search may resume inside it. */
+    private static final byte LENGTH_TOLD = 1;
+
+    /**
+     * {@link TcpConnection#framingKept}: the rest of a read, not handed out while the connection's own
+     * queue was over its limit: whole frames maybe, not searched yet; handed out before anything read later.
+     */
+    private static final byte HELD = 2;
+
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
 
@@ -65,19 +77,22 @@ final class Framer {
         // The frames' calls are one run: timed together or call by call, the read's clock for the requests they send.
         long outer = RunClock.startRun(this.listener.summingCalls(), this.listener.summingRequests());
         try {
-            if (connection.framingPartial != null && !completePartial(connection, data)) {
+            if (connection.framingKept == HELD && !releaseHeld(connection, data)) {
+                return;
+            }
+            if (!data.hasRemaining() || connection.framingPartial != null && !completePartial(connection, data)) {
                 return;
             }
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
                 connection.framingPartial = keep(data, unfinished);
-                connection.framingLengthTold = unfinished != FrameDecoder.MORE;
+                connection.framingKept = holdsBack(connection) ? HELD : (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
             }
         }
         catch (FramingException ex) {
             data.position(data.limit());
             connection.framingPartial = null;
-            connection.framingLengthTold = false;
+            connection.framingKept = SEARCHED;
             this.listener.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
@@ -98,11 +113,66 @@ final class Framer {
     }
 
     /**
-     * Passes the frames that lie whole in the bytes, each as a view of them.
+     * Hands out the frames of the connection's queue, if any, held back while its own queue was over
+     * its limit (a read is not read any further then, and the connection reads nothing until they
+     * are out); the owner, once the queue drained below the limit.
+     */
+    void releaseHeld(TcpConnection connection) {
+        if (connection.framingKept == HELD && !holdsBack(connection)) {
+            inbound(connection, ByteBuffer.allocate(0));
+        }
+    }
+
+    /**
+     * Hands out the frames held back, before the bytes at hand: until the queue is over its limit
+     * again, when the bytes join those held.
+     * @return whether the bytes at hand are framed next; false when they were held too (or dropped)
+     */
+    private boolean releaseHeld(TcpConnection connection, ByteBuffer data) throws FramingException {
+        ByteBuffer held = connection.framingPartial.flip();
+        connection.framingPartial = null;
+        connection.framingKept = SEARCHED;
+        long unfinished = frames(connection, held);
+        if (!held.hasRemaining()) {
+            return true;
+        }
+        if (!delivering(connection)) {
+            data.position(data.limit());
+            return false;
+        }
+        held.compact();
+        if (holdsBack(connection)) {
+            if (held.remaining() < data.remaining()) {
+                // At most the rest of the reads since the hold began: reading waits while the queue is over its limit.
+                held = ByteBuffer.allocate(held.position() + data.remaining()).put(held.flip());
+            }
+            held.put(data);
+            connection.framingPartial = held;
+            connection.framingKept = HELD;
+            return false;
+        }
+        // What is left is one unfinished frame, searched through or with its length told, as if kept from a read.
+        connection.framingPartial = held;
+        connection.framingKept = (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
+        return true;
+    }
+
+    /**
+     * @return whether the frames left in a read wait: the connection's own queue is over its limit,
+     * so that a peer pipelining requests it does not read the answers to gets no more answered (the
+     * answers would pile up in the heap); reading waits too, until the queue drained
+     */
+    private static boolean holdsBack(TcpConnection connection) {
+        return connection.pausesForOwnWrites();
+    }
+
+    /**
+     * Passes the frames that lie whole in the bytes, each as a view of them, until the connection's
+     * own queue is over its limit.
      * @return the length of the unfinished frame left, when known, else {@link FrameDecoder#MORE}
      */
     private long frames(TcpConnection connection, ByteBuffer in) throws FramingException {
-        while (in.hasRemaining() && delivering(connection)) {
+        while (in.hasRemaining() && delivering(connection) && !holdsBack(connection)) {
             long length = frameLength(in, 0);
             if (length == FrameDecoder.MORE) {
                 if (in.remaining() >= this.maxFrameSize) {
@@ -132,7 +202,7 @@ final class Framer {
         // may start after them. Where it told the frame's length, it searched nothing: a decoder that honours
         // the count would search from inside the frame's body. Asked again from the start, it tells it again.
         long length = FrameDecoder.MORE;
-        int searched = connection.framingLengthTold ? 0 : partial.position();
+        int searched = (connection.framingKept == SEARCHED) ? partial.position() : 0;
         while (true) {
             int held = partial.position();
             if (length == FrameDecoder.MORE) {
@@ -144,13 +214,13 @@ final class Framer {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
                 data.position(data.position() - (held - (int) length));
                 connection.framingPartial = null;
-                connection.framingLengthTold = false;
+                connection.framingKept = SEARCHED;
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
             if (!data.hasRemaining()) {
                 connection.framingPartial = partial;
-                connection.framingLengthTold = length != FrameDecoder.MORE;
+                connection.framingKept = (length != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
                 return false;
             }
             long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
@@ -272,7 +342,7 @@ final class Framer {
     /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
     void drop(TcpConnection connection) {
         connection.framingPartial = null;
-        connection.framingLengthTold = false;
+        connection.framingKept = SEARCHED;
     }
 
     /**

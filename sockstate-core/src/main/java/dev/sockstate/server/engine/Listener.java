@@ -448,6 +448,13 @@ final class Listener implements ServerObserver.ActiveCounts {
         return (this.framer != null) ? this.framer.gatheredBytes(connection) : 0;
     }
 
+    /** Hands the connection's handler the frames its framing held back while its queue was over its limit; the owner. */
+    void releaseHeldFrames(TcpConnection connection) {
+        if (this.framer != null) {
+            this.framer.releaseHeld(connection);
+        }
+    }
+
     /** The connection is finished: what the framing kept for it is dropped. */
     void dropFraming(TcpConnection connection) {
         if (this.framer != null) {

@@ -26,17 +26,18 @@ class TcpConnection extends ConnectionTurn {
     /**
      * With framing, the {@link Framer}'s state for this connection, touched by it alone (LayeringTest),
      * held here so that a connection keeps no object of its own for it: the unfinished frame, kept
-     * across reads ({@code null} when there is none), and whether its length was told; whether one read's frames are being handed out,
+     * across reads, or the rest of a read held back ({@code null} when there is none), and what it is; whether one read's frames are being handed out,
      * so that their replies are gathered; and the replies gathered meanwhile, sent as one (a buffer
      * lent for that time, not kept).
      */
     ByteBuffer framingPartial;
 
     /**
-     * Whether the decoder told the unfinished frame's length (a header read before the body), so that
-     * no search may resume inside it; see {@link #framingPartial}.
+     * What {@link #framingPartial} holds: part of one frame searched through, part of one frame whose
+     * length was told, or the rest of a read held back while the connection's own queue was over its
+     * limit (the {@link Framer}'s constants).
      */
-    boolean framingLengthTold;
+    byte framingKept;
 
     /** See {@link #framingPartial}. */
     boolean framingGathers;
@@ -197,6 +198,11 @@ class TcpConnection extends ConnectionTurn {
         return true;
     }
 
+
+    @Override
+    void releaseHeldFrames() {
+        this.listener.releaseHeldFrames(this);
+    }
 
     /** Runs the work the stages resumed from other threads, if any; the owner. */
     @Override

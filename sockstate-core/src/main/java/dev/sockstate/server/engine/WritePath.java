@@ -122,28 +122,35 @@ final class WritePath extends HandedWrites {
             sendCorked(TAKING);
         }
         if (this.queue == null) {
-            int sent;
-            try {
-                // (Taken, or refused for want of room, which OUT then reports: no shortage of buffers to count.)
-                sent = this.connection.sockets.send(this.connection.handle, data);
-            }
-            catch (NativeIoException ex) {
-                WriteQueue refused = new WriteQueue();
-                if (!retriesLater(refused, ex)) {
-                    data.position(data.limit());
-                    this.connection.failed(ex);
-                    return;
+            // Until the socket takes all or refuses for want of room: a send it took only part of does not
+            // say the room ran out, and where edges rise only after a refusal was seen (Windows), the
+            // room freed later would raise none.
+            while (true) {
+                int sent;
+                try {
+                    // (Taken, or refused for want of room, which OUT then reports: no shortage of buffers to count.)
+                    sent = this.connection.sockets.send(this.connection.handle, data);
                 }
-                // The bytes stay, with the count of refusals.
-                this.queue = refused;
-                sent = 0;
-            }
-            if (sent > 0) {
+                catch (NativeIoException ex) {
+                    WriteQueue refused = new WriteQueue();
+                    if (!retriesLater(refused, ex)) {
+                        data.position(data.limit());
+                        this.connection.failed(ex);
+                        return;
+                    }
+                    // The bytes stay, with the count of refusals.
+                    this.queue = refused;
+                    break;
+                }
+                if (sent <= 0) {
+                    // (WOULD_BLOCK; or nothing taken, which no socket answers to a send of bytes, taken as no room.)
+                    break;
+                }
                 this.connection.observer.sent(sent);
                 this.connection.touch();
-            }
-            if (!data.hasRemaining()) {
-                return;
+                if (!data.hasRemaining()) {
+                    return;
+                }
             }
             if (this.queue == null) {
                 this.queue = new WriteQueue();

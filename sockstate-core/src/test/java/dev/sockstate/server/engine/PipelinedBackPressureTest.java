@@ -1,0 +1,128 @@
+package dev.sockstate.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.framing.Framing;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Back-pressure within one read, on the real backend: a peer that pipelines many requests in one
+ * send and does not read the answers gets no more of them answered once the answers queued for it
+ * pass the listener's {@code max-pending-write-bytes}; the requests left are held, not dropped, and
+ * answered in order as the peer reads. Before, every frame of a read reached the handler, and every
+ * answer the socket did not take was copied to the heap (a thousand requests of a few bytes each
+ * queued 32 MiB here).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PipelinedBackPressureTest {
+
+    /** The listener's max-pending-write-bytes. */
+    private static final long LIMIT = 128 * 1024;
+
+    /** Each answer's content. */
+    private static final int ANSWER = 32 * 1024;
+
+    /** Requests sent in one write; their answers are many times what the sockets' buffers hold. */
+    private static final int REQUESTS = 1000;
+
+    /**
+     * What may wait beyond the limit: the answer that crossed it and the answers gathered to leave
+     * together with it (at most 64 KiB) before the framer looks again.
+     */
+    private static final long SLACK = ANSWER + 64 * 1024 + 2;
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    private final ExecutorService executor = Executors.newFixedThreadPool(2);
+
+    private final AtomicLong mostPending = new AtomicLong();
+
+    private final AtomicInteger answered = new AtomicInteger();
+
+    @AfterEach
+    void stop() throws Exception {
+        this.fixture.close();
+        this.executor.shutdownNow();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Trigger.class)
+    void aPipelineOfRequestsInOneReadIsAnsweredNoFasterThanThePeerReads(Trigger trigger) throws Exception {
+        assertHeldAndAnsweredInOrder(ServerFixture.tcp("pipelined").trigger(trigger));
+    }
+
+    @Test
+    void aHandlerOnAnExecutorIsHeldBackTheSameWay() throws Exception {
+        assertHeldAndAnsweredInOrder(ServerFixture.tcp("pipelined").handlerExecutor(this.executor));
+    }
+
+    private void assertHeldAndAnsweredInOrder(ListenerSettings.Builder listener) throws Exception {
+        SocketServer server = this.fixture.start(1, listener.framing(Framing.line()).maxPendingWriteBytes(LIMIT)
+                .handler(new Answering()).build());
+        // A small window, so that the sockets hold little and the rest has to wait in the server.
+        Socket client = this.fixture.connectWithSmallWindow(server, "pipelined");
+        {
+            StringBuilder requests = new StringBuilder();
+            for (int i = 0; i < REQUESTS; i++) {
+                requests.append(i).append('\n');
+            }
+            OutputStream out = client.getOutputStream();
+            out.write(requests.toString().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // The server reads the requests, answers until its queue is over the limit, and holds the rest.
+            ServerFixture.await(() -> this.answered.get() > 0, "a first answer");
+            Thread.sleep(500);
+            int answeredWhileUnread = this.answered.get();
+            assertThat(this.mostPending.get()).as("answer bytes queued for a peer that reads none")
+                    .isLessThanOrEqualTo(LIMIT + SLACK);
+            assertThat(answeredWhileUnread).as("requests answered while the peer read nothing").isLessThan(REQUESTS);
+            // Read: every answer comes, in order, and the requests held were not lost.
+            BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.US_ASCII));
+            for (int i = 0; i < REQUESTS; i++) {
+                String line = in.readLine();
+                assertThat(line).as("answer " + i).isNotNull().hasSize(ANSWER).startsWith(i + ":");
+            }
+            assertThat(this.answered).hasValue(REQUESTS);
+            assertThat(this.mostPending.get()).as("answer bytes queued at most, all along").isLessThanOrEqualTo(LIMIT + SLACK);
+            // The connection goes on as before.
+            out.write("next\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(in.readLine()).startsWith("next:");
+        }
+    }
+
+    /** Answers each line with {@link #ANSWER} bytes that start with the line, and notes what waits to be sent. */
+    private final class Answering implements ConnectionHandler {
+
+        @Override
+        public void onData(Connection connection, ByteBuffer data) {
+            byte[] answer = new byte[ANSWER];
+            Arrays.fill(answer, (byte) 'a');
+            int length = data.remaining();
+            data.get(answer, 0, length);
+            answer[length] = ':';
+            connection.write(ByteBuffer.wrap(answer));
+            PipelinedBackPressureTest.this.answered.incrementAndGet();
+            PipelinedBackPressureTest.this.mostPending.accumulateAndGet(connection.pendingWriteBytes(), Math::max);
+        }
+    }
+}
