@@ -23,7 +23,7 @@ public class ClientProperties {
     /** How long the client waits before it connects again after a failed connect or a closed connection. */
     private final Reconnect reconnect = new Reconnect();
 
-    /** How long a request waits for its reply before it fails; for ever when not set. */
+    /** How long a request waits for its reply, from when its bytes were handed to the socket, before it fails; for ever when not set. */
     private Duration requestTimeout;
 
     /** How long a connection may go without traffic before it is closed and connected again; never when not set. */

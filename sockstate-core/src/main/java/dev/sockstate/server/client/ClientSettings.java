@@ -28,9 +28,10 @@ import java.util.concurrent.Executor;
  * @param connectTimeout how long a connect may take before the next address is tried
  * @param poolSize the connections kept open; 0 for none, the client's connections then only those {@link SocketClient#open() opened}
  * @param reconnect how long it waits before connecting again after a failure or a close
- * @param requestTimeout how long a {@link SocketClient#request request} waits for its reply, {@code null} for ever;
- * applied by the worker of the request's connection, when a sweep asks it (a quarter of the timeout
- * apart), so not while that worker is held in a handler call
+ * @param requestTimeout how long a {@link SocketClient#request request} waits for its reply once its bytes were handed to
+ * the socket, {@code null} for ever; applied by the worker of the request's connection after it read
+ * the replies that came, when a sweep asks it (a quarter of the timeout apart), or by the sweep when
+ * that worker is held by a handler
  * @param idleTimeout how long a connection may go without traffic before it is closed (and opened again), {@code null} for ever
  * @param maxPendingWriteBytes queued write bytes above which a connection stops reading until its queue drains
  * @param tcpNoDelay TCP_NODELAY on its connections

@@ -16,7 +16,8 @@ import java.nio.ByteBuffer;
  * per connection needs no lock. (Not so for a listener with a handler executor, whose calls run off
  * the workers.) For any other request, it runs on the thread that serves the client's connection
  * (a worker, or the client's handler executor) for a reply, and on whichever thread saw a failure
- * (the one that asked, the connection's owner as it ends or its request timeout passes).
+ * (the one that asked; the connection's owner as it ends or its request timeout passes; the
+ * client's timer when the timeout passed while a handler held that owner).
  */
 @FunctionalInterface
 public interface ReplyHandler {

@@ -9,7 +9,11 @@ import java.util.concurrent.CompletionException;
 /**
  * One named outbound TCP client of a running server: a pool of connections to its backend, served by
  * the server's workers like accepted ones, connected again with backoff when they fail or close.
- * Every method may be called from any thread, a handler's included; none blocks.
+ * Every method may be called from any thread, a handler's included; none blocks. A handler on a
+ * worker must not wait for a future they return either (that worker may be the one that has to
+ * complete it): take the outcome where it comes, with a {@link ReplyHandler} or the future's
+ * {@code thenAccept}/{@code whenComplete}, or give the handler a handler executor. Such a wait, on a
+ * worker of the port that serves the connection, throws {@link BlockingOperationException} at once.
  * <pre>{@code
  * SocketClient redis = server.client("redis");
  * redis.request("PING").thenAccept((reply) -> ...);
@@ -35,11 +39,16 @@ public interface SocketClient {
      * next frame the connection reads that no earlier request is owed (replies come in the order the
      * requests went out, so requests pipeline). Needs framing. The future fails with a
      * {@link ClientException} when no connection is open, when the connection fails or closes before
-     * the reply, or when the client's request timeout passes (its connection is then closed, since the
-     * reply may still come and would answer the next request). Each request must be answered by exactly
+     * the reply, or when the client's request timeout passes. The timeout counts from when the
+     * request's bytes were handed to the socket, not while they wait in this process (behind the
+     * handler that made it, say); it is checked once the replies that came were read, and the
+     * connection is then closed, since the reply may still come and would answer the next request. If
+     * a handler holds the worker that reads the connection's replies, the client's timer ends the
+     * request instead, saying so, and the connection stays. Each request must be answered by exactly
      * one frame, in order. The future completes on the thread that serves the connection (a worker, or
      * the client's handler executor): stages that depend on it run there and must not block; give the
-     * async variants an executor of their own for blocking work.
+     * async variants an executor of their own for blocking work. Its {@code get} and {@code join}
+     * throw {@link BlockingOperationException} on a worker of the port that serves its connection.
      * @param message the request, written as {@link Connection#send(Object)} writes it
      * @return the reply frame, a copy of its bytes the caller owns
      * @throws IllegalStateException when the client has no framing
@@ -92,7 +101,8 @@ public interface SocketClient {
      * connected again, closed by whoever asked for it (a proxy's connection to the backend for one of
      * its clients, say, relayed with {@link Relay}).
      * @return the connection once it is open; a {@link ClientException} naming each address's failure
-     * when none could be connected to
+     * when none could be connected to. Asked for on a worker, the connection is served by that
+     * worker's port, so the future's {@code get} and {@code join} throw {@link BlockingOperationException} there
      */
     CompletableFuture<Connection> open();
 }

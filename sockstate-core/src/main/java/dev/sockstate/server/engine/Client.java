@@ -124,10 +124,26 @@ final class Client implements SocketClient {
         return this.settings.requestTimeout().toNanos();
     }
 
+    /** @return whether requests have a timeout: only then is the time their bytes left taken */
+    boolean timesRequests() {
+        return this.settings.requestTimeout() != null;
+    }
+
     /** @return the exception of a request that had no reply from the target within the timeout */
     ClientException timedOut(ClientLink link) {
         return new ClientException(name(), label() + ": no reply from " + AddressText.of(link.target) + " within the request timeout of "
                 + this.settings.requestTimeout().toMillis() + " ms", null);
+    }
+
+    /**
+     * @param heldMillis how long the connection's worker has not taken its turn
+     * @return the exception of a request ended at its timeout while the worker that reads its
+     * connection's replies was held: no reply was read, which blames no backend
+     */
+    ClientException heldUp(ClientLink link, long heldMillis) {
+        return new ClientException(name(), label() + ": no reply read within the request timeout of "
+                + this.settings.requestTimeout().toMillis() + " ms: the worker that reads the replies from " + AddressText.of(link.target)
+                + " has not taken its turn for " + heldMillis + " ms (a handler holds it: one that blocks needs a handler-executor)", null);
     }
 
     /** The server stops: nothing is connected again from now on. */
@@ -172,7 +188,11 @@ final class Client implements SocketClient {
     @Override
     public CompletableFuture<ByteBuffer> request(Object message) {
         ClientRequest.Awaited request = new ClientRequest.Awaited(this);
-        send(message, request);
+        TcpConnection connection = send(message, request);
+        if (connection != null) {
+            // The workers of its connection's port read the reply: they may not wait for it.
+            request.reply.completedOn(connection.port);
+        }
         return request.reply;
     }
 
@@ -185,8 +205,9 @@ final class Client implements SocketClient {
     /**
      * Sends the request on the next connection, owed its reply there; or ends it, failed. Made by an
      * accepted connection's handler on a worker, it is awaited by that connection.
+     * @return the connection it went out on; {@code null} when it ended, failed, before
      */
-    private void send(Object message, ClientRequest request) {
+    private TcpConnection send(Object message, ClientRequest request) {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
@@ -199,16 +220,19 @@ final class Client implements SocketClient {
         }
         catch (ClientException ex) {
             request.failed(ex);
-            return;
+            return null;
         }
         try {
             if (!connection.link().send(connection, request, message)) {
                 request.failed(closedBeforeSent(connection));
+                return null;
             }
         }
         catch (RuntimeException ex) {
             request.notSent(ex);
+            return null;
         }
+        return connection;
     }
 
     /** @return the failure of a request whose connection ended before it was sent */

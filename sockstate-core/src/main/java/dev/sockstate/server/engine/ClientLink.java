@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,8 +20,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connection's turn, or, outside it, the only worker of its port ({@link TcpConnection#onItsOnlyWorker()}),
  * which alone runs those turns. The owner owes a request as it writes it, so that the order owed is
  * the order written, with no lock. Another thread hands its request over, encoded, and the owner
- * owes and writes it in its next turn; a request timeout is checked there too, when the client's
- * sweep asks for it.
+ * owes and writes it in its next turn.
+ * <p>
+ * A request's timeout counts from when its bytes were handed to the socket: one written from another
+ * connection's turn waits in the worker's bundle until this connection's turn writes it, and is
+ * stamped then. The owner applies the timeout when the client's sweep asks, at the end of its turn,
+ * after it read the replies that came: a request with no reply then had none from the backend, and
+ * the connection closes (its later replies could answer the wrong requests). When the owner does not
+ * take its turn before the next sweep (a handler holds its worker), the sweep ends the requests due
+ * itself, naming the held worker and blaming no backend, and the connection stays: a timeout bounds
+ * every wait for a request that left. One that did not leave is not timed.
  */
 final class ClientLink {
 
@@ -43,18 +52,27 @@ final class ClientLink {
 
     private final AtomicInteger outcome = new AtomicInteger(CONNECTING);
 
-    /** The requests sent and not answered, oldest first; the owner's. */
-    private final ArrayDeque<ClientRequest> owed = new ArrayDeque<>();
+    /** The oldest request sent and not answered, the head of their chain; the owner's, which the sweep reads ({@link #OLDEST}). */
+    private ClientRequest oldest;
 
-    /** How many are owed, for any thread to read: the owner sets it, with no fence, as it changes {@link #owed}. */
+    /** The newest request owed, the chain's tail; the owner's. */
+    private ClientRequest newest;
+
+    /** The oldest request owed whose bytes wait in the worker's bundle, not stamped written yet; the owner's. */
+    private ClientRequest firstUnwritten;
+
+    /** How many are owed, for any thread to read: the owner sets it, with no fence, as it changes the chain owed. */
     @SuppressWarnings("unused")
     private int owedCount;
 
     /** Whether the connection ended: a request is no longer owed; the owner sets it, the others read it. */
     private volatile boolean ended;
 
-    /** Whether the client's sweep asked the owner to check the oldest request's time. */
+    /** Whether the client's sweep asked the owner to check the requests' times, and the owner has not yet. */
     private volatile boolean expiryAsked;
+
+    /** When the sweep asked, {@link System#nanoTime()}; the sweep's. */
+    private long expiryAskedAt;
 
     /** Requests other threads handed over, encoded, newest first; closed ({@link Handoff#close}) once the connection ended. */
     @SuppressWarnings("unused")
@@ -67,11 +85,14 @@ final class ClientLink {
 
     private static final VarHandle OWED_COUNT;
 
+    private static final VarHandle OLDEST;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HANDED = lookup.findVarHandle(ClientLink.class, "handed", Handoff.class);
             OWED_COUNT = lookup.findVarHandle(ClientLink.class, "owedCount", int.class);
+            OLDEST = lookup.findVarHandle(ClientLink.class, "oldest", ClientRequest.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -133,21 +154,80 @@ final class ClientLink {
         return true;
     }
 
-    /** Owes a request and writes it, in that order; the owner. */
+    /**
+     * Owes a request and writes it, in that order; the owner. Written in the connection's turn, its
+     * bytes reach the socket now; from another connection's turn on the only worker, they wait in the
+     * worker's bundle for this connection's turn.
+     */
     private boolean owe(TcpConnection connection, ClientRequest request, Object message) {
         if (this.ended) {
             return false;
         }
-        this.owed.add(request);
+        boolean inItsTurn = connection.isOwnedByCurrentThread();
+        ClientRequest before = this.newest;
+        ClientRequest unwrittenBefore = this.firstUnwritten;
+        add(request);
         try {
             connection.send(message);
         }
         catch (RuntimeException ex) {
-            this.owed.removeLast();
+            // Not owed after all: the chain ends where it did.
+            this.newest = before;
+            this.firstUnwritten = unwrittenBefore;
+            if (before == null) {
+                OLDEST.setRelease(this, (ClientRequest) null);
+            }
+            else {
+                before.nextOwed(null);
+            }
+            OWED_COUNT.setOpaque(this, (int) OWED_COUNT.getOpaque(this) - 1);
             throw ex;
         }
-        OWED_COUNT.setOpaque(this, this.owed.size());
+        if (inItsTurn) {
+            // (A write in the turn sends what the bundle held first.)
+            stampWritten(request);
+        }
+        else if (this.firstUnwritten == null) {
+            this.firstUnwritten = request;
+        }
         return true;
+    }
+
+    /** Adds a request to the chain owed, as its newest; the owner. */
+    private void add(ClientRequest request) {
+        ClientRequest last = this.newest;
+        this.newest = request;
+        if (last == null) {
+            OLDEST.setRelease(this, request);
+        }
+        else {
+            last.nextOwed(request);
+        }
+        OWED_COUNT.setOpaque(this, (int) OWED_COUNT.getOpaque(this) + 1);
+    }
+
+    /**
+     * Stamps the requests whose bytes waited, up to the one given, as handed to the socket now, when the
+     * client has a request timeout (only the timeout reads the stamp); the owner.
+     * @param upTo the newest request written now; {@code null} for every request owed
+     */
+    private void stampWritten(ClientRequest upTo) {
+        ClientRequest from = (this.firstUnwritten != null) ? this.firstUnwritten : upTo;
+        this.firstUnwritten = null;
+        if (from == null || !this.attempt.client().timesRequests()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now == 0) {
+            // (0 means not written.)
+            now = 1;
+        }
+        for (ClientRequest request = from; request != null; request = request.nextOwed()) {
+            request.written(now);
+            if (request == upTo) {
+                return;
+            }
+        }
     }
 
     /** @return whether the owner has something to do in its turn: requests handed over, or a timeout to check; any thread */
@@ -156,31 +236,13 @@ final class ClientLink {
     }
 
     /**
-     * Owes and writes the requests other threads handed over, oldest first, and checks the oldest
-     * request's time when the sweep asked; the owner, in the connection's turn.
+     * The connection's turn ends, its replies read: the requests whose bytes waited in the bundle were
+     * written in it (when no other thread's write waits still), and the timeout is applied when the
+     * sweep asked; the owner.
      */
-    void work(TcpConnection connection) {
-        Handoff<ClientRequest> node = Handoff.takeAllOpen(HANDED, this);
-        try {
-            for (; node != null; node = node.next) {
-                ClientRequest request = node.item;
-                ByteBuffer encoded = request.carried;
-                request.carried = null;
-                if (this.ended) {
-                    request.failed(request.client.closedBeforeSent(connection));
-                    continue;
-                }
-                this.owed.add(request);
-                OWED_COUNT.setOpaque(this, this.owed.size());
-                connection.write(encoded);
-            }
-        }
-        finally {
-            // A write that threw (which fails the connection) leaves those after it unsent: they fail, not wait.
-            for (Handoff<ClientRequest> rest = (node != null) ? node.next : null; rest != null; rest = rest.next) {
-                rest.item.carried = null;
-                rest.item.failed(rest.item.client.closedBeforeSent(connection));
-            }
+    void turnEnds(TcpConnection connection) {
+        if (this.firstUnwritten != null && !connection.output.hasRequests()) {
+            stampWritten(null);
         }
         if (this.expiryAsked) {
             this.expiryAsked = false;
@@ -192,15 +254,62 @@ final class ClientLink {
         }
     }
 
+    /** Owes and writes the requests other threads handed over, oldest first; the owner, in the connection's turn. */
+    void work(TcpConnection connection) {
+        Handoff<ClientRequest> node = Handoff.takeAllOpen(HANDED, this);
+        try {
+            for (; node != null; node = node.next) {
+                ClientRequest request = node.item;
+                ByteBuffer encoded = request.carried;
+                request.carried = null;
+                if (this.ended) {
+                    request.failed(request.client.closedBeforeSent(connection));
+                    continue;
+                }
+                add(request);
+                connection.write(encoded);
+                stampWritten(request);
+            }
+        }
+        finally {
+            // A write that threw (which fails the connection) leaves those after it unsent: they fail, not wait.
+            for (Handoff<ClientRequest> rest = (node != null) ? node.next : null; rest != null; rest = rest.next) {
+                rest.item.carried = null;
+                rest.item.failed(rest.item.client.closedBeforeSent(connection));
+            }
+        }
+    }
+
     /**
-     * The client's sweep asks the owner to check the oldest request's time, when any is owed; any thread.
+     * The client's sweep asks the owner to apply the timeout, when any request is owed; or, when the
+     * owner did not take its turn since the sweep last asked (a handler holds its worker), ends the
+     * requests due itself: no reply was read, but none is blamed on the backend, and the connection
+     * stays. The sweep's thread.
      * @param connection the link's connection, whose turn runs for it
      */
     void askExpiry(TcpConnection connection) {
-        if ((int) OWED_COUNT.getOpaque(this) > 0) {
-            this.expiryAsked = true;
-            connection.requestRun();
+        if ((int) OWED_COUNT.getOpaque(this) == 0) {
+            return;
         }
+        long now = System.nanoTime();
+        if (this.expiryAsked) {
+            Client client = this.attempt.client();
+            long timeout = client.requestTimeoutNanos();
+            for (ClientRequest request = (ClientRequest) OLDEST.getAcquire(this); request != null; request = request.nextOwed()) {
+                long written = request.written();
+                if (written == 0 || now - written < timeout) {
+                    // Not written, or not due, nor any after it.
+                    break;
+                }
+                if (request.claim()) {
+                    request.timedOut(client.heldUp(this, TimeUnit.NANOSECONDS.toMillis(now - this.expiryAskedAt)));
+                }
+            }
+            return;
+        }
+        this.expiryAskedAt = now;
+        this.expiryAsked = true;
+        connection.requestRun();
     }
 
     /**
@@ -208,11 +317,19 @@ final class ClientLink {
      * @return whether a request was owed it (and was answered with it), false for a frame the handler gets; the owner
      */
     boolean reply(ByteBuffer frame) {
-        ClientRequest request = this.owed.poll();
+        ClientRequest request = this.oldest;
         if (request == null) {
             return false;
         }
-        OWED_COUNT.setOpaque(this, this.owed.size());
+        ClientRequest next = request.nextOwed();
+        OLDEST.setRelease(this, next);
+        if (next == null) {
+            this.newest = null;
+        }
+        if (this.firstUnwritten == request) {
+            this.firstUnwritten = next;
+        }
+        OWED_COUNT.setOpaque(this, (int) OWED_COUNT.getOpaque(this) - 1);
         // One that timed out is owed its reply still, which, coming late, completes nothing.
         if (request.claim()) {
             request.answered(frame);
@@ -221,18 +338,24 @@ final class ClientLink {
     }
 
     /**
-     * Fails the oldest request owed if it waited longer than the timeout (its reply may never come, and
-     * a later one would answer it: the caller closes the connection); the owner.
-     * @return whether it timed out now
+     * Fails each request owed whose bytes left longer than the timeout ago (its reply may never come,
+     * and a later one would answer it: the caller closes the connection); the owner, with the replies
+     * that came read. Each stays owed its reply, which, coming late, completes nothing.
+     * @return whether any timed out now
      */
     boolean expire(long now, long timeoutNanos, Client client) {
-        ClientRequest oldest = this.owed.peek();
-        // It stays owed its reply, which, coming late, completes nothing.
-        if (oldest == null || now - oldest.sent < timeoutNanos || !oldest.claim()) {
-            return false;
+        boolean any = false;
+        for (ClientRequest request = this.oldest; request != null; request = request.nextOwed()) {
+            long written = request.written();
+            if (written == 0 || now - written < timeoutNanos) {
+                break;
+            }
+            if (request.claim()) {
+                request.timedOut(client.timedOut(this));
+                any = true;
+            }
         }
-        oldest.timedOut(client.timedOut(this));
-        return true;
+        return any;
     }
 
     /** @return the requests owed now, one more while any handed over is not owed yet; any thread */
@@ -248,12 +371,14 @@ final class ClientLink {
     void end(String client, String why, Throwable cause) {
         this.ended = true;
         ArrayDeque<ClientRequest> left = new ArrayDeque<>();
-        for (ClientRequest request : this.owed) {
+        for (ClientRequest request = this.oldest; request != null; request = request.nextOwed()) {
             if (request.claim()) {
                 left.add(request);
             }
         }
-        this.owed.clear();
+        OLDEST.setRelease(this, (ClientRequest) null);
+        this.newest = null;
+        this.firstUnwritten = null;
         OWED_COUNT.setOpaque(this, 0);
         for (Handoff<ClientRequest> node = Handoff.close(HANDED, this); node != null; node = node.next) {
             node.item.carried = null;

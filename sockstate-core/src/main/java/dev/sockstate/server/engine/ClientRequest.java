@@ -5,27 +5,61 @@ import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.RunClock;
 import dev.sockstate.server.engine.turn.Worker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A request owed a reply: ended once, by the reply, a failure or its timeout, whichever claims it
- * first (by the link's owner once it is owed there or handed over, so that no atomic instruction a
- * request is needed; before, by the sender alone), and counted before whoever waits for it hears of
- * it, so that they find it counted.
+ * first (the link's owner, or the client's timer when that owner is held up), and counted before
+ * whoever waits for it hears of it, so that they find it counted. The requests a connection owes
+ * are a chain, oldest first ({@link #nextOwed}), which the link's owner alone adds to and takes from
+ * and the timer may walk.
  */
 abstract class ClientRequest {
+
+    private static final VarHandle CLAIMED;
+
+    private static final VarHandle WRITTEN;
+
+    private static final VarHandle NEXT_OWED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CLAIMED = lookup.findVarHandle(ClientRequest.class, "claimed", boolean.class);
+            WRITTEN = lookup.findVarHandle(ClientRequest.class, "written", long.class);
+            NEXT_OWED = lookup.findVarHandle(ClientRequest.class, "nextOwed", ClientRequest.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     final Client client;
 
     /**
-     * When it was sent, {@link System#nanoTime()}: made by a handler on a worker, the clock of the
-     * read at hand ({@link RunClock#clock()}), as its reply's end is the clock of the read that brought it.
+     * When it was made, {@link System#nanoTime()}, where its time in the meters starts: made by a
+     * handler on a worker, the clock of the read at hand ({@link RunClock#clock()}), as its reply's
+     * end is the clock of the read that brought it.
      */
-    final long sent = RunClock.clock();
+    final long made = RunClock.clock();
 
-    /** Whether its end was claimed: by one outcome only; by the link's owner while it is owed there. */
-    private boolean claimed;
+    /**
+     * When its bytes were handed to the socket, {@link System#nanoTime()}, where its request timeout
+     * starts; 0 while they wait in this process (or when the client has no request timeout). Set by
+     * the link's owner, read by the timer too.
+     */
+    @SuppressWarnings("unused")
+    private long written;
+
+    /** The request owed after it on its connection, {@code null} for the newest; set once by the link's owner, read by the timer too. */
+    @SuppressWarnings("unused")
+    private ClientRequest nextOwed;
+
+    /** Whether its end was claimed: by one outcome only, whichever thread claims it first. */
+    @SuppressWarnings("unused")
+    private volatile boolean claimed;
 
     /**
      * Bytes it carries to another thread, a copy: its own, encoded, while it is handed over to the
@@ -51,11 +85,27 @@ abstract class ClientRequest {
 
     /** @return whether this claims its end now: false when another outcome did first */
     final boolean claim() {
-        if (this.claimed) {
-            return false;
-        }
-        this.claimed = true;
-        return true;
+        return !this.claimed && CLAIMED.compareAndSet(this, false, true);
+    }
+
+    /** @return when its bytes were handed to the socket, {@link System#nanoTime()}; 0 while they wait in this process */
+    final long written() {
+        return (long) WRITTEN.getOpaque(this);
+    }
+
+    /** @param nanos when its bytes were handed to the socket, {@link System#nanoTime()}, not 0; the link's owner */
+    final void written(long nanos) {
+        WRITTEN.setOpaque(this, nanos);
+    }
+
+    /** @return the request owed after it, {@code null} for the newest owed; any thread */
+    final ClientRequest nextOwed() {
+        return (ClientRequest) NEXT_OWED.getAcquire(this);
+    }
+
+    /** @param next the request owed after it, made visible with what the link's owner wrote of it before; once */
+    final void nextOwed(ClientRequest next) {
+        NEXT_OWED.setRelease(this, next);
     }
 
     /** @param reply the reply frame, a view of the connection's read buffer valid during the call; once claimed */
@@ -66,7 +116,7 @@ abstract class ClientRequest {
 
     /** @param failure why it failed: the connection ended, or it could not be sent; once claimed, or before it was owed */
     final void failed(ClientException failure) {
-        this.claimed = true;
+        CLAIMED.setVolatile(this, true);
         ended("failed");
         outcome(null, failure);
     }
@@ -121,7 +171,7 @@ abstract class ClientRequest {
      * the future completes, so that whoever it wakes finds it counted.
      */
     private void ended(String outcome) {
-        long nanos = RunClock.clock() - this.sent;
+        long nanos = RunClock.clock() - this.made;
         if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.side(), nanos)) {
             this.client.requestEnded(outcome, nanos);
         }
@@ -141,10 +191,11 @@ abstract class ClientRequest {
     /** A request whose reply completes a future with a copy of the frame. */
     static final class Awaited extends ClientRequest {
 
-        final CompletableFuture<ByteBuffer> reply = new CompletableFuture<>();
+        final WorkerFuture<ByteBuffer> reply;
 
         Awaited(Client client) {
             super(client);
+            this.reply = new WorkerFuture<>(client, "a request's reply");
         }
 
         @Override

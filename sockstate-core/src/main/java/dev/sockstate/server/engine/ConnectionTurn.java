@@ -169,6 +169,8 @@ abstract class ConnectionTurn extends ReadGate {
                 postRun();
             }
         }
+        // With the replies read, a client's requests are timed.
+        clientTurnEnds();
         this.output.shutdownIfDue();
         return true;
     }
@@ -416,8 +418,11 @@ abstract class ConnectionTurn extends ReadGate {
     /** @return whether a client's connection has requests handed over to write, or a timeout to check; any thread */
     abstract boolean hasClientWork();
 
-    /** Writes a client's connection's requests handed over, and checks its timeout when asked; owner only. */
+    /** Writes a client's connection's requests handed over, and hands on outcomes handed over; owner only. */
     abstract void runClientWork();
+
+    /** A client's connection's turn ends, its replies read: its requests' times are taken and checked when asked; owner only. */
+    abstract void clientTurnEnds();
 
     /** @return whether the connection passes each write on to the socket as it is: no stages, no framing that encodes */
     abstract boolean writesPassAsIs();

@@ -70,8 +70,11 @@ final class Connector {
 
     /** @return a connection of its own, outside the pool, once open */
     CompletableFuture<Connection> open() {
-        CompletableFuture<Connection> opened = new CompletableFuture<>();
-        new Attempt(-1, 0, opened).start();
+        WorkerFuture<Connection> opened = new WorkerFuture<>(this.client, "a connection of its own");
+        Attempt attempt = new Attempt(-1, 0, opened);
+        // Its port's workers finish the connect: they may not wait for it.
+        opened.completedOn(attempt.home.port());
+        attempt.start();
         return opened;
     }
 
@@ -101,10 +104,14 @@ final class Connector {
 
         private int next;
 
+        /** Where the connection is served. */
+        final SocketHome home;
+
         Attempt(int slot, int failuresBefore, CompletableFuture<Connection> own) {
             this.slot = slot;
             this.failuresBefore = failuresBefore;
             this.own = own;
+            this.home = home();
         }
 
         /** @return the client it connects for */
@@ -182,7 +189,7 @@ final class Connector {
             ClientLink link = new ClientLink(this, target, address.getHostString());
             TcpConnection connection;
             try {
-                connection = new ClientConnection(Connector.this.side, home(), handle, link);
+                connection = new ClientConnection(Connector.this.side, this.home, handle, link);
                 if (!Connector.this.side.admit()) {
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));

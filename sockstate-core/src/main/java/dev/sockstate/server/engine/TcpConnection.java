@@ -396,6 +396,14 @@ class TcpConnection extends ConnectionTurn {
     }
 
     @Override
+    void clientTurnEnds() {
+        ClientLink link = link();
+        if (link != null) {
+            link.turnEnds(this);
+        }
+    }
+
+    @Override
     boolean writesPassAsIs() {
         return this.pipeline == null && this.listener.writesAsIs();
     }
