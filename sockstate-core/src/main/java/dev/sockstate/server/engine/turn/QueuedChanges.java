@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The sockets a worker carries in its next call on its port ({@link SocketState#CARRIED}), and the
+ * The sockets a worker carries in its next call on its port ({@link SocketTurn#CARRIED}), and the
  * call's batch: built from what each socket wants as the call is made ({@link SocketTurn#addWanted}),
  * and reported to the sockets once it returned, one by one when the port refused the whole call, all
  * refused when the port is gone. Reporting runs no turn. The worker's thread only.
@@ -99,8 +99,8 @@ final class QueuedChanges {
         do {
             current = socket.word();
         }
-        while ((current & SocketState.RESTATED) != 0 && !socket.casWord(current, current & ~SocketState.RESTATED));
-        if ((current & SocketState.REMOVING) != 0) {
+        while ((current & SocketTurn.RESTATED) != 0 && !socket.casWord(current, current & ~SocketTurn.RESTATED));
+        if ((current & SocketTurn.REMOVING) != 0) {
             return this.batch.remove(socket.handle, socket.key);
         }
         int filter = socket.armedFilter();
@@ -122,10 +122,10 @@ final class QueuedChanges {
             current = socket.word();
             // (Nothing follows a REMOVE: what was wanted after it is moot. A refusal closes the socket,
             // unless a REMOVE was wanted since, which this carrier still owes.)
-            again = (current & SocketState.RESTATED) != 0 && operation != Operation.REMOVE
-                    && (failure == null || (current & SocketState.REMOVING) != 0);
+            again = (current & SocketTurn.RESTATED) != 0 && operation != Operation.REMOVE
+                    && (failure == null || (current & SocketTurn.REMOVING) != 0);
         }
-        while (!again && !socket.casWord(current, current & ~SocketState.CARRIED));
+        while (!again && !socket.casWord(current, current & ~SocketTurn.CARRIED));
         if (again) {
             add(socket);
         }
@@ -134,7 +134,7 @@ final class QueuedChanges {
             socket.removed();
             return;
         }
-        else if (failure != null && (current & SocketState.REMOVING) == 0) {
+        else if (failure != null && (current & SocketTurn.REMOVING) == 0) {
             socket.refused(failure);
         }
         socket.finishIfDone();

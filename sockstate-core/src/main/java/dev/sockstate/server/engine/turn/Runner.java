@@ -31,7 +31,7 @@ public interface Runner {
     /**
      * Carries a socket in this thread's next call on its port, which applies what the socket wants
      * then; only when it {@linkplain #dequeuesFrom dequeues from} the socket's port.
-     * @param socket the socket, marked {@link SocketState#CARRIED}
+     * @param socket the socket, marked {@link SocketTurn#CARRIED}
      */
     void carry(SocketTurn socket);
 

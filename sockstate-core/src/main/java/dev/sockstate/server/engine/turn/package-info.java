@@ -5,7 +5,7 @@
  * {@link dev.sockstate.server.engine.turn.WorkerGroup} dequeues a batch from its port and looks each
  * key up in the {@link dev.sockstate.server.engine.turn.SocketTable}; the socket's
  * {@link dev.sockstate.server.engine.turn.SocketTurn} claims it through its
- * {@link dev.sockstate.server.engine.turn.SocketState state word} (or folds the events in for the
+ * state word ({@link dev.sockstate.server.engine.turn.SocketTurn}) (or folds the events in for the
  * thread that owns it), has its subclass handle the events, and lets go: it leaves the registration
  * as the socket wants it, applied while owned where a change costs one system call either way
  * (epoll), carried by the worker's next call where one call applies changes and dequeues (Windows,
