@@ -17,9 +17,9 @@ import javax.net.ssl.SSLSession;
  * What a TCP connection keeps that a plain idle connection never needs: its client, what a handler
  * asked of it (attributes, its addresses), what TLS, the PROXY protocol and a Unix domain socket
  * found out, why it failed, the replies it awaits, the buffer its writes gather in while its
- * owner takes other threads' requests, and its worker's bundle of writes. Made on first use ({@link AcceptedConnection#extras()}), or with a client's connection,
+ * owner takes other threads' requests, and its worker's bundle of writes. Made on first use ({@link TcpConnection#extras()}), or with a client's connection,
  * and published by the compare-and-set that stores it, so an idle connection of a plain listener
- * holds none (issue 27: its heap per connection is no more than when the issue was filed, 184 bytes).
+ * holds none (its heap per idle connection stays at most 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
  * the connection.
  */
@@ -80,7 +80,7 @@ final class ConnectionExtras {
 
     /**
      * The same count, for the requests made and ended on the connection's only worker
-     * ({@link AcceptedConnection#onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
+     * ({@link TcpConnection#onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
      * no atomic instruction a request; the replies awaited are the two added up.
      */
     private volatile int awaitedHere;

@@ -1,24 +1,792 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Events;
+import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.InvalidMessageException;
+import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.proxy.ProxyHost;
+import dev.sockstate.server.engine.proxy.ProxyStage;
+import dev.sockstate.server.engine.tls.TlsHost;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.proxy.ProxyHeader;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLSession;
 
 /**
- * A TCP connection, accepted or a client's: the one route between its socket and its handler. A
- * client's ({@link ClientConnection}) begins with its connect under way. Bytes the turn
- * ({@link ConnectionTurn}) reads go inbound, through the connection's {@link Pipeline} when the
- * listener has stages, then through the listener's framing, to the handler, which the listener
- * calls ({@link HandlerCalls}); the handler's writes go outbound the same way back, framed, through
- * the stages, to the {@link WritePath}. The open, the hang-up, errors and the close take the same
- * route. What a handler sees of the connection beside the traffic is {@link AcceptedConnection}'s.
+ * A TCP connection, accepted or a client's (a {@link ClientConnection} begins with its connect under
+ * way): the one object between its socket and its handler, on top of its {@link SocketTurn}.
+ * <p>
+ * <b>The turn</b>, on the socket's side: it reads into the running thread's buffer and passes the
+ * bytes inbound, flushes what the {@link WritePath} queued, keeps the input held while a stage asks,
+ * pauses reading while too much waits to be sent or while the handler asks ({@link #pauseReading()},
+ * from any thread; a stage's hold, {@link #holdInput}, is the owner's: each release asks for a turn
+ * that reads what waited, which raised no edge of its own), finishes a client's connect, says which
+ * events to arm next, and closes: at once, or, in a graceful stop, once what arrived is answered and
+ * the peer's FIN is in. Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads
+ * until the socket would block, or, in the exclusive edge mode on a backend that raises an edge for
+ * every arrival (epoll), until a read comes back shorter than the buffer (the socket was drained
+ * then; later data raises a new edge) unless the notification carried a hang-up, after which it reads
+ * until end of stream, since data and FIN can arrive in one read. Where edges only follow a change
+ * after the registration was enabled (Windows), each enable is followed by a turn that reads until
+ * would-block. Either way a turn reads at most {@link SocketTurn#TURN_BUDGET} times, then yields to
+ * other sockets. With a handler executor, every turn with something for the handler runs there,
+ * reads included.
+ * <p>
+ * <b>The route</b>: bytes read go inbound, through the connection's {@link Pipeline} when the
+ * listener has stages, then through the listener's framing, to the handler, which the listener calls
+ * ({@link HandlerCalls}); the handler's writes go outbound the same way back, framed, through the
+ * stages, to the {@link WritePath}. The open, the hang-up, errors and the close take the same route.
  * With a handler executor, {@code onClose} follows on the executor too ({@link HandlerExecution}).
+ * <p>
+ * <b>What a handler sees beside the traffic</b>: its number, its listener (or client), its addresses
+ * (asked of the socket once, then kept; the peer's the client's that a PROXY protocol header names),
+ * its TLS session and PROXY protocol header, the state a handler keeps on it, typed messages, the
+ * close it asks for; and the deadlines the server's timer checks (idle time, a TLS handshake's end).
+ * What of it a plain idle connection never needs waits in its {@link ConnectionExtras}, made on first
+ * use.
+ * <p>
+ * Fields without {@code volatile} are touched only by the thread that owns the connection.
  */
-class TcpConnection extends ConnectionTurn {
+class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost {
+
+
+    /** The listener that accepted it. */
+    final Listener listener;
+
+    private final long id;
+
+    /** The handler's attachment; any thread. */
+    private volatile Object attachment;
+
+    /** When traffic last passed ({@link System#nanoTime()}), kept only with an idle timeout. */
+    private volatile long lastActivity;
+
+    /**
+     * What a plain idle connection does not need (its addresses once asked, its TLS session, its PROXY
+     * protocol header, its client, ...): {@code null} until first needed ({@link #extras()}), made at
+     * once for a client's connection; once set, never replaced.
+     */
+    private volatile ConnectionExtras extras;
+
+    private static final VarHandle EXTRAS;
+
+    static {
+        try {
+            EXTRAS = MethodHandles.lookup().findVarHandle(TcpConnection.class, "extras", ConnectionExtras.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+
+    /**
+     * @return the connection's seldom needed state, made now if it was not: the first thread to store
+     * it wins, and every thread gets that one; any thread
+     */
+    final ConnectionExtras extras() {
+        ConnectionExtras current = this.extras;
+        if (current != null) {
+            return current;
+        }
+        ConnectionExtras made = new ConnectionExtras(null);
+        ConnectionExtras witness = (ConnectionExtras) EXTRAS.compareAndExchange(this, null, made);
+        return (witness != null) ? witness : made;
+    }
+
+    /** @return the connection's seldom needed state, {@code null} while none was needed; any thread */
+    final ConnectionExtras extrasIfMade() {
+        return this.extras;
+    }
+
+    /**
+     * @return whether the calling thread is the only one that runs the connection's turns: the only
+     * worker of its port, once that worker has had a turn of it (the worker of another port that
+     * accepted it opens it), on a listener without a handler executor (whose calls would run them on
+     * the executor's threads); what it alone changes needs no atomic instruction
+     */
+    final boolean onItsOnlyWorker() {
+        return Worker.runsAlone(this.port) && isHomed() && !this.listener.hasExecutor();
+    }
+
+    /** The connection is finished: what the handler attached is let go. */
+    final void dropAttachment() {
+        this.attachment = null;
+    }
+
+    @Override
+    public long id() {
+        return this.id;
+    }
+
+    @Override
+    public String listenerName() {
+        return this.listener.isClient() ? null : this.listener.name();
+    }
+
+    @Override
+    public String clientName() {
+        return this.listener.isClient() ? this.listener.name() : null;
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        ConnectionExtras extras = extras();
+        SocketAddress address = extras.localAddress;
+        return (address != null) ? address : (extras.localAddress = address(true));
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        ConnectionExtras extras = extras();
+        SocketAddress address = extras.remoteAddress;
+        return (address != null) ? address : (extras.remoteAddress = address(false));
+    }
+
+    /** Read as the connection opens, by its owner: what the system recorded when the peer connected. */
+    @Override
+    public PeerCredentials peerCredentials() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.peerCredentials : null;
+    }
+
+    /**
+     * Reads the peer's credentials of a connection to a Unix domain socket, once, as it opens on the
+     * accepting thread: asked later from any thread, the descriptor could be a newer connection's.
+     */
+    final void readPeerCredentials() {
+        if (!this.listener.settings().isUnix()) {
+            return;
+        }
+        try {
+            long[] ids = this.sockets.peerCredentials(this.handle);
+            if (ids != null) {
+                extras().peerCredentials = new PeerCredentials(ids[0], ids[1], ids[2]);
+            }
+        }
+        catch (NativeIoException ex) {
+            // Reset already: there is no peer to tell of, and the connection's first read will say so.
+        }
+    }
+
+    private SocketAddress address(boolean local) {
+        if (isFinished()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        try {
+            return local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);
+        }
+        catch (NativeIoException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Override
+    public final SocketAddress socketPeer() {
+        ProxyHeader header = proxyHeader();
+        return (header != null) ? header.proxyAddress() : remoteAddress();
+    }
+
+    @Override
+    public final void proxied(ProxyHeader header) {
+        // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
+        // on a Unix domain socket, a relayed client of any family.
+        ConnectionExtras extras = extras();
+        if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
+            extras.remoteAddress = header.source();
+        }
+        extras.proxyHeader = header;
+    }
+
+    @Override
+    public final ProxyHeader proxyHeader() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.proxyHeader : null;
+    }
+
+    @Override
+    public final void headerPending(ProxyStage stage) {
+        // (Nothing waits to be cleared while nothing was made.)
+        if (stage != null || this.extras != null) {
+            extras().headerPending = stage;
+        }
+    }
+
+    @Override
+    public final void headerRefused(String message) {
+        this.listener.proxyHeaderRefused(message);
+    }
+
+    @Override
+    public SSLSession tlsSession() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.tlsSession : null;
+    }
+
+    @Override
+    public final void handshakeSucceeded(SSLSession session) {
+        extras().tlsSession = session;
+    }
+
+    @Override
+    public Map<String, Object> attributes() {
+        ConnectionExtras extras = extras();
+        Map<String, Object> map = extras.attributes;
+        if (map == null) {
+            synchronized (extras) {
+                map = extras.attributes;
+                if (map == null) {
+                    map = new ConcurrentHashMap<>();
+                    extras.attributes = map;
+                }
+            }
+        }
+        return map;
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    @Override
+    public Object attachment() {
+        return this.attachment;
+    }
+
+    @Override
+    public void send(Object message) {
+        write(this.listener.writeMessage(message));
+    }
+
+    @Override
+    public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
+        return this.listener.readMessage(message, type);
+    }
+
+    @Override
+    public void close() {
+        requestClose(false);
+    }
+
+    /** Open while writes are taken: through a graceful stop's drain, which still answers what arrived. */
+    @Override
+    public boolean isOpen() {
+        return !dropsWrites();
+    }
+
+    /** The connection is not idle: traffic just passed. */
+    final void touch() {
+        if (this.listener.idleTimeoutNanos() > 0) {
+            this.lastActivity = System.nanoTime();
+        }
+    }
+
+    /**
+     * Closes the connection when it went without traffic too long; a connection a thread handles now
+     * (a handler running) is not idle, and its time counts again from the end of that turn.
+     * @param now the current {@link System#nanoTime()}
+     */
+    final void checkIdle(long now) {
+        if (isOwned()) {
+            this.lastActivity = now;
+            return;
+        }
+        long idle = now - this.lastActivity;
+        long limit = this.listener.idleTimeoutNanos();
+        if (limit > 0 && idle > limit) {
+            if (!isClosing()) {
+                this.observer.idleClosed();
+            }
+            requestClose(idle > 2 * limit && isClosing());
+        }
+    }
+
+    @Override
+    public final void handshakeRunning(TlsStage stage) {
+        // (Nothing waits to be cleared while nothing was made.)
+        if (stage != null || this.extras != null) {
+            extras().handshaking = stage;
+        }
+    }
+
+    /**
+     * Ends a PROXY protocol header's wait or a TLS handshake that outlasted the listener's limit; the timer's thread.
+     * @param now the current {@link System#nanoTime()}
+     */
+    final void checkDeadlines(long now) {
+        ConnectionExtras extras = this.extras;
+        if (extras == null) {
+            return;
+        }
+        ProxyStage header = extras.headerPending;
+        if (header != null) {
+            header.checkDeadline(now);
+        }
+        TlsStage stage = extras.handshaking;
+        if (stage != null) {
+            stage.checkDeadline(now);
+        }
+    }
+
+    @Override
+    public String toString() {
+        ConnectionExtras extras = this.extras;
+        SocketAddress remote = (extras != null) ? extras.remoteAddress : null;
+        if (this.listener.isClient()) {
+            return "connection " + this.id + " of client '" + this.listener.name() + "'" + ((remote != null) ? " to " + remote : "");
+        }
+        return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
+    }
+
+    /** Whether the handler paused reading; any thread, set and cleared atomically. */
+    volatile boolean readingPaused;
+
+    /** Whether reading resumed since the last turn: the next turn reads, edge or level; any thread sets it, the owner clears it. */
+    volatile boolean readingResumed;
+
+    /** Whether a stage holds the input: nothing is read until it releases it; the owner. */
+    boolean inputHeld;
+
+    /** Whether a stage released the input since the last read: the next turn reads, edge or level; the owner. */
+    boolean inputReleased;
+
+    /**
+     * Whether a hang-up was notified while the input was held: it is read (after what came before it)
+     * once the input is released, and not watched meanwhile, which a level trigger would report again
+     * and again; the owner.
+     */
+    boolean hangupWhileHeld;
+
+    private static final VarHandle READING_PAUSED;
+
+    static {
+        try {
+            READING_PAUSED = MethodHandles.lookup().findVarHandle(TcpConnection.class, "readingPaused", boolean.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+
+    @Override
+    public void holdInput(boolean hold) {
+        if (hold != this.inputHeld) {
+            this.inputHeld = hold;
+            this.inputReleased = !hold;
+            this.hangupWhileHeld = false;
+            if (!hold) {
+                requestTurn();
+            }
+        }
+    }
+
+    /** @return whether a stage holds the input now; for tests */
+    boolean holdsInput() {
+        return this.inputHeld;
+    }
+
+    @Override
+    public void pauseReading() {
+        if (!(boolean) READING_PAUSED.getAndSet(this, true)) {
+            // A turn leaves the registration without input (or, one-shot, arms it so).
+            requestTurn();
+        }
+    }
+
+    @Override
+    public void resumeReading() {
+        if ((boolean) READING_PAUSED.getAndSet(this, false)) {
+            // What waited raised no edge of its own: the next turn reads it.
+            this.readingResumed = true;
+            requestTurn();
+        }
+    }
+
+    @Override
+    public boolean isReadingPaused() {
+        return this.readingPaused;
+    }
+
+    /** Other threads' writes a round of a turn takes at most: each may be a send of its own. */
+    static final int REQUESTS_PER_ROUND = 64;
+
+    /** The way out: sends, queues what the socket does not take, takes other threads' writes. */
+    final WritePath output = new WritePath(this);
+
+    private boolean inputClosed;
+
+    private boolean readPaused;
+
+    private boolean wouldBlock;
+
+    private boolean inputDrained;
+
+    /** Whether an error notification came with no error pending (SO_ERROR read 0): the next one fails the connection. */
+    private boolean errorUnnamed;
+
+    /**
+     * Whether a graceful stop's close lingers: what arrived before the stop is answered and the FIN
+     * sent; what the peer sent meanwhile is read and dropped until its own FIN, so that the close
+     * resets nothing in flight. Read by the stop's thread, which aborts a peer that lingers too long.
+     */
+    private volatile boolean lingering;
+
+
+    /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
+    private boolean hasHandlerWork(int events) {
+        return events != 0 || hasRefusal() || this.output.hasRequests() || this.output.isPending() || isDraining()
+                || hasResumes() || hasClientWork();
+    }
+
+    @Override
+    protected void changeRefused(NativeIoException failure) {
+        logRefusal(failure);
+        // The handler hears of it in the turn that follows (on its executor, when it has one), which aborts.
+        keepRefusal(failure);
+        requestTurn();
+    }
+
+    @Override
+    protected boolean handle(Runner runner, int events) {
+        if (isAborting()) {
+            return true;
+        }
+        if (hasRefusal() && this.lingering) {
+            // Nothing is owed any more: the close goes on without the handler.
+            takeRefusal();
+            requestClose(true);
+            return true;
+        }
+        if (this.lingering) {
+            discardUntilEnd(runner);
+            return true;
+        }
+        if (this.listener.hasExecutor() && runner.isWorker() && hasHandlerWork(events)) {
+            return !handOff(events);
+        }
+        if (hasRefusal()) {
+            failed(takeRefusal());
+            return true;
+        }
+        if (connecting()) {
+            return connected(runner, events);
+        }
+        runClientWork();
+        this.output.takeRequests(REQUESTS_PER_ROUND);
+        runResumes();
+        if (this.readingResumed) {
+            this.readingResumed = false;
+            events |= Events.IN;
+        }
+        if (this.inputReleased) {
+            // What arrived while the input was held raised no edge of its own: read it now.
+            this.inputReleased = false;
+            events |= Events.IN;
+        }
+        // Only a hang-up notified without data can end the input when a read finds nothing.
+        boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
+        if ((events & Events.ERR) != 0) {
+            NativeIoException error = pendingError();
+            if (error != null || this.errorUnnamed) {
+                failed((error != null) ? error : new NativeIoException("recv", NativeError.OTHER, 0,
+                        "The port reported an error on the connection twice, and neither SO_ERROR nor a read named it"));
+                return true;
+            }
+            // Windows may read SO_ERROR as 0 after an error notification: a read names the error (its
+            // sample learns it so), unless data or the end of the stream come first, which pass as usual.
+            this.errorUnnamed = true;
+            if ((this.inputClosed || isClosing() && !isDraining()) && readsError()) {
+                return true;
+            }
+            events |= Events.IN;
+        }
+        if (this.output.isPending()) {
+            if (this.output.flush() && handlerOpened()) {
+                inboundWritable();
+            }
+            if (this.readPaused && !this.output.isPending() && this.trigger.isEdge()) {
+                events |= Events.IN;
+            }
+        }
+        if (this.output.drainedSinceOwed() && handlerOpened()) {
+            inboundWritable();
+        }
+        // Frames of a read held back while the queue was over its limit go before anything read now.
+        releaseHeldFrames();
+        if (this.inputHeld && (events & Events.HANGUP) != 0) {
+            this.hangupWhileHeld = true;
+        }
+        // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
+        // Nor while the handler paused reading, or the connection's own queue is over its limit (a
+        // resume's read waits until it drained).
+        boolean mayRead = !this.inputHeld && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
+        if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && readsOn() && mayRead) {
+            if (!read(runner, events, hangupAlone, false)) {
+                return false;
+            }
+        }
+        else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.readingPaused
+                && !this.output.isPending()) {
+            // A graceful shutdown: answer what already arrived, all of it, until the socket would block
+            // (not what a peer sends after each answer: the drain would never end under a closed loop).
+            int workBefore = turnWork();
+            if (!read(runner, Events.IN, false, true)) {
+                return false;
+            }
+            if (this.wouldBlock || this.inputClosed || turnWork() - workBefore >= TURN_BUDGET) {
+                // (A peer that still sends after a turn's worth of reads sends what it sent after the
+                // stop began: the linger drops it, and the peer sees the FIN with it unanswered.)
+                this.inputDrained = true;
+            }
+            else {
+                postRun();
+            }
+        }
+        // With the replies read, a client's requests are timed.
+        clientTurnEnds();
+        this.output.shutdownIfDue();
+        return true;
+    }
+
+    /**
+     * Reads once to learn an error the port reported where reads stopped (the input ended, or a
+     * close was asked for); what such a read returns is not handed on.
+     * @return whether the read named the error, which failed the connection
+     */
+    private boolean readsError() {
+        try {
+            if (this.sockets.recv(this.handle, ByteBuffer.allocate(1)) > 0) {
+                // Data still came before the error: a later notification may try again.
+                this.errorUnnamed = false;
+            }
+            return false;
+        }
+        catch (NativeIoException ex) {
+            failed(ex);
+            return true;
+        }
+    }
+
+    /**
+     * @param hangupAlone whether the notification was a hang-up without data: a read that finds
+     * nothing then ends the input
+     * @return false when the handler call was handed to the listener's executor
+     */
+    private boolean read(Runner runner, int events, boolean hangupAlone, boolean untilWouldBlock) {
+        NativeBuffer buffer = runner.readBuffer();
+        ByteBuffer bytes = room(buffer);
+        boolean edge = this.trigger.isEdge();
+        // A short read drained the socket unless a FIN came with the data; only a registration for
+        // HANGUP says so, so without one the turn reads on until the socket would block. Where the
+        // backend does not raise an edge for every arrival, data that came after the short read but
+        // before the turn ends raises none: the turn reads on until would-block there too.
+        boolean shortReadDrains = this.listener.shortReadDrains(events);
+        while (true) {
+            if ((edge || untilWouldBlock) && turnWork() >= TURN_BUDGET) {
+                // Budget spent with data maybe left: come back after the other sockets had their turn.
+                yieldTurn(Events.IN | (events & Events.HANGUP));
+                return true;
+            }
+            bytes.clear();
+            int read;
+            try {
+                read = receive(buffer, bytes);
+            }
+            catch (NativeIoException ex) {
+                failed(ex);
+                return true;
+            }
+            this.wouldBlock = read == NativeSockets.WOULD_BLOCK;
+            if (read == NativeSockets.WOULD_BLOCK) {
+                if (hangupAlone) {
+                    hungUp();
+                }
+                return true;
+            }
+            if (read == 0) {
+                hungUp();
+                return true;
+            }
+            // Data came before any error: an error notified again may still be named by a later read.
+            this.errorUnnamed = false;
+            countWork();
+            this.observer.received(read);
+            touch();
+            bytes.flip();
+            inboundData(bytes);
+            // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
+            if (!readsOn() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld || this.readingPaused
+                    || pausesForOwnWrites()) {
+                return true;
+            }
+            if (!untilWouldBlock && (!edge || (shortReadDrains && read < bytes.capacity()))) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * @return whether reading pauses because the connection's own queue is over its limit: an accepted
+     * connection's, whose reads are requests its writes answer (a peer that does not read its answers
+     * stops being read); never a client's, whose reads are the backend's answers, which the backend
+     * stops sending if they are not read (both would wait for each other), and which its handler
+     * pauses itself when they go elsewhere ({@link #pauseReading()})
+     */
+    final boolean pausesForOwnWrites() {
+        return !this.listener.isClient() && this.output.isOverLimit(this.listener.maxPendingWriteBytes());
+    }
+
+    /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
+    private ByteBuffer room(NativeBuffer buffer) {
+        return (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(this.listener.heapReadRoom());
+    }
+
+    /** @return one recv's result, into the native buffer or, without one, into the heap room */
+    private int receive(NativeBuffer buffer, ByteBuffer bytes) throws NativeIoException {
+        return (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
+    }
+
+    private void hungUp() {
+        this.inputClosed = true;
+        inboundHangup();
+    }
+
+    @Override
+    protected int nextFilter() {
+        int filter = 0;
+        if (this.lingering) {
+            return this.inputClosed ? 0 : this.listener.events();
+        }
+        if (connecting()) {
+            // A connect under way ends writable (connected) or with an error, which every backend reports unasked.
+            return Events.OUT;
+        }
+        if (!this.inputClosed && readsOn()) {
+            boolean paused = pausesForOwnWrites();
+            if (paused && !this.readPaused) {
+                this.observer.readPaused();
+            }
+            this.readPaused = paused;
+            if (!this.readPaused && !this.inputHeld && !this.readingPaused) {
+                filter |= this.listener.events();
+            }
+            else if (this.inputHeld && !this.hangupWhileHeld) {
+                // Held, the connection still hears of a reset (a peer gone while its handshake's step runs).
+                filter |= Events.HANGUP;
+            }
+        }
+        if (this.output.waitsForRoom()) {
+            filter |= Events.OUT;
+        }
+        if (filter == 0 && this.inputClosed && this.output.isShut()) {
+            // Shut both ways: nothing to wait for, and the port would report the hang-up again and again.
+            return -1;
+        }
+        return filter;
+    }
+
+    @Override
+    protected boolean readyToClose() {
+        if (isAborting()) {
+            return true;
+        }
+        if (this.output.isPending() || !(this.inputDrained || this.inputClosed || this.readingPaused || !isDraining())) {
+            return false;
+        }
+        if (isDraining() && (owesReplies() || awaitsReplies())) {
+            // A client's connection waits for the replies its requests are owed, an accepted one for those
+            // to the requests its handler made, until the stop's deadline.
+            return false;
+        }
+        // The stages' last words (a TLS close_notify) go out before the socket closes.
+        endOutput();
+        if (isAborting() || this.output.isPending()) {
+            return isAborting();
+        }
+        if (isDraining() && !this.inputClosed) {
+            linger();
+            return false;
+        }
+        return true;
+    }
+
+    /** A graceful stop's close, once what arrived is answered: the FIN goes out, and the peer's is awaited. */
+    private void linger() {
+        if (this.lingering) {
+            return;
+        }
+        this.lingering = true;
+        this.output.shutdownNow();
+    }
+
+    /** Lingering: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
+    private void discardUntilEnd(Runner runner) {
+        NativeBuffer buffer = runner.readBuffer();
+        ByteBuffer bytes = room(buffer);
+        for (int i = 0; i < TURN_BUDGET; i++) {
+            bytes.clear();
+            int read;
+            try {
+                read = receive(buffer, bytes);
+            }
+            catch (NativeIoException ex) {
+                // Gone: nothing was owed, so the close goes on without telling the handler.
+                requestClose(true);
+                return;
+            }
+            if (read == 0) {
+                this.inputClosed = true;
+                return;
+            }
+            if (read == NativeSockets.WOULD_BLOCK) {
+                return;
+            }
+        }
+        postRun();
+    }
+
+    /** @return whether the connection lingers in a graceful stop's close: it owes nothing, and waits for the peer's FIN; any thread */
+    boolean isLingering() {
+        return this.lingering;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return this.output.isWritable();
+    }
+
+    @Override
+    public boolean takesInput() {
+        return !isAborting() && (!isClosing() || isDraining());
+    }
+
+    /**
+     * @return whether what arrives is read as it comes: until a close is asked for, and through a
+     * graceful stop's drain while a client's connection is owed replies (an accepted one reads only
+     * what had arrived when the drain reached it)
+     */
+    private boolean readsOn() {
+        return !isClosing() || isDraining() && owesReplies();
+    }
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
     private Pipeline pipeline;
@@ -66,7 +834,11 @@ class TcpConnection extends ConnectionTurn {
      * {@code null} for an accepted connection
      */
     TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
-        super(listener, home, handle, link);
+        super(home, handle, listener.trigger(), true);
+        this.listener = listener;
+        this.id = listener.nextConnectionId();
+        this.extras = (link != null) ? new ConnectionExtras(link) : null;
+    
         touch();
     }
 
@@ -80,13 +852,11 @@ class TcpConnection extends ConnectionTurn {
     }
 
     /** An accepted connection is open from its first turn; a client's overrides this while its connect is under way. */
-    @Override
     boolean connecting() {
         return false;
     }
 
     /** Never called: {@link #connecting()} is false. */
-    @Override
     boolean connected(Runner runner, int events) {
         throw new IllegalStateException("an accepted connection has no connect");
     }
@@ -100,13 +870,13 @@ class TcpConnection extends ConnectionTurn {
         requestClose(true);
     }
 
-    @Override
+    /** @return whether requests sent on the connection (a client's) wait for their replies */
     boolean owesReplies() {
         ClientLink link = link();
         return link != null && link.owed() > 0;
     }
 
-    @Override
+    /** @return whether requests its handler made (an accepted connection's, for the server's clients) wait for their replies */
     boolean awaitsReplies() {
         ConnectionExtras extras = extrasIfMade();
         return extras != null && extras.awaitsReplies();
@@ -199,13 +969,15 @@ class TcpConnection extends ConnectionTurn {
     }
 
 
-    @Override
+    /**
+     * Hands the handler the frames of a read that were held back while the connection's own queue was
+     * over its limit, if any, once it is not; the owner.
+     */
     void releaseHeldFrames() {
         this.listener.releaseHeldFrames(this);
     }
 
     /** Runs the work the stages resumed from other threads, if any; the owner. */
-    @Override
     void runResumes() {
         if (this.pipeline != null) {
             this.pipeline.runResumes();
@@ -224,13 +996,11 @@ class TcpConnection extends ConnectionTurn {
     }
 
     /** @return whether the handler's onOpen was called: only then do its onError and onClose follow */
-    @Override
     boolean handlerOpened() {
         return (this.pipeline != null) ? this.pipeline.handlerOpened() : this.opened;
     }
 
     /** @param data bytes read, passed inbound: through the stages, or to the handler */
-    @Override
     void inboundData(ByteBuffer data) {
         if (this.pipeline != null) {
             this.pipeline.data(data);
@@ -246,7 +1016,6 @@ class TcpConnection extends ConnectionTurn {
     }
 
     /** The output ends gracefully (a close, or a FIN): the stages hear of it once, and may write a last time. */
-    @Override
     void endOutput() {
         if (!this.outputEnded && this.pipeline != null) {
             this.outputEnded = true;
@@ -314,7 +1083,6 @@ class TcpConnection extends ConnectionTurn {
      * Bytes going out on the owning thread: through the stages, if any, to the socket.
      * @param owned whether the buffer is a copy the write queue may keep
      */
-    @Override
     void outbound(ByteBuffer data, boolean owned) {
         this.listener.fromHandler(this, data, owned);
     }
@@ -348,7 +1116,6 @@ class TcpConnection extends ConnectionTurn {
     }
 
     /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
-    @Override
     void failed(Throwable error) {
         keepFailure(error);
         if (!isAborting()) {
@@ -376,18 +1143,18 @@ class TcpConnection extends ConnectionTurn {
         }
         requestClose(false);
     }
-    @Override
+    /** @return whether the stages resumed work from other threads that waits for the owner */
     boolean hasResumes() {
         return this.pipeline != null && this.pipeline.hasResumes();
     }
 
-    @Override
+    /** @return whether a client's connection has requests handed over to write, or a timeout to check; any thread */
     boolean hasClientWork() {
         ConnectionExtras extras = extrasIfMade();
         return extras != null && extras.hasClientWork();
     }
 
-    @Override
+    /** Writes a client's connection's requests handed over, and hands on outcomes handed over; owner only. */
     void runClientWork() {
         ConnectionExtras extras = extrasIfMade();
         if (extras != null) {
@@ -395,7 +1162,7 @@ class TcpConnection extends ConnectionTurn {
         }
     }
 
-    @Override
+    /** A client's connection's turn ends, its replies read: its requests' times are taken and checked when asked; owner only. */
     void clientTurnEnds() {
         ClientLink link = link();
         if (link != null) {
@@ -403,7 +1170,7 @@ class TcpConnection extends ConnectionTurn {
         }
     }
 
-    @Override
+    /** @return whether the connection passes each write on to the socket as it is: no stages, no framing that encodes */
     boolean writesPassAsIs() {
         return this.pipeline == null && this.listener.writesAsIs();
     }
@@ -416,12 +1183,16 @@ class TcpConnection extends ConnectionTurn {
         return isOwnedByCurrentThread() || onItsOnlyWorker();
     }
 
-    @Override
+    /**
+     * Hands the rest of the turn to the listener's handler executor.
+     * @param events the turn's events
+     * @return whether the executor took it (a refusal failed the connection)
+     */
     boolean handOff(int events) {
         return this.listener.handOff(this, events, false);
     }
 
-    @Override
+    /** The input ended (the peer's FIN): passed inbound, through the stages, or to the handler. */
     void inboundHangup() {
         if (this.pipeline != null) {
             this.pipeline.hangup();
@@ -431,9 +1202,8 @@ class TcpConnection extends ConnectionTurn {
         }
     }
 
-    @Override
+    /** Queued bytes were sent after the socket had no room: the handler hears it can write more. */
     void inboundWritable() {
         this.listener.call(Callback.WRITABLE, this, null, null);
     }
-
 }

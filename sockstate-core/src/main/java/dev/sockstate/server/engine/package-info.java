@@ -7,10 +7,10 @@
  * {@code dev.sockstate.server.engine.turn}. One TCP read travels through: a {@code Worker} dequeues a
  * batch from its port, looks each completion key up in the {@code SocketTable} and hands the
  * notification to the socket's {@code SocketTurn}, whose state word lets one thread claim it; the
- * connection's turn, {@link dev.sockstate.server.engine.ConnectionTurn} (with a handler executor, on
- * the executor's thread, to which the worker hands the whole turn), reads into the running thread's
- * buffer and passes the bytes to {@link dev.sockstate.server.engine.TcpConnection}, the one route
- * between socket and handler: inbound through its {@link dev.sockstate.server.engine.Pipeline} of
+ * connection, a {@link dev.sockstate.server.engine.TcpConnection}, in its turn (with a handler
+ * executor, on the executor's thread, to which the worker hands the whole turn), reads into the
+ * running thread's buffer and passes the bytes on its one route between socket and handler: inbound
+ * through its {@link dev.sockstate.server.engine.Pipeline} of
  * stages (if the listener has any; with TLS the first is the internal
  * {@link dev.sockstate.server.engine.tls.TlsStage}), then to its
  * {@link dev.sockstate.server.engine.Listener}, which cuts them into frames with its
@@ -24,8 +24,8 @@
  * ended by the port's notification), each a {@code TcpConnection} whose first turn ends its connect,
  * served by a {@code Listener} of the client's own that binds nothing; a frame a request is owed
  * completes it ({@code ClientLink}) where a listener's would reach the handler. An idle connection is
- * its {@code TcpConnection} and its {@code WritePath} alone (issue 27: at most 184 bytes of heap
- * between them): what it seldom needs (its client's link, the addresses a handler asked for, TLS
+ * its {@code TcpConnection} and its {@code WritePath} alone (at most 184 bytes of heap between
+ * them): what it seldom needs (its client's link, the addresses a handler asked for, TLS
  * and PROXY protocol state, its failure, the buffer other threads' writes gather in) waits in a
  * {@code ConnectionExtras} made on first use.
  */

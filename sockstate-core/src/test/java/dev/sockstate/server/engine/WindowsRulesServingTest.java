@@ -245,7 +245,7 @@ class WindowsRulesServingTest {
         ServerFixture.await(() -> connections.size() == 1, "the first connection opened");
         Socket served = this.fixture.connect(server, "echo");
         ServerFixture.await(() -> connections.size() == 2, "the second connection opened");
-        assertThat(this.emulator.emu_reject_batches_with(((AcceptedConnection) connections.peek()).handle,
+        assertThat(this.emulator.emu_reject_batches_with(((TcpConnection) connections.peek()).handle,
                 WinsockEmulator.ERROR_INVALID_PARAMETER)).isZero();
         refused.getOutputStream().write("a".getBytes(StandardCharsets.US_ASCII));
         assertThat(readToEnd(refused)).as("the connection whose re-arm is refused is closed").isIn("", "a");
@@ -285,7 +285,7 @@ class WindowsRulesServingTest {
             @Override
             public void onOpen(Connection connection) throws Exception {
                 super.onOpen(connection);
-                long handle = ((AcceptedConnection) connection).handle;
+                long handle = ((TcpConnection) connection).handle;
                 assertThat(WindowsRulesServingTest.this.emulator.emu_fail_next_sends(handle, count, WinsockEmulator.WSAENOBUFS)).isZero();
             }
         };

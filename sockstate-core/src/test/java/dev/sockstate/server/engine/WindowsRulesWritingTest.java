@@ -156,7 +156,7 @@ class WindowsRulesWritingTest {
             public void onData(Connection connection, ByteBuffer data) {
                 if (data.get(0) == '?') {
                     connection.write(ByteBuffer.allocate(BIG_REPLY));
-                    long handle = ((AcceptedConnection) connection).handle;
+                    long handle = ((TcpConnection) connection).handle;
                     // The next send is refused; its retry then finds the socket full (the peer reads nothing yet).
                     WindowsRulesWritingTest.this.fullAfterRefusal = handle;
                     assertThat(WindowsRulesWritingTest.this.emulator.emu_fail_next_sends(handle, 1, WinsockEmulator.WSAENOBUFS)).isZero();
@@ -187,7 +187,7 @@ class WindowsRulesWritingTest {
             @Override
             public void onData(Connection connection, ByteBuffer data) {
                 if (data.get(0) == '?') {
-                    long handle = ((AcceptedConnection) connection).handle;
+                    long handle = ((TcpConnection) connection).handle;
                     // 300 ms: less than the pauses between the retries add up to (2 + 4 + ... + 256 ms).
                     assertThat(WindowsRulesWritingTest.this.emulator.emu_fail_sends_for(handle, 300, WinsockEmulator.WSAENOBUFS)).isZero();
                     connection.write(ByteBuffer.wrap(reply));

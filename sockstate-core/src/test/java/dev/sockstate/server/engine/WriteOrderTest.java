@@ -100,7 +100,7 @@ class WriteOrderTest {
             }
             // A round of the owner's turn takes at most REQUESTS_PER_ROUND writes: one send each round, not one each write.
             assertThat(sends.get() - before).as("sends for 1,000 writes that waited for the owner together")
-                    .isLessThanOrEqualTo((1000 + ConnectionTurn.REQUESTS_PER_ROUND - 1) / ConnectionTurn.REQUESTS_PER_ROUND);
+                    .isLessThanOrEqualTo((1000 + TcpConnection.REQUESTS_PER_ROUND - 1) / TcpConnection.REQUESTS_PER_ROUND);
         }
     }
 
