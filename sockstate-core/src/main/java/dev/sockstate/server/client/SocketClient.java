@@ -27,10 +27,14 @@ public interface SocketClient {
     /**
      * Sends one message on a connection of the pool, chosen as {@link #connection()} chooses: as {@link Connection#send(Object)}
      * does, so with framing one frame. It is owed no reply: for a protocol without replies, or whose
-     * replies the client's handler takes; on a client that sends requests too, a reply to it would
-     * answer the next request, so use one or the other on a client.
+     * replies the client's handler takes. A pool is used for one or the other, messages or requests,
+     * fixed by its first use: on a client that sent a request, a reply to such a message would answer
+     * the next request, so {@code send} is refused there (send the message as a request and leave
+     * its reply, or write it on a connection {@link #open() of your own}); and {@link #request}
+     * is refused on a client that sent a message.
      * @param message the message
      * @throws ClientException when no connection of the pool is open, naming the last failure
+     * @throws IllegalStateException when the client sent requests on its pool
      */
     void send(Object message);
 
@@ -51,7 +55,8 @@ public interface SocketClient {
      * throw {@link BlockingOperationException} on a worker of the port that serves its connection.
      * @param message the request, written as {@link Connection#send(Object)} writes it
      * @return the reply frame, a copy of its bytes the caller owns
-     * @throws IllegalStateException when the client has no framing
+     * @throws IllegalStateException when the client has no framing, or sent messages owed no reply
+     * on its pool ({@link #send(Object)})
      */
     CompletableFuture<ByteBuffer> request(Object message);
 

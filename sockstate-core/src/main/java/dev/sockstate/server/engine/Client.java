@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 
@@ -52,6 +53,19 @@ final class Client implements SocketClient {
     private volatile ClientException lastFailure;
 
     private volatile boolean connects = true;
+
+    /**
+     * How the pool is used, fixed by the first message or request that goes out: {@link #UNUSED}, {@link #REQUESTS} or
+     * {@link #SENDS}. Both on one pool would shift replies: a message sent owed none would take, on a
+     * protocol that answers it, the reply the next request is owed.
+     */
+    private final AtomicInteger use = new AtomicInteger(UNUSED);
+
+    private static final int UNUSED = 0;
+
+    private static final int REQUESTS = 1;
+
+    private static final int SENDS = 2;
 
     /**
      * @param settings the client's settings
@@ -182,7 +196,40 @@ final class Client implements SocketClient {
 
     @Override
     public void send(Object message) {
-        next().send(message);
+        TcpConnection connection = next();
+        if (!uses(SENDS)) {
+            throw refusal(SENDS);
+        }
+        connection.send(message);
+    }
+
+    /**
+     * @param how {@link #REQUESTS} or {@link #SENDS}
+     * @return whether the pool may be used that way: so far it was, or not at all
+     */
+    private boolean mayUse(int how) {
+        int used = this.use.get();
+        return used == how || used == UNUSED;
+    }
+
+    /**
+     * Fixes how the pool is used by its first use.
+     * @param how {@link #REQUESTS} or {@link #SENDS}
+     * @return false when the pool is used the other way
+     */
+    private boolean uses(int how) {
+        int used = this.use.get();
+        return used == how || used == UNUSED && (this.use.compareAndSet(UNUSED, how) || this.use.get() == how);
+    }
+
+    /** @return the refusal of a use of the pool the other way than it is used */
+    private IllegalStateException refusal(int how) {
+        if (how == SENDS) {
+            return new IllegalStateException(label() + " sends requests on its pool: a message sent with send() would take the reply"
+                    + " owed to the next request. Send it as a request and leave its reply, or write it on a connection of your own (open())");
+        }
+        return new IllegalStateException(label() + " sends messages owed no reply on its pool (send()): a request on it could take the"
+                + " reply to one of them. Send requests only, or make them on a client of their own");
     }
 
     @Override
@@ -211,6 +258,9 @@ final class Client implements SocketClient {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
+        if (!mayUse(REQUESTS)) {
+            throw refusal(REQUESTS);
+        }
         if (Worker.handling() instanceof TcpConnection accepted) {
             request.awaitedBy(accepted);
         }
@@ -220,6 +270,11 @@ final class Client implements SocketClient {
         }
         catch (ClientException ex) {
             request.failed(ex);
+            return null;
+        }
+        if (!uses(REQUESTS)) {
+            // A first message sent meanwhile on another thread fixed the pool the other way.
+            request.notSent(refusal(REQUESTS));
             return null;
         }
         try {

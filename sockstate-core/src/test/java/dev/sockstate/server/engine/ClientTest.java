@@ -122,6 +122,31 @@ class ClientTest {
     }
 
     @Test
+    void aClientThatSentARequestRefusesAMessageOwedNoReplySoThatEveryReplyAnswersItsOwnRequest() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(lineClient("asking", port).poolSize(1));
+        awaitOpen(client, 1);
+        assertThat(StandardCharsets.UTF_8.decode(client.request("a").get(5, TimeUnit.SECONDS)).toString()).isEqualTo("echo a");
+        assertThatThrownBy(() -> client.send("b")).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("Client 'asking' sends requests on its pool").hasMessageContaining("open()");
+        // Had the message gone out, its reply ("echo b") would have answered this request.
+        assertThat(StandardCharsets.UTF_8.decode(client.request("c").get(5, TimeUnit.SECONDS)).toString()).isEqualTo("echo c");
+    }
+
+    @Test
+    void aClientThatSentAMessageOwedNoReplyRefusesARequest() throws Exception {
+        LineEcho backend = new LineEcho();
+        int port = backend(backend);
+        SocketClient client = startClient(lineClient("telling", port).poolSize(1));
+        awaitOpen(client, 1);
+        client.send("hold this");
+        assertThatThrownBy(() -> client.request("a")).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("Client 'telling' sends messages owed no reply on its pool");
+        assertThatThrownBy(() -> client.request("a", (reply, failure) -> { })).isInstanceOf(IllegalStateException.class);
+        await(() -> backend.held.contains("hold this"), "the message sent");
+    }
+
+    @Test
     void aFailedConnectIsNamedToWhoeverSendsByTheTimeItIsCounted() throws Exception {
         int port = freePort();
         AtomicReference<SocketClient> client = new AtomicReference<>();
