@@ -1127,6 +1127,29 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     }
 
     /**
+     * The handler hears of a failure of the runtime in the connection's turn as of any other that ends
+     * its connection (onError, then onClose), after the abort is asked for and the failure logged: what
+     * telling it throws in turn is added to the failure, and changes nothing.
+     */
+    @Override
+    public void runtimeFailed(Throwable failure) {
+        boolean closing = isAborting();
+        super.runtimeFailed(failure);
+        if (closing) {
+            return;
+        }
+        try {
+            keepFailure(failure);
+            if (handlerOpened()) {
+                this.listener.call(Callback.ERROR, this, null, failure);
+            }
+        }
+        catch (RuntimeException | LinkageError ex) {
+            failure.addSuppressed(ex);
+        }
+    }
+
+    /**
      * The peer's bytes were refused (they do not frame, or do not read as the handler's message
      * type): the handler's onError hears why and may answer (a protocol error reply), then the
      * connection closes once that answer is sent; nothing more is read from it.

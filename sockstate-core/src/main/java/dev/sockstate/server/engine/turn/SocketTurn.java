@@ -640,8 +640,11 @@ public abstract class SocketTurn {
         }
     }
 
-    /** A failure of the runtime itself (not of a handler) during this socket's turn: the socket is aborted. */
-    public final void runtimeFailed(Throwable failure) {
+    /**
+     * A failure of the runtime itself (not of a handler) during this socket's turn: logged, and the
+     * socket is aborted; a connection tells its handler too.
+     */
+    public void runtimeFailed(Throwable failure) {
         orWord(CLOSE_REQUESTED | ABORT_REQUESTED);
         logger.log(Level.ERROR, "Handling " + this + " failed; aborting it", failure);
     }
