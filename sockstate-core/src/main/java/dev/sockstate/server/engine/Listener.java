@@ -58,6 +58,9 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** The framing of its connections, or {@code null} for raw reads. */
     private final Framer framer;
 
+    /** The file a Unix domain socket's bind made, {@code null} for an IP listener or before the bind. */
+    private volatile UnixSocketFile socketFile;
+
     /** What its connections' TLS stages share, or {@code null} for plaintext. */
     private final TlsSupport tls;
 
@@ -535,9 +538,17 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.group.letGo(socket);
     }
 
-    /** The server closed: a Unix domain socket's file is removed, the listener's observer is told. */
+    /** @param file the file a Unix domain socket's bind made, removed when the server closes */
+    void socketFile(UnixSocketFile file) {
+        this.socketFile = file;
+    }
+
+    /** The server closed: the file its Unix domain socket's bind made is removed, the listener's observer is told. */
     void closed() {
-        UnixSocketFile.remove(name(), this.settings.unixPath());
+        UnixSocketFile file = this.socketFile;
+        if (file != null) {
+            file.remove(name());
+        }
         this.observer.closed();
     }
 

@@ -108,7 +108,8 @@ final class ListenerBinder {
             throw new ListenerBindException(settings.name(), target, ex);
         }
         SocketTurn registered = null;
-        boolean fileMade = false;
+        boolean bound = false;
+        UnixSocketFile fileMade = null;
         try {
             if (settings.receiveBufferSize() > 0) {
                 this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
@@ -118,13 +119,17 @@ final class ListenerBinder {
                 registered = new UdpSocket(listener, handle);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
-                fileMade = true;
+                bound = true;
+                fileMade = UnixSocketFile.made(path);
+                listener.socketFile(fileMade);
                 UnixSocketFile.restrict(path, settings.unixPermissions());
                 listener.bound(List.of(registered), this.sockets.localAddress(handle));
             }
             else {
                 this.sockets.bind(handle, target);
-                fileMade = true;
+                bound = true;
+                fileMade = UnixSocketFile.made(path);
+                listener.socketFile(fileMade);
                 // Before listening, so that no one connects while the umask's permissions hold.
                 UnixSocketFile.restrict(path, settings.unixPermissions());
                 this.sockets.listen(handle, settings.backlog());
@@ -145,8 +150,12 @@ final class ListenerBinder {
             else {
                 closeQuietly(handle);
             }
-            if (fileMade) {
-                UnixSocketFile.remove(settings.name(), path);
+            if (fileMade != null) {
+                fileMade.remove(settings.name());
+            }
+            else if (bound) {
+                // Bound a moment ago, its file not read: this listener's.
+                UnixSocketFile.removeJustBound(settings.name(), path);
             }
             throw (ex instanceof NativeIoException failure) ? new ListenerBindException(settings.name(), target, failure)
                     : new ListenerBindException(settings.name(), target, "its socket file's permissions could not be set: " + ex, ex);

@@ -17,9 +17,18 @@ import java.util.Set;
 /**
  * The file of a listener's Unix domain socket: what is at its path before the bind (nothing; a
  * socket file a crashed server left, replaced; a server that still answers, or a file that is not a
- * socket, refused), its permissions after, its removal at the stop.
+ * socket, refused), its permissions after, its removal at the stop: of the file this listener's bind
+ * made only, known by its identity (its device and inode, or where the system has none, its
+ * creation time), so that a server that stops never removes the file of one that bound the path
+ * since (a rolling restart on the same path, whose new instance binds while the old one drains).
  */
 final class UnixSocketFile {
+
+    /** The socket's path. */
+    private final Path path;
+
+    /** What tells the file the bind made from one made at the same path later: its key, or its creation time. */
+    private final Object identity;
 
     private static final System.Logger logger = System.getLogger(UnixSocketFile.class.getName());
 
@@ -29,7 +38,59 @@ final class UnixSocketFile {
     /** {@code S_IFSOCK}: a socket. */
     private static final int S_IFSOCK = 0140000;
 
-    private UnixSocketFile() {
+    private UnixSocketFile(Path path, Object identity) {
+        this.path = path;
+        this.identity = identity;
+    }
+
+    /**
+     * @param path the path a socket was just bound to
+     * @return the file the bind made there, to remove at the stop
+     * @throws IOException when the file cannot be read
+     */
+    static UnixSocketFile made(Path path) throws IOException {
+        return new UnixSocketFile(path, identity(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)));
+    }
+
+    /**
+     * Removes the file a bind made a moment ago whose attributes could not be read, logging a failure.
+     * @param listener the listener's name
+     * @param path the socket's path
+     */
+    static void removeJustBound(String listener, Path path) {
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException ex) {
+            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + path, ex);
+        }
+    }
+
+    private static Object identity(BasicFileAttributes attributes) {
+        return (attributes.fileKey() != null) ? attributes.fileKey() : attributes.creationTime();
+    }
+
+    /**
+     * Removes the file the bind made, logging a failure, unless another is at its path now (a server
+     * that bound it since: its file stays, said at INFO): the listener stopped, or failed to start.
+     * @param listener the listener's name
+     */
+    void remove(String listener) {
+        try {
+            BasicFileAttributes now = Files.readAttributes(this.path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!identity(now).equals(this.identity)) {
+                logger.log(Level.INFO, "Listener '" + listener + "' left the socket file " + this.path
+                        + " in place: another socket was bound at its path since (a server that took it over)");
+                return;
+            }
+            Files.deleteIfExists(this.path);
+        }
+        catch (NoSuchFileException ex) {
+            // Gone already.
+        }
+        catch (IOException ex) {
+            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + this.path, ex);
+        }
     }
 
     /**
@@ -101,23 +162,6 @@ final class UnixSocketFile {
         }
         catch (UnsupportedOperationException ex) {
             throw new IOException("this system's files have no POSIX permissions", ex);
-        }
-    }
-
-    /**
-     * Removes the socket's file, logging a failure: the listener stopped, or failed to start.
-     * @param listener the listener's name
-     * @param path its socket's path, {@code null} for an IP listener (nothing to do)
-     */
-    static void remove(String listener, Path path) {
-        if (path == null) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(path);
-        }
-        catch (IOException ex) {
-            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + path, ex);
         }
     }
 

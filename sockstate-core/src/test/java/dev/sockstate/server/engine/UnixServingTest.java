@@ -133,6 +133,23 @@ class UnixServingTest {
     }
 
     @Test
+    void aServerThatStopsLeavesTheSocketFileOfOneThatBoundItsPathSince() throws Exception {
+        Path path = this.directory.resolve("rolling.sock");
+        SocketServer old = this.fixture.start(1, ListenerSettings.tcp("echo").unixPath(path).handler(new EchoHandler()).build());
+        // A new instance takes the path over while the old one still drains (as its probe found no server answering).
+        Files.delete(path);
+        try (java.nio.channels.ServerSocketChannel successor = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            successor.bind(UnixDomainSocketAddress.of(path));
+            old.stop(Duration.ofSeconds(5));
+            assertThat(path).as("the successor's socket file").exists();
+            try (java.nio.channels.SocketChannel client = java.nio.channels.SocketChannel.open(UnixDomainSocketAddress.of(path));
+                    java.nio.channels.SocketChannel accepted = successor.accept()) {
+                assertThat(accepted).as("a connection the successor accepted").isNotNull();
+            }
+        }
+    }
+
+    @Test
     void aStaleSocketFileIsReplaced() throws Exception {
         Path path = this.directory.resolve("stale.sock");
         try (java.nio.channels.ServerSocketChannel crashed = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
