@@ -11,7 +11,11 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.List;
 
 /**
  * The layout of the core as rules. Packages by audience, each depending only on those below it:
@@ -229,6 +233,22 @@ class LayeringTest {
 
     @ArchTest
     static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();
+
+    @ArchTest
+    static final ArchRule noClassExtendsAChainOfMoreThanTwoOfTheProjectsOwnClasses = classes()
+            .that().resideInAPackage("dev.sockstate..")
+            .should(new ArchCondition<JavaClass>("extend at most two of the project's own classes") {
+                @Override
+                public void check(JavaClass item, ConditionEvents events) {
+                    List<String> own = item.getAllRawSuperclasses().stream().filter((above) -> above.getPackageName().startsWith("dev.sockstate"))
+                            .map(JavaClass::getSimpleName).toList();
+                    if (own.size() > 2) {
+                        events.add(SimpleConditionEvent.violated(item, item.getName() + " extends " + String.join(", ", own)));
+                    }
+                }
+            })
+            .as("a class holds its concern itself or in parts it is given: no class extends a chain of more than two of the"
+                    + " project's own classes (a connection is a TcpConnection on a SocketTurn, a client's one subclass more)");
 
     @ArchTest
     static final ArchRule theCoreKnowsNoSpring = noClasses()
