@@ -416,11 +416,21 @@ final class Client implements SocketClient {
         if (!this.connects) {
             return;
         }
+        // One that stayed open starts the backoff again; one that ended at once (a backend that accepts and
+        // closes: a balancer with no healthy upstream, a server at its connection limit) is one more failure
+        // in a row, so the waits grow as for connects refused, and what it logs is bounded as theirs is.
         boolean stable = System.nanoTime() - link.openedAt >= STABLE_NANOS;
-        int failuresInARow = stable ? 1 : 2;
+        int failuresInARow = stable ? 1 : Math.max(2, link.attempt.failuresBefore() + 1);
         long delay = this.connector.backoffMillis(failuresInARow);
-        logger.log((failure != null) ? Level.WARNING : Level.INFO, label() + ": the connection to " + AddressText.of(link.target)
-                + ((failure != null) ? " failed (" + failure.getMessage() + ")" : " closed") + "; connecting again in " + delay + " ms");
+        String message = label() + ": the connection to " + AddressText.of(link.target)
+                + ((failure != null) ? " failed (" + failure.getMessage() + ")" : " closed") + (stable ? "" : " as it opened")
+                + "; connecting again in " + delay + " ms";
+        if (stable) {
+            logger.log((failure != null) ? Level.WARNING : Level.INFO, message);
+        }
+        else {
+            this.failures.warn(message, null);
+        }
         this.connector.connectSlot(slot, failuresInARow, delay);
     }
 

@@ -114,6 +114,11 @@ final class Connector {
             this.home = home();
         }
 
+        /** @return the failures in a row before this attempt: 0 after a connection that stayed open */
+        int failuresBefore() {
+            return this.failuresBefore;
+        }
+
         /** @return the client it connects for */
         Client client() {
             return Connector.this.client;

@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 /**
  * TCP and UDP servers on socket state notifications: worker groups, each with notification ports
@@ -207,8 +208,10 @@ public final class SocketServer {
     }
 
     private void scheduleIdleSweep() {
-        // One sweep serves the idle timeouts, the PROXY protocol headers' and the TLS handshakes' limits, at a quarter of the shortest.
-        long shortest = this.listenerSettings.stream().mapToLong(SocketServer::shortestTimeoutMillis).filter((millis) -> millis > 0)
+        // One sweep serves the idle timeouts, the PROXY protocol headers' and the TLS handshakes' limits, the
+        // listeners' and the clients', at a quarter of the shortest.
+        long shortest = LongStream.concat(this.listenerSettings.stream().mapToLong(SocketServer::shortestTimeoutMillis),
+                this.clients.settings().stream().mapToLong(SocketServer::shortestTimeoutMillis)).filter((millis) -> millis > 0)
                 .min().orElse(0);
         if (shortest > 0) {
             long period = Math.max(10, shortest / 4);
@@ -231,6 +234,14 @@ public final class SocketServer {
         long header = (listener.proxyProtocol() != null) ? Math.max(1, listener.proxyProtocol().headerTimeout().toMillis())
                 : Long.MAX_VALUE;
         long shortest = Math.min(Math.min(idle, handshake), header);
+        return (shortest == Long.MAX_VALUE) ? 0 : shortest;
+    }
+
+    /** @return the shortest of a client's idle timeout and TLS handshake limit in milliseconds, 0 for none */
+    private static long shortestTimeoutMillis(ClientSettings client) {
+        long idle = (client.idleTimeout() != null) ? Math.max(1, client.idleTimeout().toMillis()) : Long.MAX_VALUE;
+        long handshake = (client.tls() != null) ? Math.max(1, client.tls().handshakeTimeout().toMillis()) : Long.MAX_VALUE;
+        long shortest = Math.min(idle, handshake);
         return (shortest == Long.MAX_VALUE) ? 0 : shortest;
     }
 

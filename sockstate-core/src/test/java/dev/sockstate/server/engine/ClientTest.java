@@ -147,6 +147,40 @@ class ClientTest {
     }
 
     @Test
+    void aClientsIdleTimeoutClosesItsIdleConnectionOnAServerWhoseListenersHaveNoTimeouts() throws Exception {
+        int port = backend(new LineEcho());
+        // The server has no listener at all, so none with a timeout: the client's own is applied all the same.
+        SocketClient client = startClient(lineClient("idle", port).poolSize(1).idleTimeout(Duration.ofMillis(300)).reconnect(QUICK));
+        awaitOpen(client, 1);
+        long start = System.nanoTime();
+        await(() -> count("connected") >= 2, "the idle connection closed and connected again");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("when the idle connection was closed").isLessThan(2_000);
+    }
+
+    @Test
+    void aBackendThatAcceptsAndClosesAtOnceIsConnectedToWithAGrowingBackoff() throws Exception {
+        try (ServerSocket closing = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!closing.isClosed()) {
+                    try {
+                        closing.accept().close();
+                    }
+                    catch (IOException ex) {
+                        // closed at the test's end
+                    }
+                }
+            }, "accept-and-close");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            startClient(ClientSettings.builder("rejected").address("127.0.0.1", closing.getLocalPort()).framing(Framing.line())
+                    .reconnect(new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10), 0)));
+            Thread.sleep(3_000);
+            // Waits of 200, 400, 800, 1600 ms: at most 5 connects in 3 s (every 200 ms for ever, 15, before).
+            assertThat(count("connected")).as("connects in 3 s").isBetween(2L, 6L);
+        }
+    }
+
+    @Test
     void aFailedConnectIsNamedToWhoeverSendsByTheTimeItIsCounted() throws Exception {
         int port = freePort();
         AtomicReference<SocketClient> client = new AtomicReference<>();

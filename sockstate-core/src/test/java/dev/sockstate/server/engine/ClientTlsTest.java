@@ -96,6 +96,21 @@ class ClientTlsTest {
         assertThat(client.request("sockstate", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("etatskcos");
     }
 
+    @Test
+    void aBackendThatAcceptsButStallsTheHandshakeFailsTheConnectAtTheHandshakeTimeout() throws Exception {
+        try (java.net.ServerSocket stalling = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            // Accepted by the system's backlog, never answered: the ClientHello goes unread.
+            SocketClient client = start(ClientSettings.builder("stalled").address("127.0.0.1", stalling.getLocalPort()).framing(Framing.line())
+                    .reconnect(new Backoff(Duration.ofSeconds(30), Duration.ofSeconds(30), 0))
+                    .tls(Tls.client(this.tls.certificates.context(null)).withHandshakeTimeout(Duration.ofMillis(300))));
+            long start = System.nanoTime();
+            await(() -> !this.connects.outcomes.isEmpty(), "the connect's end");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("when the stalled handshake ended").isLessThan(2_000);
+            assertThat(this.connects.outcomes).doesNotContain("connected");
+            assertThat(client.connections()).isEmpty();
+        }
+    }
+
     private SocketClient start(ClientSettings.Builder client) {
         ClientSettings settings = client.build();
         return this.tls.servers.startWithClients(List.of(settings), this.connects).client(settings.name());
