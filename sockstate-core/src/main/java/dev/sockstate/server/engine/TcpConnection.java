@@ -190,12 +190,20 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         if (isFinished()) {
             throw new IllegalStateException(this + " is closed");
         }
+        SocketAddress address;
         try {
-            return local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);
+            address = local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);
         }
         catch (NativeIoException ex) {
             throw new UncheckedIOException(ex);
         }
+        // Asked from another thread, the call may have raced the close: the connection is marked finished
+        // before its socket is closed, so once it is, the descriptor may be a newer connection's, and so
+        // may the answer; it is neither returned nor kept.
+        if (isFinished()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        return address;
     }
 
     @Override
@@ -453,8 +461,12 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
     private boolean hasHandlerWork(int events) {
-        return events != 0 || hasRefusal() || this.output.hasRequests() || this.output.isPending() || isDraining()
-                || hasResumes() || hasClientWork();
+        return events != 0 || this.output.isPending() || hasNewHandlerWork();
+    }
+
+    /** @return whether work for the handler came that no notification brings: a refusal, other threads' writes, a drain, resumes, a client's */
+    private boolean hasNewHandlerWork() {
+        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasClientWork();
     }
 
     @Override
@@ -480,8 +492,16 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             discardUntilEnd(runner);
             return true;
         }
-        if (this.listener.hasExecutor() && runner.isWorker() && hasHandlerWork(events)) {
-            return !handOff(events);
+        if (this.listener.hasExecutor() && runner.isWorker()) {
+            boolean rearmOnly = this.rearmOnly;
+            this.rearmOnly = false;
+            if (rearmOnly && events == 0 && !hasNewHandlerWork()) {
+                // The executor's turn did the handler's work, lent no memory to re-arm with: only the re-arm is left.
+                return true;
+            }
+            if (hasHandlerWork(events)) {
+                return !handOff(events);
+            }
         }
         if (hasRefusal()) {
             failed(takeRefusal());
@@ -816,6 +836,12 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
 
+    /**
+     * Whether the last turn ran on a handler executor's thread lent no memory, which left the re-arm to
+     * a worker: the worker's next turn, with no new work for the handler, only re-arms; the owner.
+     */
+    private boolean rearmOnly;
+
     /** Whether the stages were told that the output ends ({@link #endOutput()}). */
     private boolean outputEnded;
 
@@ -958,6 +984,9 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * @return true to let go now, false when the ownership was handed on
      */
     boolean turnHandedOver(Runner runner, int events, boolean opening) {
+        // A thread lent no memory leaves the re-arm to a worker, which then takes nothing back to the
+        // executor but new work: queued output alone would send it back to a thread that again has none.
+        this.rearmOnly = runner.handsOn();
         if (!opening) {
             return handle(runner, events);
         }
