@@ -42,6 +42,9 @@ import java.util.function.Supplier;
  * @param maxConnections open connections above which new ones are closed at once
  * @param idleTimeout how long a connection may go without traffic before it is closed, {@code null} for ever
  * @param maxPendingWriteBytes queued write bytes above which reading pauses until the queue drains
+ * @param abortPendingWriteBytes queued write bytes above which the connection is aborted, its handler told
+ * ({@link PendingWriteLimitException}): a handler that writes on without looking at
+ * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
  * @param group the worker group whose port and threads serve the listener
  * @param connectionHandler the TCP handler
  * @param datagramHandler the UDP handler
@@ -59,7 +62,7 @@ import java.util.function.Supplier;
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, Path unixPath,
         Set<PosixFilePermission> unixPermissions, int backlog, Trigger trigger, boolean exclusiveEdge, int events, boolean reuseAddress,
         boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections, Duration idleTimeout, long maxPendingWriteBytes,
-        String group, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, Executor handlerExecutor,
+        long abortPendingWriteBytes, String group, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, Executor handlerExecutor,
         List<Supplier<? extends Stage>> stages, int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls,
         AcceptMode accept, ProxyProtocol proxyProtocol) {
 
@@ -153,6 +156,8 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private Duration idleTimeout;
 
         private long maxPendingWriteBytes = 4L * 1024 * 1024;
+
+        private long abortPendingWriteBytes = 64L * 1024 * 1024;
 
         private String group = DEFAULT_GROUP;
 
@@ -291,6 +296,16 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /**
+         * @param bytes queued bytes above which a connection is aborted, its handler told (64 MiB unless
+         * set), at least {@link #maxPendingWriteBytes(long)}; 0 for no such limit
+         * @return this
+         */
+        public Builder abortPendingWriteBytes(long bytes) {
+            this.abortPendingWriteBytes = bytes;
+            return this;
+        }
+
+        /**
          * @param datagrams for a UDP listener with a handler executor, the datagrams handed to it and
          * not yet handled above which more are dropped and counted; a task the executor takes and
          * never runs (a shut-down executor's queue) keeps its place
@@ -425,6 +440,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
+            require(this.abortPendingWriteBytes == 0 || this.abortPendingWriteBytes >= this.maxPendingWriteBytes,
+                    Setting.ABORT_PENDING_WRITE_BYTES, this.abortPendingWriteBytes, "0 (no limit) or at least maxPendingWriteBytes ("
+                            + this.maxPendingWriteBytes + ")");
             require(this.maxDatagramsInFlight > 0, Setting.MAX_DATAGRAMS_IN_FLIGHT, this.maxDatagramsInFlight, "positive");
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
@@ -437,7 +455,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge,
                     filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
-                    this.maxPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
+                    this.maxPendingWriteBytes, this.abortPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
                     this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.accept,
                     this.proxyProtocol);
         }

@@ -43,6 +43,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#maxPendingWriteBytes(long)}. */
     MAX_PENDING_WRITE_BYTES(Scope.LISTENER, "maxPendingWriteBytes"),
 
+    /** {@link ListenerSettings.Builder#abortPendingWriteBytes(long)}. */
+    ABORT_PENDING_WRITE_BYTES(Scope.LISTENER, "abortPendingWriteBytes"),
+
     /** {@link ListenerSettings.Builder#maxDatagramsInFlight(int)}. */
     MAX_DATAGRAMS_IN_FLIGHT(Scope.LISTENER, "maxDatagramsInFlight"),
 

@@ -98,6 +98,9 @@ public class ListenerProperties {
     /** Queued write bytes above which a connection stops reading until the queue drains. */
     private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
 
+    /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit. */
+    private DataSize abortPendingWriteBytes = DataSize.ofMegabytes(64);
+
     /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
     private int maxDatagramsInFlight = 1024;
 
@@ -264,6 +267,14 @@ public class ListenerProperties {
 
     public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
         this.maxPendingWriteBytes = maxPendingWriteBytes;
+    }
+
+    public DataSize getAbortPendingWriteBytes() {
+        return this.abortPendingWriteBytes;
+    }
+
+    public void setAbortPendingWriteBytes(DataSize abortPendingWriteBytes) {
+        this.abortPendingWriteBytes = abortPendingWriteBytes;
     }
 
     public int getMaxDatagramsInFlight() {

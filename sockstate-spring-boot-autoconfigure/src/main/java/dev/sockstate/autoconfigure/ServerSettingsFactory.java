@@ -154,6 +154,8 @@ final class ServerSettingsFactory {
         require(listener.getCharset() != null, path + "charset", null, "It must be set.");
         DataSize pending = listener.getMaxPendingWriteBytes();
         require(pending != null, path + "max-pending-write-bytes", null, "It must be set.");
+        DataSize abort = listener.getAbortPendingWriteBytes();
+        require(abort != null, path + "abort-pending-write-bytes", null, "It must be set (0B for no limit).");
         int events = 0;
         if (listener.getEvents() != null && !listener.getEvents().isEmpty()) {
             events = (listener.getEvents().contains(ListenerEvent.IN) ? Events.IN : 0)
@@ -168,6 +170,7 @@ final class ServerSettingsFactory {
                 .accept(listener.getAccept())
                 .tcpNoDelay(listener.isTcpNoDelay()).maxConnections(listener.getMaxConnections())
                 .idleTimeout(listener.getIdleTimeout()).maxPendingWriteBytes(pending.toBytes())
+                .abortPendingWriteBytes(abort.toBytes())
                 .maxDatagramsInFlight(listener.getMaxDatagramsInFlight()).group(listener.getGroup())
                 .handlerExecutor((listener.getHandlerExecutor() != null)
                         ? executor(path + "handler-executor", listener.getHandlerExecutor(), beans)
@@ -375,6 +378,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.MAX_CONNECTIONS, "max-connections");
         properties.put(Setting.IDLE_TIMEOUT, "idle-timeout");
         properties.put(Setting.MAX_PENDING_WRITE_BYTES, "max-pending-write-bytes");
+        properties.put(Setting.ABORT_PENDING_WRITE_BYTES, "abort-pending-write-bytes");
         properties.put(Setting.MAX_DATAGRAMS_IN_FLIGHT, "max-datagrams-in-flight");
         properties.put(Setting.GROUP, "group");
         properties.put(Setting.HANDLER, "handler");

@@ -25,6 +25,7 @@ class ServerSettingsFactoryTests {
     void listenerSettingsAreReportedUnderTheListener() {
         assertThat(property("echo", Setting.PORT_NUMBER)).isEqualTo("sockstate.listeners.echo.port");
         assertThat(property("echo", Setting.MAX_PENDING_WRITE_BYTES)).isEqualTo("sockstate.listeners.echo.max-pending-write-bytes");
+        assertThat(property("echo", Setting.ABORT_PENDING_WRITE_BYTES)).isEqualTo("sockstate.listeners.echo.abort-pending-write-bytes");
         assertThat(property("echo", Setting.LISTENER_NAME)).isEqualTo("sockstate.listeners.echo");
     }
 

@@ -99,7 +99,8 @@ class SockstateAutoConfigurationTests {
                         "sockstate.listeners.echo.reuse-address=false", "sockstate.listeners.echo.reuse-port=true",
                         "sockstate.listeners.echo.tcp-no-delay=false", "sockstate.listeners.echo.receive-buffer-size=128KB",
                         "sockstate.listeners.echo.max-connections=12", "sockstate.listeners.echo.idle-timeout=45s",
-                        "sockstate.listeners.echo.max-pending-write-bytes=1MB", "sockstate.batch-size=32",
+                        "sockstate.listeners.echo.max-pending-write-bytes=1MB", "sockstate.listeners.echo.abort-pending-write-bytes=8MB",
+                        "sockstate.batch-size=32",
                         "sockstate.dequeue-timeout=250ms")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -117,6 +118,7 @@ class SockstateAutoConfigurationTests {
                     assertThat(echo.maxConnections()).isEqualTo(12);
                     assertThat(echo.idleTimeout()).isEqualTo(Duration.ofSeconds(45));
                     assertThat(echo.maxPendingWriteBytes()).isEqualTo(1024 * 1024);
+                    assertThat(echo.abortPendingWriteBytes()).isEqualTo(8L * 1024 * 1024);
                     assertThat(echo.protocol()).isEqualTo(Protocol.TCP);
                     WorkerGroupSettings poll = server.workerGroupSettings().get(1);
                     assertThat(poll.name()).isEqualTo("poll");

@@ -92,6 +92,8 @@ final class Client implements SocketClient {
                 .handlerExecutor(settings.handlerExecutor()).framing(settings.framing()).charset(settings.charset())
                 .messageMapper(settings.messageMapper()).tcpNoDelay(settings.tcpNoDelay())
                 .receiveBufferSize(settings.receiveBufferSize()).maxPendingWriteBytes(settings.maxPendingWriteBytes())
+                // A client's queue holds its requests, which the backend's pace, not a handler, lets grow.
+                .abortPendingWriteBytes(0)
                 .idleTimeout(settings.idleTimeout()).maxConnections(Integer.MAX_VALUE);
         return side.build();
     }

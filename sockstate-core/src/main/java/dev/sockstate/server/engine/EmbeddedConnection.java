@@ -353,7 +353,7 @@ public final class EmbeddedConnection implements AutoCloseable {
         return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.unixPath(), s.unixPermissions(),
                 s.backlog(), s.trigger(),
                 s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
-                s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
+                s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.abortPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
                 onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
                 s.accept(), s.proxyProtocol());
     }

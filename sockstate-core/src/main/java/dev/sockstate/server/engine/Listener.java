@@ -351,6 +351,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.settings.maxPendingWriteBytes();
     }
 
+    /** @return how much a connection may queue before it is aborted, 0 for no limit */
+    long abortPendingWriteBytes() {
+        return this.settings.abortPendingWriteBytes();
+    }
+
     /** @return the events its sockets are registered for while reading */
     int events() {
         return this.settings.events();

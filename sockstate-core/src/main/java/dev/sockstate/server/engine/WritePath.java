@@ -4,6 +4,7 @@ import dev.sockstate.port.LendingPool;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.server.PendingWriteLimitException;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -97,6 +98,14 @@ final class WritePath {
      */
     final void handOver(ByteBuffer data) {
         if (this.connection.onItsOnlyWorker() && bundle(data)) {
+            return;
+        }
+        long limit = this.connection.listener.abortPendingWriteBytes();
+        if (limit > 0 && pendingBytes() + data.remaining() > limit) {
+            // Not copied: the connection is aborted (the owner closes it), and what it queued dropped.
+            long bytes = pendingBytes() + data.remaining();
+            data.position(data.limit());
+            this.connection.closeFailed(overLimit(bytes, limit));
             return;
         }
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
@@ -470,6 +479,18 @@ final class WritePath {
         }
         this.blocked = true;
         PENDING_BYTES.getAndAdd(this, queued);
+        long limit = this.connection.listener.abortPendingWriteBytes();
+        if (limit > 0 && pendingBytes() > limit) {
+            // Reading paused long ago: writes that do not look at isWritable() would fill the heap.
+            this.connection.failed(overLimit(pendingBytes(), limit));
+        }
+    }
+
+    /** @return the failure of a connection whose queued writes passed the listener's abort limit */
+    private PendingWriteLimitException overLimit(long bytes, long limit) {
+        return new PendingWriteLimitException(this.connection + ": " + bytes + " bytes of writes queued, over the"
+                + " abort-pending-write-bytes (abortPendingWriteBytes) of " + limit + " bytes; reading paused at"
+                + " max-pending-write-bytes, so these writes did not wait for isWritable()", limit);
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.PendingWriteLimitException;
 import dev.sockstate.server.framing.Framing;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -108,6 +110,54 @@ class PipelinedBackPressureTest {
             out.write("next\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(in.readLine()).startsWith("next:");
         }
+    }
+
+    @Test
+    void aHandlerThatWritesOnWithoutWaitingForIsWritableIsAbortedOnceItsQueuePassesTheAbortLimit() throws Exception {
+        long abortAbove = 1024 * 1024;
+        AtomicReference<Throwable> told = new AtomicReference<>();
+        ConnectionHandler flooding = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                // 64 MiB, never looking at isWritable().
+                for (int i = 0; i < 1024; i++) {
+                    connection.write(ByteBuffer.allocate(64 * 1024));
+                    PipelinedBackPressureTest.this.mostPending.accumulateAndGet(connection.pendingWriteBytes(), Math::max);
+                }
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                told.set(error);
+            }
+        };
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("flooded").framing(Framing.line()).maxPendingWriteBytes(LIMIT)
+                .abortPendingWriteBytes(abortAbove).handler(flooding).build());
+        Socket client = this.fixture.connectWithSmallWindow(server, "flooded");
+        client.getOutputStream().write("go\n".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> told.get() != null, "the handler told of the abort");
+        assertThat(told.get()).isInstanceOf(PendingWriteLimitException.class)
+                .hasMessageContaining("over the abort-pending-write-bytes (abortPendingWriteBytes) of 1048576 bytes");
+        assertThat(((PendingWriteLimitException) told.get()).limit()).isEqualTo(abortAbove);
+        assertThat(this.mostPending.get()).as("bytes queued at most").isLessThanOrEqualTo(abortAbove + 64 * 1024);
+        // Aborted: the peer sees its connection end, the rest of the 64 MiB never sent.
+        assertThat(readUntilEnd(client)).isLessThan(8L * 1024 * 1024);
+    }
+
+    /** @return the bytes read until the stream ended, or was reset (an abort) */
+    private static long readUntilEnd(Socket client) {
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
+        try {
+            for (int read; (read = client.getInputStream().read(chunk)) >= 0;) {
+                total += read;
+            }
+        }
+        catch (java.io.IOException reset) {
+            // aborted: a reset ends it too
+        }
+        return total;
     }
 
     /** Answers each line with {@link #ANSWER} bytes that start with the line, and notes what waits to be sent. */
