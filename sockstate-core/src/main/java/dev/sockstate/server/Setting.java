@@ -101,7 +101,9 @@ public enum Setting {
     /** {@link dev.sockstate.server.client.ClientSettings.Builder#reconnect}. */
     RECONNECT(Scope.CLIENT, "reconnect"),
     /** {@link dev.sockstate.server.client.ClientSettings.Builder#requestTimeout}. */
-    REQUEST_TIMEOUT(Scope.CLIENT, "requestTimeout");
+    REQUEST_TIMEOUT(Scope.CLIENT, "requestTimeout"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#maxPendingRequests(int)}. */
+    MAX_PENDING_REQUESTS(Scope.CLIENT, "maxPendingRequests");
 
     private final Scope scope;
 

@@ -23,8 +23,11 @@ public class ClientProperties {
     /** How long the client waits before it connects again after a failed connect or a closed connection. */
     private final Reconnect reconnect = new Reconnect();
 
-    /** How long a request waits for its reply, from when its bytes were handed to the socket, before it fails; for ever when not set. */
-    private Duration requestTimeout;
+    /** How long a request waits for its reply, from when its bytes were handed to the socket, before it fails; 0 for ever. */
+    private Duration requestTimeout = Duration.ofSeconds(10);
+
+    /** Requests a pool connection may owe replies to before the next goes to another connection, or fails at once when none has room. */
+    private int maxPendingRequests = 10_000;
 
     /** How long a connection may go without traffic before it is closed and connected again; never when not set. */
     private Duration idleTimeout;
@@ -87,6 +90,14 @@ public class ClientProperties {
 
     public void setRequestTimeout(Duration requestTimeout) {
         this.requestTimeout = requestTimeout;
+    }
+
+    public int getMaxPendingRequests() {
+        return this.maxPendingRequests;
+    }
+
+    public void setMaxPendingRequests(int maxPendingRequests) {
+        this.maxPendingRequests = maxPendingRequests;
     }
 
     public Duration getIdleTimeout() {

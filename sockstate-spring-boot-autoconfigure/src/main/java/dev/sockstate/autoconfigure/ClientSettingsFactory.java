@@ -70,6 +70,7 @@ final class ClientSettingsFactory {
         client.getAddress().forEach(builder::address);
         builder.connectTimeout(client.getConnectTimeout()).poolSize(client.getPool().getSize())
                 .reconnect(backoff(path + "reconnect.", client.getReconnect())).requestTimeout(client.getRequestTimeout())
+                .maxPendingRequests(client.getMaxPendingRequests())
                 .idleTimeout(client.getIdleTimeout()).maxPendingWriteBytes(client.getMaxPendingWriteBytes().toBytes())
                 .tcpNoDelay(client.isTcpNoDelay()).group(client.getGroup())
                 .handlerExecutor((client.getHandlerExecutor() != null)

@@ -400,6 +400,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.POOL_SIZE, "pool.size");
         properties.put(Setting.RECONNECT, "reconnect");
         properties.put(Setting.REQUEST_TIMEOUT, "request-timeout");
+        properties.put(Setting.MAX_PENDING_REQUESTS, "max-pending-requests");
         return properties;
     }
 

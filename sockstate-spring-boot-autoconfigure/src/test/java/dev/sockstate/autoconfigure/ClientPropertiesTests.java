@@ -48,6 +48,7 @@ class ClientPropertiesTests {
                 "sockstate.clients.redis.connect-timeout=2s", "sockstate.clients.redis.pool.size=4",
                 "sockstate.clients.redis.reconnect.initial=50ms", "sockstate.clients.redis.reconnect.max=2s",
                 "sockstate.clients.redis.reconnect.jitter=0", "sockstate.clients.redis.request-timeout=3s",
+                "sockstate.clients.redis.max-pending-requests=64",
                 "sockstate.clients.redis.idle-timeout=1m", "sockstate.clients.redis.max-pending-write-bytes=1MB",
                 "sockstate.clients.redis.tcp-no-delay=false", "sockstate.clients.redis.receive-buffer-size=128KB",
                 "sockstate.clients.redis.group=out", "sockstate.clients.redis.handler-executor=application",
@@ -62,6 +63,7 @@ class ClientPropertiesTests {
                     assertThat(redis.poolSize()).isEqualTo(4);
                     assertThat(redis.reconnect()).isEqualTo(new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2), 0));
                     assertThat(redis.requestTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(redis.maxPendingRequests()).isEqualTo(64);
                     assertThat(redis.idleTimeout()).isEqualTo(Duration.ofMinutes(1));
                     assertThat(redis.maxPendingWriteBytes()).isEqualTo(1024 * 1024);
                     assertThat(redis.tcpNoDelay()).isFalse();
@@ -84,7 +86,8 @@ class ClientPropertiesTests {
             assertThat(echo.connectTimeout()).isEqualTo(core.connectTimeout());
             assertThat(echo.reconnect()).isEqualTo(Backoff.DEFAULT);
             assertThat(echo.maxPendingWriteBytes()).isEqualTo(core.maxPendingWriteBytes());
-            assertThat(echo.requestTimeout()).isNull();
+            assertThat(echo.requestTimeout()).isEqualTo(core.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(echo.maxPendingRequests()).isEqualTo(core.maxPendingRequests()).isEqualTo(10_000);
             assertThat(echo.framing()).isNull();
             assertThat(echo.group()).isEqualTo("default");
         });
@@ -133,6 +136,8 @@ class ClientPropertiesTests {
                 "sockstate.clients.echo.connect-timeout", Duration.ofSeconds(-1));
         assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.request-timeout=-1s",
                 "sockstate.clients.echo.request-timeout", Duration.ofSeconds(-1));
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.max-pending-requests=0",
+                "sockstate.clients.echo.max-pending-requests", 0);
         assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.idle-timeout=-1s",
                 "sockstate.clients.echo.idle-timeout", Duration.ofSeconds(-1));
     }

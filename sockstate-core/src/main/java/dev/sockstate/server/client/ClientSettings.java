@@ -29,9 +29,12 @@ import java.util.concurrent.Executor;
  * @param poolSize the connections kept open; 0 for none, the client's connections then only those {@link SocketClient#open() opened}
  * @param reconnect how long it waits before connecting again after a failure or a close
  * @param requestTimeout how long a {@link SocketClient#request request} waits for its reply once its bytes were handed to
- * the socket, {@code null} for ever; applied by the worker of the request's connection after it read
+ * the socket (10 s unless set), {@code null} for ever; applied by the worker of the request's connection after it read
  * the replies that came, when a sweep asks it (a quarter of the timeout apart), or by the sweep when
  * that worker is held by a handler
+ * @param maxPendingRequests requests a pool connection may owe replies to: above, or while its queued writes
+ * are over {@code maxPendingWriteBytes} (the backend does not read them), the next request goes to
+ * another connection of the pool, or, when none has room, fails at once instead of waiting in the heap
  * @param idleTimeout how long a connection may go without traffic before it is closed (and opened again), {@code null} for ever
  * @param maxPendingWriteBytes queued write bytes above which a connection stops reading until its queue drains
  * @param tcpNoDelay TCP_NODELAY on its connections
@@ -45,7 +48,8 @@ import java.util.concurrent.Executor;
  * @param tls TLS on each connection, a client's ({@link Tls#client}), {@code null} for plaintext
  */
 public record ClientSettings(String name, List<InetSocketAddress> addresses, Duration connectTimeout, int poolSize,
-        Backoff reconnect, Duration requestTimeout, Duration idleTimeout, long maxPendingWriteBytes, boolean tcpNoDelay,
+        Backoff reconnect, Duration requestTimeout, int maxPendingRequests, Duration idleTimeout, long maxPendingWriteBytes,
+        boolean tcpNoDelay,
         int receiveBufferSize, String group, ConnectionHandler handler, Executor handlerExecutor, Framing framing,
         Charset charset, MessageMapper messageMapper, Tls tls) {
 
@@ -78,7 +82,9 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
 
         private Backoff reconnect = Backoff.DEFAULT;
 
-        private Duration requestTimeout;
+        private Duration requestTimeout = Duration.ofSeconds(10);
+
+        private int maxPendingRequests = 10_000;
 
         private Duration idleTimeout;
 
@@ -164,9 +170,19 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             return this;
         }
 
-        /** @param timeout how long a request waits for its reply, {@code null} or zero for ever @return this */
+        /** @param timeout how long a request waits for its reply (10 s unless set), {@code null} or zero for ever @return this */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param requests requests a pool connection may owe replies to (10,000 unless set) before the next
+         * goes to another connection, or fails at once when none has room
+         * @return this
+         */
+        public Builder maxPendingRequests(int requests) {
+            this.maxPendingRequests = requests;
             return this;
         }
 
@@ -254,6 +270,7 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             require(this.reconnect != null, Setting.RECONNECT, null, "a backoff");
             require(this.requestTimeout == null || !this.requestTimeout.isNegative(), Setting.REQUEST_TIMEOUT, this.requestTimeout,
                     "zero or positive");
+            require(this.maxPendingRequests > 0, Setting.MAX_PENDING_REQUESTS, this.maxPendingRequests, "positive");
             require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout,
                     "zero or positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
@@ -261,7 +278,7 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             require(this.tls == null || this.tls.isClient(), Setting.TLS, this.tls, "a client's TLS (Tls.client), which begins the handshake");
             return new ClientSettings(this.name, this.addresses, this.connectTimeout, this.poolSize, this.reconnect,
-                    orNull(this.requestTimeout), orNull(this.idleTimeout), this.maxPendingWriteBytes, this.tcpNoDelay,
+                    orNull(this.requestTimeout), this.maxPendingRequests, orNull(this.idleTimeout), this.maxPendingWriteBytes, this.tcpNoDelay,
                     this.receiveBufferSize, this.group, this.handler, this.handlerExecutor, this.framing, this.charset,
                     this.messageMapper, this.tls);
         }

@@ -198,7 +198,7 @@ final class Client implements SocketClient {
 
     @Override
     public void send(Object message) {
-        TcpConnection connection = next();
+        TcpConnection connection = next(true);
         if (!uses(SENDS)) {
             throw refusal(SENDS);
         }
@@ -268,7 +268,7 @@ final class Client implements SocketClient {
         }
         TcpConnection connection;
         try {
-            connection = next();
+            connection = next(true);
         }
         catch (ClientException ex) {
             request.failed(ex);
@@ -343,6 +343,17 @@ final class Client implements SocketClient {
      * thread (a proxy's accepted connection and its requests' connection are served by the same worker)
      */
     private TcpConnection next() {
+        return next(false);
+    }
+
+    /**
+     * @param withRoom whether the connection must have room for one more request or message: owing
+     * fewer than max-pending-requests replies, and not holding more than max-pending-write-bytes
+     * unsent (a backend that does not keep up, or does not read at all, must not fill the heap)
+     * @return an open connection of the pool, chosen as {@link #next()} chooses, with room if asked
+     * @throws ClientException when none is open, or none of those open has room
+     */
+    private TcpConnection next(boolean withRoom) {
         int slots = this.pool.length();
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
@@ -357,9 +368,14 @@ final class Client implements SocketClient {
             slot = turn % slots;
         }
         TcpConnection elsewhere = null;
+        TcpConnection full = null;
         for (int i = 0; i < slots; i++, slot = (slot + 1 < slots) ? slot + 1 : 0) {
             TcpConnection connection = this.pool.get(slot);
             if (connection != null && connection.isOpen()) {
+                if (withRoom && !hasRoom(connection)) {
+                    full = connection;
+                    continue;
+                }
                 if (here == null || connection.port == here) {
                     return connection;
                 }
@@ -371,9 +387,21 @@ final class Client implements SocketClient {
         if (elsewhere != null) {
             return elsewhere;
         }
+        if (full != null) {
+            throw new ClientException(name(), label() + ": no connection of its pool has room for another request (each owes "
+                    + this.settings.maxPendingRequests() + " replies, its max-pending-requests, or holds more than its"
+                    + " max-pending-write-bytes of " + this.settings.maxPendingWriteBytes() + " bytes unsent): "
+                    + AddressText.of(full.link().target) + " does not keep up, and the request fails now rather than wait in memory", null);
+        }
         ClientException cause = this.lastFailure;
         throw new ClientException(name(), label() + " has no open connection" + ((cause != null) ? ": " + cause.getMessage() : ""
                 + " yet"), cause);
+    }
+
+    /** @return whether a connection may take one more request: it owes fewer than the most, and the backend reads what it sent */
+    private boolean hasRoom(TcpConnection connection) {
+        return connection.link().owed() < this.settings.maxPendingRequests()
+                && connection.pendingWriteBytes() <= this.settings.maxPendingWriteBytes();
     }
 
     /** A slot's connection opened: chosen from now on, and the backoff starts again. */

@@ -181,6 +181,67 @@ class ClientTest {
     }
 
     @Test
+    void aPoolWhoseConnectionsOweTheirMostRequestsFailsTheNextAtOnceNamingTheLimit() throws Exception {
+        LineEcho backend = new LineEcho();
+        int port = backend(backend);
+        SocketClient client = startClient(lineClient("busy", port).poolSize(1).maxPendingRequests(3));
+        awaitOpen(client, 1);
+        List<CompletableFuture<ByteBuffer>> owed = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            owed.add(client.request("hold " + i));
+        }
+        await(() -> backend.held.size() == 3, "three requests the backend holds");
+        CompletableFuture<ByteBuffer> fourth = client.request("one more");
+        assertThat(fourth).isCompletedExceptionally();
+        assertThatThrownBy(fourth::get).cause().isInstanceOf(ClientException.class)
+                .hasMessageContaining("max-pending-requests").hasMessageContaining("does not keep up");
+        assertThat(owed).noneMatch(CompletableFuture::isDone);
+    }
+
+    @Test
+    void aBackendThatReadsNothingHoldsNoMoreRequestsInTheHeapThanTheClientsLimit() throws Exception {
+        try (ServerSocket deaf = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> accepted = new ArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    Socket socket = deaf.accept();
+                    // A small window: the backend's socket takes little, and reads nothing.
+                    socket.setReceiveBufferSize(4096);
+                    accepted.add(socket);
+                }
+                catch (IOException ex) {
+                    // closed at the test's end
+                }
+            }, "deaf-backend");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            long limit = 256 * 1024;
+            SocketClient client = startClient(ClientSettings.builder("deaf").address("127.0.0.1", deaf.getLocalPort())
+                    .framing(Framing.line().withMaxFrameSize(64 * 1024)).maxPendingWriteBytes(limit));
+            awaitOpen(client, 1);
+            String request = "x".repeat(32 * 1024);
+            CompletableFuture<ByteBuffer> refused = null;
+            // 32 MiB of requests at most: before, every one of them was queued in the heap.
+            for (int i = 0; i < 1024 && refused == null; i++) {
+                CompletableFuture<ByteBuffer> reply = client.request(request);
+                if (reply.isCompletedExceptionally()) {
+                    refused = reply;
+                }
+            }
+            assertThat(refused).as("a request refused at once").isNotNull();
+            assertThatThrownBy(refused::get).cause().isInstanceOf(ClientException.class).hasMessageContaining("max-pending-write-bytes");
+            assertThat(client.connections().get(0).pendingWriteBytes()).as("request bytes queued").isLessThanOrEqualTo(limit + 64 * 1024);
+        }
+    }
+
+    @Test
+    void aClientsRequestsTimeOutAfterTenSecondsUnlessToldOtherwise() {
+        assertThat(ClientSettings.builder("plain").address("127.0.0.1", 6379).build().requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(ClientSettings.builder("patient").address("127.0.0.1", 6379).requestTimeout(Duration.ZERO).build().requestTimeout())
+                .isNull();
+    }
+
+    @Test
     void aFailedConnectIsNamedToWhoeverSendsByTheTimeItIsCounted() throws Exception {
         int port = freePort();
         AtomicReference<SocketClient> client = new AtomicReference<>();
