@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,6 +61,34 @@ class RespProxyTests {
                 "4", "-q");
         assertThat(benchmark).contains("PING_INLINE").contains("SET").contains("GET").contains("requests per second")
                 .doesNotContain("ERR");
+    }
+
+    @Test
+    void requestsThatWouldReachConnectionStateOrTheServersAdministrationAreRefusedHoweverTheyAreSpelled() throws Exception {
+        RealTools.require("redis-server");
+        awaitConnected();
+        try (Socket client = new Socket()) {
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
+            client.setSoTimeout(10_000);
+            java.io.BufferedReader replies = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(),
+                    StandardCharsets.ISO_8859_1));
+            java.io.OutputStream requests = client.getOutputStream();
+            // Each as redis-server reads it: MULTI, SELECT, MONITOR, CLIENT LIST, KEYS, FLUSHALL, CONFIG GET.
+            for (String sneaky : List.of("\"MULTI\"\r\n", "\u000bSELECT 9\r\n", "MON\"ITOR\"\r\n", "\"CLIENT\" LIST\r\n",
+                    "*2\r\n$4\r\nkeys\r\n$1\r\n*\r\n", "FLUSHALL\r\n", "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\nsave\r\n",
+                    "XREAD BLOCK 0 STREAMS s $\r\n")) {
+                requests.write(sneaky.getBytes(StandardCharsets.ISO_8859_1));
+                assertThat(replies.readLine()).as(sneaky).startsWith("-ERR '").contains("is not served through this proxy");
+            }
+            // Not in a transaction, nor in database 9: the next request is answered at once, in database 0.
+            requests.write("SET \"a key\" 'a value'\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(replies.readLine()).isEqualTo("+OK");
+            assertThat(RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "-n", "0", "get", "a key"))
+                    .isEqualTo("a value");
+            // A length Redis refuses (a leading zero) is refused here, and the connection closed.
+            requests.write("*1\r\n$04\r\nPING\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(replies.readLine()).startsWith("-ERR Protocol error");
+        }
     }
 
     @Test

@@ -178,20 +178,147 @@ public final class RespCodec implements FrameDecoder {
         }
         if (arguments != null) {
             int end = (newline > position && in.get(newline - 1) == '\r') ? newline - 1 : newline;
-            int start = position;
-            for (int i = position; i <= end; i++) {
-                if (i == end || in.get(i) == ' ' || in.get(i) == '\t') {
-                    if (i > start) {
-                        if (arguments.size() == MAX_ARGUMENTS) {
-                            throw new FramingException("too many arguments in inline request");
-                        }
-                        arguments.add(bytes(in, start, i));
-                    }
-                    start = i + 1;
-                }
-            }
+            splitArguments(in, position, end, arguments);
         }
         return newline + 1;
+    }
+
+    /**
+     * Splits an inline request's line into its arguments as Redis does ({@code sdssplitargs}), so that
+     * what is read here is what the server reads: blanks ({@code isspace}: space, tab, CR, LF, VT, FF)
+     * between arguments; double quotes with the escapes {@code \xHH \n \r \t \b \a} and any other
+     * character escaped as itself; single quotes with {@code \'}; a quote may start within an argument;
+     * a closing quote must be followed by a blank or the end; a NUL ends the line.
+     */
+    private static void splitArguments(ByteBuffer in, int position, int end, List<byte[]> arguments) throws FramingException {
+        int p = position;
+        while (true) {
+            while (p < end && in.get(p) != 0 && isSpace(in.get(p))) {
+                p++;
+            }
+            if (p >= end || in.get(p) == 0) {
+                return;
+            }
+            java.io.ByteArrayOutputStream current = new java.io.ByteArrayOutputStream();
+            boolean inDouble = false;
+            boolean inSingle = false;
+            boolean done = false;
+            while (!done) {
+                int c = (p < end) ? in.get(p) & 0xff : 0;
+                if (inDouble) {
+                    if (c == '\\' && p + 3 < end && in.get(p + 1) == 'x' && isHex(in.get(p + 2)) && isHex(in.get(p + 3))) {
+                        current.write(Character.digit(in.get(p + 2), 16) * 16 + Character.digit(in.get(p + 3), 16));
+                        p += 3;
+                    }
+                    else if (c == '\\' && p + 1 < end && in.get(p + 1) != 0) {
+                        p++;
+                        int escaped = in.get(p) & 0xff;
+                        current.write(switch (escaped) {
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case 't' -> '\t';
+                            case 'b' -> '\b';
+                            case 'a' -> 7;
+                            default -> escaped;
+                        });
+                    }
+                    else if (c == '"') {
+                        if (p + 1 < end && in.get(p + 1) != 0 && !isSpace(in.get(p + 1))) {
+                            throw new FramingException("unbalanced quotes in request");
+                        }
+                        done = true;
+                    }
+                    else if (c == 0) {
+                        throw new FramingException("unbalanced quotes in request");
+                    }
+                    else {
+                        current.write(c);
+                    }
+                }
+                else if (inSingle) {
+                    if (c == '\\' && p + 1 < end && in.get(p + 1) == '\'') {
+                        p++;
+                        current.write('\'');
+                    }
+                    else if (c == '\'') {
+                        if (p + 1 < end && in.get(p + 1) != 0 && !isSpace(in.get(p + 1))) {
+                            throw new FramingException("unbalanced quotes in request");
+                        }
+                        done = true;
+                    }
+                    else if (c == 0) {
+                        throw new FramingException("unbalanced quotes in request");
+                    }
+                    else {
+                        current.write(c);
+                    }
+                }
+                else {
+                    switch (c) {
+                        case ' ', '\n', '\r', '\t', 0 -> done = true;
+                        case '"' -> inDouble = true;
+                        case '\'' -> inSingle = true;
+                        default -> current.write(c);
+                    }
+                }
+                if (c != 0) {
+                    p++;
+                }
+            }
+            if (arguments.size() == MAX_ARGUMENTS) {
+                throw new FramingException("too many arguments in inline request");
+            }
+            arguments.add(current.toByteArray());
+        }
+    }
+
+    /** @return whether the byte is a blank as C's {@code isspace} says in the C locale */
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0b || b == '\f';
+    }
+
+    private static boolean isHex(byte b) {
+        return Character.digit(b, 16) >= 0;
+    }
+
+    /**
+     * @param request one whole inline request
+     * @return whether its line holds only printable ASCII other than quotes, and spaces and tabs: then
+     * splitting it at the spaces and tabs reads what Redis reads, and it may be passed on as it is
+     */
+    public static boolean plainInline(ByteBuffer request) {
+        int end = request.limit();
+        if (end > request.position() && request.get(end - 1) == '\n') {
+            end--;
+        }
+        if (end > request.position() && request.get(end - 1) == '\r') {
+            end--;
+        }
+        for (int i = request.position(); i < end; i++) {
+            byte b = request.get(i);
+            if (b != ' ' && b != '\t' && (b < 0x21 || b > 0x7e || b == '"' || b == '\'')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param arguments a request's arguments, the command's name first
+     * @return the request as a multibulk, as Redis reads it whatever it arrived as
+     */
+    public static ByteBuffer multibulk(List<byte[]> arguments) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] count = ("*" + arguments.size() + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        out.write(count, 0, count.length);
+        for (byte[] argument : arguments) {
+            byte[] length = ("$" + argument.length + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            out.write(length, 0, length.length);
+            out.write(argument, 0, argument.length);
+            out.write('\r');
+            out.write('\n');
+        }
+        return ByteBuffer.wrap(out.toByteArray());
     }
 
     /** @return the index of the CR of the CRLF ending the line at {@code position}, or -1 if not there yet */
@@ -215,6 +342,10 @@ public final class RespCodec implements FrameDecoder {
         boolean negative = in.get(start) == '-';
         int i = negative ? start + 1 : start;
         if (i == end) {
+            throw new FramingException(error);
+        }
+        // As Redis reads numbers: no leading zero ("04"), no negative zero.
+        if (in.get(i) == '0' && (end - i > 1 || negative)) {
             throw new FramingException(error);
         }
         long value = 0;

@@ -9,6 +9,7 @@ import dev.sockstate.spring.handler.OnWritable;
 import dev.sockstate.spring.handler.SocketHandler;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -17,24 +18,44 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * A Redis proxy: each request its clients send goes to a real Redis through the {@code redis}
  * client's pool of connections, whose requests pipeline, and each reply comes back to the client
  * that asked, in the order it asked ({@link RepliesInOrder}). Many clients share a few connections to
- * the server, so the commands that change a connection's state (transactions, subscriptions, a
- * database chosen, blocking pops) are refused here, as a proxy that multiplexes must.
+ * the server, so only commands that keep no state on the server's connection and never block it
+ * are passed on ({@link #SERVED}): transactions, subscriptions, a database chosen, blocking reads,
+ * scripts and the server's administration are refused here, as a proxy that multiplexes must. What
+ * is checked is what the server will read: an inline request is split into its arguments as Redis
+ * splits it (quotes, escapes, every blank) and passed on as the multibulk it is, unless its line is
+ * plain enough that both read it alike.
  */
 @SocketHandler("resp-proxy")
 public class RespProxyHandler {
 
-    /** Commands whose effect stays with the server's connection, which other clients share. */
-    static final Set<String> CONNECTION_STATE = Set.of("MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SELECT", "SWAPDB",
-            "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR", "RESET", "AUTH",
-            "HELLO", "CLIENT", "WAIT", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP",
-            "READONLY", "READWRITE");
-
     /**
-     * The names the proxy answers itself (QUIT and {@link #CONNECTION_STATE}), upper case, by length: a
-     * request's name is matched against those of its length as bytes, so that a request forwarded makes
-     * no string of its name.
+     * The commands passed on: they keep no state on the server's connection and do not block it (no
+     * MULTI, SELECT, SUBSCRIBE, MONITOR, CLIENT, blocking pops, XREAD, WAIT), run no script, and
+     * leave the server's data and settings as a whole alone (no KEYS, FLUSHALL, CONFIG, SHUTDOWN,
+     * MIGRATE, REPLICAOF, DEBUG).
      */
-    private static final byte[][][] ANSWERED_HERE = byLength(CONNECTION_STATE);
+    static final Set<String> SERVED = Set.of("PING", "ECHO", "TIME",
+            "GET", "SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETDEL", "GETEX", "MGET", "MSET", "MSETNX", "APPEND", "STRLEN",
+            "GETRANGE", "SETRANGE", "SUBSTR", "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT", "LCS",
+            "DEL", "UNLINK", "EXISTS", "TOUCH", "TYPE", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "EXPIRETIME", "PEXPIRETIME",
+            "TTL", "PTTL", "PERSIST", "RENAME", "RENAMENX",
+            "HGET", "HSET", "HSETNX", "HMGET", "HMSET", "HDEL", "HEXISTS", "HLEN", "HKEYS", "HVALS", "HGETALL", "HINCRBY",
+            "HINCRBYFLOAT", "HSTRLEN", "HRANDFIELD", "HSCAN",
+            "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP", "LLEN", "LRANGE", "LINDEX", "LSET", "LREM", "LTRIM", "LINSERT",
+            "LPOS", "LMOVE", "RPOPLPUSH", "LMPOP",
+            "SADD", "SREM", "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SPOP", "SRANDMEMBER", "SINTER", "SINTERCARD", "SUNION",
+            "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "SMOVE", "SSCAN",
+            "ZADD", "ZREM", "ZSCORE", "ZMSCORE", "ZINCRBY", "ZCARD", "ZCOUNT", "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE",
+            "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT", "ZRANK", "ZREVRANK", "ZPOPMIN", "ZPOPMAX", "ZRANDMEMBER",
+            "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE", "ZREMRANGEBYLEX", "ZSCAN", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZUNION",
+            "ZINTER", "ZDIFF", "ZINTERCARD", "ZMPOP", "ZRANGESTORE",
+            "PFADD", "PFCOUNT", "PFMERGE",
+            "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO",
+            "GEOADD", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH", "GEOSEARCHSTORE",
+            "XADD", "XLEN", "XRANGE", "XREVRANGE", "XDEL", "XTRIM");
+
+    /** The names passed on ({@link #SERVED}), upper case, by length: matched as bytes, so that a request passed on makes no string. */
+    private static final byte[][][] SERVED_BY_LENGTH = byLength(SERVED);
 
     private final SocketClient redis;
 
@@ -45,12 +66,28 @@ public class RespProxyHandler {
 
     @OnMessage
     void request(Connection connection, ByteBuffer request) {
+        RepliesInOrder replies = RepliesInOrder.of(connection, this.redis);
+        if (request.hasRemaining() && request.get(request.position()) != '*' && !RespCodec.plainInline(request)) {
+            // Read as Redis reads it, and passed on as the multibulk Redis would have made of it.
+            List<byte[]> arguments;
+            try {
+                arguments = RespCodec.arguments(request);
+            }
+            catch (FramingException ex) {
+                replies.local("-ERR Protocol error: " + ex.getMessage() + "\r\n");
+                replies.closeWhenAnswered();
+                return;
+            }
+            if (arguments.isEmpty()) {
+                return;
+            }
+            request = RespCodec.multibulk(arguments);
+        }
         long bounds = RespCodec.commandBounds(request);
         if (bounds < 0) {
             return;
         }
-        RepliesInOrder replies = RepliesInOrder.of(connection, this.redis);
-        if (!answeredHere(request, (int) (bounds >>> 32), (int) bounds)) {
+        if (served(request, (int) (bounds >>> 32), (int) bounds)) {
             replies.forward(request);
             return;
         }
@@ -60,20 +97,17 @@ public class RespProxyHandler {
             replies.closeWhenAnswered();
             return;
         }
-        if (CONNECTION_STATE.contains(command)) {
-            replies.local("-ERR '" + command + "' is not served through this proxy: its connection to the server is shared\r\n");
-            return;
-        }
-        replies.forward(request);
+        replies.local("-ERR '" + printable(command) + "' is not served through this proxy: its connection to the server is shared,"
+                + " and it passes on only commands that keep no state there and do not block it\r\n");
     }
 
-    /** @return whether the name in request[start, end) is one the proxy answers itself, in any case */
-    static boolean answeredHere(ByteBuffer request, int start, int end) {
+    /** @return whether the name in request[start, end) is one the proxy passes on, in any case */
+    static boolean served(ByteBuffer request, int start, int end) {
         int length = end - start;
-        if (length >= ANSWERED_HERE.length) {
+        if (length >= SERVED_BY_LENGTH.length) {
             return false;
         }
-        for (byte[] name : ANSWERED_HERE[length]) {
+        for (byte[] name : SERVED_BY_LENGTH[length]) {
             int i = 0;
             while (i < length && upperCase(request.get(start + i)) == name[i]) {
                 i++;
@@ -85,14 +119,27 @@ public class RespProxyHandler {
         return false;
     }
 
+    /** @return the name with what is not printable ASCII escaped, for an error reply: one line, whatever the client sent */
+    private static String printable(String name) {
+        StringBuilder out = new StringBuilder();
+        for (char c : name.toCharArray()) {
+            if (c >= 0x20 && c < 0x7f && c != '\'') {
+                out.append(c);
+            }
+            else {
+                out.append(String.format("\\x%02x", (int) c & 0xff));
+            }
+        }
+        return out.toString();
+    }
+
     /** @return an ASCII letter in upper case, any other byte as it is (the names matched are ASCII letters) */
     private static int upperCase(byte value) {
         return (value >= 'a' && value <= 'z') ? value - ('a' - 'A') : value;
     }
 
-    private static byte[][][] byLength(Set<String> refused) {
-        Set<String> names = new TreeSet<>(refused);
-        names.add("QUIT");
+    private static byte[][][] byLength(Set<String> served) {
+        Set<String> names = new TreeSet<>(served);
         int longest = names.stream().mapToInt(String::length).max().orElse(0);
         byte[][][] byLength = new byte[longest + 1][][];
         for (int length = 0; length <= longest; length++) {
