@@ -400,8 +400,9 @@ final class Client implements SocketClient {
 
     /** @return whether a connection may take one more request: it owes fewer than the most, and the backend reads what it sent */
     private boolean hasRoom(TcpConnection connection) {
-        return connection.link().owed() < this.settings.maxPendingRequests()
-                && connection.pendingWriteBytes() <= this.settings.maxPendingWriteBytes();
+        ClientLink link = connection.link();
+        return link.owed() < this.settings.maxPendingRequests()
+                && connection.pendingWriteBytes() + link.handedBytes() <= this.settings.maxPendingWriteBytes();
     }
 
     /** A slot's connection opened: chosen from now on, and the backoff starts again. */

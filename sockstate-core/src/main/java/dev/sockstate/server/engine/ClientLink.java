@@ -74,6 +74,13 @@ final class ClientLink {
     /** When the sweep asked, {@link System#nanoTime()}; the sweep's. */
     private long expiryAskedAt;
 
+    /**
+     * The requests other threads handed over and the owner did not take yet: their count in the bits
+     * from 40 up, their bytes below; changed by atomic additions only.
+     */
+    @SuppressWarnings("unused")
+    private volatile long handedWaiting;
+
     /** Requests other threads handed over, encoded, newest first; closed ({@link Handoff#close}) once the connection ended. */
     @SuppressWarnings("unused")
     private volatile Handoff<ClientRequest> handed;
@@ -87,12 +94,15 @@ final class ClientLink {
 
     private static final VarHandle OLDEST;
 
+    private static final VarHandle HANDED_WAITING;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HANDED = lookup.findVarHandle(ClientLink.class, "handed", Handoff.class);
             OWED_COUNT = lookup.findVarHandle(ClientLink.class, "owedCount", int.class);
             OLDEST = lookup.findVarHandle(ClientLink.class, "oldest", ClientRequest.class);
+            HANDED_WAITING = lookup.findVarHandle(ClientLink.class, "handedWaiting", long.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -146,12 +156,27 @@ final class ClientLink {
         if (connection.callsHere()) {
             return owe(connection, request, message);
         }
-        request.carried = ClientRequest.copyOf(connection.listener.writeMessage(message));
+        ByteBuffer carried = ClientRequest.copyOf(connection.listener.writeMessage(message));
+        request.carried = carried;
+        // Counted before it can be taken: the owner takes it off as it takes the request.
+        long bytes = carried.remaining();
+        HANDED_WAITING.getAndAdd(this, (1L << 40) | bytes);
         if (!Handoff.pushUnlessClosed(HANDED, this, request)) {
+            HANDED_WAITING.getAndAdd(this, -((1L << 40) | bytes));
             return false;
         }
         connection.requestRun();
         return true;
+    }
+
+    /** @return the requests handed over and not taken by the owner yet; any thread */
+    int handedRequests() {
+        return (int) ((long) HANDED_WAITING.getOpaque(this) >>> 40);
+    }
+
+    /** @return the bytes of the requests handed over and not taken by the owner yet; any thread */
+    long handedBytes() {
+        return (long) HANDED_WAITING.getOpaque(this) & ((1L << 40) - 1);
     }
 
     /**
@@ -262,6 +287,7 @@ final class ClientLink {
                 ClientRequest request = node.item;
                 ByteBuffer encoded = request.carried;
                 request.carried = null;
+                HANDED_WAITING.getAndAdd(this, -((1L << 40) | encoded.remaining()));
                 if (this.ended) {
                     request.failed(request.client.closedBeforeSent(connection));
                     continue;
@@ -274,6 +300,7 @@ final class ClientLink {
         finally {
             // A write that threw (which fails the connection) leaves those after it unsent: they fail, not wait.
             for (Handoff<ClientRequest> rest = (node != null) ? node.next : null; rest != null; rest = rest.next) {
+                HANDED_WAITING.getAndAdd(this, -((1L << 40) | rest.item.carried.remaining()));
                 rest.item.carried = null;
                 rest.item.failed(rest.item.client.closedBeforeSent(connection));
             }
@@ -358,9 +385,9 @@ final class ClientLink {
         return any;
     }
 
-    /** @return the requests owed now, one more while any handed over is not owed yet; any thread */
+    /** @return the requests owed now, and those handed over and not owed yet; any thread */
     int owed() {
-        return (int) OWED_COUNT.getOpaque(this) + (Handoff.waitsOpen(HANDED, this) ? 1 : 0);
+        return (int) OWED_COUNT.getOpaque(this) + handedRequests();
     }
 
     /**
@@ -381,6 +408,9 @@ final class ClientLink {
         this.firstUnwritten = null;
         OWED_COUNT.setOpaque(this, 0);
         for (Handoff<ClientRequest> node = Handoff.close(HANDED, this); node != null; node = node.next) {
+            if (node.item.carried != null) {
+                HANDED_WAITING.getAndAdd(this, -((1L << 40) | node.item.carried.remaining()));
+            }
             node.item.carried = null;
             if (node.item.claim()) {
                 left.add(node.item);
