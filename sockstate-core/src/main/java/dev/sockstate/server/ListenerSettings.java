@@ -437,6 +437,12 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             require(this.backlog > 0, Setting.BACKLOG, this.backlog, "positive");
             Set<PosixFilePermission> permissions = UnixSocketCheck.permissions(this.name, this.unixPath, this.unixPermissions,
                     this.address != null || this.portNumber != 0, this.reusePort, this.accept == AcceptMode.PER_WORKER, this.proxyProtocol);
+            // Fail closed: on an IP port, a listener that believed every peer's header would let any client that
+            // reaches it choose its own address (for logs, meters, allow-lists).
+            require(this.proxyProtocol == null || this.protocol != Protocol.TCP || this.unixPath != null
+                    || !this.proxyProtocol.trustedProxies().isEmpty(),
+                    Setting.TRUSTED_PROXIES, "none", "the balancers' addresses or ranges whose headers are believed (0.0.0.0/0 and ::/0"
+                            + " to believe every peer, which then chooses the address it is seen from)");
             require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");

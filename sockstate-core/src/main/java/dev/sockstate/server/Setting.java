@@ -67,6 +67,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#proxyProtocol}: the PROXY protocol header read first on the listener's connections. */
     PROXY_PROTOCOL(Scope.LISTENER, "proxyProtocol"),
 
+    /** {@link dev.sockstate.server.proxy.ProxyProtocol#withTrustedProxies}: the balancers whose PROXY protocol headers are believed. */
+    TRUSTED_PROXIES(Scope.LISTENER, "proxyProtocol.trustedProxies"),
+
     /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
     ACCEPT(Scope.LISTENER, "accept"),
 

@@ -386,6 +386,7 @@ final class ServerSettingsFactory {
         properties.put(Setting.FRAMING, "framing.type");
         properties.put(Setting.TLS, "ssl.bundle");
         properties.put(Setting.PROXY_PROTOCOL, "proxy-protocol");
+        properties.put(Setting.TRUSTED_PROXIES, "trusted-proxies");
         properties.put(Setting.ACCEPT, "accept");
         properties.put(Setting.GROUP_NAME, "");
         properties.put(Setting.WORKERS, "threads");

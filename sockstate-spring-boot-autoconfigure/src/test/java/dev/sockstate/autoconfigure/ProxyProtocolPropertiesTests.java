@@ -57,6 +57,15 @@ class ProxyProtocolPropertiesTests {
     }
 
     @Test
+    void aListenerThatNamesNoTrustedProxiesFailsStartupNamingThePropertyRatherThanBelieveEveryPeer() {
+        this.runner.withPropertyValues("sockstate.listeners.whoami.proxy-protocol=v1").run((context) -> {
+            InvalidConfigurationPropertyValueException failure = StartupFailures.find(context, InvalidConfigurationPropertyValueException.class);
+            assertThat(failure.getName()).isEqualTo("sockstate.listeners.whoami.trusted-proxies");
+            assertThat(failure.getReason()).contains("0.0.0.0/0 and ::/0");
+        });
+    }
+
+    @Test
     void aTrustedProxyThatIsNoAddressFailsStartupNamingTheProperty() {
         this.runner.withPropertyValues("sockstate.listeners.whoami.proxy-protocol=any",
                 "sockstate.listeners.whoami.trusted-proxies=10.0.0.1/8").run((context) -> {

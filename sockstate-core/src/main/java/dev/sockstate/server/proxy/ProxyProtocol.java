@@ -14,10 +14,12 @@ import java.util.Objects;
  * address it carries becomes the connection's peer ({@link java.net.SocketAddress}), and the whole header,
  * with the balancer's own address and the version 2 TLVs, is the connection's {@link ProxyHeader}.
  * <p>
- * <b>Trust.</b> With no trusted proxies, every peer is taken for a balancer and must send a header. With
- * some, a peer inside one of their ranges must send a header, and a peer outside them is served as a
- * direct client under its own address, but a header it sends is refused: the connection is closed, so
- * that no client can claim another's address.
+ * <b>Trust.</b> A listener on an IP port must name its trusted proxies: a peer inside one of their
+ * ranges must send a header, and a peer outside them is served as a direct client under its own
+ * address, but a header it sends is refused: the connection is closed, so that no client can claim
+ * another's address. To believe every peer (a port only balancers reach), name {@code 0.0.0.0/0} and
+ * {@code ::/0}. On a Unix domain socket, whose peers have no address, none are named and every peer
+ * is taken for a balancer: the file's permissions say who connects.
  * <p>
  * A connection whose header is malformed, of another version than accepted, longer than
  * {@link #maxHeaderSize()}, not complete within {@link #headerTimeout()}, or refused as untrusted, is closed
@@ -59,7 +61,8 @@ public final class ProxyProtocol {
 
     /**
      * @param version the header versions accepted
-     * @return the PROXY protocol with every peer trusted, a header timeout of 5 seconds and headers of up to 4 KiB
+     * @return the PROXY protocol with no trusted proxies named yet (which a listener on an IP port refuses:
+     * see {@link #withTrustedProxies}), a header timeout of 5 seconds and headers of up to 4 KiB
      */
     public static ProxyProtocol accept(Version version) {
         Objects.requireNonNull(version, "The PROXY protocol needs the versions it accepts");
@@ -68,7 +71,8 @@ public final class ProxyProtocol {
 
     /**
      * @param ranges the balancers' addresses or ranges, such as {@code 10.0.0.0/8}, {@code 192.168.1.10}
-     * or {@code fd00::/8}, literal addresses only; {@code null} or none to trust every peer
+     * or {@code fd00::/8}, literal addresses only ({@code 0.0.0.0/0} and {@code ::/0} for every peer);
+     * {@code null} or none only on a Unix domain socket, where every peer is trusted
      * @return a copy trusting those
      * @throws IllegalArgumentException naming an entry that is not an address or range
      */

@@ -52,6 +52,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProxyProtocolServingTest {
 
+    /** The ranges that believe every peer's header. */
+    private static final List<String> EVERY_PEER = List.of("0.0.0.0/0", "::/0");
+
     private static final InetSocketAddress CLIENT = new InetSocketAddress("192.0.2.7", 51000);
 
     private static final InetSocketAddress DESTINATION = new InetSocketAddress("198.51.100.1", 7000);
@@ -179,7 +182,8 @@ class ProxyProtocolServingTest {
             release.await(10, TimeUnit.SECONDS);
         }).build();
         ServerObserver observer = recordingObserver();
-        ListenerSettings proxied = ServerFixture.tcp("proxied").proxyProtocol(ProxyProtocol.accept(Version.ANY)).handler(this.handler).build();
+        ListenerSettings proxied = ServerFixture.tcp("proxied").proxyProtocol(ProxyProtocol.accept(Version.ANY)
+                .withTrustedProxies(EVERY_PEER)).handler(this.handler).build();
         this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), observer, gate, proxied);
         try (Socket held = this.servers.connect(this.server, "gate")) {
             write(held, ascii("x"));
@@ -259,7 +263,9 @@ class ProxyProtocolServingTest {
     }
 
     private void start(ProxyProtocol proxy, UnaryOperator<ListenerSettings.Builder> customizer) {
-        ListenerSettings listener = customizer.apply(ServerFixture.tcp("proxied").proxyProtocol(proxy).handler(this.handler)).build();
+        // Every peer believed unless the test names its balancers.
+        ProxyProtocol trusting = proxy.trustedProxies().isEmpty() ? proxy.withTrustedProxies(EVERY_PEER) : proxy;
+        ListenerSettings listener = customizer.apply(ServerFixture.tcp("proxied").proxyProtocol(trusting).handler(this.handler)).build();
         this.server = this.servers.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), recordingObserver(), listener);
     }
 

@@ -72,7 +72,17 @@ class ProxyProtocolTest {
                 .isInstanceOf(InvalidSettingException.class)
                 .withMessageContaining("Listener 'logs': proxyProtocol is ANY, it must be none for a UDP listener")
                 .satisfies((ex) -> assertThat(((InvalidSettingException) ex).setting()).isEqualTo(Setting.PROXY_PROTOCOL));
-        assertThat(ListenerSettings.tcp("echo").proxyProtocol(ANY).handler((ConnectionHandler) (connection, data) -> { })
-                .build().proxyProtocol()).isSameAs(ANY);
+        ProxyProtocol everyPeer = ANY.withTrustedProxies(List.of("0.0.0.0/0", "::/0"));
+        assertThat(ListenerSettings.tcp("echo").proxyProtocol(everyPeer).handler((ConnectionHandler) (connection, data) -> { })
+                .build().proxyProtocol()).isSameAs(everyPeer);
+    }
+
+    @Test
+    void anIpListenerThatNamesNoTrustedProxiesIsRefusedRatherThanBelieveEveryPeer() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.tcp("echo").proxyProtocol(ANY)
+                .handler((ConnectionHandler) (connection, data) -> { }).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .withMessageContaining("Listener 'echo': proxyProtocol.trustedProxies is none, it must be the balancers' addresses")
+                .satisfies((ex) -> assertThat(((InvalidSettingException) ex).setting()).isEqualTo(Setting.TRUSTED_PROXIES));
     }
 }

@@ -44,7 +44,7 @@ class DocumentedMetersTests {
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",
-                    "sockstate.listeners.proxied.proxy-protocol=v1", "sockstate.clients.out.address=127.0.0.1:1",
+                    "sockstate.listeners.proxied.proxy-protocol=v1", "sockstate.listeners.proxied.trusted-proxies=127.0.0.0/8,::1", "sockstate.clients.out.address=127.0.0.1:1",
                     "sockstate.clients.out.reconnect.initial=1s",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
