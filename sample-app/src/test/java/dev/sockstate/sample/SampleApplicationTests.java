@@ -25,7 +25,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /** Every listener of the sample over real sockets, and the metrics they move on the management port. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "management.server.port=0")
+        // The sample shows health details to authorized users only; this test reads them.
+        properties = { "management.server.port=0", "management.endpoint.health.show-details=always" })
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @DirtiesContext
 class SampleApplicationTests {
