@@ -23,14 +23,19 @@ record AddressRange(byte[] network, int prefixLength, String text) {
         int slash = trimmed.indexOf('/');
         String address = (slash >= 0) ? trimmed.substring(0, slash) : trimmed;
         byte[] bytes = literal(address, text);
+        // An IPv4-mapped IPv6 literal (::ffff:10.0.0.0) reads as IPv4, as the peers it stands for do: its
+        // prefix counts the 96 bits of the mapping too.
+        boolean mapped = bytes.length == 4 && address.indexOf(':') >= 0;
         int length = bytes.length * 8;
         if (slash >= 0) {
             String prefix = trimmed.substring(slash + 1);
-            if (!prefix.matches("[0-9]{1,3}") || Integer.parseInt(prefix) > bytes.length * 8) {
-                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has a prefix length that is not between 0 and "
-                        + bytes.length * 8);
+            int least = mapped ? 96 : 0;
+            int most = mapped ? 128 : bytes.length * 8;
+            if (!prefix.matches("[0-9]{1,3}") || Integer.parseInt(prefix) < least || Integer.parseInt(prefix) > most) {
+                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has a prefix length that is not between "
+                        + least + " and " + most + (mapped ? " (an IPv4-mapped range lies within ::ffff:0:0/96)" : ""));
             }
-            length = Integer.parseInt(prefix);
+            length = Integer.parseInt(prefix) - least;
         }
         for (int bit = length; bit < bytes.length * 8; bit++) {
             if ((bytes[bit / 8] & (0x80 >>> (bit % 8))) != 0) {

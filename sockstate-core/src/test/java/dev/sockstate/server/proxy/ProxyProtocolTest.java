@@ -78,6 +78,17 @@ class ProxyProtocolTest {
     }
 
     @Test
+    void anIpv4MappedRangeTrustsTheIpv4PeersItMaps() throws Exception {
+        ProxyProtocol mapped = ANY.withTrustedProxies(List.of("::ffff:10.0.0.0/104", "::ffff:192.0.2.7"));
+        assertThat(mapped.trusts(InetAddress.getByName("10.1.2.3"))).isTrue();
+        assertThat(mapped.trusts(InetAddress.getByName("192.0.2.7"))).isTrue();
+        assertThat(mapped.trusts(InetAddress.getByName("11.0.0.1"))).isFalse();
+        assertThat(mapped.trusts(InetAddress.getByName("::1"))).isFalse();
+        assertThatIllegalArgumentException().isThrownBy(() -> ANY.withTrustedProxies(List.of("::ffff:10.0.0.0/80")))
+                .withMessageContaining("between 96 and 128");
+    }
+
+    @Test
     void anIpListenerThatNamesNoTrustedProxiesIsRefusedRatherThanBelieveEveryPeer() {
         assertThatIllegalArgumentException().isThrownBy(() -> ListenerSettings.tcp("echo").proxyProtocol(ANY)
                 .handler((ConnectionHandler) (connection, data) -> { }).build())
