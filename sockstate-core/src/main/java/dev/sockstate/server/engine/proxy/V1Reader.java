@@ -39,8 +39,9 @@ final class V1Reader {
                 end = i + 1;
                 break;
             }
-            if (b < 0x20 && b != '\r') {
-                return Result.refused("malformed", "a version 1 header with a control character (0x" + Integer.toHexString(b) + ")");
+            // A CR only before the LF: one inside the line would go into the log lines that quote it.
+            if (b < 0x20 && b != '\r' || b == 0x7f || b == '\r' && i + 1 < available && data.get(start + i + 1) != '\n') {
+                return Result.refused("malformed", "a version 1 header with a control character (0x" + Integer.toHexString(b & 0xff) + ")");
             }
         }
         if (end < 0) {
@@ -106,7 +107,9 @@ final class V1Reader {
             }
             return byAddress(bytes);
         }
-        if (text.indexOf(':') < 0 || !text.matches("[0-9A-Fa-f:.]{2,45}")) {
+        // The JDK takes a text for a literal only when it begins with a hex digit or a colon; any other
+        // (".:1") it would look up as a name.
+        if (text.indexOf(':') < 0 || !text.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}")) {
             return null;
         }
         try {
