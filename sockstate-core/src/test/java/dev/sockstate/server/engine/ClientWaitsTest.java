@@ -94,6 +94,7 @@ class ClientWaitsTest {
         SocketServer proxy = proxy(port, 2, Duration.ofMillis(500), ServerFixture.tcp("front").framing(Framing.line())
                 .handlerExecutor(this.executor).handler(front));
         client.set(proxy.client("backend"));
+        await(() -> client.get().connections().size() == 2, "the pool open");
         Socket peer = this.fixture.connect(proxy, "front");
         peer.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
         assertThat(readLine(peer)).isEqualTo("got echo x");
