@@ -222,14 +222,8 @@ public final class RespCodec implements FrameDecoder {
                             default -> escaped;
                         });
                     }
-                    else if (c == '"') {
-                        if (p + 1 < end && in.get(p + 1) != 0 && !isSpace(in.get(p + 1))) {
-                            throw new FramingException("unbalanced quotes in request");
-                        }
-                        done = true;
-                    }
-                    else if (c == 0) {
-                        throw new FramingException("unbalanced quotes in request");
+                    else if (c == '"' || c == 0) {
+                        done = closesQuote(in, p, end, c);
                     }
                     else {
                         current.write(c);
@@ -240,14 +234,8 @@ public final class RespCodec implements FrameDecoder {
                         p++;
                         current.write('\'');
                     }
-                    else if (c == '\'') {
-                        if (p + 1 < end && in.get(p + 1) != 0 && !isSpace(in.get(p + 1))) {
-                            throw new FramingException("unbalanced quotes in request");
-                        }
-                        done = true;
-                    }
-                    else if (c == 0) {
-                        throw new FramingException("unbalanced quotes in request");
+                    else if (c == '\'' || c == 0) {
+                        done = closesQuote(in, p, end, c);
                     }
                     else {
                         current.write(c);
@@ -270,6 +258,19 @@ public final class RespCodec implements FrameDecoder {
             }
             arguments.add(current.toByteArray());
         }
+    }
+
+    /**
+     * @param c the byte at {@code p}: a closing quote, or 0 for the line's end within quotes
+     * @return true: the quote closes its argument
+     * @throws FramingException when the line ends within the quotes, or the quote is followed by
+     * something other than a blank or the end, as Redis refuses both
+     */
+    private static boolean closesQuote(ByteBuffer in, int p, int end, int c) throws FramingException {
+        if (c == 0 || p + 1 < end && in.get(p + 1) != 0 && !isSpace(in.get(p + 1))) {
+            throw new FramingException("unbalanced quotes in request");
+        }
+        return true;
     }
 
     /** @return whether the byte is a blank as C's {@code isspace} says in the C locale */
