@@ -183,39 +183,31 @@ class LayeringTest {
     private static final String ENGINE = "dev.sockstate.server.engine.";
 
     @ArchTest
-    static final ArchRule theListenersCollaboratorsAreItsOwn = fields()
-            .that().areDeclaredIn(ENGINE + "Listener").and().areNotStatic()
-            .should().bePrivate()
-            .as("a Listener's fields are its own: a socket asks the listener to do a thing, never reaches through it");
+    static final ArchRule theRouteNeverNamesTheConnection = noClasses()
+            .that().haveNameMatching("dev\\.sockstate\\.server\\.engine\\.(Route|Pipeline|Framer|HandlerCalls)(\\$.*)?")
+            .should().dependOnClassesThat().haveNameMatching(
+                    "dev\\.sockstate\\.server\\.engine\\.(TcpConnection|ClientConnection|Listener|Client|ConnectionProfile)(\\$.*)?")
+            .as("the route (its stages, framing and terminal) knows its connection as a RouteHost only, and no listener or client");
 
     @ArchTest
-    static final ArchRule theListenerHandsOutNoCollaborator = noMethods()
-            .that().areDeclaredIn(ENGINE + "Listener")
-            .should().haveRawReturnType(DescribedPredicate.describe("one of the listener's collaborators",
-                    (JavaClass type) -> type.getName().matches("dev\\.sockstate\\.(server\\.engine\\.(HandlerCalls|HandlerExecution|Framer|Messages"
-                            + "|tls\\.TlsSupport|turn\\.(WorkerGroup|SocketTable|ServerScheduler))|server\\.observer\\.ListenerObserver"
-                            + "|port\\.(NativeSockets|NotificationPort))")))
-            .as("no method of Listener hands out one of its collaborators (a new socket's SocketHome is a value made for it)");
-
-    @ArchTest
-    static final ArchRule onlyTheListenerMakesItsCollaborators = noClasses()
-            .that().doNotHaveFullyQualifiedName(ENGINE + "Listener")
-            .should().callConstructorWhere(DescribedPredicate.describe("a constructor of HandlerCalls, HandlerExecution, Framer or Messages",
-                    (call) -> call.getTargetOwner().getName().matches("dev\\.sockstate\\.server\\.engine\\.(HandlerCalls|HandlerExecution|Framer|Messages)")));
+    static final ArchRule onlyTheProfileMakesTheRoute = noClasses()
+            .that().doNotHaveFullyQualifiedName(ENGINE + "ConnectionProfile")
+            .should().callConstructorWhere(DescribedPredicate.describe("a constructor of Route, HandlerCalls, Framer or Messages",
+                    (call) -> call.getTargetOwner().getName().matches("dev\\.sockstate\\.server\\.engine\\.(Route|HandlerCalls|Framer|Messages)")))
+            .as("a listener's or client's route is built once, by its ConnectionProfile");
 
     @ArchTest
     static final ArchRule theFramerOwnsItsState = noClasses()
-            .that().doNotHaveFullyQualifiedName(ENGINE + "Framer")
-            .should().accessFieldWhere(DescribedPredicate.describe("a framing field of TcpConnection",
-                    (access) -> access.getTargetOwner().getName().equals(ENGINE + "TcpConnection")
-                            && access.getTarget().getName().startsWith("framing")))
-            .as("what the framing keeps for a connection (its framing* fields) is touched by the Framer alone");
+            .that().doNotHaveFullyQualifiedName(ENGINE + "Framer").and().doNotHaveFullyQualifiedName(ENGINE + "TcpConnection")
+            .should().callMethodWhere(DescribedPredicate.describe("a framing slot of the connection",
+                    (call) -> call.getTargetOwner().isAssignableTo(ENGINE + "RouteHost") && call.getName().startsWith("framing")))
+            .as("what the framing keeps for a connection (its framing* slots) is touched by the Framer alone");
 
     @ArchTest
     static final ArchRule theWritePathKnowsNoStageFramingOrHandler = noClasses()
             .that().haveFullyQualifiedName(ENGINE + "WritePath").or().haveFullyQualifiedName(ENGINE + "WriteQueue")
             .should().dependOnClassesThat().haveNameMatching(
-                    "dev\\.sockstate\\.server\\.engine\\.(Pipeline|Framer|HandlerCalls|HandlerExecution|Messages)(\\$.*)?")
+                    "dev\\.sockstate\\.server\\.engine\\.(Route|Pipeline|Framer|HandlerCalls|Messages)(\\$.*)?")
             .orShould().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..")
             .as("the write path sends and queues bytes: it knows no stage, framing or handler (the connection passes bytes to it)");
 

@@ -36,6 +36,9 @@ final class Client implements SocketClient {
 
     private final Listener side;
 
+    /** Its seam on its route, and the key its requests' times are summed under in a run of frames. */
+    final LinkReplies replies = new LinkReplies();
+
     private final Connector connector;
 
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
@@ -77,7 +80,7 @@ final class Client implements SocketClient {
         this.settings = settings;
         this.pool = new AtomicReferenceArray<>(settings.poolSize());
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
-        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart(this::pendingRequests, settings.tls()));
+        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart(this::pendingRequests, settings.tls(), this.replies));
         this.connector = connector.apply(this, this.side);
     }
 
@@ -104,7 +107,7 @@ final class Client implements SocketClient {
             this.connector.connectSlot(i, 0, 0);
         }
         if (this.settings.requestTimeout() != null) {
-            this.side.schedule(this::expireRequests, sweepMillis());
+            this.side.profile.schedule(this::expireRequests, sweepMillis());
         }
     }
 
@@ -130,7 +133,7 @@ final class Client implements SocketClient {
         }
         finally {
             if (this.connects) {
-                this.side.schedule(this::expireRequests, sweepMillis());
+                this.side.profile.schedule(this::expireRequests, sweepMillis());
             }
         }
     }
@@ -184,7 +187,7 @@ final class Client implements SocketClient {
 
     /** @param outcome how a connect ended: counted */
     void connectEnded(String outcome) {
-        this.side.connectEnded(outcome);
+        this.side.profile.observer.connect(outcome);
     }
 
     String label() {
@@ -307,7 +310,7 @@ final class Client implements SocketClient {
     public <T> CompletableFuture<T> request(Object message, Class<T> replyType) {
         return request(message).thenCompose((reply) -> {
             try {
-                return CompletableFuture.completedFuture(this.side.readMessage(reply, replyType));
+                return CompletableFuture.completedFuture(this.side.profile.readMessage(reply, replyType));
             }
             catch (Exception ex) {
                 return CompletableFuture.failedFuture(ex);
@@ -467,7 +470,7 @@ final class Client implements SocketClient {
 
     /** A request ended: counted and timed. */
     void requestEnded(String outcome, long nanos) {
-        this.side.requestEnded(outcome, nanos);
+        this.side.profile.observer.request(outcome, nanos);
     }
 
     /** @return the requests sent on the pool's connections and not answered yet, when a gauge is read */
@@ -485,5 +488,24 @@ final class Client implements SocketClient {
     @Override
     public String toString() {
         return label();
+    }
+
+    /**
+     * The client's seam on its route: a frame one of its connection's requests is owed completes the
+     * request ({@link ClientLink#reply}) instead of reaching the handler; the open makes the connection
+     * serve the client. The key its requests' times are summed under in a run of frames.
+     */
+    static final class LinkReplies implements HandlerCalls.Replies {
+
+        @Override
+        public boolean reply(RouteHost connection, ByteBuffer frame) {
+            return ((TcpConnection) connection).link().reply(frame);
+        }
+
+        @Override
+        public void opening(RouteHost connection) {
+            TcpConnection opened = (TcpConnection) connection;
+            opened.link().opening(opened);
+        }
     }
 }

@@ -19,8 +19,8 @@ final class ClientConnection extends TcpConnection {
     private boolean connecting = true;
 
     /** @param link its tie to its client, whose connect is under way */
-    ClientConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
-        super(listener, home, handle, link);
+    ClientConnection(ConnectionProfile profile, SocketHome home, long handle, ClientLink link) {
+        super(profile, home, handle, link);
     }
 
     @Override

@@ -156,7 +156,7 @@ final class ClientLink {
         if (connection.callsHere()) {
             return owe(connection, request, message);
         }
-        ByteBuffer carried = ClientRequest.copyOf(connection.listener.writeMessage(message));
+        ByteBuffer carried = ClientRequest.copyOf(connection.profile.writeMessage(message));
         request.carried = carried;
         // Counted before it can be taken: the owner takes it off as it takes the request.
         long bytes = carried.remaining();

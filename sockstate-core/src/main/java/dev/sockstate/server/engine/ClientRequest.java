@@ -172,7 +172,7 @@ abstract class ClientRequest {
      */
     private void ended(String outcome) {
         long nanos = RunClock.clock() - this.made;
-        if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.side(), nanos)) {
+        if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.replies, nanos)) {
             this.client.requestEnded(outcome, nanos);
         }
     }

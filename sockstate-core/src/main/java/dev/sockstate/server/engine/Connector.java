@@ -62,7 +62,7 @@ final class Connector {
         if (delayMillis <= 0) {
             attempt.start();
         }
-        else if (!this.side.schedule(attempt::start, delayMillis)) {
+        else if (!this.side.profile.schedule(attempt::start, delayMillis)) {
             // No timer: the server stops, and nothing is connected again.
             this.client.slotIdle(slot);
         }
@@ -147,9 +147,9 @@ final class Connector {
         private SocketHome home() {
             Listener side = Connector.this.side;
             if (this.slot >= 0) {
-                return side.homeOn(this.slot % side.ports());
+                return side.profile.homeOn(this.slot % side.profile.ports());
             }
-            return side.homeNear(this.near);
+            return side.profile.homeNear(this.near);
         }
 
         /** Tries the next address: resolves it, opens a socket, begins the connect. */
@@ -194,14 +194,14 @@ final class Connector {
             ClientLink link = new ClientLink(this, target, address.getHostString());
             TcpConnection connection;
             try {
-                connection = new ClientConnection(Connector.this.side, this.home, handle, link);
-                if (!Connector.this.side.admit()) {
+                connection = new ClientConnection(Connector.this.side.profile, this.home, handle, link);
+                if (!Connector.this.side.state.admit()) {
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));
                     return;
                 }
-                if (!Connector.this.side.enter(connection)) {
-                    Connector.this.side.connectionFinished();
+                if (!Connector.this.side.profile.enter(connection)) {
+                    Connector.this.side.state.connectionFinished();
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the server's socket table is full"));
                     return;
@@ -213,15 +213,15 @@ final class Connector {
                 failed(address, "failed", ex);
                 return;
             }
-            Connector.this.side.connectionAccepted();
+            Connector.this.side.state.accepted();
             long timeout = Connector.this.settings.connectTimeout().toMillis();
-            Connector.this.side.schedule(() -> {
+            Connector.this.side.profile.schedule(() -> {
                 if (link.claimFailed()) {
                     connection.closeFailed(new ConnectTimeout(target, timeout));
                 }
             }, timeout);
             // Armed for the connect's end: the open, or the failure, comes as the port's notification.
-            Connector.this.side.letGo(connection);
+            Connector.this.side.profile.letGo(connection);
         }
 
         /** The connect succeeded; the connection's owner, before its handler hears of the open. */

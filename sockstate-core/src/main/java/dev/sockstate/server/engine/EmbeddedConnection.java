@@ -110,11 +110,11 @@ public final class EmbeddedConnection implements AutoCloseable {
         this.listener = new Listener(recording, workers, this.socket, table, null, new AtomicLong(), ServerObserver.NONE,
                 ChangeRules.EPOLL);
         // As the acceptor does: the connection is made, owned by this thread, entered and counted, then opened.
-        this.connection = new TcpConnection(this.listener, EmbeddedSocket.HANDLE);
+        this.connection = new TcpConnection(this.listener.profile, EmbeddedSocket.HANDLE);
         table.add(this.connection);
         // A listener of its own, with room for its one connection.
-        this.listener.admit();
-        this.listener.connectionAccepted();
+        this.listener.state.admit();
+        this.listener.state.accepted();
         this.connection.open(this.runner);
         settle();
     }

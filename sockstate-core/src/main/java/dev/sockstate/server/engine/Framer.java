@@ -10,29 +10,30 @@ import dev.sockstate.server.framing.FramingException;
 import java.nio.ByteBuffer;
 
 /**
- * A listener's framing, the last stage of its connections' pipeline: cuts what reaches the handler
+ * A listener's or client's framing, the last inbound element of its {@link Route} before the handler
+ * (the first outbound after it): cuts what reaches the handler
  * into whole frames, one call each, and frames what the handler writes. A frame that lies whole in
  * the bytes at hand reaches the handler as a view of them (their position and limit moved around
  * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
- * {@link TcpConnection#framingPartial}, which grows up to the longest frame allowed and is dropped
+ * {@link RouteHost#framingPartial()}, which grows up to the longest frame allowed and is dropped
  * once the frame is complete, so an idle connection keeps no buffer. On the workers, the replies
  * written while one read's frames are handed out are gathered in a buffer lent for that time
- * ({@link TcpConnection#framingReplies}) and leave in one send after the last frame, as an event loop
+ * ({@link RouteHost#framingReplies()}) and leave in one send after the last frame, as an event loop
  * flushes once a read is handled: a pipeline of requests costs one system call for its replies, not
- * one each. One per listener, used by each connection's owning thread; what it keeps for a
- * connection is in the connection's {@code framing*} fields, which no other class touches
- * (LayeringTest), so that a connection keeps no object of its own for it.
+ * one each. One per route, used by each connection's owning thread; what it keeps for a
+ * connection is in the connection's {@code framing*} slots ({@link RouteHost}), which no other class
+ * touches, so that a connection keeps no object of its own for it.
  */
 final class Framer {
 
-    /** {@link TcpConnection#framingKept}: part of one frame, whose every byte the decoder searched and found no end in. */
+    /** {@link RouteHost#framingKept()}: part of one frame, whose every byte the decoder searched and found no end in. */
     private static final byte SEARCHED = 0;
 
-    /** {@link TcpConnection#framingKept}: part of one frame whose length the decoder told; no search may resume inside it. */
+    /** {@link RouteHost#framingKept()}: part of one frame whose length the decoder told; no search may resume inside it. */
     private static final byte LENGTH_TOLD = 1;
 
     /**
-     * {@link TcpConnection#framingKept}: the rest of a read, not handed out while the connection's own
+     * {@link RouteHost#framingKept()}: the rest of a read, not handed out while the connection's own
      * queue was over its limit: whole frames maybe, not searched yet; handed out before anything read later.
      */
     private static final byte HELD = 2;
@@ -43,7 +44,14 @@ final class Framer {
     /** The buffers lent to encode one frame, or to gather the replies to one read's frames: frames up to this size. */
     private static final int ENCODE_ROOM = 64 * 1024;
 
-    private final Listener listener;
+    /** The route's terminal, which calls the handler. */
+    private final HandlerCalls handler;
+
+    /** Where a refused frame or a failure to frame is logged and counted. */
+    private final ListenerState reports;
+
+    /** Whether replies are gathered: on the workers only (a call on a handler executor may block). */
+    private final boolean gathers;
 
     private final FrameDecoder decoder;
 
@@ -57,8 +65,16 @@ final class Framer {
      */
     private final LendingPool<ByteBuffer> encodeBuffers = new LendingPool<>(() -> ByteBuffer.allocateDirect(ENCODE_ROOM), 16);
 
-    Framer(Listener listener, Framing framing) {
-        this.listener = listener;
+    /**
+     * @param framing the listener's or client's framing
+     * @param handler the route's terminal
+     * @param reports where failures are logged and counted
+     * @param gathers whether the handler runs on the workers, so that replies are gathered
+     */
+    Framer(Framing framing, HandlerCalls handler, ListenerState reports, boolean gathers) {
+        this.handler = handler;
+        this.reports = reports;
+        this.gathers = gathers;
         this.decoder = framing.decoder();
         this.encoder = framing.encoder();
         this.maxFrameSize = framing.maxFrameSize();
@@ -70,30 +86,30 @@ final class Framer {
      * @param connection the connection, owned by the calling thread
      * @param data bytes from the socket side, from position to limit; consumed
      */
-    void inbound(TcpConnection connection, ByteBuffer data) {
+    void inbound(RouteHost connection, ByteBuffer data) {
         // Replies are gathered on the workers only: a call on a handler executor may block, and what it
         // wrote before blocking must not wait for it.
-        connection.framingGathers = !this.listener.hasExecutor();
+        connection.framingGathers(this.gathers);
         // The frames' calls are one run: timed together or call by call, the read's clock for the requests they send.
-        long outer = RunClock.startRun(this.listener.summingCalls(), this.listener.summingRequests());
+        long outer = RunClock.startRun(this.handler.summing(), this.handler.summingRequests());
         try {
-            if (connection.framingKept == HELD && !releaseHeld(connection, data)) {
+            if (connection.framingKept() == HELD && !releaseHeld(connection, data)) {
                 return;
             }
-            if (!data.hasRemaining() || connection.framingPartial != null && !completePartial(connection, data)) {
+            if (!data.hasRemaining() || connection.framingPartial() != null && !completePartial(connection, data)) {
                 return;
             }
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
-                connection.framingPartial = keep(data, unfinished);
-                connection.framingKept = holdsBack(connection) ? HELD : (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
+                connection.framingPartial(keep(data, unfinished));
+                connection.framingKept(holdsBack(connection) ? HELD : (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
             }
         }
         catch (FramingException ex) {
             data.position(data.limit());
-            connection.framingPartial = null;
-            connection.framingKept = SEARCHED;
-            this.listener.frameRejected(connection, "closing", ex);
+            connection.framingPartial(null);
+            connection.framingKept(SEARCHED);
+            this.reports.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
         finally {
@@ -102,12 +118,12 @@ final class Framer {
             long requestNanos = RunClock.summedRequestNanos(outer);
             long nanos = RunClock.endRun(outer);
             if (summed > 0) {
-                this.listener.handledTogether(summed, nanos);
+                this.handler.handledTogether(summed, nanos);
             }
             if (requests > 0) {
-                this.listener.requestsEnded(requests, requestNanos);
+                this.handler.requestsEnded(requests, requestNanos);
             }
-            connection.framingGathers = false;
+            connection.framingGathers(false);
             sendGathered(connection);
         }
     }
@@ -117,8 +133,8 @@ final class Framer {
      * its limit (a read is not read any further then, and the connection reads nothing until they
      * are out); the owner, once the queue drained below the limit.
      */
-    void releaseHeld(TcpConnection connection) {
-        if (connection.framingKept == HELD && !holdsBack(connection)) {
+    void releaseHeld(RouteHost connection) {
+        if (connection.framingKept() == HELD && !holdsBack(connection)) {
             inbound(connection, ByteBuffer.allocate(0));
         }
     }
@@ -128,10 +144,10 @@ final class Framer {
      * again, when the bytes join those held.
      * @return whether the bytes at hand are framed next; false when they were held too (or dropped)
      */
-    private boolean releaseHeld(TcpConnection connection, ByteBuffer data) throws FramingException {
-        ByteBuffer held = connection.framingPartial.flip();
-        connection.framingPartial = null;
-        connection.framingKept = SEARCHED;
+    private boolean releaseHeld(RouteHost connection, ByteBuffer data) throws FramingException {
+        ByteBuffer held = connection.framingPartial().flip();
+        connection.framingPartial(null);
+        connection.framingKept(SEARCHED);
         long unfinished = frames(connection, held);
         if (!held.hasRemaining()) {
             return true;
@@ -147,13 +163,13 @@ final class Framer {
                 held = ByteBuffer.allocate(held.position() + data.remaining()).put(held.flip());
             }
             held.put(data);
-            connection.framingPartial = held;
-            connection.framingKept = HELD;
+            connection.framingPartial(held);
+            connection.framingKept(HELD);
             return false;
         }
         // What is left is one unfinished frame, searched through or with its length told, as if kept from a read.
-        connection.framingPartial = held;
-        connection.framingKept = (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
+        connection.framingPartial(held);
+        connection.framingKept((unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
         return true;
     }
 
@@ -162,7 +178,7 @@ final class Framer {
      * so that a peer pipelining requests it does not read the answers to gets no more answered (the
      * answers would pile up in the heap); reading waits too, until the queue drained
      */
-    private static boolean holdsBack(TcpConnection connection) {
+    private static boolean holdsBack(RouteHost connection) {
         return connection.pausesForOwnWrites();
     }
 
@@ -171,7 +187,7 @@ final class Framer {
      * own queue is over its limit.
      * @return the length of the unfinished frame left, when known, else {@link FrameDecoder#MORE}
      */
-    private long frames(TcpConnection connection, ByteBuffer in) throws FramingException {
+    private long frames(RouteHost connection, ByteBuffer in) throws FramingException {
         while (in.hasRemaining() && delivering(connection) && !holdsBack(connection)) {
             long length = frameLength(in, 0);
             if (length == FrameDecoder.MORE) {
@@ -196,13 +212,13 @@ final class Framer {
      * Adds bytes to the connection's unfinished frame until it is whole, and passes it on.
      * @return whether bytes are left for {@link #frames}; false when all went into the unfinished frame
      */
-    private boolean completePartial(TcpConnection connection, ByteBuffer data) throws FramingException {
-        ByteBuffer partial = connection.framingPartial;
+    private boolean completePartial(RouteHost connection, ByteBuffer data) throws FramingException {
+        ByteBuffer partial = connection.framingPartial();
         // Where the decoder answered MORE, it saw every byte held so far and found no end in them: a search
         // may start after them. Where it told the frame's length, it searched nothing: a decoder that honours
         // the count would search from inside the frame's body. Asked again from the start, it tells it again.
         long length = FrameDecoder.MORE;
-        int searched = (connection.framingKept == SEARCHED) ? partial.position() : 0;
+        int searched = (connection.framingKept() == SEARCHED) ? partial.position() : 0;
         while (true) {
             int held = partial.position();
             if (length == FrameDecoder.MORE) {
@@ -213,14 +229,14 @@ final class Framer {
             if (length != FrameDecoder.MORE && length <= held) {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
                 data.position(data.position() - (held - (int) length));
-                connection.framingPartial = null;
-                connection.framingKept = SEARCHED;
+                connection.framingPartial(null);
+                connection.framingKept(SEARCHED);
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
             if (!data.hasRemaining()) {
-                connection.framingPartial = partial;
-                connection.framingKept = (length != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED;
+                connection.framingPartial(partial);
+                connection.framingKept((length != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
                 return false;
             }
             long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
@@ -249,33 +265,33 @@ final class Framer {
             length = this.decoder.frameLength(in, searched);
         }
         catch (FramingException ex) {
-            throw new FramingException(this.listener.label() + ": " + ex.getMessage(), ex);
+            throw new FramingException(this.reports.label() + ": " + ex.getMessage(), ex);
         }
         catch (RuntimeException ex) {
             // A decoder of the application's that failed on these bytes: refused like bytes that do not frame.
-            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (length == FrameDecoder.MORE) {
             return length;
         }
         if (length < 1) {
-            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder
+            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder
                     + " gave a frame length of " + length + " (a frame is at least one byte)");
         }
         if (length > this.maxFrameSize) {
-            throw new FramingException(this.listener.label() + ": a frame of " + length
+            throw new FramingException(this.reports.label() + ": a frame of " + length
                     + " bytes, over its max-frame-size of " + this.maxFrameSize + " bytes");
         }
         return length;
     }
 
     private FramingException noEnd() {
-        return new FramingException(this.listener.label() + ": no frame end (" + this.decoder + ") within "
+        return new FramingException(this.reports.label() + ": no frame end (" + this.decoder + ") within "
                 + this.maxFrameSize + " bytes, its max-frame-size");
     }
 
     /** Passes one frame's content to the handler: in[start, end) less the header and trailer. */
-    private void deliver(TcpConnection connection, ByteBuffer in, int start, int end) throws FramingException {
+    private void deliver(RouteHost connection, ByteBuffer in, int start, int end) throws FramingException {
         in.limit(end).position(start);
         int header;
         int trailer;
@@ -284,14 +300,14 @@ final class Framer {
             trailer = this.decoder.trailerLength(in);
         }
         catch (RuntimeException ex) {
-            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (header < 0 || trailer < 0 || header + trailer > end - start) {
-            throw new FramingException(this.listener.label() + ": the decoder " + this.decoder + " gave a header of "
+            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " gave a header of "
                     + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
         }
         in.limit(end - trailer).position(start + header);
-        this.listener.call(Callback.DATA, connection, in, null);
+        this.handler.call(Callback.DATA, connection, in, null);
     }
 
     /**
@@ -324,13 +340,13 @@ final class Framer {
     }
 
     /** Whether frames still go to the handler: not once the connection is aborted, or closing other than for a graceful stop. */
-    private static boolean delivering(TcpConnection connection) {
-        return !connection.isAborting() && (!connection.isClosing() || connection.isDraining());
+    private static boolean delivering(RouteHost connection) {
+        return connection.takesInput();
     }
 
     /** @return the framed replies gathered for the connection and not sent yet; its owner, else 0 */
-    int gatheredBytes(TcpConnection connection) {
-        ByteBuffer gathered = connection.framingReplies;
+    int gatheredBytes(RouteHost connection) {
+        ByteBuffer gathered = connection.framingReplies();
         return (gathered != null && connection.isOwnedByCurrentThread()) ? gathered.position() : 0;
     }
 
@@ -340,9 +356,9 @@ final class Framer {
     }
 
     /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
-    void drop(TcpConnection connection) {
-        connection.framingPartial = null;
-        connection.framingKept = SEARCHED;
+    void drop(RouteHost connection) {
+        connection.framingPartial(null);
+        connection.framingKept(SEARCHED);
     }
 
     /**
@@ -350,10 +366,10 @@ final class Framer {
      * @param connection the connection, owned by the calling thread
      * @param content one frame's content, from position to limit; consumed
      */
-    void outbound(TcpConnection connection, ByteBuffer content) {
+    void outbound(RouteHost connection, ByteBuffer content) {
         int length = content.remaining();
         long framed = (long) length + this.encoder.overhead(length);
-        if (connection.framingGathers && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
+        if (connection.framingGathers() && framed <= ENCODE_ROOM && gather(connection, content, (int) framed)) {
             return;
         }
         // Replies gathered so far go first.
@@ -382,8 +398,8 @@ final class Framer {
      * pipeline of requests leave in one send, when the last frame was handled.
      * @return false when there is no room to gather in (all buffers lent): the caller sends it itself
      */
-    private boolean gather(TcpConnection connection, ByteBuffer content, int framed) {
-        ByteBuffer gathered = connection.framingReplies;
+    private boolean gather(RouteHost connection, ByteBuffer content, int framed) {
+        ByteBuffer gathered = connection.framingReplies();
         if (gathered != null && framed > gathered.remaining()) {
             sendGathered(connection);
             gathered = null;
@@ -393,19 +409,19 @@ final class Framer {
             if (gathered == null) {
                 return false;
             }
-            connection.framingReplies = gathered.clear();
+            connection.framingReplies(gathered.clear());
         }
         encode(connection, content, gathered);
         return true;
     }
 
     /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
-    private void sendGathered(TcpConnection connection) {
-        ByteBuffer gathered = connection.framingReplies;
+    private void sendGathered(RouteHost connection) {
+        ByteBuffer gathered = connection.framingReplies();
         if (gathered == null) {
             return;
         }
-        connection.framingReplies = null;
+        connection.framingReplies(null);
         try {
             if (gathered.position() > 0 && !connection.isAborting()) {
                 gathered.flip();
@@ -421,7 +437,7 @@ final class Framer {
      * Frames content into a buffer with room for it; content the handler wrote that cannot be framed aborts the connection.
      * @return whether it was framed (else the buffer is as it was)
      */
-    private boolean encode(TcpConnection connection, ByteBuffer content, ByteBuffer out) {
+    private boolean encode(RouteHost connection, ByteBuffer content, ByteBuffer out) {
         int start = out.position();
         int length = content.remaining();
         try {
@@ -431,10 +447,10 @@ final class Framer {
         catch (FramingException | RuntimeException ex) {
             out.position(start);
             content.position(content.limit());
-            FramingException failure = new FramingException(this.listener.label() + " could not frame "
+            FramingException failure = new FramingException(this.reports.label() + " could not frame "
                     + length + " bytes written: " + ex.getMessage(), ex);
             // The handler wrote what its framing cannot carry: its error, not the peer's.
-            this.listener.handlerFailed(connection, "aborting the connection", failure);
+            this.reports.handlerFailed(connection, "aborting the connection", failure);
             connection.failed(failure);
             return false;
         }

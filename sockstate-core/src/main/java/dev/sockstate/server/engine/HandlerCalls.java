@@ -8,11 +8,12 @@ import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
 
 /**
- * Calls a listener's or a client's {@link ConnectionHandler}: each call timed for the observer when it
- * asks (the calls for the frames of one read together, or each from the end of the one before it:
- * {@link RunClock}), and guarded, so that a handler that throws has its connection aborted and its error logged
- * once and counted, instead of unwinding into the worker. A frame that a client's request is owed
- * completes the request ({@link ClientLink#reply}) instead of reaching the handler.
+ * The terminal of a route: calls a listener's or a client's {@link ConnectionHandler}, each call timed
+ * for the observer when it asks (the calls for the frames of one read together, or each from the end
+ * of the one before it: {@link RunClock}), and guarded, so that a handler that throws has its
+ * connection aborted and its error logged once and counted, instead of unwinding into the worker. A
+ * client's route has {@link Replies} before the handler: a frame a request is owed completes the
+ * request instead of reaching the handler.
  */
 final class HandlerCalls {
 
@@ -21,20 +22,43 @@ final class HandlerCalls {
         OPEN, DATA, WRITABLE, HANGUP, ERROR, CLOSE
     }
 
-    private final Listener listener;
+    /**
+     * What a client's route does before its handler is called: a client's seam on the route, which a
+     * listener's route has none of.
+     */
+    interface Replies {
+
+        /**
+         * @param connection the client's connection, owned by the calling thread
+         * @param frame a frame read
+         * @return whether a request was owed it, which it completed: the handler is not called
+         */
+        boolean reply(RouteHost connection, ByteBuffer frame);
+
+        /** @param connection the client's connection, whose open reaches its handler now: it serves its client from now on */
+        void opening(RouteHost connection);
+    }
+
+    private final ListenerState reports;
 
     private final ListenerObserver observer;
 
     private final ConnectionHandler handler;
 
-    /** Whether the listener is a client's: only a client's connections have requests that frames complete. */
-    private final boolean client;
+    /** A client's replies, taken before the handler is called; {@code null} for a listener. */
+    private final Replies replies;
 
-    HandlerCalls(Listener listener, ListenerObserver observer, ConnectionHandler handler) {
-        this.listener = listener;
-        this.client = listener.isClient();
+    /**
+     * @param reports where a handler's failure is logged and counted
+     * @param observer the listener's or client's observer
+     * @param handler the handler
+     * @param replies a client's replies, {@code null} for a listener
+     */
+    HandlerCalls(ListenerState reports, ListenerObserver observer, ConnectionHandler handler, Replies replies) {
+        this.reports = reports;
         this.observer = observer;
         this.handler = handler;
+        this.replies = replies;
     }
 
     /**
@@ -44,8 +68,9 @@ final class HandlerCalls {
      * @param data the bytes, for {@link Callback#DATA}
      * @param error the failure, for {@link Callback#ERROR}
      */
-    void call(Callback callback, TcpConnection connection, ByteBuffer data, Throwable error) {
-        if (callback == Callback.DATA && this.client && connection.link().reply(data)) {
+    void call(Callback callback, RouteHost connection, ByteBuffer data, Throwable error) {
+        Replies replies = this.replies;
+        if (callback == Callback.DATA && replies != null && replies.reply(connection, data)) {
             // A frame a client's request is owed is its reply: no handler call, nothing to time.
             return;
         }
@@ -57,13 +82,12 @@ final class HandlerCalls {
         boolean failed = false;
         // The requests an accepted connection's handler makes on a worker are tied to it: a graceful
         // stop closes it only once their replies came (the handler may still write them on).
-        Object outer = Worker.handling(this.client ? null : connection);
+        Object outer = Worker.handling((replies != null) ? null : connection);
         try {
             switch (callback) {
                 case OPEN -> {
-                    if (this.client) {
-                        // A client's connection serves it from now on.
-                        connection.link().opening(connection);
+                    if (replies != null) {
+                        replies.opening(connection);
                     }
                     this.handler.onOpen(connection);
                 }
@@ -77,7 +101,7 @@ final class HandlerCalls {
         catch (InvalidMessageException ex) {
             // The peer's bytes, not the handler, were wrong: counted as bad input, and the handler told.
             failed = true;
-            this.listener.frameRejected(connection, "closing", ex);
+            this.reports.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
         catch (Throwable ex) {
@@ -85,7 +109,7 @@ final class HandlerCalls {
             if (callback != Callback.CLOSE) {
                 connection.requestClose(true);
             }
-            this.listener.handlerFailed(connection,
+            this.reports.handlerFailed(connection,
                     (callback == Callback.CLOSE) ? "the connection was already closed" : "closing the connection", ex);
         }
         finally {
@@ -110,5 +134,15 @@ final class HandlerCalls {
      */
     void handledTogether(int calls, long nanos) {
         this.observer.handled(calls, nanos);
+    }
+
+    /** @return what the requests a client's run of frames answers are counted together for, or {@code null} */
+    Object summingRequests() {
+        return (this.replies != null && this.observer.sumsRequestTimes()) ? this.replies : null;
+    }
+
+    /** @param count requests answered in one run, counted together, @param nanos their times added up */
+    void requestsEnded(int count, long nanos) {
+        this.observer.requests(count, nanos);
     }
 }

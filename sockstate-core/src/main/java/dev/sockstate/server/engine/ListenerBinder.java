@@ -56,7 +56,7 @@ final class ListenerBinder {
             address = anyAddress();
         }
         InetSocketAddress target = new InetSocketAddress(address, settings.portNumber());
-        if (settings.accept() == AcceptMode.PER_WORKER && listener.ports() > 1 && spreadsConnections(settings, target, listener.ports())) {
+        if (settings.accept() == AcceptMode.PER_WORKER && listener.profile.ports() > 1 && spreadsConnections(settings, target, listener.profile.ports())) {
             return bindPerWorker(listener, target, dualStack);
         }
         long handle = openListening(settings, target, dualStack, settings.reusePort());
@@ -74,7 +74,7 @@ final class ListenerBinder {
                 this.sockets.listen(handle, settings.backlog());
                 SocketAddress bound = this.sockets.localAddress(handle);
                 // Known before it is armed: a failure of its first arming is then the listener's last socket failing.
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.home(), handle, 0);
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0);
                 listener.bound(List.of(acceptor), bound);
                 registered = acceptor;
                 register(listener, registered);
@@ -133,7 +133,7 @@ final class ListenerBinder {
                 // Before listening, so that no one connects while the umask's permissions hold.
                 UnixSocketFile.restrict(path, settings.unixPermissions());
                 this.sockets.listen(handle, settings.backlog());
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.home(), handle, 0);
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0);
                 listener.bound(List.of(acceptor), this.sockets.localAddress(handle));
                 registered = acceptor;
                 register(listener, registered);
@@ -169,7 +169,7 @@ final class ListenerBinder {
      */
     private List<SocketTurn> bindPerWorker(Listener listener, InetSocketAddress target, boolean dualStack) {
         ListenerSettings settings = listener.settings();
-        long[] handles = new long[listener.ports()];
+        long[] handles = new long[listener.profile.ports()];
         int opened = 0;
         InetSocketAddress bound = null;
         try {
@@ -197,7 +197,7 @@ final class ListenerBinder {
         }
         List<SocketTurn> acceptors = new ArrayList<>(handles.length);
         for (int i = 0; i < handles.length; i++) {
-            acceptors.add(new TcpAcceptor(listener, listener.homeOn(i), handles[i], i + 1));
+            acceptors.add(new TcpAcceptor(listener, listener.profile.homeOn(i), handles[i], i + 1));
         }
         // Known before they are armed: one failing as it is first armed leaves the others serving.
         listener.bound(acceptors, bound);
@@ -309,10 +309,10 @@ final class ListenerBinder {
     }
 
     private static void register(Listener listener, SocketTurn socket) {
-        if (!listener.enter(socket)) {
+        if (!listener.profile.enter(socket)) {
             throw new IllegalStateException("No room for " + socket);
         }
-        listener.letGo(socket);
+        listener.profile.letGo(socket);
     }
 
     private InetAddress anyAddress() {

@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A listener's own registered sockets, its counts, and the warnings that may repeat (logged at most
- * once a second). The sockets are its UDP socket, or
+ * A listener's or a client's counts and reports: its own registered sockets, its admission, its
+ * failures (a handler's or a stage's, logged and counted), and the warnings that may repeat (logged at most
+ * once a second). A listener's sockets are its UDP socket, or
  * its listening TCP sockets: one, or one per worker with accept per worker, which may accept at once,
  * so a connection takes its place under the maximum atomically. A listener with several listening
  * sockets serves while one of them accepts: when one closes after a failure, the kernel spreads the
@@ -22,9 +23,10 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ListenerState {
 
-    private static final System.Logger logger = System.getLogger(Listener.class.getName());
+    private static final System.Logger logger = System.getLogger(ListenerState.class.getName());
 
-    private final String name;
+    /** How messages name the listener or client: {@code Listener 'echo'}, {@code Client 'redis'}. */
+    private final String label;
 
     private final int maxConnections;
 
@@ -61,12 +63,12 @@ final class ListenerState {
     private final AtomicInteger open = new AtomicInteger();
 
     /**
-     * @param name the listener's name
+     * @param label how messages name the listener or client
      * @param maxConnections its most open connections
      * @param observer its observer
      */
-    ListenerState(String name, int maxConnections, ListenerObserver observer) {
-        this.name = name;
+    ListenerState(String label, int maxConnections, ListenerObserver observer) {
+        this.label = label;
         this.maxConnections = maxConnections;
         this.observer = observer;
     }
@@ -97,32 +99,48 @@ final class ListenerState {
         this.connections.decrementAndGet();
     }
 
-    /** A handler call threw, or the handler executor refused one. */
-    void handlerError() {
+    /** @return how messages name the listener or client: {@code Listener 'echo'}, {@code Client 'redis'} */
+    String label() {
+        return this.label;
+    }
+
+    /**
+     * A handler or a stage threw: logged once with the listener's or client's name, and counted.
+     * @param what the socket it concerned
+     * @param consequence what the runtime does about it
+     * @param failure what it threw
+     */
+    void handlerFailed(Object what, String consequence, Throwable failure) {
         this.handlerErrors.increment();
+        logger.log(Level.ERROR, "Handler of " + lowerLabel() + " failed on " + what + "; " + consequence, failure);
     }
 
-    /** @param message a peer's frame was refused: counted, reported, logged at most once a second */
-    void frameRejected(String message) {
+    /** A peer's frame (of {@code what}) did not frame or read as the handler's type: counted, reported, logged at most once a second. */
+    void frameRejected(Object what, String consequence, Exception failure) {
         this.observer.frameRejected();
-        this.framesRejected.warn(message, null);
+        this.framesRejected.warn(failure.getMessage() + "; " + consequence + " " + what, null);
     }
 
-    /** @param message a connection's PROXY protocol header was refused: logged at most once a second */
+    /** @param message why a connection's PROXY protocol header was refused (its stage counted it): logged at most once a second */
     void proxyHeaderRefused(String message) {
         this.headersRefused.warn(message, null);
     }
 
-    /** @param message the handler executor refused a task: counted with the handler errors, reported, logged at most once a second */
-    void executorRefused(String message, RuntimeException refusal) {
+    /** The handler executor refused a task for {@code what}: counted with the handler errors, reported, logged at most once a second. */
+    void executorRefused(Object what, String consequence, RuntimeException refusal) {
         this.handlerErrors.increment();
         this.observer.handlerRefused();
-        this.refusals.warn(message, refusal);
+        this.refusals.warn("The handler executor of " + lowerLabel() + " refused work for " + what + "; " + consequence, refusal);
     }
 
-    /** @param message a handler wrote after it asked for its connection's FIN: logged at most once a second */
-    void lateWrite(String message) {
-        this.lateWrites.warn(message, null);
+    /** A handler wrote {@code bytes} to {@code connection} after it asked for the connection's FIN: dropped, which the log says at most once a second. */
+    void writeAfterShutdown(Object connection, int bytes) {
+        this.lateWrites.warn("A write of " + bytes + " bytes to " + connection + " came after shutdownOutput() and was dropped", null);
+    }
+
+    /** @return the label as it goes inside a sentence: {@code listener 'echo'} */
+    private String lowerLabel() {
+        return Character.toLowerCase(this.label.charAt(0)) + this.label.substring(1);
     }
 
     /** @return the open connections */
@@ -158,11 +176,11 @@ final class ListenerState {
         }
         if (left <= 0) {
             this.observer.stoppedServing();
-            logger.log(Level.ERROR, "Listener '" + this.name + "' stopped serving: its " + ((this.sockets.size() > 1) ? "last listening "
+            logger.log(Level.ERROR, this.label + " stopped serving: its " + ((this.sockets.size() > 1) ? "last listening "
                     : "") + "socket was closed after a failure");
         }
         else {
-            logger.log(Level.ERROR, "Listener '" + this.name + "' serves on with " + left + " of its " + this.sockets.size() + " listening sockets: its " + socket
+            logger.log(Level.ERROR, this.label + " serves on with " + left + " of its " + this.sockets.size() + " listening sockets: its " + socket
                     + " was closed after a failure, and the kernel spreads the connections over the others");
         }
     }

@@ -33,9 +33,12 @@ import java.util.function.Supplier;
  */
 final class Pipeline {
 
-    private final TcpConnection connection;
+    private final RouteHost connection;
 
     private final HandlerCalls handler;
+
+    /** Where a stage's failure is logged and counted. */
+    private final ListenerState reports;
 
     private final Stage[] stages;
 
@@ -66,13 +69,18 @@ final class Pipeline {
      * Makes the connection's stages: the PROXY protocol's first, when the listener reads it, then TLS's,
      * when the listener has TLS, then the listener's own; if a maker fails, the stages made so far hear
      * {@link Stage#closed} before the failure is thrown on.
+     * @param connection the connection the stages serve
+     * @param handler the route's terminal
+     * @param reports where a stage's failure is logged and counted
      * @param proxy what the listener's PROXY protocol stages share, or {@code null} without the protocol
      * @param tls what the listener's TLS stages share, or {@code null} for plaintext
      * @param makers the makers of the listener's own stages
      */
-    Pipeline(TcpConnection connection, HandlerCalls handler, ProxySupport proxy, TlsSupport tls, List<Supplier<? extends Stage>> makers) {
+    Pipeline(RouteHost connection, HandlerCalls handler, ListenerState reports, ProxySupport proxy, TlsSupport tls,
+            List<Supplier<? extends Stage>> makers) {
         this.connection = connection;
         this.handler = handler;
+        this.reports = reports;
         int proxied = (proxy != null) ? 1 : 0;
         int first = proxied + ((tls != null) ? 1 : 0);
         this.stages = new Stage[first + makers.size()];
@@ -83,8 +91,7 @@ final class Pipeline {
                 Stage stage = (i < proxied) ? new ProxyStage(proxy, connection)
                         : (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
                 if (stage == null) {
-                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of listener '" + connection.listenerName()
-                            + "' made no stage");
+                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of " + reports.label() + " made no stage");
                 }
                 this.stages[i] = stage;
                 this.links[i] = new Link(i);
@@ -185,7 +192,7 @@ final class Pipeline {
                 this.stages[i].closed(this.links[i]);
             }
             catch (Throwable ex) {
-                this.connection.listener.handlerFailed(this.connection, "stage " + describe(i) + " failed as the connection closed",
+                this.reports.handlerFailed(this.connection, "stage " + describe(i) + " failed as the connection closed",
                         ex);
             }
         }
@@ -222,7 +229,7 @@ final class Pipeline {
             return;
         }
         if (index == this.stages.length) {
-            this.connection.toHandler(data);
+            this.connection.handlerEnd(data);
             return;
         }
         try {
@@ -261,7 +268,7 @@ final class Pipeline {
             return;
         }
         if (index < 0) {
-            this.connection.output.send(data, false);
+            this.connection.socketEnd(data, false);
             return;
         }
         try {
@@ -275,7 +282,7 @@ final class Pipeline {
 
     private void stageFailed(int index, Throwable failure) {
         if (!dead()) {
-            this.connection.listener.handlerFailed(this.connection, "stage " + describe(index) + " failed; aborting the connection",
+            this.reports.handlerFailed(this.connection, "stage " + describe(index) + " failed; aborting the connection",
                     failure);
             this.connection.failed(failure);
         }

@@ -154,7 +154,7 @@ public final class SocketServer {
             }
             for (Listener listener : this.listeners) {
                 ListenerSettings settings = listener.settings();
-                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.trigger()
+                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.profile.trigger
                         + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ", a listening socket"
                         + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
                         + " on " + this.backend.name());
@@ -174,7 +174,7 @@ public final class SocketServer {
         HandlerCalls.Callback.values();
         for (Class<?> type : List.of(ListenerBindException.class, WorkerGroupState.class, WorkerGroupState.WorkerState.class,
                 BoundListener.class, TcpConnection.class, TcpAcceptor.class, UdpSocket.class, WritePath.class, Pipeline.class, TlsStage.class,
-                OffWorker.class, GracefulStop.class, HandlerExecution.class, RejectedExecutionException.class)) {
+                OffWorker.class, GracefulStop.class, Route.class, RejectedExecutionException.class)) {
             type.getName();
         }
     }

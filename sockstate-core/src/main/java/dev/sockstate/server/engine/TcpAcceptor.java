@@ -113,7 +113,7 @@ final class TcpAcceptor extends SocketTurn {
      */
     private boolean acceptPending(Runner runner, int bound) {
         NativeSockets sockets = this.sockets;
-        ListenerSettings settings = this.listener.settings();
+        ListenerSettings settings = this.listener.profile.settings;
         for (int i = 0; i < bound; i++) {
             long connection;
             try {
@@ -134,22 +134,22 @@ final class TcpAcceptor extends SocketTurn {
                 this.backoffMillis = BACKOFF_START_MILLIS;
                 return false;
             }
-            if (!this.listener.admit()) {
+            if (!this.listener.state.admit()) {
                 reject(connection);
                 continue;
             }
             if (settings.tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
-                this.listener.connectionFinished();
+                this.listener.state.connectionFinished();
                 continue;
             }
-            TcpConnection accepted = new TcpConnection(this.listener,
-                    (this.connectionsPort != null) ? this.listener.home(this.connectionsPort) : this.listener.home(), connection);
-            if (!this.listener.enter(accepted)) {
-                this.listener.connectionFinished();
+            TcpConnection accepted = new TcpConnection(this.listener.profile,
+                    (this.connectionsPort != null) ? this.listener.profile.home(this.connectionsPort) : this.listener.profile.home(), connection);
+            if (!this.listener.profile.enter(accepted)) {
+                this.listener.state.connectionFinished();
                 reject(connection);
                 continue;
             }
-            this.listener.connectionAccepted();
+            this.listener.state.accepted();
             accepted.open(runner);
         }
         this.backoffMillis = BACKOFF_START_MILLIS;
@@ -181,7 +181,7 @@ final class TcpAcceptor extends SocketTurn {
     }
 
     private void reject(long connection) {
-        this.listener.connectionRejected();
+        this.listener.state.rejected();
         closeQuietly(connection);
     }
 
@@ -203,7 +203,7 @@ final class TcpAcceptor extends SocketTurn {
             logger.log(Level.WARNING, "Listener '" + this.listener.name() + "' cannot accept: " + cause.getMessage()
                     + "; pausing accepts for " + delay + " ms, and longer while it lasts");
         }
-        if (!this.listener.schedule(this::requestRun, delay)) {
+        if (!this.listener.profile.schedule(this::requestRun, delay)) {
             // No timer (the server stops): accepting resumes at once.
             this.paused = false;
             requestRun();
@@ -224,7 +224,7 @@ final class TcpAcceptor extends SocketTurn {
     @Override
     protected void finish() {
         closeSocket();
-        this.listener.socketFinished(this);
+        this.listener.state.finished(this);
     }
 
     /** @return how often accepting paused for lack of descriptors */

@@ -27,6 +27,8 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -53,7 +55,7 @@ import javax.net.ssl.SSLSession;
  * listener has stages, then through the listener's framing, to the handler, which the listener calls
  * ({@link HandlerCalls}); the handler's writes go outbound the same way back, framed, through the
  * stages, to the {@link WritePath}. The open, the hang-up, errors and the close take the same route.
- * With a handler executor, {@code onClose} follows on the executor too ({@link HandlerExecution}).
+ * With a handler executor, {@code onClose} follows on the executor too.
  * <p>
  * <b>What a handler sees beside the traffic</b>: its number, its listener (or client), its addresses
  * (asked of the socket once, then kept; the peer's the client's that a PROXY protocol header names),
@@ -64,11 +66,11 @@ import javax.net.ssl.SSLSession;
  * <p>
  * Fields without {@code volatile} are touched only by the thread that owns the connection.
  */
-class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost {
+class TcpConnection extends SocketTurn implements RouteHost {
 
 
-    /** The listener that accepted it. */
-    final Listener listener;
+    /** What it shares with the other connections of its listener or client: settings, route, reports, ports. */
+    final ConnectionProfile profile;
 
     private final long id;
 
@@ -123,7 +125,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * the executor's threads); what it alone changes needs no atomic instruction
      */
     final boolean onItsOnlyWorker() {
-        return Worker.runsAlone(this.port) && isHomed() && !this.listener.hasExecutor();
+        return Worker.runsAlone(this.port) && isHomed() && !(this.profile.executor != null);
     }
 
     /** The connection is finished: what the handler attached is let go. */
@@ -138,12 +140,12 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     @Override
     public String listenerName() {
-        return this.listener.isClient() ? null : this.listener.name();
+        return this.profile.client ? null : this.profile.name();
     }
 
     @Override
     public String clientName() {
-        return this.listener.isClient() ? this.listener.name() : null;
+        return this.profile.client ? this.profile.name() : null;
     }
 
     @Override
@@ -172,7 +174,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * accepting thread: asked later from any thread, the descriptor could be a newer connection's.
      */
     final void readPeerCredentials() {
-        if (!this.listener.settings().isUnix()) {
+        if (!this.profile.settings.isUnix()) {
             return;
         }
         try {
@@ -239,7 +241,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     @Override
     public final void headerRefused(String message) {
-        this.listener.proxyHeaderRefused(message);
+        this.profile.state.proxyHeaderRefused(message);
     }
 
     @Override
@@ -281,12 +283,12 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     @Override
     public void send(Object message) {
-        write(this.listener.writeMessage(message));
+        write(this.profile.writeMessage(message));
     }
 
     @Override
     public <T> T readMessage(ByteBuffer message, Class<T> type) throws InvalidMessageException {
-        return this.listener.readMessage(message, type);
+        return this.profile.readMessage(message, type);
     }
 
     @Override
@@ -302,7 +304,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     /** The connection is not idle: traffic just passed. */
     final void touch() {
-        if (this.listener.idleTimeoutNanos() > 0) {
+        if (this.profile.idleTimeoutNanos > 0) {
             this.lastActivity = System.nanoTime();
         }
     }
@@ -318,7 +320,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             return;
         }
         long idle = now - this.lastActivity;
-        long limit = this.listener.idleTimeoutNanos();
+        long limit = this.profile.idleTimeoutNanos;
         if (limit > 0 && idle > limit) {
             if (!isClosing()) {
                 this.observer.idleClosed();
@@ -358,10 +360,10 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     public String toString() {
         ConnectionExtras extras = this.extras;
         SocketAddress remote = (extras != null) ? extras.remoteAddress : null;
-        if (this.listener.isClient()) {
-            return "connection " + this.id + " of client '" + this.listener.name() + "'" + ((remote != null) ? " to " + remote : "");
+        if (this.profile.client) {
+            return "connection " + this.id + " of client '" + this.profile.name() + "'" + ((remote != null) ? " to " + remote : "");
         }
-        return "connection " + this.id + " of listener '" + this.listener.name() + "'" + ((remote != null) ? " from " + remote : "");
+        return "connection " + this.id + " of listener '" + this.profile.name() + "'" + ((remote != null) ? " from " + remote : "");
     }
 
     /** Whether the handler paused reading; any thread, set and cleared atomically. */
@@ -492,7 +494,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             discardUntilEnd(runner);
             return true;
         }
-        if (this.listener.hasExecutor() && runner.isWorker()) {
+        if ((this.profile.executor != null) && runner.isWorker()) {
             boolean rearmOnly = this.rearmOnly;
             this.rearmOnly = false;
             if (rearmOnly && events == 0 && !hasNewHandlerWork()) {
@@ -500,7 +502,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
                 return true;
             }
             if (hasHandlerWork(events)) {
-                return !handOff(events);
+                return !handOff(events, false);
             }
         }
         if (hasRefusal()) {
@@ -619,7 +621,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         // HANGUP says so, so without one the turn reads on until the socket would block. Where the
         // backend does not raise an edge for every arrival, data that came after the short read but
         // before the turn ends raises none: the turn reads on until would-block there too.
-        boolean shortReadDrains = this.listener.shortReadDrains(events);
+        boolean shortReadDrains = this.profile.shortReadDrains(events);
         while (true) {
             if ((edge || untilWouldBlock) && turnWork() >= TURN_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.
@@ -671,13 +673,14 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * stops sending if they are not read (both would wait for each other), and which its handler
      * pauses itself when they go elsewhere ({@link #pauseReading()})
      */
-    final boolean pausesForOwnWrites() {
-        return !this.listener.isClient() && this.output.isOverLimit(this.listener.maxPendingWriteBytes());
+    @Override
+    public final boolean pausesForOwnWrites() {
+        return !this.profile.client && this.output.isOverLimit(this.profile.maxPendingWriteBytes());
     }
 
     /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
     private ByteBuffer room(NativeBuffer buffer) {
-        return (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(this.listener.heapReadRoom());
+        return (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(this.profile.heapReadRoom());
     }
 
     /** @return one recv's result, into the native buffer or, without one, into the heap room */
@@ -694,7 +697,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     protected int nextFilter() {
         int filter = 0;
         if (this.lingering) {
-            return this.inputClosed ? 0 : this.listener.events();
+            return this.inputClosed ? 0 : this.profile.events();
         }
         if (connecting()) {
             // A connect under way ends writable (connected) or with an error, which every backend reports unasked.
@@ -707,7 +710,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             }
             this.readPaused = paused;
             if (!this.readPaused && !this.inputHeld && !this.readingPaused) {
-                filter |= this.listener.events();
+                filter |= this.profile.events();
             }
             else if (this.inputHeld && !this.hangupWhileHeld) {
                 // Held, the connection still hears of a reset (a peer gone while its handshake's step runs).
@@ -812,26 +815,66 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     private Pipeline pipeline;
 
     /**
-     * With framing, the {@link Framer}'s state for this connection, touched by it alone (LayeringTest),
+     * With framing, the {@link Framer}'s state for this connection, touched by it alone (through {@link RouteHost}),
      * held here so that a connection keeps no object of its own for it: the unfinished frame, kept
      * across reads, or the rest of a read held back ({@code null} when there is none), and what it is; whether one read's frames are being handed out,
      * so that their replies are gathered; and the replies gathered meanwhile, sent as one (a buffer
      * lent for that time, not kept).
      */
-    ByteBuffer framingPartial;
+    private ByteBuffer framingPartial;
 
     /**
      * What {@link #framingPartial} holds: part of one frame searched through, part of one frame whose
      * length was told, or the rest of a read held back while the connection's own queue was over its
      * limit (the {@link Framer}'s constants).
      */
-    byte framingKept;
+    private byte framingKept;
 
     /** See {@link #framingPartial}. */
-    boolean framingGathers;
+    private boolean framingGathers;
 
     /** See {@link #framingPartial}. */
-    ByteBuffer framingReplies;
+    private ByteBuffer framingReplies;
+
+    @Override
+    public final ByteBuffer framingPartial() {
+        return this.framingPartial;
+    }
+
+    @Override
+    public final void framingPartial(ByteBuffer partial) {
+        this.framingPartial = partial;
+    }
+
+    @Override
+    public final byte framingKept() {
+        return this.framingKept;
+    }
+
+    @Override
+    public final void framingKept(byte kept) {
+        this.framingKept = kept;
+    }
+
+    @Override
+    public final boolean framingGathers() {
+        return this.framingGathers;
+    }
+
+    @Override
+    public final void framingGathers(boolean gathers) {
+        this.framingGathers = gathers;
+    }
+
+    @Override
+    public final ByteBuffer framingReplies() {
+        return this.framingReplies;
+    }
+
+    @Override
+    public final void framingReplies(ByteBuffer replies) {
+        this.framingReplies = replies;
+    }
 
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
@@ -846,25 +889,24 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     private boolean outputEnded;
 
     /** A connection served on the next port of its listener's group. */
-    TcpConnection(Listener listener, long handle) {
-        this(listener, listener.home(), handle);
+    TcpConnection(ConnectionProfile profile, long handle) {
+        this(profile, profile.home(), handle);
     }
 
     /** A connection served where the home given says (the port of the listening socket that accepted it, say). */
-    TcpConnection(Listener listener, SocketHome home, long handle) {
-        this(listener, home, handle, null);
+    TcpConnection(ConnectionProfile profile, SocketHome home, long handle) {
+        this(profile, home, handle, null);
     }
 
     /**
      * @param link a client's connection's tie to its client: given by a {@link ClientConnection} only;
      * {@code null} for an accepted connection
      */
-    TcpConnection(Listener listener, SocketHome home, long handle, ClientLink link) {
-        super(home, handle, listener.trigger(), true);
-        this.listener = listener;
-        this.id = listener.nextConnectionId();
+    TcpConnection(ConnectionProfile profile, SocketHome home, long handle, ClientLink link) {
+        super(home, handle, profile.trigger, true);
+        this.profile = profile;
+        this.id = profile.nextConnectionId();
         this.extras = (link != null) ? new ConnectionExtras(link) : null;
-    
         touch();
     }
 
@@ -963,15 +1005,15 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      */
     final boolean openHere(Runner runner) {
         try {
-            this.pipeline = this.listener.newPipeline(this);
+            this.pipeline = this.profile.route.newPipeline(this);
         }
         catch (Throwable ex) {
             // The listener goes on: only this connection, which never opened, is aborted.
-            this.listener.handlerFailed(this, "its stages could not be made; closing the connection", ex);
+            this.profile.state.handlerFailed(this, "its stages could not be made; closing the connection", ex);
             requestClose(true);
             return true;
         }
-        if (runner.isWorker() && this.listener.handOff(this, 0, true)) {
+        if (runner.isWorker() && handOff(0, true)) {
             return false;
         }
         turnHandedOver(runner, 0, true);
@@ -1003,7 +1045,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * over its limit, if any, once it is not; the owner.
      */
     void releaseHeldFrames() {
-        this.listener.releaseHeldFrames(this);
+        this.profile.route.releaseHeldFrames(this);
     }
 
     /** Runs the work the stages resumed from other threads, if any; the owner. */
@@ -1020,7 +1062,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         }
         else {
             this.opened = true;
-            this.listener.call(Callback.OPEN, this, null, null);
+            this.profile.route.call(Callback.OPEN, this, null, null);
         }
     }
 
@@ -1035,13 +1077,18 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             this.pipeline.data(data);
         }
         else {
-            toHandler(data);
+            handlerEnd(data);
         }
     }
 
-    /** @param data bytes that passed the stages: to the handler, cut into frames if the listener frames them */
-    void toHandler(ByteBuffer data) {
-        this.listener.toHandler(this, data);
+    @Override
+    public void handlerEnd(ByteBuffer data) {
+        this.profile.route.toHandler(this, data);
+    }
+
+    @Override
+    public void socketEnd(ByteBuffer data, boolean owned) {
+        this.output.send(data, owned);
     }
 
     /** The output ends gracefully (a close, or a FIN): the stages hear of it once, and may write a last time. */
@@ -1065,11 +1112,11 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         }
         closeSocket();
         this.output.release();
-        this.listener.dropFraming(this);
-        this.listener.connectionFinished();
-        if (this.listener.hasExecutor() && (this.pipeline != null || handlerOpened()) && Worker.onWorkerThread()) {
+        this.profile.route.dropFraming(this);
+        this.profile.state.connectionFinished();
+        if ((this.profile.executor != null) && (this.pipeline != null || handlerOpened()) && Worker.onWorkerThread()) {
             // Not on a worker (a stop that ends the connection runs it where it is).
-            this.listener.afterEnd(this::ended);
+            this.profile.afterEnd(this::ended);
         }
         else {
             ended();
@@ -1098,7 +1145,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             this.pipeline.closed();
         }
         if (handlerOpened()) {
-            this.listener.call(Callback.CLOSE, this, null, null);
+            this.profile.route.call(Callback.CLOSE, this, null, null);
         }
         dropAttachment();
     }
@@ -1113,14 +1160,11 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * @param owned whether the buffer is a copy the write queue may keep
      */
     void outbound(ByteBuffer data, boolean owned) {
-        this.listener.fromHandler(this, data, owned);
+        this.profile.route.fromHandler(this, data, owned);
     }
 
-    /**
-     * Bytes the handler's side sent, framed if the listener frames them: through the stages, if any, to the socket.
-     * @param owned whether the buffer is a copy the write queue may keep
-     */
-    void toSocket(ByteBuffer data, boolean owned) {
+    @Override
+    public void toSocket(ByteBuffer data, boolean owned) {
         if (this.pipeline != null) {
             this.pipeline.write(data);
         }
@@ -1131,7 +1175,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     @Override
     public long pendingWriteBytes() {
-        return this.output.pendingBytes() + this.listener.gatheredBytes(this);
+        return this.output.pendingBytes() + this.profile.route.gatheredBytes(this);
     }
 
     /** @return the bytes queued for the socket, for any thread (what a metrics scrape adds up) */
@@ -1144,13 +1188,13 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         this.output.shutdownOutput();
     }
 
-    /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
-    void failed(Throwable error) {
+    @Override
+    public void failed(Throwable error) {
         keepFailure(error);
         if (!isAborting()) {
             requestClose(true);
             if (handlerOpened()) {
-                this.listener.call(Callback.ERROR, this, null, error);
+                this.profile.route.call(Callback.ERROR, this, null, error);
             }
         }
     }
@@ -1170,7 +1214,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
         try {
             keepFailure(failure);
             if (handlerOpened()) {
-                this.listener.call(Callback.ERROR, this, null, failure);
+                this.profile.route.call(Callback.ERROR, this, null, failure);
             }
         }
         catch (RuntimeException | LinkageError ex) {
@@ -1184,14 +1228,15 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
      * connection closes once that answer is sent; nothing more is read from it.
      * @param why what was wrong
      */
-    void rejected(Exception why) {
+    @Override
+    public void rejected(Exception why) {
         if (isClosing() && !isDraining()) {
             // Closing already, as asked: the handler heard of it. A graceful stop's drain is ended below.
             return;
         }
         keepFailure(why);
         if (handlerOpened()) {
-            this.listener.call(Callback.ERROR, this, null, why);
+            this.profile.route.call(Callback.ERROR, this, null, why);
         }
         requestClose(false);
     }
@@ -1224,7 +1269,7 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
 
     /** @return whether the connection passes each write on to the socket as it is: no stages, no framing that encodes */
     boolean writesPassAsIs() {
-        return this.pipeline == null && this.listener.writesAsIs();
+        return this.pipeline == null && this.profile.route.writesAsIs();
     }
 
     /**
@@ -1236,12 +1281,53 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
     }
 
     /**
-     * Hands the rest of the turn to the listener's handler executor.
+     * Hands the ownership and the rest of a turn to the handler executor: the executor's thread runs
+     * the whole turn, reads included, and lets the connection go. A refusal fails this connection only
+     * (counted, and told to the handler if it opened), and the turn goes on on the calling thread.
      * @param events the turn's events
-     * @return whether the executor took it (a refusal failed the connection)
+     * @param opening whether the turn opens the connection (passes the open inbound first)
+     * @return whether the executor took it; false without an executor
      */
-    boolean handOff(int events) {
-        return this.listener.handOff(this, events, false);
+    private boolean handOff(int events, boolean opening) {
+        Executor executor = this.profile.executor;
+        if (executor == null) {
+            return false;
+        }
+        handOver();
+        try {
+            executor.execute(() -> runHandedOff(events, opening));
+            return true;
+        }
+        catch (RejectedExecutionException ex) {
+            if (!takeOverHandedOff()) {
+                // A stop finished the connection meanwhile: nothing is left to do here.
+                return true;
+            }
+            this.profile.state.executorRefused(this, "closing the connection", ex);
+            failed(ex);
+            return false;
+        }
+    }
+
+    /** The turn handed off, on the executor's thread. */
+    private void runHandedOff(int events, boolean opening) {
+        if (!takeOverHandedOff()) {
+            // A stop finished the connection before this task ran.
+            return;
+        }
+        this.profile.lend((runner) -> {
+            boolean letGo = true;
+            try {
+                letGo = turnHandedOver(runner, events, opening);
+            }
+            catch (RuntimeException | LinkageError ex) {
+                // The runtime's own failure (handlers' are caught where they are called): still let go.
+                runtimeFailed(ex);
+            }
+            if (letGo) {
+                release(runner);
+            }
+        });
     }
 
     /** The input ended (the peer's FIN): passed inbound, through the stages, or to the handler. */
@@ -1250,12 +1336,12 @@ class TcpConnection extends SocketTurn implements Connection, TlsHost, ProxyHost
             this.pipeline.hangup();
         }
         else {
-            this.listener.call(Callback.HANGUP, this, null, null);
+            this.profile.route.call(Callback.HANGUP, this, null, null);
         }
     }
 
     /** Queued bytes were sent after the socket had no room: the handler hears it can write more. */
     void inboundWritable() {
-        this.listener.call(Callback.WRITABLE, this, null, null);
+        this.profile.route.call(Callback.WRITABLE, this, null, null);
     }
 }

@@ -37,7 +37,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     private final AtomicInteger inFlight = new AtomicInteger();
 
     UdpSocket(Listener listener, long handle) {
-        super(listener.home(), handle, listener.trigger(), true);
+        super(listener.profile.home(), handle, listener.profile.trigger, true);
         this.listener = listener;
     }
 
@@ -93,15 +93,15 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
-        Executor executor = this.listener.settings().handlerExecutor();
+        Executor executor = this.listener.profile.settings.handlerExecutor();
         if (executor != null && runner.isWorker()) {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
-            if (this.inFlight.incrementAndGet() > this.listener.settings().maxDatagramsInFlight()) {
+            if (this.inFlight.incrementAndGet() > this.listener.profile.settings.maxDatagramsInFlight()) {
                 this.inFlight.decrementAndGet();
-                this.listener.executorRefused("a datagram from " + from, "dropping it", new RejectedExecutionException(
-                        this.listener.settings().maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
+                this.listener.state.executorRefused("a datagram from " + from, "dropping it", new RejectedExecutionException(
+                        this.listener.profile.settings.maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
                 return;
             }
             try {
@@ -116,7 +116,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             }
             catch (RejectedExecutionException ex) {
                 this.inFlight.decrementAndGet();
-                this.listener.executorRefused("a datagram from " + from, "dropping it", ex);
+                this.listener.state.executorRefused("a datagram from " + from, "dropping it", ex);
             }
             return;
         }
@@ -129,15 +129,15 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
-            this.listener.settings().datagramHandler().onDatagram(this, datagram, sender);
+            this.listener.profile.settings.datagramHandler().onDatagram(this, datagram, sender);
         }
         catch (InvalidMessageException ex) {
             failed = true;
-            this.listener.frameRejected("a datagram from " + sender, "dropping", ex);
+            this.listener.state.frameRejected("a datagram from " + sender, "dropping", ex);
         }
         catch (Throwable ex) {
             failed = true;
-            this.listener.handlerFailed("a datagram from " + sender, "the listener goes on", ex);
+            this.listener.state.handlerFailed("a datagram from " + sender, "the listener goes on", ex);
         }
         observer.handled(timed ? System.nanoTime() - start : 0, failed);
     }
@@ -161,12 +161,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     @Override
     public boolean send(Object message, PeerAddress target) {
-        return send(this.listener.writeMessage(message), target);
+        return send(this.listener.profile.writeMessage(message), target);
     }
 
     @Override
     public <T> T readMessage(ByteBuffer datagram, Class<T> type) throws InvalidMessageException {
-        return this.listener.readMessage(datagram, type);
+        return this.listener.profile.readMessage(datagram, type);
     }
 
     @Override
@@ -176,7 +176,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     @Override
     public SocketAddress localAddress() {
-        return this.listener.boundAddress();
+        return this.listener.state.boundAddress();
     }
 
     @Override
@@ -188,7 +188,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     @Override
     protected void finish() {
         closeSocket();
-        this.listener.socketFinished(this);
+        this.listener.state.finished(this);
     }
 
     @Override

@@ -100,7 +100,7 @@ final class WritePath {
         if (this.connection.onItsOnlyWorker() && bundle(data)) {
             return;
         }
-        long limit = this.connection.listener.abortPendingWriteBytes();
+        long limit = this.connection.profile.abortPendingWriteBytes();
         if (limit > 0 && pendingBytes() + data.remaining() > limit) {
             // Not copied: the connection is aborted (the owner closes it), and what it queued dropped.
             long bytes = pendingBytes() + data.remaining();
@@ -111,7 +111,7 @@ final class WritePath {
         ByteBuffer copy = ByteBuffer.allocate(data.remaining()).put(data);
         copy.flip();
         PENDING_BYTES.getAndAdd(this, (long) copy.remaining());
-        if (pendingBytes() > this.connection.listener.maxPendingWriteBytes()) {
+        if (pendingBytes() > this.connection.profile.maxPendingWriteBytes()) {
             // Seen over the limit (isWritable false): onWritable is owed once it is all sent, socket blocked or not.
             this.drainOwed = true;
         }
@@ -155,7 +155,7 @@ final class WritePath {
         }
         long bundled = extras.bundledBytes + bytes;
         ConnectionExtras.BUNDLED_BYTES.setRelease(extras, bundled);
-        if (bundled + this.pendingBytes > this.connection.listener.maxPendingWriteBytes()) {
+        if (bundled + this.pendingBytes > this.connection.profile.maxPendingWriteBytes()) {
             this.drainOwed = true;
         }
         if (started) {
@@ -167,7 +167,7 @@ final class WritePath {
 
     /** @return whether the bytes waiting, queued or asked for by other threads, are within the limit; any thread */
     boolean isWritable() {
-        return pendingBytes() <= this.connection.listener.maxPendingWriteBytes();
+        return pendingBytes() <= this.connection.profile.maxPendingWriteBytes();
     }
 
     /**
@@ -365,7 +365,7 @@ final class WritePath {
      * @param data the bytes; consumed
      */
     void write(ByteBuffer data) {
-        if (!data.hasRemaining() && !this.connection.listener.frames()) {
+        if (!data.hasRemaining() && this.connection.profile.settings.framing() == null) {
             // Nothing to send; with framing an empty write is an empty frame, which has bytes.
             return;
         }
@@ -405,7 +405,7 @@ final class WritePath {
     private void dropLate(ByteBuffer data) {
         int bytes = data.remaining();
         data.position(data.limit());
-        this.connection.listener.writeAfterShutdown(this.connection, bytes);
+        this.connection.profile.state.writeAfterShutdown(this.connection, bytes);
     }
 
     /** Asks for a FIN once queued bytes are sent, from any thread. */
@@ -479,7 +479,7 @@ final class WritePath {
         }
         this.blocked = true;
         PENDING_BYTES.getAndAdd(this, queued);
-        long limit = this.connection.listener.abortPendingWriteBytes();
+        long limit = this.connection.profile.abortPendingWriteBytes();
         if (limit > 0 && pendingBytes() > limit) {
             // Reading paused long ago: writes that do not look at isWritable() would fill the heap.
             this.connection.failed(overLimit(pendingBytes(), limit));
@@ -630,7 +630,7 @@ final class WritePath {
         pending.noBuffers++;
         long pause = 1L << pending.noBuffers;
         pending.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-        if (this.connection.listener.schedule(this.connection::requestRun, pause)) {
+        if (this.connection.profile.schedule(this.connection::requestRun, pause)) {
             return true;
         }
         // No timer (an embedded connection), or it is gone with the server's stop: the retry comes at once.

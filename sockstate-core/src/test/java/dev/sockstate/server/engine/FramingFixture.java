@@ -58,7 +58,7 @@ public final class FramingFixture implements AutoCloseable {
         Listener listener = new Listener(settings, group, backend.sockets(), table, this.scheduler, new AtomicLong(),
                 ServerObserver.NONE,
                 ChangeRules.of(backend));
-        this.connection = new TcpConnection(listener, -1);
+        this.connection = new TcpConnection(listener.profile, -1);
     }
 
     /**
@@ -67,7 +67,7 @@ public final class FramingFixture implements AutoCloseable {
      * @param data the bytes, consumed
      */
     public void read(ByteBuffer data) {
-        this.connection.listener.toHandler(this.connection, data);
+        this.connection.handlerEnd(data);
     }
 
     /** @return the frames the handler got so far */
@@ -82,7 +82,7 @@ public final class FramingFixture implements AutoCloseable {
 
     /** @return whether the connection keeps an unfinished frame */
     public boolean keepsPartialFrame() {
-        return this.connection.framingPartial != null;
+        return this.connection.framingPartial() != null;
     }
 
     @Override

@@ -1,0 +1,130 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.proxy.ProxySupport;
+import dev.sockstate.server.engine.tls.TlsSupport;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The way between a socket and a handler that all the connections of one listener or one client
+ * share, built once: inbound, the socket end, the PROXY protocol's stage (if read), TLS's (if
+ * secured), the user's stages, the framing (if any), and the terminal, which calls the handler
+ * ({@link HandlerCalls}, with a client's {@link HandlerCalls.Replies} before it); outbound the mirror.
+ * The stages are each connection's own (a {@link Pipeline}, made as it opens); the framing and the
+ * terminal are shared, and keep what they keep for a connection in the connection. A route knows its
+ * connection as a {@link RouteHost} only. Without stages and framing, bytes go from the socket to the
+ * handler, and back, in a direct call.
+ */
+final class Route {
+
+    /** The terminal. */
+    private final HandlerCalls handler;
+
+    /** The framing, or {@code null} for raw reads. */
+    private final Framer framer;
+
+    /** What the connections' PROXY protocol stages share, or {@code null} without the protocol. */
+    private final ProxySupport proxy;
+
+    /** What the connections' TLS stages share, or {@code null} for plaintext. */
+    private final TlsSupport tls;
+
+    /** Makers of each connection's own stages, in inbound order (TLS's, if any, comes before them). */
+    private final List<Supplier<? extends Stage>> stageMakers;
+
+    /** Where a stage's failure is logged and counted. */
+    private final ListenerState reports;
+
+    /**
+     * @param handler the terminal
+     * @param framer the framing, {@code null} for none
+     * @param proxy the PROXY protocol's shared part, {@code null} for none
+     * @param tls TLS's shared part, {@code null} for plaintext
+     * @param stageMakers the makers of the user's stages
+     * @param reports where failures are logged and counted
+     */
+    Route(HandlerCalls handler, Framer framer, ProxySupport proxy, TlsSupport tls, List<Supplier<? extends Stage>> stageMakers,
+            ListenerState reports) {
+        this.handler = handler;
+        this.framer = framer;
+        this.proxy = proxy;
+        this.tls = tls;
+        this.stageMakers = stageMakers;
+        this.reports = reports;
+    }
+
+    /**
+     * @param connection a new connection
+     * @return its stages (the PROXY protocol's first, then TLS's, then the user's), {@code null} for a route without
+     * @throws RuntimeException what a stage maker threw
+     */
+    Pipeline newPipeline(RouteHost connection) {
+        return (this.proxy != null || this.tls != null || !this.stageMakers.isEmpty())
+                ? new Pipeline(connection, this.handler, this.reports, this.proxy, this.tls, this.stageMakers) : null;
+    }
+
+    /**
+     * Calls the handler, timed and guarded ({@link HandlerCalls}).
+     * @param callback which of its methods
+     * @param connection the connection, owned by the calling thread
+     * @param data the bytes, for {@link Callback#DATA}
+     * @param error the failure, for {@link Callback#ERROR}
+     */
+    void call(Callback callback, RouteHost connection, ByteBuffer data, Throwable error) {
+        this.handler.call(callback, connection, data, error);
+    }
+
+    /**
+     * @param connection the connection, owned by the calling thread
+     * @param data bytes that passed the stages: cut into frames for the handler, or handed to it as they are
+     */
+    void toHandler(RouteHost connection, ByteBuffer data) {
+        if (this.framer != null) {
+            this.framer.inbound(connection, data);
+        }
+        else {
+            this.handler.call(Callback.DATA, connection, data, null);
+        }
+    }
+
+    /**
+     * @param connection the connection, owned by the calling thread
+     * @param data bytes the handler's side wrote: framed if the route frames them, then towards the socket
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void fromHandler(RouteHost connection, ByteBuffer data, boolean owned) {
+        if (this.framer != null) {
+            this.framer.outbound(connection, data);
+        }
+        else {
+            connection.toSocket(data, owned);
+        }
+    }
+
+    /** @return whether what handlers write goes on as it is: no framing, or one that does not encode */
+    boolean writesAsIs() {
+        return this.framer == null || this.framer.writesAsIs();
+    }
+
+    /** @return the framed bytes a connection gathered and did not send yet; the owner */
+    int gatheredBytes(RouteHost connection) {
+        return (this.framer != null) ? this.framer.gatheredBytes(connection) : 0;
+    }
+
+    /** Hands the connection's handler the frames its framing held back while its queue was over its limit; the owner. */
+    void releaseHeldFrames(RouteHost connection) {
+        if (this.framer != null) {
+            this.framer.releaseHeld(connection);
+        }
+    }
+
+    /** The connection is finished: what the framing kept for it is dropped. */
+    void dropFraming(RouteHost connection) {
+        if (this.framer != null) {
+            this.framer.drop(connection);
+        }
+    }
+}

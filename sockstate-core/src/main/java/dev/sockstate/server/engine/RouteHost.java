@@ -1,0 +1,87 @@
+package dev.sockstate.server.engine;
+
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.engine.proxy.ProxyHost;
+import dev.sockstate.server.engine.tls.TlsHost;
+import java.nio.ByteBuffer;
+
+/**
+ * A connection as its {@link Route} sees it: what the stages, the framing and the handler calls ask
+ * of the connection they serve, and the two ends the route leads to. The route never names the
+ * connection's class; the connection implements this. Every method is its owner's (the thread in its
+ * turn), unless it says otherwise.
+ */
+interface RouteHost extends Connection, TlsHost, ProxyHost {
+
+    /** @param data bytes that passed the stages inbound: to the framing, or to the handler as they are */
+    void handlerEnd(ByteBuffer data);
+
+    /**
+     * @param data bytes that passed the stages outbound: to the write path, which sends or queues them
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void socketEnd(ByteBuffer data, boolean owned);
+
+    /**
+     * @param data bytes the handler's side sent, framed if the route frames them: through the stages, if any, to the socket
+     * @param owned whether the buffer is a copy the write queue may keep
+     */
+    void toSocket(ByteBuffer data, boolean owned);
+
+    /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
+    void failed(Throwable error);
+
+    /**
+     * The peer's bytes were refused (they do not frame, or do not read as the handler's message
+     * type): the handler's onError hears why, then the connection closes once its answer is sent.
+     */
+    void rejected(Exception why);
+
+    /** @param abort whether to abort (reset) rather than close once what is queued is sent; any thread */
+    void requestClose(boolean abort);
+
+    /** Asks for a turn of the connection's own, to run work that came from another thread; any thread. */
+    void requestTurn();
+
+    /** @return whether the connection is aborted or being aborted; any thread */
+    boolean isAborting();
+
+    /** @return whether a close was asked for; any thread */
+    boolean isClosing();
+
+    /** @return whether the close is a graceful stop's, which answers what arrived first; any thread */
+    boolean isDraining();
+
+    /** @return whether the calling thread owns the connection now; any thread */
+    boolean isOwnedByCurrentThread();
+
+    /** @return whether its reads pause while its own queue is over its limit and is so now */
+    boolean pausesForOwnWrites();
+
+    // What the framing keeps for the connection, held in the connection so that it keeps no object of
+    // its own for it (the Framer alone touches it).
+
+    /** @return the unfinished frame kept across reads, or the rest of a read held back; {@code null} when none */
+    ByteBuffer framingPartial();
+
+    /** @param partial see {@link #framingPartial()} */
+    void framingPartial(ByteBuffer partial);
+
+    /** @return what {@link #framingPartial()} holds (the Framer's constants) */
+    byte framingKept();
+
+    /** @param kept see {@link #framingKept()} */
+    void framingKept(byte kept);
+
+    /** @return whether one read's frames are being handed out, so that their replies are gathered */
+    boolean framingGathers();
+
+    /** @param gathers see {@link #framingGathers()} */
+    void framingGathers(boolean gathers);
+
+    /** @return the replies gathered while a read's frames are handed out (a buffer lent for that time), or {@code null} */
+    ByteBuffer framingReplies();
+
+    /** @param replies see {@link #framingReplies()} */
+    void framingReplies(ByteBuffer replies);
+}
