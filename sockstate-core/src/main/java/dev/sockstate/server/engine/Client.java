@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
@@ -17,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 
 /**
@@ -25,7 +27,7 @@ import java.util.function.BiFunction;
  * same framing, messages, handler calls and executor as a listener's), and the requests sent on them.
  * A connection that fails or closes is connected again after the backoff; its owed requests fail.
  */
-final class Client implements SocketClient {
+final class Client implements SocketClient, Connector.Pool {
 
     private static final System.Logger logger = System.getLogger(Client.class.getName());
 
@@ -37,12 +39,15 @@ final class Client implements SocketClient {
     private final Listener side;
 
     /** Its seam on its route, and the key its requests' times are summed under in a run of frames. */
-    final LinkReplies replies = new LinkReplies();
+    private final LinkReplies replies = new LinkReplies();
+
+    /** What its requests share: its names, its request timeout, its meters. */
+    private final RequestTerms terms;
 
     private final Connector connector;
 
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
-    private final AtomicReferenceArray<TcpConnection> pool;
+    private final AtomicReferenceArray<ClientConnection> pool;
 
     /**
      * Counts the choices of a connection made off the workers, to take the pool's connections in turn;
@@ -73,15 +78,19 @@ final class Client implements SocketClient {
     /**
      * @param settings the client's settings
      * @param makeSide makes its connection side of the listener settings given
-     * @param connector makes its connector for that side
+     * @param sockets the backend's sockets
+     * @param connectThread where its connector resolves names and opens sockets
      */
-    Client(ClientSettings settings, BiFunction<ListenerSettings, Listener.ClientPart, Listener> makeSide,
-            BiFunction<Client, Listener, Connector> connector) {
+    Client(ClientSettings settings, BiFunction<ListenerSettings, Listener.ClientPart, Listener> makeSide, NativeSockets sockets,
+            Executor connectThread) {
         this.settings = settings;
         this.pool = new AtomicReferenceArray<>(settings.poolSize());
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
-        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart(this::pendingRequests, settings.tls(), this.replies));
-        this.connector = connector.apply(this, this.side);
+        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart("Client '" + settings.name() + "'",
+                this::pendingRequests, settings.tls(), this.replies));
+        this.terms = new RequestTerms(settings.name(), this.side.label(), settings.requestTimeout(), this.side.profile.observer,
+                this.replies, this.failures);
+        this.connector = new Connector(this, settings, this.terms, this.side, sockets, connectThread);
     }
 
     /** A client without a handler of its own drops the frames no request is owed. */
@@ -125,9 +134,9 @@ final class Client implements SocketClient {
     private void expireRequests() {
         try {
             for (int i = 0; i < this.pool.length(); i++) {
-                TcpConnection connection = this.pool.get(i);
+                ClientConnection connection = this.pool.get(i);
                 if (connection != null) {
-                    connection.link().askExpiry(connection);
+                    connection.link.askExpiry(connection);
                 }
             }
         }
@@ -138,41 +147,14 @@ final class Client implements SocketClient {
         }
     }
 
-    /** @return the request timeout, in nanoseconds */
-    long requestTimeoutNanos() {
-        return this.settings.requestTimeout().toNanos();
-    }
-
-    /** @return whether requests have a timeout: only then is the time their bytes left taken */
-    boolean timesRequests() {
-        return this.settings.requestTimeout() != null;
-    }
-
-    /** @return the exception of a request that had no reply from the target within the timeout */
-    ClientException timedOut(ClientLink link) {
-        return new ClientException(name(), label() + ": no reply from " + AddressText.of(link.target) + " within the request timeout of "
-                + this.settings.requestTimeout().toMillis() + " ms", null);
-    }
-
-    /**
-     * @param heldMillis how long the connection's worker has not taken its turn
-     * @return the exception of a request ended at its timeout while the worker that reads its
-     * connection's replies was held: no reply was read, which blames no backend
-     */
-    ClientException heldUp(ClientLink link, long heldMillis) {
-        return new ClientException(name(), label() + ": no reply read within the request timeout of "
-                + this.settings.requestTimeout().toMillis() + " ms: the worker that reads the replies from " + AddressText.of(link.target)
-                + " has not taken its turn for " + heldMillis + " ms (a handler holds it: one that blocks needs a handler-executor)", null);
-    }
-
     /** The server stops: nothing is connected again from now on. */
     void stopping() {
         this.connects = false;
         this.side.stopping();
     }
 
-    /** @return whether connects may begin */
-    boolean connects() {
+    @Override
+    public boolean connects() {
         return this.connects;
     }
 
@@ -185,8 +167,8 @@ final class Client implements SocketClient {
         return this.side;
     }
 
-    /** @param outcome how a connect ended: counted */
-    void connectEnded(String outcome) {
+    @Override
+    public void connectEnded(String outcome) {
         this.side.profile.observer.connect(outcome);
     }
 
@@ -201,7 +183,7 @@ final class Client implements SocketClient {
 
     @Override
     public void send(Object message) {
-        TcpConnection connection = next(true);
+        ClientConnection connection = next(true);
         if (!uses(SENDS)) {
             throw refusal(SENDS);
         }
@@ -239,8 +221,8 @@ final class Client implements SocketClient {
 
     @Override
     public CompletableFuture<ByteBuffer> request(Object message) {
-        ClientRequest.Awaited request = new ClientRequest.Awaited(this);
-        TcpConnection connection = send(message, request);
+        ClientRequest.Awaited request = new ClientRequest.Awaited(this.terms);
+        ClientConnection connection = send(message, request);
         if (connection != null) {
             // The workers of its connection's port read the reply: they may not wait for it.
             request.reply.completedOn(connection.port);
@@ -251,7 +233,7 @@ final class Client implements SocketClient {
     @Override
     public void request(Object message, ReplyHandler handler) {
         Objects.requireNonNull(handler, "handler");
-        send(message, new ClientRequest.Handed(this, handler));
+        send(message, new ClientRequest.Handed(this.terms, handler));
     }
 
     /**
@@ -259,17 +241,17 @@ final class Client implements SocketClient {
      * accepted connection's handler on a worker, it is awaited by that connection.
      * @return the connection it went out on; {@code null} when it ended, failed, before
      */
-    private TcpConnection send(Object message, ClientRequest request) {
+    private ClientConnection send(Object message, ClientRequest request) {
         if (this.settings.framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
         if (!mayUse(REQUESTS)) {
             throw refusal(REQUESTS);
         }
-        if (Worker.handling() instanceof TcpConnection accepted) {
+        if (Worker.handling() instanceof ReplyAwaiter accepted) {
             request.awaitedBy(accepted);
         }
-        TcpConnection connection;
+        ClientConnection connection;
         try {
             connection = next(true);
         }
@@ -283,8 +265,8 @@ final class Client implements SocketClient {
             return null;
         }
         try {
-            if (!connection.link().send(connection, request, message)) {
-                request.failed(closedBeforeSent(connection));
+            if (!connection.link.send(connection, request, message)) {
+                request.failed(this.terms.closedBeforeSent(connection.link.target, connection.failure()));
                 return null;
             }
         }
@@ -293,17 +275,6 @@ final class Client implements SocketClient {
             return null;
         }
         return connection;
-    }
-
-    /** @return the failure of a request whose connection ended before it was sent */
-    ClientException closedBeforeSent(TcpConnection connection) {
-        return new ClientException(name(), label() + ": the connection to " + AddressText.of(connection.link().target)
-                + " closed before the request was sent", connection.failure());
-    }
-
-    /** A reply handler threw: logged (at most so often), the connection goes on. */
-    void handlerFailed(String when, Throwable failure) {
-        this.failures.warn(label() + ": a reply handler failed " + when + ": " + failure, failure);
     }
 
     @Override
@@ -327,7 +298,7 @@ final class Client implements SocketClient {
     public List<Connection> connections() {
         List<Connection> open = new ArrayList<>();
         for (int i = 0; i < this.pool.length(); i++) {
-            TcpConnection connection = this.pool.get(i);
+            ClientConnection connection = this.pool.get(i);
             if (connection != null && connection.isOpen()) {
                 open.add(connection);
             }
@@ -345,7 +316,7 @@ final class Client implements SocketClient {
      * one its port serves when there is one, so that the write, and the reply's handling, stay on this
      * thread (a proxy's accepted connection and its requests' connection are served by the same worker)
      */
-    private TcpConnection next() {
+    private ClientConnection next() {
         return next(false);
     }
 
@@ -356,7 +327,7 @@ final class Client implements SocketClient {
      * @return an open connection of the pool, chosen as {@link #next()} chooses, with room if asked
      * @throws ClientException when none is open, or none of those open has room
      */
-    private TcpConnection next(boolean withRoom) {
+    private ClientConnection next(boolean withRoom) {
         int slots = this.pool.length();
         if (slots == 0) {
             throw new ClientException(name(), label() + " keeps no connections (its pool size is 0): ask for one with open()", null);
@@ -370,10 +341,10 @@ final class Client implements SocketClient {
             int turn = (here != null) ? Worker.nextTurn() : (this.nextSlot++ & Integer.MAX_VALUE);
             slot = turn % slots;
         }
-        TcpConnection elsewhere = null;
-        TcpConnection full = null;
+        ClientConnection elsewhere = null;
+        ClientConnection full = null;
         for (int i = 0; i < slots; i++, slot = (slot + 1 < slots) ? slot + 1 : 0) {
-            TcpConnection connection = this.pool.get(slot);
+            ClientConnection connection = this.pool.get(slot);
             if (connection != null && connection.isOpen()) {
                 if (withRoom && !hasRoom(connection)) {
                     full = connection;
@@ -394,7 +365,7 @@ final class Client implements SocketClient {
             throw new ClientException(name(), label() + ": no connection of its pool has room for another request (each owes "
                     + this.settings.maxPendingRequests() + " replies, its max-pending-requests, or holds more than its"
                     + " max-pending-write-bytes of " + this.settings.maxPendingWriteBytes() + " bytes unsent): "
-                    + AddressText.of(full.link().target) + " does not keep up, and the request fails now rather than wait in memory", null);
+                    + AddressText.of(full.link.target) + " does not keep up, and the request fails now rather than wait in memory", null);
         }
         ClientException cause = this.lastFailure;
         throw new ClientException(name(), label() + " has no open connection" + ((cause != null) ? ": " + cause.getMessage() : ""
@@ -402,25 +373,25 @@ final class Client implements SocketClient {
     }
 
     /** @return whether a connection may take one more request: it owes fewer than the most, and the backend reads what it sent */
-    private boolean hasRoom(TcpConnection connection) {
-        ClientLink link = connection.link();
+    private boolean hasRoom(ClientConnection connection) {
+        ClientLink link = connection.link;
         return link.owed() < this.settings.maxPendingRequests()
                 && connection.pendingWriteBytes() + link.handedBytes() <= this.settings.maxPendingWriteBytes();
     }
 
-    /** A slot's connection opened: chosen from now on, and the backoff starts again. */
-    void slotOpen(int slot, TcpConnection connection) {
+    @Override
+    public void slotOpen(int slot, ClientConnection connection) {
         this.pool.set(slot, connection);
         this.lastFailure = null;
     }
 
-    /** @param failure why a slot's round of connects failed, named from now on to whoever sends */
-    void named(ClientException failure) {
+    @Override
+    public void named(ClientException failure) {
         this.lastFailure = failure;
     }
 
-    /** A slot's round of connects failed: it tries again after the backoff, unless the server stops. */
-    void slotFailed(int slot, int failuresInARow, ClientException failure) {
+    @Override
+    public void slotFailed(int slot, int failuresInARow, ClientException failure) {
         this.lastFailure = failure;
         if (!this.connects) {
             return;
@@ -430,23 +401,20 @@ final class Client implements SocketClient {
         this.connector.connectSlot(slot, failuresInARow, delay);
     }
 
-    /** A slot stays without a connection: the server stops. */
-    void slotIdle(int slot) {
+    @Override
+    public void slotIdle(int slot) {
         this.pool.set(slot, null);
     }
 
-    /**
-     * An open connection ended: its owed requests fail, and a pool slot's is connected again.
-     * @param failure why it failed, {@code null} for a close
-     */
-    void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure) {
+    @Override
+    public void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure) {
         String why = label() + ": the connection to " + AddressText.of(link.target) + ((failure != null) ? " failed" : " closed")
                 + " before the reply" + ((failure != null) ? " (" + failure.getMessage() + ")" : "");
-        link.end(name(), why, failure);
+        link.end(why, failure);
         if (slot < 0) {
             return;
         }
-        this.pool.compareAndSet(slot, connection, null);
+        this.pool.compareAndSet(slot, (ClientConnection) connection, null);
         if (!this.connects) {
             return;
         }
@@ -454,7 +422,7 @@ final class Client implements SocketClient {
         // closes: a balancer with no healthy upstream, a server at its connection limit) is one more failure
         // in a row, so the waits grow as for connects refused, and what it logs is bounded as theirs is.
         boolean stable = System.nanoTime() - link.openedAt >= STABLE_NANOS;
-        int failuresInARow = stable ? 1 : Math.max(2, link.attempt.failuresBefore() + 1);
+        int failuresInARow = stable ? 1 : Math.max(2, link.opener.failuresBefore() + 1);
         long delay = this.connector.backoffMillis(failuresInARow);
         String message = label() + ": the connection to " + AddressText.of(link.target)
                 + ((failure != null) ? " failed (" + failure.getMessage() + ")" : " closed") + (stable ? "" : " as it opened")
@@ -468,18 +436,13 @@ final class Client implements SocketClient {
         this.connector.connectSlot(slot, failuresInARow, delay);
     }
 
-    /** A request ended: counted and timed. */
-    void requestEnded(String outcome, long nanos) {
-        this.side.profile.observer.request(outcome, nanos);
-    }
-
     /** @return the requests sent on the pool's connections and not answered yet, when a gauge is read */
     int pendingRequests() {
         int owed = 0;
         for (int i = 0; i < this.pool.length(); i++) {
-            TcpConnection connection = this.pool.get(i);
+            ClientConnection connection = this.pool.get(i);
             if (connection != null) {
-                owed += connection.link().owed();
+                owed += connection.link.owed();
             }
         }
         return owed;
@@ -499,13 +462,13 @@ final class Client implements SocketClient {
 
         @Override
         public boolean reply(RouteHost connection, ByteBuffer frame) {
-            return ((TcpConnection) connection).link().reply(frame);
+            return ((ClientConnection) connection).link.reply(frame);
         }
 
         @Override
         public void opening(RouteHost connection) {
-            TcpConnection opened = (TcpConnection) connection;
-            opened.link().opening(opened);
+            ClientConnection opened = (ClientConnection) connection;
+            opened.link.opening(opened);
         }
     }
 }

@@ -11,16 +11,59 @@ import java.nio.ByteBuffer;
  * A client's connection: a {@link TcpConnection} that begins with its connect under way. The thread
  * that opened the socket lets it go, armed; its first turn ends the connect
  * ({@link #connected}): open from then on as an accepted connection is, or closed with the error
- * named. Its tie to its client (its requests, its place in the pool) is its {@link ClientLink}.
+ * named. Its tie to its client (its requests owed replies, its place in the pool) is its
+ * {@link ClientLink}, which its turn gives the work handed to it (requests to write, a timeout to
+ * check), the end of its reads (the requests' times) and its end (the requests still owed fail). It
+ * never pauses reading for its own queue: its reads are the backend's answers, which the backend stops
+ * sending if they are not read (both would wait for each other), and which its handler pauses itself
+ * when they go elsewhere ({@link #pauseReading()}).
  */
 final class ClientConnection extends TcpConnection {
+
+    /** Its tie to its client. */
+    final ClientLink link;
 
     /** Whether the connect is under way; the owner. */
     private boolean connecting = true;
 
     /** @param link its tie to its client, whose connect is under way */
     ClientConnection(ConnectionProfile profile, SocketHome home, long handle, ClientLink link) {
-        super(profile, home, handle, link);
+        super(profile, home, handle);
+        this.link = link;
+    }
+
+    @Override
+    public boolean pausesForOwnWrites() {
+        return false;
+    }
+
+    @Override
+    boolean owesReplies() {
+        return this.link.owed() > 0;
+    }
+
+    @Override
+    boolean hasTurnWork() {
+        return this.link.hasWork() || super.hasTurnWork();
+    }
+
+    @Override
+    void runTurnWork() {
+        if (this.link.hasWork()) {
+            this.link.work(this);
+        }
+        super.runTurnWork();
+    }
+
+    @Override
+    void turnEnds() {
+        this.link.turnEnds(this);
+    }
+
+    @Override
+    protected void finish() {
+        this.link.finished(this);
+        super.finish();
     }
 
     @Override
@@ -42,7 +85,7 @@ final class ClientConnection extends TcpConnection {
             return true;
         }
         this.connecting = false;
-        if (!link().claimConnected()) {
+        if (!this.link.claimConnected()) {
             // The connect timed out first: the timer asked for the close, with its reason.
             requestClose(true);
             return true;
@@ -68,11 +111,11 @@ final class ClientConnection extends TcpConnection {
 
     @Override
     public String connectedHost() {
-        return link().host;
+        return this.link.host;
     }
 
     @Override
     public int connectedPort() {
-        return link().target.getPort();
+        return this.link.target.getPort();
     }
 }

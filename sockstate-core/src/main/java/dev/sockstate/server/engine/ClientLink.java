@@ -33,6 +33,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ClientLink {
 
+    /** What opened the connection (its client's connector, for a pool slot or a connection of its own): hears how it went. */
+    interface Opener {
+
+        /** The connect succeeded; the connection's owner, before its handler hears of the open. */
+        void connected(ClientLink link, TcpConnection connection);
+
+        /** The connection is finished: before it opened (the connect failed), or after; why it failed, {@code null} for a close. */
+        void finished(ClientLink link, TcpConnection connection, Throwable failure);
+
+        /** @return the failures in a row before the attempt that opened it: 0 after a connection that stayed open */
+        int failuresBefore();
+    }
+
     private static final int CONNECTING = 0;
 
     private static final int CONNECTED = 1;
@@ -41,8 +54,11 @@ final class ClientLink {
 
     private static final int FAILED = 3;
 
-    /** The attempt it was opened by: its client, its pool slot (or its own future), its address. */
-    final Connector.Attempt attempt;
+    /** What opened it: its pool slot (or its own future), the failures before. */
+    final Opener opener;
+
+    /** What its client's requests share: names, timeout, meters. */
+    private final RequestTerms terms;
 
     /** The address connected to, resolved. */
     final InetSocketAddress target;
@@ -109,8 +125,9 @@ final class ClientLink {
         }
     }
 
-    ClientLink(Connector.Attempt attempt, InetSocketAddress target, String host) {
-        this.attempt = attempt;
+    ClientLink(Opener opener, RequestTerms terms, InetSocketAddress target, String host) {
+        this.opener = opener;
+        this.terms = terms;
         this.target = target;
         this.host = host;
     }
@@ -137,14 +154,14 @@ final class ClientLink {
     void opening(TcpConnection connection) {
         if (this.outcome.compareAndSet(CONNECTED, OPEN)) {
             this.openedAt = System.nanoTime();
-            this.attempt.connected(this, connection);
+            this.opener.connected(this, connection);
         }
     }
 
     /** The connection is finished; its owner. Owed requests fail, and its client learns of it. */
     void finished(TcpConnection connection) {
         Throwable failure = connection.failure();
-        this.attempt.finished(this, connection, failure);
+        this.opener.finished(this, connection, failure);
     }
 
     /**
@@ -239,7 +256,7 @@ final class ClientLink {
     private void stampWritten(ClientRequest upTo) {
         ClientRequest from = (this.firstUnwritten != null) ? this.firstUnwritten : upTo;
         this.firstUnwritten = null;
-        if (from == null || !this.attempt.client().timesRequests()) {
+        if (from == null || !this.terms.timesRequests()) {
             return;
         }
         long now = System.nanoTime();
@@ -271,10 +288,9 @@ final class ClientLink {
         }
         if (this.expiryAsked) {
             this.expiryAsked = false;
-            Client client = this.attempt.client();
-            if (expire(System.nanoTime(), client.requestTimeoutNanos(), client)) {
+            if (expire(System.nanoTime(), this.terms.timeoutNanos())) {
                 // The replies that still come could no longer be told apart: the connection starts again.
-                connection.closeFailed(client.timedOut(this));
+                connection.closeFailed(this.terms.timedOut(this.target));
             }
         }
     }
@@ -289,7 +305,7 @@ final class ClientLink {
                 request.carried = null;
                 HANDED_WAITING.getAndAdd(this, -((1L << 40) | encoded.remaining()));
                 if (this.ended) {
-                    request.failed(request.client.closedBeforeSent(connection));
+                    request.failed(this.terms.closedBeforeSent(this.target, connection.failure()));
                     continue;
                 }
                 add(request);
@@ -302,7 +318,7 @@ final class ClientLink {
             for (Handoff<ClientRequest> rest = (node != null) ? node.next : null; rest != null; rest = rest.next) {
                 HANDED_WAITING.getAndAdd(this, -((1L << 40) | rest.item.carried.remaining()));
                 rest.item.carried = null;
-                rest.item.failed(rest.item.client.closedBeforeSent(connection));
+                rest.item.failed(this.terms.closedBeforeSent(this.target, connection.failure()));
             }
         }
     }
@@ -320,8 +336,7 @@ final class ClientLink {
         }
         long now = System.nanoTime();
         if (this.expiryAsked) {
-            Client client = this.attempt.client();
-            long timeout = client.requestTimeoutNanos();
+            long timeout = this.terms.timeoutNanos();
             for (ClientRequest request = (ClientRequest) OLDEST.getAcquire(this); request != null; request = request.nextOwed()) {
                 long written = request.written();
                 if (written == 0 || now - written < timeout) {
@@ -329,7 +344,7 @@ final class ClientLink {
                     break;
                 }
                 if (request.claim()) {
-                    request.timedOut(client.heldUp(this, TimeUnit.NANOSECONDS.toMillis(now - this.expiryAskedAt)));
+                    request.timedOut(this.terms.heldUp(this.target, TimeUnit.NANOSECONDS.toMillis(now - this.expiryAskedAt)));
                 }
             }
             return;
@@ -370,7 +385,7 @@ final class ClientLink {
      * that came read. Each stays owed its reply, which, coming late, completes nothing.
      * @return whether any timed out now
      */
-    boolean expire(long now, long timeoutNanos, Client client) {
+    boolean expire(long now, long timeoutNanos) {
         boolean any = false;
         for (ClientRequest request = this.oldest; request != null; request = request.nextOwed()) {
             long written = request.written();
@@ -378,7 +393,7 @@ final class ClientLink {
                 break;
             }
             if (request.claim()) {
-                request.timedOut(client.timedOut(this));
+                request.timedOut(this.terms.timedOut(this.target));
                 any = true;
             }
         }
@@ -395,7 +410,7 @@ final class ClientLink {
      * not owed yet, and any handed over from now on is refused; the owner as it finishes the connection (or a
      * stop, once the port's workers are gone).
      */
-    void end(String client, String why, Throwable cause) {
+    void end(String why, Throwable cause) {
         this.ended = true;
         ArrayDeque<ClientRequest> left = new ArrayDeque<>();
         for (ClientRequest request = this.oldest; request != null; request = request.nextOwed()) {
@@ -417,7 +432,7 @@ final class ClientLink {
             }
         }
         for (ClientRequest request : left) {
-            request.failed(new ClientException(client, why, cause));
+            request.failed(new ClientException(this.terms.client, why, cause));
         }
     }
 }

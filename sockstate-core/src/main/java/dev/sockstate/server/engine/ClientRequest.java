@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ReplyHandler;
-import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.engine.turn.RunClock;
 import dev.sockstate.server.engine.turn.Worker;
 import java.lang.invoke.MethodHandles;
@@ -36,7 +35,8 @@ abstract class ClientRequest {
         }
     }
 
-    final Client client;
+    /** What the requests of its client share: the names their failures give, the timeout, the meters. */
+    final RequestTerms terms;
 
     /**
      * When it was made, {@link System#nanoTime()}, where its time in the meters starts: made by a
@@ -71,14 +71,14 @@ abstract class ClientRequest {
     Throwable carriedFailure;
 
     /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
-    private TcpConnection awaitedBy;
+    private ReplyAwaiter awaitedBy;
 
-    ClientRequest(Client client) {
-        this.client = client;
+    ClientRequest(RequestTerms terms) {
+        this.terms = terms;
     }
 
     /** @param connection the accepted connection whose handler makes the request, before it is sent */
-    final void awaitedBy(TcpConnection connection) {
+    final void awaitedBy(ReplyAwaiter connection) {
         this.awaitedBy = connection;
         connection.replyAwaited();
     }
@@ -161,7 +161,7 @@ abstract class ClientRequest {
     }
 
     /** @return the accepted connection whose handler made it on a worker, which awaits its end; or {@code null} */
-    final TcpConnection awaitedBy() {
+    final ReplyAwaiter awaitedBy() {
         return this.awaitedBy;
     }
 
@@ -172,8 +172,8 @@ abstract class ClientRequest {
      */
     private void ended(String outcome) {
         long nanos = RunClock.clock() - this.made;
-        if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.client.replies, nanos)) {
-            this.client.requestEnded(outcome, nanos);
+        if (!(this instanceof Handed) || !outcome.equals("success") || !RunClock.sumsRequest(this.terms.runKey, nanos)) {
+            this.terms.requestEnded(outcome, nanos);
         }
     }
 
@@ -193,9 +193,9 @@ abstract class ClientRequest {
 
         final WorkerFuture<ByteBuffer> reply;
 
-        Awaited(Client client) {
-            super(client);
-            this.reply = new WorkerFuture<>(client, "a request's reply");
+        Awaited(RequestTerms terms) {
+            super(terms);
+            this.reply = new WorkerFuture<>(terms, "a request's reply");
         }
 
         @Override
@@ -215,71 +215,31 @@ abstract class ClientRequest {
      * are, never beside them: at once when it comes on the thread that alone runs that connection's
      * turns, else (another worker's, a timer's) copied and handed over to the connection's next turn.
      */
-    static final class Handed extends ClientRequest {
+    static final class Handed extends ClientRequest implements Runnable {
 
         private final ReplyHandler handler;
 
-        Handed(Client client, ReplyHandler handler) {
-            super(client);
+        Handed(RequestTerms terms, ReplyHandler handler) {
+            super(terms);
             this.handler = handler;
         }
 
         @Override
         void outcome(ByteBuffer reply, Throwable failure) {
-            TcpConnection by = awaitedBy();
-            if (by == null || by.callsHere() && !ended(by)) {
+            ReplyAwaiter by = awaitedBy();
+            if (by == null || by.callsHere() && !by.lastCallsBegan()) {
                 inCallsOf(by, reply, failure);
                 return;
             }
+            // Another thread's (a worker's of another port, a timer's): carried to the connection's turn.
             this.carried = (reply != null) ? copyOf(reply) : null;
             this.carriedFailure = failure;
-            ConnectionExtras extras = by.extras();
-            if (Handoff.pushUnlessClosed(ConnectionExtras.REPLIES, extras, this)) {
-                by.requestRun();
-                return;
-            }
-            // The connection ended: handed on here, under the lock of its last calls, so not beside them nor another such.
-            synchronized (extras.lastCalls) {
-                handOnHere();
-            }
-        }
-
-        /**
-         * @return whether the connection's last calls began (a stop may run them on its own thread while
-         * the connection's worker, outliving the stop, still hands outcomes on)
-         */
-        private static boolean ended(TcpConnection by) {
-            ConnectionExtras extras = by.extrasIfMade();
-            return extras != null && Handoff.isClosed(ConnectionExtras.REPLIES, extras);
-        }
-
-        /** @return whether outcomes handed over to the connection wait for its turn; any thread */
-        static boolean waiting(ConnectionExtras extras) {
-            return Handoff.waitsOpen(ConnectionExtras.REPLIES, extras);
-        }
-
-        /** Hands on the outcomes handed over to the connection, oldest first; its owner, in its turn. */
-        static void handOnWaiting(ConnectionExtras extras) {
-            handOnAll(Handoff.takeAllOpen(ConnectionExtras.REPLIES, extras));
-        }
-
-        /**
-         * Hands on the outcomes handed over to the connection that wait still, and refuses any from now
-         * on (handed on where they come instead); as the connection ends, under the lock of its last calls.
-         */
-        static void handOnLast(ConnectionExtras extras) {
-            handOnAll(Handoff.close(ConnectionExtras.REPLIES, extras));
-        }
-
-        /** Hands on the outcomes taken, oldest first (a reply handler's failure is logged, and the next goes on). */
-        private static void handOnAll(Handoff<ClientRequest> node) {
-            for (; node != null; node = node.next) {
-                ((Handed) node.item).handOnHere();
-            }
+            by.handToTurn(this);
         }
 
         /** Hands on the outcome handed over; the connection that awaits it, in its turn (or as it ends). */
-        private void handOnHere() {
+        @Override
+        public void run() {
             ByteBuffer reply = this.carried;
             Throwable failure = this.carriedFailure;
             this.carried = null;
@@ -288,7 +248,7 @@ abstract class ClientRequest {
         }
 
         /** Hands the outcome on as a call of the connection's: requests its handler makes now are tied to it too. */
-        private void inCallsOf(TcpConnection by, ByteBuffer reply, Throwable failure) {
+        private void inCallsOf(ReplyAwaiter by, ByteBuffer reply, Throwable failure) {
             Object outer = Worker.handling(by);
             try {
                 handOn(reply, failure);
@@ -317,7 +277,7 @@ abstract class ClientRequest {
                 throw ex;
             }
             catch (RuntimeException | Error ex) {
-                this.client.handlerFailed((failure == null) ? "on its reply" : "on its request's failure (" + failure + ")", ex);
+                this.terms.handlerFailed((failure == null) ? "on its reply" : "on its request's failure (" + failure + ")", ex);
             }
         }
     }

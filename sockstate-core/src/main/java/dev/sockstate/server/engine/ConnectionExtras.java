@@ -14,19 +14,16 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import javax.net.ssl.SSLSession;
 
 /**
- * What a TCP connection keeps that a plain idle connection never needs: its client, what a handler
+ * What a TCP connection keeps that a plain idle connection never needs: what a handler
  * asked of it (attributes, its addresses), what TLS, the PROXY protocol and a Unix domain socket
- * found out, why it failed, the replies it awaits, the buffer its writes gather in while its
- * owner takes other threads' requests, and its worker's bundle of writes. Made on first use ({@link TcpConnection#extras()}), or with a client's connection,
- * and published by the compare-and-set that stores it, so an idle connection of a plain listener
+ * found out, why it failed, the replies it awaits and the tasks handed to its turn, the buffer its
+ * writes gather in while its owner takes other threads' requests, and its worker's bundle of writes.
+ * Made on first use by the connection, and published by the compare-and-set that stores it, so an idle connection of a plain listener
  * holds none (its heap per idle connection stays at most 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
  * the connection.
  */
 final class ConnectionExtras {
-
-    /** A client's connection's tie to its client (its requests, its place in the pool); {@code null} when accepted. */
-    final ClientLink link;
 
     /** The handler's attributes, made on the first {@code attributes()}, from any thread, while holding this. */
     volatile Map<String, Object> attributes;
@@ -80,19 +77,19 @@ final class ConnectionExtras {
 
     /**
      * The same count, for the requests made and ended on the connection's only worker
-     * ({@link TcpConnection#onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
+     * (the connection's {@code onItsOnlyWorker()}), which alone changes it ({@link #AWAITED_HERE}):
      * no atomic instruction a request; the replies awaited are the two added up.
      */
     private volatile int awaitedHere;
 
     /**
-     * Requests an accepted connection's handler made whose outcome came on another thread: handed over,
-     * newest first, so that their reply handlers run in the connection's turn, never beside its handler
-     * calls ({@link ClientRequest.Handed}); closed ({@link Handoff#close}) as the connection's last
+     * Tasks other threads handed to the connection's turn, newest first: the outcomes of requests its
+     * handler made that came on another thread, so that their reply handlers run in the connection's
+     * turn, never beside its handler calls; closed ({@link Handoff#close}) as the connection's last
      * calls begin, once it ended.
      */
     @SuppressWarnings("unused")
-    volatile Handoff<ClientRequest> replies;
+    private volatile Handoff<Runnable> tasks;
 
     /**
      * Held through the connection's last calls (the outcomes that waited, then onClose) and by each
@@ -102,8 +99,8 @@ final class ConnectionExtras {
      */
     final Object lastCalls = new Object();
 
-    /** {@link #replies}' head. */
-    static final VarHandle REPLIES;
+    /** {@link #tasks}' head. */
+    private static final VarHandle TASKS;
 
     /** {@link #bundledBytes}, set with release semantics: no fence for a count that only its worker changes. */
     static final VarHandle BUNDLED_BYTES;
@@ -119,16 +116,11 @@ final class ConnectionExtras {
         try {
             BUNDLED_BYTES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "bundledBytes", long.class);
             AWAITED_HERE = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "awaitedHere", int.class);
-            REPLIES = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "replies", Handoff.class);
+            TASKS = MethodHandles.lookup().findVarHandle(ConnectionExtras.class, "tasks", Handoff.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
-    }
-
-    /** @param link a client's connection's tie to its client; {@code null} for an accepted connection */
-    ConnectionExtras(ClientLink link) {
-        this.link = link;
     }
 
     /** @return whether replies to the requests the connection's handler made are still to come; any thread */
@@ -169,18 +161,40 @@ final class ConnectionExtras {
         return this.awaitedHere + this.awaitedReplies;
     }
 
-    /** @return whether the owner has client work: a client's requests handed over or a timeout to check, or outcomes handed over; any thread */
-    boolean hasClientWork() {
-        return this.link != null && this.link.hasWork() || ClientRequest.Handed.waiting(this);
+    /**
+     * Hands a task to the connection's turn; any thread.
+     * @return false once the connection's last calls began: the task was not taken
+     */
+    boolean handToTurn(Runnable task) {
+        return Handoff.pushUnlessClosed(TASKS, this, task);
     }
 
-    /** Does the client work there is, in the connection's turn; the owner. */
-    void runClientWork(TcpConnection connection) {
-        if (this.link != null && this.link.hasWork()) {
-            this.link.work(connection);
-        }
-        if (ClientRequest.Handed.waiting(this)) {
-            ClientRequest.Handed.handOnWaiting(this);
+    /** @return whether tasks handed to the connection's turn wait for it; any thread */
+    boolean hasTasks() {
+        return Handoff.waitsOpen(TASKS, this);
+    }
+
+    /** @return whether the connection's last calls began: no task is taken any more; any thread */
+    boolean lastCallsBegan() {
+        return Handoff.isClosed(TASKS, this);
+    }
+
+    /** Runs the tasks handed to the connection's turn, oldest first; the owner, in its turn. */
+    void runTasks() {
+        runAll(Handoff.takeAllOpen(TASKS, this));
+    }
+
+    /**
+     * Runs the tasks that wait still, and refuses any from now on (they run where they come instead);
+     * as the connection ends, under the lock of its last calls.
+     */
+    void runLastTasks() {
+        runAll(Handoff.close(TASKS, this));
+    }
+
+    private static void runAll(Handoff<Runnable> node) {
+        for (; node != null; node = node.next) {
+            node.item.run();
         }
     }
 }

@@ -33,9 +33,41 @@ import javax.net.ssl.SSLException;
  */
 final class Connector {
 
-    private final Client client;
+    /** The pool a connector fills: it hears how each slot's connects and connections went. */
+    interface Pool {
+
+        /** @return whether connects may begin (false once the server stops) */
+        boolean connects();
+
+        /** @param outcome how a connect ended: counted */
+        void connectEnded(String outcome);
+
+        /** A slot's connection opened: chosen from now on, and the backoff starts again. */
+        void slotOpen(int slot, ClientConnection connection);
+
+        /** @param failure why a slot's round of connects failed, named from now on to whoever sends */
+        void named(ClientException failure);
+
+        /** A slot's round of connects failed: it tries again after the backoff, unless the server stops. */
+        void slotFailed(int slot, int failuresInARow, ClientException failure);
+
+        /** A slot stays without a connection: the server stops. */
+        void slotIdle(int slot);
+
+        /**
+         * An open connection ended: its owed requests fail, and a pool slot's is connected again.
+         * @param slot its slot, -1 for a connection of its own
+         * @param failure why it failed, {@code null} for a close
+         */
+        void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure);
+    }
+
+    private final Pool client;
 
     private final ClientSettings settings;
+
+    /** What the client's requests share: its names, for the failures' messages. */
+    private final RequestTerms terms;
 
     private final Listener side;
 
@@ -43,9 +75,18 @@ final class Connector {
 
     private final Executor connectThread;
 
-    Connector(Client client, Listener side, NativeSockets sockets, Executor connectThread) {
+    /**
+     * @param client the pool it fills
+     * @param settings the client's settings
+     * @param terms what the client's requests share
+     * @param side how the client's connections are served
+     * @param sockets the backend's sockets
+     * @param connectThread where names are resolved and sockets opened
+     */
+    Connector(Pool client, ClientSettings settings, RequestTerms terms, Listener side, NativeSockets sockets, Executor connectThread) {
         this.client = client;
-        this.settings = client.settings();
+        this.settings = settings;
+        this.terms = terms;
         this.side = side;
         this.sockets = sockets;
         this.connectThread = connectThread;
@@ -70,7 +111,7 @@ final class Connector {
 
     /** @return a connection of its own, outside the pool, once open */
     CompletableFuture<Connection> open() {
-        WorkerFuture<Connection> opened = new WorkerFuture<>(this.client, "a connection of its own");
+        WorkerFuture<Connection> opened = new WorkerFuture<>(this.terms, "a connection of its own");
         Attempt attempt = new Attempt(-1, 0, opened);
         // Its port's workers finish the connect: they may not wait for it.
         opened.completedOn(attempt.home.port());
@@ -88,7 +129,7 @@ final class Connector {
      * steps run one after the other: each address's on the connect thread, the outcome on whichever
      * thread ended the connect.
      */
-    final class Attempt {
+    final class Attempt implements ClientLink.Opener {
 
         /** The pool slot, or -1 for a connection of its own. */
         final int slot;
@@ -114,19 +155,14 @@ final class Connector {
             this.home = home();
         }
 
-        /** @return the failures in a row before this attempt: 0 after a connection that stayed open */
-        int failuresBefore() {
+        @Override
+        public int failuresBefore() {
             return this.failuresBefore;
-        }
-
-        /** @return the client it connects for */
-        Client client() {
-            return Connector.this.client;
         }
 
         void start() {
             if (!Connector.this.client.connects()) {
-                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", null));
+                ended(stopped(null));
                 return;
             }
             try {
@@ -134,7 +170,7 @@ final class Connector {
             }
             catch (RuntimeException ex) {
                 // The connect thread is gone: the server stops.
-                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", ex));
+                ended(stopped(ex));
             }
         }
 
@@ -155,7 +191,7 @@ final class Connector {
         /** Tries the next address: resolves it, opens a socket, begins the connect. */
         private void tryNext() {
             if (!Connector.this.client.connects()) {
-                ended(new ClientException(Connector.this.client.name(), Connector.this.client.label() + " is stopped", null));
+                ended(stopped(null));
                 return;
             }
             InetSocketAddress address = Connector.this.settings.addresses().get(this.next);
@@ -191,8 +227,8 @@ final class Connector {
                 failed(address, outcomeOf(ex), ex);
                 return;
             }
-            ClientLink link = new ClientLink(this, target, address.getHostString());
-            TcpConnection connection;
+            ClientLink link = new ClientLink(this, Connector.this.terms, target, address.getHostString());
+            ClientConnection connection;
             try {
                 connection = new ClientConnection(Connector.this.side.profile, this.home, handle, link);
                 if (!Connector.this.side.state.admit()) {
@@ -224,19 +260,19 @@ final class Connector {
             Connector.this.side.profile.letGo(connection);
         }
 
-        /** The connect succeeded; the connection's owner, before its handler hears of the open. */
-        void connected(ClientLink link, TcpConnection connection) {
+        @Override
+        public void connected(ClientLink link, TcpConnection connection) {
             Connector.this.client.connectEnded("connected");
             if (this.own != null) {
                 this.own.complete(connection);
             }
             else {
-                Connector.this.client.slotOpen(this.slot, connection);
+                Connector.this.client.slotOpen(this.slot, (ClientConnection) connection);
             }
         }
 
-        /** The connection is finished: before it opened (the connect failed), or after. */
-        void finished(ClientLink link, TcpConnection connection, Throwable failure) {
+        @Override
+        public void finished(ClientLink link, TcpConnection connection, Throwable failure) {
             if (!link.opened()) {
                 link.claimFailed();
                 Throwable cause = (failure != null) ? failure : new IllegalStateException("the connection closed as it opened");
@@ -273,7 +309,7 @@ final class Connector {
         }
 
         private ClientException roundFailure(Throwable cause) {
-            return new ClientException(Connector.this.client.name(), Connector.this.client.label() + " could not connect ("
+            return new ClientException(Connector.this.terms.client, Connector.this.terms.label + " could not connect ("
                     + String.join("; ", this.failures) + ")", cause);
         }
 
@@ -285,6 +321,11 @@ final class Connector {
             }
             Connector.this.client.slotFailed(this.slot, this.failuresBefore + 1, failure);
         }
+    }
+
+    /** @return the failure of a connect the server's stop ended */
+    private ClientException stopped(Throwable cause) {
+        return new ClientException(this.terms.client, this.terms.label + " is stopped", cause);
     }
 
     private void closeQuietly(long handle) {

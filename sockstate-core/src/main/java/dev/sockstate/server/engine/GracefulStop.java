@@ -72,7 +72,7 @@ final class GracefulStop {
     /** Drains the accepted connections, or the clients' ones. */
     private void drain(boolean clients, long deadline) {
         Supplier<List<TcpConnection>> connections = () -> connections().stream()
-                .filter((connection) -> (connection.link() != null) == clients).collect(Collectors.toList());
+                .filter((connection) -> (connection instanceof ClientConnection) == clients).collect(Collectors.toList());
         connections.get().forEach(TcpConnection::requestDrainAndClose);
         awaitUntil(() -> connections.get().stream().allMatch(TcpConnection::isLingering), deadline);
         // Those left owe nothing and sent their FIN: their peers get a moment to close their side.

@@ -61,7 +61,7 @@ final class Listener implements ServerObserver.ActiveCounts {
             ServerScheduler scheduler, AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         this.client = client;
         ListenerObserver own = (client != null) ? observer.client(settings.name(), this) : observer.listener(settings.name(), settings.protocol(), this);
-        this.state = new ListenerState(((client != null) ? "Client '" : "Listener '") + settings.name() + "'", settings.maxConnections(), own);
+        this.state = new ListenerState((client != null) ? client.label() : "Listener '" + settings.name() + "'", settings.maxConnections(), own);
         this.profile = new ConnectionProfile(settings, (client != null) ? client.tls() : settings.tls(), (client != null) ? client.replies() : null,
                 own, this.state, group, sockets, table, scheduler, connectionIds, changeRules);
     }
@@ -77,7 +77,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         }
         int open = 0;
         for (SocketTurn socket : this.profile.allSockets()) {
-            if (socket instanceof TcpConnection connection && connection.profile == this.profile && connection.link().opened()) {
+            if (socket instanceof ClientConnection connection && connection.profile == this.profile && connection.link.opened()) {
                 open++;
             }
         }
@@ -103,11 +103,12 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /**
      * What the connection side of a client has beside its listener settings.
+     * @param label how messages name the client: {@code Client 'redis'}
      * @param requests reads its requests owed replies, for a gauge
      * @param tls its TLS, a client's; {@code null} for plaintext
      * @param replies what its route does with a frame before its handler is called
      */
-    record ClientPart(IntSupplier requests, Tls tls, HandlerCalls.Replies replies) {
+    record ClientPart(String label, IntSupplier requests, Tls tls, HandlerCalls.Replies replies) {
     }
 
     @Override

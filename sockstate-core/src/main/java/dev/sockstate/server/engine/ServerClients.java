@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  */
 final class ServerClients {
 
-    private static final System.Logger logger = System.getLogger(SocketServer.class.getName());
+    /** The server's log, where each client's start is said as each listener's is. */
+    private final System.Logger logger;
 
     /** Makes the listener that serves a client's connections, on its group. */
     @FunctionalInterface
@@ -50,8 +51,13 @@ final class ServerClients {
     private ThreadPoolExecutor connectThread;
 
     /** @param settings the clients as configured */
-    ServerClients(List<ClientSettings> settings) {
+    /**
+     * @param settings the clients' settings
+     * @param logger the server's log
+     */
+    ServerClients(List<ClientSettings> settings, System.Logger logger) {
         this.settings = List.copyOf(settings);
+        this.logger = logger;
     }
 
     /** @return the clients as configured */
@@ -67,8 +73,7 @@ final class ServerClients {
         Map<String, Client> clients = new LinkedHashMap<>();
         for (ClientSettings client : this.settings) {
             WorkerGroup group = groups.get(client.group());
-            clients.put(client.name(), new Client(client, (side, part) -> sides.make(side, part, group),
-                    (made, side) -> new Connector(made, side, sockets, this.connectThread)));
+            clients.put(client.name(), new Client(client, (side, part) -> sides.make(side, part, group), sockets, this.connectThread));
         }
         this.made = clients;
     }
@@ -83,7 +88,7 @@ final class ServerClients {
     /** Logs where each client connects, once the server started. */
     void logStarted(String backend) {
         for (ClientSettings client : this.settings) {
-            logger.log(Level.INFO, "Client '" + client.name() + "' connects to " + client.addresses().stream()
+            this.logger.log(Level.INFO, "Client '" + client.name() + "' connects to " + client.addresses().stream()
                     .map(AddressText::of).collect(Collectors.joining(", then ")) + " (a pool of " + client.poolSize()
                     + ((client.tls() != null) ? ", TLS" : "") + ") on " + backend);
         }

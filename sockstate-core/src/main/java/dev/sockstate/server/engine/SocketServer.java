@@ -101,7 +101,7 @@ public final class SocketServer {
         this.backend = backend;
         this.groupSettings = List.copyOf(groups);
         this.listenerSettings = List.copyOf(listeners);
-        this.clients = new ServerClients(clients);
+        this.clients = new ServerClients(clients, logger);
         this.observer = observer;
     }
 

@@ -66,7 +66,7 @@ import javax.net.ssl.SSLSession;
  * <p>
  * Fields without {@code volatile} are touched only by the thread that owns the connection.
  */
-class TcpConnection extends SocketTurn implements RouteHost {
+class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
 
     /** What it shares with the other connections of its listener or client: settings, route, reports, ports. */
@@ -82,8 +82,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
 
     /**
      * What a plain idle connection does not need (its addresses once asked, its TLS session, its PROXY
-     * protocol header, its client, ...): {@code null} until first needed ({@link #extras()}), made at
-     * once for a client's connection; once set, never replaced.
+     * protocol header, ...): {@code null} until first needed ({@link #extras()}); once set, never replaced.
      */
     private volatile ConnectionExtras extras;
 
@@ -108,7 +107,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
         if (current != null) {
             return current;
         }
-        ConnectionExtras made = new ConnectionExtras(null);
+        ConnectionExtras made = new ConnectionExtras();
         ConnectionExtras witness = (ConnectionExtras) EXTRAS.compareAndExchange(this, null, made);
         return (witness != null) ? witness : made;
     }
@@ -468,7 +467,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
 
     /** @return whether work for the handler came that no notification brings: a refusal, other threads' writes, a drain, resumes, a client's */
     private boolean hasNewHandlerWork() {
-        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasClientWork();
+        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasTurnWork();
     }
 
     @Override
@@ -512,7 +511,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
         if (connecting()) {
             return connected(runner, events);
         }
-        runClientWork();
+        runTurnWork();
         this.output.takeRequests(REQUESTS_PER_ROUND);
         runResumes();
         if (this.readingResumed) {
@@ -584,7 +583,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
             }
         }
         // With the replies read, a client's requests are timed.
-        clientTurnEnds();
+        turnEnds();
         this.output.shutdownIfDue();
         return true;
     }
@@ -669,13 +668,11 @@ class TcpConnection extends SocketTurn implements RouteHost {
     /**
      * @return whether reading pauses because the connection's own queue is over its limit: an accepted
      * connection's, whose reads are requests its writes answer (a peer that does not read its answers
-     * stops being read); never a client's, whose reads are the backend's answers, which the backend
-     * stops sending if they are not read (both would wait for each other), and which its handler
-     * pauses itself when they go elsewhere ({@link #pauseReading()})
+     * stops being read); never a client's ({@link ClientConnection} says so)
      */
     @Override
-    public final boolean pausesForOwnWrites() {
-        return !this.profile.client && this.output.isOverLimit(this.profile.maxPendingWriteBytes());
+    public boolean pausesForOwnWrites() {
+        return this.output.isOverLimit(this.profile.maxPendingWriteBytes());
     }
 
     /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
@@ -895,28 +892,10 @@ class TcpConnection extends SocketTurn implements RouteHost {
 
     /** A connection served where the home given says (the port of the listening socket that accepted it, say). */
     TcpConnection(ConnectionProfile profile, SocketHome home, long handle) {
-        this(profile, home, handle, null);
-    }
-
-    /**
-     * @param link a client's connection's tie to its client: given by a {@link ClientConnection} only;
-     * {@code null} for an accepted connection
-     */
-    TcpConnection(ConnectionProfile profile, SocketHome home, long handle, ClientLink link) {
         super(home, handle, profile.trigger, true);
         this.profile = profile;
         this.id = profile.nextConnectionId();
-        this.extras = (link != null) ? new ConnectionExtras(link) : null;
         touch();
-    }
-
-    /**
-     * @return a client's connection's tie to its client (its requests, its place in the pool);
-     * {@code null} when accepted
-     */
-    final ClientLink link() {
-        ConnectionExtras extras = extrasIfMade();
-        return (extras != null) ? extras.link : null;
     }
 
     /** An accepted connection is open from its first turn; a client's overrides this while its connect is under way. */
@@ -940,8 +919,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
 
     /** @return whether requests sent on the connection (a client's) wait for their replies */
     boolean owesReplies() {
-        ClientLink link = link();
-        return link != null && link.owed() > 0;
+        return false;
     }
 
     /** @return whether requests its handler made (an accepted connection's, for the server's clients) wait for their replies */
@@ -950,16 +928,13 @@ class TcpConnection extends SocketTurn implements RouteHost {
         return extras != null && extras.awaitsReplies();
     }
 
-    /** A request its handler made (on a worker) for a client of the server is sent: its reply is awaited; any thread. */
-    void replyAwaited() {
+    @Override
+    public void replyAwaited() {
         extras().replyAwaited(onItsOnlyWorker());
     }
 
-    /**
-     * A request its handler made ended (answered, failed or timed out), and whoever took the reply
-     * did what it does with it; any thread. The last one lets a graceful stop's close go on.
-     */
-    void replyCame() {
+    @Override
+    public void replyCame() {
         ConnectionExtras extras = extras();
         boolean here = onItsOnlyWorker();
         int left = extras.replyCame(here);
@@ -1106,10 +1081,6 @@ class TcpConnection extends SocketTurn implements RouteHost {
 
     @Override
     protected void finish() {
-        ClientLink link = link();
-        if (link != null) {
-            link.finished(this);
-        }
         closeSocket();
         this.output.release();
         this.profile.route.dropFraming(this);
@@ -1126,7 +1097,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
     /**
      * The stages and the handler hear that the connection is closed: after the outcomes of its
      * handler's requests that were handed over and not handed on yet, under the lock that those that
-     * come from now on are handed on under ({@link ClientRequest.Handed}), so that none runs beside these calls.
+     * come from now on are handed on under ({@link #handToTurn}), so that none runs beside these calls.
      */
     private void ended() {
         ConnectionExtras extras = extrasIfMade();
@@ -1135,7 +1106,7 @@ class TcpConnection extends SocketTurn implements RouteHost {
             return;
         }
         synchronized (extras.lastCalls) {
-            ClientRequest.Handed.handOnLast(extras);
+            extras.runLastTasks();
             endCalls();
         }
     }
@@ -1245,25 +1216,40 @@ class TcpConnection extends SocketTurn implements RouteHost {
         return this.pipeline != null && this.pipeline.hasResumes();
     }
 
-    /** @return whether a client's connection has requests handed over to write, or a timeout to check; any thread */
-    boolean hasClientWork() {
+    /** @return whether work was handed to the connection's turn that no notification brings (a client's adds its own); any thread */
+    boolean hasTurnWork() {
         ConnectionExtras extras = extrasIfMade();
-        return extras != null && extras.hasClientWork();
+        return extras != null && extras.hasTasks();
     }
 
-    /** Writes a client's connection's requests handed over, and hands on outcomes handed over; owner only. */
-    void runClientWork() {
+    /** Runs the work handed to the connection's turn: the tasks other threads handed over; the owner. */
+    void runTurnWork() {
         ConnectionExtras extras = extrasIfMade();
-        if (extras != null) {
-            extras.runClientWork(this);
+        if (extras != null && extras.hasTasks()) {
+            extras.runTasks();
         }
     }
 
-    /** A client's connection's turn ends, its replies read: its requests' times are taken and checked when asked; owner only. */
-    void clientTurnEnds() {
-        ClientLink link = link();
-        if (link != null) {
-            link.turnEnds(this);
+    /** The turn's reads are done (a client's takes its requests' times here); the owner. */
+    void turnEnds() {
+    }
+
+    @Override
+    public final boolean lastCallsBegan() {
+        ConnectionExtras extras = extrasIfMade();
+        return extras != null && extras.lastCallsBegan();
+    }
+
+    @Override
+    public final void handToTurn(Runnable task) {
+        ConnectionExtras extras = extras();
+        if (extras.handToTurn(task)) {
+            requestRun();
+            return;
+        }
+        // The connection ended: run here, under the lock of its last calls, so not beside them nor another such.
+        synchronized (extras.lastCalls) {
+            task.run();
         }
     }
 
@@ -1276,7 +1262,8 @@ class TcpConnection extends SocketTurn implements RouteHost {
      * @return whether the calling thread is the one that runs the connection's turns now: in its turn,
      * or its port's only worker ({@link #onItsOnlyWorker()})
      */
-    boolean callsHere() {
+    @Override
+    public final boolean callsHere() {
         return isOwnedByCurrentThread() || onItsOnlyWorker();
     }
 

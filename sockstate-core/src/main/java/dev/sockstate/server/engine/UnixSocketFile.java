@@ -62,7 +62,7 @@ final class UnixSocketFile {
             Files.deleteIfExists(path);
         }
         catch (IOException ex) {
-            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + path, ex);
+            logger.log(Level.WARNING, "The socket file " + path + " of listener '" + listener + "' could not be removed", ex);
         }
     }
 
@@ -79,8 +79,8 @@ final class UnixSocketFile {
         try {
             BasicFileAttributes now = Files.readAttributes(this.path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!identity(now).equals(this.identity)) {
-                logger.log(Level.INFO, "Listener '" + listener + "' left the socket file " + this.path
-                        + " in place: another socket was bound at its path since (a server that took it over)");
+                logger.log(Level.INFO, "The socket file " + this.path + " of listener '" + listener
+                        + "' is left in place: another socket was bound at its path since (a server that took it over)");
                 return;
             }
             Files.deleteIfExists(this.path);
@@ -89,7 +89,7 @@ final class UnixSocketFile {
             // Gone already.
         }
         catch (IOException ex) {
-            logger.log(Level.WARNING, "Listener '" + listener + "' could not remove its socket file " + this.path, ex);
+            logger.log(Level.WARNING, "The socket file " + this.path + " of listener '" + listener + "' could not be removed", ex);
         }
     }
 
@@ -131,7 +131,7 @@ final class UnixSocketFile {
         catch (IOException ex) {
             throw refused(listener, path, "the stale socket file at its path cannot be removed: " + ex, ex);
         }
-        logger.log(Level.INFO, "Listener '" + listener + "' replaced the stale socket file " + path + ", at which no server answered");
+        logger.log(Level.INFO, "The stale socket file " + path + ", at which no server answered, was replaced by listener '" + listener + "'");
     }
 
     /** @return whether the file is a socket: its mode says so where the system has modes; elsewhere, a file of no common kind */

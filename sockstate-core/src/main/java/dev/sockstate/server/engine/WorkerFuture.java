@@ -18,7 +18,8 @@ import java.util.concurrent.TimeoutException;
  */
 final class WorkerFuture<T> extends CompletableFuture<T> {
 
-    private final Client client;
+    /** The client's requests' terms: its names, for the refusal's message. */
+    private final RequestTerms terms;
 
     /** What it is the future of, for the refusal's message: "a request's reply", say. */
     private final String of;
@@ -26,8 +27,8 @@ final class WorkerFuture<T> extends CompletableFuture<T> {
     /** The port whose workers complete it; {@code null} until known. */
     private volatile NotificationPort completedOn;
 
-    WorkerFuture(Client client, String of) {
-        this.client = client;
+    WorkerFuture(RequestTerms terms, String of) {
+        this.terms = terms;
         this.of = of;
     }
 
@@ -56,7 +57,7 @@ final class WorkerFuture<T> extends CompletableFuture<T> {
 
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        WorkerFuture<U> dependent = new WorkerFuture<>(this.client, this.of);
+        WorkerFuture<U> dependent = new WorkerFuture<>(this.terms, this.of);
         dependent.completedOn = this.completedOn;
         return dependent;
     }
@@ -66,7 +67,7 @@ final class WorkerFuture<T> extends CompletableFuture<T> {
         if (port == null || isDone() || Worker.currentPort() != port) {
             return;
         }
-        throw new BlockingOperationException(this.client.name(), this.client.label() + ": " + call + " on " + this.of
+        throw new BlockingOperationException(this.terms.client, this.terms.label + ": " + call + " on " + this.of
                 + " called on the worker thread '" + Thread.currentThread().getName() + "', which has to complete it: it would"
                 + " wait for ever, and its other connections with it. Take the outcome where it comes (a ReplyHandler,"
                 + " or thenAccept/whenComplete on the future), or give the handler that waits a handler-executor");
