@@ -224,6 +224,14 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAPackage("dev.sockstate.server.engine.embedded");
 
     @ArchTest
+    static final ArchRule theEnginesInternalPackagesAreClosedToTheRestOfTheCore = noClasses()
+            .that().resideOutsideOfPackage("dev.sockstate.server.engine..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine.turn..", "dev.sockstate.server.engine.tls..",
+                    "dev.sockstate.server.engine.proxy..", "dev.sockstate.server.engine.embedded..")
+            .as("the engine's internal packages (its turn layer, TLS and PROXY stages, harness in memory) are public for the engine's"
+                    + " packages only: no other package of the core, and no other module (each module's layering test says so), uses them");
+
+    @ArchTest
     static final ArchRule noTwoPackagesDependOnEachOther = slices().matching("dev.sockstate.(**)").should().beFreeOfCycles();
 
     @ArchTest

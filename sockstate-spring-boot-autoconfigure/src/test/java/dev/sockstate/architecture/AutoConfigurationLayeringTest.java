@@ -40,4 +40,10 @@ class AutoConfigurationLayeringTest {
     @ArchTest
     static final ArchRule theAutoConfigurationKnowsNoBackendAndNoJna = noClasses().should().dependOnClassesThat()
             .resideInAnyPackage("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..", "com.sun.jna..");
+
+    /** The engine's internal packages are public for the engine's own packages only (LayeringTest in the core closes them there too). */
+    @ArchTest
+    static final ArchRule theEnginesInternalPackagesAreClosed = noClasses().should().dependOnClassesThat()
+            .resideInAnyPackage("dev.sockstate.server.engine.turn..", "dev.sockstate.server.engine.tls..", "dev.sockstate.server.engine.proxy..",
+                    "dev.sockstate.server.engine.embedded..");
 }

@@ -26,4 +26,10 @@ class TestSupportLayeringTest {
     @ArchTest
     static final ArchRule theOnlyPublicTypesAreTheAnnotations = classes().that().doNotHaveSimpleName("LocalListenerPort")
             .and().doNotHaveSimpleName("SocketHandlerTest").and().doNotHaveSimpleName("package-info").should().notBePublic();
+
+    /** The engine's internal packages are public for the engine's own packages only (LayeringTest in the core closes them there too). */
+    @ArchTest
+    static final ArchRule theEnginesInternalPackagesAreClosed = noClasses().should().dependOnClassesThat()
+            .resideInAnyPackage("dev.sockstate.server.engine.turn..", "dev.sockstate.server.engine.tls..", "dev.sockstate.server.engine.proxy..",
+                    "dev.sockstate.server.engine.embedded..");
 }

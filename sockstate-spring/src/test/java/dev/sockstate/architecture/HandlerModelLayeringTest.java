@@ -48,4 +48,10 @@ class HandlerModelLayeringTest {
     @ArchTest
     static final ArchRule theModelKnowsNoAutoConfiguration = noClasses().should().dependOnClassesThat()
             .resideInAPackage("dev.sockstate.autoconfigure..");
+
+    /** The engine's internal packages are public for the engine's own packages only (LayeringTest in the core closes them there too). */
+    @ArchTest
+    static final ArchRule theEnginesInternalPackagesAreClosed = noClasses().should().dependOnClassesThat()
+            .resideInAnyPackage("dev.sockstate.server.engine.turn..", "dev.sockstate.server.engine.tls..", "dev.sockstate.server.engine.proxy..",
+                    "dev.sockstate.server.engine.embedded..");
 }
