@@ -11,6 +11,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,6 +84,43 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
     /** @return whether the listener binds a Unix domain socket ({@link #unixPath()}) */
     public boolean isUnix() {
         return this.unixPath != null;
+    }
+
+    /**
+     * @return a builder that holds these settings, to make settings that differ in some of them: its
+     * {@link Builder#build()} checks them again
+     */
+    public Builder toBuilder() {
+        Builder builder = new Builder(this.name, this.protocol);
+        builder.address = this.address;
+        builder.portNumber = this.portNumber;
+        builder.unixPath = this.unixPath;
+        builder.unixPermissions = (this.unixPermissions != null) ? PosixFilePermissions.toString(this.unixPermissions) : null;
+        builder.backlog = this.backlog;
+        builder.trigger = this.trigger;
+        builder.exclusiveEdge = this.exclusiveEdge;
+        builder.events = this.events;
+        builder.reuseAddress = this.reuseAddress;
+        builder.reusePort = this.reusePort;
+        builder.tcpNoDelay = this.tcpNoDelay;
+        builder.receiveBufferSize = this.receiveBufferSize;
+        builder.maxConnections = this.maxConnections;
+        builder.idleTimeout = this.idleTimeout;
+        builder.maxPendingWriteBytes = this.maxPendingWriteBytes;
+        builder.abortPendingWriteBytes = this.abortPendingWriteBytes;
+        builder.group = this.group;
+        builder.connectionHandler = this.connectionHandler;
+        builder.datagramHandler = this.datagramHandler;
+        builder.handlerExecutor = this.handlerExecutor;
+        builder.stages.addAll(this.stages);
+        builder.maxDatagramsInFlight = this.maxDatagramsInFlight;
+        builder.framing = this.framing;
+        builder.charset = this.charset;
+        builder.messageMapper = this.messageMapper;
+        builder.tls = this.tls;
+        builder.accept = this.accept;
+        builder.proxyProtocol = this.proxyProtocol;
+        return builder;
     }
 
     /** The worker group listeners use unless they name another. */

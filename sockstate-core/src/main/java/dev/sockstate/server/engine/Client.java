@@ -9,7 +9,10 @@ import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -19,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.Executor;
-import java.util.function.BiFunction;
 
 /**
  * A running client: a pool of connections kept open by its {@link Connector}, served on the
@@ -36,7 +38,8 @@ final class Client implements SocketClient, Connector.Pool {
 
     private final ClientSettings settings;
 
-    private final Listener side;
+    /** What its connections share: settings, observer, counts, route, ports, timer. */
+    private final ConnectionProfile profile;
 
     /** Its seam on its route, and the key its requests' times are summed under in a run of frames. */
     private final LinkReplies replies = new LinkReplies();
@@ -77,20 +80,19 @@ final class Client implements SocketClient, Connector.Pool {
 
     /**
      * @param settings the client's settings
-     * @param makeSide makes its connection side of the listener settings given
+     * @param makeProfile makes the profile its connections share
      * @param sockets the backend's sockets
      * @param connectThread where its connector resolves names and opens sockets
      */
-    Client(ClientSettings settings, BiFunction<ListenerSettings, Listener.ClientPart, Listener> makeSide, NativeSockets sockets,
-            Executor connectThread) {
+    Client(ClientSettings settings, ProfileMaker makeProfile, NativeSockets sockets, Executor connectThread) {
         this.settings = settings;
         this.pool = new AtomicReferenceArray<>(settings.poolSize());
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
-        this.side = makeSide.apply(connectionSide(settings, handler), new Listener.ClientPart("Client '" + settings.name() + "'",
-                this::pendingRequests, settings.tls(), this.replies));
-        this.terms = new RequestTerms(settings.name(), this.side.label(), settings.requestTimeout(), this.side.profile.observer,
+        this.profile = makeProfile.make(connectionSide(settings, handler), "Client '" + settings.name() + "'", settings.tls(),
+                this.replies, new Counts());
+        this.terms = new RequestTerms(settings.name(), this.profile.state.label(), settings.requestTimeout(), this.profile.observer,
                 this.replies, this.failures);
-        this.connector = new Connector(this, settings, this.terms, this.side, sockets, connectThread);
+        this.connector = new Connector(this, settings, this.terms, this.profile, sockets, connectThread);
     }
 
     /** A client without a handler of its own drops the frames no request is owed. */
@@ -116,7 +118,7 @@ final class Client implements SocketClient, Connector.Pool {
             this.connector.connectSlot(i, 0, 0);
         }
         if (this.settings.requestTimeout() != null) {
-            this.side.profile.schedule(this::expireRequests, sweepMillis());
+            this.profile.schedule(this::expireRequests, sweepMillis());
         }
     }
 
@@ -142,7 +144,7 @@ final class Client implements SocketClient, Connector.Pool {
         }
         finally {
             if (this.connects) {
-                this.side.profile.schedule(this::expireRequests, sweepMillis());
+                this.profile.schedule(this::expireRequests, sweepMillis());
             }
         }
     }
@@ -150,7 +152,7 @@ final class Client implements SocketClient, Connector.Pool {
     /** The server stops: nothing is connected again from now on. */
     void stopping() {
         this.connects = false;
-        this.side.stopping();
+        this.profile.state.stopping();
     }
 
     @Override
@@ -162,18 +164,18 @@ final class Client implements SocketClient, Connector.Pool {
         return this.settings;
     }
 
-    /** @return its connection side */
-    Listener side() {
-        return this.side;
+    /** The server closed: the client's observer is told. */
+    void closed() {
+        this.profile.observer.closed();
     }
 
     @Override
     public void connectEnded(String outcome) {
-        this.side.profile.observer.connect(outcome);
+        this.profile.observer.connect(outcome);
     }
 
     String label() {
-        return this.side.label();
+        return this.profile.state.label();
     }
 
     @Override
@@ -281,7 +283,7 @@ final class Client implements SocketClient, Connector.Pool {
     public <T> CompletableFuture<T> request(Object message, Class<T> replyType) {
         return request(message).thenCompose((reply) -> {
             try {
-                return CompletableFuture.completedFuture(this.side.profile.readMessage(reply, replyType));
+                return CompletableFuture.completedFuture(this.profile.readMessage(reply, replyType));
             }
             catch (Exception ex) {
                 return CompletableFuture.failedFuture(ex);
@@ -451,6 +453,52 @@ final class Client implements SocketClient, Connector.Pool {
     @Override
     public String toString() {
         return label();
+    }
+
+    /** Makes the profile a client's connections share. */
+    @FunctionalInterface
+    interface ProfileMaker {
+
+        /**
+         * @param side the settings of the client's connections, as a listener's
+         * @param label how messages name the client
+         * @param tls its TLS, {@code null} for plaintext
+         * @param replies its seam on its route
+         * @param counts what its meters read when asked
+         * @return the profile
+         */
+        ConnectionProfile make(ListenerSettings side, String label, Tls tls, HandlerCalls.Replies replies, ServerObserver.ActiveCounts counts);
+    }
+
+    /** What the client's meters read when asked (a scrape, the endpoint), added up then, never on the hot path. */
+    private final class Counts implements ServerObserver.ActiveCounts {
+
+        /** Its connections count once open: a connect under way is no connection, so a client whose backend is down shows none. */
+        @Override
+        public int connections() {
+            int open = 0;
+            for (SocketTurn socket : Client.this.profile.allSockets()) {
+                if (socket instanceof ClientConnection connection && connection.profile == Client.this.profile && connection.link.opened()) {
+                    open++;
+                }
+            }
+            return open;
+        }
+
+        @Override
+        public int registrations() {
+            return Client.this.profile.state.connections();
+        }
+
+        @Override
+        public long pendingWriteBytes() {
+            return TcpConnection.queuedBytesOf(Client.this.profile);
+        }
+
+        @Override
+        public int pendingRequests() {
+            return Client.this.pendingRequests();
+        }
     }
 
     /**

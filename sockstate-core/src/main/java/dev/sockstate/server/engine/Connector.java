@@ -69,7 +69,8 @@ final class Connector {
     /** What the client's requests share: its names, for the failures' messages. */
     private final RequestTerms terms;
 
-    private final Listener side;
+    /** What the client's connections share. */
+    private final ConnectionProfile profile;
 
     private final NativeSockets sockets;
 
@@ -79,15 +80,15 @@ final class Connector {
      * @param client the pool it fills
      * @param settings the client's settings
      * @param terms what the client's requests share
-     * @param side how the client's connections are served
+     * @param profile what the client's connections share
      * @param sockets the backend's sockets
      * @param connectThread where names are resolved and sockets opened
      */
-    Connector(Pool client, ClientSettings settings, RequestTerms terms, Listener side, NativeSockets sockets, Executor connectThread) {
+    Connector(Pool client, ClientSettings settings, RequestTerms terms, ConnectionProfile profile, NativeSockets sockets, Executor connectThread) {
         this.client = client;
         this.settings = settings;
         this.terms = terms;
-        this.side = side;
+        this.profile = profile;
         this.sockets = sockets;
         this.connectThread = connectThread;
     }
@@ -103,7 +104,7 @@ final class Connector {
         if (delayMillis <= 0) {
             attempt.start();
         }
-        else if (!this.side.profile.schedule(attempt::start, delayMillis)) {
+        else if (!this.profile.schedule(attempt::start, delayMillis)) {
             // No timer: the server stops, and nothing is connected again.
             this.client.slotIdle(slot);
         }
@@ -181,11 +182,11 @@ final class Connector {
          * handoff to another worker; a connection of its own on the port of the worker that asked for it
          */
         private SocketHome home() {
-            Listener side = Connector.this.side;
+            ConnectionProfile profile = Connector.this.profile;
             if (this.slot >= 0) {
-                return side.profile.homeOn(this.slot % side.profile.ports());
+                return profile.homeOn(this.slot % profile.ports());
             }
-            return side.profile.homeNear(this.near);
+            return profile.homeNear(this.near);
         }
 
         /** Tries the next address: resolves it, opens a socket, begins the connect. */
@@ -230,14 +231,14 @@ final class Connector {
             ClientLink link = new ClientLink(this, Connector.this.terms, target, address.getHostString());
             ClientConnection connection;
             try {
-                connection = new ClientConnection(Connector.this.side.profile, this.home, handle, link);
-                if (!Connector.this.side.state.admit()) {
+                connection = new ClientConnection(Connector.this.profile, this.home, handle, link);
+                if (!Connector.this.profile.state.admit()) {
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the client has as many connections as it may"));
                     return;
                 }
-                if (!Connector.this.side.profile.enter(connection)) {
-                    Connector.this.side.state.connectionFinished();
+                if (!Connector.this.profile.enter(connection)) {
+                    Connector.this.profile.state.connectionFinished();
                     closeQuietly(handle);
                     failed(address, "failed", new IllegalStateException("the server's socket table is full"));
                     return;
@@ -249,15 +250,15 @@ final class Connector {
                 failed(address, "failed", ex);
                 return;
             }
-            Connector.this.side.state.accepted();
+            Connector.this.profile.state.accepted();
             long timeout = Connector.this.settings.connectTimeout().toMillis();
-            Connector.this.side.profile.schedule(() -> {
+            Connector.this.profile.schedule(() -> {
                 if (link.claimFailed()) {
                     connection.closeFailed(new ConnectTimeout(target, timeout));
                 }
             }, timeout);
             // Armed for the connect's end: the open, or the failure, comes as the port's notification.
-            Connector.this.side.profile.letGo(connection);
+            Connector.this.profile.letGo(connection);
         }
 
         @Override

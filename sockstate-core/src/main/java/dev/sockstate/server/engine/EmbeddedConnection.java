@@ -350,12 +350,7 @@ public final class EmbeddedConnection implements AutoCloseable {
      */
     private static ListenerSettings withHandler(ListenerSettings s, ConnectionHandler handler) {
         Executor onTheCaller = (s.handlerExecutor() != null) ? Runnable::run : null;
-        return new ListenerSettings(s.name(), s.protocol(), s.address(), s.portNumber(), s.unixPath(), s.unixPermissions(),
-                s.backlog(), s.trigger(),
-                s.exclusiveEdge(), s.events(), s.reuseAddress(), s.reusePort(), s.tcpNoDelay(), s.receiveBufferSize(),
-                s.maxConnections(), s.idleTimeout(), s.maxPendingWriteBytes(), s.abortPendingWriteBytes(), s.group(), handler, s.datagramHandler(),
-                onTheCaller, s.stages(), s.maxDatagramsInFlight(), s.framing(), s.charset(), s.messageMapper(), s.tls(),
-                s.accept(), s.proxyProtocol());
+        return s.toBuilder().handler(handler).handlerExecutor(onTheCaller).build();
     }
 
     /** Builds an {@link EmbeddedConnection} with other addresses or another read buffer than the defaults. */

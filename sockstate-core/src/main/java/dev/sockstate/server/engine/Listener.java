@@ -10,17 +10,14 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
-import dev.sockstate.server.tls.Tls;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntSupplier;
 
 /**
  * A listener: the {@link ConnectionProfile} its connections share, plus what it binds (its listening
  * sockets or its UDP socket, and a Unix domain socket's file) and what it reports as a whole (its
- * counts, registrations, pending bytes, its description). A client's connections have a listener of
- * the client's own that binds nothing.
+ * counts, registrations, pending bytes, its description).
  */
 final class Listener implements ServerObserver.ActiveCounts {
 
@@ -32,9 +29,6 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** The file a Unix domain socket's bind made, {@code null} for an IP listener or before the bind. */
     private volatile UnixSocketFile socketFile;
-
-    /** What its connections' client has beside the settings, when they are a client's; {@code null} for a listener. */
-    private final ClientPart client;
 
     /**
      * @param settings the listener's settings
@@ -48,42 +42,16 @@ final class Listener implements ServerObserver.ActiveCounts {
      */
     Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
             AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
-        this(settings, null, group, sockets, table, scheduler, connectionIds, observer, changeRules);
+        ListenerObserver own = observer.listener(settings.name(), settings.protocol(), this);
+        this.state = new ListenerState("Listener '" + settings.name() + "'", settings.maxConnections(), own);
+        this.profile = new ConnectionProfile(settings, settings.tls(), null, own, this.state, group, sockets, table, scheduler, connectionIds,
+                changeRules);
     }
 
-    /**
-     * @param settings how the connections are served
-     * @param client for a client's connections (see {@link Client}), its requests owed replies, its
-     * TLS and its replies; the settings are then made of its {@link dev.sockstate.server.client.ClientSettings},
-     * nothing is bound, and the observer is asked for the client's; {@code null} for a listener
-     */
-    Listener(ListenerSettings settings, ClientPart client, WorkerGroup group, NativeSockets sockets, SocketTable table,
-            ServerScheduler scheduler, AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
-        this.client = client;
-        ListenerObserver own = (client != null) ? observer.client(settings.name(), this) : observer.listener(settings.name(), settings.protocol(), this);
-        this.state = new ListenerState((client != null) ? client.label() : "Listener '" + settings.name() + "'", settings.maxConnections(), own);
-        this.profile = new ConnectionProfile(settings, (client != null) ? client.tls() : settings.tls(), (client != null) ? client.replies() : null,
-                own, this.state, group, sockets, table, scheduler, connectionIds, changeRules);
-    }
-
-    /**
-     * A client's connections count once open, added up when asked (a metrics scrape, the endpoint):
-     * a connect under way is no connection, so a client whose backend is down shows none.
-     */
     @Override
     public int connections() {
-        if (this.client == null) {
-            return this.state.connections();
-        }
-        int open = 0;
-        for (SocketTurn socket : this.profile.allSockets()) {
-            if (socket instanceof ClientConnection connection && connection.profile == this.profile && connection.link.opened()) {
-                open++;
-            }
-        }
-        return open;
+        return this.state.connections();
     }
-
     @Override
     public int registrations() {
         return this.state.connections() + this.state.registered();
@@ -92,28 +60,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     /** Added up over the listener's connections when asked (a metrics scrape), never on the hot path. */
     @Override
     public long pendingWriteBytes() {
-        long pending = 0;
-        for (SocketTurn socket : this.profile.allSockets()) {
-            if (socket instanceof TcpConnection connection && connection.profile == this.profile) {
-                pending += connection.queuedBytes();
-            }
-        }
-        return pending;
-    }
-
-    /**
-     * What the connection side of a client has beside its listener settings.
-     * @param label how messages name the client: {@code Client 'redis'}
-     * @param requests reads its requests owed replies, for a gauge
-     * @param tls its TLS, a client's; {@code null} for plaintext
-     * @param replies what its route does with a frame before its handler is called
-     */
-    record ClientPart(String label, IntSupplier requests, Tls tls, HandlerCalls.Replies replies) {
-    }
-
-    @Override
-    public int pendingRequests() {
-        return (this.client != null) ? this.client.requests().getAsInt() : 0;
+        return TcpConnection.queuedBytesOf(this.profile);
     }
 
     /** @return the listener's name */
@@ -126,7 +73,7 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.profile.settings;
     }
 
-    /** @return how messages name it: {@code Listener 'echo'}, {@code Client 'redis'} */
+    /** @return how messages name it: {@code Listener 'echo'} */
     String label() {
         return this.state.label();
     }

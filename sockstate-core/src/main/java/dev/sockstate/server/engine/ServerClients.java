@@ -5,6 +5,8 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.turn.WorkerGroup;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,17 +28,21 @@ final class ServerClients {
     /** The server's log, where each client's start is said as each listener's is. */
     private final System.Logger logger;
 
-    /** Makes the listener that serves a client's connections, on its group. */
+    /** Makes the profile a client's connections share, on its group. */
     @FunctionalInterface
     interface SideMaker {
 
         /**
-         * @param side the settings of the client's connections as a listener's
-         * @param part what a client adds to a listener
+         * @param side the settings of the client's connections, as a listener's
+         * @param label how messages name the client
+         * @param tls its TLS, {@code null} for plaintext
+         * @param replies its seam on its route
+         * @param counts what its meters read when asked
          * @param group the client's worker group
-         * @return the listener
+         * @return the profile
          */
-        Listener make(ListenerSettings side, Listener.ClientPart part, WorkerGroup group);
+        ConnectionProfile make(ListenerSettings side, String label, Tls tls, HandlerCalls.Replies replies, ServerObserver.ActiveCounts counts,
+                WorkerGroup group);
     }
 
     private final List<ClientSettings> settings;
@@ -73,7 +79,8 @@ final class ServerClients {
         Map<String, Client> clients = new LinkedHashMap<>();
         for (ClientSettings client : this.settings) {
             WorkerGroup group = groups.get(client.group());
-            clients.put(client.name(), new Client(client, (side, part) -> sides.make(side, part, group), sockets, this.connectThread));
+            clients.put(client.name(), new Client(client, (side, label, tls, replies, counts) -> sides.make(side, label, tls, replies, counts, group), sockets,
+                    this.connectThread));
         }
         this.made = clients;
     }
@@ -105,8 +112,8 @@ final class ServerClients {
      * @param deadline the {@link System#nanoTime()} by which the connect thread must have ended at the latest
      */
     void closed(long deadline) {
-        this.running.values().forEach((client) -> client.side().closed());
-        this.made.values().forEach((client) -> client.side().closed());
+        this.running.values().forEach(Client::closed);
+        this.made.values().forEach(Client::closed);
         if (this.connectThread != null) {
             this.connectThread.shutdown();
             try {

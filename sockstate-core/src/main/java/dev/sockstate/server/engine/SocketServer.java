@@ -20,6 +20,7 @@ import dev.sockstate.server.engine.turn.ServerScheduler;
 import dev.sockstate.server.engine.turn.SocketTable;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
+import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
@@ -141,8 +142,11 @@ public final class SocketServer {
                     this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
                 }
-                this.clients.make(this.groups, sockets, (side, part, group) -> new Listener(side, part, group, sockets, this.table,
-                        this.scheduler, connectionIds, this.observer, changeRules));
+                this.clients.make(this.groups, sockets, (side, label, tls, replies, counts, group) -> {
+                    ListenerObserver own = this.observer.client(side.name(), counts);
+                    return new ConnectionProfile(side, tls, replies, own, new ListenerState(label, side.maxConnections(), own), group,
+                            sockets, this.table, this.scheduler, connectionIds, changeRules);
+                });
                 this.groups.values().forEach(WorkerGroup::start);
                 this.clients.start();
                 scheduleIdleSweep();

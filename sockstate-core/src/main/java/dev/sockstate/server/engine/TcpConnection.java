@@ -1149,6 +1149,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         return this.output.pendingBytes() + this.profile.route.gatheredBytes(this);
     }
 
+    /** @return the bytes queued for the sockets of the profile's connections, added up when asked (a metrics scrape), never on the hot path */
+    static long queuedBytesOf(ConnectionProfile profile) {
+        long pending = 0;
+        for (SocketTurn socket : profile.allSockets()) {
+            if (socket instanceof TcpConnection connection && connection.profile == profile) {
+                pending += connection.queuedBytes();
+            }
+        }
+        return pending;
+    }
+
     /** @return the bytes queued for the socket, for any thread (what a metrics scrape adds up) */
     long queuedBytes() {
         return this.output.pendingBytes();

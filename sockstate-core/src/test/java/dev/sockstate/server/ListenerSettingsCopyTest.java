@@ -1,0 +1,113 @@
+package dev.sockstate.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sockstate.port.Events;
+import dev.sockstate.port.Trigger;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.tls.Tls;
+import java.lang.reflect.RecordComponent;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ListenerSettings#toBuilder()}: settings made from others keep every one of their settings,
+ * named, never copied by position.
+ */
+class ListenerSettingsCopyTest {
+
+    private final ConnectionHandler handler = (connection, data) -> data.position(data.limit());
+
+    private final Executor executor = Runnable::run;
+
+    private final MessageMapper mapper = new MessageMapper() {
+
+        @Override
+        public boolean canRead(Class<?> type) {
+            return false;
+        }
+
+        @Override
+        public boolean canWrite(Class<?> type) {
+            return false;
+        }
+
+        @Override
+        public <T> T read(ByteBuffer message, Class<T> type) {
+            return null;
+        }
+
+        @Override
+        public ByteBuffer write(Object message) {
+            return null;
+        }
+    };
+
+    @Test
+    void aListenersSettingsRebuiltFromItsBuilderAreEqualToItInEverySetting() throws Exception {
+        for (ListenerSettings settings : fixtures()) {
+            assertThat(settings.toBuilder().build()).isEqualTo(settings);
+        }
+    }
+
+    @Test
+    void aSettingChangedOnTheBuilderChangesThatSettingOnly() throws Exception {
+        ListenerSettings settings = everythingOnAnIpPort();
+        ConnectionHandler other = (connection, data) -> connection.write(data);
+        ListenerSettings changed = settings.toBuilder().handler(other).idleTimeout(Duration.ofSeconds(9)).build();
+        assertThat(changed.connectionHandler()).isSameAs(other);
+        assertThat(changed.idleTimeout()).isEqualTo(Duration.ofSeconds(9));
+        assertThat(changed.toBuilder().handler(this.handler).idleTimeout(settings.idleTimeout()).build()).isEqualTo(settings);
+    }
+
+    /** Guards the fixtures: between them, every setting differs from its default, so that a setting the copy forgot fails. */
+    @Test
+    void theFixturesSetEverySettingAwayFromItsDefault() throws Exception {
+        ListenerSettings defaults = ListenerSettings.tcp("copied").handler(this.handler).build();
+        List<String> unset = new ArrayList<>();
+        for (RecordComponent component : ListenerSettings.class.getRecordComponents()) {
+            Object standard = component.getAccessor().invoke(defaults);
+            boolean differs = false;
+            for (ListenerSettings settings : fixtures()) {
+                differs |= !Objects.equals(component.getAccessor().invoke(settings), standard);
+            }
+            if (!differs) {
+                unset.add(component.getName());
+            }
+        }
+        // The name and the protocol make the builder; a TCP listener has no datagram handler.
+        assertThat(unset).containsExactlyInAnyOrder("name", "protocol", "connectionHandler", "datagramHandler");
+    }
+
+    private ListenerSettings everythingOnAnIpPort() throws Exception {
+        return ListenerSettings.tcp("copied").address(InetAddress.getLoopbackAddress()).portNumber(7000).backlog(77)
+                .trigger(Trigger.EDGE_ONESHOT).events(Events.IN | Events.HANGUP | Events.OUT).reuseAddress(false).reusePort(true)
+                .tcpNoDelay(false).receiveBufferSize(8192).maxConnections(5).idleTimeout(Duration.ofSeconds(3))
+                .maxPendingWriteBytes(1 << 20).abortPendingWriteBytes(2 << 20).group("own").handler(this.handler)
+                .handlerExecutor(this.executor).stage(() -> new Stage() {
+                }).maxDatagramsInFlight(7).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)
+                .tls(Tls.server(SSLContext.getDefault())).accept(AcceptMode.PER_WORKER)
+                .proxyProtocol(ProxyProtocol.accept(ProxyProtocol.Version.V2).withTrustedProxies(Set.of("127.0.0.1/32"))).build();
+    }
+
+    /** @return settings that, between them, set every setting: some exclude others (a Unix path an address, the exclusive edge a trigger) */
+    private List<ListenerSettings> fixtures() throws Exception {
+        return List.of(everythingOnAnIpPort(), everythingOnAUnixSocket(),
+                ListenerSettings.tcp("copied").exclusiveEdge(true).handler(this.handler).build());
+    }
+
+    private ListenerSettings everythingOnAUnixSocket() {
+        return ListenerSettings.tcp("copied").unixPath(Path.of("copied.sock")).unixPermissions("rw-------").handler(this.handler).build();
+    }
+}
