@@ -108,7 +108,7 @@ final class ConnectionProfile {
         HandlerCalls handler = new HandlerCalls(reports, observer, settings.connectionHandler(), replies);
         this.route = new Route(handler, (settings.framing() != null) ? new Framer(settings.framing(), handler, reports, this.executor == null) : null,
                 (settings.proxyProtocol() != null) ? new ProxySupport(settings.proxyProtocol(), observer) : null,
-                (tls != null) ? new TlsSupport(tls, observer) : null, settings.stages(), reports);
+                (tls != null) ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null, settings.stages(), reports);
     }
 
     /** @return the listener's or client's name */

@@ -70,8 +70,14 @@ final class TlsFixture implements AutoCloseable {
 
     /** @return a server on this backend whose listener "tls", as the customizer leaves it, serves the handler with this TLS */
     SocketServer start(Backend backend, Tls tls, ConnectionHandler handler, UnaryOperator<ListenerSettings.Builder> customizer) {
-        ListenerSettings listener = customizer.apply(ServerFixture.tcp("tls").tls(tls).handler(handler)).build();
-        return this.servers.start(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.observer, listener);
+        return start(backend, WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2), tls, handler, customizer);
+    }
+
+    /** @return a server on this backend and worker group whose listener "tls", as the customizer leaves it, serves the handler with this TLS */
+    SocketServer start(Backend backend, WorkerGroupSettings group, Tls tls, ConnectionHandler handler,
+            UnaryOperator<ListenerSettings.Builder> customizer) {
+        ListenerSettings listener = customizer.apply(ServerFixture.tcp("tls").tls(tls).handler(handler).group(group.name())).build();
+        return this.servers.start(backend, List.of(group), this.observer, listener);
     }
 
     /** @return TLS with the server certificate (CN localhost), trusting the test CA for client certificates */

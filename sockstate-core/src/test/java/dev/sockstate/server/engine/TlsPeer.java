@@ -1,6 +1,9 @@
 package dev.sockstate.server.engine;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -105,6 +108,46 @@ final class TlsPeer {
         Runnable task;
         while ((task = this.engine.getDelegatedTask()) != null) {
             task.run();
+        }
+    }
+
+    /**
+     * Goes through the handshake up to the client's last flight: sends what the client sends before
+     * (a compatibility change_cipher_spec), reads the server's flight.
+     * @return the client's last flight, not sent
+     */
+    byte[] handshakeUpToTheLastFlight(Socket socket) throws IOException {
+        byte[] chunk = new byte[16 * 1024];
+        InputStream in = socket.getInputStream();
+        while (true) {
+            HandshakeStatus status = this.engine.getHandshakeStatus();
+            if (status == HandshakeStatus.NEED_TASK) {
+                runTasks();
+            }
+            else if (status == HandshakeStatus.NEED_WRAP) {
+                byte[] records = produce();
+                if (this.engine.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP) {
+                    return records;
+                }
+                socket.getOutputStream().write(records);
+            }
+            else if (status == HandshakeStatus.NEED_UNWRAP) {
+                // Records read before the client had to write may be waiting in it.
+                consume(new byte[0]);
+                if (this.engine.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP) {
+                    continue;
+                }
+                int count = in.read(chunk);
+                if (count < 0) {
+                    throw new IOException("The server closed the connection during the handshake");
+                }
+                byte[] records = new byte[count];
+                System.arraycopy(chunk, 0, records, 0, count);
+                consume(records);
+            }
+            else {
+                throw new IllegalStateException("The client's handshake ended before its last flight: " + status);
+            }
         }
     }
 }

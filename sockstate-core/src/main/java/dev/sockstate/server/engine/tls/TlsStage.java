@@ -30,15 +30,12 @@ import javax.net.ssl.SSLSession;
  */
 public final class TlsStage extends TlsPump implements Stage {
 
-    /** Bytes a connection keeps at most while its engine's tasks run, or of an unfinished record. */
-    private static final int MOST_HELD = 256 * 1024;
-
     /**
      * Bytes a connection keeps at most before its handshake ended: a client's flight (its
      * certificate chain included) and a first request, never more a peer that is not yet
      * authenticated can make the server hold.
      */
-    private static final int MOST_HELD_HANDSHAKING = 64 * 1024;
+    static final int MOST_HELD_HANDSHAKING = 64 * 1024;
 
     private final long started;
 
@@ -261,7 +258,7 @@ public final class TlsStage extends TlsPump implements Stage {
         src.position(src.limit());
     }
 
-    /** Appends {@code src} to the bytes held, up to {@link #MOST_HELD}. */
+    /** Appends {@code src} to the bytes held, up to {@link #mostHeld()}. */
     private void hold(ByteBuffer src) {
         if (!src.hasRemaining()) {
             return;
@@ -280,7 +277,7 @@ public final class TlsStage extends TlsPump implements Stage {
      * rest of the read at hand arrives
      */
     private int mostHeld() {
-        return (this.handshakeDone || this.tasksRunning) ? MOST_HELD : MOST_HELD_HANDSHAKING;
+        return (this.handshakeDone || this.tasksRunning) ? this.tls.mostHeld : MOST_HELD_HANDSHAKING;
     }
 
     private SSLException tooMuch() {

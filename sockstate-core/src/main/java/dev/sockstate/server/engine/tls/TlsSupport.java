@@ -45,12 +45,24 @@ public final class TlsSupport {
     /** Whether the context is chosen by the client's server name, which waits for its ClientHello. */
     final boolean byServerName;
 
+    /**
+     * Bytes a connection keeps at most while its engine's tasks run (the input held, the rest of the
+     * read at hand waits: up to a read buffer, after what the handshake held), or of unfinished records.
+     */
+    final int mostHeld;
+
     private final LendingPool<ByteBuffer> packets = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
 
     private final LendingPool<ByteBuffer> plaintexts = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
 
-    public TlsSupport(Tls settings, ListenerObserver observer) {
+    /**
+     * @param settings the TLS settings
+     * @param observer the listener's or client's observer
+     * @param readBufferSize the most one read of the connections brings: their worker group's read buffer
+     */
+    public TlsSupport(Tls settings, ListenerObserver observer, int readBufferSize) {
         this.settings = settings;
+        this.mostHeld = Math.max(256 * 1024, readBufferSize + TlsStage.MOST_HELD_HANDSHAKING);
         this.observer = observer;
         this.taskExecutor = settings.taskExecutor();
         this.handshakeTimeoutNanos = settings.handshakeTimeout().toNanos();
