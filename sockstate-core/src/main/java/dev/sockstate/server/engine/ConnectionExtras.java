@@ -66,6 +66,9 @@ final class ConnectionExtras {
      */
     WriteBundle bundle;
 
+    /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
+    long framingSkip;
+
     /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
     volatile long bundledBytes;
 

@@ -7,6 +7,7 @@ import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
+import dev.sockstate.server.framing.FramingException.Reason;
 import java.nio.ByteBuffer;
 
 /**
@@ -37,6 +38,12 @@ final class Framer {
      * queue was over its limit: whole frames maybe, not searched yet; handed out before anything read later.
      */
     private static final byte HELD = 2;
+
+    /**
+     * {@link RouteHost#framingKept()}: no bytes held; the rest of a frame the decoder refused and asked to
+     * skip is still to come ({@link RouteHost#framingSkip()} bytes), and is discarded as it arrives.
+     */
+    private static final byte SKIPPING = 3;
 
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
@@ -94,6 +101,9 @@ final class Framer {
         long outer = RunClock.startRun(this.handler.summing(), this.handler.summingRequests());
         try {
             if (connection.framingKept() == HELD && !releaseHeld(connection, data)) {
+                return;
+            }
+            if (connection.framingKept() == SKIPPING && !skip(connection, data, connection.framingSkip())) {
                 return;
             }
             if (!data.hasRemaining() || connection.framingPartial() != null && !completePartial(connection, data)) {
@@ -189,7 +199,20 @@ final class Framer {
      */
     private long frames(RouteHost connection, ByteBuffer in) throws FramingException {
         while (in.hasRemaining() && delivering(connection) && !holdsBack(connection)) {
-            long length = frameLength(in, 0);
+            long length;
+            try {
+                length = frameLength(in, 0);
+            }
+            catch (FramingException ex) {
+                if (!ex.skips()) {
+                    throw ex;
+                }
+                refused(connection, ex);
+                if (!skip(connection, in, ex.skipLength())) {
+                    return FrameDecoder.MORE;
+                }
+                continue;
+            }
             if (length == FrameDecoder.MORE) {
                 if (in.remaining() >= this.maxFrameSize) {
                     throw noEnd();
@@ -223,7 +246,25 @@ final class Framer {
             int held = partial.position();
             if (length == FrameDecoder.MORE) {
                 partial.flip();
-                length = frameLength(partial, searched);
+                try {
+                    length = frameLength(partial, searched);
+                }
+                catch (FramingException ex) {
+                    if (!ex.skips()) {
+                        throw ex;
+                    }
+                    // The refused frame starts with the bytes held: what the last copy took past its end goes
+                    // back to the bytes at hand, or the rest of it is skipped there and in the reads to come.
+                    connection.framingPartial(null);
+                    connection.framingKept(SEARCHED);
+                    refused(connection, ex);
+                    long refused = ex.skipLength();
+                    if (refused <= held) {
+                        data.position(data.position() - (held - (int) refused));
+                        return data.hasRemaining();
+                    }
+                    return skip(connection, data, refused - held);
+                }
                 partial.limit(partial.capacity()).position(held);
             }
             if (length != FrameDecoder.MORE && length <= held) {
@@ -265,28 +306,28 @@ final class Framer {
             length = this.decoder.frameLength(in, searched);
         }
         catch (FramingException ex) {
-            throw new FramingException(this.reports.label() + ": " + ex.getMessage(), ex);
+            throw ex.prefixed(this.reports.label() + ": ");
         }
         catch (RuntimeException ex) {
             // A decoder of the application's that failed on these bytes: refused like bytes that do not frame.
-            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(Reason.DECODER_FAILED, this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (length == FrameDecoder.MORE) {
             return length;
         }
         if (length < 1) {
-            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder
+            throw new FramingException(Reason.DECODER_FAILED, this.reports.label() + ": the decoder " + this.decoder
                     + " gave a frame length of " + length + " (a frame is at least one byte)");
         }
         if (length > this.maxFrameSize) {
-            throw new FramingException(this.reports.label() + ": a frame of " + length
+            throw new FramingException(Reason.TOO_LARGE, this.reports.label() + ": a frame of " + length
                     + " bytes, over its max-frame-size of " + this.maxFrameSize + " bytes");
         }
         return length;
     }
 
     private FramingException noEnd() {
-        return new FramingException(this.reports.label() + ": no frame end (" + this.decoder + ") within "
+        return new FramingException(Reason.TOO_LARGE, this.reports.label() + ": no frame end (" + this.decoder + ") within "
                 + this.maxFrameSize + " bytes, its max-frame-size");
     }
 
@@ -300,10 +341,10 @@ final class Framer {
             trailer = this.decoder.trailerLength(in);
         }
         catch (RuntimeException ex) {
-            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
+            throw new FramingException(Reason.DECODER_FAILED, this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (header < 0 || trailer < 0 || header + trailer > end - start) {
-            throw new FramingException(this.reports.label() + ": the decoder " + this.decoder + " gave a header of "
+            throw new FramingException(Reason.DECODER_FAILED, this.reports.label() + ": the decoder " + this.decoder + " gave a header of "
                     + header + " and a trailer of " + trailer + " bytes to a frame of " + (end - start));
         }
         in.limit(end - trailer).position(start + header);
@@ -359,6 +400,33 @@ final class Framer {
     void drop(RouteHost connection) {
         connection.framingPartial(null);
         connection.framingKept(SEARCHED);
+    }
+
+    /**
+     * A frame the decoder refused and asked to skip: counted, and the handler's onError hears of it in
+     * the frame's turn (and may answer); the connection goes on.
+     */
+    private void refused(RouteHost connection, FramingException refusal) {
+        this.reports.frameRejected(connection, "skipping the frame on", refusal);
+        this.handler.call(Callback.ERROR, connection, null, refusal);
+    }
+
+    /**
+     * Discards bytes of a refused frame: those at hand, and, when they end before it, the rest as it arrives.
+     * @param count how many bytes of it are left to discard
+     * @return whether bytes are left at hand after it; false when the frame goes on in the reads to come
+     */
+    private static boolean skip(RouteHost connection, ByteBuffer in, long count) {
+        if (count <= in.remaining()) {
+            in.position(in.position() + (int) count);
+            connection.framingKept(SEARCHED);
+            connection.framingSkip(0);
+            return in.hasRemaining();
+        }
+        connection.framingSkip(count - in.remaining());
+        connection.framingKept(SKIPPING);
+        in.position(in.limit());
+        return false;
     }
 
     /**
@@ -447,7 +515,7 @@ final class Framer {
         catch (FramingException | RuntimeException ex) {
             out.position(start);
             content.position(content.limit());
-            FramingException failure = new FramingException(this.reports.label() + " could not frame "
+            FramingException failure = new FramingException(Reason.UNENCODABLE, this.reports.label() + " could not frame "
                     + length + " bytes written: " + ex.getMessage(), ex);
             // The handler wrote what its framing cannot carry: its error, not the peer's.
             this.reports.handlerFailed(connection, "aborting the connection", failure);

@@ -84,4 +84,10 @@ interface RouteHost extends Connection, TlsHost, ProxyHost {
 
     /** @param replies see {@link #framingReplies()} */
     void framingReplies(ByteBuffer replies);
+
+    /** @return the bytes of a refused frame still to be discarded as they arrive; 0 when none */
+    long framingSkip();
+
+    /** @param count see {@link #framingSkip()} */
+    void framingSkip(long count);
 }

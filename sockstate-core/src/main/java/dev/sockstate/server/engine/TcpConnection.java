@@ -873,6 +873,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         this.framingReplies = replies;
     }
 
+    @Override
+    public final long framingSkip() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.framingSkip : 0;
+    }
+
+    @Override
+    public final void framingSkip(long count) {
+        // (A refused frame is rare: what it leaves to skip waits with what a connection seldom needs.)
+        if (count != 0 || this.extras != null) {
+            extras().framingSkip = count;
+        }
+    }
+
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
 

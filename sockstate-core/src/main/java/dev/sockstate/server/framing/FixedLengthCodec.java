@@ -32,7 +32,7 @@ final class FixedLengthCodec implements FrameDecoder, FrameEncoder {
     @Override
     public void encode(ByteBuffer content, ByteBuffer out) throws FramingException {
         if (content.remaining() != this.length) {
-            throw new FramingException("A fixed-length frame is " + this.length + " bytes, not " + content.remaining());
+            throw new FramingException(FramingException.Reason.UNENCODABLE, "A fixed-length frame is " + this.length + " bytes, not " + content.remaining());
         }
         out.put(content);
     }

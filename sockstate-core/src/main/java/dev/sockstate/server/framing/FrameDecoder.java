@@ -19,7 +19,9 @@ public interface FrameDecoder {
      * arrived, a line's terminator only with the whole line.
      * @param in the bytes from position to limit; neither is to be moved
      * @return the whole frame's length once known, else {@link #MORE}
-     * @throws FramingException when the bytes cannot start a frame (a malformed length, say)
+     * @throws FramingException when the bytes cannot start a frame (a malformed length, say), which
+     * closes the connection; or, made by {@link FramingException#skipping}, when this one frame is
+     * refused: it is skipped, and the connection goes on
      */
     long frameLength(ByteBuffer in) throws FramingException;
 

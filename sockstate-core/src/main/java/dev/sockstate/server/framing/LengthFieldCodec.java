@@ -90,13 +90,13 @@ final class LengthFieldCodec implements FrameDecoder, FrameEncoder {
         int start = out.position();
         int frame = content.remaining() + overhead(content.remaining());
         if (frame < headerBytes()) {
-            throw new FramingException("Length field: a frame of " + frame + " bytes is shorter than its " + headerBytes()
+            throw new FramingException(FramingException.Reason.UNENCODABLE, "Length field: a frame of " + frame + " bytes is shorter than its " + headerBytes()
                     + "-byte header");
         }
         long value = (long) frame - headerBytes() - this.adjustment;
         long most = (this.length == 8) ? Long.MAX_VALUE : (1L << (8 * this.length)) - 1;
         if (value < 0 || value > most) {
-            throw new FramingException("Length field: a frame of " + frame + " bytes needs a length of " + value
+            throw new FramingException(FramingException.Reason.UNENCODABLE, "Length field: a frame of " + frame + " bytes needs a length of " + value
                     + ", which a " + this.length + "-byte field does not hold");
         }
         for (int i = 0; i < this.strip; i++) {

@@ -6,6 +6,9 @@
  * protocol's own) and the longest frame allowed. Framing is the last stage of a connection's
  * pipeline, next to the handler: a frame that lies whole in one read reaches the handler as a view
  * of the read buffer, without a copy, and only an unfinished frame is kept, in a buffer of the
- * connection's own that never outgrows the limit and is dropped once empty.
+ * connection's own that never outgrows the limit and is dropped once empty. Bytes that do not frame
+ * are a {@link dev.sockstate.server.framing.FramingException} with its reason; a decoder that refuses
+ * one frame whose length it knows may have it skipped and the connection kept
+ * ({@link dev.sockstate.server.framing.FramingException#skipping}).
  */
 package dev.sockstate.server.framing;

@@ -220,6 +220,7 @@ class FramingTest {
         assertClosedByServer(over);
         assertThat(recorder.errors).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
                 .isEqualTo("Listener 'framed': a frame of 17 bytes, over its max-frame-size of 16 bytes");
+        assertThat(((FramingException) recorder.errors.get(0)).reason()).isEqualTo(FramingException.Reason.TOO_LARGE);
         assertThat(this.framingFailures).hasValue(1);
         exact.getOutputStream().write("still served\n".getBytes(StandardCharsets.US_ASCII));
         assertThat(readLine(exact)).isEqualTo("still served");
@@ -267,6 +268,7 @@ class FramingTest {
         assertThat(slow.frames).containsExactly("first");
         assertThat(slow.errors).singleElement().isInstanceOf(FramingException.class).extracting(Throwable::getMessage)
                 .isEqualTo("Listener 'framed': Octet counting: expected a length (a digit 1-9) at byte 1 of the frame, found 'x'");
+        assertThat(((FramingException) slow.errors.get(0)).reason()).isEqualTo(FramingException.Reason.MALFORMED);
     }
 
     @Test
@@ -296,6 +298,7 @@ class FramingTest {
         ServerFixture.await(() -> !recorder.errors.isEmpty(), "the handler heard of the failure");
         assertThat(recorder.errors.get(0)).isInstanceOf(FramingException.class)
                 .hasMessage("Listener 'framed': the decoder fragile failed: java.lang.IndexOutOfBoundsException: read past the frame");
+        assertThat(((FramingException) recorder.errors.get(0)).reason()).isEqualTo(FramingException.Reason.DECODER_FAILED);
         ServerFixture.await(() -> server.listener("framed").activeConnections() == 0, "the connection was let go and closed");
         assertThat(this.framingFailures).hasValue(1);
     }
@@ -444,6 +447,7 @@ class FramingTest {
         assertClosedByServer(client);
         assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
                 .isEqualTo("Listener 'framed': a frame of 2147483652 bytes, over its max-frame-size of 65536 bytes");
+        assertThat(((FramingException) recorder.errors.get(0)).reason()).isEqualTo(FramingException.Reason.TOO_LARGE);
         assertServed(server);
     }
 
