@@ -1,11 +1,13 @@
 package dev.sockstate.server;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 
 /**
  * A {@link Stage}'s link to its neighbours in a connection's pipeline: inbound events are passed on
  * towards the handler, outbound bytes towards the socket. Only to be used by the thread calling the
- * stage, but for {@link #resume} and {@link #connection()}, which any thread may call.
+ * stage, but for {@link #resume}, {@link #connection()} and a {@link Deadline}'s cancel, which any
+ * thread may call.
  */
 public interface StageContext {
 
@@ -51,4 +53,26 @@ public interface StageContext {
      * @param task what the stage does next; any thread may call this
      */
     void resume(Runnable task);
+
+    /**
+     * Sets a deadline of the stage's: once the delay has passed, unless it was cancelled first, the
+     * task runs in the connection's turn, as a {@linkplain #resume resumed} task does (and not at all
+     * once the connection is closed): a handshake's or a header's limit, a heartbeat's answer. The
+     * server's timer keeps the time; an embedded connection has none, and its deadlines never pass.
+     * @param delay how long from now
+     * @param task what the stage does then
+     * @return the deadline, to cancel once what it waited for happened
+     */
+    Deadline deadline(Duration delay, Runnable task);
+
+    /** A stage's deadline ({@link #deadline}). */
+    interface Deadline {
+
+        /** A deadline that never passes, to start a stage's field with. */
+        Deadline NONE = () -> {
+        };
+
+        /** Cancels the deadline: its task does not run, unless it began; any thread, any number of times. */
+        void cancel();
+    }
 }

@@ -1,8 +1,6 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.PeerCredentials;
-import dev.sockstate.server.engine.proxy.ProxyStage;
-import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.Handoff;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.lang.invoke.MethodHandles;
@@ -40,14 +38,8 @@ final class ConnectionExtras {
     /** The TLS session once the handshake succeeded; written by the owner, read from any thread. */
     volatile SSLSession tlsSession;
 
-    /** The TLS stage while its handshake runs, for the timer's check; {@code null} otherwise. */
-    volatile TlsStage handshaking;
-
     /** The PROXY protocol header once read, {@code null} before and without one. */
     volatile ProxyHeader proxyHeader;
-
-    /** The PROXY protocol stage while it waits for the header, for the timer's check; {@code null} otherwise. */
-    volatile ProxyStage headerPending;
 
     /** Why the connection ended, if it failed, the first reason only: what its client's requests fail with; any thread. */
     volatile Throwable failure;

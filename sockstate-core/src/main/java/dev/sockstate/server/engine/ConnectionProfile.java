@@ -21,6 +21,7 @@ import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -200,6 +201,23 @@ final class ConnectionProfile {
         }
         catch (RejectedExecutionException ex) {
             return false;
+        }
+    }
+
+    /**
+     * @param task what the server's timer runs
+     * @param delayMillis after how long
+     * @return the task's future, to cancel it; {@code null} without a timer (an embedded connection) or once the server stopped
+     */
+    ScheduledFuture<?> scheduleCancellable(Runnable task, long delayMillis) {
+        if (this.scheduler == null) {
+            return null;
+        }
+        try {
+            return this.scheduler.schedule(task, delayMillis);
+        }
+        catch (RejectedExecutionException ex) {
+            return null;
         }
     }
 

@@ -12,6 +12,7 @@ import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -345,6 +346,12 @@ final class Pipeline {
         @Override
         public void resume(Runnable task) {
             Pipeline.this.resume(this.index, task);
+        }
+
+        @Override
+        public Deadline deadline(Duration delay, Runnable task) {
+            int index = this.index;
+            return Pipeline.this.connection.deadline(Math.max(0, delay.toMillis()), () -> Pipeline.this.resume(index, task));
         }
     }
 }

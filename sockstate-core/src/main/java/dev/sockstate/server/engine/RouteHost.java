@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.proxy.ProxyHost;
 import dev.sockstate.server.engine.tls.TlsHost;
 import java.nio.ByteBuffer;
@@ -54,6 +55,13 @@ interface RouteHost extends Connection, TlsHost, ProxyHost {
 
     /** @return whether the calling thread owns the connection now; any thread */
     boolean isOwnedByCurrentThread();
+
+    /**
+     * @param delayMillis how long from now
+     * @param task what the server's timer runs then, unless cancelled first (any thread's)
+     * @return the deadline; one that never passes without a timer (an embedded connection)
+     */
+    StageContext.Deadline deadline(long delayMillis, Runnable task);
 
     /** @return whether its reads pause while its own queue is over its limit and is so now */
     boolean pausesForOwnWrites();

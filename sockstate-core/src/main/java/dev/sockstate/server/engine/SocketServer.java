@@ -212,10 +212,10 @@ public final class SocketServer {
     }
 
     private void scheduleIdleSweep() {
-        // One sweep serves the idle timeouts, the PROXY protocol headers' and the TLS handshakes' limits, the
-        // listeners' and the clients', at a quarter of the shortest.
-        long shortest = LongStream.concat(this.listenerSettings.stream().mapToLong(SocketServer::shortestTimeoutMillis),
-                this.clients.settings().stream().mapToLong(SocketServer::shortestTimeoutMillis)).filter((millis) -> millis > 0)
+        // One sweep serves the idle timeouts, the listeners' and the clients', at a quarter of the shortest.
+        // (A stage's limits, a TLS handshake's or a PROXY protocol header's, are deadlines of its own.)
+        long shortest = LongStream.concat(this.listenerSettings.stream().mapToLong(SocketServer::idleTimeoutMillis),
+                this.clients.settings().stream().mapToLong(SocketServer::idleTimeoutMillis)).filter((millis) -> millis > 0)
                 .min().orElse(0);
         if (shortest > 0) {
             long period = Math.max(10, shortest / 4);
@@ -224,29 +224,20 @@ public final class SocketServer {
                 for (SocketTurn socket : this.table.snapshot()) {
                     if (socket instanceof TcpConnection connection) {
                         connection.checkIdle(now);
-                        connection.checkDeadlines(now);
                     }
                 }
             }, period);
         }
     }
 
-    /** @return the shortest of a listener's idle timeout, PROXY header and TLS handshake limits in milliseconds, 0 for none */
-    private static long shortestTimeoutMillis(ListenerSettings listener) {
-        long idle = (listener.idleTimeout() != null) ? Math.max(1, listener.idleTimeout().toMillis()) : Long.MAX_VALUE;
-        long handshake = (listener.tls() != null) ? Math.max(1, listener.tls().handshakeTimeout().toMillis()) : Long.MAX_VALUE;
-        long header = (listener.proxyProtocol() != null) ? Math.max(1, listener.proxyProtocol().headerTimeout().toMillis())
-                : Long.MAX_VALUE;
-        long shortest = Math.min(Math.min(idle, handshake), header);
-        return (shortest == Long.MAX_VALUE) ? 0 : shortest;
+    /** @return a listener's idle timeout in milliseconds, 0 for none */
+    private static long idleTimeoutMillis(ListenerSettings listener) {
+        return (listener.idleTimeout() != null) ? Math.max(1, listener.idleTimeout().toMillis()) : 0;
     }
 
-    /** @return the shortest of a client's idle timeout and TLS handshake limit in milliseconds, 0 for none */
-    private static long shortestTimeoutMillis(ClientSettings client) {
-        long idle = (client.idleTimeout() != null) ? Math.max(1, client.idleTimeout().toMillis()) : Long.MAX_VALUE;
-        long handshake = (client.tls() != null) ? Math.max(1, client.tls().handshakeTimeout().toMillis()) : Long.MAX_VALUE;
-        long shortest = Math.min(idle, handshake);
-        return (shortest == Long.MAX_VALUE) ? 0 : shortest;
+    /** @return a client's idle timeout in milliseconds, 0 for none */
+    private static long idleTimeoutMillis(ClientSettings client) {
+        return (client.idleTimeout() != null) ? Math.max(1, client.idleTimeout().toMillis()) : 0;
     }
 
     /**

@@ -9,11 +9,10 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.proxy.ProxyHost;
-import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.tls.TlsHost;
-import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
@@ -29,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -231,14 +231,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final void headerPending(ProxyStage stage) {
-        // (Nothing waits to be cleared while nothing was made.)
-        if (stage != null || this.extras != null) {
-            extras().headerPending = stage;
-        }
-    }
-
-    @Override
     public final void headerRefused(String message) {
         this.profile.state.proxyHeaderRefused(message);
     }
@@ -325,33 +317,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 this.observer.idleClosed();
             }
             requestClose(idle > 2 * limit && isClosing());
-        }
-    }
-
-    @Override
-    public final void handshakeRunning(TlsStage stage) {
-        // (Nothing waits to be cleared while nothing was made.)
-        if (stage != null || this.extras != null) {
-            extras().handshaking = stage;
-        }
-    }
-
-    /**
-     * Ends a PROXY protocol header's wait or a TLS handshake that outlasted the listener's limit; the timer's thread.
-     * @param now the current {@link System#nanoTime()}
-     */
-    final void checkDeadlines(long now) {
-        ConnectionExtras extras = this.extras;
-        if (extras == null) {
-            return;
-        }
-        ProxyStage header = extras.headerPending;
-        if (header != null) {
-            header.checkDeadline(now);
-        }
-        TlsStage stage = extras.handshaking;
-        if (stage != null) {
-            stage.checkDeadline(now);
         }
     }
 
@@ -871,6 +836,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     public final void framingReplies(ByteBuffer replies) {
         this.framingReplies = replies;
+    }
+
+    @Override
+    public final StageContext.Deadline deadline(long delayMillis, Runnable task) {
+        ScheduledFuture<?> timed = this.profile.scheduleCancellable(task, delayMillis);
+        return (timed != null) ? () -> timed.cancel(false) : StageContext.Deadline.NONE;
     }
 
     @Override

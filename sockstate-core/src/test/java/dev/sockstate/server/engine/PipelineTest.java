@@ -53,6 +53,46 @@ class PipelineTest {
         assertThat(read(client, 5)).isEqualTo("[ABC]");
     }
 
+    /**
+     * A stage's deadline, as the built-in TLS and PROXY protocol stages set theirs: a greeting stage
+     * that closes a connection whose peer said nothing within 200 ms, and cancels the deadline at
+     * the first bytes; its task runs in the connection's turn (where the stage's writes are the owner's).
+     */
+    @Test
+    void aStagesDeadlineRunsInTheConnectionsTurnUnlessCancelledFirst() throws Exception {
+        AtomicInteger expired = new AtomicInteger();
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("quiet").stage(() -> new Stage() {
+
+            private StageContext.Deadline deadline;
+
+            @Override
+            public void open(StageContext context) {
+                this.deadline = context.deadline(java.time.Duration.ofMillis(200), () -> {
+                    expired.incrementAndGet();
+                    context.write(ByteBuffer.wrap("too quiet\n".getBytes(StandardCharsets.US_ASCII)));
+                    context.close();
+                });
+                context.passOpen();
+            }
+
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                this.deadline.cancel();
+                context.passData(data);
+            }
+        }).handler(new EchoHandler()).build());
+        Socket quiet = this.fixture.connect(server, "quiet");
+        Socket talking = this.fixture.connect(server, "quiet");
+        talking.getOutputStream().write("hi".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(talking, 2)).isEqualTo("hi");
+        assertThat(readToEnd(quiet)).as("the quiet peer hears the deadline's words, then the close").isEqualTo("too quiet\n");
+        // Three times the deadline after the talking connection's first bytes: its deadline was cancelled.
+        Thread.sleep(600);
+        talking.getOutputStream().write("still here".getBytes(StandardCharsets.US_ASCII));
+        assertThat(read(talking, 10)).isEqualTo("still here");
+        assertThat(expired).hasValue(1);
+    }
+
     @Test
     void aStageKeepsBytesAcrossReadsAndTurnsOneReadIntoZeroOrManyMessages() throws Exception {
         Lines lines = new Lines();

@@ -37,8 +37,8 @@ public final class ProxyStage implements Stage {
 
     private final ProxyHost connection;
 
-    /** When the header must be whole, {@link System#nanoTime()}. */
-    private final long deadline;
+    /** The header's limit while it is awaited (or a direct client's first bytes could still begin one); cancelled once known. */
+    private StageContext.Deadline deadline = StageContext.Deadline.NONE;
 
     private int state = EXPECTING;
 
@@ -51,13 +51,9 @@ public final class ProxyStage implements Stage {
 
     private StageContext context;
 
-    /** Whether the timer asked for the expiry already. */
-    private volatile boolean expiring;
-
     public ProxyStage(ProxySupport support, ProxyHost connection) {
         this.support = support;
         this.connection = connection;
-        this.deadline = System.nanoTime() + support.headerTimeoutNanos;
     }
 
     @Override
@@ -72,7 +68,7 @@ public final class ProxyStage implements Stage {
             return;
         }
         if (trusted(this.peer)) {
-            this.connection.headerPending(this);
+            this.deadline = context.deadline(this.support.settings.headerTimeout(), this::expire);
         }
         else {
             this.state = SNIFFING;
@@ -122,7 +118,7 @@ public final class ProxyStage implements Stage {
         }
         this.state = PASSING;
         this.held = null;
-        this.connection.headerPending(null);
+        this.deadline.cancel();
         this.connection.proxied(result.header());
         this.support.observer.proxyHeader(true, null);
         context.passOpen();
@@ -142,12 +138,14 @@ public final class ProxyStage implements Stage {
         }
         if (v1 || v2) {
             // Could still begin a header: kept until it can tell, or until the header's time is up.
-            this.connection.headerPending(this);
+            if (this.deadline == StageContext.Deadline.NONE) {
+                this.deadline = context.deadline(this.support.settings.headerTimeout(), this::expire);
+            }
             return;
         }
         this.state = PASSING;
         this.held = null;
-        this.connection.headerPending(null);
+        this.deadline.cancel();
         context.passData(input);
     }
 
@@ -192,21 +190,11 @@ public final class ProxyStage implements Stage {
             this.support.observer.proxyHeader(false, "closed");
         }
         this.state = REFUSED;
-        this.connection.headerPending(null);
+        this.deadline.cancel();
         this.held = null;
     }
 
-    /**
-     * Ends a wait for the header that outlasted the listener's limit; the timer's thread.
-     * @param now the current {@link System#nanoTime()}
-     */
-    public void checkDeadline(long now) {
-        if (now - this.deadline >= 0 && !this.expiring) {
-            this.expiring = true;
-            this.context.resume(this::expire);
-        }
-    }
-
+    /** The header's limit passed: a header awaited is refused, a direct client's first bytes kept are its own. */
     private void expire() {
         if (this.state == EXPECTING) {
             refuse(this.context, "timeout", "no whole PROXY protocol header within " + this.support.settings.headerTimeout()
@@ -215,7 +203,6 @@ public final class ProxyStage implements Stage {
         else if (this.state == SNIFFING && this.held != null) {
             // A direct client's first bytes that began like a header and stopped there: they were its own.
             this.state = PASSING;
-            this.connection.headerPending(null);
             ByteBuffer rest = ByteBuffer.wrap(this.held, 0, this.heldLength);
             this.held = null;
             this.context.passData(rest);
@@ -223,12 +210,9 @@ public final class ProxyStage implements Stage {
     }
 
     private void refuse(StageContext context, String reason, String problem) {
-        boolean waited = this.state == EXPECTING;
         this.state = REFUSED;
         this.held = null;
-        if (waited) {
-            this.connection.headerPending(null);
-        }
+        this.deadline.cancel();
         this.support.observer.proxyHeader(false, reason);
         String message = context.connection() + " sent " + problem + "; closing it";
         this.connection.headerRefused(message);

@@ -12,11 +12,9 @@ public final class ProxySupport {
 
     final ListenerObserver observer;
 
-    final long headerTimeoutNanos;
 
     public ProxySupport(ProxyProtocol settings, ListenerObserver observer) {
         this.settings = settings;
         this.observer = observer;
-        this.headerTimeoutNanos = settings.headerTimeout().toNanos();
     }
 }

@@ -3,14 +3,10 @@ package dev.sockstate.server.engine.tls;
 import javax.net.ssl.SSLSession;
 
 /**
- * What the {@link TlsStage} needs of its connection, and nothing more: to say when its handshake runs
- * and how it ended, where a client's connection connects to, to stop the connection's reading while its engine's tasks run, and to know
+ * What the {@link TlsStage} needs of its connection, and nothing more: to say how its handshake ended, where a client's connection connects to, to stop the connection's reading while its engine's tasks run, and to know
  * whether what arrives is still wanted. The owner's thread only.
  */
 public interface TlsHost {
-
-    /** @param stage the stage while its handshake runs, whose deadline the timer checks; {@code null} once it ended */
-    void handshakeRunning(TlsStage stage);
 
     /** @param session the session, once the handshake succeeded */
     void handshakeSucceeded(SSLSession session);

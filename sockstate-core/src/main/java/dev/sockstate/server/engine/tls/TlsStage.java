@@ -18,7 +18,7 @@ import javax.net.ssl.SSLSession;
  * connection before the handler heard of it, counted by the observer with a reason. The engine's
  * delegated tasks run on the listener's task executor, and the stage goes on with
  * {@link StageContext#resume} on the connection's owner, keeping what arrives or is written
- * meanwhile. The timer's sweep ends a handshake that outlasts the limit ({@link #checkDeadline}). A
+ * meanwhile. A handshake that outlasts the limit ends at the stage's deadline ({@link StageContext#deadline}). A
  * graceful end of the output sends close_notify; the peer's close_notify is a hang-up.
  * <p>
  * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
@@ -39,8 +39,8 @@ public final class TlsStage extends TlsPump implements Stage {
 
     private final long started;
 
-    /** When the handshake must have ended, {@link System#nanoTime()}. */
-    private final long deadline;
+    /** The handshake's limit, cancelled once it ended. */
+    private StageContext.Deadline deadline = StageContext.Deadline.NONE;
 
     /** The connection, as far as the stage needs it. */
     private final TlsHost connection;
@@ -60,8 +60,6 @@ public final class TlsStage extends TlsPump implements Stage {
     /** A FIN arrived while tasks ran: passed on after what arrived before it. */
     private boolean hangupAfterTasks;
 
-    private volatile boolean expiring;
-
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
@@ -73,7 +71,6 @@ public final class TlsStage extends TlsPump implements Stage {
         super(tls);
         this.connection = connection;
         this.started = System.nanoTime();
-        this.deadline = this.started + tls.handshakeTimeoutNanos;
     }
 
     @Override
@@ -82,7 +79,7 @@ public final class TlsStage extends TlsPump implements Stage {
         if (!this.tls.byServerName) {
             makeEngine(this.tls.settings.context());
         }
-        this.connection.handshakeRunning(this);
+        this.deadline = context.deadline(this.tls.settings.handshakeTimeout(), this::expire);
         if (this.tls.settings.isClient()) {
             // A client speaks first: its hello goes out now.
             after(this.engine.getHandshakeStatus());
@@ -180,7 +177,7 @@ public final class TlsStage extends TlsPump implements Stage {
         this.handshakeDone = true;
         SSLSession session = this.engine.getSession();
         this.legacy = !"TLSv1.3".equals(session.getProtocol());
-        this.connection.handshakeRunning(null);
+        this.deadline.cancel();
         this.connection.handshakeSucceeded(session);
         report(true, null);
         this.context.passOpen();
@@ -368,7 +365,7 @@ public final class TlsStage extends TlsPump implements Stage {
         }
         this.failed = true;
         this.dead = true;
-        this.connection.handshakeRunning(null);
+        this.deadline.cancel();
         if (!this.handshakeDone) {
             report(false, reason);
         }
@@ -390,17 +387,7 @@ public final class TlsStage extends TlsPump implements Stage {
         }
     }
 
-    /**
-     * Ends the handshake if it outlasted the limit; the timer's thread, which only asks the owner.
-     * @param now the current {@link System#nanoTime()}
-     */
-    public void checkDeadline(long now) {
-        if (now - this.deadline >= 0 && !this.expiring) {
-            this.expiring = true;
-            this.context.resume(this::expire);
-        }
-    }
-
+    /** The handshake's limit passed: it fails, unless it ended. */
     private void expire() {
         if (!this.handshakeDone && !this.failed) {
             fail("timeout", new SSLHandshakeException("The TLS handshake did not end within " + this.tls.settings.handshakeTimeout()));
@@ -410,8 +397,8 @@ public final class TlsStage extends TlsPump implements Stage {
     @Override
     public void closed(StageContext context) {
         this.dead = true;
+        this.deadline.cancel();
         if (this.context != null) {
-            this.connection.handshakeRunning(null);
             report(false, "closed");
         }
         this.held = null;

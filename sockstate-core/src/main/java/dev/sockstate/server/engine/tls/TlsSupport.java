@@ -40,7 +40,6 @@ public final class TlsSupport {
 
     final Executor taskExecutor;
 
-    final long handshakeTimeoutNanos;
 
     /** Whether the context is chosen by the client's server name, which waits for its ClientHello. */
     final boolean byServerName;
@@ -65,7 +64,6 @@ public final class TlsSupport {
         this.mostHeld = Math.max(256 * 1024, readBufferSize + TlsStage.MOST_HELD_HANDSHAKING);
         this.observer = observer;
         this.taskExecutor = settings.taskExecutor();
-        this.handshakeTimeoutNanos = settings.handshakeTimeout().toNanos();
         this.byServerName = !settings.serverNames().isEmpty();
     }
 
