@@ -35,8 +35,13 @@ import java.nio.ByteBuffer;
  * not pass data on (the pipeline refuses it, failing the connection);</li>
  * <li>ask for a close: {@link StageContext#close()} closes once queued bytes are sent,
  * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError};</li>
- * <li>write a last message as the output ends ({@link #outputEnding}): TLS's {@code close_notify}.</li>
+ * <li>write a last message as the output ends ({@link #outputEnding}): TLS's {@code close_notify};</li>
+ * <li>hold the input while it cannot take more ({@link StageContext#holdInput}), keep time
+ * ({@link StageContext#deadline}: a handshake's limit, a heartbeat), and publish what it learnt
+ * ({@link StageContext#tlsEstablished}, {@link StageContext#proxied}).</li>
  * </ul>
+ * The engine's own TLS and PROXY protocol stages are such stages, made first for each connection of a
+ * listener that asks for them, and do nothing a stage of yours cannot.
  * <b>Buffers.</b> A buffer passed to a stage is valid only during the call and belongs to the
  * caller (inbound, usually the worker's read buffer): copy what must outlive it. A buffer passed on
  * with {@link StageContext#write} is consumed (its position moves to its limit) and may be reused

@@ -1,7 +1,9 @@
 package dev.sockstate.server;
 
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import javax.net.ssl.SSLSession;
 
 /**
  * A {@link Stage}'s link to its neighbours in a connection's pipeline: inbound events are passed on
@@ -53,6 +55,37 @@ public interface StageContext {
      * @param task what the stage does next; any thread may call this
      */
     void resume(Runnable task);
+
+    /**
+     * Stops or resumes reading from the socket: a stage that cannot take more input for now (its
+     * engine's step runs on another thread, say) holds it, and what arrives meanwhile waits in the
+     * socket, not in the stage; released, the connection reads what waited in its next turn. Only
+     * the rest of the read at hand still arrives while the input is held. The owner's thread only.
+     * @param hold whether to hold the input
+     */
+    void holdInput(boolean hold);
+
+    /**
+     * @return whether what arrives is still handled: the connection is not aborted, nor closing but
+     * for a graceful stop, which answers what arrived first; a stage that keeps bytes for later keeps
+     * none once this is false
+     */
+    boolean takesInput();
+
+    /**
+     * Tells the connection the TLS session the stage established: {@link Connection#tlsSession()}
+     * answers it from now on.
+     * @param session the session
+     */
+    void tlsEstablished(SSLSession session);
+
+    /**
+     * Tells the connection the PROXY protocol header the stage read: {@link Connection#proxyHeader()}
+     * answers it from now on, and {@link Connection#remoteAddress()} the client it names, when it
+     * names one the listener's handlers can take.
+     * @param header the header
+     */
+    void proxied(ProxyHeader header);
 
     /**
      * Sets a deadline of the stage's: once the delay has passed, unless it was cancelled first, the

@@ -22,8 +22,8 @@ import java.util.List;
  * <pre>
  * server.engine      the engine; only SocketServer and EmbeddedConnection (a test harness) are public
  *   server.engine.turn  its turn layer, internal: ownership, dispatch, registrations; no connection
- *   server.engine.tls   its TLS stage, internal: knows its connection only as a TlsHost
- *   server.engine.proxy its PROXY protocol stage, internal: knows its connection only as a ProxyHost
+ *   server.engine.tls   its TLS stage, internal: an ordinary stage, knows its connection only through its StageContext
+ *   server.engine.proxy its PROXY protocol stage, internal: the same
  *   server.engine.embedded  the embedded harness's socket and port in memory, internal: knows no engine
  *   server           what user code imports: handlers, settings, stages
  *   server.framing   frame decoders and encoders, built in or a protocol's own
@@ -133,10 +133,11 @@ class LayeringTest {
                     "dev.sockstate.server.observer..", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..", "dev.sockstate.port..");
 
     @ArchTest
-    static final ArchRule theProxyStageKnowsItsConnectionOnlyAsAProxyHost = noClasses()
+    static final ArchRule theProxyStageIsAnOrdinaryStage = noClasses()
             .that().resideInAPackage("dev.sockstate.server.engine.proxy")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.engine.turn",
-                    "dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..");
+                    "dev.sockstate.server.engine.tls", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..")
+            .as("the PROXY protocol's stage is an ordinary stage: it knows its connection only through its StageContext");
 
     @ArchTest
     static final ArchRule theObserverSpiKnowsNothingOfTheEngine = noClasses()
@@ -158,10 +159,11 @@ class LayeringTest {
                     "dev\\.sockstate\\.server\\.(Connection|ConnectionHandler|MessageHandler|DatagramHandler|DatagramEndpoint|Stage|StageContext|ListenerSettings)(\\$.*)?");
 
     @ArchTest
-    static final ArchRule theTlsStageKnowsItsConnectionOnlyAsATlsHost = noClasses()
+    static final ArchRule theTlsStageIsAnOrdinaryStage = noClasses()
             .that().resideInAPackage("dev.sockstate.server.engine.tls")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine", "dev.sockstate.server.engine.turn",
-                    "dev.sockstate.server.framing..");
+                    "dev.sockstate.server.framing..")
+            .as("TLS's stage is an ordinary stage: it knows its connection only through its StageContext");
 
     @ArchTest
     static final ArchRule onlyTheTurnLayerChangesRegistrationsOrDequeues = noClasses()

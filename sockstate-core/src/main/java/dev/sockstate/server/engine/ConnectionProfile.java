@@ -7,7 +7,10 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.engine.proxy.ProxyStage;
 import dev.sockstate.server.engine.proxy.ProxySupport;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.ChangeRules;
 import dev.sockstate.server.engine.turn.Runner;
@@ -19,11 +22,15 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * What the connections of one listener or one client share: their settings, name, observer, counts
@@ -106,10 +113,23 @@ final class ConnectionProfile {
             this.route = null;
             return;
         }
+        // The PROXY protocol's and TLS's stages are ordinary stages, made first.
+        List<Function<RouteHost, ? extends Stage>> makers = new ArrayList<>();
+        if (settings.proxyProtocol() != null) {
+            ProxySupport proxy = new ProxySupport(settings.proxyProtocol(), observer, reports::proxyHeaderRefused);
+            makers.add((connection) -> new ProxyStage(proxy));
+        }
+        if (tls != null) {
+            TlsSupport secured = new TlsSupport(tls, observer, group.settings.readBufferSize());
+            makers.add((connection) -> new TlsStage(secured, connection.connectedHost(), connection.connectedPort()));
+        }
+        int builtIn = makers.size();
+        for (Supplier<? extends Stage> maker : settings.stages()) {
+            makers.add((connection) -> maker.get());
+        }
         HandlerCalls handler = new HandlerCalls(reports, observer, settings.connectionHandler(), replies);
         this.route = new Route(handler, (settings.framing() != null) ? new Framer(settings.framing(), handler, reports, this.executor == null) : null,
-                (settings.proxyProtocol() != null) ? new ProxySupport(settings.proxyProtocol(), observer) : null,
-                (tls != null) ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null, settings.stages(), reports);
+                makers, builtIn, reports);
     }
 
     /** @return the listener's or client's name */

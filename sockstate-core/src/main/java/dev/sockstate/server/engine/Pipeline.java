@@ -4,17 +4,15 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import dev.sockstate.server.engine.proxy.ProxyStage;
-import dev.sockstate.server.engine.proxy.ProxySupport;
-import dev.sockstate.server.engine.tls.TlsStage;
-import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
+import javax.net.ssl.SSLSession;
+import java.util.function.Function;
 
 /**
  * The stages of one TCP connection, between its socket and its handler (the contract is
@@ -67,32 +65,28 @@ final class Pipeline {
     }
 
     /**
-     * Makes the connection's stages: the PROXY protocol's first, when the listener reads it, then TLS's,
-     * when the listener has TLS, then the listener's own; if a maker fails, the stages made so far hear
-     * {@link Stage#closed} before the failure is thrown on.
+     * Makes the connection's stages, in inbound order: the route's own first (the PROXY protocol's,
+     * TLS's), then the listener's; if a maker fails, the stages made so far hear {@link Stage#closed}
+     * before the failure is thrown on.
      * @param connection the connection the stages serve
      * @param handler the route's terminal
      * @param reports where a stage's failure is logged and counted
-     * @param proxy what the listener's PROXY protocol stages share, or {@code null} without the protocol
-     * @param tls what the listener's TLS stages share, or {@code null} for plaintext
-     * @param makers the makers of the listener's own stages
+     * @param makers the makers of the stages, in inbound order
+     * @param builtIn how many of the first makers are the route's own, not the listener's
      */
-    Pipeline(RouteHost connection, HandlerCalls handler, ListenerState reports, ProxySupport proxy, TlsSupport tls,
-            List<Supplier<? extends Stage>> makers) {
+    Pipeline(RouteHost connection, HandlerCalls handler, ListenerState reports, List<Function<RouteHost, ? extends Stage>> makers,
+            int builtIn) {
         this.connection = connection;
         this.handler = handler;
         this.reports = reports;
-        int proxied = (proxy != null) ? 1 : 0;
-        int first = proxied + ((tls != null) ? 1 : 0);
-        this.stages = new Stage[first + makers.size()];
+        this.stages = new Stage[makers.size()];
         this.links = new Link[this.stages.length];
         this.opened = new boolean[this.stages.length + 1];
         for (int i = 0; i < this.stages.length; i++) {
             try {
-                Stage stage = (i < proxied) ? new ProxyStage(proxy, connection)
-                        : (i < first) ? new TlsStage(tls, connection) : makers.get(i - first).get();
+                Stage stage = makers.get(i).apply(connection);
                 if (stage == null) {
-                    throw new IllegalStateException("Stage maker " + (i - first + 1) + " of " + reports.label() + " made no stage");
+                    throw new IllegalStateException("Stage maker " + (i - builtIn + 1) + " of " + reports.label() + " made no stage");
                 }
                 this.stages[i] = stage;
                 this.links[i] = new Link(i);
@@ -346,6 +340,26 @@ final class Pipeline {
         @Override
         public void resume(Runnable task) {
             Pipeline.this.resume(this.index, task);
+        }
+
+        @Override
+        public void holdInput(boolean hold) {
+            Pipeline.this.connection.holdInput(hold);
+        }
+
+        @Override
+        public boolean takesInput() {
+            return Pipeline.this.connection.takesInput();
+        }
+
+        @Override
+        public void tlsEstablished(SSLSession session) {
+            Pipeline.this.connection.tlsEstablished(session);
+        }
+
+        @Override
+        public void proxied(ProxyHeader header) {
+            Pipeline.this.connection.proxied(header);
         }
 
         @Override

@@ -2,16 +2,15 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import dev.sockstate.server.engine.proxy.ProxySupport;
-import dev.sockstate.server.engine.tls.TlsSupport;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The way between a socket and a handler that all the connections of one listener or one client
- * share, built once: inbound, the socket end, the PROXY protocol's stage (if read), TLS's (if
- * secured), the user's stages, the framing (if any), and the terminal, which calls the handler
+ * share, built once: inbound, the socket end, the stages (the PROXY protocol's, if read, and TLS's,
+ * if secured, ordinary stages the profile's makers put first; then the user's), the framing (if
+ * any), and the terminal, which calls the handler
  * ({@link HandlerCalls}, with a client's {@link HandlerCalls.Replies} before it); outbound the mirror.
  * The stages are each connection's own (a {@link Pipeline}, made as it opens); the framing and the
  * terminal are shared, and keep what they keep for a connection in the connection. A route knows its
@@ -26,14 +25,11 @@ final class Route {
     /** The framing, or {@code null} for raw reads. */
     private final Framer framer;
 
-    /** What the connections' PROXY protocol stages share, or {@code null} without the protocol. */
-    private final ProxySupport proxy;
+    /** Makers of each connection's own stages, in inbound order: the route's own first (the PROXY protocol's, TLS's), then the listener's. */
+    private final List<Function<RouteHost, ? extends Stage>> stageMakers;
 
-    /** What the connections' TLS stages share, or {@code null} for plaintext. */
-    private final TlsSupport tls;
-
-    /** Makers of each connection's own stages, in inbound order (TLS's, if any, comes before them). */
-    private final List<Supplier<? extends Stage>> stageMakers;
+    /** How many of the first makers are the route's own. */
+    private final int builtIn;
 
     /** Where a stage's failure is logged and counted. */
     private final ListenerState reports;
@@ -41,18 +37,15 @@ final class Route {
     /**
      * @param handler the terminal
      * @param framer the framing, {@code null} for none
-     * @param proxy the PROXY protocol's shared part, {@code null} for none
-     * @param tls TLS's shared part, {@code null} for plaintext
-     * @param stageMakers the makers of the user's stages
+     * @param stageMakers the makers of each connection's stages, in inbound order
+     * @param builtIn how many of the first makers are the route's own (the PROXY protocol's, TLS's), not the user's
      * @param reports where failures are logged and counted
      */
-    Route(HandlerCalls handler, Framer framer, ProxySupport proxy, TlsSupport tls, List<Supplier<? extends Stage>> stageMakers,
-            ListenerState reports) {
+    Route(HandlerCalls handler, Framer framer, List<Function<RouteHost, ? extends Stage>> stageMakers, int builtIn, ListenerState reports) {
         this.handler = handler;
         this.framer = framer;
-        this.proxy = proxy;
-        this.tls = tls;
-        this.stageMakers = stageMakers;
+        this.stageMakers = List.copyOf(stageMakers);
+        this.builtIn = builtIn;
         this.reports = reports;
     }
 
@@ -62,8 +55,7 @@ final class Route {
      * @throws RuntimeException what a stage maker threw
      */
     Pipeline newPipeline(RouteHost connection) {
-        return (this.proxy != null || this.tls != null || !this.stageMakers.isEmpty())
-                ? new Pipeline(connection, this.handler, this.reports, this.proxy, this.tls, this.stageMakers) : null;
+        return !this.stageMakers.isEmpty() ? new Pipeline(connection, this.handler, this.reports, this.stageMakers, this.builtIn) : null;
     }
 
     /**

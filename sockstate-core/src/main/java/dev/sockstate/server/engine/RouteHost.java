@@ -2,9 +2,9 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.StageContext;
-import dev.sockstate.server.engine.proxy.ProxyHost;
-import dev.sockstate.server.engine.tls.TlsHost;
+import dev.sockstate.server.proxy.ProxyHeader;
 import java.nio.ByteBuffer;
+import javax.net.ssl.SSLSession;
 
 /**
  * A connection as its {@link Route} sees it: what the stages, the framing and the handler calls ask
@@ -12,7 +12,32 @@ import java.nio.ByteBuffer;
  * connection's class; the connection implements this. Every method is its owner's (the thread in its
  * turn), unless it says otherwise.
  */
-interface RouteHost extends Connection, TlsHost, ProxyHost {
+interface RouteHost extends Connection {
+
+    /** @param hold whether the connection stops reading from its socket until released ({@link StageContext#holdInput}) */
+    void holdInput(boolean hold);
+
+    /** @return whether what arrives is still handled ({@link StageContext#takesInput}) */
+    boolean takesInput();
+
+    /** @param session the TLS session a stage established ({@link StageContext#tlsEstablished}) */
+    void tlsEstablished(SSLSession session);
+
+    /** @param header the PROXY protocol header a stage read ({@link StageContext#proxied}) */
+    void proxied(ProxyHeader header);
+
+    /**
+     * @return the host a client's connection connects to, as its address names it (a name, or a
+     * literal address): the server name its TLS asks for and checks; {@code null} for an accepted connection
+     */
+    default String connectedHost() {
+        return null;
+    }
+
+    /** @return the port a client's connection connects to; -1 for an accepted connection */
+    default int connectedPort() {
+        return -1;
+    }
 
     /** @param data bytes that passed the stages inbound: to the framing, or to the handler as they are */
     void handlerEnd(ByteBuffer data);

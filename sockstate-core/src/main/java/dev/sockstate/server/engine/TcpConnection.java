@@ -11,8 +11,6 @@ import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
-import dev.sockstate.server.engine.proxy.ProxyHost;
-import dev.sockstate.server.engine.tls.TlsHost;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
@@ -208,12 +206,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final SocketAddress socketPeer() {
-        ProxyHeader header = proxyHeader();
-        return (header != null) ? header.proxyAddress() : remoteAddress();
-    }
-
-    @Override
     public final void proxied(ProxyHeader header) {
         // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
         // on a Unix domain socket, a relayed client of any family.
@@ -231,18 +223,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final void headerRefused(String message) {
-        this.profile.state.proxyHeaderRefused(message);
-    }
-
-    @Override
     public SSLSession tlsSession() {
         ConnectionExtras extras = this.extras;
         return (extras != null) ? extras.tlsSession : null;
     }
 
     @Override
-    public final void handshakeSucceeded(SSLSession session) {
+    public final void tlsEstablished(SSLSession session) {
         extras().tlsSession = session;
     }
 

@@ -35,7 +35,6 @@ public final class ProxyStage implements Stage {
 
     private final ProxySupport support;
 
-    private final ProxyHost connection;
 
     /** The header's limit while it is awaited (or a direct client's first bytes could still begin one); cancelled once known. */
     private StageContext.Deadline deadline = StageContext.Deadline.NONE;
@@ -51,16 +50,16 @@ public final class ProxyStage implements Stage {
 
     private StageContext context;
 
-    public ProxyStage(ProxySupport support, ProxyHost connection) {
+    /** @param support what the listener's PROXY protocol stages share */
+    public ProxyStage(ProxySupport support) {
         this.support = support;
-        this.connection = connection;
     }
 
     @Override
     public void open(StageContext context) {
         this.context = context;
         try {
-            this.peer = this.connection.socketPeer();
+            this.peer = context.connection().remoteAddress();
         }
         catch (UncheckedIOException ex) {
             // Reset before its first turn (no peer to ask for): nothing to serve, counted as closed as the stage closes.
@@ -119,7 +118,7 @@ public final class ProxyStage implements Stage {
         this.state = PASSING;
         this.held = null;
         this.deadline.cancel();
-        this.connection.proxied(result.header());
+        context.proxied(result.header());
         this.support.observer.proxyHeader(true, null);
         context.passOpen();
         if (input.hasRemaining()) {
@@ -215,7 +214,7 @@ public final class ProxyStage implements Stage {
         this.deadline.cancel();
         this.support.observer.proxyHeader(false, reason);
         String message = context.connection() + " sent " + problem + "; closing it";
-        this.connection.headerRefused(message);
+        this.support.refusals.accept(message);
         context.abort(new ProxyHeaderException(reason, message));
     }
 }

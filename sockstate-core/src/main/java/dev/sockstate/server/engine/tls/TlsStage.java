@@ -22,7 +22,7 @@ import javax.net.ssl.SSLSession;
  * graceful end of the output sends close_notify; the peer's close_notify is a hang-up.
  * <p>
  * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
- * and dropped once it is whole; while tasks run the connection stops reading ({@link TlsHost#holdInput}),
+ * and dropped once it is whole; while tasks run the connection stops reading ({@link StageContext#holdInput}),
  * and the rest of the read at hand is held. Between reads an established connection keeps no buffer.
  * <p>
  * <b>Renegotiation.</b> After a TLS 1.2 handshake, a handshake record from the client can only
@@ -42,8 +42,11 @@ public final class TlsStage extends TlsPump implements Stage {
     /** The handshake's limit, cancelled once it ended. */
     private StageContext.Deadline deadline = StageContext.Deadline.NONE;
 
-    /** The connection, as far as the stage needs it. */
-    private final TlsHost connection;
+    /** The host a client's connection connects to, as its address names it; {@code null} for an accepted connection. */
+    private final String connectedHost;
+
+    /** The port a client's connection connects to; -1 for an accepted connection. */
+    private final int connectedPort;
 
     /** Bytes read and not unwrapped yet, from 0 to the position: an unfinished record, or what arrived while tasks ran. */
     private ByteBuffer held;
@@ -64,12 +67,16 @@ public final class TlsStage extends TlsPump implements Stage {
     private volatile boolean dead;
 
     /**
-     * @param tls what the listener's TLS stages share
-     * @param connection the connection, as far as the stage needs it
+     * @param tls what the listener's or client's TLS stages share
+     * @param connectedHost the host a client's connection connects to, as its address names it (the
+     * server name its TLS asks for and checks unless the settings name another); {@code null} for an
+     * accepted connection
+     * @param connectedPort the port a client's connection connects to; -1 for an accepted connection
      */
-    public TlsStage(TlsSupport tls, TlsHost connection) {
+    public TlsStage(TlsSupport tls, String connectedHost, int connectedPort) {
         super(tls);
-        this.connection = connection;
+        this.connectedHost = connectedHost;
+        this.connectedPort = connectedPort;
         this.started = System.nanoTime();
     }
 
@@ -88,7 +95,7 @@ public final class TlsStage extends TlsPump implements Stage {
 
     private void makeEngine(Supplier<SSLContext> supplier) throws Exception {
         try {
-            this.engine = this.tls.engine(supplier, this.connection.connectedHost(), this.connection.connectedPort());
+            this.engine = this.tls.engine(supplier, this.connectedHost, this.connectedPort);
         }
         catch (Exception | LinkageError ex) {
             this.failed = true;
@@ -169,7 +176,7 @@ public final class TlsStage extends TlsPump implements Stage {
 
     @Override
     boolean reading() {
-        return !this.failed && !this.hangupPassed && this.connection.takesInput();
+        return !this.failed && !this.hangupPassed && this.context.takesInput();
     }
 
     @Override
@@ -178,7 +185,7 @@ public final class TlsStage extends TlsPump implements Stage {
         SSLSession session = this.engine.getSession();
         this.legacy = !"TLSv1.3".equals(session.getProtocol());
         this.deadline.cancel();
-        this.connection.handshakeSucceeded(session);
+        this.context.tlsEstablished(session);
         report(true, null);
         this.context.passOpen();
         flushWaitingWrites();
@@ -189,13 +196,13 @@ public final class TlsStage extends TlsPump implements Stage {
         this.tasksRunning = true;
         // What the peer sends meanwhile (a client may stream at once after its Finished) waits in the
         // socket, not here: only what the read at hand brought is held.
-        this.connection.holdInput(true);
+        this.context.holdInput(true);
         try {
             this.tls.taskExecutor.execute(this::runTasks);
         }
         catch (RejectedExecutionException ex) {
             this.tasksRunning = false;
-            this.connection.holdInput(false);
+            this.context.holdInput(false);
             fail("rejected", ex);
         }
     }
@@ -223,7 +230,7 @@ public final class TlsStage extends TlsPump implements Stage {
     /** The owner again, after the tasks: goes on with the handshake, what arrived, and what was written meanwhile. */
     private void tasksDone(Throwable failure) {
         this.tasksRunning = false;
-        this.connection.holdInput(false);
+        this.context.holdInput(false);
         if (this.failed) {
             return;
         }

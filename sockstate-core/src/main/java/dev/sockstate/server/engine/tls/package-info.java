@@ -4,8 +4,9 @@
  * it moves records through the JDK's {@code SSLEngine} ({@link dev.sockstate.server.engine.tls.TlsPump}),
  * reads what it must of them before an engine exists ({@link dev.sockstate.server.engine.tls.TlsRecords}:
  * record lengths, the ClientHello's server name), shares buffers and settings per listener
- * ({@link dev.sockstate.server.engine.tls.TlsSupport}), and knows its connection only as a
- * {@link dev.sockstate.server.engine.tls.TlsHost}. Users configure TLS with
+ * ({@link dev.sockstate.server.engine.tls.TlsSupport}). It is an ordinary stage: it knows its
+ * connection only through its {@link dev.sockstate.server.StageContext} (the handshake's deadline,
+ * the input held while the engine's tasks run, the session it publishes). Users configure TLS with
  * {@link dev.sockstate.server.tls.Tls}.
  */
 package dev.sockstate.server.engine.tls;
