@@ -9,6 +9,7 @@ import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ServerObserver;
@@ -517,6 +518,11 @@ final class Client implements SocketClient, Connector.Pool {
         public void opening(RouteHost connection) {
             ClientConnection opened = (ClientConnection) connection;
             opened.link.opening(opened);
+        }
+
+        @Override
+        public boolean refused(RouteHost connection, FramingException refusal) {
+            return ((ClientConnection) connection).link.refused(refusal);
         }
     }
 }

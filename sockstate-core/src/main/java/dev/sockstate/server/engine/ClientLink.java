@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -359,9 +360,22 @@ final class ClientLink {
      * @return whether a request was owed it (and was answered with it), false for a frame the handler gets; the owner
      */
     boolean reply(ByteBuffer frame) {
-        ClientRequest request = this.oldest;
+        ClientRequest request = takeOldest();
         if (request == null) {
             return false;
+        }
+        // One that timed out is owed its reply still, which, coming late, completes nothing.
+        if (request.claim()) {
+            request.answered(frame);
+        }
+        return true;
+    }
+
+    /** @return the oldest request owed, no longer owed from now on; {@code null} when none is; the owner */
+    private ClientRequest takeOldest() {
+        ClientRequest request = this.oldest;
+        if (request == null) {
+            return null;
         }
         ClientRequest next = request.nextOwed();
         OLDEST.setRelease(this, next);
@@ -372,9 +386,20 @@ final class ClientLink {
             this.firstUnwritten = next;
         }
         OWED_COUNT.setOpaque(this, (int) OWED_COUNT.getOpaque(this) - 1);
-        // One that timed out is owed its reply still, which, coming late, completes nothing.
+        return request;
+    }
+
+    /**
+     * @param refusal why the connection's framing refused the frame at hand, which it skips while the connection goes on
+     * @return whether a request was owed that frame: the oldest, which fails with the refusal as its reason; the owner
+     */
+    boolean refused(FramingException refusal) {
+        ClientRequest request = takeOldest();
+        if (request == null) {
+            return false;
+        }
         if (request.claim()) {
-            request.answered(frame);
+            request.replyRefused(this.terms.replyRefused(this.target, refusal));
         }
         return true;
     }

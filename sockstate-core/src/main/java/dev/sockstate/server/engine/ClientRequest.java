@@ -121,6 +121,12 @@ abstract class ClientRequest {
         outcome(null, failure);
     }
 
+    /** @param failure its reply's refusal: the frame did not pass the client's framing and was skipped; once claimed */
+    final void replyRefused(ClientException failure) {
+        ended("failed");
+        outcome(null, failure);
+    }
+
     /** @param failure the timeout's; once claimed */
     final void timedOut(ClientException failure) {
         ended("timeout");

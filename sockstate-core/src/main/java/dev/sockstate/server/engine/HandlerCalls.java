@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.turn.RunClock;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
@@ -37,6 +38,13 @@ final class HandlerCalls {
 
         /** @param connection the client's connection, whose open reaches its handler now: it serves its client from now on */
         void opening(RouteHost connection);
+
+        /**
+         * @param connection the client's connection, owned by the calling thread
+         * @param refusal why its framing refused a frame, which it skips while the connection goes on
+         * @return whether a request was owed that frame, which failed with the refusal: the handler is not told
+         */
+        boolean refused(RouteHost connection, FramingException refusal);
     }
 
     private final ListenerState reports;
@@ -70,8 +78,9 @@ final class HandlerCalls {
      */
     void call(Callback callback, RouteHost connection, ByteBuffer data, Throwable error) {
         Replies replies = this.replies;
-        if (callback == Callback.DATA && replies != null && replies.reply(connection, data)) {
-            // A frame a client's request is owed is its reply: no handler call, nothing to time.
+        if (replies != null && (callback == Callback.DATA && replies.reply(connection, data)
+                || callback == Callback.ERROR && error instanceof FramingException refusal && refusal.skips() && replies.refused(connection, refusal))) {
+            // A frame a client's request is owed is its reply (or, refused and skipped, its failure): no handler call, nothing to time.
             return;
         }
         boolean timed = this.observer.timesHandlers();

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -77,6 +78,12 @@ final class RequestTerms {
     ClientException closedBeforeSent(InetSocketAddress target, Throwable why) {
         return new ClientException(this.client, this.label + ": the connection to " + AddressText.of(target)
                 + " closed before the request was sent", why);
+    }
+
+    /** @return the failure of a request whose reply from the target its framing refused (and skipped) */
+    ClientException replyRefused(InetSocketAddress target, FramingException refusal) {
+        return new ClientException(this.client, this.label + ": the reply from " + AddressText.of(target) + " was refused and skipped ("
+                + refusal.getMessage() + ")", refusal);
     }
 
     /** A request ended this way, after that long: counted and timed. */

@@ -16,7 +16,10 @@ import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.BufferedReader;
@@ -428,6 +431,62 @@ class ClientTest {
         await(() -> client.connections().size() == 2, "the client to connect again");
         assertThat(client.request("ok", String.class).get(5, TimeUnit.SECONDS)).isEqualTo("echo ok");
         assertThat(count("connected")).isEqualTo(3);
+    }
+
+    /**
+     * A reply the client's own decoder refuses and asks to skip (one over a limit of the protocol's)
+     * fails the request it answered, naming why, and nothing else: the connection goes on and serves
+     * the next request. Before, only a refusal that closed the connection (and failed every request
+     * it owed) was possible.
+     */
+    @Test
+    void aReplyTheClientsDecoderRefusesAndSkipsFailsOnlyItsRequest() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("strict").address("127.0.0.1", port).poolSize(1)
+                .reconnect(QUICK).framing(Framing.of(new ShortLines(64), FrameEncoder.AS_IS)));
+        awaitOpen(client, 1);
+        Connection connection = client.connections().get(0);
+        CompletableFuture<String> refused = client.request("long\n", String.class);
+        CompletableFuture<String> next = client.request("ok\n", String.class);
+        assertThatThrownBy(() -> refused.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
+                .hasMessage("Client 'strict': the reply from 127.0.0.1:" + port + " was refused and skipped (Client 'strict': a reply"
+                        + " line of 201 bytes, over 64)")
+                .cause().isInstanceOfSatisfying(FramingException.class, (refusal) -> assertThat(refusal.reason())
+                        .isEqualTo(FramingException.Reason.TOO_LARGE));
+        assertThat(next.get(5, TimeUnit.SECONDS)).as("the request after it, on the same connection").isEqualTo("echo ok");
+        assertThat(connection.isOpen()).isTrue();
+        assertThat(client.connections()).containsExactly(connection);
+        assertThat(count("connected")).isEqualTo(1);
+    }
+
+    /** Lines (LF) of at most a length, a longer one refused and skipped. */
+    private static final class ShortLines implements FrameDecoder {
+
+        private final int most;
+
+        ShortLines(int most) {
+            this.most = most;
+        }
+
+        @Override
+        public long frameLength(ByteBuffer in) throws FramingException {
+            for (int i = in.position(); i < in.limit(); i++) {
+                if (in.get(i) == '\n') {
+                    int length = i + 1 - in.position();
+                    if (length > this.most) {
+                        throw FramingException.skipping(length, FramingException.Reason.TOO_LARGE, "a reply line of " + length
+                                + " bytes, over " + this.most);
+                    }
+                    return length;
+                }
+            }
+            return MORE;
+        }
+
+        @Override
+        public int trailerLength(ByteBuffer frame) {
+            return 1;
+        }
     }
 
     @Test
