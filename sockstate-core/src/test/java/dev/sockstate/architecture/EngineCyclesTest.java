@@ -21,11 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine's classes as a graph, from the code's own dependencies (a nested class counts as the
- * file it is in): within the engine's package and its stage and harness packages, no cycle of
- * classes passes through more than 3 files, and few pairs of the engine's classes name each other, so
- * that a change to how bytes, replies or requests travel is made in a few files, whose order the
- * layers tell. The turn layer below them (a socket's state word, the table of sockets, the threads
- * that run their turns) is not counted here.
+ * file it is in): within each of the engine's packages, no cycle of classes passes through more than
+ * 3 files, and few pairs of the engine's own classes name each other, so that a change to how bytes,
+ * replies or requests travel is made in a few files, whose order the layers tell.
  */
 class EngineCyclesTest {
 
@@ -53,12 +51,9 @@ class EngineCyclesTest {
     }
 
     @Test
-    void noCycleOfEngineClassesAboveTheTurnLayerPassesThroughMoreThanThreeFiles() {
+    void noCycleOfEngineClassesPassesThroughMoreThanThreeFiles() {
         List<String> tooLong = new ArrayList<>();
         graphs.forEach((pkg, graph) -> {
-            if (pkg.equals(ENGINE + ".turn")) {
-                return;
-            }
             for (Set<String> component : components(graph)) {
                 if (component.size() > 3) {
                     tooLong.add(pkg + ": " + component.size() + " files " + simpleNames(component));

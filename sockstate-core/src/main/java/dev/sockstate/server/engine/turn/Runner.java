@@ -43,4 +43,25 @@ public interface Runner {
 
     /** @return this thread's sender address of a datagram, valid during the turn */
     PeerAddress peer();
+
+    /**
+     * A worker's thread, which may be the only one that runs the turns of its port's sockets: a run
+     * one of them asks for from that thread is then the thread's own, with no message through the port.
+     */
+    interface Alone {
+
+        /** @return whether this thread is the only one that runs the turns of that port's sockets now */
+        boolean runsAlone(NotificationPort port);
+
+        /** @param socket a socket of the port it runs alone, whose requests it runs once the work at hand is done */
+        void runLater(SocketTurn socket);
+    }
+
+    /**
+     * @param port a socket's port
+     * @return the calling thread, when it is the only one that runs the turns of that port's sockets; else {@code null}
+     */
+    static Alone aloneOn(NotificationPort port) {
+        return (Thread.currentThread() instanceof Alone alone && alone.runsAlone(port)) ? alone : null;
+    }
 }

@@ -13,5 +13,5 @@ import dev.sockstate.server.observer.ListenerObserver;
  * @param observer its listener's observer
  * @param rules how the backend takes registration changes
  */
-public record SocketHome(NotificationPort port, NativeSockets sockets, SocketTable table, ListenerObserver observer, ChangeRules rules) {
+public record SocketHome(NotificationPort port, NativeSockets sockets, SocketTurn.Table table, ListenerObserver observer, ChangeRules rules) {
 }

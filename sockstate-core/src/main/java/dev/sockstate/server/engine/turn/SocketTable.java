@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * so a late notification for a closed socket whose descriptor number (or slot) was reused finds
  * nothing instead of reaching the wrong socket. Keys are never negative.
  */
-public final class SocketTable {
+public final class SocketTable implements SocketTurn.Table {
 
     private final AtomicReferenceArray<SocketTurn> slots;
 
@@ -69,6 +69,7 @@ public final class SocketTable {
     }
 
     /** @param socket a socket to take out; its slot may then be reused */
+    @Override
     public synchronized void remove(SocketTurn socket) {
         int slot = (int) socket.key;
         if (this.slots.compareAndSet(slot, socket, null)) {

@@ -179,7 +179,7 @@ public abstract class SocketTurn {
      */
     private Thread owner;
 
-    private final SocketTable table;
+    private final Table table;
 
     /**
      * What the socket wants from its port: the filter last applied or handed to a carrier, -1 for none
@@ -221,7 +221,7 @@ public abstract class SocketTurn {
      * @param ownedByCreator whether the creating thread owns it from the start (and arms it by letting go)
      * @param rules how the backend takes registration changes
      */
-    protected SocketTurn(NotificationPort port, NativeSockets sockets, SocketTable table, long handle, Trigger trigger,
+    protected SocketTurn(NotificationPort port, NativeSockets sockets, Table table, long handle, Trigger trigger,
             ListenerObserver observer, boolean ownedByCreator, ChangeRules rules) {
         this.port = port;
         this.sockets = sockets;
@@ -300,7 +300,9 @@ public abstract class SocketTurn {
      * @return false when the port is closed (the server stopped): no worker will run them
      */
     public final boolean postRun() {
-        if (Worker.runHere(this, this.port)) {
+        Runner.Alone alone = Runner.aloneOn(this.port);
+        if (alone != null) {
+            alone.runLater(this);
             return true;
         }
         try {
@@ -867,5 +869,12 @@ public abstract class SocketTurn {
             this.observer.registrationChanged(operation, failure == null);
         }
         return failure;
+    }
+
+    /** Where sockets have their completion keys ({@link SocketTable}): a socket leaves it as it closes. */
+    public interface Table {
+
+        /** @param socket a socket that closed: its completion key finds nothing from now on */
+        void remove(SocketTurn socket);
     }
 }

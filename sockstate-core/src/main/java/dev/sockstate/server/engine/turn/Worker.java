@@ -250,19 +250,9 @@ public final class Worker implements Runnable, Runner {
         }
     }
 
-    /**
-     * Asks the calling thread to run a socket soon, if it is the only worker of the socket's port: after
-     * the batch at hand, with no message through the port.
-     * @param socket a socket whose run is asked for
-     * @param port its port
-     * @return false when the calling thread is no such worker: the run is posted through the port
-     */
-    static boolean runHere(SocketTurn socket, NotificationPort port) {
-        if (runsAlone(port)) {
-            ((WorkerThread) Thread.currentThread()).worker.ownRuns.add(socket);
-            return true;
-        }
-        return false;
+    /** @param socket a socket of the port this worker runs alone: run after the batch at hand, with no message through the port */
+    void runLater(SocketTurn socket) {
+        this.ownRuns.add(socket);
     }
 
     /**
@@ -271,8 +261,12 @@ public final class Worker implements Runnable, Runner {
      * runs the turns of the port's sockets whose calls no executor makes
      */
     public static boolean runsAlone(NotificationPort port) {
-        return Thread.currentThread() instanceof WorkerThread thread && thread.worker.port == port && thread.worker.alone
-                && !thread.worker.stopped;
+        return Thread.currentThread() instanceof WorkerThread thread && thread.worker.isAloneOn(port);
+    }
+
+    /** @return whether this worker is the only one of that port, serving */
+    boolean isAloneOn(NotificationPort port) {
+        return this.port == port && this.alone && !this.stopped;
     }
 
     /**

@@ -1,12 +1,14 @@
 package dev.sockstate.server.engine.turn;
 
+import dev.sockstate.port.NotificationPort;
+
 /**
  * A worker's thread, known as such by {@link Worker#onWorkerThread()}, and what it keeps for itself
  * alone (no line of memory shared with another core, no atomic instruction): the connection whose
  * handler it calls now ({@link Worker#handling(Object)}), the draws that start its rounds over a pool
  * ({@link Worker#nextTurn()}), and the clock and sums of the run at hand ({@link RunClock}).
  */
-final class WorkerThread extends Thread {
+final class WorkerThread extends Thread implements Runner.Alone {
 
     final Worker worker;
 
@@ -58,6 +60,16 @@ final class WorkerThread extends Thread {
      * never 0 from a seed that is not), so that the rounds of one worker over several pools, or of
      * several workers over one, do not fall into step
      */
+    @Override
+    public boolean runsAlone(NotificationPort port) {
+        return this.worker.isAloneOn(port);
+    }
+
+    @Override
+    public void runLater(SocketTurn socket) {
+        this.worker.runLater(socket);
+    }
+
     int drawTurn() {
         int x = this.turns;
         x ^= x << 13;
