@@ -61,6 +61,9 @@ final class ConnectionExtras {
     /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
     long framingSkip;
 
+    /** What the framing's decoder saved of the unfinished frame at hand ({@code FrameDecoder.Progress}); the owner's. */
+    long framingProgress;
+
     /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
     volatile long bundledBytes;
 

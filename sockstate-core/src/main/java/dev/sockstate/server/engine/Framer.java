@@ -119,6 +119,7 @@ final class Framer {
             data.position(data.limit());
             connection.framingPartial(null);
             connection.framingKept(SEARCHED);
+            forgetProgress(connection);
             this.reports.frameRejected(connection, "closing", ex);
             connection.rejected(ex);
         }
@@ -201,7 +202,7 @@ final class Framer {
         while (in.hasRemaining() && delivering(connection) && !holdsBack(connection)) {
             long length;
             try {
-                length = frameLength(in, 0);
+                length = frameLength(connection, in, 0);
             }
             catch (FramingException ex) {
                 if (!ex.skips()) {
@@ -225,6 +226,7 @@ final class Framer {
             int start = in.position();
             int end = start + (int) length;
             int limit = in.limit();
+            forgetProgress(connection);
             deliver(connection, in, start, end);
             in.limit(limit).position(end);
         }
@@ -247,7 +249,7 @@ final class Framer {
             if (length == FrameDecoder.MORE) {
                 partial.flip();
                 try {
-                    length = frameLength(partial, searched);
+                    length = frameLength(connection, partial, searched);
                 }
                 catch (FramingException ex) {
                     if (!ex.skips()) {
@@ -272,6 +274,7 @@ final class Framer {
                 data.position(data.position() - (held - (int) length));
                 connection.framingPartial(null);
                 connection.framingKept(SEARCHED);
+                forgetProgress(connection);
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
@@ -300,10 +303,10 @@ final class Framer {
     }
 
     /** @return the decoder's length of the frame at the buffer's position, checked against the limit */
-    private long frameLength(ByteBuffer in, int searched) throws FramingException {
+    private long frameLength(RouteHost connection, ByteBuffer in, int searched) throws FramingException {
         long length;
         try {
-            length = this.decoder.frameLength(in, searched);
+            length = this.decoder.frameLength(in, searched, connection);
         }
         catch (FramingException ex) {
             throw ex.prefixed(this.reports.label() + ": ");
@@ -400,6 +403,7 @@ final class Framer {
     void drop(RouteHost connection) {
         connection.framingPartial(null);
         connection.framingKept(SEARCHED);
+        forgetProgress(connection);
     }
 
     /**
@@ -407,8 +411,16 @@ final class Framer {
      * the frame's turn (and may answer); the connection goes on.
      */
     private void refused(RouteHost connection, FramingException refusal) {
+        forgetProgress(connection);
         this.reports.frameRejected(connection, "skipping the frame on", refusal);
         this.handler.call(Callback.ERROR, connection, null, refusal);
+    }
+
+    /** A frame starts: what the decoder saved of the one before is forgotten (nothing is made for a connection that never saved any). */
+    private static void forgetProgress(RouteHost connection) {
+        if (connection.saved() != 0) {
+            connection.save(0);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.StageContext;
+import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.proxy.ProxyHeader;
 import java.nio.ByteBuffer;
 import javax.net.ssl.SSLSession;
@@ -12,7 +13,7 @@ import javax.net.ssl.SSLSession;
  * connection's class; the connection implements this. Every method is its owner's (the thread in its
  * turn), unless it says otherwise.
  */
-interface RouteHost extends Connection {
+interface RouteHost extends Connection, FrameDecoder.Progress {
 
     /** @param hold whether the connection stops reading from its socket until released ({@link StageContext#holdInput}) */
     void holdInput(boolean hold);
@@ -117,6 +118,8 @@ interface RouteHost extends Connection {
 
     /** @param replies see {@link #framingReplies()} */
     void framingReplies(ByteBuffer replies);
+
+    // FrameDecoder.Progress: what the decoder saved of the unfinished frame held, kept with what the connection seldom needs.
 
     /** @return the bytes of a refused frame still to be discarded as they arrive; 0 when none */
     long framingSkip();

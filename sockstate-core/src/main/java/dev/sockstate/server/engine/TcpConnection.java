@@ -832,6 +832,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
+    public final long saved() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.framingProgress : 0;
+    }
+
+    @Override
+    public final void save(long state) {
+        // (Only a decoder that resumes its parse saves anything: what it saves waits with what a connection seldom needs.)
+        if (state != 0 || this.extras != null) {
+            extras().framingProgress = state;
+        }
+    }
+
+    @Override
     public final long framingSkip() {
         ConnectionExtras extras = this.extras;
         return (extras != null) ? extras.framingSkip : 0;

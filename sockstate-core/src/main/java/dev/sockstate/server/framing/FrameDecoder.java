@@ -5,7 +5,8 @@ import java.nio.ByteBuffer;
 /**
  * Finds where frames end in a connection's bytes. A decoder looks at the bytes without moving them
  * and keeps no state of its own: one instance serves every connection of a listener, from any
- * thread. Implement it for a protocol of your own (RESP, say) and name it in the listener's
+ * thread; what it needs to resume an unfinished frame's parse the connection keeps for it
+ * ({@link Progress}). Implement it for a protocol of your own (RESP, say) and name it in the listener's
  * {@link Framing}.
  */
 public interface FrameDecoder {
@@ -36,6 +37,37 @@ public interface FrameDecoder {
      */
     default long frameLength(ByteBuffer in, int searched) throws FramingException {
         return frameLength(in);
+    }
+
+    /**
+     * {@link #frameLength(ByteBuffer, int)} for a decoder that keeps where its parse of an unfinished
+     * frame got to: what it {@linkplain Progress#save saves} during one call on a connection it gets
+     * back from {@link Progress#saved()} at the next call for the same frame, so that it resumes there
+     * as more bytes arrive (the elements of a long array parsed so far, say) instead of parsing the
+     * frame from its start again: a frame arriving in many small reads then costs no more than one
+     * arriving at once. The connection keeps it only while an unfinished frame is held; at each
+     * frame's start it is 0. A decoder that keeps nothing need not implement this.
+     * @param in the bytes from position to limit; neither is to be moved
+     * @param searched how many bytes from the position an earlier call looked at and found {@link #MORE} in
+     * @param progress what the decoder saved for this frame, and where it saves more
+     * @return the whole frame's length once known, else {@link #MORE}
+     * @throws FramingException as {@link #frameLength(ByteBuffer)}
+     */
+    default long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
+        return frameLength(in, searched);
+    }
+
+    /**
+     * Where a decoder keeps, per connection, how far its parse of an unfinished frame got: one number
+     * of its own meaning (an offset and a count packed, say). Used by the thread that calls the decoder only.
+     */
+    interface Progress {
+
+        /** @return what the decoder saved for the frame at hand, 0 at a frame's start */
+        long saved();
+
+        /** @param state what to get back at the next call for the same frame */
+        void save(long state);
     }
 
     /**

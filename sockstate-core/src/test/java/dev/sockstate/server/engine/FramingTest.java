@@ -341,6 +341,40 @@ class FramingTest {
         assertThat(new String(client.getInputStream().readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("hello\nworld");
     }
 
+    /**
+     * A decoder that saves how far its parse of an unfinished frame got ({@link FrameDecoder.Progress})
+     * gets it back at the next call for that frame, and so looks at each byte about once, however
+     * many reads the frame takes: a list of 5,000 lines in reads of 100 bytes. A decoder given
+     * nothing back would parse the frame from its start at each read (about 150 times as many bytes).
+     */
+    @Test
+    void aDecoderThatSavesItsProgressResumesItsParseAtEachReadOfALongFrame() throws Exception {
+        LineList decoder = new LineList();
+        FrameRecorder recorder = new FrameRecorder() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                this.frames.add(data.remaining() + " bytes");
+                data.position(data.limit());
+            }
+        };
+        SocketServer server = start(Framing.of(decoder, FrameEncoder.AS_IS).withMaxFrameSize(1024 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        StringBuilder frame = new StringBuilder("5000\r\n");
+        for (int i = 0; i < 5000; i++) {
+            frame.append(i % 10).append("\n");
+        }
+        frame.append("1\r\nlast\n");
+        byte[] bytes = frame.toString().getBytes(StandardCharsets.US_ASCII);
+        for (int at = 0; at < bytes.length; at += 100) {
+            sendAndAwaitRead(out, Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + 100)), recorder);
+        }
+        ServerFixture.await(() -> recorder.frames.size() == 2, "both frames");
+        assertThat(recorder.frames).containsExactly((5000 * 2) + " bytes", "5 bytes");
+        assertThat(decoder.examined.get()).as("bytes the decoder looked at, for " + bytes.length + " bytes in "
+                + ((bytes.length + 99) / 100) + " reads").isLessThan(2L * bytes.length);
+    }
+
     @Test
     void aLargeBodyWithLineEndsInItArrivesByteForByteInReadsOfEverySize() throws Exception {
         FrameRecorder recorder = new FrameRecorder() {
@@ -581,6 +615,80 @@ class FramingTest {
                 length = length * 10 + (b - '0');
             }
             return length;
+        }
+    }
+
+    /**
+     * A count of lines, {@code N\r\n}, then N lines, each ending with LF: one frame, whose content is
+     * the lines. Its parse of an unfinished frame resumes where it got to: it saves the lines still
+     * to come and the offset of the next, and counts every byte it looks at.
+     */
+    static final class LineList implements FrameDecoder {
+
+        final AtomicLong examined = new AtomicLong();
+
+        @Override
+        public long frameLength(ByteBuffer in) throws FramingException {
+            return frameLength(in, 0, new Progress() {
+                @Override
+                public long saved() {
+                    return 0;
+                }
+
+                @Override
+                public void save(long state) {
+                }
+            });
+        }
+
+        @Override
+        public long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
+            int start = in.position();
+            long saved = progress.saved();
+            int left;
+            int offset;
+            if (saved == 0) {
+                int lineFeed = find(in, start);
+                if (lineFeed < 0) {
+                    return MORE;
+                }
+                left = Integer.parseInt(StandardCharsets.US_ASCII.decode(in.duplicate().limit(lineFeed - 1).position(start)).toString());
+                offset = lineFeed + 1 - start;
+            }
+            else {
+                left = (int) (saved >>> 32);
+                offset = (int) saved;
+            }
+            while (left > 0) {
+                int lineFeed = find(in, start + offset);
+                if (lineFeed < 0) {
+                    progress.save(((long) left << 32) | offset);
+                    return MORE;
+                }
+                left--;
+                offset = lineFeed + 1 - start;
+            }
+            return offset;
+        }
+
+        private int find(ByteBuffer in, int from) {
+            for (int i = from; i < in.limit(); i++) {
+                this.examined.incrementAndGet();
+                if (in.get(i) == '\n') {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        @Override
+        public int headerLength(ByteBuffer frame) {
+            int start = frame.position();
+            int i = start;
+            while (frame.get(i) != '\n') {
+                i++;
+            }
+            return i + 1 - start;
         }
     }
 
