@@ -36,6 +36,56 @@ public final class RespCodec implements FrameDecoder {
     }
 
     /**
+     * Resumes where the calls before left an unfinished request: an inline request's search for its
+     * line end after the bytes searched already, a multibulk request's parse after the arguments found
+     * whole (their count, how many, and where the next begins, saved in the connection's progress), so
+     * that a request arriving in many reads costs about what one read would.
+     */
+    @Override
+    public long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
+        int position = in.position();
+        int limit = in.limit();
+        if (position >= limit) {
+            return MORE;
+        }
+        if (in.get(position) != '*') {
+            int end = inlineEnd(in, position, limit, searched);
+            return (end < 0) ? MORE : end - position;
+        }
+        long saved = progress.saved();
+        int count;
+        int done;
+        int next;
+        if (saved == 0) {
+            int lineEnd = lineEnd(in, position, limit);
+            if (lineEnd < 0) {
+                return MORE;
+            }
+            long declared = number(in, position + 1, lineEnd, "invalid multibulk length");
+            if (declared > MAX_ARGUMENTS) {
+                throw new FramingException("invalid multibulk length");
+            }
+            count = (int) Math.max(0, declared);
+            done = 0;
+            next = lineEnd + 2;
+        }
+        else {
+            count = (int) (saved >>> 48);
+            done = (int) (saved >>> 32) & 0xffff;
+            next = position + (int) saved;
+        }
+        for (; done < count; done++) {
+            int after = argumentEnd(in, next, limit, null);
+            if (after < 0) {
+                progress.save(((long) count << 48) | ((long) done << 32) | (next - position));
+                return MORE;
+            }
+            next = after;
+        }
+        return next - position;
+    }
+
+    /**
      * @param request one whole request, as {@link #frameLength} found it
      * @return its arguments, the command's name first; none for an empty request
      * @throws FramingException never for a request this codec framed
@@ -131,56 +181,75 @@ public final class RespCodec implements FrameDecoder {
             throw new FramingException("invalid multibulk length");
         }
         for (int i = 0; i < count; i++) {
-            if (next >= limit) {
+            next = argumentEnd(in, next, limit, arguments);
+            if (next < 0) {
                 return -1;
             }
-            if (in.get(next) != '$') {
-                throw new FramingException("expected '$', got '" + printable(in.get(next)) + "'");
-            }
-            lineEnd = lineEnd(in, next, limit);
-            if (lineEnd < 0) {
-                return -1;
-            }
-            long length = number(in, next + 1, lineEnd, "invalid bulk length");
-            if (length < 0 || length > MAX_BULK) {
-                throw new FramingException("invalid bulk length");
-            }
-            int start = lineEnd + 2;
-            if (start + length + 2 > limit) {
-                return -1;
-            }
-            int end = start + (int) length;
-            if (in.get(end) != '\r' || in.get(end + 1) != '\n') {
-                throw new FramingException("bulk string not terminated by CRLF");
-            }
-            if (arguments != null) {
-                arguments.add(bytes(in, start, end));
-            }
-            next = end + 2;
         }
         return next;
     }
 
-    private static int parseInline(ByteBuffer in, int position, int limit, List<byte[]> arguments) throws FramingException {
-        int newline = -1;
-        int scanLimit = Math.min(limit, position + MAX_INLINE + 2);
-        for (int i = position; i < scanLimit; i++) {
-            if (in.get(i) == '\n') {
-                newline = i;
-                break;
-            }
+    /**
+     * @param next where a bulk argument begins
+     * @return the index after it, or -1 when it is not whole yet; adds it to the arguments if given
+     */
+    private static int argumentEnd(ByteBuffer in, int next, int limit, List<byte[]> arguments) throws FramingException {
+        if (next >= limit) {
+            return -1;
         }
+        if (in.get(next) != '$') {
+            throw new FramingException("expected '$', got '" + printable(in.get(next)) + "'");
+        }
+        int lineEnd = lineEnd(in, next, limit);
+        if (lineEnd < 0) {
+            return -1;
+        }
+        long length = number(in, next + 1, lineEnd, "invalid bulk length");
+        if (length < 0 || length > MAX_BULK) {
+            throw new FramingException("invalid bulk length");
+        }
+        int start = lineEnd + 2;
+        if (start + length + 2 > limit) {
+            return -1;
+        }
+        int end = start + (int) length;
+        if (in.get(end) != '\r' || in.get(end + 1) != '\n') {
+            throw new FramingException("bulk string not terminated by CRLF");
+        }
+        if (arguments != null) {
+            arguments.add(bytes(in, start, end));
+        }
+        return end + 2;
+    }
+
+    private static int parseInline(ByteBuffer in, int position, int limit, List<byte[]> arguments) throws FramingException {
+        int newline = inlineEnd(in, position, limit, 0);
         if (newline < 0) {
-            if (limit - position > MAX_INLINE) {
-                throw new FramingException("too big inline request");
-            }
             return -1;
         }
         if (arguments != null) {
-            int end = (newline > position && in.get(newline - 1) == '\r') ? newline - 1 : newline;
+            int end = (newline - 1 > position && in.get(newline - 2) == '\r') ? newline - 2 : newline - 1;
             splitArguments(in, position, end, arguments);
         }
-        return newline + 1;
+        return newline;
+    }
+
+    /**
+     * @param searched how many bytes from the position were looked at before and held no line feed
+     * @return the index after an inline request's line feed, or -1 when it did not arrive yet
+     * @throws FramingException when the line is longer than an inline request may be
+     */
+    private static int inlineEnd(ByteBuffer in, int position, int limit, int searched) throws FramingException {
+        int scanLimit = Math.min(limit, position + MAX_INLINE + 2);
+        for (int i = position + Math.max(0, searched); i < scanLimit; i++) {
+            if (in.get(i) == '\n') {
+                return i + 1;
+            }
+        }
+        if (limit - position > MAX_INLINE) {
+            throw new FramingException("too big inline request");
+        }
+        return -1;
     }
 
     /**

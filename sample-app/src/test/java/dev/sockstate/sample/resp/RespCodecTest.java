@@ -7,6 +7,7 @@ import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FramingException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,44 @@ class RespCodecTest {
     private final KeyValueStore store = new KeyValueStore(10);
 
     private final RespCommands commands = new RespCommands(this.store);
+
+    /**
+     * A request arriving a byte at a time, as the framing asks the codec about it: the codec resumes
+     * where it left off (a multibulk request after the arguments found whole, saved in the
+     * connection's progress; an inline one after the bytes searched), and tells the length exactly
+     * when the request is whole, as a fresh parse of the same bytes does at every step.
+     */
+    @Test
+    void aRequestArrivingAByteAtATimeIsCutWhereAFreshParseCutsIt() throws Exception {
+        StringBuilder multibulk = new StringBuilder("*40\r\n");
+        for (int i = 0; i < 40; i++) {
+            multibulk.append("$").append(String.valueOf(i).length() + 3).append("\r\narg").append(i).append("\r\n");
+        }
+        for (String request : List.of(multibulk.toString(), "SET key \"a value\"\r\n", "*0\r\n")) {
+            byte[] bytes = (request + "PING\r\n").getBytes(StandardCharsets.UTF_8);
+            long[] saved = {0};
+            FrameDecoder.Progress progress = new FrameDecoder.Progress() {
+                @Override
+                public long saved() {
+                    return saved[0];
+                }
+
+                @Override
+                public void save(long state) {
+                    saved[0] = state;
+                }
+            };
+            int searched = 0;
+            for (int arrived = 1; arrived <= request.length(); arrived++) {
+                ByteBuffer prefix = ByteBuffer.wrap(bytes, 0, arrived).slice();
+                long resumed = this.codec.frameLength(prefix, searched, progress);
+                long fresh = this.codec.frameLength(ByteBuffer.wrap(bytes, 0, arrived).slice());
+                assertThat(resumed).as("after %d bytes of %s", arrived, request).isEqualTo(fresh)
+                        .isEqualTo((arrived < request.length()) ? FrameDecoder.MORE : request.length());
+                searched = (resumed == FrameDecoder.MORE) ? arrived : 0;
+            }
+        }
+    }
 
     /** Cuts the text into requests as the listener's framing does, and returns their replies. */
     private String run(String requests) throws FramingException {
