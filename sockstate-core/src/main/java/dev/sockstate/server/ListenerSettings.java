@@ -275,7 +275,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
          * connection keeps it handled by one worker at a time, so the mode may share a group's many
          * workers; a per-turn read budget lets a connection that keeps sending yield to the others.
          * About one system call per message fewer than level one-shot, which re-arms after every
-         * read (benchmarks/README.md says how it drains). Leave the trigger unset (or
+         * read. Leave the trigger unset (or
          * {@code EDGE_PERSISTENT}); TCP only.
          * @param exclusiveEdge whether to use the mode
          * @return this

@@ -15,7 +15,7 @@ enum ServerKind {
 
     /**
      * sockstate through the starter on a port the workers share, level-triggered one-shot connections
-     * (the reference's multi-threaded model, the default until the third session of 2026-11-26): recv,
+     * (the reference's multi-threaded model): recv,
      * send, re-arm.
      */
     SOCKSTATE_ONESHOT("sockstate-oneshot", true, () -> new StarterEchoServer(List.of(StarterEchoServer.SHARED_PORT), false)),
