@@ -212,16 +212,7 @@ final class ConnectionProfile {
      * @return whether the timer took it: false without one (an embedded connection) or once the server stopped
      */
     boolean schedule(Runnable task, long delayMillis) {
-        if (this.scheduler == null) {
-            return false;
-        }
-        try {
-            this.scheduler.schedule(task, delayMillis);
-            return true;
-        }
-        catch (RejectedExecutionException ex) {
-            return false;
-        }
+        return scheduleCancellable(task, delayMillis) != null;
     }
 
     /**
