@@ -48,7 +48,10 @@ public interface ConnectionHandler {
     }
 
     /**
-     * The connection failed (reset by the peer, for example); it is closed afterwards.
+     * The connection failed (reset by the peer, for example), or the peer's bytes were refused; it is
+     * closed afterwards, unless the refusal is a {@link dev.sockstate.server.framing.FramingException}
+     * that {@linkplain dev.sockstate.server.framing.FramingException#skips() skips} one frame: then
+     * only that frame is dropped, and the connection goes on.
      * @param connection the connection
      * @param error what happened
      */

@@ -59,8 +59,9 @@ public interface StageContext {
     /**
      * Stops or resumes reading from the socket: a stage that cannot take more input for now (its
      * engine's step runs on another thread, say) holds it, and what arrives meanwhile waits in the
-     * socket, not in the stage; released, the connection reads what waited in its next turn. Only
-     * the rest of the read at hand still arrives while the input is held. The owner's thread only.
+     * socket, not in the stage; once no stage holds it, the connection reads what waited in its next
+     * turn. Each stage's hold is its own: releasing it releases no other stage's. Only the rest of the
+     * read at hand still arrives while the input is held. The owner's thread only.
      * @param hold whether to hold the input
      */
     void holdInput(boolean hold);

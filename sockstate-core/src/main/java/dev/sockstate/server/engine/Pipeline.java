@@ -46,6 +46,9 @@ final class Pipeline {
     /** Which positions (the stages, then the handler) the open reached. */
     private final boolean[] opened;
 
+    /** Which stages hold the input, a bit each (the 64th for it and those after it): the input is read only once none does. */
+    private long holds;
+
     /** Whether the connection is closed: nothing is passed on any more. */
     private boolean closed;
 
@@ -179,6 +182,13 @@ final class Pipeline {
     private void resume(int index, Runnable task) {
         Handoff.push(RESUMED, this, new Resumed(index, task));
         this.connection.requestTurn();
+    }
+
+    /** A stage holds the input or releases its hold: the connection reads only once no stage holds it. */
+    private void holdInput(int index, boolean hold) {
+        long bit = 1L << Math.min(index, 63);
+        this.holds = hold ? (this.holds | bit) : (this.holds & ~bit);
+        this.connection.holdInput(this.holds != 0);
     }
 
     private void closeStages(int count) {
@@ -344,7 +354,7 @@ final class Pipeline {
 
         @Override
         public void holdInput(boolean hold) {
-            Pipeline.this.connection.holdInput(hold);
+            Pipeline.this.holdInput(this.index, hold);
         }
 
         @Override

@@ -59,7 +59,9 @@ public interface FrameDecoder {
 
     /**
      * Where a decoder keeps, per connection, how far its parse of an unfinished frame got: one number
-     * of its own meaning (an offset and a count packed, say). Used by the thread that calls the decoder only.
+     * of its own meaning (an offset and a count packed, say). An offset is counted from the frame's
+     * start, never from the buffer's: the bytes of an unfinished frame move (into a buffer of the
+     * connection's) between calls. Used by the thread that calls the decoder only.
      */
     interface Progress {
 

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -91,6 +92,41 @@ class PipelineTest {
         talking.getOutputStream().write("still here".getBytes(StandardCharsets.US_ASCII));
         assertThat(read(talking, 10)).isEqualTo("still here");
         assertThat(expired).hasValue(1);
+    }
+
+    /**
+     * Each stage's hold of the input is its own: a stage that releases its hold (as TLS does once its
+     * engine's step ran) does not release another's. The first stage holds the input from the open
+     * until the test lets it go; the second holds it and lets go at once; what the peer sent meanwhile
+     * reaches the handler only after the first stage let go.
+     */
+    @Test
+    void aStagesReleaseOfTheInputReleasesNoOtherStagesHold() throws Exception {
+        AtomicReference<StageContext> first = new AtomicReference<>();
+        RecordingHandler handler = new RecordingHandler();
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("held").stage(() -> new Stage() {
+            @Override
+            public void open(StageContext context) {
+                context.holdInput(true);
+                first.set(context);
+                context.passOpen();
+            }
+        }).stage(() -> new Stage() {
+            @Override
+            public void open(StageContext context) {
+                context.holdInput(true);
+                context.holdInput(false);
+                context.passOpen();
+            }
+        }).stage(Lines::new).handler(handler).build());
+        Socket client = this.fixture.connect(server, "held");
+        ServerFixture.await(() -> handler.opened, "the open reaches the handler");
+        client.getOutputStream().write("waited\n".getBytes(StandardCharsets.US_ASCII));
+        Thread.sleep(300);
+        assertThat(handler.messages).as("held by the first stage, which did not let go").isEmpty();
+        first.get().resume(() -> first.get().holdInput(false));
+        ServerFixture.await(() -> handler.messages.size() == 1, "the line once the first stage let go");
+        assertThat(handler.messages).containsExactly("waited");
     }
 
     @Test
