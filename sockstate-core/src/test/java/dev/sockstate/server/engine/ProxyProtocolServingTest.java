@@ -218,6 +218,32 @@ class ProxyProtocolServingTest {
         }
     }
 
+    /**
+     * Behind a PROXY protocol header, a TLS handshake's limit still counts from the connection's
+     * accept, not from the header: a balancer that sends its header late leaves the handshake only
+     * the rest of the limit. The header comes after 1.5 s, the handshake never: the connection closes
+     * about 2 s after its accept, its limit, where counted from the header it would close at 3.5 s.
+     */
+    @Test
+    void behindAHeaderTheHandshakesLimitCountsFromTheAccept() throws Exception {
+        TlsFixture tls = new TlsFixture();
+        try {
+            start(ProxyProtocol.accept(Version.ANY), (builder) -> builder.tls(uncheck(tls::serverTls).withHandshakeTimeout(Duration.ofSeconds(2))));
+            Socket balancer = connect();
+            long accepted = System.nanoTime();
+            Thread.sleep(1500);
+            write(balancer, ProxyHeaders.v2().tcp(CLIENT, DESTINATION).bytes());
+            balancer.setSoTimeout(10_000);
+            // (What comes before the end is the TLS stage's alert.)
+            balancer.getInputStream().readAllBytes();
+            long closedAfterMillis = (System.nanoTime() - accepted) / 1_000_000;
+            assertThat(closedAfterMillis).as("milliseconds from the accept to the close").isBetween(1500L, 3000L);
+        }
+        finally {
+            tls.close();
+        }
+    }
+
     @Test
     void badHeadersCloseTheirConnectionsUnheardCountedByReasonAndLeaveNoDescriptor() throws Exception {
         start(ProxyProtocol.accept(Version.V1).withHeaderTimeout(Duration.ofMillis(300)), UnaryOperator.identity());

@@ -86,7 +86,9 @@ public final class TlsStage extends TlsPump implements Stage {
         if (!this.tls.byServerName) {
             makeEngine(this.tls.settings.context());
         }
-        this.deadline = context.deadline(this.tls.settings.handshakeTimeout(), this::expire);
+        // The limit counts from the connection's start (when the stage was made), not from this open,
+        // which a PROXY protocol header before it may have delayed.
+        this.deadline = context.deadline(this.tls.settings.handshakeTimeout().minusNanos(System.nanoTime() - this.started), this::expire);
         if (this.tls.settings.isClient()) {
             // A client speaks first: its hello goes out now.
             after(this.engine.getHandshakeStatus());
