@@ -143,12 +143,22 @@ public interface Connection {
     Object attachment();
 
     /**
+     * @param <T> the type asked for
+     * @param type the type a stage published the value as ({@link StageContext#publish})
+     * @return what a stage of the connection's pipeline published as that type, {@code null} when none
+     * did (yet); any thread
+     */
+    default <T> T published(Class<T> type) {
+        return null;
+    }
+
+    /**
      * @return the TLS session of a connection of a listener with {@link ListenerSettings#tls() TLS}
      * once its handshake succeeded (the protocol, the cipher suite, the peer's certificates when it
      * sent some), {@code null} for a plaintext connection; any thread
      */
     default SSLSession tlsSession() {
-        return null;
+        return published(SSLSession.class);
     }
 
     /**
@@ -157,6 +167,6 @@ public interface Connection {
      * once it was read; {@code null} for a connection without one; any thread
      */
     default ProxyHeader proxyHeader() {
-        return null;
+        return published(ProxyHeader.class);
     }
 }

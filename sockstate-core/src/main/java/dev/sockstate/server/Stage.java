@@ -38,7 +38,7 @@ import java.nio.ByteBuffer;
  * <li>write a last message as the output ends ({@link #outputEnding}): TLS's {@code close_notify};</li>
  * <li>hold the input while it cannot take more ({@link StageContext#holdInput}), keep time
  * ({@link StageContext#deadline}: a handshake's limit, a heartbeat), and publish what it learnt
- * ({@link StageContext#tlsEstablished}, {@link StageContext#proxied}).</li>
+ * ({@link StageContext#publish}: a TLS session, a PROXY protocol header; {@link StageContext#peerAddress}).</li>
  * </ul>
  * The engine's own TLS and PROXY protocol stages are such stages, made first for each connection of a
  * listener that asks for them, and do nothing a stage of yours cannot.

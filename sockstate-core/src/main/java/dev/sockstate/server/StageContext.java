@@ -1,9 +1,8 @@
 package dev.sockstate.server;
 
-import dev.sockstate.server.proxy.ProxyHeader;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import javax.net.ssl.SSLSession;
 
 /**
  * A {@link Stage}'s link to its neighbours in a connection's pipeline: inbound events are passed on
@@ -74,19 +73,26 @@ public interface StageContext {
     boolean takesInput();
 
     /**
-     * Tells the connection the TLS session the stage established: {@link Connection#tlsSession()}
-     * answers it from now on.
-     * @param session the session
+     * Publishes what the stage learned of its connection, for the handler and any thread to read with
+     * {@link Connection#published(Class)}: the TLS stage publishes the {@link javax.net.ssl.SSLSession}
+     * it established ({@link Connection#tlsSession()}), the PROXY protocol's stage the
+     * {@link dev.sockstate.server.proxy.ProxyHeader} it read ({@link Connection#proxyHeader()}), an
+     * application's stage what its own protocol told (a negotiated version, a session's id). One value
+     * per type: a later one replaces it. The owner's thread only.
+     * @param <T> the type it is published as
+     * @param type the type it is published as, and read by
+     * @param value the value
      */
-    void tlsEstablished(SSLSession session);
+    <T> void publish(Class<T> type, T value);
 
     /**
-     * Tells the connection the PROXY protocol header the stage read: {@link Connection#proxyHeader()}
-     * answers it from now on, and {@link Connection#remoteAddress()} the client it names, when it
-     * names one the listener's handlers can take.
-     * @param header the header
+     * Tells the connection who its peer is, as a protocol a stage read names it (the client a PROXY
+     * protocol header relays): {@link Connection#remoteAddress()} answers it from now on. The owner's
+     * thread only.
+     * @param address the peer's address; an IP listener's handlers are only ever given an
+     * {@code InetSocketAddress}, which the stage checks
      */
-    void proxied(ProxyHeader header);
+    void peerAddress(SocketAddress address);
 
     /**
      * Sets a deadline of the stage's: once the delay has passed, unless it was cancelled first, the

@@ -2,21 +2,20 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.PeerCredentials;
 import dev.sockstate.server.engine.turn.Handoff;
-import dev.sockstate.server.proxy.ProxyHeader;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import javax.net.ssl.SSLSession;
 
 /**
  * What a TCP connection keeps that a plain idle connection never needs: what a handler
- * asked of it (attributes, its addresses), what TLS, the PROXY protocol and a Unix domain socket
- * found out, why it failed, the replies it awaits and the tasks handed to its turn, the buffer its
+ * asked of it (attributes, its addresses), what its stages published (a TLS session, a PROXY
+ * protocol header) and what a Unix domain socket told, why it failed, the replies it awaits and the tasks handed to its turn, the buffer its
  * writes gather in while its owner takes other threads' requests, and its worker's bundle of writes.
- * Made on first use by the connection, and published by the compare-and-set that stores it, so an idle connection of a plain listener
+ * Made on first use by the connection, and made visible to other threads by the compare-and-set that stores it, so an idle connection of a plain listener
  * holds none (its heap per idle connection stays at most 184 bytes).
  * Fields read by other threads than the one that writes them are {@code volatile}, as they were on
  * the connection.
@@ -35,11 +34,11 @@ final class ConnectionExtras {
     /** The peer's credentials on a Unix domain socket, read as the connection opens by its owner. */
     volatile PeerCredentials peerCredentials;
 
-    /** The TLS session once the handshake succeeded; written by the owner, read from any thread. */
-    volatile SSLSession tlsSession;
-
-    /** The PROXY protocol header once read, {@code null} before and without one. */
-    volatile ProxyHeader proxyHeader;
+    /**
+     * What the connection's stages published (a TLS session, a PROXY protocol header, ...), as pairs of
+     * a type and its value, replaced whole on each publish: written by the owner, read from any thread.
+     */
+    private volatile Object[] published;
 
     /** Why the connection ended, if it failed, the first reason only: what its client's requests fail with; any thread. */
     volatile Throwable failure;
@@ -119,6 +118,37 @@ final class ConnectionExtras {
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
+    }
+
+    /** @param type the type the value is published as, replacing the one of that type before; the owner's */
+    <T> void publish(Class<T> type, T value) {
+        Object[] before = this.published;
+        int length = (before != null) ? before.length : 0;
+        for (int i = 0; i < length; i += 2) {
+            if (before[i] == type) {
+                Object[] after = before.clone();
+                after[i + 1] = value;
+                this.published = after;
+                return;
+            }
+        }
+        Object[] after = (before != null) ? Arrays.copyOf(before, length + 2) : new Object[2];
+        after[length] = type;
+        after[length + 1] = value;
+        this.published = after;
+    }
+
+    /** @return the value published as the type, {@code null} when none was; any thread */
+    <T> T published(Class<T> type) {
+        Object[] values = this.published;
+        if (values != null) {
+            for (int i = 0; i < values.length; i += 2) {
+                if (values[i] == type) {
+                    return type.cast(values[i + 1]);
+                }
+            }
+        }
+        return null;
     }
 
     /** @return whether replies to the requests the connection's handler made are still to come; any thread */

@@ -7,11 +7,10 @@ import dev.sockstate.server.engine.HandlerCalls.Callback;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import dev.sockstate.server.proxy.ProxyHeader;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import javax.net.ssl.SSLSession;
 import java.util.function.Function;
 
 /**
@@ -363,13 +362,13 @@ final class Pipeline {
         }
 
         @Override
-        public void tlsEstablished(SSLSession session) {
-            Pipeline.this.connection.tlsEstablished(session);
+        public <T> void publish(Class<T> type, T value) {
+            Pipeline.this.connection.publish(type, value);
         }
 
         @Override
-        public void proxied(ProxyHeader header) {
-            Pipeline.this.connection.proxied(header);
+        public void peerAddress(SocketAddress address) {
+            Pipeline.this.connection.peerAddress(address);
         }
 
         @Override

@@ -3,9 +3,8 @@ package dev.sockstate.server.engine;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.framing.FrameDecoder;
-import dev.sockstate.server.proxy.ProxyHeader;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import javax.net.ssl.SSLSession;
 
 /**
  * A connection as its {@link Route} sees it: what the stages, the framing and the handler calls ask
@@ -21,11 +20,11 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     /** @return whether what arrives is still handled ({@link StageContext#takesInput}) */
     boolean takesInput();
 
-    /** @param session the TLS session a stage established ({@link StageContext#tlsEstablished}) */
-    void tlsEstablished(SSLSession session);
+    /** {@link StageContext#publish}: what a stage learned of the connection, published as a type. */
+    <T> void publish(Class<T> type, T value);
 
-    /** @param header the PROXY protocol header a stage read ({@link StageContext#proxied}) */
-    void proxied(ProxyHeader header);
+    /** @param address the peer's address, as a stage's protocol names it ({@link StageContext#peerAddress}) */
+    void peerAddress(SocketAddress address);
 
     /**
      * @return the host a client's connection connects to, as its address names it (a name, or a

@@ -15,7 +15,6 @@ import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
-import dev.sockstate.server.proxy.ProxyHeader;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -27,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import javax.net.ssl.SSLSession;
 
 /**
  * A TCP connection, accepted or a client's (a {@link ClientConnection} begins with its connect under
@@ -206,31 +204,19 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final void proxied(ProxyHeader header) {
-        // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
-        // on a Unix domain socket, a relayed client of any family.
-        ConnectionExtras extras = extras();
-        if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
-            extras.remoteAddress = header.source();
-        }
-        extras.proxyHeader = header;
+    public final void peerAddress(SocketAddress address) {
+        extras().remoteAddress = address;
     }
 
     @Override
-    public final ProxyHeader proxyHeader() {
+    public final <T> void publish(Class<T> type, T value) {
+        extras().publish(type, value);
+    }
+
+    @Override
+    public final <T> T published(Class<T> type) {
         ConnectionExtras extras = this.extras;
-        return (extras != null) ? extras.proxyHeader : null;
-    }
-
-    @Override
-    public SSLSession tlsSession() {
-        ConnectionExtras extras = this.extras;
-        return (extras != null) ? extras.tlsSession : null;
-    }
-
-    @Override
-    public final void tlsEstablished(SSLSession session) {
-        extras().tlsSession = session;
+        return (extras != null) ? extras.published(type) : null;
     }
 
     @Override

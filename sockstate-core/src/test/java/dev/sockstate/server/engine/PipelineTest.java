@@ -14,6 +14,7 @@ import dev.sockstate.server.StageContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -127,6 +128,53 @@ class PipelineTest {
         first.get().resume(() -> first.get().holdInput(false));
         ServerFixture.await(() -> handler.messages.size() == 1, "the line once the first stage let go");
         assertThat(handler.messages).containsExactly("waited");
+    }
+
+    /**
+     * What the built-in TLS and PROXY protocol stages do with what they learn, a stage of the
+     * application does too: a greeting stage that reads "VERSION 3 FROM 10.1.2.3:4567", publishes the
+     * version and names the peer; the handler's onOpen and any other thread see both.
+     */
+    @Test
+    void aStagePublishesWhatItLearntAndNamesThePeerForTheHandlerAndOtherThreads() throws Exception {
+        AtomicReference<String> seenAtOpen = new AtomicReference<>();
+        AtomicReference<Connection> served = new AtomicReference<>();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("versioned").stage(() -> new Stage() {
+
+            @Override
+            public void open(StageContext context) {
+                // the open waits for the greeting
+            }
+
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                String[] words = StandardCharsets.US_ASCII.decode(data).toString().trim().split(" ");
+                String[] peer = words[3].split(":");
+                context.publish(Version.class, new Version(Integer.parseInt(words[1])));
+                context.peerAddress(new InetSocketAddress(peer[0], Integer.parseInt(peer[1])));
+                context.passOpen();
+            }
+        }).handler(new EchoHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                seenAtOpen.set(connection.published(Version.class) + " " + connection.remoteAddress());
+                served.set(connection);
+            }
+        }).build());
+        Socket client = this.fixture.connect(server, "versioned");
+        client.getOutputStream().write("VERSION 3 FROM 10.1.2.3:4567\n".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> served.get() != null, "the open after the greeting");
+        assertThat(seenAtOpen.get()).isEqualTo("Version[number=3] /10.1.2.3:4567");
+        Connection connection = served.get();
+        assertThat(connection.published(Version.class).number()).as("read from this test's thread").isEqualTo(3);
+        assertThat(connection.published(String.class)).as("nothing published as that type").isNull();
+        assertThat(connection.tlsSession()).isNull();
+        assertThat(connection.proxyHeader()).isNull();
+    }
+
+    /** What the greeting stage publishes. */
+    record Version(int number) {
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.sockstate.server.engine.proxy;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.proxy.HeaderReader.Result;
+import dev.sockstate.server.proxy.ProxyHeader;
 import dev.sockstate.server.proxy.ProxyHeaderException;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.io.UncheckedIOException;
@@ -118,7 +119,13 @@ public final class ProxyStage implements Stage {
         this.state = PASSING;
         this.held = null;
         this.deadline.cancel();
-        context.proxied(result.header());
+        ProxyHeader header = result.header();
+        // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
+        // on a Unix domain socket, a relayed client of any family.
+        if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
+            context.peerAddress(header.source());
+        }
+        context.publish(ProxyHeader.class, header);
         this.support.observer.proxyHeader(true, null);
         context.passOpen();
         if (input.hasRemaining()) {

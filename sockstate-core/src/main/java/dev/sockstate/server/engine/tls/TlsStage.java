@@ -187,7 +187,7 @@ public final class TlsStage extends TlsPump implements Stage {
         SSLSession session = this.engine.getSession();
         this.legacy = !"TLSv1.3".equals(session.getProtocol());
         this.deadline.cancel();
-        this.context.tlsEstablished(session);
+        this.context.publish(SSLSession.class, session);
         report(true, null);
         this.context.passOpen();
         flushWaitingWrites();
