@@ -153,7 +153,7 @@ public interface Connection {
     }
 
     /**
-     * @return the TLS session of a connection of a listener with {@link ListenerSettings#tls() TLS}
+     * @return the TLS session of a connection of a listener or client with {@link ConnectionSettings#tls() TLS}
      * once its handshake succeeded (the protocol, the cipher suite, the peer's certificates when it
      * sent some), {@code null} for a plaintext connection; any thread
      */

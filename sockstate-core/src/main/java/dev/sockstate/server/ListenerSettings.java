@@ -3,21 +3,13 @@ package dev.sockstate.server;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
-import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.proxy.ProxyProtocol;
-import dev.sockstate.server.tls.Tls;
 import java.net.InetAddress;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 /**
  * One listener: a bound TCP or UDP socket, how its sockets are registered, and the handler that
@@ -38,46 +30,30 @@ import java.util.function.Supplier;
  * @param events the events a connection is registered for: {@link Events#IN}, with {@link Events#HANGUP} for TCP
  * @param reuseAddress SO_REUSEADDR on the listening socket
  * @param reusePort SO_REUSEPORT on the listening socket
- * @param tcpNoDelay TCP_NODELAY on accepted connections
- * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the system's default
  * @param maxConnections open connections above which new ones are closed at once
- * @param idleTimeout how long a connection may go without traffic before it is closed, {@code null} for ever
- * @param maxPendingWriteBytes queued write bytes above which reading pauses until the queue drains
- * @param abortPendingWriteBytes queued write bytes above which the connection is aborted, its handler told
- * ({@link PendingWriteLimitException}): a handler that writes on without looking at
- * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
- * @param group the worker group whose port and threads serve the listener
  * @param connectionHandler the TCP handler
  * @param datagramHandler the UDP handler
- * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
- * @param stages makers of each TCP connection's {@link Stage}s, in inbound order (empty for none)
  * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
  * above which more are dropped and counted
- * @param framing how a TCP connection's bytes are cut into frames for the handler, {@code null} for raw reads
- * @param charset the character set of messages read or sent as text
- * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
- * @param tls TLS on each TCP connection, the first stage of its pipeline after the PROXY protocol's, {@code null} for plaintext
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
+ * @param connection how its TCP connections are served, as a client's are: the worker group, the handler executor,
+ * stages, framing, TLS, socket options and limits ({@link ConnectionSettings})
  */
 public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, Path unixPath,
         Set<PosixFilePermission> unixPermissions, int backlog, Trigger trigger, boolean exclusiveEdge, int events, boolean reuseAddress,
-        boolean reusePort, boolean tcpNoDelay, int receiveBufferSize, int maxConnections, Duration idleTimeout, long maxPendingWriteBytes,
-        long abortPendingWriteBytes, String group, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, Executor handlerExecutor,
-        List<Supplier<? extends Stage>> stages, int maxDatagramsInFlight, Framing framing, Charset charset, MessageMapper messageMapper, Tls tls,
-        AcceptMode accept, ProxyProtocol proxyProtocol) {
+        boolean reusePort, int maxConnections, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, int maxDatagramsInFlight,
+        AcceptMode accept, ProxyProtocol proxyProtocol, ConnectionSettings connection) {
 
     /**
-     * The stages are copied (none when {@code null}), the charset UTF-8 and the accept mode SHARED when
-     * {@code null}; what only TCP has is refused on UDP; {@link Builder#build()} checks the rest.
+     * The accept mode is SHARED when {@code null}; what only TCP has is refused on UDP; {@link Builder#build()}
+     * checks the rest.
      */
     public ListenerSettings {
-        stages = (stages != null) ? List.copyOf(stages) : List.of();
-        charset = (charset != null) ? charset : StandardCharsets.UTF_8;
         accept = (accept != null) ? accept : AcceptMode.SHARED;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (protocol != Protocol.TCP) {
-            ListenerChecks.refuseOnUdp(name, stages, framing, tls, accept, proxyProtocol);
+            ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol);
         }
     }
 
@@ -102,24 +78,13 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         builder.events = this.events;
         builder.reuseAddress = this.reuseAddress;
         builder.reusePort = this.reusePort;
-        builder.tcpNoDelay = this.tcpNoDelay;
-        builder.receiveBufferSize = this.receiveBufferSize;
         builder.maxConnections = this.maxConnections;
-        builder.idleTimeout = this.idleTimeout;
-        builder.maxPendingWriteBytes = this.maxPendingWriteBytes;
-        builder.abortPendingWriteBytes = this.abortPendingWriteBytes;
-        builder.group = this.group;
         builder.connectionHandler = this.connectionHandler;
         builder.datagramHandler = this.datagramHandler;
-        builder.handlerExecutor = this.handlerExecutor;
-        builder.stages.addAll(this.stages);
         builder.maxDatagramsInFlight = this.maxDatagramsInFlight;
-        builder.framing = this.framing;
-        builder.charset = this.charset;
-        builder.messageMapper = this.messageMapper;
-        builder.tls = this.tls;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
+        builder.connection(this.connection);
         return builder;
     }
 
@@ -138,7 +103,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         if (this.trigger != null) {
             return this.trigger;
         }
-        return (this.protocol == Protocol.TCP && this.handlerExecutor == null && group.portPerWorker()) ? Trigger.LEVEL_PERSISTENT
+        return (this.protocol == Protocol.TCP && this.connection.handlerExecutor() == null && group.portPerWorker()) ? Trigger.LEVEL_PERSISTENT
                 : Trigger.LEVEL_ONESHOT;
     }
 
@@ -158,8 +123,11 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         return new Builder(name, Protocol.UDP);
     }
 
-    /** Builds {@link ListenerSettings}; every setting has a default but the handler. */
-    public static final class Builder {
+    /**
+     * Builds {@link ListenerSettings}; every setting has a default but the handler. The settings its
+     * connections share with a client's are {@link ConnectionSettings.Builder}'s.
+     */
+    public static final class Builder extends ConnectionSettings.Builder<Builder> {
 
         private final String name;
 
@@ -185,37 +153,13 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private boolean reusePort;
 
-        private boolean tcpNoDelay = true;
-
-        private int receiveBufferSize;
-
         private int maxConnections = 10_000;
-
-        private Duration idleTimeout;
-
-        private long maxPendingWriteBytes = 4L * 1024 * 1024;
-
-        private long abortPendingWriteBytes = 64L * 1024 * 1024;
-
-        private String group = DEFAULT_GROUP;
 
         private ConnectionHandler connectionHandler;
 
         private DatagramHandler datagramHandler;
 
-        private Executor handlerExecutor;
-
-        private final List<Supplier<? extends Stage>> stages = new ArrayList<>();
-
         private int maxDatagramsInFlight = 1024;
-
-        private Framing framing;
-
-        private Charset charset = StandardCharsets.UTF_8;
-
-        private MessageMapper messageMapper;
-
-        private Tls tls;
 
         private AcceptMode accept = AcceptMode.SHARED;
 
@@ -303,43 +247,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
-        /** @param tcpNoDelay TCP_NODELAY @return this */
-        public Builder tcpNoDelay(boolean tcpNoDelay) {
-            this.tcpNoDelay = tcpNoDelay;
-            return this;
-        }
-
-        /** @param bytes SO_RCVBUF, 0 for the default @return this */
-        public Builder receiveBufferSize(int bytes) {
-            this.receiveBufferSize = bytes;
-            return this;
-        }
-
         /** @param maxConnections the most open connections @return this */
         public Builder maxConnections(int maxConnections) {
             this.maxConnections = maxConnections;
-            return this;
-        }
-
-        /** @param idleTimeout idle time before closing, {@code null} or zero for none @return this */
-        public Builder idleTimeout(Duration idleTimeout) {
-            this.idleTimeout = idleTimeout;
-            return this;
-        }
-
-        /** @param bytes queued bytes above which reading pauses @return this */
-        public Builder maxPendingWriteBytes(long bytes) {
-            this.maxPendingWriteBytes = bytes;
-            return this;
-        }
-
-        /**
-         * @param bytes queued bytes above which a connection is aborted, its handler told (64 MiB unless
-         * set), at least {@link #maxPendingWriteBytes(long)}; 0 for no such limit
-         * @return this
-         */
-        public Builder abortPendingWriteBytes(long bytes) {
-            this.abortPendingWriteBytes = bytes;
             return this;
         }
 
@@ -354,12 +264,6 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
             return this;
         }
 
-        /** @param group the worker group @return this */
-        public Builder group(String group) {
-            this.group = group;
-            return this;
-        }
-
         /** @param handler the TCP handler @return this */
         public Builder handler(ConnectionHandler handler) {
             this.connectionHandler = handler;
@@ -369,69 +273,6 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         /** @param handler the UDP handler @return this */
         public Builder handler(DatagramHandler handler) {
             this.datagramHandler = handler;
-            return this;
-        }
-
-        /** @param executor where handler calls run, {@code null} for the workers @return this */
-        public Builder handlerExecutor(Executor executor) {
-            this.handlerExecutor = executor;
-            return this;
-        }
-
-        /**
-         * Adds a stage to each TCP connection's pipeline, after those added before: inbound bytes
-         * reach it after theirs, and the handler's writes before theirs (see {@link Stage}).
-         * @param maker makes the stage of one connection, called as each connection opens
-         * @return this
-         */
-        public Builder stage(Supplier<? extends Stage> maker) {
-            this.stages.add(maker);
-            return this;
-        }
-
-        /**
-         * Cuts each TCP connection's bytes into frames: the handler's {@code onData} receives one whole
-         * frame a call, and each of its writes goes out as one frame. Framing is the stage next to the
-         * handler, after those added with {@link #stage}.
-         * @param framing the framing, {@code null} for raw reads (the default)
-         * @return this builder
-         */
-        public Builder framing(Framing framing) {
-            this.framing = framing;
-            return this;
-        }
-
-        /**
-         * @param charset the character set of messages read or sent as text (UTF-8 by default)
-         * @return this builder
-         */
-        public Builder charset(Charset charset) {
-            this.charset = charset;
-            return this;
-        }
-
-        /**
-         * @param mapper reads and writes messages of the application's types ({@link Connection#send},
-         * {@link MessageHandler}), {@code null} for none
-         * @return this builder
-         */
-        public Builder messageMapper(MessageMapper mapper) {
-            this.messageMapper = mapper;
-            return this;
-        }
-
-        /**
-         * Secures each TCP connection with TLS: a TLS stage in its pipeline, next to the socket (after
-         * the PROXY protocol's), below the stages added with {@link #stage} and the framing, which see
-         * plaintext, as the handler does ({@link Connection#tlsSession()} shows the session). The
-         * handler's {@code onOpen} follows the handshake's success; a connection whose handshake fails
-         * (or outlasts {@link Tls#handshakeTimeout()}) is closed unheard. A graceful close sends
-         * {@code close_notify}. TCP only.
-         * @param tls the TLS, {@code null} for plaintext (the default)
-         * @return this builder
-         */
-        public Builder tls(Tls tls) {
-            this.tls = tls;
             return this;
         }
 
@@ -481,27 +322,17 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                     || !this.proxyProtocol.trustedProxies().isEmpty(),
                     Setting.TRUSTED_PROXIES, "none", "the balancers' addresses or ranges whose headers are believed (0.0.0.0/0 and ::/0"
                             + " to believe every peer, which then chooses the address it is seen from)");
-            require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
-            require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
-            require(this.abortPendingWriteBytes == 0 || this.abortPendingWriteBytes >= this.maxPendingWriteBytes,
-                    Setting.ABORT_PENDING_WRITE_BYTES, this.abortPendingWriteBytes, "0 (no limit) or at least maxPendingWriteBytes ("
-                            + this.maxPendingWriteBytes + ")");
             require(this.maxDatagramsInFlight > 0, Setting.MAX_DATAGRAMS_IN_FLIGHT, this.maxDatagramsInFlight, "positive");
-            require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout, "zero or positive");
-            require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
-            ListenerChecks.serverTls(this.name, this.tls);
-            Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, this.handlerExecutor);
+            ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);
+            ListenerChecks.serverTls(this.name, connection.tls());
+            Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, connection.handlerExecutor());
             int filter = ListenerChecks.events(this.name, this.protocol, this.events);
             ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);
-            Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
-                    this.backlog, chosen, this.exclusiveEdge,
-                    filter, this.reuseAddress, this.reusePort, this.tcpNoDelay, this.receiveBufferSize, this.maxConnections, idle,
-                    this.maxPendingWriteBytes, this.abortPendingWriteBytes, this.group, this.connectionHandler, this.datagramHandler, this.handlerExecutor,
-                    this.stages, this.maxDatagramsInFlight, this.framing, this.charset, this.messageMapper, this.tls, this.accept,
-                    this.proxyProtocol);
+                    this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.maxConnections,
+                    this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.accept, this.proxyProtocol, connection);
         }
 
         private void require(boolean valid, Setting setting, Object value, String expected) {

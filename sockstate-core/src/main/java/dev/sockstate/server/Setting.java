@@ -31,37 +31,37 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#events(int)}. */
     EVENTS(Scope.LISTENER, "events"),
 
-    /** {@link ListenerSettings.Builder#receiveBufferSize(int)}. */
+    /** {@link ConnectionSettings.Builder#receiveBufferSize(int)}. */
     RECEIVE_BUFFER_SIZE(Scope.LISTENER, "receiveBufferSize"),
 
     /** {@link ListenerSettings.Builder#maxConnections(int)}. */
     MAX_CONNECTIONS(Scope.LISTENER, "maxConnections"),
 
-    /** {@link ListenerSettings.Builder#idleTimeout}. */
+    /** {@link ConnectionSettings.Builder#idleTimeout}. */
     IDLE_TIMEOUT(Scope.LISTENER, "idleTimeout"),
 
-    /** {@link ListenerSettings.Builder#maxPendingWriteBytes(long)}. */
+    /** {@link ConnectionSettings.Builder#maxPendingWriteBytes(long)}. */
     MAX_PENDING_WRITE_BYTES(Scope.LISTENER, "maxPendingWriteBytes"),
 
-    /** {@link ListenerSettings.Builder#abortPendingWriteBytes(long)}. */
+    /** {@link ConnectionSettings.Builder#abortPendingWriteBytes(long)}. */
     ABORT_PENDING_WRITE_BYTES(Scope.LISTENER, "abortPendingWriteBytes"),
 
     /** {@link ListenerSettings.Builder#maxDatagramsInFlight(int)}. */
     MAX_DATAGRAMS_IN_FLIGHT(Scope.LISTENER, "maxDatagramsInFlight"),
 
-    /** {@link ListenerSettings.Builder#group(String)}. */
+    /** {@link ConnectionSettings.Builder#group(String)}. */
     GROUP(Scope.LISTENER, "group"),
 
     /** {@link ListenerSettings.Builder#handler}: the connection or datagram handler. */
     HANDLER(Scope.LISTENER, "handler"),
 
-    /** {@link ListenerSettings.Builder#stage}: the stages between socket and handler. */
+    /** {@link ConnectionSettings.Builder#stage}: the stages between socket and handler. */
     STAGES(Scope.LISTENER, "stage"),
 
-    /** {@link ListenerSettings.Builder#framing}: how a connection's bytes are cut into frames. */
+    /** {@link ConnectionSettings.Builder#framing}: how a connection's bytes are cut into frames. */
     FRAMING(Scope.LISTENER, "framing"),
 
-    /** {@link ListenerSettings.Builder#tls}: TLS on the listener's connections. */
+    /** {@link ConnectionSettings.Builder#tls}: TLS on the listener's or client's connections. */
     TLS(Scope.LISTENER, "tls"),
 
     /** {@link ListenerSettings.Builder#proxyProtocol}: the PROXY protocol header read first on the listener's connections. */

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * One step of a TCP connection's pipeline, between its socket and its handler: where a protocol
  * layer such as TLS or framing plugs in. A listener's stages are made afresh for each connection
- * ({@link ListenerSettings.Builder#stage}), so a stage may keep per-connection state in fields.
+ * ({@link ConnectionSettings.Builder#stage}), so a stage may keep per-connection state in fields.
  * <p>
  * <b>Order.</b> Inbound events run from the socket through the stages in the order they were added
  * to the handler: bytes read, then the first stage, then the next, then {@link ConnectionHandler}.

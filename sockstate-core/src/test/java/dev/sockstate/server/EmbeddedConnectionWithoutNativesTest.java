@@ -61,7 +61,7 @@ class EmbeddedConnectionWithoutNativesTest {
             ConnectionHandler echo = (connection, data) -> connection.write(data);
             try (EmbeddedConnection embedded = EmbeddedConnection.open(ListenerSettings.tcp("echo").framing(Framing.line())
                     .handler(echo).build())) {
-                embedded.writeInbound(ByteBuffer.wrap("one\ntwo\n".getBytes(embedded.settings().charset())));
+                embedded.writeInbound(ByteBuffer.wrap("one\ntwo\n".getBytes(embedded.settings().connection().charset())));
                 return embedded.readAllOutboundText();
             }
         }

@@ -67,8 +67,8 @@ class ListenerSettingsCopyTest {
         ConnectionHandler other = (connection, data) -> connection.write(data);
         ListenerSettings changed = settings.toBuilder().handler(other).idleTimeout(Duration.ofSeconds(9)).build();
         assertThat(changed.connectionHandler()).isSameAs(other);
-        assertThat(changed.idleTimeout()).isEqualTo(Duration.ofSeconds(9));
-        assertThat(changed.toBuilder().handler(this.handler).idleTimeout(settings.idleTimeout()).build()).isEqualTo(settings);
+        assertThat(changed.connection().idleTimeout()).isEqualTo(Duration.ofSeconds(9));
+        assertThat(changed.toBuilder().handler(this.handler).idleTimeout(settings.connection().idleTimeout()).build()).isEqualTo(settings);
     }
 
     /** Guards the fixtures: between them, every setting differs from its default, so that a setting the copy forgot fails. */
@@ -88,6 +88,14 @@ class ListenerSettingsCopyTest {
         }
         // The name and the protocol make the builder; a TCP listener has no datagram handler.
         assertThat(unset).containsExactlyInAnyOrder("name", "protocol", "connectionHandler", "datagramHandler");
+        for (RecordComponent component : ConnectionSettings.class.getRecordComponents()) {
+            Object standard = component.getAccessor().invoke(defaults.connection());
+            boolean differs = false;
+            for (ListenerSettings settings : fixtures()) {
+                differs |= !Objects.equals(component.getAccessor().invoke(settings.connection()), standard);
+            }
+            assertThat(differs).as("the fixtures set the connections' %s", component.getName()).isTrue();
+        }
     }
 
     private ListenerSettings everythingOnAnIpPort() throws Exception {

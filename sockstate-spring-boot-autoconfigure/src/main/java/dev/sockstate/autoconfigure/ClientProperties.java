@@ -1,15 +1,11 @@
 package dev.sockstate.autoconfigure;
 
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.springframework.boot.context.properties.NestedConfigurationProperty;
-import org.springframework.util.unit.DataSize;
 
 /** One outbound client: {@code sockstate.clients.<name>.*}. */
-public class ClientProperties {
+public class ClientProperties extends ConnectionProperties {
 
     /** Where the client connects, as host:port (127.0.0.1:6379, [::1]:6379, redis.internal:6379); several are tried in order until one answers. */
     private List<String> address = new ArrayList<>();
@@ -28,31 +24,6 @@ public class ClientProperties {
 
     /** Requests a pool connection may owe replies to before the next goes to another connection, or fails at once when none has room. */
     private int maxPendingRequests = 10_000;
-
-    /** How long a connection may go without traffic before it is closed and connected again; never when not set. */
-    private Duration idleTimeout;
-
-    /** Queued write bytes above which a connection stops reading until the queue drains. */
-    private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
-
-    /** Whether to set TCP_NODELAY on the client's connections. */
-    private boolean tcpNoDelay = true;
-
-    /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
-    private DataSize receiveBufferSize;
-
-    /** Worker group that serves the client's connections: default, or one defined under sockstate.groups. */
-    private String group = "default";
-
-    /** Where the client's handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
-    private String handlerExecutor;
-
-    /** Character set of String requests, replies and messages. */
-    private Charset charset = StandardCharsets.UTF_8;
-
-    /** How the connections' bytes are cut into frames; a request's reply is one frame, so requests need framing. */
-    @NestedConfigurationProperty
-    private final FramingProperties framing = new FramingProperties();
 
     /** TLS of the client's connections. */
     private final Ssl ssl = new Ssl();
@@ -98,66 +69,6 @@ public class ClientProperties {
 
     public void setMaxPendingRequests(int maxPendingRequests) {
         this.maxPendingRequests = maxPendingRequests;
-    }
-
-    public Duration getIdleTimeout() {
-        return this.idleTimeout;
-    }
-
-    public void setIdleTimeout(Duration idleTimeout) {
-        this.idleTimeout = idleTimeout;
-    }
-
-    public DataSize getMaxPendingWriteBytes() {
-        return this.maxPendingWriteBytes;
-    }
-
-    public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
-        this.maxPendingWriteBytes = maxPendingWriteBytes;
-    }
-
-    public boolean isTcpNoDelay() {
-        return this.tcpNoDelay;
-    }
-
-    public void setTcpNoDelay(boolean tcpNoDelay) {
-        this.tcpNoDelay = tcpNoDelay;
-    }
-
-    public DataSize getReceiveBufferSize() {
-        return this.receiveBufferSize;
-    }
-
-    public void setReceiveBufferSize(DataSize receiveBufferSize) {
-        this.receiveBufferSize = receiveBufferSize;
-    }
-
-    public String getGroup() {
-        return this.group;
-    }
-
-    public void setGroup(String group) {
-        this.group = group;
-    }
-
-    public String getHandlerExecutor() {
-        return this.handlerExecutor;
-    }
-
-    public void setHandlerExecutor(String handlerExecutor) {
-        this.handlerExecutor = handlerExecutor;
-    }
-
-    public Charset getCharset() {
-        return this.charset;
-    }
-
-    public void setCharset(Charset charset) {
-        this.charset = charset;
-    }
-
-    public FramingProperties getFraming() {
-        return this.framing;
     }
 
     public Ssl getSsl() {

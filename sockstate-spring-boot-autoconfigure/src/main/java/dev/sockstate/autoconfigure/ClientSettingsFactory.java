@@ -1,9 +1,13 @@
 package dev.sockstate.autoconfigure;
 
+import static dev.sockstate.autoconfigure.SettingSources.PREFIX;
+
 import dev.sockstate.autoconfigure.ClientProperties.Reconnect;
 import dev.sockstate.autoconfigure.FramingProperties.FramingType;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.Setting;
+import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.tls.Tls;
@@ -20,13 +24,11 @@ import org.springframework.boot.ssl.SslBundle;
 
 /**
  * Turns {@code sockstate.clients.*} into the runtime's {@link ClientSettings}, as
- * {@link ServerSettingsFactory} does the listeners (whose framing, executors and refusals it shares):
+ * {@link ServerSettingsFactory} does the listeners (what both have through {@link ConnectionSettingsMapper}):
  * the runtime checks the values, and what only the starter knows (the SSL bundles, the backoff's
  * parts) is checked here against its property.
  */
 final class ClientSettingsFactory {
-
-    private static final String PREFIX = "sockstate.";
 
     private final SockstateProperties properties;
 
@@ -34,10 +36,13 @@ final class ClientSettingsFactory {
 
     private final BundleSslContexts ssl;
 
-    ClientSettingsFactory(SockstateProperties properties, MessageMapper messageMapper, BundleSslContexts ssl) {
+    private final SettingSources sources;
+
+    ClientSettingsFactory(SockstateProperties properties, MessageMapper messageMapper, BundleSslContexts ssl, SettingSources sources) {
         this.properties = properties;
         this.messageMapper = messageMapper;
         this.ssl = ssl;
+        this.sources = sources;
     }
 
     /** @return what the handlers need to know of each client, by name: TCP, framed or not */
@@ -64,24 +69,18 @@ final class ClientSettingsFactory {
         require(client.getAddress() != null && !client.getAddress().isEmpty(), path + "address", null,
                 "It must be set: host:port, such as 127.0.0.1:6379 or [::1]:6379, or several, tried in order.");
         require(client.getConnectTimeout() != null, path + "connect-timeout", null, "It must be set.");
-        require(client.getCharset() != null, path + "charset", null, "It must be set.");
-        require(client.getMaxPendingWriteBytes() != null, path + "max-pending-write-bytes", null, "It must be set.");
         ClientSettings.Builder builder = ClientSettings.builder(name);
+        SettingSources.Lines lines = this.sources.of(Scope.CLIENT, name, path);
+        lines.named(Setting.ADDRESS, PREFIX + path + "address");
         client.getAddress().forEach(builder::address);
-        builder.connectTimeout(client.getConnectTimeout()).poolSize(client.getPool().getSize())
-                .reconnect(backoff(path + "reconnect.", client.getReconnect())).requestTimeout(client.getRequestTimeout())
-                .maxPendingRequests(client.getMaxPendingRequests())
-                .idleTimeout(client.getIdleTimeout()).maxPendingWriteBytes(client.getMaxPendingWriteBytes().toBytes())
-                .tcpNoDelay(client.isTcpNoDelay()).group(client.getGroup())
-                .handlerExecutor((client.getHandlerExecutor() != null)
-                        ? ServerSettingsFactory.executor(path + "handler-executor", client.getHandlerExecutor(), beans)
-                        : ServerSettingsFactory.executor("handler-executor", this.properties.getHandlerExecutor(), beans))
-                .framing(ServerSettingsFactory.framing(path + "framing.", client.getFraming(), client.getCharset(), beans))
-                .charset(client.getCharset()).messageMapper(this.messageMapper).tls(tls(path + "ssl.", client.getSsl()))
-                .handler(handlers.clientHandler(name));
-        if (client.getReceiveBufferSize() != null) {
-            builder.receiveBufferSize(ServerSettingsFactory.bytes(client.getReceiveBufferSize()));
-        }
+        lines.from(Setting.CONNECT_TIMEOUT, "connect-timeout", client::getConnectTimeout).to(builder::connectTimeout);
+        lines.from(Setting.POOL_SIZE, "pool.size", client.getPool()::getSize).to(builder::poolSize);
+        lines.from(Setting.RECONNECT, "reconnect", () -> backoff(path + "reconnect.", client.getReconnect())).to(builder::reconnect);
+        lines.from(Setting.REQUEST_TIMEOUT, "request-timeout", client::getRequestTimeout).to(builder::requestTimeout);
+        lines.from(Setting.MAX_PENDING_REQUESTS, "max-pending-requests", client::getMaxPendingRequests).to(builder::maxPendingRequests);
+        ConnectionSettingsMapper.map(lines, client, builder, this.properties.getHandlerExecutor(), this.messageMapper, beans);
+        lines.from(Setting.TLS, "ssl.bundle", () -> tls(path + "ssl.", client.getSsl())).to(builder::tls);
+        lines.from(() -> handlers.clientHandler(name)).to(builder::handler);
         return builder.build();
     }
 

@@ -4,8 +4,6 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.proxy.ProxyProtocol;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -15,7 +13,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /** One listener: {@code sockstate.listeners.<name>.*}. */
-public class ListenerProperties {
+public class ListenerProperties extends ConnectionProperties {
 
     /** Which PROXY protocol headers a listener reads. */
     public enum ProxyProtocolMode {
@@ -83,39 +81,11 @@ public class ListenerProperties {
     /** How TCP connections are accepted: shared (one listening socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT; one socket as shared where the system cannot spread connections, such as Windows). */
     private AcceptMode accept = AcceptMode.SHARED;
 
-    /** Whether to set TCP_NODELAY on accepted connections. */
-    private boolean tcpNoDelay = true;
-
-    /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
-    private DataSize receiveBufferSize;
-
     /** Most open connections; new ones above it are closed at once and counted. */
     private int maxConnections = 10_000;
 
-    /** How long a connection may go without traffic before it is closed; never when not set. */
-    private Duration idleTimeout;
-
-    /** Queued write bytes above which a connection stops reading until the queue drains. */
-    private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
-
-    /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit. */
-    private DataSize abortPendingWriteBytes = DataSize.ofMegabytes(64);
-
     /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
     private int maxDatagramsInFlight = 1024;
-
-    /** Worker group that serves the listener: default, or one defined under sockstate.groups. */
-    private String group = "default";
-
-    /** Where the listener's handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
-    private String handlerExecutor;
-
-    /** Character set of String payloads and replies. */
-    private Charset charset = StandardCharsets.UTF_8;
-
-    /** How a TCP connection's bytes are cut into messages. */
-    @NestedConfigurationProperty
-    private final FramingProperties framing = new FramingProperties();
 
     /** TLS of the listener's connections (TCP). */
     @NestedConfigurationProperty
@@ -229,22 +199,6 @@ public class ListenerProperties {
         this.reusePort = reusePort;
     }
 
-    public boolean isTcpNoDelay() {
-        return this.tcpNoDelay;
-    }
-
-    public void setTcpNoDelay(boolean tcpNoDelay) {
-        this.tcpNoDelay = tcpNoDelay;
-    }
-
-    public DataSize getReceiveBufferSize() {
-        return this.receiveBufferSize;
-    }
-
-    public void setReceiveBufferSize(DataSize receiveBufferSize) {
-        this.receiveBufferSize = receiveBufferSize;
-    }
-
     public int getMaxConnections() {
         return this.maxConnections;
     }
@@ -253,64 +207,12 @@ public class ListenerProperties {
         this.maxConnections = maxConnections;
     }
 
-    public Duration getIdleTimeout() {
-        return this.idleTimeout;
-    }
-
-    public void setIdleTimeout(Duration idleTimeout) {
-        this.idleTimeout = idleTimeout;
-    }
-
-    public DataSize getMaxPendingWriteBytes() {
-        return this.maxPendingWriteBytes;
-    }
-
-    public void setMaxPendingWriteBytes(DataSize maxPendingWriteBytes) {
-        this.maxPendingWriteBytes = maxPendingWriteBytes;
-    }
-
-    public DataSize getAbortPendingWriteBytes() {
-        return this.abortPendingWriteBytes;
-    }
-
-    public void setAbortPendingWriteBytes(DataSize abortPendingWriteBytes) {
-        this.abortPendingWriteBytes = abortPendingWriteBytes;
-    }
-
     public int getMaxDatagramsInFlight() {
         return this.maxDatagramsInFlight;
     }
 
     public void setMaxDatagramsInFlight(int maxDatagramsInFlight) {
         this.maxDatagramsInFlight = maxDatagramsInFlight;
-    }
-
-    public String getGroup() {
-        return this.group;
-    }
-
-    public void setGroup(String group) {
-        this.group = group;
-    }
-
-    public String getHandlerExecutor() {
-        return this.handlerExecutor;
-    }
-
-    public void setHandlerExecutor(String handlerExecutor) {
-        this.handlerExecutor = handlerExecutor;
-    }
-
-    public Charset getCharset() {
-        return this.charset;
-    }
-
-    public void setCharset(Charset charset) {
-        this.charset = charset;
-    }
-
-    public FramingProperties getFraming() {
-        return this.framing;
     }
 
     public SslProperties getSsl() {

@@ -90,7 +90,7 @@ public final class SockstateAutoConfiguration {
                     clientCounts.observing(observer.getIfAvailable(() -> ServerObserver.NONE)));
         }
         catch (InvalidSettingException ex) {
-            throw ServerSettingsFactory.asProperty(ex);
+            throw factory.asProperty(ex);
         }
     }
 

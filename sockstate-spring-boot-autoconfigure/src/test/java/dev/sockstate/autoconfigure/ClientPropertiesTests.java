@@ -64,15 +64,15 @@ class ClientPropertiesTests {
                     assertThat(redis.reconnect()).isEqualTo(new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2), 0));
                     assertThat(redis.requestTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(redis.maxPendingRequests()).isEqualTo(64);
-                    assertThat(redis.idleTimeout()).isEqualTo(Duration.ofMinutes(1));
-                    assertThat(redis.maxPendingWriteBytes()).isEqualTo(1024 * 1024);
-                    assertThat(redis.tcpNoDelay()).isFalse();
-                    assertThat(redis.receiveBufferSize()).isEqualTo(128 * 1024);
-                    assertThat(redis.group()).isEqualTo("out");
-                    assertThat(redis.handlerExecutor()).isSameAs(context.getBean("applicationTaskExecutor", Executor.class));
-                    assertThat(redis.framing()).isNotNull();
-                    assertThat(redis.charset()).isEqualTo(StandardCharsets.ISO_8859_1);
-                    assertThat(redis.tls()).isNull();
+                    assertThat(redis.connection().idleTimeout()).isEqualTo(Duration.ofMinutes(1));
+                    assertThat(redis.connection().maxPendingWriteBytes()).isEqualTo(1024 * 1024);
+                    assertThat(redis.connection().tcpNoDelay()).isFalse();
+                    assertThat(redis.connection().receiveBufferSize()).isEqualTo(128 * 1024);
+                    assertThat(redis.connection().group()).isEqualTo("out");
+                    assertThat(redis.connection().handlerExecutor()).isSameAs(context.getBean("applicationTaskExecutor", Executor.class));
+                    assertThat(redis.connection().framing()).isNotNull();
+                    assertThat(redis.connection().charset()).isEqualTo(StandardCharsets.ISO_8859_1);
+                    assertThat(redis.connection().tls()).isNull();
                     assertThat(redis.handler()).as("a stand-in until the handlers are found").isNotNull();
                 });
     }
@@ -85,11 +85,11 @@ class ClientPropertiesTests {
             assertThat(echo.poolSize()).isEqualTo(core.poolSize()).isEqualTo(1);
             assertThat(echo.connectTimeout()).isEqualTo(core.connectTimeout());
             assertThat(echo.reconnect()).isEqualTo(Backoff.DEFAULT);
-            assertThat(echo.maxPendingWriteBytes()).isEqualTo(core.maxPendingWriteBytes());
+            assertThat(echo.connection().maxPendingWriteBytes()).isEqualTo(core.connection().maxPendingWriteBytes());
             assertThat(echo.requestTimeout()).isEqualTo(core.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
             assertThat(echo.maxPendingRequests()).isEqualTo(core.maxPendingRequests()).isEqualTo(10_000);
-            assertThat(echo.framing()).isNull();
-            assertThat(echo.group()).isEqualTo("default");
+            assertThat(echo.connection().framing()).isNull();
+            assertThat(echo.connection().group()).isEqualTo("default");
         });
     }
 
@@ -108,10 +108,10 @@ class ClientPropertiesTests {
                 "spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt").run((context) -> {
                     assertThat(context).hasNotFailed();
                     ClientSettings secure = context.getBean(SocketServer.class).clientSettings().get(0);
-                    assertThat(secure.tls().isClient()).isTrue();
-                    assertThat(secure.tls().serverName()).isEqualTo("redis.internal");
-                    assertThat(secure.tls().verifiesHostname()).isFalse();
-                    assertThat(secure.tls().context().get()).isNotNull();
+                    assertThat(secure.connection().tls().isClient()).isTrue();
+                    assertThat(secure.connection().tls().serverName()).isEqualTo("redis.internal");
+                    assertThat(secure.connection().tls().verifiesHostname()).isFalse();
+                    assertThat(secure.connection().tls().context().get()).isNotNull();
                 });
     }
 
@@ -128,6 +128,17 @@ class ClientPropertiesTests {
     @Test
     void aClientWithoutAnAddressFailsStartupNamingTheAddressProperty() {
         assertInvalid("sockstate.clients.echo.pool.size=2", "sockstate.clients.echo.address", null);
+    }
+
+    /** What clients share with listeners is mapped by the same lines, and refused against the client's own property. */
+    @Test
+    void aSettingSharedWithListenersFailsStartupNamingTheClientsProperty() {
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.max-pending-write-bytes=0B",
+                "sockstate.clients.echo.max-pending-write-bytes", 0L);
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.abort-pending-write-bytes=1KB",
+                "sockstate.clients.echo.abort-pending-write-bytes", 1024L);
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.receive-buffer-size=-1B",
+                "sockstate.clients.echo.receive-buffer-size", -1);
     }
 
     @Test

@@ -148,7 +148,7 @@ class FramingPropertiesTests {
     private static Framing framing(AssertableApplicationContext context) {
         assertThat(context).hasNotFailed();
         ListenerSettings echo = context.getBean(SocketServer.class).listenerSettings().get(0);
-        return echo.framing();
+        return echo.connection().framing();
     }
 
     private static Socket connect(AssertableApplicationContext context) throws Exception {

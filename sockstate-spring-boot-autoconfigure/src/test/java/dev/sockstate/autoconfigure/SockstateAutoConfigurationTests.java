@@ -109,16 +109,16 @@ class SockstateAutoConfigurationTests {
                     assertThat(echo.address()).isEqualTo(InetAddress.getByName("127.0.0.1"));
                     assertThat(echo.backlog()).isEqualTo(77);
                     assertThat(echo.trigger()).isEqualTo(Trigger.LEVEL_PERSISTENT);
-                    assertThat(echo.group()).isEqualTo("poll");
+                    assertThat(echo.connection().group()).isEqualTo("poll");
                     assertThat(echo.events()).isEqualTo(Events.IN | Events.HANGUP);
                     assertThat(echo.reuseAddress()).isFalse();
                     assertThat(echo.reusePort()).isTrue();
-                    assertThat(echo.tcpNoDelay()).isFalse();
-                    assertThat(echo.receiveBufferSize()).isEqualTo(128 * 1024);
+                    assertThat(echo.connection().tcpNoDelay()).isFalse();
+                    assertThat(echo.connection().receiveBufferSize()).isEqualTo(128 * 1024);
                     assertThat(echo.maxConnections()).isEqualTo(12);
-                    assertThat(echo.idleTimeout()).isEqualTo(Duration.ofSeconds(45));
-                    assertThat(echo.maxPendingWriteBytes()).isEqualTo(1024 * 1024);
-                    assertThat(echo.abortPendingWriteBytes()).isEqualTo(8L * 1024 * 1024);
+                    assertThat(echo.connection().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
+                    assertThat(echo.connection().maxPendingWriteBytes()).isEqualTo(1024 * 1024);
+                    assertThat(echo.connection().abortPendingWriteBytes()).isEqualTo(8L * 1024 * 1024);
                     assertThat(echo.protocol()).isEqualTo(Protocol.TCP);
                     WorkerGroupSettings poll = server.workerGroupSettings().get(1);
                     assertThat(poll.name()).isEqualTo("poll");
@@ -265,9 +265,9 @@ class SockstateAutoConfigurationTests {
                     assertThat(context).hasNotFailed();
                     SocketServer server = context.getBean(SocketServer.class);
                     Object application = context.getBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME);
-                    assertThat(server.listenerSettings("echo").handlerExecutor()).isSameAs(application);
-                    assertThat(server.listenerSettings("udp").handlerExecutor()).isSameAs(application);
-                    assertThat(server.listenerSettings("upper").handlerExecutor()).as("the listener's own wins").isNull();
+                    assertThat(server.listenerSettings("echo").connection().handlerExecutor()).isSameAs(application);
+                    assertThat(server.listenerSettings("udp").connection().handlerExecutor()).isSameAs(application);
+                    assertThat(server.listenerSettings("upper").connection().handlerExecutor()).as("the listener's own wins").isNull();
                 });
     }
 

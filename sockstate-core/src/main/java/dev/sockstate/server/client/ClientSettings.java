@@ -1,24 +1,20 @@
 package dev.sockstate.server.client;
 
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ConnectionSettings;
 import dev.sockstate.server.InvalidSettingException;
-import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 
 /**
  * An outbound TCP client of a server: where it connects, how many connections it keeps open, how it
- * connects again, and how its connections are served, as a listener's are (framing, messages,
- * handler, worker group, handler executor, socket options). Built with {@link #builder(String)}.
+ * connects again, and how its connections are served, as a listener's are ({@link #connection()}). Built with {@link #builder(String)}.
  * <pre>{@code
  * ClientSettings.builder("redis").address("127.0.0.1", 6379).poolSize(4)
  *         .framing(Framing.lineBased(512)).build();
@@ -35,28 +31,16 @@ import java.util.concurrent.Executor;
  * @param maxPendingRequests requests a pool connection may owe replies to: above, or while its queued writes
  * are over {@code maxPendingWriteBytes} (the backend does not read them), the next request goes to
  * another connection of the pool, or, when none has room, fails at once instead of waiting in the heap
- * @param idleTimeout how long a connection may go without traffic before it is closed (and opened again), {@code null} for ever
- * @param maxPendingWriteBytes queued write bytes above which a connection stops reading until its queue drains
- * @param tcpNoDelay TCP_NODELAY on its connections
- * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the system's default
- * @param group the worker group whose port and threads serve its connections
  * @param handler what hears of its connections' events and of the frames no request is owed, {@code null} for nothing
- * @param handlerExecutor where handler calls run, {@code null} for the worker threads themselves
- * @param framing how its connections' bytes are cut into frames, {@code null} for raw reads (no requests then)
- * @param charset the character set of messages read or sent as text
- * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
- * @param tls TLS on each connection, a client's ({@link Tls#client}), {@code null} for plaintext
+ * @param connection how its connections are served, as a listener's are: the worker group, the handler executor,
+ * stages, framing (a reply is one frame: requests need it), TLS (a client's), socket options and limits ({@link ConnectionSettings})
  */
 public record ClientSettings(String name, List<InetSocketAddress> addresses, Duration connectTimeout, int poolSize,
-        Backoff reconnect, Duration requestTimeout, int maxPendingRequests, Duration idleTimeout, long maxPendingWriteBytes,
-        boolean tcpNoDelay,
-        int receiveBufferSize, String group, ConnectionHandler handler, Executor handlerExecutor, Framing framing,
-        Charset charset, MessageMapper messageMapper, Tls tls) {
+        Backoff reconnect, Duration requestTimeout, int maxPendingRequests, ConnectionHandler handler, ConnectionSettings connection) {
 
-    /** The addresses are copied; the charset is UTF-8 and the backoff {@link Backoff#DEFAULT} when {@code null}. */
+    /** The addresses are copied; the backoff is {@link Backoff#DEFAULT} when {@code null}. */
     public ClientSettings {
         addresses = List.copyOf(addresses);
-        charset = (charset != null) ? charset : StandardCharsets.UTF_8;
         reconnect = (reconnect != null) ? reconnect : Backoff.DEFAULT;
     }
 
@@ -69,8 +53,11 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
         return new Builder(name);
     }
 
-    /** Builds {@link ClientSettings}, checking each value. */
-    public static final class Builder {
+    /**
+     * Builds {@link ClientSettings}, checking each value. The settings its connections share with a
+     * listener's are {@link ConnectionSettings.Builder}'s.
+     */
+    public static final class Builder extends ConnectionSettings.Builder<Builder> {
 
         private final String name;
 
@@ -86,27 +73,7 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
 
         private int maxPendingRequests = 10_000;
 
-        private Duration idleTimeout;
-
-        private long maxPendingWriteBytes = 4L * 1024 * 1024;
-
-        private boolean tcpNoDelay = true;
-
-        private int receiveBufferSize;
-
-        private String group = "default";
-
         private ConnectionHandler handler;
-
-        private Executor handlerExecutor;
-
-        private Framing framing;
-
-        private Charset charset = StandardCharsets.UTF_8;
-
-        private MessageMapper messageMapper;
-
-        private Tls tls;
 
         private Builder(String name) {
             this.name = name;
@@ -186,73 +153,9 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             return this;
         }
 
-        /** @param timeout how long a connection may be idle before it is closed, {@code null} or zero for ever @return this */
-        public Builder idleTimeout(Duration timeout) {
-            this.idleTimeout = timeout;
-            return this;
-        }
-
-        /** @param bytes queued write bytes above which a connection stops reading @return this */
-        public Builder maxPendingWriteBytes(long bytes) {
-            this.maxPendingWriteBytes = bytes;
-            return this;
-        }
-
-        /** @param noDelay TCP_NODELAY on the client's connections @return this */
-        public Builder tcpNoDelay(boolean noDelay) {
-            this.tcpNoDelay = noDelay;
-            return this;
-        }
-
-        /** @param bytes SO_RCVBUF, 0 for the system's default @return this */
-        public Builder receiveBufferSize(int bytes) {
-            this.receiveBufferSize = bytes;
-            return this;
-        }
-
-        /** @param group the worker group that serves the client's connections @return this */
-        public Builder group(String group) {
-            this.group = group;
-            return this;
-        }
-
         /** @param handler what hears of the connections' events and of the frames no request is owed @return this */
         public Builder handler(ConnectionHandler handler) {
             this.handler = handler;
-            return this;
-        }
-
-        /** @param executor where handler calls run, {@code null} for the workers @return this */
-        public Builder handlerExecutor(Executor executor) {
-            this.handlerExecutor = executor;
-            return this;
-        }
-
-        /** @param framing how the connections' bytes are cut into frames (a reply is one frame) @return this */
-        public Builder framing(Framing framing) {
-            this.framing = framing;
-            return this;
-        }
-
-        /** @param charset the character set of text messages @return this */
-        public Builder charset(Charset charset) {
-            this.charset = charset;
-            return this;
-        }
-
-        /** @param mapper reads and writes messages of other types than bytes and text @return this */
-        public Builder messageMapper(MessageMapper mapper) {
-            this.messageMapper = mapper;
-            return this;
-        }
-
-        /**
-         * @param tls TLS on each connection: a client's, {@link Tls#client}, whose server name is the
-         * address's host unless it names one; {@code null} for plaintext
-         * @return this
-         */
-        public Builder tls(Tls tls) {
-            this.tls = tls;
             return this;
         }
 
@@ -271,16 +174,11 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             require(this.requestTimeout == null || !this.requestTimeout.isNegative(), Setting.REQUEST_TIMEOUT, this.requestTimeout,
                     "zero or positive");
             require(this.maxPendingRequests > 0, Setting.MAX_PENDING_REQUESTS, this.maxPendingRequests, "positive");
-            require(this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout,
-                    "zero or positive");
-            require(this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
-            require(this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
-            require(this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
-            require(this.tls == null || this.tls.isClient(), Setting.TLS, this.tls, "a client's TLS (Tls.client), which begins the handshake");
+            ConnectionSettings connection = buildConnection(Scope.CLIENT, this.name);
+            require(connection.tls() == null || connection.tls().isClient(), Setting.TLS, connection.tls(),
+                    "a client's TLS (Tls.client), which begins the handshake");
             return new ClientSettings(this.name, this.addresses, this.connectTimeout, this.poolSize, this.reconnect,
-                    orNull(this.requestTimeout), this.maxPendingRequests, orNull(this.idleTimeout), this.maxPendingWriteBytes, this.tcpNoDelay,
-                    this.receiveBufferSize, this.group, this.handler, this.handlerExecutor, this.framing, this.charset,
-                    this.messageMapper, this.tls);
+                    orNull(this.requestTimeout), this.maxPendingRequests, this.handler, connection);
         }
 
         private static boolean positive(Duration duration) {

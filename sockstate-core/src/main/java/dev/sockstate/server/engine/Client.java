@@ -89,7 +89,7 @@ final class Client implements SocketClient, Connector.Pool {
         this.settings = settings;
         this.pool = new AtomicReferenceArray<>(settings.poolSize());
         ConnectionHandler handler = (settings.handler() != null) ? settings.handler() : Client::discard;
-        this.profile = makeProfile.make(connectionSide(settings, handler), "Client '" + settings.name() + "'", settings.tls(),
+        this.profile = makeProfile.make(connectionSide(settings, handler), "Client '" + settings.name() + "'", settings.connection().tls(),
                 this.replies, new Counts());
         this.terms = new RequestTerms(settings.name(), this.profile.state.label(), settings.requestTimeout(), this.profile.observer,
                 this.replies, this.failures);
@@ -103,14 +103,8 @@ final class Client implements SocketClient, Connector.Pool {
 
     /** @return how the client's connections are served, as a listener's that binds nothing */
     static ListenerSettings connectionSide(ClientSettings settings, ConnectionHandler handler) {
-        ListenerSettings.Builder side = ListenerSettings.tcp(settings.name()).group(settings.group()).handler(handler)
-                .handlerExecutor(settings.handlerExecutor()).framing(settings.framing()).charset(settings.charset())
-                .messageMapper(settings.messageMapper()).tcpNoDelay(settings.tcpNoDelay())
-                .receiveBufferSize(settings.receiveBufferSize()).maxPendingWriteBytes(settings.maxPendingWriteBytes())
-                // A client's queue holds its requests, which the backend's pace, not a handler, lets grow.
-                .abortPendingWriteBytes(0)
-                .idleTimeout(settings.idleTimeout()).maxConnections(Integer.MAX_VALUE);
-        return side.build();
+        return ListenerSettings.tcp(settings.name()).connection(settings.connection()).handler(handler).maxConnections(Integer.MAX_VALUE)
+                .build();
     }
 
     /** Connects every slot of the pool, and with a request timeout, starts the sweep that applies it. */
@@ -245,7 +239,7 @@ final class Client implements SocketClient, Connector.Pool {
      * @return the connection it went out on; {@code null} when it ended, failed, before
      */
     private ClientConnection send(Object message, ClientRequest request) {
-        if (this.settings.framing() == null) {
+        if (this.settings.connection().framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
         if (!mayUse(REQUESTS)) {
@@ -367,7 +361,7 @@ final class Client implements SocketClient, Connector.Pool {
         if (full != null) {
             throw new ClientException(name(), label() + ": no connection of its pool has room for another request (each owes "
                     + this.settings.maxPendingRequests() + " replies, its max-pending-requests, or holds more than its"
-                    + " max-pending-write-bytes of " + this.settings.maxPendingWriteBytes() + " bytes unsent): "
+                    + " max-pending-write-bytes of " + this.settings.connection().maxPendingWriteBytes() + " bytes unsent): "
                     + AddressText.of(full.link.target) + " does not keep up, and the request fails now rather than wait in memory", null);
         }
         ClientException cause = this.lastFailure;
@@ -379,7 +373,7 @@ final class Client implements SocketClient, Connector.Pool {
     private boolean hasRoom(ClientConnection connection) {
         ClientLink link = connection.link;
         return link.owed() < this.settings.maxPendingRequests()
-                && connection.pendingWriteBytes() + link.handedBytes() <= this.settings.maxPendingWriteBytes();
+                && connection.pendingWriteBytes() + link.handedBytes() <= this.settings.connection().maxPendingWriteBytes();
     }
 
     @Override

@@ -99,8 +99,8 @@ final class ConnectionProfile {
         this.observer = observer;
         this.state = reports;
         this.trigger = settings.triggerOn(group.settings);
-        this.executor = settings.handlerExecutor();
-        this.idleTimeoutNanos = (settings.idleTimeout() != null) ? settings.idleTimeout().toNanos() : 0;
+        this.executor = settings.connection().handlerExecutor();
+        this.idleTimeoutNanos = (settings.connection().idleTimeout() != null) ? settings.connection().idleTimeout().toNanos() : 0;
         this.group = group;
         this.sockets = sockets;
         this.table = table;
@@ -124,11 +124,11 @@ final class ConnectionProfile {
             makers.add((connection) -> new TlsStage(secured, connection.connectedHost(), connection.connectedPort()));
         }
         int builtIn = makers.size();
-        for (Supplier<? extends Stage> maker : settings.stages()) {
+        for (Supplier<? extends Stage> maker : settings.connection().stages()) {
             makers.add((connection) -> maker.get());
         }
         HandlerCalls handler = new HandlerCalls(reports, observer, settings.connectionHandler(), replies);
-        this.route = new Route(handler, (settings.framing() != null) ? new Framer(settings.framing(), handler, reports, this.executor == null) : null,
+        this.route = new Route(handler, (settings.connection().framing() != null) ? new Framer(settings.connection().framing(), handler, reports, this.executor == null) : null,
                 makers, builtIn, reports);
     }
 
@@ -177,12 +177,12 @@ final class ConnectionProfile {
 
     /** @return how much a connection may queue before its reads pause */
     long maxPendingWriteBytes() {
-        return this.settings.maxPendingWriteBytes();
+        return this.settings.connection().maxPendingWriteBytes();
     }
 
     /** @return how much a connection may queue before it is aborted, 0 for no limit */
     long abortPendingWriteBytes() {
-        return this.settings.abortPendingWriteBytes();
+        return this.settings.connection().abortPendingWriteBytes();
     }
 
     /** @return the most a heap read takes on a thread lent no native memory: the group's read buffer, at most 64 KiB */

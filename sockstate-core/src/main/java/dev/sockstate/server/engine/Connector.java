@@ -215,11 +215,11 @@ final class Connector {
                 return;
             }
             try {
-                if (Connector.this.settings.tcpNoDelay()) {
+                if (Connector.this.settings.connection().tcpNoDelay()) {
                     Connector.this.sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
                 }
-                if (Connector.this.settings.receiveBufferSize() > 0) {
-                    Connector.this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, Connector.this.settings.receiveBufferSize());
+                if (Connector.this.settings.connection().receiveBufferSize() > 0) {
+                    Connector.this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, Connector.this.settings.connection().receiveBufferSize());
                 }
                 Connector.this.sockets.connect(handle, target);
             }

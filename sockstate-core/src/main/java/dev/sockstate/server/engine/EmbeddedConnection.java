@@ -101,7 +101,7 @@ public final class EmbeddedConnection implements AutoCloseable {
         this.socket = new EmbeddedSocket(builder.localAddress(), builder.remoteAddress());
         this.port = new EmbeddedPort(this.socket);
         this.runner = new OffWorker(this.socket, builder.readBufferSize);
-        WorkerGroupSettings group = new WorkerGroupSettings(settings.group(), 1, 1, Duration.ofSeconds(1), builder.readBufferSize,
+        WorkerGroupSettings group = new WorkerGroupSettings(settings.connection().group(), 1, 1, Duration.ofSeconds(1), builder.readBufferSize,
                 "sockstate-embedded-");
         SocketTable table = new SocketTable(1);
         WorkerGroup workers = new WorkerGroup(group, List.of(this.port), this.socket, table, ServerObserver.NONE);
@@ -180,7 +180,7 @@ public final class EmbeddedConnection implements AutoCloseable {
      * @param text the text
      */
     public void writeInbound(String text) {
-        writeInbound(this.settings.charset().encode(text));
+        writeInbound(this.settings.connection().charset().encode(text));
     }
 
     /**
@@ -232,7 +232,7 @@ public final class EmbeddedConnection implements AutoCloseable {
     /** @return the oldest send not read yet ({@link #readOutbound()}) as text in the listener's charset, {@code null} when none */
     public String readOutboundText() {
         ByteBuffer sent = readOutbound();
-        return (sent != null) ? this.settings.charset().decode(sent).toString() : null;
+        return (sent != null) ? this.settings.connection().charset().decode(sent).toString() : null;
     }
 
     /** @return every send not read yet, joined; empty when there is none */
@@ -250,7 +250,7 @@ public final class EmbeddedConnection implements AutoCloseable {
 
     /** @return every send not read yet, joined, as text in the listener's charset; empty when there is none */
     public String readAllOutboundText() {
-        return new String(readAllOutbound(), this.settings.charset());
+        return new String(readAllOutbound(), this.settings.connection().charset());
     }
 
     /**
@@ -349,7 +349,7 @@ public final class EmbeddedConnection implements AutoCloseable {
      * stays as it is.
      */
     private static ListenerSettings withHandler(ListenerSettings s, ConnectionHandler handler) {
-        Executor onTheCaller = (s.handlerExecutor() != null) ? Runnable::run : null;
+        Executor onTheCaller = (s.connection().handlerExecutor() != null) ? Runnable::run : null;
         return s.toBuilder().handler(handler).handlerExecutor(onTheCaller).build();
     }
 

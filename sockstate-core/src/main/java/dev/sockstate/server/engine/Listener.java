@@ -44,7 +44,7 @@ final class Listener implements ServerObserver.ActiveCounts {
             AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         ListenerObserver own = observer.listener(settings.name(), settings.protocol(), this);
         this.state = new ListenerState("Listener '" + settings.name() + "'", settings.maxConnections(), own);
-        this.profile = new ConnectionProfile(settings, settings.tls(), null, own, this.state, group, sockets, table, scheduler, connectionIds,
+        this.profile = new ConnectionProfile(settings, settings.connection().tls(), null, own, this.state, group, sockets, table, scheduler, connectionIds,
                 changeRules);
     }
 

@@ -111,8 +111,8 @@ final class ListenerBinder {
         boolean bound = false;
         UnixSocketFile fileMade = null;
         try {
-            if (settings.receiveBufferSize() > 0) {
-                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
+            if (settings.connection().receiveBufferSize() > 0) {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.connection().receiveBufferSize());
             }
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
@@ -269,10 +269,10 @@ final class ListenerBinder {
             if (reusePort) {
                 this.sockets.setOption(handle, NativeSocketOption.REUSE_PORT, 1);
             }
-            if (settings.receiveBufferSize() > 0) {
-                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.receiveBufferSize());
+            if (settings.connection().receiveBufferSize() > 0) {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.connection().receiveBufferSize());
             }
-            if (settings.protocol() == Protocol.TCP && settings.tcpNoDelay()) {
+            if (settings.protocol() == Protocol.TCP && settings.connection().tcpNoDelay()) {
                 setNoDelayToInherit(handle, settings);
             }
             return handle;

@@ -217,7 +217,7 @@ final class ListenerState {
      * @return the listener as seen from outside
      */
     BoundListener describe(ListenerSettings settings, Trigger trigger, int registrations) {
-        return new BoundListener(settings.name(), settings.protocol(), this.boundAddress, trigger, settings.group(), connections(),
+        return new BoundListener(settings.name(), settings.protocol(), this.boundAddress, trigger, settings.connection().group(), connections(),
                 registrations, this.accepted.sum(), this.rejected.sum(), this.handlerErrors.sum(), isServing());
     }
 }

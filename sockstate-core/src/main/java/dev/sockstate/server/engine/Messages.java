@@ -23,8 +23,8 @@ final class Messages {
     /** @param label how messages name the listener or client: {@code Listener 'echo'} */
     Messages(ListenerSettings settings, String label) {
         this.listener = label;
-        this.charset = settings.charset();
-        this.mapper = settings.messageMapper();
+        this.charset = settings.connection().charset();
+        this.mapper = settings.connection().messageMapper();
     }
 
     /**

@@ -78,7 +78,7 @@ final class ServerClients {
         }
         Map<String, Client> clients = new LinkedHashMap<>();
         for (ClientSettings client : this.settings) {
-            WorkerGroup group = groups.get(client.group());
+            WorkerGroup group = groups.get(client.connection().group());
             clients.put(client.name(), new Client(client, (side, label, tls, replies, counts) -> sides.make(side, label, tls, replies, counts, group), sockets,
                     this.connectThread));
         }
@@ -97,7 +97,7 @@ final class ServerClients {
         for (ClientSettings client : this.settings) {
             this.logger.log(Level.INFO, "Client '" + client.name() + "' connects to " + client.addresses().stream()
                     .map(AddressText::of).collect(Collectors.joining(", then ")) + " (a pool of " + client.poolSize()
-                    + ((client.tls() != null) ? ", TLS" : "") + ") on " + backend);
+                    + ((client.connection().tls() != null) ? ", TLS" : "") + ") on " + backend);
         }
     }
 

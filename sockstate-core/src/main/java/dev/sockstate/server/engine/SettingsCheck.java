@@ -42,11 +42,11 @@ final class SettingsCheck {
                 throw new InvalidSettingException(listener.name(), Setting.LISTENER_NAME, listener.name(),
                         "Each listener needs a name of its own.", "Listener '" + listener.name() + "' is defined twice");
             }
-            WorkerGroupSettings group = byName.get(listener.group());
+            WorkerGroupSettings group = byName.get(listener.connection().group());
             if (group == null) {
                 String reason = "No such worker group; the groups are " + byName.keySet() + ".";
-                throw new InvalidSettingException(listener.name(), Setting.GROUP, listener.group(), reason, "Listener '"
-                        + listener.name() + "' names worker group '" + listener.group() + "', which is not defined; the groups are "
+                throw new InvalidSettingException(listener.name(), Setting.GROUP, listener.connection().group(), reason, "Listener '"
+                        + listener.name() + "' names worker group '" + listener.connection().group() + "', which is not defined; the groups are "
                         + byName.keySet());
             }
             // A persistent registration on a shared port may notify several workers at once; the
@@ -74,8 +74,8 @@ final class SettingsCheck {
                         "Listener '" + listener.name() + "' accepts PER_WORKER on worker group '" + group.name()
                                 + "', whose workers share one port: " + why);
             }
-            if (listener.tls() != null) {
-                TlsSupport.check(listener.name(), listener.tls());
+            if (listener.connection().tls() != null) {
+                TlsSupport.check(listener.name(), listener.connection().tls());
             }
         }
     }
@@ -94,9 +94,9 @@ final class SettingsCheck {
                 throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.CLIENT_NAME, client.name(),
                         "Each client needs a name of its own.", "Client '" + client.name() + "' is defined twice");
             }
-            if (!groupNames.contains(client.group())) {
-                throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.GROUP, client.group(), "No such worker group;"
-                        + " the groups are " + groupNames + ".", "Client '" + client.name() + "' names worker group '" + client.group()
+            if (!groupNames.contains(client.connection().group())) {
+                throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.GROUP, client.connection().group(), "No such worker group;"
+                        + " the groups are " + groupNames + ".", "Client '" + client.name() + "' names worker group '" + client.connection().group()
                         + "', which is not defined; the groups are " + groupNames);
             }
         }

@@ -137,7 +137,7 @@ public final class SocketServer {
                     }
                 }
                 for (ListenerSettings settings : this.listenerSettings) {
-                    Listener listener = new Listener(settings, this.groups.get(settings.group()), sockets, this.table,
+                    Listener listener = new Listener(settings, this.groups.get(settings.connection().group()), sockets, this.table,
                             this.scheduler, connectionIds, this.observer, changeRules);
                     this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
@@ -232,12 +232,12 @@ public final class SocketServer {
 
     /** @return a listener's idle timeout in milliseconds, 0 for none */
     private static long idleTimeoutMillis(ListenerSettings listener) {
-        return (listener.idleTimeout() != null) ? Math.max(1, listener.idleTimeout().toMillis()) : 0;
+        return (listener.connection().idleTimeout() != null) ? Math.max(1, listener.connection().idleTimeout().toMillis()) : 0;
     }
 
     /** @return a client's idle timeout in milliseconds, 0 for none */
     private static long idleTimeoutMillis(ClientSettings client) {
-        return (client.idleTimeout() != null) ? Math.max(1, client.idleTimeout().toMillis()) : 0;
+        return (client.connection().idleTimeout() != null) ? Math.max(1, client.connection().idleTimeout().toMillis()) : 0;
     }
 
     /**

@@ -138,7 +138,7 @@ final class TcpAcceptor extends SocketTurn {
                 reject(connection);
                 continue;
             }
-            if (settings.tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
+            if (settings.connection().tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
                 this.listener.state.connectionFinished();
                 continue;
             }

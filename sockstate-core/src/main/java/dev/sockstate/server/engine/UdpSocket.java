@@ -93,7 +93,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
-        Executor executor = this.listener.profile.settings.handlerExecutor();
+        Executor executor = this.listener.profile.settings.connection().handlerExecutor();
         if (executor != null && runner.isWorker()) {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();

@@ -365,7 +365,7 @@ final class WritePath {
      * @param data the bytes; consumed
      */
     void write(ByteBuffer data) {
-        if (!data.hasRemaining() && this.connection.profile.settings.framing() == null) {
+        if (!data.hasRemaining() && this.connection.profile.settings.connection().framing() == null) {
             // Nothing to send; with framing an empty write is an empty frame, which has bytes.
             return;
         }

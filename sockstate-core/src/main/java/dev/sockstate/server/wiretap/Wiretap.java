@@ -35,7 +35,7 @@ public final class Wiretap implements Stage {
 
     /**
      * @param listener the listener's name, the last part of the logger's name
-     * @return the maker of each connection's wiretap, for {@code ListenerSettings.Builder#stage}: the
+     * @return the maker of each connection's wiretap, for {@code ConnectionSettings.Builder#stage}: the
      * logger is looked up once, here
      */
     public static Supplier<Stage> of(String listener) {

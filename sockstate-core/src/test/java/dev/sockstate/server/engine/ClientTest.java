@@ -10,6 +10,8 @@ import dev.sockstate.port.RefusingPorts;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientException;
@@ -34,6 +36,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -107,6 +110,31 @@ class ClientTest {
             assertThat(connection.remoteAddress()).isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         });
         assertThat(this.connects.outcomes).containsOnly("connected");
+    }
+
+    /** A client's connections take stages as a listener's do: here one that upper-cases every byte, both ways. */
+    @Test
+    void aClientsStagesStandBetweenItsSocketAndItsFramingBothWays() throws Exception {
+        int port = backend(new LineEcho());
+        SocketClient client = startClient(ClientSettings.builder("shouting").address("127.0.0.1", port).framing(Framing.line())
+                .stage(() -> new Stage() {
+
+                    @Override
+                    public void data(StageContext context, ByteBuffer data) {
+                        context.passData(upperCased(data));
+                    }
+
+                    @Override
+                    public void write(StageContext context, ByteBuffer data) {
+                        context.write(upperCased(data));
+                    }
+                }));
+        awaitOpen(client, 1);
+        assertThat(client.request("hi", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("ECHO HI");
+    }
+
+    private static ByteBuffer upperCased(ByteBuffer data) {
+        return StandardCharsets.US_ASCII.encode(StandardCharsets.US_ASCII.decode(data).toString().toUpperCase(Locale.ROOT));
     }
 
     @Test

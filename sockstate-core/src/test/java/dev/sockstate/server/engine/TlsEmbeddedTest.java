@@ -179,6 +179,6 @@ class TlsEmbeddedTest {
         assertThat(tls.withClientAuth(Tls.ClientAuth.NEED).clientAuth()).isEqualTo(Tls.ClientAuth.NEED);
         assertThat(tls.withServerNames(Map.of("A.example", () -> context)).contextFor("a.EXAMPLE").get()).isSameAs(context);
         assertThat(tls.taskExecutor()).isNotNull();
-        assertThat(ListenerSettings.tcp("plain").handler(new EchoHandler()).build().tls()).isNull();
+        assertThat(ListenerSettings.tcp("plain").handler(new EchoHandler()).build().connection().tls()).isNull();
     }
 }

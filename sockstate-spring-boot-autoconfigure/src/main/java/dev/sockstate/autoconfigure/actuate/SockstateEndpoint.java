@@ -72,7 +72,7 @@ public class SockstateEndpoint {
     }
 
     private TlsDescriptor tls(ListenerSettings settings) {
-        Tls tls = settings.tls();
+        Tls tls = settings.connection().tls();
         if (tls == null) {
             return null;
         }
@@ -111,8 +111,8 @@ public class SockstateEndpoint {
                 running = false;
             }
         }
-        return new ClientDescriptor(settings.name(), addresses(settings), settings.poolSize(), settings.group(),
-                settings.framing() != null, settings.tls() != null, running, connections,
+        return new ClientDescriptor(settings.name(), addresses(settings), settings.poolSize(), settings.connection().group(),
+                settings.connection().framing() != null, settings.connection().tls() != null, running, connections,
                 running ? this.pendingRequests.applyAsInt(settings.name()) : 0);
     }
 
@@ -151,13 +151,13 @@ public class SockstateEndpoint {
      */
     private ListenerDescriptor describe(ListenerSettings settings, List<BoundListener> bound) {
         BoundListener listener = bound.stream().filter((each) -> each.name().equals(settings.name())).findFirst().orElse(null);
-        WorkerGroupSettings group = this.server.workerGroupSettings().stream().filter((each) -> each.name().equals(settings.group()))
+        WorkerGroupSettings group = this.server.workerGroupSettings().stream().filter((each) -> each.name().equals(settings.connection().group()))
                 .findFirst().orElseThrow();
         Trigger trigger = (listener != null) ? listener.trigger() : settings.triggerOn(group);
         return new ListenerDescriptor(settings.name(), settings.protocol().name().toLowerCase(java.util.Locale.ROOT),
                 address(settings, listener), settings.isUnix() ? -1 : (listener != null) ? listener.portNumber() : settings.portNumber(), trigger.name().toLowerCase(java.util.Locale.ROOT)
                         .replace('_', '-'),
-                settings.group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
+                settings.connection().group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                 (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
                 listener != null && listener.serving(), settings.accept().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),

@@ -1,0 +1,159 @@
+package dev.sockstate.autoconfigure;
+
+import static dev.sockstate.autoconfigure.SettingSources.PREFIX;
+
+import dev.sockstate.autoconfigure.FramingProperties.FieldByteOrder;
+import dev.sockstate.autoconfigure.FramingProperties.FramingType;
+import dev.sockstate.autoconfigure.FramingProperties.LengthField;
+import dev.sockstate.server.ConnectionSettings;
+import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.Setting;
+import dev.sockstate.server.framing.FrameDecoder;
+import dev.sockstate.server.framing.FrameEncoder;
+import dev.sockstate.server.framing.Framing;
+import java.nio.ByteOrder;
+import java.nio.charset.Charset;
+import java.util.concurrent.Executor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Maps the {@link ConnectionProperties} of a listener or of a client onto the runtime's
+ * {@link ConnectionSettings.Builder}: one line per setting, the same for both, each naming the
+ * property the runtime's refusal of it is reported against. A setting both have is added here once.
+ */
+final class ConnectionSettingsMapper {
+
+    private ConnectionSettingsMapper() {
+    }
+
+    /**
+     * @param lines the owner's mapping lines
+     * @param properties its properties
+     * @param builder its settings' builder
+     * @param sharedExecutor {@code sockstate.handler-executor}, taken where the owner names none
+     * @param messageMapper reads and writes messages of the application's types, or {@code null}
+     * @param beans where the executors and codecs named are
+     */
+    static void map(SettingSources.Lines lines, ConnectionProperties properties, ConnectionSettings.Builder<?> builder,
+            String sharedExecutor, MessageMapper messageMapper, BeanFactory beans) {
+        String path = lines.path();
+        require(properties.getCharset() != null, path + "charset", null, "It must be set.");
+        require(properties.getMaxPendingWriteBytes() != null, path + "max-pending-write-bytes", null, "It must be set.");
+        require(properties.getAbortPendingWriteBytes() != null, path + "abort-pending-write-bytes", null, "It must be set (0B for no limit).");
+        lines.from(Setting.GROUP, "group", properties::getGroup).to(builder::group);
+        lines.from(() -> handlerExecutor(path, properties.getHandlerExecutor(), sharedExecutor, beans)).to(builder::handlerExecutor);
+        lines.from(properties::getCharset).to(builder::charset);
+        lines.from(Setting.FRAMING, "framing.type", () -> framing(path + "framing.", properties.getFraming(), properties.getCharset(), beans))
+                .to(builder::framing);
+        lines.from(() -> messageMapper).to(builder::messageMapper);
+        lines.from(properties::isTcpNoDelay).to(builder::tcpNoDelay);
+        lines.from(Setting.RECEIVE_BUFFER_SIZE, "receive-buffer-size", properties::getReceiveBufferSize).as(ConnectionSettingsMapper::bytes)
+                .to(builder::receiveBufferSize);
+        lines.from(Setting.IDLE_TIMEOUT, "idle-timeout", properties::getIdleTimeout).to(builder::idleTimeout);
+        lines.from(Setting.MAX_PENDING_WRITE_BYTES, "max-pending-write-bytes", properties::getMaxPendingWriteBytes).as(DataSize::toBytes)
+                .to(builder::maxPendingWriteBytes);
+        lines.from(Setting.ABORT_PENDING_WRITE_BYTES, "abort-pending-write-bytes", properties::getAbortPendingWriteBytes)
+                .as(DataSize::toBytes).to(builder::abortPendingWriteBytes);
+    }
+
+    /** @return the owner's handler executor, or else the shared one; {@code null} for the workers */
+    private static Executor handlerExecutor(String path, String own, String shared, BeanFactory beans) {
+        return (own != null) ? executor(path + "handler-executor", own, beans) : executor("handler-executor", shared, beans);
+    }
+
+    /** @return the framing the properties describe, or {@code null} for raw reads */
+    private static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
+        FramingType type = properties.getType();
+        require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
+                "A codec is named only with framing.type custom.");
+        Framing framing;
+        try {
+            framing = switch (type) {
+                case NONE -> null;
+                case LINE -> Framing.line();
+                case DELIMITER -> {
+                    String delimiter = properties.getDelimiter();
+                    require(delimiter != null && !delimiter.isEmpty(), path + "delimiter", delimiter,
+                            "Delimiter framing needs the bytes that end a frame.");
+                    yield Framing.delimiter(delimiter.getBytes(charset));
+                }
+                case LENGTH_FIELD -> lengthField(properties.getLengthField());
+                case FIXED -> {
+                    require(properties.getFixedLength() != null, path + "fixed-length", null, "Fixed framing needs the frames' length.");
+                    yield Framing.fixed(bytes(properties.getFixedLength()));
+                }
+                case OCTET_COUNTING -> Framing.octetCounting();
+                case CUSTOM -> codec(path + "codec", properties.getCodec(), beans);
+            };
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "type", type, ex.getMessage());
+        }
+        if (framing == null) {
+            return null;
+        }
+        try {
+            return framing.withMaxFrameSize(bytes(properties.getMaxFrameSize()));
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "max-frame-size", properties.getMaxFrameSize(),
+                    ex.getMessage());
+        }
+    }
+
+    private static Framing lengthField(LengthField field) {
+        int strip = (field.getStrip() != null) ? field.getStrip() : field.getOffset() + field.getLength();
+        ByteOrder order = (field.getByteOrder() == FieldByteOrder.LITTLE_ENDIAN) ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+        return Framing.lengthField(field.getOffset(), field.getLength(), order, field.getAdjustment(), strip);
+    }
+
+    private static Framing codec(String path, String name, BeanFactory beans) {
+        require(name != null && !name.isBlank(), path, name, "Custom framing needs the name of a FrameDecoder bean.");
+        Object codec;
+        try {
+            codec = beans.getBean(name);
+        }
+        catch (NoSuchBeanDefinitionException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path, name, "No bean named '" + name + "' exists.");
+        }
+        require(codec instanceof FrameDecoder, path, name, "The bean '" + name + "' is a " + codec.getClass().getName()
+                + ", not a FrameDecoder.");
+        FrameEncoder encoder = (codec instanceof FrameEncoder frameEncoder) ? frameEncoder : FrameEncoder.AS_IS;
+        return Framing.of((FrameDecoder) codec, encoder);
+    }
+
+    /**
+     * @param path the property naming the executor, below {@code sockstate.}
+     * @param name none, application, or a bean's name
+     * @param beans where the bean is
+     * @return the executor, {@code null} for none
+     */
+    static Executor executor(String path, String name, BeanFactory beans) {
+        if (name == null || name.isBlank() || "none".equals(name)) {
+            return null;
+        }
+        String beanName = "application".equals(name) ? TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME : name;
+        try {
+            return beans.getBean(beanName, Executor.class);
+        }
+        catch (NoSuchBeanDefinitionException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path, name, "No Executor bean named '" + beanName
+                    + "' exists; use none, application (the application task executor) or the name of a TaskExecutor bean.");
+        }
+    }
+
+    /** @return the size in bytes, clamped to the int range (the runtime refuses what is out of its own range) */
+    static int bytes(DataSize size) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
+    }
+
+    private static void require(boolean valid, String property, Object value, String reason) {
+        if (!valid) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, reason);
+        }
+    }
+}
