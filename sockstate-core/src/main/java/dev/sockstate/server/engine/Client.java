@@ -101,10 +101,13 @@ final class Client implements SocketClient, Connector.Pool {
         data.position(data.limit());
     }
 
-    /** @return how the client's connections are served, as a listener's that binds nothing */
+    /**
+     * @return how the client's connections are served, as a listener's that binds nothing; but for its
+     * TLS, a client's, which the profile is given apart (a listener's settings take a server's only)
+     */
     static ListenerSettings connectionSide(ClientSettings settings, ConnectionHandler handler) {
-        return ListenerSettings.tcp(settings.name()).connection(settings.connection()).handler(handler).maxConnections(Integer.MAX_VALUE)
-                .build();
+        return ListenerSettings.tcp(settings.name()).connection(settings.connection()).tls(null).handler(handler)
+                .maxConnections(Integer.MAX_VALUE).build();
     }
 
     /** Connects every slot of the pool, and with a request timeout, starts the sweep that applies it. */
