@@ -63,6 +63,9 @@ final class ConnectionExtras {
     /** What the framing's decoder saved of the unfinished frame at hand ({@code FrameDecoder.Progress}); the owner's. */
     long framingProgress;
 
+    /** The length the decoder announced the unfinished frame at hand reaches ({@code FrameDecoder.atLeast}); the owner's. */
+    long framingLeast;
+
     /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
     volatile long bundledBytes;
 

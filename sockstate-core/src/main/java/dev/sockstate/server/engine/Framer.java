@@ -45,6 +45,12 @@ final class Framer {
      */
     private static final byte SKIPPING = 3;
 
+    /**
+     * {@link RouteHost#framingKept()}: part of one frame that its decoder announced reaches a length
+     * ({@link RouteHost#framingLeast()}) over what is held: it is asked again only once that much is held.
+     */
+    private static final byte AT_LEAST = 4;
+
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
 
@@ -111,8 +117,14 @@ final class Framer {
             }
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
+                int held = data.remaining();
                 connection.framingPartial(keep(data, unfinished));
-                connection.framingKept(holdsBack(connection) ? HELD : (unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
+                if (holdsBack(connection)) {
+                    connection.framingKept(HELD);
+                }
+                else {
+                    kept(connection, unfinished, held);
+                }
             }
         }
         catch (FramingException ex) {
@@ -180,8 +192,28 @@ final class Framer {
         }
         // What is left is one unfinished frame, searched through or with its length told, as if kept from a read.
         connection.framingPartial(held);
-        connection.framingKept((unfinished != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
+        kept(connection, unfinished, held.position());
         return true;
+    }
+
+    /**
+     * Records what the unfinished frame held is known to be, from the decoder's last answer on all of its bytes.
+     * @param answer that answer: the frame's length, {@link FrameDecoder#MORE}, or a length announced with {@code atLeast}
+     * @param held the bytes held
+     */
+    private static void kept(RouteHost connection, long answer, int held) {
+        long least = FrameDecoder.leastLength(answer);
+        if (answer > 0) {
+            connection.framingKept(LENGTH_TOLD);
+        }
+        else if (least > held) {
+            connection.framingKept(AT_LEAST);
+            connection.framingLeast(least);
+        }
+        else {
+            // The decoder looked at every byte held and still cannot tell: as good as a search that found no end.
+            connection.framingKept(SEARCHED);
+        }
     }
 
     /**
@@ -214,7 +246,8 @@ final class Framer {
                 }
                 continue;
             }
-            if (length == FrameDecoder.MORE) {
+            if (length < 0) {
+                // MORE, or a length announced with atLeast: the frame's end is not in these bytes.
                 if (in.remaining() >= this.maxFrameSize) {
                     throw noEnd();
                 }
@@ -239,17 +272,25 @@ final class Framer {
      */
     private boolean completePartial(RouteHost connection, ByteBuffer data) throws FramingException {
         ByteBuffer partial = connection.framingPartial();
+        byte kept = connection.framingKept();
         // Where the decoder answered MORE, it saw every byte held so far and found no end in them: a search
-        // may start after them. Where it told the frame's length, it searched nothing: a decoder that honours
-        // the count would search from inside the frame's body. Asked again from the start, it tells it again.
+        // may start after them. Where it told the frame's length, or a length the frame reaches, it searched
+        // nothing: a decoder that honours the count would search from inside the frame's body. Asked again
+        // from the start, it tells it again (a decoder that keeps its progress resumes).
         long length = FrameDecoder.MORE;
-        int searched = (connection.framingKept() == SEARCHED) ? partial.position() : 0;
+        int searched = (kept == SEARCHED) ? partial.position() : 0;
+        // Until the frame holds the length announced, the decoder is not asked.
+        long least = (kept == AT_LEAST) ? connection.framingLeast() : 0;
+        if (least != 0) {
+            connection.framingLeast(0);
+        }
         while (true) {
             int held = partial.position();
-            if (length == FrameDecoder.MORE) {
+            if (length == FrameDecoder.MORE && held >= least) {
                 partial.flip();
+                long answer;
                 try {
-                    length = frameLength(connection, partial, searched);
+                    answer = frameLength(connection, partial, searched);
                 }
                 catch (FramingException ex) {
                     if (!ex.skips()) {
@@ -268,6 +309,13 @@ final class Framer {
                     return skip(connection, data, refused - held);
                 }
                 partial.limit(partial.capacity()).position(held);
+                if (answer > 0) {
+                    length = answer;
+                }
+                else {
+                    least = Math.max(FrameDecoder.leastLength(answer), held + 1L);
+                    searched = held;
+                }
             }
             if (length != FrameDecoder.MORE && length <= held) {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
@@ -280,7 +328,8 @@ final class Framer {
             }
             if (!data.hasRemaining()) {
                 connection.framingPartial(partial);
-                connection.framingKept((length != FrameDecoder.MORE) ? LENGTH_TOLD : SEARCHED);
+                kept(connection, (length != FrameDecoder.MORE) ? length : (least > held) ? FrameDecoder.atLeast(least) : FrameDecoder.MORE,
+                        held);
                 return false;
             }
             long room = ((length != FrameDecoder.MORE) ? length : this.maxFrameSize) - held;
@@ -298,7 +347,6 @@ final class Framer {
             partial = room(partial, held + take, length);
             partial.put(held, data, data.position(), take).position(held + take);
             data.position(data.position() + take);
-            searched = held;
         }
     }
 
@@ -316,6 +364,14 @@ final class Framer {
             throw new FramingException(Reason.DECODER_FAILED, this.reports.label() + ": the decoder " + this.decoder + " failed: " + ex, ex);
         }
         if (length == FrameDecoder.MORE) {
+            return length;
+        }
+        long least = FrameDecoder.leastLength(length);
+        if (least > this.maxFrameSize) {
+            throw new FramingException(Reason.TOO_LARGE, this.reports.label() + ": a frame of at least " + least
+                    + " bytes, over its max-frame-size of " + this.maxFrameSize + " bytes");
+        }
+        if (least > 0) {
             return length;
         }
         if (length < 1) {
@@ -366,7 +422,7 @@ final class Framer {
     }
 
     private int firstRoom(int held, long length) {
-        long most = (length != FrameDecoder.MORE) ? length : this.maxFrameSize;
+        long most = (length > 0) ? length : this.maxFrameSize;
         return (int) Math.min(most, Math.max(FIRST_ROOM, 2L * held));
     }
 
@@ -375,7 +431,7 @@ final class Framer {
         if (needed <= partial.capacity()) {
             return partial;
         }
-        long most = (length != FrameDecoder.MORE) ? length : this.maxFrameSize;
+        long most = (length > 0) ? length : this.maxFrameSize;
         int capacity = (int) Math.min(most, Math.max(needed, 2L * partial.capacity()));
         ByteBuffer grown = ByteBuffer.allocate(capacity);
         partial.flip();

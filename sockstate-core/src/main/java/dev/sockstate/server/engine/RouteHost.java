@@ -125,4 +125,13 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
 
     /** @param count see {@link #framingSkip()} */
     void framingSkip(long count);
+
+    /**
+     * @return the length the unfinished frame held is known to reach ({@code FrameDecoder.atLeast}), before which
+     * its decoder is not asked again; 0 when none was announced
+     */
+    long framingLeast();
+
+    /** @param length see {@link #framingLeast()} */
+    void framingLeast(long length);
 }

@@ -845,6 +845,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
     }
 
+    @Override
+    public final long framingLeast() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.framingLeast : 0;
+    }
+
+    @Override
+    public final void framingLeast(long length) {
+        // (Only a decoder that announces a length it knows the frame reaches sets one.)
+        if (length != 0 || this.extras != null) {
+            extras().framingLeast = length;
+        }
+    }
+
     /** Whether the handler's onOpen was called without stages (with, the pipeline knows). */
     private boolean opened;
 

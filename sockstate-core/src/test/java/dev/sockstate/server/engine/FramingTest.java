@@ -15,6 +15,7 @@ import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
+import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -375,6 +376,86 @@ class FramingTest {
                 + ((bytes.length + 99) / 100) + " reads").isLessThan(2L * bytes.length);
     }
 
+    /**
+     * A decoder that announces how long the frame is at least ({@link FrameDecoder#atLeast}) is not
+     * asked again before that much arrived: a list of two 100,000-byte bulks in 1,000-byte reads
+     * costs it a few calls, not one a read; and the frame arrives whole.
+     */
+    @Test
+    void aDecoderThatAnnouncesALengthTheFrameReachesIsNotAskedAgainBeforeItArrived() throws Exception {
+        BulkList decoder = new BulkList();
+        FrameRecorder recorder = new FrameRecorder() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                this.frames.add(data.remaining() + " bytes, " + (char) data.get(data.position() + 10) + ".."
+                        + (char) data.get(data.limit() - 3));
+                data.position(data.limit());
+            }
+        };
+        SocketServer server = start(Framing.of(decoder, FrameEncoder.AS_IS).withMaxFrameSize(1024 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        byte[] body = new byte[100_000];
+        Arrays.fill(body, (byte) 'a');
+        body[body.length - 1] = 'z';
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        frame.writeBytes("2\r\n".getBytes(StandardCharsets.US_ASCII));
+        for (int i = 0; i < 2; i++) {
+            frame.writeBytes("100000\r\n".getBytes(StandardCharsets.US_ASCII));
+            frame.writeBytes(body);
+            frame.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        byte[] bytes = frame.toByteArray();
+        for (int at = 0; at < bytes.length; at += 1000) {
+            sendAndAwaitRead(out, Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + 1000)), recorder);
+        }
+        ServerFixture.await(() -> recorder.frames.size() == 1 || !recorder.errors.isEmpty(), "the frame");
+        assertThat(recorder.errors).isEmpty();
+        assertThat(recorder.frames).containsExactly((bytes.length - 3) + " bytes, a..z");
+        assertThat(decoder.calls.get()).as("calls of the decoder for a frame in " + ((bytes.length + 999) / 1000) + " reads")
+                .isLessThanOrEqualTo(8);
+    }
+
+    /** Frames of a decoder that announces lengths arrive whole however the reads split them, and two in one read both arrive. */
+    @Test
+    void framesOfADecoderThatAnnouncesLengthsArriveWholeAtEverySplit() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.of(new BulkList(), FrameEncoder.AS_IS), recorder);
+        byte[] frame = "2\r\n5\r\nhel\nl\r\n3\r\nabc\r\n".getBytes(StandardCharsets.US_ASCII);
+        String content = "5\r\nhel\nl\r\n3\r\nabc\r\n";
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        for (int split = 1; split < frame.length; split++) {
+            sendAndAwaitRead(out, Arrays.copyOfRange(frame, 0, split), recorder);
+            ByteArrayOutputStream rest = new ByteArrayOutputStream();
+            rest.write(frame, split, frame.length - split);
+            rest.write(frame, 0, frame.length);
+            sendAndAwaitRead(out, rest.toByteArray(), recorder);
+            int expected = 2 * split;
+            ServerFixture.await(() -> recorder.frames.size() == expected || !recorder.errors.isEmpty(), "both frames of split " + split);
+            assertThat(recorder.errors).isEmpty();
+        }
+        assertThat(recorder.frames).hasSize(2 * (frame.length - 1)).containsOnly(content);
+        assertThat(recorder.connection().framingPartial()).isNull();
+    }
+
+    /** A frame announced longer than the max-frame-size is refused as the announcement arrives, not once that much was read. */
+    @Test
+    void aFrameAnnouncedLongerThanTheLimitIsRefusedAtOnce() throws Exception {
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.of(new BulkList(), FrameEncoder.AS_IS), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        client.getOutputStream().write("1\r\n100000\r\nabc".getBytes(StandardCharsets.US_ASCII));
+        assertClosedByServer(client);
+        assertThat(recorder.errors).singleElement().extracting(Throwable::getMessage)
+                .isEqualTo("Listener 'framed': a frame of at least 100013 bytes, over its max-frame-size of 65536 bytes");
+        assertThat(((FramingException) recorder.errors.get(0)).reason()).isEqualTo(FramingException.Reason.TOO_LARGE);
+        Socket next = this.fixture.connect(server, "framed");
+        next.getOutputStream().write("1\r\n2\r\nok\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(new String(next.getInputStream().readNBytes(7), StandardCharsets.US_ASCII)).as("another connection's frame, echoed")
+                .isEqualTo("2\r\nok\r\n");
+    }
+
     @Test
     void aLargeBodyWithLineEndsInItArrivesByteForByteInReadsOfEverySize() throws Exception {
         FrameRecorder recorder = new FrameRecorder() {
@@ -689,6 +770,76 @@ class FramingTest {
                 i++;
             }
             return i + 1 - start;
+        }
+    }
+
+    /**
+     * A count of bulks, {@code N\r\n}, then N bulks of {@code length\r\n}, as many bytes, and CRLF
+     * (RESP's arrays, reduced): once a bulk's header is read and its body is not all there, it
+     * announces the length the frame reaches ({@link FrameDecoder#atLeast}) and saves where that
+     * bulk starts, to resume there. It counts its calls.
+     */
+    static final class BulkList implements FrameDecoder {
+
+        final AtomicLong calls = new AtomicLong();
+
+        @Override
+        public long frameLength(ByteBuffer in) throws FramingException {
+            throw new UnsupportedOperationException("called with its progress");
+        }
+
+        @Override
+        public long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
+            this.calls.incrementAndGet();
+            int start = in.position();
+            long saved = progress.saved();
+            long left;
+            int offset;
+            if (saved == 0) {
+                int lineFeed = lineFeed(in, start);
+                if (lineFeed < 0) {
+                    return MORE;
+                }
+                left = number(in, start, lineFeed);
+                offset = lineFeed + 1 - start;
+            }
+            else {
+                left = saved >>> 32;
+                offset = (int) saved;
+            }
+            while (left > 0) {
+                int lineFeed = lineFeed(in, start + offset);
+                if (lineFeed < 0) {
+                    progress.save((left << 32) | offset);
+                    return MORE;
+                }
+                long end = (lineFeed + 1 - start) + number(in, start + offset, lineFeed) + 2;
+                if (end > in.remaining()) {
+                    progress.save((left << 32) | offset);
+                    return FrameDecoder.atLeast(end);
+                }
+                left--;
+                offset = (int) end;
+            }
+            return offset;
+        }
+
+        private static int lineFeed(ByteBuffer in, int from) {
+            for (int i = from; i < in.limit(); i++) {
+                if (in.get(i) == '\n') {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private static long number(ByteBuffer in, int from, int lineFeed) {
+            return Long.parseLong(StandardCharsets.US_ASCII.decode(in.duplicate().limit(lineFeed - 1).position(from)).toString());
+        }
+
+        @Override
+        public int headerLength(ByteBuffer frame) {
+            return lineFeed(frame, frame.position()) + 1 - frame.position();
         }
     }
 
