@@ -78,7 +78,8 @@ public final class RespCodec implements FrameDecoder {
             int after = argumentEnd(in, next, limit, null);
             if (after < 0) {
                 progress.save(((long) count << 48) | ((long) done << 32) | (next - position));
-                return MORE;
+                // With the bulk's header read, the request reaches at least the bulk's end: asked again once it is there.
+                return (after < -1) ? FrameDecoder.atLeast(-after - position) : MORE;
             }
             next = after;
         }
@@ -191,7 +192,8 @@ public final class RespCodec implements FrameDecoder {
 
     /**
      * @param next where a bulk argument begins
-     * @return the index after it, or -1 when it is not whole yet; adds it to the arguments if given
+     * @return the index after it; -1 when its header is not whole yet, or minus the index after it when
+     * its header is and its body not; adds it to the arguments if given
      */
     private static int argumentEnd(ByteBuffer in, int next, int limit, List<byte[]> arguments) throws FramingException {
         if (next >= limit) {
@@ -210,7 +212,7 @@ public final class RespCodec implements FrameDecoder {
         }
         int start = lineEnd + 2;
         if (start + length + 2 > limit) {
-            return -1;
+            return (int) -(start + length + 2);
         }
         int end = start + (int) length;
         if (in.get(end) != '\r' || in.get(end + 1) != '\n') {

@@ -53,11 +53,38 @@ class RespCodecTest {
                 ByteBuffer prefix = ByteBuffer.wrap(bytes, 0, arrived).slice();
                 long resumed = this.codec.frameLength(prefix, searched, progress);
                 long fresh = this.codec.frameLength(ByteBuffer.wrap(bytes, 0, arrived).slice());
-                assertThat(resumed).as("after %d bytes of %s", arrived, request).isEqualTo(fresh)
+                assertThat(fresh).as("after %d bytes of %s", arrived, request)
                         .isEqualTo((arrived < request.length()) ? FrameDecoder.MORE : request.length());
+                if (resumed != fresh) {
+                    // Inside a bulk argument whose header came: the length the request reaches, which it does.
+                    assertThat(FrameDecoder.leastLength(resumed)).as("after %d bytes of %s", arrived, request)
+                            .isGreaterThan(arrived).isLessThanOrEqualTo(request.length());
+                }
                 searched = (resumed == FrameDecoder.MORE) ? arrived : 0;
             }
         }
+    }
+
+    /**
+     * Once a bulk argument's header came and its body did not, the codec announces the length the
+     * request reaches, so that the framing does not ask again at each read of a long value, and a
+     * request over the listener's max-frame-size is refused as its header comes.
+     */
+    @Test
+    void aBulkArgumentWhoseHeaderCameAnnouncesTheLengthTheRequestReaches() throws Exception {
+        String request = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\nvalue...";
+        long answer = this.codec.frameLength(ByteBuffer.wrap(request.getBytes(StandardCharsets.US_ASCII)), 0, new FrameDecoder.Progress() {
+            @Override
+            public long saved() {
+                return 0;
+            }
+
+            @Override
+            public void save(long state) {
+            }
+        });
+        int header = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n".length();
+        assertThat(FrameDecoder.leastLength(answer)).isEqualTo(header + 100_000 + 2);
     }
 
     /** Cuts the text into requests as the listener's framing does, and returns their replies. */
