@@ -25,7 +25,7 @@ import javax.net.ssl.SSLException;
 
 /**
  * Opens a client's connections: each {@link Attempt} tries the client's addresses in order, each
- * resolved and its socket opened on the server's connect thread (never on a worker: a name lookup
+ * resolved and its socket opened in the client's lane of the connect threads ({@link ConnectLane}; never on a worker: a name lookup
  * may block), the connect itself non-blocking, its end notified through the port like any other
  * event ({@link ClientConnection#connected}), and ended by the server's timer when it outlasts the
  * connect timeout. When every address failed, a pool slot's attempt starts again after the

@@ -11,7 +11,7 @@ import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,7 +53,10 @@ final class ServerClients {
     /** The running clients by name; replaced whole at start and stop, so that it is read without the lock. */
     private volatile Map<String, Client> running = Map.of();
 
-    /** Where clients resolve names and open sockets; while running, under the server's lock. */
+    /**
+     * Where clients resolve names and open sockets, each in a lane of its own ({@link ConnectLane}), so at
+     * most one thread per client; while running, under the server's lock.
+     */
     private ThreadPoolExecutor connectThread;
 
     /** @param settings the clients as configured */
@@ -80,7 +83,7 @@ final class ServerClients {
         for (ClientSettings client : this.settings) {
             WorkerGroup group = groups.get(client.connection().group());
             clients.put(client.name(), new Client(client, (side, label, tls, replies, counts) -> sides.make(side, label, tls, replies, counts, group), sockets,
-                    this.connectThread));
+                    new ConnectLane(this.connectThread)));
         }
         this.made = clients;
     }
@@ -150,15 +153,16 @@ final class ServerClients {
         return List.copyOf(this.running.values());
     }
 
-    /** @return the thread, or two, where clients resolve names and open sockets */
+    /**
+     * @return the threads where clients resolve names and open sockets: made as the clients' lanes need
+     * them, one per client at most, each ended after 10 s idle
+     */
     private static ThreadPoolExecutor connectThread() {
         AtomicLong threads = new AtomicLong();
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
             Thread thread = new Thread(task, "sockstate-connect-" + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
-        executor.allowCoreThreadTimeOut(true);
-        return executor;
     }
 }

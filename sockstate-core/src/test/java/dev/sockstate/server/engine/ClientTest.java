@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.sockstate.server.engine.ServerFixture.await;
 
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.ForwardingBackend;
+import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.RefusingPorts;
@@ -27,6 +30,8 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -135,6 +140,54 @@ class ClientTest {
 
     private static ByteBuffer upperCased(ByteBuffer data) {
         return StandardCharsets.US_ASCII.encode(StandardCharsets.US_ASCII.decode(data).toString().toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * One client whose connects hang (a name lookup that takes its time, held here in the connect
+     * call itself) delays no other client's: while its two connects wait (both of the two connect
+     * threads there were, each holding one), another client opens its connection.
+     */
+    @Test
+    void aClientWhoseConnectsHangDelaysNoOtherClientsConnect() throws Exception {
+        int slow = backend(new LineEcho());
+        int fast = backend(new LineEcho());
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Backend real = ServerFixture.backend();
+        NativeSockets sockets = real.sockets();
+        NativeSockets holding = (NativeSockets) Proxy.newProxyInstance(NativeSockets.class.getClassLoader(),
+                new Class<?>[] { NativeSockets.class }, (proxy, method, arguments) -> {
+                    if (method.getName().equals("connect") && arguments[1] instanceof InetSocketAddress target && target.getPort() == slow) {
+                        held.countDown();
+                        release.await(30, TimeUnit.SECONDS);
+                    }
+                    try {
+                        return method.invoke(sockets, arguments);
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+        Backend holdingBackend = new ForwardingBackend(real) {
+            @Override
+            public NativeSockets sockets() {
+                return holding;
+            }
+        };
+        try {
+            SocketServer server = this.fixture.start(holdingBackend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                    List.of(lineClient("slow", slow).poolSize(2).build(), lineClient("fast", fast).build()), ServerObserver.NONE);
+            assertThat(held.await(5, TimeUnit.SECONDS)).as("the slow client's connect is held").isTrue();
+            SocketClient other = server.client("fast");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (other.connections().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(other.connections()).as("the other client's connection, while the first client's connects hang").hasSize(1);
+        }
+        finally {
+            release.countDown();
+        }
     }
 
     @Test
