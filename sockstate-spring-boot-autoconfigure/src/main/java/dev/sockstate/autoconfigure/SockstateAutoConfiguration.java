@@ -78,7 +78,8 @@ public final class SockstateAutoConfiguration {
     SocketServer sockstateSocketServer(Backend backend, SockstateProperties properties, ListableBeanFactory beans,
             ObjectProvider<ServerObserver> observer, ObjectProvider<WorkerGroupCustomizer> groupCustomizers,
             ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper,
-            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles, ClientCounts clientCounts) {
+            ListenerHandlers handlers, ObjectProvider<SslBundles> sslBundles, ClientCounts clientCounts, Environment environment) {
+        UnknownProperties.refuse(environment);
         ServerSettingsFactory factory = new ServerSettingsFactory(properties, messageMapper.getIfAvailable(),
                 sslBundles.getIfAvailable());
         try {

@@ -35,7 +35,33 @@ class SockstateFailureAnalyzersTests {
                 SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { })))
                 .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(BackendUnavailableFailureAnalyzer.class)
-                .hasAtLeastOneElementOfType(SocketHandlerDefinitionFailureAnalyzer.class);
+                .hasAtLeastOneElementOfType(SocketHandlerDefinitionFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(UnknownPropertyFailureAnalyzer.class);
+    }
+
+    /** A typo in a key would leave its setting at the default unnoticed: start-up fails, naming the key and the nearest one. */
+    @Test
+    void keysNoPropertyHasFailStartupEachWithTheNearestKeyTheSamePlaceTakes() {
+        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.listeners.echo.idel-timeout=30s",
+                "sockstate.groups.fast.batch-size=8", "sockstate.workers.thread=2", "sockstate.listeners.echo.ssl.bundel=server",
+                "sockstate.clients.redis.pool.sise=4", "sockstate.nothing-like-it=1").run((context) -> {
+                    FailureAnalysis analysis = new UnknownPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).as("the analysis of %s", context.getStartupFailure()).isNotNull();
+                    assertThat(analysis.getDescription()).contains("sockstate.listeners.echo.idel-timeout")
+                            .contains("sockstate.groups.fast.batch-size");
+                    assertThat(analysis.getAction()).contains("sockstate.listeners.echo.idel-timeout: did you mean sockstate.listeners.echo.idle-timeout?")
+                            .contains("sockstate.workers.thread: did you mean sockstate.workers.threads?")
+                            .contains("sockstate.listeners.echo.ssl.bundel: did you mean sockstate.listeners.echo.ssl.bundle?")
+                            .contains("sockstate.clients.redis.pool.sise: did you mean sockstate.clients.redis.pool.size?")
+                            .contains("sockstate.groups.fast.batch-size: did you mean sockstate.batch-size?")
+                            .contains("sockstate.nothing-like-it: no key near it");
+                });
+    }
+
+    @Test
+    void aKeyTheCoreReadsFromTheJvmsSystemPropertiesIsNotRefused() {
+        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.epoll.binding=jna")
+                .run((context) -> assertThat(context).hasNotFailed());
     }
 
     @Test
