@@ -5,7 +5,7 @@ run kept can be tabled again:
     python3 benchmarks/proxy-compare-table.py benchmarks/target/proxy-compare/<time>/results.csv [clock ticks a second]
 
 Per test and pipeline: each server's median requests/s over the rounds (min-max), each proxy's CPU per
-request, each proxy against redis-server direct, and sockstate against Netty (and, when a baseline ran,
+request, each proxy against redis-server direct, and sockstate against twemproxy and Netty (and, when a baseline ran,
 "before" against Netty and sockstate against "before") as a ratio of the medians and, for sockstate against
 Netty and against "before", as the median (min-max) of the rounds' own ratios too: the servers run one
 after the other within a round and share its conditions.
@@ -15,7 +15,7 @@ if len(sys.argv) < 2:
     sys.exit("usage: proxy-compare-table.py <results.csv> [clock ticks a second]")
 rows = list(csv.DictReader(open(sys.argv[1])))
 micros_per_tick = 1e6 / int(sys.argv[2] if len(sys.argv) > 2 else os.sysconf("SC_CLK_TCK"))
-names = {"direct": "direct", "netty": "Netty", "sockstate": "sockstate", "before": "before"}
+names = {"direct": "direct", "twemproxy": "twemproxy", "netty": "Netty (relay)", "sockstate": "sockstate", "before": "before"}
 servers = [s for s in names if any(r["server"] == s for r in rows)]
 proxies = [s for s in servers if s != "direct"]
 keys = []
@@ -55,6 +55,9 @@ def ratio(a, b):
 header = ["test", "pipeline"] + [f"{names[s]} req/s" for s in servers]
 header += [f"{names[s]} CPU µs/req" for s in proxies]
 header += [f"{names[s]}/direct req/s" for s in proxies]
+if "sockstate" in proxies and "twemproxy" in proxies:
+    header += ["sockstate/twemproxy req/s", "sockstate/twemproxy CPU/req",
+               "sockstate/twemproxy req/s by round", "sockstate/twemproxy CPU/req by round"]
 if "sockstate" in proxies:
     header += ["sockstate/Netty req/s", "sockstate/Netty CPU/req",
                "sockstate/Netty req/s by round", "sockstate/Netty CPU/req by round"]
@@ -68,6 +71,11 @@ for test, pipeline in keys:
     cells += [spread(rates(test, pipeline, s), 0) for s in servers]
     cells += [spread(cpu(test, pipeline, s), 2) for s in proxies]
     cells += [ratio(rates(test, pipeline, s), rates(test, pipeline, "direct")) for s in proxies]
+    if "sockstate" in proxies and "twemproxy" in proxies:
+        cells += [ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "twemproxy")),
+                  ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "twemproxy")),
+                  per_round(test, pipeline, "sockstate", "twemproxy", rate_of),
+                  per_round(test, pipeline, "sockstate", "twemproxy", cpu_of)]
     if "sockstate" in proxies:
         cells += [ratio(rates(test, pipeline, "sockstate"), rates(test, pipeline, "netty")),
                   ratio(cpu(test, pipeline, "sockstate"), cpu(test, pipeline, "netty")),

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The RESP proxy comparison of issue 29: one redis-server, reached directly, through Netty's proxy as its
-# own example writes one (dev.sockstate.benchmarks.proxy.NettyProxy) and, once the sample has it, through
-# sockstate's resp-proxy listener; each proxy in its own JVM with the same worker count. Driven by the
+# The RESP proxy comparison: one redis-server, reached directly, through twemproxy (Debian's nutcracker, as
+# its users run it: redis: true, the same two server connections as the sample's pool), through Netty's
+# proxy as its own example writes one (dev.sockstate.benchmarks.proxy.NettyProxy: a connection to the
+# server per client, bytes relayed unparsed, a different design) and through sockstate's resp-proxy
+# listener (a pool of two connections, every request parsed, checked and pipelined); each JVM proxy in a
+# JVM of its own with the same worker count. Driven by the
 # standard redis-benchmark -c 50, each of PING_INLINE, PING_MBULK, SET and GET run alone without and with
 # -P 16, servers interleaved over rounds after one unrecorded warm-up pass through each proxy. Around each
 # run, a proxy's user plus system CPU time from /proc/<pid>/stat gives its CPU per request; since that time
 # comes in clock ticks (10 ms), the pipelined runs send ten times as many requests by default, so that a
 # proxy's run lasts some hundred ticks at either pipeline.
 # Needs Debian's redis-server and redis-tools, python3, and for the sockstate column a built sample
-# (mvn -B -q -DskipTests package) whose application.yml has a resp-proxy listener.
+# (mvn -B -q -DskipTests package) whose application.yml has a resp-proxy listener; the twemproxy column
+# runs where nutcracker is installed (apt-get install nutcracker).
 #
 #   benchmarks/proxy-compare.sh [rounds] [requests] [pipelined requests]
 #                                  (defaults: 3 rounds, 100000 requests a test at -P 1, 10 times that at -P 16)
@@ -45,6 +49,7 @@ redis_port=6395
 netty_port=6396
 sockstate_port=6397
 baseline_port=6398
+twemproxy_port=6399
 read -r -a tests <<<"${TESTS:-ping_inline ping_mbulk set get}"
 read -r -a pipelines <<<"${PIPELINES:-1 16}"
 
@@ -52,6 +57,8 @@ for tool in redis-server redis-benchmark redis-cli python3 timeout; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install redis-server redis-tools python3" >&2; exit 1; }
 done
 ports=($redis_port $netty_port $sockstate_port)
+twemproxy=$(command -v nutcracker || { [ -x /usr/sbin/nutcracker ] && echo /usr/sbin/nutcracker; } || true)
+[ -n "$twemproxy" ] && ports+=($twemproxy_port)
 [ -n "${BASELINE_JAR:-}" ] && ports+=($baseline_port)
 for port in "${ports[@]}"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken on 127.0.0.1" >&2; exit 1; fi
@@ -86,6 +93,25 @@ pids+=("$redis_pid")
 netty_pid=$!
 pids+=("$netty_pid")
 servers=(direct netty)
+if [ -n "$twemproxy" ]; then
+  # As twemproxy's users configure it for Redis: the server's connections as many as the sample's pool.
+  cat >"$out/twemproxy.yml" <<YAML
+redis:
+  listen: 127.0.0.1:$twemproxy_port
+  redis: true
+  hash: fnv1a_64
+  distribution: ketama
+  server_connections: 2
+  servers:
+    - 127.0.0.1:$redis_port:1
+YAML
+  "$twemproxy" -c "$out/twemproxy.yml" -s 22299 -a 127.0.0.1 -o "$out/twemproxy.log" &
+  twemproxy_pid=$!
+  pids+=("$twemproxy_pid")
+  servers+=(twemproxy)
+else
+  echo "nutcracker is not installed: the twemproxy column is left out (apt-get install nutcracker)" >&2
+fi
 if [ "$with_sockstate" = 1 ]; then
   # Every other listener of the sample on a port of the system's choosing, so that only resp-proxy is fixed.
   others=()
@@ -114,8 +140,8 @@ if [ "$with_sockstate" = 1 ]; then
   fi
 fi
 
-port_of() { case $1 in direct) echo $redis_port ;; netty) echo $netty_port ;; sockstate) echo $sockstate_port ;; before) echo $baseline_port ;; esac; }
-pid_of() { case $1 in direct) echo $redis_pid ;; netty) echo $netty_pid ;; sockstate) echo $sockstate_pid ;; before) echo $baseline_pid ;; esac; }
+port_of() { case $1 in direct) echo $redis_port ;; netty) echo $netty_port ;; sockstate) echo $sockstate_port ;; before) echo $baseline_port ;; twemproxy) echo $twemproxy_port ;; esac; }
+pid_of() { case $1 in direct) echo $redis_pid ;; netty) echo $netty_pid ;; sockstate) echo $sockstate_pid ;; before) echo $baseline_pid ;; twemproxy) echo $twemproxy_pid ;; esac; }
 # User plus system CPU time of a process, in clock ticks: fields 14 and 15, counted after the command name.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
