@@ -10,14 +10,16 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The libc functions the epoll backend calls, bound with the foreign function API of Java 22: one
  * downcall handle a function, made with the binding and invoked exactly from a plain field
  * (see there why not from a constant), pointers and {@code size_t} passed as {@code long} (64-bit Linux
  * only), so a call allocates nothing, however deep it is made. Each handle
- * captures errno into a segment of the calling thread's own, made on its first call and freed with
- * the thread; {@link #errno()} reads it back. No handle is {@code critical}: measured on a failing
+ * captures errno into a segment of the calling platform thread's own, made on its first call and freed
+ * with the thread (a virtual thread borrows one for each call instead, see {@code Lent}); {@link #errno()}
+ * reads it back. No handle is {@code critical}: measured on a failing
  * {@code recv}, that saved nothing a system call would show, and it holds off the garbage collector.
  * Compiled by a JDK 22 or later only, and loaded by name ({@link BindingChoice}): making it throws
  * {@link IllegalCallerException} where native access is denied.
@@ -133,13 +135,86 @@ final class FfmCalls implements EpollCalls {
 
     @Override
     public int errno() {
-        return state().get(INT, ERRNO_OFFSET);
+        return Thread.currentThread().isVirtual() ? Lent.errno() : state().get(INT, ERRNO_OFFSET);
+    }
+
+    /**
+     * The captured state of calls made on virtual threads: a virtual thread is often made for one task (a
+     * virtual-thread handler executor makes one per handler call), so a segment of its own, as a
+     * platform thread keeps, would be native memory made and freed for each. A call on a virtual thread
+     * borrows a segment from a few kept here instead, and gives it back once its errno, when it failed,
+     * was copied to the thread's heap (read back by {@link #errno()}).
+     */
+    private static final class Lent {
+
+        private static final int SPARE_SEGMENTS = 64;
+
+        /** Segments free to borrow; a slot holds one or {@code null}. */
+        private static final AtomicReferenceArray<MemorySegment> SPARE = new AtomicReferenceArray<>(SPARE_SEGMENTS);
+
+        /** The errno of the calling virtual thread's last failed call. */
+        private static final ThreadLocal<int[]> ERRNO = ThreadLocal.withInitial(() -> new int[1]);
+
+        private Lent() {
+        }
+
+        /** @return a segment for one call: a spare one, or, when more calls are under way than segments are spare, a new one */
+        static MemorySegment take() {
+            int start = (int) Thread.currentThread().threadId();
+            for (int i = 0; i < SPARE_SEGMENTS; i++) {
+                MemorySegment spare = SPARE.getAndSet((start + i) & (SPARE_SEGMENTS - 1), null);
+                if (spare != null) {
+                    return spare;
+                }
+            }
+            // Freed once unreachable: when no slot takes it back, it is let go.
+            return Arena.ofAuto().allocate(CALL_STATE);
+        }
+
+        /** @param state the segment of a call that ended: kept for the next call, if a slot is free */
+        static void giveBack(MemorySegment state) {
+            int start = (int) Thread.currentThread().threadId();
+            for (int i = 0; i < SPARE_SEGMENTS; i++) {
+                if (SPARE.compareAndSet((start + i) & (SPARE_SEGMENTS - 1), null, state)) {
+                    return;
+                }
+            }
+        }
+
+        /** @return the result, its call's errno kept for {@link #errno()} when it failed */
+        static int kept(int result, MemorySegment state) {
+            if (result == -1) {
+                ERRNO.get()[0] = state.get(INT, ERRNO_OFFSET);
+            }
+            return result;
+        }
+
+        /** @return the result, its call's errno kept for {@link #errno()} when it failed */
+        static long kept(long result, MemorySegment state) {
+            if (result == -1) {
+                ERRNO.get()[0] = state.get(INT, ERRNO_OFFSET);
+            }
+            return result;
+        }
+
+        static int errno() {
+            return ERRNO.get()[0];
+        }
     }
 
     @Override
     public int epoll_create1(int flags) {
         try {
-            return (int) this.epoll_create1.invokeExact(state(), flags);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.epoll_create1.invokeExact(state(), flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.epoll_create1.invokeExact(lent, flags), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -149,7 +224,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int epoll_ctl(int epfd, int op, int fd, long event) {
         try {
-            return (int) this.epoll_ctl.invokeExact(state(), epfd, op, fd, event);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.epoll_ctl.invokeExact(state(), epfd, op, fd, event);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.epoll_ctl.invokeExact(lent, epfd, op, fd, event), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -159,7 +243,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int epoll_wait(int epfd, long events, int maxEvents, int timeout) {
         try {
-            return (int) this.epoll_wait.invokeExact(state(), epfd, events, maxEvents, timeout);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.epoll_wait.invokeExact(state(), epfd, events, maxEvents, timeout);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.epoll_wait.invokeExact(lent, epfd, events, maxEvents, timeout), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -169,7 +262,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int eventfd(int initval, int flags) {
         try {
-            return (int) this.eventfd.invokeExact(state(), initval, flags);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.eventfd.invokeExact(state(), initval, flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.eventfd.invokeExact(lent, initval, flags), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -179,7 +281,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long read(int fd, long buf, long count) {
         try {
-            return (long) this.read.invokeExact(state(), fd, buf, count);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.read.invokeExact(state(), fd, buf, count);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.read.invokeExact(lent, fd, buf, count), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -189,7 +300,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long write(int fd, long buf, long count) {
         try {
-            return (long) this.write.invokeExact(state(), fd, buf, count);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.write.invokeExact(state(), fd, buf, count);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.write.invokeExact(lent, fd, buf, count), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -199,7 +319,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int close(int fd) {
         try {
-            return (int) this.close.invokeExact(state(), fd);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.close.invokeExact(state(), fd);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.close.invokeExact(lent, fd), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -209,7 +338,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int socket(int domain, int type, int protocol) {
         try {
-            return (int) this.socket.invokeExact(state(), domain, type, protocol);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.socket.invokeExact(state(), domain, type, protocol);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.socket.invokeExact(lent, domain, type, protocol), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -219,7 +357,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int bind(int fd, long addr, int addrlen) {
         try {
-            return (int) this.bind.invokeExact(state(), fd, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.bind.invokeExact(state(), fd, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.bind.invokeExact(lent, fd, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -229,7 +376,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int listen(int fd, int backlog) {
         try {
-            return (int) this.listen.invokeExact(state(), fd, backlog);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.listen.invokeExact(state(), fd, backlog);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.listen.invokeExact(lent, fd, backlog), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -239,7 +395,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int accept4(int fd, long addr, long addrlen, int flags) {
         try {
-            return (int) this.accept4.invokeExact(state(), fd, addr, addrlen, flags);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.accept4.invokeExact(state(), fd, addr, addrlen, flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.accept4.invokeExact(lent, fd, addr, addrlen, flags), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -249,7 +414,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int connect(int fd, long addr, int addrlen) {
         try {
-            return (int) this.connect.invokeExact(state(), fd, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.connect.invokeExact(state(), fd, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.connect.invokeExact(lent, fd, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -259,7 +433,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long recv(int fd, long buf, long len, int flags) {
         try {
-            return (long) this.recv.invokeExact(state(), fd, buf, len, flags);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.recv.invokeExact(state(), fd, buf, len, flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.recv.invokeExact(lent, fd, buf, len, flags), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -269,7 +452,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long send(int fd, long buf, long len, int flags) {
         try {
-            return (long) this.send.invokeExact(state(), fd, buf, len, flags);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.send.invokeExact(state(), fd, buf, len, flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.send.invokeExact(lent, fd, buf, len, flags), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -279,7 +471,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen) {
         try {
-            return (long) this.recvfrom.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.recvfrom.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.recvfrom.invokeExact(lent, fd, buf, len, flags, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -289,7 +490,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public long sendto(int fd, long buf, long len, int flags, long addr, int addrlen) {
         try {
-            return (long) this.sendto.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (long) this.sendto.invokeExact(state(), fd, buf, len, flags, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((long) this.sendto.invokeExact(lent, fd, buf, len, flags, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -299,7 +509,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int setsockopt(int fd, int level, int name, long value, int len) {
         try {
-            return (int) this.setsockopt.invokeExact(state(), fd, level, name, value, len);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.setsockopt.invokeExact(state(), fd, level, name, value, len);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.setsockopt.invokeExact(lent, fd, level, name, value, len), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -309,7 +528,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getsockopt(int fd, int level, int name, long value, long len) {
         try {
-            return (int) this.getsockopt.invokeExact(state(), fd, level, name, value, len);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.getsockopt.invokeExact(state(), fd, level, name, value, len);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.getsockopt.invokeExact(lent, fd, level, name, value, len), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -319,7 +547,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int shutdown(int fd, int how) {
         try {
-            return (int) this.shutdown.invokeExact(state(), fd, how);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.shutdown.invokeExact(state(), fd, how);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.shutdown.invokeExact(lent, fd, how), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -329,7 +566,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getsockname(int fd, long addr, long addrlen) {
         try {
-            return (int) this.getsockname.invokeExact(state(), fd, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.getsockname.invokeExact(state(), fd, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.getsockname.invokeExact(lent, fd, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
@@ -339,7 +585,16 @@ final class FfmCalls implements EpollCalls {
     @Override
     public int getpeername(int fd, long addr, long addrlen) {
         try {
-            return (int) this.getpeername.invokeExact(state(), fd, addr, addrlen);
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.getpeername.invokeExact(state(), fd, addr, addrlen);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.getpeername.invokeExact(lent, fd, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
         }
         catch (Throwable ex) {
             throw rethrow(ex);
