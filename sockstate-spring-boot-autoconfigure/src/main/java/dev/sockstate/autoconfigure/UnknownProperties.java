@@ -19,11 +19,14 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Refuses {@code sockstate.*} keys that no property has (a typo, a key of another version), which
  * binding alone would let pass silently: each is reported with the nearest key the same place takes
- * ({@link UnknownPropertyException}, explained by a failure analysis).
+ * ({@link UnknownPropertyException}, explained by a failure analysis). The keys of the configuration
+ * files, the command line and the JVM's system properties are checked; environment variables are not,
+ * as a host may set a {@code SOCKSTATE_*} variable for something else.
  */
 final class UnknownProperties {
 
@@ -40,7 +43,8 @@ final class UnknownProperties {
     static void refuse(Environment environment) {
         try {
             Binder.get(environment).bind(SettingSources.PREFIX.substring(0, SettingSources.PREFIX.length() - 1),
-                    Bindable.of(SockstateProperties.class), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+                    Bindable.of(SockstateProperties.class), new NoUnboundElementsBindHandler(BindHandler.DEFAULT,
+                            (source) -> !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)));
         }
         catch (BindException ex) {
             if (!(ex.getCause() instanceof UnboundConfigurationPropertiesException unbound)) {

@@ -43,6 +43,13 @@ class ThreadPerCallMemoryTest {
 
     private static final long BOUND = 1024 * 1024;
 
+    /** Writes back a heap copy of each message: the write goes through the thread's native copy of it. */
+    private static final ConnectionHandler ECHO = (connection, data) -> {
+        byte[] copy = new byte[data.remaining()];
+        data.get(copy);
+        connection.write(ByteBuffer.wrap(copy));
+    };
+
     /** More threads than the runtime lends memory to at once. */
     private static final int HELD = 64;
 
@@ -70,13 +77,7 @@ class ThreadPerCallMemoryTest {
 
     @Test
     void twentyThousandTcpCallsEachOnANewThreadKeepDirectMemoryBounded() throws Exception {
-        // A heap buffer written back: the write goes through the thread's native copy of it.
-        ConnectionHandler echo = (connection, data) -> {
-            byte[] copy = new byte[data.remaining()];
-            data.get(copy);
-            connection.write(ByteBuffer.wrap(copy));
-        };
-        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").handlerExecutor(this.threadPerTask).handler(echo).build());
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").handlerExecutor(this.threadPerTask).handler(ECHO).build());
         Socket client = this.fixture.connect(server, "echo");
         OutputStream out = client.getOutputStream();
         InputStream in = client.getInputStream();
@@ -97,12 +98,7 @@ class ThreadPerCallMemoryTest {
      */
     @Test
     void fiveThousandTcpCallsEachOnANewThreadMakeNoNativeSegmentEach() throws Exception {
-        ConnectionHandler echo = (connection, data) -> {
-            byte[] copy = new byte[data.remaining()];
-            data.get(copy);
-            connection.write(ByteBuffer.wrap(copy));
-        };
-        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").handlerExecutor(this.threadPerTask).handler(echo).build());
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("echo").handlerExecutor(this.threadPerTask).handler(ECHO).build());
         Socket client = this.fixture.connect(server, "echo");
         OutputStream out = client.getOutputStream();
         InputStream in = client.getInputStream();
@@ -150,13 +146,8 @@ class ThreadPerCallMemoryTest {
         CountDownLatch resume = new CountDownLatch(1);
         ServerObserver holdLettingGo = holdingLettingGo(held, resume);
         Executor threadPerTask = (task) -> startThread("handler", task);
-        ConnectionHandler echo = (connection, data) -> {
-            byte[] copy = new byte[data.remaining()];
-            data.get(copy);
-            connection.write(ByteBuffer.wrap(copy));
-        };
         SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
-                List.of(ServerFixture.tcp("echo").handlerExecutor(threadPerTask).handler(echo).build()), holdLettingGo);
+                List.of(ServerFixture.tcp("echo").handlerExecutor(threadPerTask).handler(ECHO).build()), holdLettingGo);
         server.start();
         try {
             List<Socket> heldClients = new ArrayList<>();

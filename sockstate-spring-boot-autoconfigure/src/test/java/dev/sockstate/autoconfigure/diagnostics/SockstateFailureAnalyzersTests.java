@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -20,6 +21,8 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 class SockstateFailureAnalyzersTests {
@@ -56,6 +59,14 @@ class SockstateFailureAnalyzersTests {
                             .contains("sockstate.groups.fast.batch-size: did you mean sockstate.batch-size?")
                             .contains("sockstate.nothing-like-it: no key near it");
                 });
+    }
+
+    @Test
+    void anEnvironmentVariableThatNoPropertyHasIsNotRefused() {
+        this.runner.withUserConfiguration(EchoConfiguration.class)
+                .withInitializer((context) -> context.getEnvironment().getPropertySources().addFirst(new SystemEnvironmentPropertySource(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of("SOCKSTATE_HOME", "/opt/sockstate"))))
+                .run((context) -> assertThat(context).hasNotFailed());
     }
 
     @Test
