@@ -313,8 +313,11 @@ final class Framer {
                     length = answer;
                 }
                 else {
-                    least = Math.max(FrameDecoder.leastLength(answer), held + 1L);
-                    searched = held;
+                    // A length announced past what is held waits for its bytes; a search that found no end
+                    // resumes after the bytes it saw. After an announcement nothing is claimed searched.
+                    long announced = FrameDecoder.leastLength(answer);
+                    least = (announced > held) ? announced : 0;
+                    searched = (announced > 0) ? 0 : held;
                 }
             }
             if (length != FrameDecoder.MORE && length <= held) {

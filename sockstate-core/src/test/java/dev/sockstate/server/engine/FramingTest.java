@@ -377,6 +377,25 @@ class FramingTest {
     }
 
     /**
+     * A decoder that resumes its search where the calls before left it ({@code searched}) looks at
+     * each byte of a line about once, however many reads the line takes: 6,000 bytes in 60 reads.
+     */
+    @Test
+    void aSearchResumesAfterTheBytesSearchedAtEveryReadOfALongLine() throws Exception {
+        CountingLines decoder = new CountingLines();
+        FrameRecorder recorder = new FrameRecorder();
+        SocketServer server = start(Framing.of(decoder, FrameEncoder.AS_IS).withMaxFrameSize(64 * 1024), recorder);
+        Socket client = this.fixture.connect(server, "framed");
+        OutputStream out = client.getOutputStream();
+        byte[] line = ("x".repeat(5_999) + "\n").getBytes(StandardCharsets.US_ASCII);
+        for (int at = 0; at < line.length; at += 100) {
+            sendAndAwaitRead(out, Arrays.copyOfRange(line, at, at + 100), recorder);
+        }
+        ServerFixture.await(() -> recorder.frames.size() == 1, "the line");
+        assertThat(decoder.examined.get()).as("bytes the decoder looked at, for a line of 6,000 in 60 reads").isLessThan(2L * line.length);
+    }
+
+    /**
      * A decoder that announces how long the frame is at least ({@link FrameDecoder#atLeast}) is not
      * asked again before that much arrived: a list of two 100,000-byte bulks in 1,000-byte reads
      * costs it a few calls, not one a read; and the frame arrives whole.
@@ -840,6 +859,28 @@ class FramingTest {
         @Override
         public int headerLength(ByteBuffer frame) {
             return lineFeed(frame, frame.position()) + 1 - frame.position();
+        }
+    }
+
+    /** Lines ending with LF, found by a search that starts after the bytes searched before; counts the bytes it looks at. */
+    static final class CountingLines implements FrameDecoder {
+
+        final AtomicLong examined = new AtomicLong();
+
+        @Override
+        public long frameLength(ByteBuffer in) {
+            return frameLength(in, 0);
+        }
+
+        @Override
+        public long frameLength(ByteBuffer in, int searched) {
+            for (int i = in.position() + searched; i < in.limit(); i++) {
+                this.examined.incrementAndGet();
+                if (in.get(i) == '\n') {
+                    return i + 1 - in.position();
+                }
+            }
+            return MORE;
         }
     }
 
