@@ -38,8 +38,8 @@ public class ConnectionProperties {
     /** Queued write bytes above which a connection stops reading until the queue drains (and a client's takes no more requests). */
     private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
 
-    /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit. */
-    private DataSize abortPendingWriteBytes = DataSize.ofMegabytes(64);
+    /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit; 64MB for a listener's and none for a client's when not set. */
+    private DataSize abortPendingWriteBytes;
 
     public String getGroup() {
         return this.group;

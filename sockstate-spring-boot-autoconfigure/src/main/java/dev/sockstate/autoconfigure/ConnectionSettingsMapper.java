@@ -43,7 +43,6 @@ final class ConnectionSettingsMapper {
         String path = lines.path();
         require(properties.getCharset() != null, path + "charset", null, "It must be set.");
         require(properties.getMaxPendingWriteBytes() != null, path + "max-pending-write-bytes", null, "It must be set.");
-        require(properties.getAbortPendingWriteBytes() != null, path + "abort-pending-write-bytes", null, "It must be set (0B for no limit).");
         lines.from(Setting.GROUP, "group", properties::getGroup).to(builder::group);
         lines.from(() -> handlerExecutor(path, properties.getHandlerExecutor(), sharedExecutor, beans)).to(builder::handlerExecutor);
         lines.from(properties::getCharset).to(builder::charset);

@@ -86,6 +86,8 @@ class ClientPropertiesTests {
             assertThat(echo.connectTimeout()).isEqualTo(core.connectTimeout());
             assertThat(echo.reconnect()).isEqualTo(Backoff.DEFAULT);
             assertThat(echo.connection().maxPendingWriteBytes()).isEqualTo(core.connection().maxPendingWriteBytes());
+            assertThat(echo.connection().abortPendingWriteBytes()).as("no limit aborts a client's connection unless set")
+                    .isEqualTo(core.connection().abortPendingWriteBytes()).isZero();
             assertThat(echo.requestTimeout()).isEqualTo(core.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
             assertThat(echo.maxPendingRequests()).isEqualTo(core.maxPendingRequests()).isEqualTo(10_000);
             assertThat(echo.connection().framing()).isNull();

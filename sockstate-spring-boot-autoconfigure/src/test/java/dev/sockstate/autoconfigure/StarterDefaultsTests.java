@@ -41,6 +41,8 @@ class StarterDefaultsTests {
             SocketServer server = context.getBean(SocketServer.class);
             assertThat(server.workerGroupSettings().get(0).notificationPorts()).isEqualTo(2);
             assertThat(server.listener("echo").trigger()).isEqualTo(Trigger.LEVEL_PERSISTENT);
+            assertThat(server.listenerSettings("echo").connection().abortPendingWriteBytes()).as("a listener's abort limit unless set")
+                    .isEqualTo(64L * 1024 * 1024);
             assertEchoes(context, "persistent");
         });
         two.withPropertyValues("sockstate.listeners.echo.handler-executor=application").run((context) -> {

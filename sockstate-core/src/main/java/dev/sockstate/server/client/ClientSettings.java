@@ -47,7 +47,7 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
     /**
      * @param name the client's name
      * @return a builder with one connection, a connect timeout of 5 s, {@link Backoff#DEFAULT}, 4 MiB
-     * of pending writes, TCP_NODELAY, the default worker group
+     * of pending writes and no limit that aborts (unlike a listener's), TCP_NODELAY, the default worker group
      */
     public static Builder builder(String name) {
         return new Builder(name);
@@ -77,6 +77,9 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
 
         private Builder(String name) {
             this.name = name;
+            // A client's queue holds its requests, which the backend's pace, not a handler, lets grow; a pool
+            // connection takes none above maxPendingWriteBytes. No limit aborts it unless one is set.
+            abortPendingWriteBytes(0);
         }
 
         /**
