@@ -89,8 +89,9 @@ public interface StageContext {
      * Tells the connection who its peer is, as a protocol a stage read names it (the client a PROXY
      * protocol header relays): {@link Connection#remoteAddress()} answers it from now on. The owner's
      * thread only.
-     * @param address the peer's address; an IP listener's handlers are only ever given an
-     * {@code InetSocketAddress}, which the stage checks
+     * @param address the peer's address
+     * @throws IllegalArgumentException on an IP port, for an address that is not an
+     * {@code InetSocketAddress}: the handlers of an IP listener's connections may take it as one
      */
     void peerAddress(SocketAddress address);
 

@@ -30,8 +30,11 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 final class UnknownProperties {
 
-    /** Keys under {@code sockstate.} that the core reads from the JVM's system properties, not from binding. */
-    private static final Set<String> READ_ELSEWHERE = Set.of("sockstate.epoll.binding");
+    /**
+     * Where the backends keep the JVM system properties they read themselves, not bound here
+     * ({@code sockstate.epoll.binding}, {@code sockstate.winsock.library}, ...).
+     */
+    private static final List<String> BACKENDS_OWN = List.of("sockstate.epoll.", "sockstate.winsock.");
 
     private UnknownProperties() {
     }
@@ -54,7 +57,7 @@ final class UnknownProperties {
             List<String> unknown = new ArrayList<>();
             for (ConfigurationProperty property : unbound.getUnboundProperties()) {
                 String name = property.getName().toString();
-                if (!READ_ELSEWHERE.contains(name)) {
+                if (BACKENDS_OWN.stream().noneMatch(name::startsWith)) {
                     unknown.add(name);
                 }
             }

@@ -43,10 +43,16 @@ final class ConnectLane implements Executor {
             this.threads.execute(() -> runFrom(connect));
         }
         catch (RejectedExecutionException ex) {
-            // The server stopped: the lane's connects are dropped with its threads.
-            synchronized (this) {
-                this.running = false;
-                this.waiting.clear();
+            // The server stopped (its clients no longer connect): the connect is refused to its caller, and those
+            // that came behind it meanwhile run here, where they end at once as stopped, their futures told.
+            Runnable next;
+            while ((next = nextOrIdle()) != null) {
+                try {
+                    next.run();
+                }
+                catch (RuntimeException failure) {
+                    ex.addSuppressed(failure);
+                }
             }
             throw ex;
         }
@@ -63,7 +69,12 @@ final class ConnectLane implements Executor {
                 // A connect that failed unexpectedly ends its own thread's run, not the lane: the rest go on elsewhere.
                 Runnable rest = nextOrIdle();
                 if (rest != null) {
-                    handOver(rest);
+                    try {
+                        handOver(rest);
+                    }
+                    catch (RejectedExecutionException stopped) {
+                        ex.addSuppressed(stopped);
+                    }
                 }
                 throw ex;
             }

@@ -205,6 +205,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public final void peerAddress(SocketAddress address) {
+        // A handler of an IP listener's may take its peer as an InetSocketAddress.
+        if (!this.profile.settings.isUnix() && !(address instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("The peer of a TCP connection on an IP port is an InetSocketAddress, not " + address);
+        }
         extras().remoteAddress = address;
     }
 

@@ -173,6 +173,24 @@ class PipelineTest {
         assertThat(connection.proxyHeader()).isNull();
     }
 
+    /** A handler of an IP listener's may take its peer as an InetSocketAddress: a stage cannot name another kind. */
+    @Test
+    void aStageThatNamesAPeerAnIpListenersHandlerCouldNotTakeAbortsTheConnection() throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("named").stage(() -> new Stage() {
+
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                context.peerAddress(java.net.UnixDomainSocketAddress.of("/run/elsewhere.sock"));
+            }
+        }).handler(handler).build());
+        Socket client = this.fixture.connect(server, "named");
+        client.getOutputStream().write('x');
+        ServerFixture.await(() -> handler.closed.get() == 1, "the connection is closed");
+        assertThat(handler.errors).singleElement().isInstanceOf(IllegalArgumentException.class)
+                .extracting(Throwable::getMessage).asString().contains("InetSocketAddress");
+    }
+
     /** What the greeting stage publishes. */
     record Version(int number) {
     }

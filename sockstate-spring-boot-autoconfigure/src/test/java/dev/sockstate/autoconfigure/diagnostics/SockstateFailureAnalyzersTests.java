@@ -70,8 +70,9 @@ class SockstateFailureAnalyzersTests {
     }
 
     @Test
-    void aKeyTheCoreReadsFromTheJvmsSystemPropertiesIsNotRefused() {
-        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.epoll.binding=jna")
+    void theBackendsOwnSystemPropertiesAreNotRefused() {
+        this.runner.withUserConfiguration(EchoConfiguration.class).withPropertyValues("sockstate.epoll.binding=jna",
+                "sockstate.winsock.library=/opt/emulator.so", "sockstate.winsock.kernel32=kernel32")
                 .run((context) -> assertThat(context).hasNotFailed());
     }
 
