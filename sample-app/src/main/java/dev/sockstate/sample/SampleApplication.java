@@ -2,9 +2,11 @@ package dev.sockstate.sample;
 
 import dev.sockstate.sample.resp.KeyValueStore;
 import dev.sockstate.sample.resp.RespCodec;
+import dev.sockstate.sample.resp.RespProxyProperties;
 import dev.sockstate.sample.resp.RespReplyCodec;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -14,6 +16,7 @@ import org.springframework.context.annotation.Bean;
  * bean; Actuator on the management port.
  */
 @SpringBootApplication
+@EnableConfigurationProperties(RespProxyProperties.class)
 public class SampleApplication {
 
     @Bean

@@ -42,6 +42,9 @@ final class RepliesInOrder {
 
     private boolean paused;
 
+    /** Whether the client gave the proxy's password (the proxy's own state of the connection, not the server's). */
+    boolean authenticated;
+
     private boolean closeWhenAnswered;
 
     /** Whether the replies kept are being written now. */

@@ -5,10 +5,14 @@ import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.spring.handler.OnError;
 import dev.sockstate.spring.handler.OnMessage;
+import dev.sockstate.spring.handler.OnOpen;
 import dev.sockstate.spring.handler.OnWritable;
 import dev.sockstate.spring.handler.SocketHandler;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,6 +28,12 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * is checked is what the server will read: an inline request is split into its arguments as Redis
  * splits it (quotes, escapes, every blank) and passed on as the multibulk it is, unless its line is
  * plain enough that both read it alike.
+ * <p>
+ * With a password ({@code sample.resp-proxy.password}) a client must give it with {@code AUTH}, as to
+ * Redis' default user, before any request is passed on; the password stays here (the server behind
+ * may have one of its own, or none). Without one, the proxy turns away every client that is not on
+ * its own host, as Redis does in its protected mode: bound to a public address with no password, it
+ * would open the server behind it to the network.
  */
 @SocketHandler("resp-proxy")
 public class RespProxyHandler {
@@ -57,11 +67,39 @@ public class RespProxyHandler {
     /** The names passed on ({@link #SERVED}), upper case, by length: matched as bytes, so that a request passed on makes no string. */
     private static final byte[][][] SERVED_BY_LENGTH = byLength(SERVED);
 
+    private static final byte[] DENIED = ("-DENIED this proxy has no password set (sample.resp-proxy.password),"
+            + " so it serves only clients on its own host\r\n").getBytes(StandardCharsets.US_ASCII);
+
+    private static final String NO_AUTH = "-NOAUTH Authentication required.\r\n";
+
+    private static final String WRONG_PASSWORD = "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
+
     private final SocketClient redis;
 
-    /** @param redis the client of the server behind the proxy */
-    public RespProxyHandler(@Qualifier("redis") SocketClient redis) {
+    /** The password clients give, {@code null} when none is set. */
+    private final byte[] password;
+
+    /**
+     * @param redis the client of the server behind the proxy
+     * @param properties the proxy's password, if it has one
+     */
+    public RespProxyHandler(@Qualifier("redis") SocketClient redis, RespProxyProperties properties) {
         this.redis = redis;
+        this.password = properties.requiresPassword() ? properties.password().getBytes(StandardCharsets.UTF_8) : null;
+    }
+
+    /** Without a password, a client that is not on this host is answered as Redis answers it in protected mode, and let go. */
+    @OnOpen
+    void opened(Connection connection) {
+        if (this.password == null && !onThisHost(connection.remoteAddress())) {
+            connection.write(DENIED);
+            connection.close();
+        }
+    }
+
+    /** @return whether the peer is on this host: a loopback address, or a Unix domain socket */
+    static boolean onThisHost(SocketAddress peer) {
+        return !(peer instanceof InetSocketAddress inet) || (inet.getAddress() != null && inet.getAddress().isLoopbackAddress());
     }
 
     @OnMessage
@@ -83,6 +121,10 @@ public class RespProxyHandler {
             }
             request = RespCodec.multibulk(arguments);
         }
+        if (!replies.authenticated && this.password != null) {
+            unauthenticated(replies, request);
+            return;
+        }
         long bounds = RespCodec.commandBounds(request);
         if (bounds < 0) {
             return;
@@ -92,6 +134,11 @@ public class RespProxyHandler {
             return;
         }
         String command = RespCodec.commandName(request);
+        if (command.equals("AUTH")) {
+            replies.local((this.password != null) ? authenticate(replies, request)
+                    : "-ERR AUTH <password> called without any password configured for the default user\r\n");
+            return;
+        }
         if (command.equals("QUIT")) {
             replies.local("+OK\r\n");
             replies.closeWhenAnswered();
@@ -99,6 +146,46 @@ public class RespProxyHandler {
         }
         replies.local("-ERR '" + printable(command) + "' is not served through this proxy: its connection to the server is shared,"
                 + " and it passes on only commands that keep no state there and do not block it\r\n");
+    }
+
+    /**
+     * A request of a client that has not given the password: {@code AUTH} and {@code QUIT} are
+     * answered, anything else refused as Redis refuses it.
+     */
+    private void unauthenticated(RepliesInOrder replies, ByteBuffer request) {
+        String command = RespCodec.commandName(request);
+        if ("QUIT".equals(command)) {
+            replies.local("+OK\r\n");
+            replies.closeWhenAnswered();
+        }
+        else if ("AUTH".equals(command)) {
+            replies.local(authenticate(replies, request));
+        }
+        else if (command != null) {
+            replies.local(NO_AUTH);
+        }
+    }
+
+    /** @return the answer to an AUTH request: the connection is authenticated when the password is the proxy's */
+    private String authenticate(RepliesInOrder replies, ByteBuffer request) {
+        List<byte[]> arguments;
+        try {
+            arguments = RespCodec.arguments(request);
+        }
+        catch (FramingException ex) {
+            return "-ERR Protocol error: " + ex.getMessage() + "\r\n";
+        }
+        if (arguments.size() < 2 || arguments.size() > 3) {
+            return "-ERR wrong number of arguments for 'auth' command\r\n";
+        }
+        boolean defaultUser = arguments.size() == 2 || new String(arguments.get(1), StandardCharsets.UTF_8).equals("default");
+        // Compared in a time that tells nothing of how much of the password was right.
+        boolean right = MessageDigest.isEqual(arguments.get(arguments.size() - 1), this.password);
+        if (!defaultUser || !right) {
+            return WRONG_PASSWORD;
+        }
+        replies.authenticated = true;
+        return "+OK\r\n";
     }
 
     /** @return whether the name in request[start, end) is one the proxy passes on, in any case */

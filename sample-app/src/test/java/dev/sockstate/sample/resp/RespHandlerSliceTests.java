@@ -7,6 +7,7 @@ import dev.sockstate.sample.syslog.SyslogConfiguration;
 import dev.sockstate.server.engine.EmbeddedConnection;
 import dev.sockstate.server.engine.SocketServer;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetSocketAddress;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -34,6 +35,23 @@ class RespHandlerSliceTests {
         try (EmbeddedConnection connection = EmbeddedConnection.open(this.server.listenerSettings("resp"))) {
             connection.writeInbound("*3\r\n$3\r\nSET\r\n$5\r\nslice\r\n$2\r\nok\r\n*2\r\n$3\r\nGET\r\n$5\r\nslice\r\n");
             assertThat(connection.readAllOutboundText()).isEqualTo("+OK\r\n$2\r\nok\r\n");
+        }
+    }
+
+    @Test
+    void theProxyWithNoPasswordTurnsAwayAClientOfAnotherHostAndServesOneOfItsOwn() {
+        try (EmbeddedConnection remote = EmbeddedConnection.builder(this.server.listenerSettings("resp-proxy"))
+                .remoteAddress(new InetSocketAddress("192.0.2.7", 50123)).open()) {
+            assertThat(remote.readAllOutboundText()).startsWith("-DENIED ").contains("sample.resp-proxy.password");
+            remote.writeInbound("PING\r\n");
+            assertThat(remote.readAllOutboundText()).as("nothing served").isEmpty();
+            assertThat(remote.isClosed()).isTrue();
+        }
+        try (EmbeddedConnection local = EmbeddedConnection.builder(this.server.listenerSettings("resp-proxy"))
+                .remoteAddress(new InetSocketAddress("127.0.0.1", 50124)).open()) {
+            local.writeInbound("AUTH anything\r\n");
+            assertThat(local.readAllOutboundText()).startsWith("-ERR AUTH <password> called without any password configured");
+            assertThat(local.isOpen()).isTrue();
         }
     }
 
