@@ -1,5 +1,6 @@
 package dev.sockstate.autoconfigure;
 
+import dev.sockstate.server.tls.Tls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,6 +144,9 @@ public class ClientProperties extends ConnectionProperties {
         /** Whether the server's certificate must name the server, as HTTPS checks it. */
         private boolean verifyHostname = true;
 
+        /** How long a connect may take to finish its handshake before it fails (and the backoff's next wait begins). */
+        private Duration handshakeTimeout = Tls.DEFAULT_HANDSHAKE_TIMEOUT;
+
         public String getBundle() {
             return this.bundle;
         }
@@ -165,6 +169,14 @@ public class ClientProperties extends ConnectionProperties {
 
         public void setVerifyHostname(boolean verifyHostname) {
             this.verifyHostname = verifyHostname;
+        }
+
+        public Duration getHandshakeTimeout() {
+            return this.handshakeTimeout;
+        }
+
+        public void setHandshakeTimeout(Duration handshakeTimeout) {
+            this.handshakeTimeout = handshakeTimeout;
         }
     }
 

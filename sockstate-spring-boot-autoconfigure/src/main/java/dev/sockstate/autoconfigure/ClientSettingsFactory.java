@@ -101,6 +101,9 @@ final class ClientSettingsFactory {
                     "A server name is asked for in a TLS handshake: set the client's ssl.bundle too.");
             return null;
         }
+        Duration handshakeTimeout = ssl.getHandshakeTimeout();
+        require(handshakeTimeout != null && handshakeTimeout.compareTo(Duration.ZERO) > 0, path + "handshake-timeout", handshakeTimeout,
+                "It must be positive.");
         SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();
@@ -119,7 +122,7 @@ final class ClientSettingsFactory {
                     + ssl.getBundle() + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
         }
         return Tls.client(context).withServerName(ssl.getServerName()).withHostnameVerification(ssl.isVerifyHostname())
-                .withProtocols(protocols).withCipherSuites(ciphers);
+                .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers);
     }
 
     private static void require(boolean valid, String property, Object value, String reason) {

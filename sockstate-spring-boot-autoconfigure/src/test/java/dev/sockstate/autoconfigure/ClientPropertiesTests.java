@@ -107,14 +107,23 @@ class ClientPropertiesTests {
     void anSslBundleMakesTheClientSpeakTlsWithTheServerNameAndHostnameCheckAsConfigured() {
         this.runner.withPropertyValues("sockstate.clients.secure.address=127.0.0.1:6380", "sockstate.clients.secure.ssl.bundle=trust",
                 "sockstate.clients.secure.ssl.server-name=redis.internal", "sockstate.clients.secure.ssl.verify-hostname=false",
+                "sockstate.clients.secure.ssl.handshake-timeout=750ms",
                 "spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt").run((context) -> {
                     assertThat(context).hasNotFailed();
                     ClientSettings secure = context.getBean(SocketServer.class).clientSettings().get(0);
                     assertThat(secure.connection().tls().isClient()).isTrue();
                     assertThat(secure.connection().tls().serverName()).isEqualTo("redis.internal");
                     assertThat(secure.connection().tls().verifiesHostname()).isFalse();
+                    assertThat(secure.connection().tls().handshakeTimeout()).isEqualTo(Duration.ofMillis(750));
                     assertThat(secure.connection().tls().context().get()).isNotNull();
                 });
+    }
+
+    @Test
+    void aHandshakeTimeoutThatIsNotPositiveFailsStartupNamingItsProperty() {
+        assertInvalid("sockstate.clients.secure.address=127.0.0.1:6380,sockstate.clients.secure.ssl.bundle=trust,"
+                + "sockstate.clients.secure.ssl.handshake-timeout=0s,spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt",
+                "sockstate.clients.secure.ssl.handshake-timeout", Duration.ZERO);
     }
 
     @Test
