@@ -15,7 +15,11 @@ interface EpollCalls {
     /** @return the binding's name and version, for the backend's description, such as {@code JNA 5.19.1} */
     String binding();
 
-    /** @return errno of this thread's last native call */
+    /**
+     * @return errno of this thread's last native call; read right after the call that failed, with
+     * nothing between that could block: JNA keeps it per carrier thread, and a virtual thread that left
+     * its carrier in between would read another's
+     */
     int errno();
 
     /** @return {@code epoll_create1(flags)}: a descriptor, or -1 */
