@@ -92,6 +92,39 @@ class RespProxyTests {
     }
 
     @Test
+    void pingIsAnsweredByTheProxyItselfInItsTurnAmongTheRepliesOfRequestsPassedOn() throws Exception {
+        RealTools.require("redis-server");
+        awaitConnected();
+        long pingsBefore = serverPings();
+        try (Socket client = new Socket()) {
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
+            client.setSoTimeout(10_000);
+            java.io.BufferedReader replies = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(),
+                    StandardCharsets.ISO_8859_1));
+            client.getOutputStream().write(("*3\r\n$3\r\nSET\r\n$4\r\npung\r\n$1\r\n1\r\nPING\r\n*2\r\n$3\r\nGET\r\n$4\r\npung\r\n"
+                    + "*2\r\n$4\r\nping\r\n$5\r\nhello\r\nPING \"a b\"\r\nPING a b\r\n*1\r\n$4\r\nPiNg\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(replies.readLine()).isEqualTo("+OK");
+            assertThat(replies.readLine()).isEqualTo("+PONG");
+            assertThat(replies.readLine()).isEqualTo("$1");
+            assertThat(replies.readLine()).isEqualTo("1");
+            assertThat(replies.readLine()).isEqualTo("$5");
+            assertThat(replies.readLine()).isEqualTo("hello");
+            assertThat(replies.readLine()).isEqualTo("$3");
+            assertThat(replies.readLine()).isEqualTo("a b");
+            assertThat(replies.readLine()).isEqualTo("-ERR wrong number of arguments for 'ping' command");
+            assertThat(replies.readLine()).isEqualTo("+PONG");
+        }
+        assertThat(serverPings()).as("PINGs that reached redis-server").isEqualTo(pingsBefore);
+    }
+
+    /** @return how many PINGs redis-server was asked, from its INFO commandstats */
+    private static long serverPings() throws Exception {
+        String stats = RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "info", "commandstats");
+        Matcher calls = Pattern.compile("cmdstat_ping:calls=(\\d+)").matcher(stats);
+        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+    }
+
+    @Test
     void aClientThatDoesNotReadItsRepliesKeepsWhatTheProxyHoldsBoundedWhileRedisBenchmarkRuns() throws Exception {
         RealTools.require("redis-benchmark");
         awaitConnected();
@@ -157,8 +190,8 @@ class RespProxyTests {
     /** Waits until the proxy's client is connected to redis-server. */
     private void awaitConnected() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!RealTools.output(null, "redis-cli", "-p", this.port, "ping").equals("PONG")) {
-            assertThat(System.nanoTime()).as("the proxy answering PING").isLessThan(deadline);
+        while (!RealTools.output(null, "redis-cli", "-p", this.port, "echo", "up").equals("up")) {
+            assertThat(System.nanoTime()).as("the proxy passing ECHO on").isLessThan(deadline);
             Thread.sleep(50);
         }
     }

@@ -89,7 +89,12 @@ final class RepliesInOrder {
 
     /** @param reply a reply the proxy gives itself, written in its turn */
     void local(String reply) {
-        owe().onReply(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)), null);
+        local(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** @param reply a reply the proxy gives itself, written in its turn; read during the call only */
+    void local(ByteBuffer reply) {
+        owe().onReply(reply, null);
     }
 
     /** The connection closes once every reply owed now is written. */

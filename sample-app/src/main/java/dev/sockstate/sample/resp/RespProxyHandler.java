@@ -27,7 +27,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * scripts and the server's administration are refused here, as a proxy that multiplexes must. What
  * is checked is what the server will read: an inline request is split into its arguments as Redis
  * splits it (quotes, escapes, every blank) and passed on as the multibulk it is, unless its line is
- * plain enough that both read it alike.
+ * plain enough that both read it alike. {@code PING} is answered here, as twemproxy answers it.
  * <p>
  * With a password ({@code sample.resp-proxy.password}) a client must give it with {@code AUTH}, as to
  * Redis' default user, before any request is passed on; the password stays here (the server behind
@@ -44,7 +44,7 @@ public class RespProxyHandler {
      * leave the server's data and settings as a whole alone (no KEYS, FLUSHALL, CONFIG, SHUTDOWN,
      * MIGRATE, REPLICAOF, DEBUG).
      */
-    static final Set<String> SERVED = Set.of("PING", "ECHO", "TIME",
+    static final Set<String> SERVED = Set.of("ECHO", "TIME",
             "GET", "SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETDEL", "GETEX", "MGET", "MSET", "MSETNX", "APPEND", "STRLEN",
             "GETRANGE", "SETRANGE", "SUBSTR", "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT", "LCS",
             "DEL", "UNLINK", "EXISTS", "TOUCH", "TYPE", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "EXPIRETIME", "PEXPIRETIME",
@@ -69,6 +69,8 @@ public class RespProxyHandler {
 
     private static final byte[] DENIED = ("-DENIED this proxy has no password set (sample.resp-proxy.password),"
             + " so it serves only clients on its own host\r\n").getBytes(StandardCharsets.US_ASCII);
+
+    private static final ByteBuffer PONG = ByteBuffer.wrap("+PONG\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
     private static final String NO_AUTH = "-NOAUTH Authentication required.\r\n";
 
@@ -129,7 +131,13 @@ public class RespProxyHandler {
         if (bounds < 0) {
             return;
         }
-        if (served(request, (int) (bounds >>> 32), (int) bounds)) {
+        int start = (int) (bounds >>> 32);
+        int end = (int) bounds;
+        if (isPing(request, start, end)) {
+            ping(replies, request, end);
+            return;
+        }
+        if (served(request, start, end)) {
             replies.forward(request);
             return;
         }
@@ -186,6 +194,46 @@ public class RespProxyHandler {
         }
         replies.authenticated = true;
         return "+OK\r\n";
+    }
+
+    /** @return whether the name in request[start, end) is PING, in any case */
+    private static boolean isPing(ByteBuffer request, int start, int end) {
+        return end - start == 4 && upperCase(request.get(start)) == 'P' && upperCase(request.get(start + 1)) == 'I'
+                && upperCase(request.get(start + 2)) == 'N' && upperCase(request.get(start + 3)) == 'G';
+    }
+
+    /**
+     * PING is the proxy's to answer, as twemproxy answers it: it says the proxy is up, and costs the
+     * server nothing (the server's state is the client's health to say). Answered in its turn among the
+     * replies owed, as the server would.
+     */
+    private static void ping(RepliesInOrder replies, ByteBuffer request, int nameEnd) {
+        int after = request.limit() - nameEnd;
+        if ((after == 2 && request.get(nameEnd) == '\r') || (after == 1 && request.get(nameEnd) == '\n')) {
+            // Nothing after the name but its line's end (a multibulk's or an inline line's): the plain PING.
+            replies.local(PONG.duplicate());
+            return;
+        }
+        List<byte[]> arguments;
+        try {
+            arguments = RespCodec.arguments(request);
+        }
+        catch (FramingException ex) {
+            replies.local("-ERR Protocol error: " + ex.getMessage() + "\r\n");
+            return;
+        }
+        if (arguments.size() == 1) {
+            replies.local(PONG.duplicate());
+        }
+        else if (arguments.size() == 2) {
+            byte[] message = arguments.get(1);
+            byte[] header = ("$" + message.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            replies.local(ByteBuffer.allocate(header.length + message.length + 2).put(header).put(message).put((byte) '\r')
+                    .put((byte) '\n').flip());
+        }
+        else {
+            replies.local("-ERR wrong number of arguments for 'ping' command\r\n");
+        }
     }
 
     /** @return whether the name in request[start, end) is one the proxy passes on, in any case */

@@ -18,8 +18,9 @@ class RespProxyHandlerTest {
     @Test
     void theCommandsPassedOnAreFoundInAnyCaseAndNoOtherIs() {
         assertThat(served("*2\r\n$3\r\nget\r\n$1\r\nk\r\n")).isTrue();
-        assertThat(served("*1\r\n$4\r\nPing\r\n")).isTrue();
-        assertThat(served("PING\r\n")).isTrue();
+        assertThat(served("*2\r\n$4\r\nEcho\r\n$1\r\nx\r\n")).isTrue();
+        assertThat(served("ECHO x\r\n")).isTrue();
+        assertThat(served("PING\r\n")).as("answered by the proxy").isFalse();
         assertThat(served("*1\r\n$4\r\nquit\r\n")).isFalse();
         assertThat(served("*1\r\n$5\r\nMulti\r\n")).isFalse();
         assertThat(served("*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\nc\r\n")).isFalse();
