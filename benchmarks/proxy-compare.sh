@@ -4,7 +4,8 @@
 # proxy as its own example writes one (dev.sockstate.benchmarks.proxy.NettyProxy: a connection to the
 # server per client, bytes relayed unparsed, a different design) and through sockstate's resp-proxy
 # listener (a pool of two connections, every request parsed, checked and pipelined); each JVM proxy in a
-# JVM of its own with the same worker count. Driven by the
+# JVM of its own with the same worker count. twemproxy and the sample answer PING themselves (it reaches
+# no server), so the PING rows measure each proxy's own path per request; Netty's relay passes it on. Driven by the
 # standard redis-benchmark -c 50, each of PING_INLINE, PING_MBULK, SET and GET run alone without and with
 # -P 16, servers interleaved over rounds after one unrecorded warm-up pass through each proxy. Around each
 # run, a proxy's user plus system CPU time from /proc/<pid>/stat gives its CPU per request; since that time
