@@ -92,6 +92,13 @@ class SampleApplicationTests {
             assertThat(new String(resp.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
                     .as("a protocol error, then the close").isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
         }
+        try (Socket resp = new Socket(InetAddress.getLoopbackAddress(), port("resp"))) {
+            resp.setSoTimeout(5000);
+            resp.getOutputStream().write("SET k \"unbalanced\r\nGET k\r\n".getBytes(StandardCharsets.UTF_8));
+            assertThat(new String(resp.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                    .as("an inline request Redis refuses, refused as Redis words it, then the close")
+                    .isEqualTo("-ERR Protocol error: unbalanced quotes in request\r\n");
+        }
 
         String scrape = get("/actuator/prometheus");
         assertThat(value(scrape, "sockstate_connections_accepted_total", "echo")).isGreaterThanOrEqualTo(1);

@@ -39,20 +39,30 @@ final class HeaderReader {
         ProxyProtocol.Version accepted = settings.version();
         if (first == V1_SIGNATURE[0]) {
             if (accepted == ProxyProtocol.Version.V2) {
-                return startsLike(data, V1_SIGNATURE) ? Result.refused("version", "a version 1 header, where only version 2 is accepted")
-                        : Result.refused("malformed", "bytes that are no PROXY protocol header");
+                return otherVersion(data, V1_SIGNATURE, "a version 1 header, where only version 2 is accepted");
             }
             return V1Reader.read(data, proxy);
         }
         if (first == V2_SIGNATURE[0]) {
             if (accepted == ProxyProtocol.Version.V1) {
-                return startsLike(data, V2_SIGNATURE) ? Result.refused("version", "a version 2 header, where only version 1 is accepted")
-                        : Result.refused("malformed", "bytes that are no PROXY protocol header");
+                return otherVersion(data, V2_SIGNATURE, "a version 2 header, where only version 1 is accepted");
             }
             return V2Reader.read(data, settings.maxHeaderSize(), proxy);
         }
         return Result.refused("malformed", "bytes that are no PROXY protocol header (the first is 0x"
                 + Integer.toHexString(first & 0xff) + ")");
+    }
+
+    /**
+     * The start of the version the listener does not take: refused as that version once its whole
+     * signature is there, as malformed as soon as it cannot be, and more asked for meanwhile, so that
+     * the reason does not hang on how the bytes were cut into reads (at most a signature's length).
+     */
+    private static Result otherVersion(ByteBuffer data, byte[] signature, String problem) {
+        if (!startsLike(data, signature)) {
+            return Result.refused("malformed", "bytes that are no PROXY protocol header");
+        }
+        return (data.remaining() < signature.length) ? Result.MORE : Result.refused("version", problem);
     }
 
     /**
