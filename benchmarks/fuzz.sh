@@ -33,27 +33,31 @@ for target in "${targets[@]}"; do
   method=$(grep -A1 '@FuzzTest' "$source" | grep -o 'void [A-Za-z0-9_]*' | head -1 | cut -d' ' -f2)
   inputs="$module/src/test/resources/$package_path/${class}Inputs/$method"
   log=$(mktemp)
+  before=$(find "$inputs" -type f 2>/dev/null | wc -l || true)
   if JAZZER_FUZZ=1 JAZZER_MAX_DURATION="${minutes}m" ${MVN:-mvn} -B -q -o -pl "$module" test -Dtest="$class" \
       -Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1; then
     outcome="nothing found"
-  else
+  elif grep -q FuzzTestFindingException "$log"; then
     outcome="FOUND: see $log"
     status=1
+  else
+    outcome="FAILED before fuzzing: see $log"
+    status=1
   fi
-  found=0
+  # Jazzer writes a finding into the module's folder or into the target's corpus folder: both end in the latter.
   for crash in "$module"/crash-* "$module"/timeout-* "$module"/slow-unit-*; do
     [ -e "$crash" ] || continue
     mkdir -p "$inputs"
     mv "$crash" "$inputs/"
-    found=$((found + 1))
   done
-  grown=$(find "$module/.cifuzz-corpus" -type d -path "*$class*" -name "$method" 2>/dev/null | head -1)
+  found=$(( $(find "$inputs" -type f 2>/dev/null | wc -l || true) - before ))
+  grown=$(find "$module/.cifuzz-corpus" -type d -path "*$class*" -name "$method" 2>/dev/null | head -1 || true)
   if [ -n "$grown" ]; then
     mkdir -p "$inputs"
     cp -n "$grown"/* "$inputs/" 2>/dev/null || true
   fi
   runs=$(grep -aoE 'Done [0-9]+ runs|#[0-9]+[[:space:]]+DONE' "$log" | grep -oE '[0-9]+' | tail -1 || true)
-  corpus=$(find "$module/.cifuzz-corpus" -path "*$class*" -type f 2>/dev/null | wc -l)
-  echo "$class.$method: ${minutes} min, ${runs:-?} inputs run, corpus $corpus, $outcome; $found kept in $inputs"
+  corpus=$(find "$module/.cifuzz-corpus" -path "*$class*" -type f 2>/dev/null | wc -l || true)
+  echo "$class.$method: ${minutes} min, ${runs:-?} inputs run, corpus $corpus, $outcome; $found finding(s) in $inputs"
 done
 exit $status

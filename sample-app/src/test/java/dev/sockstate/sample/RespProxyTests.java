@@ -117,6 +117,38 @@ class RespProxyTests {
         assertThat(serverPings()).as("PINGs that reached redis-server").isEqualTo(pingsBefore);
     }
 
+    /**
+     * More requests pipelined than the proxy lets a client have in flight: those over the limit wait in
+     * the proxy, and what the proxy answers itself (PING, a refusal, an inline line Redis refuses) waits
+     * behind them, in the client's order.
+     */
+    @Test
+    void repliesTheProxyGivesItselfWaitBehindTheRequestsHeldForAClientThatPipelinesMoreThanItMayHaveInFlight() throws Exception {
+        RealTools.require("redis-server");
+        awaitConnected();
+        RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "set", "held", "v");
+        try (Socket client = new Socket()) {
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
+            client.setSoTimeout(10_000);
+            StringBuilder requests = new StringBuilder();
+            for (int i = 0; i < 300; i++) {
+                requests.append("*2\r\n$3\r\nGET\r\n$4\r\nheld\r\n");
+            }
+            requests.append("PING\r\nMULTI\r\nGET \"held\r\n");
+            client.getOutputStream().write(requests.toString().getBytes(StandardCharsets.ISO_8859_1));
+            java.io.BufferedReader replies = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(),
+                    StandardCharsets.ISO_8859_1));
+            for (int i = 0; i < 300; i++) {
+                assertThat(replies.readLine()).as("reply %d", i).isEqualTo("$1");
+                assertThat(replies.readLine()).isEqualTo("v");
+            }
+            assertThat(replies.readLine()).isEqualTo("+PONG");
+            assertThat(replies.readLine()).startsWith("-ERR 'MULTI' is not served");
+            assertThat(replies.readLine()).isEqualTo("-ERR Protocol error: unbalanced quotes in request");
+            assertThat(replies.readLine()).as("closed after the refusal").isNull();
+        }
+    }
+
     /** @return how many PINGs redis-server was asked, from its INFO commandstats */
     private static long serverPings() throws Exception {
         String stats = RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "info", "commandstats");

@@ -35,8 +35,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * connections and nothing answers their handshakes: the pool's connects end at the client's
  * handshake timeout, the proxy's clients get an error reply each and never a hang, health says the
  * backend is down, and once the server resumes the pool serves again within one backoff. Needs
- * redis-server and redis-cli built with TLS (Debian's): skipped without them on a developer's
- * machine, failed in CI.
+ * redis-server and redis-cli built with TLS (Debian's): skipped without the programs on a developer's
+ * machine, failed in CI; a redis-server built without TLS fails its start here.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "management.server.port=0",
         "sockstate.clients.redis.request-timeout=1s", "sockstate.clients.redis.reconnect.max=2s",

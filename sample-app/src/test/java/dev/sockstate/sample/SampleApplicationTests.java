@@ -94,10 +94,10 @@ class SampleApplicationTests {
         }
         try (Socket resp = new Socket(InetAddress.getLoopbackAddress(), port("resp"))) {
             resp.setSoTimeout(5000);
-            resp.getOutputStream().write("SET k \"unbalanced\r\nGET k\r\n".getBytes(StandardCharsets.UTF_8));
+            resp.getOutputStream().write(("PING\r\nGET" + " k".repeat(1100) + "\r\nSET k \"unbalanced\r\nGET k\r\n").getBytes(StandardCharsets.UTF_8));
             assertThat(new String(resp.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-                    .as("an inline request Redis refuses, refused as Redis words it, then the close")
-                    .isEqualTo("-ERR Protocol error: unbalanced quotes in request\r\n");
+                    .as("an inline request Redis refuses as it splits it, refused as Redis words it, then the close")
+                    .isEqualTo("+PONG\r\n-ERR Protocol error: too many arguments in inline request\r\n");
         }
 
         String scrape = get("/actuator/prometheus");

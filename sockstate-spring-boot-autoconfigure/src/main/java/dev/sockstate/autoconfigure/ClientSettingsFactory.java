@@ -99,6 +99,8 @@ final class ClientSettingsFactory {
         if (ssl.getBundle() == null) {
             require(ssl.getServerName() == null, path + "server-name", ssl.getServerName(),
                     "A server name is asked for in a TLS handshake: set the client's ssl.bundle too.");
+            require(ssl.getHandshakeTimeout() == null || ssl.getHandshakeTimeout().equals(Tls.DEFAULT_HANDSHAKE_TIMEOUT),
+                    path + "handshake-timeout", ssl.getHandshakeTimeout(), "A handshake timeout bounds a TLS handshake: set the client's ssl.bundle too.");
             return null;
         }
         Duration handshakeTimeout = ssl.getHandshakeTimeout();

@@ -120,10 +120,12 @@ class ClientPropertiesTests {
     }
 
     @Test
-    void aHandshakeTimeoutThatIsNotPositiveFailsStartupNamingItsProperty() {
+    void aHandshakeTimeoutThatIsNotPositiveOrHasNoBundleFailsStartupNamingItsProperty() {
         assertInvalid("sockstate.clients.secure.address=127.0.0.1:6380,sockstate.clients.secure.ssl.bundle=trust,"
                 + "sockstate.clients.secure.ssl.handshake-timeout=0s,spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt",
                 "sockstate.clients.secure.ssl.handshake-timeout", Duration.ZERO);
+        assertInvalid("sockstate.clients.plain.address=127.0.0.1:6380,sockstate.clients.plain.ssl.handshake-timeout=2s",
+                "sockstate.clients.plain.ssl.handshake-timeout", Duration.ofSeconds(2));
     }
 
     @Test

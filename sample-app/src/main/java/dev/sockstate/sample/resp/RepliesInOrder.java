@@ -37,8 +37,8 @@ final class RepliesInOrder {
     /** The replies owed, oldest first. */
     private final ArrayDeque<Owed> owed = new ArrayDeque<>();
 
-    /** Requests read while the connection was paused, not sent yet. */
-    private final ArrayDeque<ByteBuffer> waiting = new ArrayDeque<>();
+    /** Requests read while the connection was paused, not sent yet, and the proxy's own replies behind them. */
+    private final ArrayDeque<Held> waiting = new ArrayDeque<>();
 
     private boolean paused;
 
@@ -70,7 +70,7 @@ final class RepliesInOrder {
     void forward(ByteBuffer request) {
         if (this.paused || !this.connection.isWritable()) {
             // Its replies would wait in the connection's queue, over its limit: the request waits instead.
-            this.waiting.add(copy(request));
+            this.waiting.add(new Held(copy(request), false));
             pause();
             return;
         }
@@ -92,8 +92,15 @@ final class RepliesInOrder {
         local(ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** @param reply a reply the proxy gives itself, written in its turn; read during the call only */
+    /**
+     * @param reply a reply the proxy gives itself, written in its turn (behind the requests that wait,
+     * when some do); read during the call only
+     */
     void local(ByteBuffer reply) {
+        if (!this.waiting.isEmpty()) {
+            this.waiting.add(new Held(copy(reply), true));
+            return;
+        }
         owe().onReply(reply, null);
     }
 
@@ -163,13 +170,19 @@ final class RepliesInOrder {
                     break;
                 }
                 // Sent now, so that the requests that waited go out before any newer one.
-                send(this.waiting.poll(), owe());
+                Held held = this.waiting.poll();
+                if (held.local()) {
+                    owe().reply = held.bytes();
+                }
+                else {
+                    send(held.bytes(), owe());
+                }
             }
             if (refill && this.waiting.isEmpty() && this.connection.isWritable()) {
                 this.paused = false;
                 this.connection.resumeReading();
             }
-            if (this.closeWhenAnswered && this.owed.isEmpty()) {
+            if (this.closeWhenAnswered && this.owed.isEmpty() && this.waiting.isEmpty()) {
                 this.connection.close();
             }
         }
@@ -185,6 +198,10 @@ final class RepliesInOrder {
     private static ByteBuffer error(Throwable failure) {
         String message = (failure instanceof ClientException) ? failure.getMessage() : String.valueOf(failure);
         return ByteBuffer.wrap(("-ERR proxy: " + message.replace('\r', ' ').replace('\n', ' ') + "\r\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A request that waits to be sent, or a reply of the proxy's own that waits behind such requests (a copy either way). */
+    private record Held(ByteBuffer bytes, boolean local) {
     }
 
     /** One reply owed: where the server's reply goes, and the reply itself while it waits for its turn. */

@@ -50,11 +50,7 @@ public final class RespCodec implements FrameDecoder {
         }
         if (in.get(position) != '*') {
             int end = inlineEnd(in, position, limit, searched);
-            if (end < 0) {
-                return MORE;
-            }
-            checkQuotes(in, position, end);
-            return end - position;
+            return (end < 0) ? MORE : end - position;
         }
         long saved = progress.saved();
         int count;
@@ -93,8 +89,9 @@ public final class RespCodec implements FrameDecoder {
     /**
      * @param request one whole request, as {@link #frameLength} found it
      * @return its arguments, the command's name first; none for an empty request
-     * @throws FramingException never for a request this codec framed (a line Redis would refuse is
-     * refused as it is framed)
+     * @throws FramingException for an inline request Redis refuses as it splits its line (unbalanced
+     * quotes, too many arguments): the handler answers it in its turn, as Redis does; never for a
+     * multibulk request this codec framed
      */
     public static List<byte[]> arguments(ByteBuffer request) throws FramingException {
         List<byte[]> arguments = new ArrayList<>();
@@ -238,25 +235,7 @@ public final class RespCodec implements FrameDecoder {
             int end = (newline - 1 > position && in.get(newline - 2) == '\r') ? newline - 2 : newline - 1;
             splitArguments(in, position, end, arguments);
         }
-        else {
-            checkQuotes(in, position, newline);
-        }
         return newline;
-    }
-
-    /**
-     * Refuses an inline line whose quotes Redis would refuse as it reads it ("unbalanced quotes"), so that
-     * a request framed here always splits into its arguments; a line without quotes is not split twice.
-     * @param newline the index after the line's line feed
-     */
-    private static void checkQuotes(ByteBuffer in, int position, int newline) throws FramingException {
-        for (int i = position; i < newline; i++) {
-            byte b = in.get(i);
-            if (b == '"' || b == '\'') {
-                parseInline(in, position, newline, new ArrayList<>());
-                return;
-            }
-        }
     }
 
     /**

@@ -29,8 +29,17 @@ public class RespHandler {
     }
 
     @OnMessage
-    void request(Connection connection, ByteBuffer request) throws FramingException {
-        List<byte[]> arguments = RespCodec.arguments(request);
+    void request(Connection connection, ByteBuffer request) {
+        List<byte[]> arguments;
+        try {
+            arguments = RespCodec.arguments(request);
+        }
+        catch (FramingException ex) {
+            // An inline line Redis refuses as it splits it: answered in its turn, then the connection closes.
+            connection.write(("-ERR Protocol error: " + ex.getMessage() + "\r\n").getBytes(StandardCharsets.UTF_8));
+            connection.close();
+            return;
+        }
         if (arguments.isEmpty()) {
             return;
         }

@@ -143,8 +143,7 @@ public class RespProxyHandler {
         }
         String command = RespCodec.commandName(request);
         if (command.equals("AUTH")) {
-            replies.local((this.password != null) ? authenticate(replies, request)
-                    : "-ERR AUTH <password> called without any password configured for the default user\r\n");
+            replies.local((this.password != null) ? authenticate(replies, request) : authenticateWithoutPassword(request));
             return;
         }
         if (command.equals("QUIT")) {
@@ -194,6 +193,22 @@ public class RespProxyHandler {
         }
         replies.authenticated = true;
         return "+OK\r\n";
+    }
+
+    /** @return the answer to an AUTH request when the proxy has no password: Redis' to its default user without one */
+    private static String authenticateWithoutPassword(ByteBuffer request) {
+        int count;
+        try {
+            count = RespCodec.arguments(request).size();
+        }
+        catch (FramingException ex) {
+            return "-ERR Protocol error: " + ex.getMessage() + "\r\n";
+        }
+        return switch (count) {
+            case 2 -> "-ERR AUTH <password> called without any password configured for the default user\r\n";
+            case 3 -> "+OK\r\n";
+            default -> "-ERR wrong number of arguments for 'auth' command\r\n";
+        };
     }
 
     /** @return whether the name in request[start, end) is PING, in any case */

@@ -22,7 +22,7 @@ import java.util.Random;
 /**
  * The sample's RESP request codec, fuzzed (Jazzer) through a whole connection in memory: however a
  * client's bytes are cut into reads, the handler gets the requests one parse of all the bytes at once
- * finds, in order, each of which splits into arguments; a request the codec refuses ends the
+ * finds, in order, each multibulk one of which splits into arguments; a request the codec refuses ends the
  * connection with a {@link FramingException} and nothing else. In the build it runs over its
  * committed corpus; {@code benchmarks/fuzz.sh} fuzzes it.
  */
@@ -60,7 +60,10 @@ class RespCodecFuzzTest {
                     RespCodec.arguments(request);
                 }
                 catch (FramingException ex) {
-                    throw new AssertionError("a request the codec framed does not split into arguments", ex);
+                    // An inline line Redis refuses as it splits it is the handler's to answer; a multibulk request always splits.
+                    if (copy.length > 0 && copy[0] == '*') {
+                        throw new AssertionError("a multibulk request the codec framed does not split into arguments", ex);
+                    }
                 }
             }
         };

@@ -7,8 +7,8 @@ import dev.sockstate.sample.syslog.SyslogConfiguration;
 import dev.sockstate.server.engine.EmbeddedConnection;
 import dev.sockstate.server.engine.SocketServer;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.InetSocketAddress;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -51,6 +51,9 @@ class RespHandlerSliceTests {
                 .remoteAddress(new InetSocketAddress("127.0.0.1", 50124)).open()) {
             local.writeInbound("AUTH anything\r\n");
             assertThat(local.readAllOutboundText()).startsWith("-ERR AUTH <password> called without any password configured");
+            local.writeInbound("AUTH default anything\r\nAUTH\r\n");
+            assertThat(local.readAllOutboundText()).as("as Redis answers with no password set for its default user")
+                    .isEqualTo("+OK\r\n-ERR wrong number of arguments for 'auth' command\r\n");
             assertThat(local.isOpen()).isTrue();
         }
     }
