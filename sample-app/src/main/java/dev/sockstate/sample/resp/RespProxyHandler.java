@@ -87,7 +87,7 @@ public class RespProxyHandler {
      */
     public RespProxyHandler(@Qualifier("redis") SocketClient redis, RespProxyProperties properties) {
         this.redis = redis;
-        this.password = properties.requiresPassword() ? properties.password().getBytes(StandardCharsets.UTF_8) : null;
+        this.password = properties.requiresPassword() ? properties.getPassword().getBytes(StandardCharsets.UTF_8) : null;
     }
 
     /** Without a password, a client that is not on this host is answered as Redis answers it in protected mode, and let go. */
