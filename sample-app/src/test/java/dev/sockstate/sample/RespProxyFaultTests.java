@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.boot.test.LocalListenerPort;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -79,26 +78,26 @@ class RespProxyFaultTests {
         if (!redis.isAlive()) {
             startRedis();
         }
-        awaitAnswer("ECHO up", "$2", 10);
+        RespProbe.awaitAnswer(this.port, "ECHO up", "$2", 10);
     }
 
     @Test
     void aServerKilledFailsRequestsAtOnceWithAnErrorAndIsServedAgainWithinABackoffOfItsRestart() throws Exception {
-        assertThat(ask("SET k v")).isEqualTo("+OK");
+        assertThat(RespProbe.ask(this.port, "SET k v")).isEqualTo("+OK");
         redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         long asked = System.nanoTime();
-        assertThat(ask("GET k")).as("a request while the server is gone").startsWith("-ERR proxy: ");
+        assertThat(RespProbe.ask(this.port, "GET k")).as("a request while the server is gone").startsWith("-ERR proxy: ");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("ms until the error came").isLessThan(2_000);
         // PING is the proxy's own, as twemproxy answers it: the proxy is up; the server's state is health's to say.
-        assertThat(ask("PING")).isEqualTo("+PONG");
+        assertThat(RespProbe.ask(this.port, "PING")).isEqualTo("+PONG");
         awaitHealth("DOWN");
         startRedis();
         long restarted = System.nanoTime();
-        awaitAnswer("ECHO up", "$2", 10);
+        RespProbe.awaitAnswer(this.port, "ECHO up", "$2", 10);
         // The backoff's longest wait is 2 s here, 20% jitter: the pool is back within one of it.
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted)).as("ms until the proxy served again").isLessThan(2_400 + 1_000);
         awaitHealth("UP");
-        assertThat(ask("GET k")).as("the restarted server has no data; no reply of another request").isEqualTo("$-1");
+        assertThat(RespProbe.ask(this.port, "GET k")).as("the restarted server has no data; no reply of another request").isEqualTo("$-1");
     }
 
     @Test
@@ -107,7 +106,7 @@ class RespProxyFaultTests {
         signal("STOP");
         try {
             long asked = System.nanoTime();
-            assertThat(ask("SET paused 1")).as("a request to a paused server").startsWith("-ERR proxy: ");
+            assertThat(RespProbe.ask(this.port, "SET paused 1")).as("a request to a paused server").startsWith("-ERR proxy: ");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("ms until the error, with a 1 s request timeout")
                     .isBetween(900L, 4_000L);
         }
@@ -115,8 +114,8 @@ class RespProxyFaultTests {
             signal("CONT");
         }
         assertThat(counter("sockstate.client.requests", "client:redis", "outcome:timeout")).isGreaterThan(timedOutBefore);
-        awaitAnswer("INCR resumed", ":1", 10);
-        assertThat(ask("INCR resumed")).as("the next reply is this request's").isEqualTo(":2");
+        RespProbe.awaitAnswer(this.port, "INCR resumed", ":1", 10);
+        assertThat(RespProbe.ask(this.port, "INCR resumed")).as("the next reply is this request's").isEqualTo(":2");
     }
 
     /**
@@ -188,14 +187,14 @@ class RespProxyFaultTests {
                 String.valueOf(redisPort));
         assertThat(full).startsWith("OK");
         try {
-            awaitAnswer("ECHO up", "$2", 10);
+            RespProbe.awaitAnswer(this.port, "ECHO up", "$2", 10);
             double connectsBefore = counter("sockstate.client.connects", "client:redis");
             // A request may land on the refused slot in the moment it looks open (connected, its error and close not read yet):
             // it fails, named; no request gets another's reply.
             long last = 0;
             int failed = 0;
             for (int i = 1; i <= 50; i++) {
-                String reply = ask("INCR counted");
+                String reply = RespProbe.ask(this.port, "INCR counted");
                 if (reply.startsWith("-ERR proxy: ")) {
                     failed++;
                     continue;
@@ -216,29 +215,6 @@ class RespProxyFaultTests {
             redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             startRedis();
         }
-    }
-
-    /** @return the first line of the proxy's reply to the request, within 10 s */
-    private String ask(String request) throws IOException {
-        try (Socket client = new Socket()) {
-            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5_000);
-            client.setSoTimeout(10_000);
-            client.getOutputStream().write((request + "\r\n").getBytes(StandardCharsets.UTF_8));
-            return new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        }
-    }
-
-    private void awaitAnswer(String request, String answer, int seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        String last = null;
-        while (System.nanoTime() < deadline) {
-            last = ask(request);
-            if (answer.equals(last)) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        assertThat(last).as("the proxy's answer to %s within %d s", request, seconds).isEqualTo(answer);
     }
 
     /** Waits until health shows the redis client's status, as a probe sees it over HTTP. */

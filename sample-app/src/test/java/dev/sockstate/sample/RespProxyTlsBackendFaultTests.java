@@ -3,13 +3,8 @@ package dev.sockstate.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.boot.test.LocalListenerPort;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -92,13 +87,13 @@ class RespProxyTlsBackendFaultTests {
 
     @Test
     void aServerThatStallsItsHandshakesFailsConnectsAtTheHandshakeTimeoutAndIsServedAgainWithinABackoffOnceItAnswers() throws Exception {
-        awaitAnswer("SET k v", "+OK", 10);
+        RespProbe.awaitAnswer(this.port, "SET k v", "+OK", 10);
         signal("STOP");
         try {
             // The pool's two connections each time out a request (1 s) and are closed; their connects then stall in the handshake.
             for (int i = 0; i < 2; i++) {
                 long asked = System.nanoTime();
-                assertThat(ask("GET k")).as("a request to a paused server").startsWith("-ERR proxy: ");
+                assertThat(RespProbe.ask(this.port, "GET k")).as("a request to a paused server").startsWith("-ERR proxy: ");
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("ms until the error").isLessThan(4_000L);
             }
             double stalledBefore = counter("sockstate.client.connects", "client:redis", "outcome:tls");
@@ -109,42 +104,19 @@ class RespProxyTlsBackendFaultTests {
             }
             assertThat(health()).as("health with no connection to the server").contains("\"redis\":{\"status\":\"DOWN\"");
             long asked = System.nanoTime();
-            assertThat(ask("GET k")).as("a request with no connection open").startsWith("-ERR proxy: ").doesNotContain("GET");
+            assertThat(RespProbe.ask(this.port, "GET k")).as("a request with no connection open").startsWith("-ERR proxy: ").doesNotContain("GET");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("ms until that error").isLessThan(1_000L);
         }
         finally {
             signal("CONT");
         }
         long resumed = System.nanoTime();
-        awaitAnswer("ECHO up", "$2", 10);
+        RespProbe.awaitAnswer(this.port, "ECHO up", "$2", 10);
         // The longest wait is 2 s here (20% jitter), and the connect that was stalled when the server resumed may take the handshake timeout.
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed)).as("ms until the proxy served again").isLessThan(2_400 + 500 + 1_000);
-        assertThat(ask("GET k")).as("each reply its own request's").isEqualTo("$1");
-        assertThat(ask("INCR counted")).isEqualTo(":1");
-        assertThat(ask("INCR counted")).isEqualTo(":2");
-    }
-
-    /** @return the first line of the proxy's reply to the request, within 10 s */
-    private String ask(String request) throws IOException {
-        try (Socket client = new Socket()) {
-            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5_000);
-            client.setSoTimeout(10_000);
-            client.getOutputStream().write((request + "\r\n").getBytes(StandardCharsets.UTF_8));
-            return new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        }
-    }
-
-    private void awaitAnswer(String request, String answer, int seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        String last = null;
-        while (System.nanoTime() < deadline) {
-            last = ask(request);
-            if (answer.equals(last)) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        assertThat(last).as("the proxy's answer to %s within %d s", request, seconds).isEqualTo(answer);
+        assertThat(RespProbe.ask(this.port, "GET k")).as("each reply its own request's").isEqualTo("$1");
+        assertThat(RespProbe.ask(this.port, "INCR counted")).isEqualTo(":1");
+        assertThat(RespProbe.ask(this.port, "INCR counted")).isEqualTo(":2");
     }
 
     private String health() throws Exception {
