@@ -34,7 +34,7 @@ for target in "${targets[@]}"; do
   inputs="$module/src/test/resources/$package_path/${class}Inputs/$method"
   log=$(mktemp)
   before=$(find "$inputs" -type f 2>/dev/null | wc -l || true)
-  if JAZZER_FUZZ=1 JAZZER_MAX_DURATION="${minutes}m" ${MVN:-mvn} -B -q -o -pl "$module" test -Dtest="$class" \
+  if JAZZER_FUZZ=1 JAZZER_MAX_DURATION="${minutes}m" ${MVN:-mvn} -B -q -o -pl "$module" test-compile surefire:test@fuzz-regression -Dtest="$class" \
       -Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1; then
     outcome="nothing found"
   elif grep -q FuzzTestFindingException "$log"; then
