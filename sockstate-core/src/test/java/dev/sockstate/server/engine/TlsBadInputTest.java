@@ -65,6 +65,8 @@ class TlsBadInputTest {
             assertThat(TlsFixture.echo(client, "good client")).isEqualTo("good client");
         }
         ServerFixture.await(() -> this.server.listener("tls").activeConnections() == 0, "the good client's connection closed");
+        // The listener counts a connection gone when its socket closes; its handler hears onClose after.
+        ServerFixture.await(() -> this.handler.closed.get() == this.handler.opened.get(), "the good client's handler told of the close");
         // A closed socket's descriptor may outlive its connection a moment (on nio the selector
         // releases it at its next select): the baseline is taken once the good client's are gone.
         ServerFixture.await(() -> OpenDescriptors.count() <= before, "the good client's descriptors released");
