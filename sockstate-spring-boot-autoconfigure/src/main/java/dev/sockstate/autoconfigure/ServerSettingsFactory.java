@@ -232,11 +232,46 @@ final class ServerSettingsFactory {
         require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
         require(ssl.getHandshakeTimeout() != null && ssl.getHandshakeTimeout().compareTo(Duration.ZERO) > 0,
                 path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
-        SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
-        require(ssl.getClientAuth() == Tls.ClientAuth.NONE || bundle.getStores().getTrustStore() != null, path + "client-auth",
-                ssl.getClientAuth(), "Client certificates are checked against the bundle's trust store, and SSL bundle '"
-                        + ssl.getBundle() + "' has none (the JDK's public CAs would be trusted): configure its truststore.");
-        Supplier<SSLContext> context = this.ssl.context(PREFIX + path + "bundle", ssl.getBundle());
+        SslBundle own = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
+        requireTrust(own, ssl.getBundle(), ssl.getClientAuth(), path + "client-auth", ssl.getClientAuth());
+        Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
+                .withHandshakeTimeout(ssl.getHandshakeTimeout());
+        for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
+            SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
+            String property = path + "server-name-bundles[" + i + "]";
+            require(named.getServerName() != null && !named.getServerName().isBlank(), property + ".server-name", null,
+                    "It must be set.");
+            require(named.getBundle() != null, property + ".bundle", null, "It must be set.");
+            SslBundle bundle = this.ssl.bundle(PREFIX + property + ".bundle", named.getBundle());
+            requireTrust(bundle, named.getBundle(), ssl.getClientAuth(), property + ".bundle", named.getBundle());
+            tls = tls.withServerNameTls(named.getServerName(), bundleTls(property + ".bundle", named.getBundle(), bundle));
+        }
+        return tls;
+    }
+
+    /**
+     * Refuses client authentication served by a bundle without a trust store, whose context would
+     * trust the JDK's public CAs.
+     * @param bundle the bundle that serves some connections
+     * @param name its name
+     * @param clientAuth the listener's client authentication
+     * @param property the property reported, below {@code sockstate.listeners.}
+     * @param value its value
+     */
+    private static void requireTrust(SslBundle bundle, String name, Tls.ClientAuth clientAuth, String property, Object value) {
+        require(clientAuth == Tls.ClientAuth.NONE || bundle.getStores().getTrustStore() != null, property, value,
+                "Client certificates are checked against the trust store of the bundle that serves the connection, and SSL bundle '"
+                        + name + "' has none (the JDK's public CAs would be trusted): configure its truststore.");
+    }
+
+    /**
+     * @param property the property that names the bundle, below {@code sockstate.listeners.}
+     * @param name the bundle's name
+     * @param bundle the bundle
+     * @return server TLS of the bundle's context, protocols and ciphers (its {@code options})
+     */
+    private Tls bundleTls(String property, String name, SslBundle bundle) {
+        Supplier<SSLContext> context = this.ssl.context(PREFIX + property, name);
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();
         try {
@@ -249,24 +284,10 @@ final class ServerSettingsFactory {
             }
         }
         catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "bundle", ssl.getBundle(), "The options of SSL bundle '"
-                    + ssl.getBundle() + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, name, "The options of SSL bundle '"
+                    + name + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
         }
-        Tls tls = Tls.server(context).withClientAuth(ssl.getClientAuth()).withHandshakeTimeout(ssl.getHandshakeTimeout())
-                .withProtocols(protocols).withCipherSuites(ciphers);
-        if (!ssl.getServerNameBundles().isEmpty()) {
-            Map<String, Supplier<SSLContext>> byName = new LinkedHashMap<>();
-            for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
-                SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
-                String property = path + "server-name-bundles[" + i + "]";
-                require(named.getServerName() != null && !named.getServerName().isBlank(), property + ".server-name", null,
-                        "It must be set.");
-                require(named.getBundle() != null, property + ".bundle", null, "It must be set.");
-                byName.put(named.getServerName(), this.ssl.context(PREFIX + property + ".bundle", named.getBundle()));
-            }
-            tls = tls.withServerNames(byName);
-        }
-        return tls;
+        return Tls.server(context).withProtocols(protocols).withCipherSuites(ciphers);
     }
 
     /**

@@ -17,7 +17,7 @@ public class SslProperties {
     /** How long a connection may take to finish its handshake before it is closed. */
     private Duration handshakeTimeout = Duration.ofSeconds(10);
 
-    /** Bundles chosen by the server name a client asks for (SNI); other names get the listener's bundle. */
+    /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
     public String getBundle() {

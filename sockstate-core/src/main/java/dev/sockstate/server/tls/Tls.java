@@ -38,7 +38,7 @@ public final class Tls {
 
     private final Duration handshakeTimeout;
 
-    private final Map<String, Supplier<SSLContext>> serverNames;
+    private final Map<String, Tls> serverNames;
 
     private final Executor taskExecutor;
 
@@ -46,7 +46,7 @@ public final class Tls {
     private final ClientSide client;
 
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
-            Duration handshakeTimeout, Map<String, Supplier<SSLContext>> serverNames, Executor taskExecutor, ClientSide client) {
+            Duration handshakeTimeout, Map<String, Tls> serverNames, Executor taskExecutor, ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -96,7 +96,9 @@ public final class Tls {
     }
 
     /**
-     * @param cipherSuites the cipher suites enabled; {@code null} or none for the context's defaults
+     * @param cipherSuites the cipher suites enabled; {@code null} or none for the context's defaults,
+     * of which a server enables the AEAD suites only (TLS 1.3's, and TLS 1.2's GCM, CCM and
+     * ChaCha20-Poly1305: none with CBC's padding oracles) while a client offers them all
      * @return a copy with those cipher suites
      */
     public Tls withCipherSuites(String... cipherSuites) {
@@ -121,21 +123,42 @@ public final class Tls {
     /**
      * Chooses the context by the server name a client asks for (SNI): a client naming one of these
      * hosts (compared without regard to case) is served by its context, each asked once per such
-     * connection; a client naming another host, or none, by the default context.
+     * connection, with this TLS's protocols and cipher suites; a client naming another host, or none,
+     * by the default context. Replaces the server names set before.
      * @param byServerName contexts by host name; {@code null} or empty for the default context only
      * @return a copy choosing contexts by server name
      */
     public Tls withServerNames(Map<String, Supplier<SSLContext>> byServerName) {
-        Map<String, Supplier<SSLContext>> names = new LinkedHashMap<>();
+        Map<String, Tls> names = new LinkedHashMap<>();
         if (byServerName != null) {
             byServerName.forEach((name, supplier) -> {
                 if (name == null || name.isBlank() || supplier == null) {
                     throw new IllegalArgumentException("A server name needs a name and a context supplier, not " + name + " -> "
                             + supplier);
                 }
-                names.put(name.toLowerCase(Locale.ROOT), supplier);
+                names.put(name.toLowerCase(Locale.ROOT), server(supplier));
             });
         }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
+                Map.copyOf(names), this.taskExecutor, this.client);
+    }
+
+    /**
+     * Serves a client that asks for this server name (SNI; compared without regard to case) with the
+     * given TLS's context, protocols and cipher suites; what it does not name (protocols, cipher
+     * suites) is this TLS's. Its context's trust store is the one that checks such a client's
+     * certificate; client authentication, the handshake limit and the task executor are this TLS's.
+     * @param serverName the host name a client asks for
+     * @param named the server TLS that serves it (its own server names, client authentication,
+     * handshake limit and task executor are not used)
+     * @return a copy that serves that name so, beside the names set before
+     */
+    public Tls withServerNameTls(String serverName, Tls named) {
+        if (serverName == null || serverName.isBlank() || named == null || named.isClient()) {
+            throw new IllegalArgumentException("A server name needs a name and a server's TLS, not " + serverName + " -> " + named);
+        }
+        Map<String, Tls> names = new LinkedHashMap<>(this.serverNames);
+        names.put(serverName.toLowerCase(Locale.ROOT), named);
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
                 Map.copyOf(names), this.taskExecutor, this.client);
     }
@@ -234,7 +257,7 @@ public final class Tls {
         return (this.protocols != null) ? this.protocols.clone() : null;
     }
 
-    /** @return the cipher suites enabled (a copy), {@code null} for the context's defaults */
+    /** @return the cipher suites enabled (a copy), {@code null} for the context's defaults (a server's AEAD ones) */
     public String[] cipherSuites() {
         return (this.cipherSuites != null) ? this.cipherSuites.clone() : null;
     }
@@ -244,8 +267,8 @@ public final class Tls {
         return this.handshakeTimeout;
     }
 
-    /** @return the contexts chosen by server name, keys in lower case; empty when the default serves every name */
-    public Map<String, Supplier<SSLContext>> serverNames() {
+    /** @return the TLS chosen by server name, keys in lower case; empty when the default serves every name */
+    public Map<String, Tls> serverNames() {
         return this.serverNames;
     }
 
@@ -256,12 +279,11 @@ public final class Tls {
 
     /**
      * @param serverName the name a client asked for, or {@code null}
-     * @return the supplier of the context that serves it: its own, or the default
+     * @return the TLS whose context serves it: the one set for that name, or this
      */
-    public Supplier<SSLContext> contextFor(String serverName) {
-        Supplier<SSLContext> named = (serverName != null && !this.serverNames.isEmpty())
-                ? this.serverNames.get(serverName.toLowerCase(Locale.ROOT)) : null;
-        return (named != null) ? named : this.context;
+    public Tls forServerName(String serverName) {
+        Tls named = (serverName != null && !this.serverNames.isEmpty()) ? this.serverNames.get(serverName.toLowerCase(Locale.ROOT)) : null;
+        return (named != null) ? named : this;
     }
 
     private static String[] names(String[] names, String what) {

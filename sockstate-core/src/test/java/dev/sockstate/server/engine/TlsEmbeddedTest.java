@@ -177,7 +177,7 @@ class TlsEmbeddedTest {
         assertThat(tls.withProtocols("TLSv1.3").protocols()).containsExactly("TLSv1.3");
         assertThat(tls.withCipherSuites((String[]) null).cipherSuites()).isNull();
         assertThat(tls.withClientAuth(Tls.ClientAuth.NEED).clientAuth()).isEqualTo(Tls.ClientAuth.NEED);
-        assertThat(tls.withServerNames(Map.of("A.example", () -> context)).contextFor("a.EXAMPLE").get()).isSameAs(context);
+        assertThat(tls.withServerNames(Map.of("A.example", () -> context)).forServerName("a.EXAMPLE").context().get()).isSameAs(context);
         assertThat(tls.taskExecutor()).isNotNull();
         assertThat(ListenerSettings.tcp("plain").handler(new EchoHandler()).build().connection().tls()).isNull();
     }

@@ -73,6 +73,32 @@ class TlsOpensslTest {
         assertThat(this.fixture.handshakes).containsExactly("ok", "renegotiation", "ok", "renegotiation", "ok", "renegotiation");
     }
 
+    @Test
+    void aListenerThatNamesNoCipherSuitesRefusesAClientOfferingOnlyCbcSuitesAndServesAeadOnes() throws Exception {
+        String openssl = openssl();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
+        int port = server.listener("tls").portNumber();
+        String cbc = "ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA"
+                + ":ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:AES128-SHA256:AES256-SHA256:AES128-SHA:AES256-SHA";
+        Process refused = new ProcessBuilder(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-cipher", cbc,
+                "-CAfile", this.fixture.certificates.caPem().toString()).redirectErrorStream(true).start();
+        refused.getOutputStream().close();
+        assertThat(refused.waitFor(10, TimeUnit.SECONDS)).as("s_client ended").isTrue();
+        String refusal = new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(refused.exitValue()).as("s_client's exit code; output:%n%s", refusal).isNotZero();
+        assertThat(refusal).contains("handshake failure");
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 1, "the refusal reported");
+        for (String aead : List.of("ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305")) {
+            Process served = new ProcessBuilder(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-cipher", aead,
+                    "-CAfile", this.fixture.certificates.caPem().toString(), "-verify_return_error").redirectErrorStream(true).start();
+            served.getOutputStream().close();
+            assertThat(served.waitFor(10, TimeUnit.SECONDS)).as("s_client ended").isTrue();
+            String output = new String(served.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(served.exitValue()).as("s_client's exit code; output:%n%s", output).isZero();
+            assertThat(output).containsPattern("Cipher\\s+(is|:)\\s+" + aead);
+        }
+    }
+
     private String roundTrip(String protocol) throws Exception {
         String openssl = openssl();
         TlsFixture.Recording handler = new TlsFixture.Recording();

@@ -219,6 +219,34 @@ class TlsServingTest {
         assertThat(served(server, null)).as("no name").isEqualTo(new X500Principal("CN=localhost"));
     }
 
+    @Test
+    void aServerNamesOwnTlsServesItsProtocolsAndOtherNamesKeepTheListeners() throws Exception {
+        SSLContext alpha = this.fixture.certificates.context("alpha");
+        Tls tls = this.fixture.serverTls().withProtocols("TLSv1.3")
+                .withServerNameTls("alpha.test", Tls.server(alpha).withProtocols("TLSv1.2"))
+                .withServerNameTls("beta.test", Tls.server(alpha));
+        SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
+        assertThat(session(server, "alpha.test", "TLSv1.2").getProtocol()).isEqualTo("TLSv1.2");
+        assertThatExceptionOfType(IOException.class).as("TLS 1.3 for a name served by TLS 1.2 only")
+                .isThrownBy(() -> session(server, "alpha.test", "TLSv1.3"));
+        assertThat(session(server, "beta.test", "TLSv1.3").getPeerPrincipal()).as("a name with no protocols of its own")
+                .isEqualTo(new X500Principal("CN=alpha.test"));
+        assertThatExceptionOfType(IOException.class).as("the listener's protocols for a name that names none")
+                .isThrownBy(() -> session(server, "beta.test", "TLSv1.2"));
+        assertThatExceptionOfType(IOException.class).as("the listener's protocols for other names")
+                .isThrownBy(() -> session(server, "other.test", "TLSv1.2"));
+        assertThat(session(server, "other.test", "TLSv1.3").getPeerPrincipal()).isEqualTo(new X500Principal("CN=localhost"));
+    }
+
+    private SSLSession session(SocketServer server, String name, String protocol) throws Exception {
+        SSLSocket client = this.fixture.client(server, null, protocol);
+        SSLParameters parameters = client.getSSLParameters();
+        parameters.setServerNames(List.of(new SNIHostName(name)));
+        client.setSSLParameters(parameters);
+        assertThat(TlsFixture.echo(client, "sni")).isEqualTo("sni");
+        return client.getSession();
+    }
+
     private X500Principal served(SocketServer server, String name) throws Exception {
         SSLSocket client = this.fixture.client(server, null, "TLSv1.3");
         if (name != null) {

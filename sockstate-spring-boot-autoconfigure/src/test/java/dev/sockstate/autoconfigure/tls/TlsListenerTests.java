@@ -26,8 +26,12 @@ import java.nio.file.StandardCopyOption;
 import java.security.Principal;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -181,6 +185,73 @@ class TlsListenerTests {
                     assertThat(failure.getName()).isEqualTo("sockstate.listeners.secure.ssl.client-auth");
                     assertThat(failure.getReason()).contains("has none (the JDK's public CAs would be trusted)");
                 });
+    }
+
+    @Test
+    void clientAuthServedByANamedBundleWithoutATrustStoreFailsStartUpNamingIt() {
+        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need",
+                "spring.ssl.bundle.pem.sni.keystore.certificate=classpath:tls/server2.crt",
+                "spring.ssl.bundle.pem.sni.keystore.private-key=classpath:tls/server2.key",
+                "sockstate.listeners.secure.ssl.server-name-bundles[0].server-name=other.test",
+                "sockstate.listeners.secure.ssl.server-name-bundles[0].bundle=sni").run((context) -> {
+                    InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
+                            InvalidConfigurationPropertyValueException.class);
+                    assertThat(failure.getName()).isEqualTo("sockstate.listeners.secure.ssl.server-name-bundles[0].bundle");
+                    assertThat(failure.getReason()).contains("SSL bundle 'sni' has none (the JDK's public CAs would be trusted)");
+                });
+    }
+
+    @Test
+    void aBundleChosenByServerNameChecksClientsAgainstItsOwnTrustStoreAndServesItsOwnOptions() {
+        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need",
+                "spring.ssl.bundle.pem.server.options.enabled-protocols=TLSv1.3",
+                "spring.ssl.bundle.pem.sni.keystore.certificate=classpath:tls/server2.crt",
+                "spring.ssl.bundle.pem.sni.keystore.private-key=classpath:tls/server2.key",
+                "spring.ssl.bundle.pem.sni.truststore.certificate=classpath:tls/other-ca.crt",
+                "spring.ssl.bundle.pem.sni.options.enabled-protocols=TLSv1.2",
+                "sockstate.listeners.secure.ssl.server-name-bundles[0].server-name=Other.Test",
+                "sockstate.listeners.secure.ssl.server-name-bundles[0].bundle=sni").run((context) -> {
+                    int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
+                    try (SSLSocket named = connect("stranger", "other.test", port)) {
+                        assertThat(echo(named)).as("a client the named bundle's CA certified").isTrue();
+                        assertThat(named.getSession().getProtocol()).as("the named bundle's protocols").isEqualTo("TLSv1.2");
+                        assertThat(serial(named)).isEqualTo(serial("server2"));
+                    }
+                    try (SSLSocket named = connect("client", "other.test", port)) {
+                        assertThat(echo(named)).as("a client of the listener's CA asking for the named server").isFalse();
+                    }
+                    try (SSLSocket other = connect("stranger", "localhost", port)) {
+                        assertThat(echo(other)).as("the named bundle's client asking for another name").isFalse();
+                    }
+                    try (SSLSocket other = connect("client", "localhost", port)) {
+                        assertThat(echo(other)).isTrue();
+                        assertThat(other.getSession().getProtocol()).isEqualTo("TLSv1.3");
+                        assertThat(serial(other)).isEqualTo(serial("server"));
+                    }
+                    assertThat(context.getBean(Secure.class).principal.get()).isEqualTo("CN=trusted-client,O=sockstate tests");
+                });
+    }
+
+    /** @return a TLS client with the named key asking for the server name */
+    private static SSLSocket connect(String key, String serverName, int port) throws Exception {
+        SSLSocket socket = TlsClients.connect(TlsClients.client(key), port);
+        SSLParameters parameters = socket.getSSLParameters();
+        parameters.setServerNames(List.of(new SNIHostName(serverName)));
+        parameters.setProtocols(new String[] { "TLSv1.3", "TLSv1.2" });
+        socket.setSSLParameters(parameters);
+        return socket;
+    }
+
+    /** @return whether the listener echoed, {@code false} when the handshake or the first read failed */
+    private static boolean echo(SSLSocket socket) {
+        try {
+            socket.getOutputStream().write("hello".getBytes());
+            socket.getOutputStream().flush();
+            return Arrays.equals(socket.getInputStream().readNBytes(5), "hello".getBytes());
+        }
+        catch (IOException ex) {
+            return false;
+        }
     }
 
     @Test

@@ -2,11 +2,10 @@ package dev.sockstate.server.engine.tls;
 
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
+import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Supplier;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
@@ -84,7 +83,7 @@ public final class TlsStage extends TlsPump implements Stage {
     public void open(StageContext context) throws Exception {
         this.context = context;
         if (!this.tls.byServerName) {
-            makeEngine(this.tls.settings.context());
+            makeEngine(this.tls.settings);
         }
         // The limit counts from the connection's start (when the stage was made), not from this open,
         // which a PROXY protocol header before it may have delayed.
@@ -95,9 +94,9 @@ public final class TlsStage extends TlsPump implements Stage {
         }
     }
 
-    private void makeEngine(Supplier<SSLContext> supplier) throws Exception {
+    private void makeEngine(Tls served) throws Exception {
         try {
-            this.engine = this.tls.engine(supplier, this.connectedHost, this.connectedPort);
+            this.engine = this.tls.engine(served, this.connectedHost, this.connectedPort);
         }
         catch (Exception | LinkageError ex) {
             this.failed = true;
@@ -172,7 +171,7 @@ public final class TlsStage extends TlsPump implements Stage {
             hold(in);
             return false;
         }
-        makeEngine(this.tls.settings.contextFor((hello != null) ? TlsRecords.serverName(hello) : null));
+        makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
         return !this.failed;
     }
 

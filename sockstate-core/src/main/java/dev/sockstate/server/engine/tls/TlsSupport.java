@@ -12,7 +12,6 @@ import java.security.cert.CertificateException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -50,6 +49,9 @@ public final class TlsSupport {
      */
     final int mostHeld;
 
+    /** A server's default cipher suites: its context's, less those that are not AEAD. */
+    private final AeadSuites aead = new AeadSuites();
+
     private final LendingPool<ByteBuffer> packets = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
 
     private final LendingPool<ByteBuffer> plaintexts = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
@@ -68,22 +70,27 @@ public final class TlsSupport {
     }
 
     /**
-     * Checks that the JDK's engine takes the protocols and cipher suites the settings name, so that a
-     * name it does not offer fails the server's start rather than every handshake. The context is
-     * asked only when the settings name either.
+     * Checks that the JDK's engine takes the protocols and cipher suites the settings name, for the
+     * default context and each chosen by server name, so that a name it does not offer fails the
+     * server's start rather than every handshake. A context is asked only when its settings name either.
      * @param listener the listener's name
      * @param tls its TLS settings
      * @throws InvalidSettingException naming the listener, its TLS setting and what the engine refused
      */
     public static void check(String listener, Tls tls) {
-        String[] protocols = tls.protocols();
-        String[] cipherSuites = tls.cipherSuites();
+        check(listener, tls, tls);
+        tls.serverNames().values().forEach((named) -> check(listener, tls, named));
+    }
+
+    private static void check(String listener, Tls tls, Tls served) {
+        String[] protocols = protocols(tls, served);
+        String[] cipherSuites = cipherSuites(tls, served);
         if (protocols == null && cipherSuites == null) {
             return;
         }
         SSLEngine engine;
         try {
-            SSLContext context = tls.context().get();
+            SSLContext context = served.context().get();
             if (context == null) {
                 return;
             }
@@ -107,25 +114,37 @@ public final class TlsSupport {
         }
     }
 
-    /**
-     * @param context the supplier of the context that serves the connection, asked now
-     * @return a server-mode engine as the settings say, its handshake begun
-     * @throws Exception when the context or the settings do not make one
-     */
-    public SSLEngine engine(Supplier<SSLContext> context) throws Exception {
-        return engine(context, null, -1);
+    /** @return the protocols a connection served by {@code served} enables: its own, else the listener's */
+    private static String[] protocols(Tls tls, Tls served) {
+        return (served.protocols() != null) ? served.protocols() : tls.protocols();
+    }
+
+    /** @return the cipher suites a connection served by {@code served} enables: its own, else the listener's */
+    private static String[] cipherSuites(Tls tls, Tls served) {
+        return (served.cipherSuites() != null) ? served.cipherSuites() : tls.cipherSuites();
     }
 
     /**
-     * @param context the supplier of the context that serves the connection, asked now
+     * @param served the settings whose context serves the connection ({@link Tls#forServerName}),
+     * the context asked now
+     * @return a server-mode engine as the settings say, its handshake begun
+     * @throws Exception when the context or the settings do not make one
+     */
+    public SSLEngine engine(Tls served) throws Exception {
+        return engine(served, null, -1);
+    }
+
+    /**
+     * @param served the settings whose context serves the connection: these, or on a server those
+     * chosen by the client's server name, whose protocols and cipher suites apply where they name any
      * @param host a client's connection's host, the server name it asks for and checks unless the
      * settings name one; {@code null} on a server
      * @param port a client's connection's port
      * @return an engine as the settings say, in client or server mode, its handshake begun
      * @throws Exception when the context or the settings do not make one
      */
-    public SSLEngine engine(Supplier<SSLContext> context, String host, int port) throws Exception {
-        SSLContext made = context.get();
+    public SSLEngine engine(Tls served, String host, int port) throws Exception {
+        SSLContext made = served.context().get();
         if (made == null) {
             throw new IllegalStateException("The TLS context supplier gave no SSLContext");
         }
@@ -144,13 +163,16 @@ public final class TlsSupport {
             }
             engine.setSSLParameters(parameters);
         }
-        String[] protocols = this.settings.protocols();
+        String[] protocols = protocols(this.settings, served);
         if (protocols != null) {
             engine.setEnabledProtocols(protocols);
         }
-        String[] cipherSuites = this.settings.cipherSuites();
+        String[] cipherSuites = cipherSuites(this.settings, served);
+        if (cipherSuites == null && !client) {
+            cipherSuites = this.aead.of(made, engine);
+        }
         if (cipherSuites != null) {
-            // (Only when named: an engine given a list keeps a copy of its own, about 100 B a connection.)
+            // (An engine given a list keeps a copy of its own, about 100 B a connection.)
             engine.setEnabledCipherSuites(cipherSuites);
         }
         switch (client ? Tls.ClientAuth.NONE : this.settings.clientAuth()) {

@@ -18,7 +18,7 @@ class TlsSupportTest {
     void whileEveryBufferIsLentACallGetsOneAsLargeAsARecordNotAsTheLentOnes() throws Exception {
         TlsSupport support = new TlsSupport(Tls.server(TlsCertificates.get().context("server")), new ListenerObserver() {
         }, 64 * 1024);
-        SSLEngine engine = support.engine(support.settings.context());
+        SSLEngine engine = support.engine(support.settings);
         List<ByteBuffer> lent = new ArrayList<>();
         for (int i = 0; i < TlsSupport.MOST_LENT; i++) {
             lent.add(support.packetBuffer(engine));
