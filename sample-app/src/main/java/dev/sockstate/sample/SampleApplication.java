@@ -1,6 +1,7 @@
 package dev.sockstate.sample;
 
 import dev.sockstate.sample.resp.KeyValueStore;
+import dev.sockstate.sample.resp.KeyValueStoreProperties;
 import dev.sockstate.sample.resp.RespCodec;
 import dev.sockstate.sample.resp.RespProxyProperties;
 import dev.sockstate.sample.resp.RespReplyCodec;
@@ -16,12 +17,12 @@ import org.springframework.context.annotation.Bean;
  * bean; Actuator on the management port.
  */
 @SpringBootApplication
-@EnableConfigurationProperties(RespProxyProperties.class)
+@EnableConfigurationProperties({ RespProxyProperties.class, KeyValueStoreProperties.class })
 public class SampleApplication {
 
     @Bean
-    KeyValueStore keyValueStore() {
-        return new KeyValueStore(1_000_000);
+    KeyValueStore keyValueStore(KeyValueStoreProperties properties) {
+        return new KeyValueStore(properties.getMaxKeys(), properties.getMaxSize().toBytes());
     }
 
     /** @return the framing of the {@code resp} listener ({@code framing.codec: respCodec}) */

@@ -1,54 +1,101 @@
 package dev.sockstate.sample.resp;
 
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** The keys and values of the RESP listener, shared by all its connections; bounded in keys. */
+/**
+ * The keys and values of the RESP listeners, shared by all their connections; bounded in keys and in
+ * bytes (of keys and values both), so that clients cannot take the heap. Keys are hashed with
+ * SipHash-2-4 under a key drawn at random for each store, as Redis hashes its dictionaries: a client
+ * cannot choose keys that share a bucket, as it can under {@code Arrays.hashCode} ("Aa" and "BB"
+ * collide, and so does every string of such pairs). Keys that collide anyway are ordered, so that a
+ * crowded bucket is searched as a tree.
+ */
 public final class KeyValueStore {
 
     private final ConcurrentMap<Key, byte[]> values = new ConcurrentHashMap<>();
 
     private final int maxKeys;
 
-    /** @param maxKeys the most keys the store holds */
-    public KeyValueStore(int maxKeys) {
+    private final long maxBytes;
+
+    private final AtomicLong bytes = new AtomicLong();
+
+    private final long k0;
+
+    private final long k1;
+
+    /**
+     * @param maxKeys the most keys the store holds
+     * @param maxBytes the most bytes of keys and values it holds
+     */
+    public KeyValueStore(int maxKeys, long maxBytes) {
+        if (maxKeys < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("A store holds at least one key and one byte, not " + maxKeys + " keys and "
+                    + maxBytes + " B");
+        }
         this.maxKeys = maxKeys;
+        this.maxBytes = maxBytes;
+        SecureRandom random = new SecureRandom();
+        this.k0 = random.nextLong();
+        this.k1 = random.nextLong();
     }
 
-    /** @return false when the store is full and the key new */
+    /**
+     * @param key the key
+     * @param value its value
+     * @return false when the store is full (in keys, for a new key, or in bytes), nothing stored
+     */
     public boolean set(byte[] key, byte[] value) {
-        Key wrapped = new Key(key);
-        if (this.values.size() >= this.maxKeys && !this.values.containsKey(wrapped)) {
-            return false;
-        }
-        this.values.put(wrapped, value);
-        return true;
+        boolean[] stored = {false};
+        this.values.compute(keyOf(key), (k, current) -> {
+            if (reserve(key, current, value)) {
+                stored[0] = true;
+                return value;
+            }
+            return current;
+        });
+        return stored[0];
     }
 
     public byte[] get(byte[] key) {
-        return this.values.get(new Key(key));
+        return this.values.get(keyOf(key));
     }
 
     public boolean delete(byte[] key) {
-        return this.values.remove(new Key(key)) != null;
+        boolean[] removed = {false};
+        this.values.computeIfPresent(keyOf(key), (k, current) -> {
+            this.bytes.addAndGet(-(key.length + current.length));
+            removed[0] = true;
+            return null;
+        });
+        return removed[0];
     }
 
     public boolean exists(byte[] key) {
-        return this.values.containsKey(new Key(key));
+        return this.values.containsKey(keyOf(key));
     }
 
     /**
      * @param key the key
      * @return the incremented value
      * @throws NumberFormatException when the value is not a 64-bit integer, or would overflow
+     * @throws StoreFullException when the key is new, or its value grows, and the store is full
      */
     public long increment(byte[] key) {
         long[] result = new long[1];
-        this.values.compute(new Key(key), (k, current) -> {
-            long value = (current == null) ? 0 : Long.parseLong(new String(current, java.nio.charset.StandardCharsets.US_ASCII));
+        this.values.compute(keyOf(key), (k, current) -> {
+            long value = (current == null) ? 0 : Long.parseLong(new String(current, StandardCharsets.US_ASCII));
             result[0] = Math.addExact(value, 1);
-            return Long.toString(result[0]).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] next = Long.toString(result[0]).getBytes(StandardCharsets.US_ASCII);
+            if (!reserve(key, current, next)) {
+                throw new StoreFullException();
+            }
+            return next;
         });
         return result[0];
     }
@@ -58,17 +105,46 @@ public final class KeyValueStore {
         return this.values.size();
     }
 
-    /** A key compared by content. */
-    private static final class Key {
+    /** @return the bytes of keys and values held */
+    public long bytes() {
+        return this.bytes.get();
+    }
 
-        private final byte[] bytes;
-
-        private final int hash;
-
-        Key(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = Arrays.hashCode(bytes);
+    /**
+     * Counts a key's new value in, under the key's lock in the map: refused when the store would hold
+     * more keys or bytes than its bounds (a replaced value's bytes are given back).
+     */
+    private boolean reserve(byte[] key, byte[] current, byte[] value) {
+        if (current == null && this.values.size() >= this.maxKeys) {
+            return false;
         }
+        long growth = (current == null) ? key.length + value.length : value.length - current.length;
+        while (true) {
+            long held = this.bytes.get();
+            if (growth > 0 && held + growth > this.maxBytes) {
+                return false;
+            }
+            if (this.bytes.compareAndSet(held, held + growth)) {
+                return true;
+            }
+        }
+    }
+
+    /** @return the key as the store holds it, hashed under the store's key */
+    Key keyOf(byte[] bytes) {
+        return new Key(bytes, SipHash.hash(this.k0, this.k1, bytes));
+    }
+
+    /** A write refused because the store is full. */
+    public static final class StoreFullException extends RuntimeException {
+
+        StoreFullException() {
+            super("the store is full", null, false, false);
+        }
+    }
+
+    /** A key compared by content, hashed under the store's key, ordered where hashes collide. */
+    record Key(byte[] bytes, int hash) implements Comparable<Key> {
 
         @Override
         public boolean equals(Object other) {
@@ -78,6 +154,16 @@ public final class KeyValueStore {
         @Override
         public int hashCode() {
             return this.hash;
+        }
+
+        @Override
+        public int compareTo(Key other) {
+            return Arrays.compareUnsigned(this.bytes, other.bytes);
+        }
+
+        @Override
+        public String toString() {
+            return new String(this.bytes, StandardCharsets.ISO_8859_1);
         }
     }
 }

@@ -14,6 +14,9 @@ import java.util.Locale;
  */
 public final class RespCommands {
 
+    /** The error a write gets when the store is full, in the words Redis uses past its maxmemory. */
+    static final String STORE_FULL = "OOM command not allowed when the store is full (sample.resp.store.max-keys or max-size)";
+
     private final KeyValueStore store;
 
     /** @param store the keys and values */
@@ -74,7 +77,7 @@ public final class RespCommands {
                     reply.simple("OK");
                 }
                 else {
-                    reply.error("OOM the store is full");
+                    reply.error(STORE_FULL);
                 }
             }
             case "get" -> {
@@ -106,6 +109,9 @@ public final class RespCommands {
                 }
                 catch (NumberFormatException | ArithmeticException ex) {
                     reply.error("ERR value is not an integer or out of range");
+                }
+                catch (KeyValueStore.StoreFullException ex) {
+                    reply.error(STORE_FULL);
                 }
             }
             case "client" -> client(arguments, reply, client);

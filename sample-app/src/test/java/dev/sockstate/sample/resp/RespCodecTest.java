@@ -18,7 +18,7 @@ class RespCodecTest {
 
     private final RespCodec codec = new RespCodec();
 
-    private final KeyValueStore store = new KeyValueStore(10);
+    private final KeyValueStore store = new KeyValueStore(10, 1 << 20);
 
     private final RespCommands commands = new RespCommands(this.store);
 
