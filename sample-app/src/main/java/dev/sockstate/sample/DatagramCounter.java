@@ -2,20 +2,38 @@ package dev.sockstate.sample;
 
 import dev.sockstate.spring.handler.OnDatagram;
 import dev.sockstate.spring.handler.SocketHandler;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.beans.factory.annotation.Value;
 
 /**
  * The reference's second scenario: an edge-triggered UDP receiver that drains its socket until it
- * would block, counts datagrams and answers each with its count.
+ * would block, counts datagrams and answers each with its count. A UDP sender's address is not
+ * proved (anyone may write another's), so that a counter answering every source would reflect
+ * traffic at whoever the source names: it answers senders on this host only, unless
+ * {@code sample.udp.answer-other-hosts} is set, and then never with more bytes than came.
  */
 @SocketHandler("udp")
 public class DatagramCounter {
 
     private final AtomicLong datagrams = new AtomicLong();
 
+    private final boolean answerOtherHosts;
+
+    /** @param answerOtherHosts whether senders on other hosts are answered too (with no more bytes than they sent) */
+    public DatagramCounter(@Value("${sample.udp.answer-other-hosts:false}") boolean answerOtherHosts) {
+        this.answerOtherHosts = answerOtherHosts;
+    }
+
+    /** @return the count, for the sender; {@code null} (counted, not answered) for a sender it may not answer */
     @OnDatagram
-    String count(byte[] datagram) {
-        return Long.toString(this.datagrams.incrementAndGet());
+    byte[] count(byte[] datagram, InetSocketAddress sender) {
+        byte[] count = Long.toString(this.datagrams.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
+        if (sender.getAddress() != null && sender.getAddress().isLoopbackAddress()) {
+            return count;
+        }
+        return (this.answerOtherHosts && count.length <= datagram.length) ? count : null;
     }
 
     /** @return datagrams received so far */
