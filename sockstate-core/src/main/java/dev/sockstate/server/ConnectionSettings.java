@@ -159,7 +159,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
             return self();
         }
 
-        /** @param idleTimeout idle time before a connection is closed, {@code null} or zero for none @return this */
+        /** @param idleTimeout idle time before a connection is closed, {@code null} or zero for none (a TCP listener has an hour unless set) @return this */
         public B idleTimeout(Duration idleTimeout) {
             this.idleTimeout = idleTimeout;
             return self();

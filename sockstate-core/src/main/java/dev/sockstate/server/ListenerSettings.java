@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -92,6 +93,13 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
     public static final String DEFAULT_GROUP = "default";
 
     /**
+     * How long a TCP listener's connection may go without traffic unless told otherwise: an hour, as
+     * Envoy's TCP proxy closes them, so that connections a peer forgot (or keeps to hold the listener)
+     * do not stay for ever; {@code idleTimeout(null)} for none.
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofHours(1);
+
+    /**
      * The trigger the listener's sockets are registered with on its worker group: the one set, or else
      * {@link Trigger#LEVEL_PERSISTENT} for a TCP listener without a handler executor on a group with a
      * port per worker (no re-arm after each message), and {@link Trigger#LEVEL_ONESHOT} otherwise (the
@@ -168,6 +176,9 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         private Builder(String name, Protocol protocol) {
             this.name = name;
             this.protocol = protocol;
+            if (protocol == Protocol.TCP) {
+                idleTimeout(DEFAULT_IDLE_TIMEOUT);
+            }
         }
 
         /** @param address the local address, {@code null} for every interface @return this */

@@ -96,11 +96,28 @@ final class ConnectionSettingsMapper {
             return null;
         }
         try {
-            return framing.withMaxFrameSize(bytes(properties.getMaxFrameSize()));
+            framing = framing.withMaxFrameSize(bytes(properties.getMaxFrameSize()));
         }
         catch (IllegalArgumentException ex) {
             throw new InvalidConfigurationPropertyValueException(PREFIX + path + "max-frame-size", properties.getMaxFrameSize(),
                     ex.getMessage());
+        }
+        try {
+            framing = framing.withFrameTimeout(properties.getFrameTimeout());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "frame-timeout", properties.getFrameTimeout(),
+                    ex.getMessage());
+        }
+        if (properties.getMaxUnfinishedBytes() == null) {
+            return framing;
+        }
+        try {
+            return framing.withMaxUnfinishedBytes(properties.getMaxUnfinishedBytes().toBytes());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "max-unfinished-bytes",
+                    properties.getMaxUnfinishedBytes(), ex.getMessage());
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.sockstate.autoconfigure;
 
+import dev.sockstate.server.framing.Framing;
+import java.time.Duration;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -37,6 +39,12 @@ public class FramingProperties {
     /** Longest frame, header and terminator included; a longer one closes its connection. */
     private DataSize maxFrameSize = DataSize.ofKilobytes(64);
 
+    /** How long a frame may take from its first byte to its last; a connection whose frame takes longer is closed; 0 for no limit. */
+    private Duration frameTimeout = Framing.DEFAULT_FRAME_TIMEOUT;
+
+    /** Most bytes the unfinished frames of all the connections hold together (64MB, or four of the longest frames if more); a connection whose frame would pass it is closed; 0 for no limit. */
+    private DataSize maxUnfinishedBytes;
+
     /** Bytes that end a frame (delimiter framing), as text in the listener's charset. */
     private String delimiter;
 
@@ -49,6 +57,22 @@ public class FramingProperties {
 
     /** Name of a bean implementing FrameDecoder, and FrameEncoder unless replies are written framed (custom framing). */
     private String codec;
+
+    public Duration getFrameTimeout() {
+        return this.frameTimeout;
+    }
+
+    public void setFrameTimeout(Duration frameTimeout) {
+        this.frameTimeout = frameTimeout;
+    }
+
+    public DataSize getMaxUnfinishedBytes() {
+        return this.maxUnfinishedBytes;
+    }
+
+    public void setMaxUnfinishedBytes(DataSize maxUnfinishedBytes) {
+        this.maxUnfinishedBytes = maxUnfinishedBytes;
+    }
 
     public FramingType getType() {
         return this.type;

@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -138,6 +139,33 @@ class FramingPropertiesTests {
                 .withPropertyValues("sockstate.listeners.udp.protocol=udp", "sockstate.listeners.udp.address=127.0.0.1", "sockstate.listeners.udp.port=0",
                         "sockstate.listeners.udp.framing.type=line")
                 .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class).getName()).hasToString("sockstate.listeners.udp.framing.type"));
+    }
+
+    @Test
+    void anUnfinishedFrameIsBoundedInTimeAndTheListenersUnfinishedFramesInBytes() {
+        this.runner.withPropertyValues("sockstate.listeners.echo.framing.type=line").run((context) -> {
+            Framing framing = framing(context);
+            assertThat(framing.frameTimeout()).as("the default").isEqualTo(Duration.ofMinutes(1));
+            assertThat(framing.maxUnfinishedBytes()).isEqualTo(64L * 1024 * 1024);
+            assertThat(context.getBean(SocketServer.class).listenerSettings().get(0).connection().idleTimeout()).isEqualTo(Duration.ofHours(1));
+        });
+        this.runner.withPropertyValues("sockstate.listeners.echo.framing.type=line", "sockstate.listeners.echo.framing.frame-timeout=300ms",
+                "sockstate.listeners.echo.framing.max-unfinished-bytes=1MB", "sockstate.listeners.echo.idle-timeout=0").run((context) -> {
+                    Framing framing = framing(context);
+                    assertThat(framing.frameTimeout()).isEqualTo(Duration.ofMillis(300));
+                    assertThat(framing.maxUnfinishedBytes()).isEqualTo(1024 * 1024);
+                    assertThat(context.getBean(SocketServer.class).listenerSettings().get(0).connection().idleTimeout()).as("never").isNull();
+                    try (Socket client = connect(context)) {
+                        client.getOutputStream().write("no end".getBytes(StandardCharsets.US_ASCII));
+                        long started = System.nanoTime();
+                        assertThat(client.getInputStream().read()).as("closed by the frame timeout").isEqualTo(-1);
+                        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+                    }
+                });
+        assertInvalid("sockstate.listeners.echo.framing.frame-timeout", "sockstate.listeners.echo.framing.type=line",
+                "sockstate.listeners.echo.framing.frame-timeout=-1s");
+        assertInvalid("sockstate.listeners.echo.framing.max-unfinished-bytes", "sockstate.listeners.echo.framing.type=line",
+                "sockstate.listeners.echo.framing.max-unfinished-bytes=1KB");
     }
 
     private void assertInvalid(String property, String... properties) {

@@ -494,6 +494,11 @@ final class Client implements SocketClient, Connector.Pool {
         }
 
         @Override
+        public long unfinishedFrameBytes() {
+            return Client.this.profile.route.unfinishedFrameBytes();
+        }
+
+        @Override
         public int pendingRequests() {
             return Client.this.pendingRequests();
         }

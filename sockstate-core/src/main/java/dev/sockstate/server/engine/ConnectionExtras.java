@@ -66,6 +66,12 @@ final class ConnectionExtras {
     /** The length the decoder announced the unfinished frame at hand reaches ({@code FrameDecoder.atLeast}); the owner's. */
     long framingLeast;
 
+    /**
+     * When the unfinished frame at hand began, in the framing's coarse clock, 0 for none; the owner's,
+     * read by the timer's sweep once it saw the connection unowned.
+     */
+    int framingSince;
+
     /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
     volatile long bundledBytes;
 

@@ -9,6 +9,8 @@ import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.framing.FramingException.Reason;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A listener's or client's framing, the last inbound element of its {@link Route} before the handler
@@ -17,7 +19,10 @@ import java.nio.ByteBuffer;
  * the bytes at hand reaches the handler as a view of them (their position and limit moved around
  * it, then put back), without a copy; only an unfinished frame is copied, into the connection's
  * {@link RouteHost#framingPartial()}, which grows up to the longest frame allowed and is dropped
- * once the frame is complete, so an idle connection keeps no buffer. On the workers, the replies
+ * once the frame is complete, so an idle connection keeps no buffer. What those buffers hold over
+ * all the route's connections is counted against the framing's budget of unfinished bytes (the
+ * connection whose buffer would pass it is refused), and a frame kept across reads is timed from
+ * then, for the server's sweep to close its connection once it is overdue. On the workers, the replies
  * written while one read's frames are handed out are gathered in a buffer lent for that time
  * ({@link RouteHost#framingReplies()}) and leave in one send after the last frame, as an event loop
  * flushes once a read is handled: a pipeline of requests costs one system call for its replies, not
@@ -51,6 +56,9 @@ final class Framer {
      */
     private static final byte AT_LEAST = 4;
 
+    /** The coarse clock's unit: 2^20 ns. */
+    private static final int CLOCK_SHIFT = 20;
+
     /** Room an unfinished frame of unknown length starts with. */
     private static final int FIRST_ROOM = 512;
 
@@ -72,6 +80,18 @@ final class Framer {
 
     private final int maxFrameSize;
 
+    /** The most bytes the unfinished frames of the route's connections hold together; 0 for no limit. */
+    private final long maxUnfinished;
+
+    /** How long a frame may take from its first byte to its last, in units of the coarse clock ({@link #coarseNow}); 0 for no limit. */
+    private final int frameTimeoutUnits;
+
+    /** The frame timeout as configured, for the log. */
+    private final Duration frameTimeout;
+
+    /** Bytes the unfinished frames (and held reads) of the route's connections hold now: their buffers' capacities. */
+    private final AtomicLong unfinished = new AtomicLong();
+
     /**
      * Direct, so that the socket takes the framed bytes without another copy; lent for one write or
      * one read's replies, so that a connection keeps none.
@@ -91,6 +111,84 @@ final class Framer {
         this.decoder = framing.decoder();
         this.encoder = framing.encoder();
         this.maxFrameSize = framing.maxFrameSize();
+        this.maxUnfinished = framing.maxUnfinishedBytes();
+        this.frameTimeout = framing.frameTimeout();
+        this.frameTimeoutUnits = (this.frameTimeout != null)
+                ? (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2, this.frameTimeout.toNanos() >>> CLOCK_SHIFT)) : 0;
+    }
+
+    /** @return the coarse clock of unfinished frames' starts: {@link System#nanoTime()} in units of 2^20 ns (about a millisecond), never 0 */
+    private static int coarseNow() {
+        return coarse(System.nanoTime());
+    }
+
+    private static int coarse(long nanos) {
+        int now = (int) (nanos >>> CLOCK_SHIFT);
+        return (now != 0) ? now : 1;
+    }
+
+    /**
+     * Keeps a buffer as the connection's unfinished frame (or held read), counted against the route's
+     * budget by its capacity, what it replaces given back; a frame's clock starts when the first
+     * buffer is kept for it.
+     * @throws FramingException when the buffer would take the route's unfinished frames past their
+     * budget: the connection then keeps nothing
+     */
+    private void hold(RouteHost connection, ByteBuffer next) throws FramingException {
+        ByteBuffer old = connection.framingPartial();
+        if (next == old) {
+            return;
+        }
+        int growth = next.capacity() - ((old != null) ? old.capacity() : 0);
+        long held = this.unfinished.addAndGet(growth);
+        if (growth > 0 && this.maxUnfinished > 0 && held > this.maxUnfinished) {
+            this.unfinished.addAndGet(-next.capacity());
+            connection.framingPartial(null);
+            connection.framingSince(0);
+            throw new FramingException(Reason.UNFINISHED_LIMIT, this.reports.label() + ": an unfinished frame of " + next.position()
+                    + " bytes would take the unfinished frames of its connections past their max-unfinished-bytes of "
+                    + this.maxUnfinished + " bytes");
+        }
+        connection.framingPartial(next);
+        if (old == null && this.frameTimeoutUnits > 0 && connection.framingSince() == 0) {
+            connection.framingSince(coarseNow());
+        }
+    }
+
+    /** The connection keeps no unfinished frame (nor held read) from now on: its buffer's bytes are given back to the budget. */
+    private void release(RouteHost connection) {
+        ByteBuffer old = connection.framingPartial();
+        if (old != null) {
+            connection.framingPartial(null);
+            this.unfinished.addAndGet(-old.capacity());
+        }
+        connection.framingSince(0);
+    }
+
+    /**
+     * @param connection a connection of the route; any thread, after it saw the connection unowned
+     * @param nanos the current {@link System#nanoTime()}
+     * @return how long, in milliseconds, the connection's unfinished frame has been coming when that
+     * is longer than the frame timeout; -1 when it has none, or it is in time, or the bytes held
+     * wait for the connection's own queue (the server's pace, not the peer's)
+     */
+    long overdueMillis(RouteHost connection, long nanos) {
+        int since = connection.framingSince();
+        if (this.frameTimeoutUnits == 0 || since == 0 || connection.framingKept() == HELD) {
+            return -1;
+        }
+        int elapsed = coarse(nanos) - since;
+        return (elapsed > this.frameTimeoutUnits) ? (((long) elapsed) << CLOCK_SHIFT) / 1_000_000 : -1;
+    }
+
+    /** @return the frame timeout, {@code null} for none */
+    Duration frameTimeout() {
+        return this.frameTimeout;
+    }
+
+    /** @return bytes the unfinished frames of the route's connections hold now */
+    long unfinishedBytes() {
+        return this.unfinished.get();
     }
 
     /**
@@ -118,7 +216,7 @@ final class Framer {
             long unfinished = frames(connection, data);
             if (data.hasRemaining() && delivering(connection)) {
                 int held = data.remaining();
-                connection.framingPartial(keep(data, unfinished));
+                hold(connection, keep(data, unfinished));
                 if (holdsBack(connection)) {
                     connection.framingKept(HELD);
                 }
@@ -129,7 +227,7 @@ final class Framer {
         }
         catch (FramingException ex) {
             data.position(data.limit());
-            connection.framingPartial(null);
+            release(connection);
             connection.framingKept(SEARCHED);
             forgetProgress(connection);
             this.reports.frameRejected(connection, "closing", ex);
@@ -169,7 +267,7 @@ final class Framer {
      */
     private boolean releaseHeld(RouteHost connection, ByteBuffer data) throws FramingException {
         ByteBuffer held = connection.framingPartial().flip();
-        connection.framingPartial(null);
+        release(connection);
         connection.framingKept(SEARCHED);
         long unfinished = frames(connection, held);
         if (!held.hasRemaining()) {
@@ -186,12 +284,12 @@ final class Framer {
                 held = ByteBuffer.allocate(held.position() + data.remaining()).put(held.flip());
             }
             held.put(data);
-            connection.framingPartial(held);
+            hold(connection, held);
             connection.framingKept(HELD);
             return false;
         }
         // What is left is one unfinished frame, searched through or with its length told, as if kept from a read.
-        connection.framingPartial(held);
+        hold(connection, held);
         kept(connection, unfinished, held.position());
         return true;
     }
@@ -298,7 +396,7 @@ final class Framer {
                     }
                     // The refused frame starts with the bytes held: what the last copy took past its end goes
                     // back to the bytes at hand, or the rest of it is skipped there and in the reads to come.
-                    connection.framingPartial(null);
+                    release(connection);
                     connection.framingKept(SEARCHED);
                     refused(connection, ex);
                     long refused = ex.skipLength();
@@ -323,14 +421,14 @@ final class Framer {
             if (length != FrameDecoder.MORE && length <= held) {
                 // Whole: what the last copy took past its end goes back to the bytes at hand.
                 data.position(data.position() - (held - (int) length));
-                connection.framingPartial(null);
+                release(connection);
                 connection.framingKept(SEARCHED);
                 forgetProgress(connection);
                 deliver(connection, partial, 0, (int) length);
                 return data.hasRemaining();
             }
             if (!data.hasRemaining()) {
-                connection.framingPartial(partial);
+                hold(connection, partial);
                 kept(connection, (length != FrameDecoder.MORE) ? length : (least > held) ? FrameDecoder.atLeast(least) : FrameDecoder.MORE,
                         held);
                 return false;
@@ -460,7 +558,7 @@ final class Framer {
 
     /** The connection is finished: its unfinished frame is dropped (no replies are gathered outside a read's frames). */
     void drop(RouteHost connection) {
-        connection.framingPartial(null);
+        release(connection);
         connection.framingKept(SEARCHED);
         forgetProgress(connection);
     }

@@ -63,6 +63,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         return TcpConnection.queuedBytesOf(this.profile);
     }
 
+    @Override
+    public long unfinishedFrameBytes() {
+        return this.profile.route.unfinishedFrameBytes();
+    }
+
     /** @return the listener's name */
     String name() {
         return this.profile.name();

@@ -7,6 +7,7 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -119,6 +120,16 @@ final class ListenerState {
     void frameRejected(Object what, String consequence, Exception failure) {
         this.observer.frameRejected();
         this.framesRejected.warn(failure.getMessage() + "; " + consequence + " " + what, null);
+    }
+
+    /**
+     * A connection's unfinished frame took longer than the frame timeout: counted with the frames
+     * rejected, logged at most once a second.
+     */
+    void frameTooSlow(Object connection, long millis, Duration timeout) {
+        this.observer.frameRejected();
+        this.framesRejected.warn(this.label + ": a frame begun " + millis + " ms ago is not finished within its frame-timeout of "
+                + timeout.toMillis() + " ms; closing " + connection, null);
     }
 
     /** @param message why a connection's PROXY protocol header was refused (its stage counted it): logged at most once a second */

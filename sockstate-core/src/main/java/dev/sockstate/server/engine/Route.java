@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -111,6 +112,26 @@ final class Route {
         if (this.framer != null) {
             this.framer.releaseHeld(connection);
         }
+    }
+
+    /**
+     * @param connection a connection of the route, not owned now
+     * @param nanos the current {@link System#nanoTime()}
+     * @return how long its unfinished frame has been coming, in milliseconds, when past the frame
+     * timeout; -1 otherwise (and without framing)
+     */
+    long frameOverdueMillis(RouteHost connection, long nanos) {
+        return (this.framer != null) ? this.framer.overdueMillis(connection, nanos) : -1;
+    }
+
+    /** @return the framing's frame timeout, {@code null} for none (or without framing) */
+    Duration frameTimeout() {
+        return (this.framer != null) ? this.framer.frameTimeout() : null;
+    }
+
+    /** @return bytes the unfinished frames of the route's connections hold now; 0 without framing */
+    long unfinishedFrameBytes() {
+        return (this.framer != null) ? this.framer.unfinishedBytes() : 0;
     }
 
     /** The connection is finished: what the framing kept for it is dropped. */

@@ -100,6 +100,12 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     /** @param partial see {@link #framingPartial()} */
     void framingPartial(ByteBuffer partial);
 
+    /** @return when the unfinished frame began, in the Framer's coarse clock; 0 when no frame is timed */
+    int framingSince();
+
+    /** @param since see {@link #framingSince()} */
+    void framingSince(int since);
+
     /** @return what {@link #framingPartial()} holds (the Framer's constants) */
     byte framingKept();
 

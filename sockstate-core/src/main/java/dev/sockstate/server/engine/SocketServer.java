@@ -29,12 +29,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 /**
  * TCP and UDP servers on socket state notifications: worker groups, each with notification ports
@@ -212,11 +213,14 @@ public final class SocketServer {
     }
 
     private void scheduleIdleSweep() {
-        // One sweep serves the idle timeouts, the listeners' and the clients', at a quarter of the shortest.
-        // (A stage's limits, a TLS handshake's or a PROXY protocol header's, are deadlines of its own.)
-        long shortest = LongStream.concat(this.listenerSettings.stream().mapToLong(SocketServer::idleTimeoutMillis),
-                this.clients.settings().stream().mapToLong(SocketServer::idleTimeoutMillis)).filter((millis) -> millis > 0)
-                .min().orElse(0);
+        // One sweep serves the idle timeouts and the frame timeouts, the listeners' and the clients', at
+        // a quarter of the shortest. (A stage's limits, a TLS handshake's or a PROXY protocol header's,
+        // are deadlines of its own.)
+        long shortest = Stream.concat(this.listenerSettings.stream().map(ListenerSettings::connection),
+                this.clients.settings().stream().map(ClientSettings::connection))
+                .flatMap((connection) -> Stream.of(connection.idleTimeout(),
+                        (connection.framing() != null) ? connection.framing().frameTimeout() : null))
+                .filter(Objects::nonNull).mapToLong((timeout) -> Math.max(1, timeout.toMillis())).min().orElse(0);
         if (shortest > 0) {
             long period = Math.max(10, shortest / 4);
             this.idleSweep = this.scheduler.every(() -> {
@@ -228,16 +232,6 @@ public final class SocketServer {
                 }
             }, period);
         }
-    }
-
-    /** @return a listener's idle timeout in milliseconds, 0 for none */
-    private static long idleTimeoutMillis(ListenerSettings listener) {
-        return (listener.connection().idleTimeout() != null) ? Math.max(1, listener.connection().idleTimeout().toMillis()) : 0;
-    }
-
-    /** @return a client's idle timeout in milliseconds, 0 for none */
-    private static long idleTimeoutMillis(ClientSettings client) {
-        return (client.connection().idleTimeout() != null) ? Math.max(1, client.connection().idleTimeout().toMillis()) : 0;
     }
 
     /**

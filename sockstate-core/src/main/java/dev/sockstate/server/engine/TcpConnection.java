@@ -278,8 +278,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /**
-     * Closes the connection when it went without traffic too long; a connection a thread handles now
-     * (a handler running) is not idle, and its time counts again from the end of that turn.
+     * Closes the connection when it went without traffic too long, or its unfinished frame has been
+     * coming longer than the frame timeout; a connection a thread handles now (a handler running) is
+     * not idle, and its time counts again from the end of that turn.
      * @param now the current {@link System#nanoTime()}
      */
     final void checkIdle(long now) {
@@ -294,6 +295,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 this.observer.idleClosed();
             }
             requestClose(idle > 2 * limit && isClosing());
+            return;
+        }
+        long overdue = this.profile.route.frameOverdueMillis(this, now);
+        if (overdue >= 0 && !isClosing()) {
+            // A peer that trickles a frame, or stopped halfway through one, holds its bytes no longer.
+            this.profile.state.frameTooSlow(this, overdue, this.profile.route.frameTimeout());
+            requestClose(false);
         }
     }
 
@@ -783,6 +791,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     public final void framingPartial(ByteBuffer partial) {
         this.framingPartial = partial;
+    }
+
+    @Override
+    public final int framingSince() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.framingSince : 0;
+    }
+
+    @Override
+    public final void framingSince(int since) {
+        // (Only a frame that spans reads is timed: it holds a buffer of its own, beside which these are little.)
+        if (since != 0 || this.extras != null) {
+            extras().framingSince = since;
+        }
     }
 
     @Override

@@ -1,24 +1,43 @@
 package dev.sockstate.server.framing;
 
 import java.nio.ByteOrder;
+import java.time.Duration;
 
 /**
  * How a TCP listener's connections are framed: the decoder that finds frames in what arrives, the
- * encoder that frames what the handler writes, and the longest frame allowed. A longer frame, seen
- * or announced, closes its connection with a {@link FramingException}, and no connection ever keeps
- * more than that many bytes of an unfinished frame.
+ * encoder that frames what the handler writes, the longest frame allowed, and the bounds of what
+ * unfinished frames may hold. A longer frame, seen or announced, closes its connection with a
+ * {@link FramingException}, and no connection ever keeps more than that many bytes of an
+ * unfinished frame. A frame begun and not finished within the frame timeout closes its connection
+ * (a peer that trickles a frame, or stops halfway, holds nothing for long); and the unfinished
+ * frames of all the listener's connections together hold at most {@code maxUnfinishedBytes}: the
+ * connection whose frame would pass it is closed, its handler told with a {@link FramingException}
+ * ({@link FramingException.Reason#UNFINISHED_LIMIT}), so that many connections each keeping a
+ * frame just short of the longest cannot take the heap.
  *
  * @param decoder finds frames in what arrives
  * @param encoder frames what the handler writes
  * @param maxFrameSize the longest frame in bytes, header and terminator included
+ * @param frameTimeout how long a frame may take from its first byte to its last; {@code null} for no limit
+ * @param maxUnfinishedBytes the most bytes the unfinished frames of the listener's (or client's)
+ * connections hold together, at least {@code maxFrameSize}; 0 for no limit
  */
-public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSize) {
+public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSize, Duration frameTimeout, long maxUnfinishedBytes) {
 
     /** The longest frame unless told otherwise: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_SIZE = 64 * 1024;
 
     /** The longest frame that can be allowed: 1 GiB. */
     public static final int MOST_MAX_FRAME_SIZE = 1 << 30;
+
+    /** How long a frame may take from its first byte to its last unless told otherwise: a minute. */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofMinutes(1);
+
+    /**
+     * The bytes unfinished frames hold together unless told otherwise: 64 MiB, or four of the longest
+     * frames where that is more ({@link #withMaxFrameSize} keeps a default budget so).
+     */
+    public static final long DEFAULT_MAX_UNFINISHED_BYTES = 64L * 1024 * 1024;
 
     /** Checks the parts. */
     public Framing {
@@ -31,6 +50,14 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
         if (decoder instanceof FixedLengthCodec fixed && fixed.length() > maxFrameSize) {
             throw new IllegalArgumentException("Fixed-length frames of " + fixed.length() + " bytes are longer than the longest"
                     + " frame allowed, " + maxFrameSize + " bytes");
+        }
+        if (frameTimeout != null && frameTimeout.isNegative()) {
+            throw new IllegalArgumentException("The frame timeout is zero (none) or positive, not " + frameTimeout);
+        }
+        frameTimeout = (frameTimeout == null || frameTimeout.isZero()) ? null : frameTimeout;
+        if (maxUnfinishedBytes != 0 && maxUnfinishedBytes < maxFrameSize) {
+            throw new IllegalArgumentException("The unfinished frames' budget is 0 (none) or at least the longest frame, "
+                    + maxFrameSize + " bytes, not " + maxUnfinishedBytes + " bytes");
         }
     }
 
@@ -69,7 +96,8 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
      */
     public static Framing fixed(int length) {
         FixedLengthCodec codec = new FixedLengthCodec(length);
-        return new Framing(codec, codec, Math.max(DEFAULT_MAX_FRAME_SIZE, length));
+        int most = Math.max(DEFAULT_MAX_FRAME_SIZE, length);
+        return new Framing(codec, codec, most, DEFAULT_FRAME_TIMEOUT, defaultBudget(most));
     }
 
     /** @return RFC 6587 octet counting (a decimal length, a space, the content), as syslog over TCP sends it */
@@ -83,21 +111,49 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
      * @return a framing of one's own, with the default longest frame
      */
     public static Framing of(FrameDecoder decoder, FrameEncoder encoder) {
-        return new Framing(decoder, encoder, DEFAULT_MAX_FRAME_SIZE);
+        return new Framing(decoder, encoder, DEFAULT_MAX_FRAME_SIZE, DEFAULT_FRAME_TIMEOUT, DEFAULT_MAX_UNFINISHED_BYTES);
     }
 
     /**
      * @param bytes the longest frame in bytes, header and terminator included
-     * @return this framing with that limit
+     * @return this framing with that limit; a budget of unfinished bytes left at its default grows to
+     * four such frames where that is more than {@link #DEFAULT_MAX_UNFINISHED_BYTES}
      */
     public Framing withMaxFrameSize(int bytes) {
-        return new Framing(this.decoder, this.encoder, bytes);
+        long budget = this.maxUnfinishedBytes;
+        if (budget == defaultBudget(this.maxFrameSize)) {
+            budget = defaultBudget(bytes);
+        }
+        return new Framing(this.decoder, this.encoder, bytes, this.frameTimeout, budget);
+    }
+
+    /**
+     * @param timeout how long a frame may take from its first byte to its last; {@code null} or zero for no limit
+     * @return this framing with that limit
+     */
+    public Framing withFrameTimeout(Duration timeout) {
+        return new Framing(this.decoder, this.encoder, this.maxFrameSize, timeout, this.maxUnfinishedBytes);
+    }
+
+    /**
+     * @param bytes the most bytes the unfinished frames of the connections hold together, at least
+     * the longest frame; 0 for no limit
+     * @return this framing with that budget
+     */
+    public Framing withMaxUnfinishedBytes(long bytes) {
+        return new Framing(this.decoder, this.encoder, this.maxFrameSize, this.frameTimeout, bytes);
+    }
+
+    private static long defaultBudget(int maxFrameSize) {
+        return Math.max(DEFAULT_MAX_UNFINISHED_BYTES, 4L * maxFrameSize);
     }
 
     @Override
     public String toString() {
         String decoded = this.decoder.toString();
         String encoded = this.encoder.toString();
-        return (this.decoder == this.encoder ? decoded : decoded + " / " + encoded) + ", frames up to " + this.maxFrameSize + " bytes";
+        return (this.decoder == this.encoder ? decoded : decoded + " / " + encoded) + ", frames up to " + this.maxFrameSize + " bytes"
+                + ((this.frameTimeout != null) ? " within " + this.frameTimeout : "")
+                + ((this.maxUnfinishedBytes != 0) ? ", unfinished ones " + this.maxUnfinishedBytes + " bytes together at most" : "");
     }
 }

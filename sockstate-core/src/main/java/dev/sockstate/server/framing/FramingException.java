@@ -30,7 +30,13 @@ public class FramingException extends IOException {
         DECODER_FAILED,
 
         /** Content the handler wrote that its framing cannot carry (too long for a length field, say). */
-        UNENCODABLE
+        UNENCODABLE,
+
+        /**
+         * The connection's unfinished frame would take the unfinished frames of its listener's (or
+         * client's) connections past their budget ({@link Framing#maxUnfinishedBytes()}).
+         */
+        UNFINISHED_LIMIT
     }
 
     private final Reason reason;

@@ -69,6 +69,11 @@ public interface ServerObserver {
             return 0;
         }
 
+        /** @return bytes the connections' unfinished frames hold (their buffers' capacities): at most the framing's max-unfinished-bytes */
+        default long unfinishedFrameBytes() {
+            return 0;
+        }
+
         /** @return a client's requests sent and not yet answered; 0 for a listener */
         default int pendingRequests() {
             return 0;

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What an idle TCP connection costs its server's heap (issue 27): no more than when the issue was
- * filed, 184 bytes, whatever was added since (clients, the PROXY protocol, peer credentials, TLS).
+ * What an idle TCP connection costs its server's heap: at most 184 bytes, whatever a connection can
+ * do (clients, the PROXY protocol, peer credentials, TLS, timed frames) beyond its plain traffic.
  * Thousands of connections are held idle by clients in a process of their own, whose sockets take
  * nothing from this heap, and the heap in use after full collections is read before and after.
  * <p>

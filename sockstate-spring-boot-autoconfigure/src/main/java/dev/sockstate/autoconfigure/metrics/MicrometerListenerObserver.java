@@ -169,6 +169,9 @@ class MicrometerListenerObserver implements ListenerObserver {
         Gauge.builder("sockstate.data.pending", this, (observer) -> observer.active.pendingWriteBytes())
                 .description("Bytes written and waiting in the connections' queues for their sockets").baseUnit("bytes")
                 .tag(tag, listener).register(registry);
+        Gauge.builder("sockstate.frames.unfinished", this, (observer) -> observer.active.unfinishedFrameBytes())
+                .description("Bytes the connections' unfinished frames hold, at most the framing's max-unfinished-bytes")
+                .baseUnit("bytes").tag(tag, listener).register(registry);
     }
 
     /** @param active the counts of the listener that now runs under this name */

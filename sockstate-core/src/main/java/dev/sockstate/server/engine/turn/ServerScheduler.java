@@ -9,11 +9,15 @@ public final class ServerScheduler {
 
     private final ScheduledThreadPoolExecutor executor;
 
+    /** The thread the executor made last: its only one, which a stop waits for to end. */
+    private volatile Thread thread;
+
     /** @param threadName the name of its thread */
     public ServerScheduler(String threadName) {
         this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
             Thread thread = new Thread(task, threadName);
             thread.setDaemon(true);
+            this.thread = thread;
             return thread;
         });
         this.executor.setRemoveOnCancelPolicy(true);
@@ -38,13 +42,20 @@ public final class ServerScheduler {
     }
 
     /**
-     * Stops the thread, waiting for a task that runs until the deadline.
+     * Stops the thread, waiting until the deadline for a task that runs, and for the thread to end (an
+     * executor counts as terminated a moment before its thread has returned).
      * @param deadline when to stop waiting, in {@link System#nanoTime()}
      */
     public void shutdown(long deadline) {
         this.executor.shutdownNow();
         try {
-            this.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (this.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                Thread last = this.thread;
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (last != null && last != Thread.currentThread() && left > 0) {
+                    last.join(left);
+                }
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
