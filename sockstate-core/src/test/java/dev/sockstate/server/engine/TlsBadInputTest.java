@@ -7,12 +7,14 @@ import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.server.tls.Tls;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -152,6 +154,52 @@ class TlsBadInputTest {
         plain.close();
         ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
         assertThat(this.fixture.handshakes).containsExactly("closed");
+        handlerHeardNothing();
+        serverIsUnharmed();
+    }
+
+    /**
+     * What made a server buffer 16 MB before its handshake through the SNI path (Netty's
+     * CVE-2023-34462): a ClientHello whose handshake header declares 16 MB, sent on in full records,
+     * to a listener that chooses its context by server name and so holds the hello before any engine
+     * sees it. No more than a ClientHello's 64 KiB is held: then the hello goes to the default
+     * engine, which refuses its length, and the connection closes long before 16 MB are sent.
+     */
+    @Test
+    void aClientHelloDeclaringSixteenMebibytesOnTheServerNamePathIsRefusedAtTheHellosLimit() throws Exception {
+        SSLContext alpha = this.fixture.certificates.context("alpha");
+        start(this.fixture.serverTls().withServerNames(java.util.Map.of("alpha.test", () -> alpha)));
+        byte[] record = new byte[5 + 16384];
+        record[0] = 22;
+        record[1] = 3;
+        record[2] = 1;
+        record[3] = 0x40;
+        long sent = 0;
+        try (Socket plain = this.fixture.plain(this.server)) {
+            OutputStream out = plain.getOutputStream();
+            byte[] first = record.clone();
+            first[5] = 1;
+            first[6] = (byte) 0xff;
+            first[7] = (byte) 0xff;
+            first[8] = (byte) 0xff;
+            first[9] = 3;
+            first[10] = 3;
+            try {
+                out.write(first);
+                sent += first.length;
+                while (sent < (16L << 20)) {
+                    out.write(record);
+                    sent += record.length;
+                }
+            }
+            catch (IOException ex) {
+                // reset by the server's close
+            }
+            drain(plain);
+        }
+        assertThat(sent).as("bytes sent before the server ended the connection").isLessThan(16L << 20);
+        ServerFixture.await(() -> !this.fixture.handshakes.isEmpty(), "the handshake reported");
+        assertThat(this.fixture.handshakes).containsExactly("protocol");
         handlerHeardNothing();
         serverIsUnharmed();
     }

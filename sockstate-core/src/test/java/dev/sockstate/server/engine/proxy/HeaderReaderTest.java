@@ -82,7 +82,8 @@ class HeaderReaderTest {
             "PROXY TCP4 192.0.2.7  198.51.100.1 51000 443\r\n", "PROXY TCP4 192.0.2.7 198.51.100.1 51000 443\n",
             "PROXY TCP4 192.0.2.7\t198.51.100.1 51000 443\r\n", "PROXX TCP4", "HELLO",
             "PROXY TCP4 192.0.2.7\r198.51.100.1 51000 443\r\n", "PROXY TCP4 192.0.2.7 198.51.100.1 51000 443\r\r\n",
-            "PROXY UNKNOWN\rforged log line\r\n", "PROXY TCP6 .:1 ::1 51000 443\r\n", "PROXY TCP4 192.0.2.7 198.51.100.1\u007f 51000 443\r\n" };
+            "PROXY UNKNOWN\rforged log line\r\n", "PROXY TCP6 .:1 ::1 51000 443\r\n", "PROXY TCP4 192.0.2.7 198.51.100.1\u007f 51000 443\r\n",
+            "PROXY TCP4 192.0.2.7\u0000 198.51.100.1 51000 443\r\n", "PROXY UNKNOWN\u0000\r\n", "PROXY\u0000TCP4\r\n" };
         for (String header : bad) {
             Result result = read(ascii(header), ANY);
             assertThat(result.reason()).as(header).isEqualTo("malformed");
@@ -174,6 +175,35 @@ class HeaderReaderTest {
             Result result = read(ByteBuffer.wrap(header), ANY);
             assertThat(result.reason()).as(Arrays.toString(header)).isEqualTo("malformed");
         }
+    }
+
+    /**
+     * What made a PROXY decoder exhaust its stack (Netty's CVE-2022-41881): SSL TLVs nested in one
+     * another as deep as a 64 KiB header holds, some 7,500 levels. The TLVs are read as one flat list, the
+     * SSL TLV's value kept as bytes and never parsed into its sub-TLVs, so depth costs nothing.
+     */
+    @Test
+    void sslTlvsNestedAsDeepAsTheLongestHeaderHoldsAreReadFlatWithoutRecursion() {
+        int depth = 8000;
+        byte[] nested = new byte[0];
+        for (int level = 0; level < depth; level++) {
+            ByteBuffer outer = ByteBuffer.allocate(8 + nested.length);
+            // client and verify (5 bytes), then the sub-TLV: an SSL TLV again.
+            outer.put((byte) 0x01).putInt(0);
+            outer.put((byte) ProxyHeader.PP2_TYPE_SSL).putShort((short) (nested.length)).put(nested);
+            nested = Arrays.copyOf(outer.array(), outer.position());
+            if (nested.length > 60_000) {
+                break;
+            }
+        }
+        byte[] deepest = nested;
+        byte[] header = ProxyHeaders.v2().tcp(CLIENT, SERVER).tlv(ProxyHeader.PP2_TYPE_SSL, deepest).bytes();
+        Result result = read(ByteBuffer.wrap(header), ANY.withMaxHeaderSize(65551));
+        assertThat(result.header()).as(String.valueOf(result.problem())).isNotNull();
+        assertThat(result.header().tlvs()).singleElement().satisfies((tlv) -> {
+            assertThat(tlv.type()).isEqualTo(ProxyHeader.PP2_TYPE_SSL);
+            assertThat(tlv.value()).isEqualTo(deepest);
+        });
     }
 
     @Test
