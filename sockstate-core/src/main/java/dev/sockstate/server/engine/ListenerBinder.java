@@ -18,6 +18,7 @@ import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,20 +96,42 @@ final class ListenerBinder {
         }
     }
 
-    /** Binds a Unix domain socket on its path: a stale file from a crash replaced, the file's permissions set before anyone connects. */
+    /**
+     * Binds a Unix domain socket on its path: a stale file from a crash replaced, the file's
+     * permissions set before anyone connects. With permissions to set, a stream socket is bound in a
+     * private directory beside its path, its permissions set there, and then linked into place (never
+     * over a file put there meanwhile), so that setting them follows no link someone else put at its
+     * path. A datagram socket is bound at its path, which is the source address of its replies, and
+     * its permissions set by that path after the bind.
+     */
     private SocketTurn bindUnix(Listener listener, Path path) {
         ListenerSettings settings = listener.settings();
         UnixDomainSocketAddress target = UnixDomainSocketAddress.of(path);
         UnixSocketFile.clearStale(settings.name(), path);
+        Path privatePath;
+        try {
+            // (Not a datagram socket's: the path it is bound at is the source address of what it sends.)
+            privatePath = (settings.unixPermissions() != null && settings.protocol() == Protocol.TCP)
+                    ? UnixSocketFile.privateBindPath(path) : null;
+        }
+        catch (IOException ex) {
+            throw new ListenerBindException(settings.name(), target, "no private directory to bind in could be made beside its path: "
+                    + ex, ex);
+        }
+        Path bindPath = (privatePath != null) ? privatePath : path;
         long handle;
         try {
             handle = this.sockets.open(settings.protocol(), StandardProtocolFamily.UNIX);
         }
         catch (NativeIoException ex) {
+            if (privatePath != null) {
+                UnixSocketFile.removePrivate(privatePath);
+            }
             throw new ListenerBindException(settings.name(), target, ex);
         }
         SocketTurn registered = null;
         boolean bound = false;
+        boolean published = privatePath == null;
         UnixSocketFile fileMade = null;
         try {
             if (settings.connection().receiveBufferSize() > 0) {
@@ -118,25 +141,31 @@ final class ListenerBinder {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
                 registered = new UdpSocket(listener, handle);
                 register(listener, registered);
-                this.sockets.bind(handle, target);
+                this.sockets.bind(handle, UnixDomainSocketAddress.of(bindPath));
                 bound = true;
-                fileMade = UnixSocketFile.made(path);
-                listener.socketFile(fileMade);
-                UnixSocketFile.restrict(path, settings.unixPermissions());
-                listener.bound(List.of(registered), this.sockets.localAddress(handle));
+                UnixSocketFile.restrict(bindPath, settings.unixPermissions());
             }
             else {
-                this.sockets.bind(handle, target);
+                this.sockets.bind(handle, UnixDomainSocketAddress.of(bindPath));
                 bound = true;
-                fileMade = UnixSocketFile.made(path);
-                listener.socketFile(fileMade);
                 // Before listening, so that no one connects while the umask's permissions hold.
-                UnixSocketFile.restrict(path, settings.unixPermissions());
+                UnixSocketFile.restrict(bindPath, settings.unixPermissions());
                 this.sockets.listen(handle, settings.backlog());
+            }
+            if (!published) {
+                UnixSocketFile.publish(privatePath, path);
+                published = true;
+            }
+            fileMade = UnixSocketFile.made(path);
+            listener.socketFile(fileMade);
+            if (registered == null) {
                 TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0);
-                listener.bound(List.of(acceptor), this.sockets.localAddress(handle));
+                listener.bound(List.of(acceptor), target);
                 registered = acceptor;
                 register(listener, registered);
+            }
+            else {
+                listener.bound(List.of(registered), target);
             }
             return registered;
         }
@@ -153,12 +182,19 @@ final class ListenerBinder {
             if (fileMade != null) {
                 fileMade.remove(settings.name());
             }
-            else if (bound) {
-                // Bound a moment ago, its file not read: this listener's.
+            else if (bound && published) {
+                // Bound (and linked into place) a moment ago, its file not read: this listener's.
                 UnixSocketFile.removeJustBound(settings.name(), path);
             }
-            throw (ex instanceof NativeIoException failure) ? new ListenerBindException(settings.name(), target, failure)
-                    : new ListenerBindException(settings.name(), target, "its socket file's permissions could not be set: " + ex, ex);
+            else if (privatePath != null) {
+                UnixSocketFile.removePrivate(privatePath);
+            }
+            if (ex instanceof NativeIoException failure) {
+                throw new ListenerBindException(settings.name(), target, failure);
+            }
+            throw new ListenerBindException(settings.name(), target, (ex instanceof FileAlreadyExistsException)
+                    ? "a file was put at its path while its socket was bound; it is refused rather than replaced"
+                    : "its socket file's permissions could not be set: " + ex, ex);
         }
     }
 

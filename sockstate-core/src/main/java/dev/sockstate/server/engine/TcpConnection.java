@@ -187,6 +187,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (isFinished()) {
             throw new IllegalStateException(this + " is closed");
         }
+        if (local && !this.profile.client && this.profile.settings.isUnix()) {
+            // The path the listener serves (its socket may have been bound elsewhere and linked there).
+            return this.profile.state.boundAddress();
+        }
         SocketAddress address;
         try {
             address = local ? this.sockets.localAddress(this.handle) : this.sockets.remoteAddress(this.handle);

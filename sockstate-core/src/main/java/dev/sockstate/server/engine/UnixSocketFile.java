@@ -6,12 +6,14 @@ import java.lang.System.Logger.Level;
 import java.net.ConnectException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
@@ -37,6 +39,11 @@ final class UnixSocketFile {
 
     /** {@code S_IFSOCK}: a socket. */
     private static final int S_IFSOCK = 0140000;
+
+    /** The longest path a Unix domain socket may be bound at, in bytes: {@code sun_path} less its NUL. */
+    private static final int MOST_PATH_BYTES = 107;
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private UnixSocketFile(Path path, Object identity) {
         this.path = path;
@@ -145,6 +152,71 @@ final class UnixSocketFile {
         catch (UnsupportedOperationException | IllegalArgumentException | IOException ex) {
             // Windows has no modes: its AF_UNIX socket files are reparse points, which the JDK calls "other".
             return true;
+        }
+    }
+
+    /**
+     * A directory of this process's own (mode {@code rwx------}) beside the socket's path, to bind in
+     * and set the file's permissions where no one else can reach it, before it is linked into place
+     * ({@link #publish}): a socket bound at its path would serve with the umask's permissions until
+     * they were set, and setting them by path follows a symbolic link someone put there meanwhile.
+     * @param path the socket's path
+     * @return where to bind instead, {@code null} when the system has no POSIX permissions or the
+     * path there would be longer than a Unix domain socket's path may be (then the socket is bound
+     * at its path and its permissions set after)
+     * @throws IOException when the directory cannot be made
+     */
+    static Path privateBindPath(Path path) throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent == null) {
+            return null;
+        }
+        for (int attempt = 0; attempt < 8; attempt++) {
+            Path directory = parent.resolve(".sockstate-" + Long.toHexString(RANDOM.nextLong() & 0xffffffL));
+            Path bindPath = directory.resolve("s");
+            if (bindPath.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MOST_PATH_BYTES) {
+                return null;
+            }
+            try {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                return bindPath;
+            }
+            catch (UnsupportedOperationException ex) {
+                return null;
+            }
+            catch (FileAlreadyExistsException ex) {
+                // Another's name: draw again.
+            }
+        }
+        throw new IOException("no private directory could be made beside " + path);
+    }
+
+    /**
+     * Links the socket bound in the private directory into place, never over what is at its path
+     * (a hard link is refused where any file is, and follows no symbolic link), then removes the
+     * private name and directory.
+     * @param bound where the socket was bound ({@link #privateBindPath})
+     * @param path its path
+     * @throws FileAlreadyExistsException when something was put at its path since it was cleared
+     * @throws IOException when the link cannot be made
+     */
+    static void publish(Path bound, Path path) throws IOException {
+        try {
+            Files.createLink(path, bound);
+        }
+        finally {
+            removePrivate(bound);
+        }
+    }
+
+    /** @param bound a path {@link #privateBindPath} gave: it and its directory are removed, failures logged */
+    static void removePrivate(Path bound) {
+        try {
+            Files.deleteIfExists(bound);
+            Files.deleteIfExists(bound.getParent());
+        }
+        catch (IOException ex) {
+            logger.log(Level.WARNING, "The private directory " + bound.getParent() + " a socket was bound in could not be removed", ex);
         }
     }
 

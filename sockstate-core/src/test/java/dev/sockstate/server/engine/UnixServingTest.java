@@ -3,11 +3,14 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.port.Backend;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.PeerCredentials;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ServerObserver;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -17,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -130,6 +134,92 @@ class UnixServingTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(path))).isEqualTo("rw-------");
         server.stop(Duration.ofSeconds(5));
         assertThat(path).doesNotExist();
+    }
+
+    /**
+     * Someone who may write the socket's directory puts a symbolic link at its path the moment the
+     * socket is bound (the attack on a chmod by path after the bind): the link is not followed, the
+     * file it names keeps its permissions, and the listener refuses to start rather than serve
+     * beside it; nothing of the bind is left behind.
+     */
+    @Test
+    void aSymbolicLinkPutAtThePathAsTheSocketIsBoundIsNotFollowedAndTheStartIsRefused() throws Exception {
+        Path path = this.directory.resolve("shared.sock");
+        Path victim = Files.createFile(this.directory.resolve("secret"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------")));
+        Backend attacked = SocketCallWatch.watched(ServerFixture.backend(), afterUnixBind((bound) -> {
+            Files.deleteIfExists(path);
+            Files.createSymbolicLink(path, victim);
+        }));
+        assertThatExceptionOfType(ListenerBindException.class).isThrownBy(() -> this.fixture.start(attacked,
+                List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), ServerObserver.NONE,
+                ListenerSettings.tcp("shared").unixPath(path).unixPermissions("rw-rw-rw-").handler(new EchoHandler()).build()))
+                .withMessageContaining("a file was put at its path while its socket was bound");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(victim))).isEqualTo("rw-------");
+        assertThat(Files.isSymbolicLink(path)).as("the link left as it was put").isTrue();
+        try (java.util.stream.Stream<Path> left = Files.list(this.directory)) {
+            assertThat(left).as("nothing of the bind left").containsExactlyInAnyOrder(path, victim);
+        }
+    }
+
+    /**
+     * A stream socket with permissions to set is reachable at its path only once they are set: at the
+     * bind, nothing is at its path yet; then the path has the permissions asked for, and the private
+     * directory it was bound in is gone. Its connections tell its path as their local address.
+     */
+    @Test
+    void aStreamSocketIsAtItsPathOnlyWithThePermissionsAskedFor() throws Exception {
+        Path path = this.directory.resolve("private.sock");
+        List<String> atBind = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Backend watched = SocketCallWatch.watched(ServerFixture.backend(), afterUnixBind((bound) -> {
+            atBind.add(Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS) ? "at its path" : "not at its path");
+            atBind.add(bound.getPath().getParent().getFileName().toString());
+        }));
+        CompletableFuture<java.net.SocketAddress> local = new CompletableFuture<>();
+        EchoHandler echo = new EchoHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                local.complete(connection.localAddress());
+            }
+        };
+        SocketServer server = this.fixture.start(watched, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                ServerObserver.NONE, ListenerSettings.tcp("private").unixPath(path).unixPermissions("rw-------").handler(echo).build());
+        assertThat(atBind).hasSize(2).first().isEqualTo("not at its path");
+        assertThat(atBind.get(1)).startsWith(".sockstate-");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(path))).isEqualTo("rw-------");
+        assertThat(server.listener("private").address()).isEqualTo(UnixDomainSocketAddress.of(path));
+        try (java.util.stream.Stream<Path> left = Files.list(this.directory)) {
+            assertThat(left).as("the private directory removed").containsExactly(path);
+        }
+        assertThat(UnixTools.run("over nc\n", "nc", "-N", "-U", path.toString())).isEqualTo("over nc\n");
+        assertThat(local.get(5, TimeUnit.SECONDS)).isEqualTo(UnixDomainSocketAddress.of(path));
+    }
+
+    /** What acts the moment a Unix domain socket was bound. */
+    @FunctionalInterface
+    private interface AfterBind {
+
+        void bound(UnixDomainSocketAddress address) throws java.io.IOException;
+    }
+
+    private static SocketCallWatch.Watcher afterUnixBind(AfterBind action) {
+        return new SocketCallWatch.Watcher() {
+            @Override
+            public void returned(String method, Object result, Throwable thrown) {
+            }
+
+            @Override
+            public void returned(String method, Object[] arguments, Object result, Throwable thrown) {
+                if (method.equals("bind") && thrown == null && arguments[1] instanceof UnixDomainSocketAddress address) {
+                    try {
+                        action.bound(address);
+                    }
+                    catch (java.io.IOException ex) {
+                        throw new java.io.UncheckedIOException(ex);
+                    }
+                }
+            }
+        };
     }
 
     @Test
