@@ -11,8 +11,9 @@ import org.springframework.beans.factory.annotation.Value;
  * The reference's second scenario: an edge-triggered UDP receiver that drains its socket until it
  * would block, counts datagrams and answers each with its count. A UDP sender's address is not
  * proved (anyone may write another's), so that a counter answering every source would reflect
- * traffic at whoever the source names: it answers senders on this host only, unless
- * {@code sample.udp.answer-other-hosts} is set, and then never with more bytes than came.
+ * traffic at whoever the source names: it answers loopback senders only (what no other host can
+ * send as), unless {@code sample.udp.answer-other-hosts} is set, and then never with more bytes
+ * than came.
  */
 @SocketHandler("udp")
 public class DatagramCounter {
@@ -21,7 +22,7 @@ public class DatagramCounter {
 
     private final boolean answerOtherHosts;
 
-    /** @param answerOtherHosts whether senders on other hosts are answered too (with no more bytes than they sent) */
+    /** @param answerOtherHosts whether senders other than loopback ones are answered too (with no more bytes than they sent) */
     public DatagramCounter(@Value("${sample.udp.answer-other-hosts:false}") boolean answerOtherHosts) {
         this.answerOtherHosts = answerOtherHosts;
     }

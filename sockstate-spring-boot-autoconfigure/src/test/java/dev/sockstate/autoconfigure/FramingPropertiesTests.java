@@ -164,6 +164,8 @@ class FramingPropertiesTests {
                 });
         assertInvalid("sockstate.listeners.echo.framing.frame-timeout", "sockstate.listeners.echo.framing.type=line",
                 "sockstate.listeners.echo.framing.frame-timeout=-1s");
+        assertInvalid("sockstate.listeners.echo.framing.frame-timeout", "sockstate.listeners.echo.framing.type=line",
+                "sockstate.listeners.echo.framing.frame-timeout=300000d");
         assertInvalid("sockstate.listeners.echo.framing.max-unfinished-bytes", "sockstate.listeners.echo.framing.type=line",
                 "sockstate.listeners.echo.framing.max-unfinished-bytes=1KB");
     }

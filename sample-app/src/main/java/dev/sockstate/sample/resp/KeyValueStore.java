@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The keys and values of the RESP listeners, shared by all their connections; bounded in keys and in
- * bytes (of keys and values both), so that clients cannot take the heap. Keys are hashed with
+ * bytes (of keys and values both), so that clients cannot take the heap (the key count may pass its
+ * bound by the few new keys written at the same moment; the bytes never do). Keys are hashed with
  * SipHash-2-4 under a key drawn at random for each store, as Redis hashes its dictionaries: a client
  * cannot choose keys that share a bucket, as it can under {@code Arrays.hashCode} ("Aa" and "BB"
  * collide, and so does every string of such pairs). Keys that collide anyway are ordered, so that a
@@ -83,7 +84,8 @@ public final class KeyValueStore {
     /**
      * @param key the key
      * @return the incremented value
-     * @throws NumberFormatException when the value is not a 64-bit integer, or would overflow
+     * @throws NumberFormatException when the value is not a 64-bit integer
+     * @throws ArithmeticException when the increment would overflow
      * @throws StoreFullException when the key is new, or its value grows, and the store is full
      */
     public long increment(byte[] key) {

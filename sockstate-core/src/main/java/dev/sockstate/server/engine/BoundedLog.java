@@ -48,13 +48,17 @@ final class BoundedLog {
         StringBuilder escaped = null;
         for (int i = 0; i < message.length(); i++) {
             char c = message.charAt(i);
-            boolean control = c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
+            // (A backslash is doubled, so that an escape and a peer's text that looks like one differ.)
+            boolean control = c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029' || c == '\\';
             if (control && escaped == null) {
                 escaped = new StringBuilder(message.length() + 16).append(message, 0, i);
             }
             if (escaped != null) {
                 if (!control) {
                     escaped.append(c);
+                }
+                else if (c == '\\') {
+                    escaped.append("\\\\");
                 }
                 else if (c < 0x100) {
                     escaped.append(String.format("\\x%02x", (int) c));

@@ -72,6 +72,18 @@ final class ConnectionExtras {
      */
     int framingSince;
 
+    /**
+     * Time the unfinished frame at hand waited while the connection did not read (the handler paused
+     * it, a stage held its input, its own queue was over its limit), in the framing's coarse clock:
+     * added by the timer's sweep, which saw it so, and not counted against the frame timeout.
+     */
+    volatile int framingPaused;
+
+    /** @param nanos a sweep's period the connection was seen not reading with an unfinished frame; the sweep's */
+    void creditFramePause(long nanos) {
+        this.framingPaused = (int) Math.min(Integer.MAX_VALUE / 4, this.framingPaused + Math.max(1, nanos >>> 20));
+    }
+
     /** The bytes in {@link #bundle}: set by its worker only ({@link #BUNDLED_BYTES}), read by any thread with the connection's pending bytes. */
     volatile long bundledBytes;
 

@@ -113,8 +113,9 @@ final class Framer {
         this.maxFrameSize = framing.maxFrameSize();
         this.maxUnfinished = framing.maxUnfinishedBytes();
         this.frameTimeout = framing.frameTimeout();
+        // Rounded up: a frame is never closed before its time (a coarse reading may be up to a unit late).
         this.frameTimeoutUnits = (this.frameTimeout != null)
-                ? (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2, this.frameTimeout.toNanos() >>> CLOCK_SHIFT)) : 0;
+                ? (int) Math.min(Integer.MAX_VALUE / 4, (this.frameTimeout.toNanos() >>> CLOCK_SHIFT) + 1) : 0;
     }
 
     /** @return the coarse clock of unfinished frames' starts: {@link System#nanoTime()} in units of 2^20 ns (about a millisecond), never 0 */
@@ -168,16 +169,16 @@ final class Framer {
     /**
      * @param connection a connection of the route; any thread, after it saw the connection unowned
      * @param nanos the current {@link System#nanoTime()}
-     * @return how long, in milliseconds, the connection's unfinished frame has been coming when that
-     * is longer than the frame timeout; -1 when it has none, or it is in time, or the bytes held
-     * wait for the connection's own queue (the server's pace, not the peer's)
+     * @return how long, in milliseconds, the connection's unfinished frame has been coming (less the
+     * time it did not read) when that is longer than the frame timeout; -1 when it has none, or it is
+     * in time, or the bytes held wait for the connection's own queue (the server's pace, not the peer's)
      */
     long overdueMillis(RouteHost connection, long nanos) {
         int since = connection.framingSince();
         if (this.frameTimeoutUnits == 0 || since == 0 || connection.framingKept() == HELD) {
             return -1;
         }
-        int elapsed = coarse(nanos) - since;
+        int elapsed = coarse(nanos) - since - connection.framingPaused();
         return (elapsed > this.frameTimeoutUnits) ? (((long) elapsed) << CLOCK_SHIFT) / 1_000_000 : -1;
     }
 

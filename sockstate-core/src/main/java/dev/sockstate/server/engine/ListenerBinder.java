@@ -133,6 +133,7 @@ final class ListenerBinder {
         boolean bound = false;
         boolean published = privatePath == null;
         UnixSocketFile fileMade = null;
+        String step = "its socket file's permissions could not be set";
         try {
             if (settings.connection().receiveBufferSize() > 0) {
                 this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.connection().receiveBufferSize());
@@ -153,9 +154,11 @@ final class ListenerBinder {
                 this.sockets.listen(handle, settings.backlog());
             }
             if (!published) {
+                step = "its socket, bound in a private directory, could not be linked into place";
                 UnixSocketFile.publish(privatePath, path);
                 published = true;
             }
+            step = "its socket file could not be read after the bind";
             fileMade = UnixSocketFile.made(path);
             listener.socketFile(fileMade);
             if (registered == null) {
@@ -194,7 +197,7 @@ final class ListenerBinder {
             }
             throw new ListenerBindException(settings.name(), target, (ex instanceof FileAlreadyExistsException)
                     ? "a file was put at its path while its socket was bound; it is refused rather than replaced"
-                    : "its socket file's permissions could not be set: " + ex, ex);
+                    : step + ": " + ex, ex);
         }
     }
 

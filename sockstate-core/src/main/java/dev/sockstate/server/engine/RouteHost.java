@@ -103,8 +103,11 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     /** @return when the unfinished frame began, in the Framer's coarse clock; 0 when no frame is timed */
     int framingSince();
 
-    /** @param since see {@link #framingSince()} */
+    /** @param since see {@link #framingSince()}; the time counted paused starts again from none */
     void framingSince(int since);
+
+    /** @return how long the unfinished frame waited while the connection did not read, in the Framer's coarse clock */
+    int framingPaused();
 
     /** @return what {@link #framingPartial()} holds (the Framer's constants) */
     byte framingKept();

@@ -223,11 +223,18 @@ public final class SocketServer {
                 .filter(Objects::nonNull).mapToLong((timeout) -> Math.max(1, timeout.toMillis())).min().orElse(0);
         if (shortest > 0) {
             long period = Math.max(10, shortest / 4);
+            long periodNanos = TimeUnit.MILLISECONDS.toNanos(period);
             this.idleSweep = this.scheduler.every(() -> {
                 long now = System.nanoTime();
                 for (SocketTurn socket : this.table.snapshot()) {
-                    if (socket instanceof TcpConnection connection) {
-                        connection.checkIdle(now);
+                    try {
+                        if (socket instanceof TcpConnection connection) {
+                            connection.checkIdle(now, periodNanos);
+                        }
+                    }
+                    catch (RuntimeException ex) {
+                        // One connection's failure ends neither the sweep nor the timeouts of the others.
+                        logger.log(Level.WARNING, "The timeout sweep failed on " + socket, ex);
                     }
                 }
             }, period);

@@ -286,8 +286,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      * coming longer than the frame timeout; a connection a thread handles now (a handler running) is
      * not idle, and its time counts again from the end of that turn.
      * @param now the current {@link System#nanoTime()}
+     * @param sweepNanos the time since the sweep before (its period)
      */
-    final void checkIdle(long now) {
+    final void checkIdle(long now, long sweepNanos) {
         if (isOwned()) {
             this.lastActivity = now;
             return;
@@ -301,11 +302,27 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             requestClose(idle > 2 * limit && isClosing());
             return;
         }
+        ConnectionExtras extras = this.extras;
+        if (extras == null || extras.framingSince == 0) {
+            return;
+        }
+        if (this.readingPaused || this.inputHeld || pausesForOwnWrites()) {
+            // The server, not the peer, waits: the frame's time stands still meanwhile (to a sweep's period).
+            extras.creditFramePause(sweepNanos);
+            return;
+        }
         long overdue = this.profile.route.frameOverdueMillis(this, now);
-        if (overdue >= 0 && !isClosing()) {
-            // A peer that trickles a frame, or stopped halfway through one, holds its bytes no longer.
-            this.profile.state.frameTooSlow(this, overdue, this.profile.route.frameTimeout());
-            requestClose(false);
+        if (overdue >= 0) {
+            if (!isClosing()) {
+                // A peer that trickles a frame, or stopped halfway through one, holds its bytes no longer.
+                this.profile.state.frameTooSlow(this, overdue, this.profile.route.frameTimeout());
+                requestClose(false);
+            }
+            else {
+                // Still closing a sweep later (a peer that reads nothing of what is queued for it): the frame's
+                // buffer and its share of the budget are given back now.
+                requestClose(true);
+            }
         }
     }
 
@@ -807,8 +824,16 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     public final void framingSince(int since) {
         // (Only a frame that spans reads is timed: it holds a buffer of its own, beside which these are little.)
         if (since != 0 || this.extras != null) {
-            extras().framingSince = since;
+            ConnectionExtras extras = extras();
+            extras.framingSince = since;
+            extras.framingPaused = 0;
         }
+    }
+
+    @Override
+    public final int framingPaused() {
+        ConnectionExtras extras = this.extras;
+        return (extras != null) ? extras.framingPaused : 0;
     }
 
     @Override

@@ -33,6 +33,19 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
     /** How long a frame may take from its first byte to its last unless told otherwise: a minute. */
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofMinutes(1);
 
+    /** The longest frame timeout: a week (the idle timeout closes what is quiet longer). */
+    public static final Duration MOST_FRAME_TIMEOUT = Duration.ofDays(7);
+
+    /**
+     * Frames as they are found and written, with the default frame timeout and budget of unfinished bytes.
+     * @param decoder finds frames in what arrives
+     * @param encoder frames what the handler writes
+     * @param maxFrameSize the longest frame in bytes, header and terminator included
+     */
+    public Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSize) {
+        this(decoder, encoder, maxFrameSize, DEFAULT_FRAME_TIMEOUT, defaultBudget(maxFrameSize));
+    }
+
     /**
      * The bytes unfinished frames hold together unless told otherwise: 64 MiB, or four of the longest
      * frames where that is more ({@link #withMaxFrameSize} keeps a default budget so).
@@ -51,8 +64,9 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
             throw new IllegalArgumentException("Fixed-length frames of " + fixed.length() + " bytes are longer than the longest"
                     + " frame allowed, " + maxFrameSize + " bytes");
         }
-        if (frameTimeout != null && frameTimeout.isNegative()) {
-            throw new IllegalArgumentException("The frame timeout is zero (none) or positive, not " + frameTimeout);
+        if (frameTimeout != null && (frameTimeout.isNegative() || frameTimeout.compareTo(MOST_FRAME_TIMEOUT) > 0)) {
+            throw new IllegalArgumentException("The frame timeout is zero (none) or positive up to " + MOST_FRAME_TIMEOUT.toDays()
+                    + " days, not " + frameTimeout);
         }
         frameTimeout = (frameTimeout == null || frameTimeout.isZero()) ? null : frameTimeout;
         if (maxUnfinishedBytes != 0 && maxUnfinishedBytes < maxFrameSize) {

@@ -36,6 +36,7 @@ class BoundedLogTest {
         assertThat(BoundedLog.escaped("plain text, é and ü")).isEqualTo("plain text, é and ü");
         assertThat(BoundedLog.escaped("GET\r\n2026-01-01 WARN forged\u0000\u007f\u0085\u2028"))
                 .isEqualTo("GET\\x0d\\x0a2026-01-01 WARN forged\\x00\\x7f\\x85\\u2028");
+        assertThat(BoundedLog.escaped("a\\x0d b")).as("a peer's text that looks like an escape").isEqualTo("a\\\\x0d b");
     }
 
     /**

@@ -20,15 +20,16 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What an idle TCP connection costs its server's heap: at most 184 bytes, whatever a connection can
- * do (clients, the PROXY protocol, peer credentials, TLS, timed frames) beyond its plain traffic.
+ * do (clients, the PROXY protocol, peer credentials, TLS) beyond its plain traffic. (A connection
+ * that once used one of those, or kept a frame across reads, also keeps its {@code ConnectionExtras}.)
  * Thousands of connections are held idle by clients in a process of their own, whose sockets take
  * nothing from this heap, and the heap in use after full collections is read before and after.
  * <p>
  * On epoll and on winsock (the emulator's sockets are native memory) the heap holds nothing else
  * per connection. The portable nio backend is not held to it: each of its sockets is a JDK
  * {@code SocketChannel} with its selection key and its {@code NioSocket}, about a kilobyte more of
- * heap per connection that no setting of the server changes, and that the issue's figure, taken on
- * epoll, never counted.
+ * heap per connection that no setting of the server changes, and that the bound, taken on epoll,
+ * never counted.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class IdleMemoryTest {

@@ -80,6 +80,37 @@ class UnfinishedFramesTest {
         assertThat(server.listener("framed").activeConnections()).isEqualTo(1);
     }
 
+    /**
+     * The handler pauses reading after a frame whose read brought the start of the next: while it is
+     * paused the server, not the peer, is the one waiting, and that time does not count against the
+     * frame timeout.
+     */
+    @Test
+    void timeTheConnectionSpendsNotReadingDoesNotCountAgainstTheFrameTimeout() throws Exception {
+        java.util.concurrent.ScheduledExecutorService later = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            EchoHandler handler = new EchoHandler() {
+                @Override
+                public void onData(dev.sockstate.server.Connection connection, java.nio.ByteBuffer data) throws Exception {
+                    super.onData(connection, data);
+                    connection.pauseReading();
+                    later.schedule(connection::resumeReading, 1200, TimeUnit.MILLISECONDS);
+                }
+            };
+            SocketServer server = start(Framing.line().withFrameTimeout(Duration.ofMillis(300)), handler);
+            Socket client = this.fixture.connect(server, "framed");
+            client.getOutputStream().write("first\nsec".getBytes(StandardCharsets.US_ASCII));
+            assertThat(line(client.getInputStream())).isEqualTo("first");
+            Thread.sleep(1000);
+            client.getOutputStream().write("ond\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(line(client.getInputStream())).as("the frame begun before the pause, finished after it").isEqualTo("second");
+            assertThat(this.framesRejected).hasValue(0);
+        }
+        finally {
+            later.shutdownNow();
+        }
+    }
+
     @Test
     void theUnfinishedFramesOfAllConnectionsStayWithinTheirBudgetAndAClosedOneGivesItsShareBack() throws Exception {
         EchoHandler handler = new EchoHandler();

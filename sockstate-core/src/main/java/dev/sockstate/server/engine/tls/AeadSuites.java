@@ -1,5 +1,6 @@
 package dev.sockstate.server.engine.tls;
 
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -30,7 +31,7 @@ final class AeadSuites {
      */
     String[] of(SSLContext context, SSLEngine engine) {
         for (Entry entry : this.entries) {
-            if (entry != null && entry.context == context) {
+            if (entry != null && entry.context.get() == context) {
                 return entry.suites;
             }
         }
@@ -39,7 +40,7 @@ final class AeadSuites {
         String[] suites = (aead.length > (Arrays.asList(aead).contains(RENEGOTIATION_SIGNAL) ? 1 : 0)) ? aead : defaults;
         synchronized (this) {
             Entry[] copy = this.entries.clone();
-            copy[this.next] = new Entry(context, suites);
+            copy[this.next] = new Entry(new WeakReference<>(context), suites);
             this.next = (this.next + 1) % KEPT;
             this.entries = copy;
         }
@@ -56,6 +57,7 @@ final class AeadSuites {
                 || suite.endsWith("_CCM_8") || RENEGOTIATION_SIGNAL.equals(suite);
     }
 
-    private record Entry(SSLContext context, String[] suites) {
+    /** A context's suites; the context weakly held, so that a reloaded bundle's old one (its keys) may go. */
+    private record Entry(WeakReference<SSLContext> context, String[] suites) {
     }
 }
