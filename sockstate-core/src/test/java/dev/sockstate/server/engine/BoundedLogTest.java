@@ -11,11 +11,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,22 +42,6 @@ class BoundedLogTest {
      */
     @Test
     void aRefusalThatQuotesThePeersBytesIsLoggedOnOneLine() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Logger logger = Logger.getLogger(ListenerState.class.getName());
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                lines.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
         FrameDecoder quoting = new FrameDecoder() {
             @Override
             public long frameLength(ByteBuffer in) throws FramingException {
@@ -70,8 +50,9 @@ class BoundedLogTest {
                 throw new FramingException("unknown command '" + new String(bytes, StandardCharsets.ISO_8859_1) + "'");
             }
         };
-        logger.addHandler(handler);
-        try {
+        List<String> lines;
+        try (LogLines log = new LogLines(ListenerState.class)) {
+            lines = log.lines();
             ListenerSettings listener = ServerFixture.tcp("quoting").framing(Framing.of(quoting, FrameEncoder.AS_IS))
                     .handler(new EchoHandler()).build();
             SocketServer server = this.fixture.start(1, listener);
@@ -80,9 +61,6 @@ class BoundedLogTest {
                 assertThat(peer.getInputStream().read()).as("closed for the refusal").isEqualTo(-1);
             }
             ServerFixture.await(() -> lines.stream().anyMatch((line) -> line.contains("unknown command")), "the refusal logged");
-        }
-        finally {
-            logger.removeHandler(handler);
         }
         assertThat(lines).filteredOn((line) -> line.contains("unknown command")).singleElement().asString()
                 .contains("unknown command 'x\\x0d\\x0a2026-12-02 WARN forged line'").doesNotContain("\r").doesNotContain("\n");

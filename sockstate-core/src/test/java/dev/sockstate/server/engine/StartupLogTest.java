@@ -7,10 +7,6 @@ import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.observer.ServerObserver;
 import java.net.InetAddress;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,25 +22,8 @@ class StartupLogTest {
 
     @Test
     void eachListenerAndClientIsLoggedWithItsAddressAsUsersWriteItWithoutALeadingSlash() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Logger logger = Logger.getLogger(SocketServer.class.getName());
-        Handler handler = new Handler() {
-
-            @Override
-            public void publish(LogRecord record) {
-                lines.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try {
+        try (LogLines log = new LogLines(SocketServer.class)) {
+            List<String> lines = log.lines();
             SocketServer server = this.fixture.start(1, ServerFixture.tcp("v4").handler(new EchoHandler()).build(),
                     ListenerSettings.tcp("v6").address(InetAddress.getByName("::1")).portNumber(0).handler(new EchoHandler()).build());
             int v4 = server.listener("v4").portNumber();
@@ -57,9 +36,6 @@ class StartupLogTest {
             assertThat(lines).anyMatch((line) -> line.equals("Listener 'v4' (TCP, LEVEL_ONESHOT) bound to 127.0.0.1:" + v4 + " on " + backend))
                     .anyMatch((line) -> line.equals("Listener 'v6' (TCP, LEVEL_ONESHOT) bound to [::1]:" + v6 + " on " + backend))
                     .noneMatch((line) -> line.contains("bound to /"));
-        }
-        finally {
-            logger.removeHandler(handler);
         }
     }
 
