@@ -187,9 +187,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (isFinished()) {
             throw new IllegalStateException(this + " is closed");
         }
-        if (local && !this.profile.client && this.profile.settings.isUnix()) {
+        SocketAddress served = (local && !this.profile.client && this.profile.settings.isUnix()) ? this.profile.state.boundAddress() : null;
+        if (served != null) {
             // The path the listener serves (its socket may have been bound elsewhere and linked there).
-            return this.profile.state.boundAddress();
+            return served;
         }
         SocketAddress address;
         try {
