@@ -88,6 +88,13 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     protected abstract boolean isConnectPending(int code);
 
     /**
+     * @param code an error code
+     * @return whether it says a signal interrupted the call before it did anything ({@code EINTR}):
+     * the call is made again, and a connect goes on in the background
+     */
+    protected abstract boolean isInterrupted(int code);
+
+    /**
      * @param code the error code of a failed {@code recvfrom}
      * @return whether it says the datagram was longer than the buffer, which holds its start
      */
@@ -186,9 +193,13 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
 
     @Override
     public final long accept(long listener) throws NativeIoException {
-        long socket = acceptCall(listener);
+        long socket;
+        int code = 0;
+        do {
+            socket = acceptCall(listener);
+        }
+        while (socket == FAILED && isInterrupted(code = lastError()));
         if (socket == FAILED) {
-            int code = lastError();
             if (isWouldBlock(code)) {
                 return NO_SOCKET;
             }
@@ -213,7 +224,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
                 return true;
             }
             int code = lastError();
-            if (isConnectPending(code)) {
+            if (isConnectPending(code) || isInterrupted(code)) {
                 return false;
             }
             throw exception("connect(" + address + ")", code);
@@ -224,24 +235,34 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     public final int recv(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer target = buffer.buffer();
         int position = target.position();
-        long read = recvCall(socket, buffer.address() + position, target.limit() - position);
+        long read;
+        int code = 0;
+        do {
+            read = recvCall(socket, buffer.address() + position, target.limit() - position);
+        }
+        while (read < 0 && isInterrupted(code = lastError()));
         if (read >= 0) {
             target.position(position + (int) read);
             return (int) read;
         }
-        return wouldBlockOr("recv");
+        return wouldBlockOr("recv", code);
     }
 
     @Override
     public final int send(long socket, NativeBuffer buffer) throws NativeIoException {
         ByteBuffer source = buffer.buffer();
         int position = source.position();
-        long sent = sendCall(socket, buffer.address() + position, source.limit() - position);
+        long sent;
+        int code = 0;
+        do {
+            sent = sendCall(socket, buffer.address() + position, source.limit() - position);
+        }
+        while (sent < 0 && isInterrupted(code = lastError()));
         if (sent >= 0) {
             source.position(position + (int) sent);
             return (int) sent;
         }
-        return wouldBlockOr("send");
+        return wouldBlockOr("send", code);
     }
 
     /**
@@ -259,9 +280,13 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
             ByteBuffer target = buffer.buffer();
             int position = target.position();
             int room = target.limit() - position;
-            long read = recvFromCall(socket, buffer.address() + position, room, address.address(), addressLength);
+            long read;
+            int code = 0;
+            do {
+                read = recvFromCall(socket, buffer.address() + position, room, address.address(), addressLength);
+            }
+            while (read < 0 && isInterrupted(code = lastError()));
             if (read < 0) {
-                int code = lastError();
                 if (isWouldBlock(code)) {
                     return WOULD_BLOCK;
                 }
@@ -282,13 +307,18 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
             int length = this.layout.encode(target, local.bytes(), local.address().buffer());
             ByteBuffer source = buffer.buffer();
             int position = source.position();
-            long sent = sendToCall(socket, buffer.address() + position, source.limit() - position,
-                    local.address().address(), length);
+            long sent;
+            int code = 0;
+            do {
+                sent = sendToCall(socket, buffer.address() + position, source.limit() - position,
+                        local.address().address(), length);
+            }
+            while (sent < 0 && isInterrupted(code = lastError()));
             if (sent >= 0) {
                 source.position(position + (int) sent);
                 return (int) sent;
             }
-            return wouldBlockOr("sendto");
+            return wouldBlockOr("sendto", code);
         }
     }
 
@@ -391,8 +421,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
         }
     }
 
-    private int wouldBlockOr(String call) throws NativeIoException {
-        int code = lastError();
+    private int wouldBlockOr(String call, int code) throws NativeIoException {
         if (isWouldBlock(code)) {
             return WOULD_BLOCK;
         }

@@ -40,6 +40,11 @@ final class EpollSockets extends AbstractBsdSockets {
     }
 
     @Override
+    protected boolean isInterrupted(int code) {
+        return code == Errno.EINTR;
+    }
+
+    @Override
     protected boolean isConnectPending(int code) {
         return code == Errno.EINPROGRESS;
     }

@@ -48,6 +48,11 @@ final class WinsockSockets extends AbstractBsdSockets {
     }
 
     @Override
+    protected boolean isInterrupted(int code) {
+        return code == WsaError.WSAEINTR;
+    }
+
+    @Override
     protected boolean isConnectPending(int code) {
         return code == WsaError.WSAEWOULDBLOCK || code == WsaError.WSAEINPROGRESS;
     }
