@@ -497,16 +497,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
         // Only a hang-up notified without data can end the input when a read finds nothing.
         boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
-        if ((events & Events.ERR) != 0) {
-            NativeIoException error = pendingError();
-            if (error != null || this.errorUnnamed) {
-                failed((error != null) ? error : new NativeIoException("recv", NativeError.OTHER, 0,
-                        "The port reported an error on the connection twice, and neither SO_ERROR nor a read named it"));
+        // What the peer sent before an error (a reset after its last request, or after a TLS
+        // close_notify) stays readable: it is read first, and the read that finds no more names the error.
+        boolean readsBeforeError = (events & Events.ERR) != 0 && !this.inputClosed && readsOn() && !this.inputHeld
+                && !this.readingPaused && !pausesForOwnWrites() && !(isClosing() && !isDraining());
+        if (readsBeforeError) {
+            events |= Events.IN;
+            this.wouldBlock = false;
+        }
+        else if ((events & Events.ERR) != 0) {
+            if (failedAsNamed()) {
                 return true;
             }
             // Windows may read SO_ERROR as 0 after an error notification: a read names the error (its
             // sample learns it so), unless data or the end of the stream come first, which pass as usual.
-            this.errorUnnamed = true;
             if ((this.inputClosed || isClosing() && !isDraining()) && readsError()) {
                 return true;
             }
@@ -536,6 +540,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
             }
+            if (readsBeforeError && this.wouldBlock && !isAborting() && failedAsNamed()) {
+                return true;
+            }
         }
         else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.readingPaused
                 && !this.output.isPending()) {
@@ -558,6 +565,22 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         turnEnds();
         this.output.shutdownIfDue();
         return true;
+    }
+
+    /**
+     * After an error notification whose read found nothing and named nothing: SO_ERROR names the
+     * error, or, when neither did twice in a row, the connection fails all the same.
+     * @return whether the connection failed
+     */
+    private boolean failedAsNamed() {
+        NativeIoException error = pendingError();
+        if (error != null || this.errorUnnamed) {
+            failed((error != null) ? error : new NativeIoException("recv", NativeError.OTHER, 0,
+                    "The port reported an error on the connection twice, and neither SO_ERROR nor a read named it"));
+            return true;
+        }
+        this.errorUnnamed = true;
+        return false;
     }
 
     /**
@@ -1214,6 +1237,14 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public void failed(Throwable error) {
+        if (this.outputEnded && error instanceof NativeIoException) {
+            // The stages' last words (a TLS close_notify) were under way: all the handler wrote went to
+            // the socket before them, and its conversation is over. A peer gone meanwhile only ends it.
+            if (!isAborting()) {
+                requestClose(true);
+            }
+            return;
+        }
         keepFailure(error);
         if (!isAborting()) {
             requestClose(true);

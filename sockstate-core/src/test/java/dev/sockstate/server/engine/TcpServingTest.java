@@ -116,6 +116,51 @@ class TcpServingTest {
     }
 
     @Test
+    void whatAClientSentBeforeItResetIsHandedToTheHandlerBeforeTheError() throws Exception {
+        // One worker, held in another connection's handler while the client sends its last line and
+        // resets: the worker then finds the data and the reset together.
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch sent = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger closed = new AtomicInteger();
+        ConnectionHandler handler = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                String text = StandardCharsets.US_ASCII.decode(data).toString();
+                if (text.equals("hold")) {
+                    holding.countDown();
+                    sent.await(10, TimeUnit.SECONDS);
+                    Thread.sleep(100);
+                    return;
+                }
+                heard.add("data " + text);
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                heard.add("error " + ((error instanceof NativeIoException native1) ? native1.error() : error));
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                closed.incrementAndGet();
+            }
+        };
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("last-words").handler(handler).build());
+        Socket holder = this.fixture.connect(server, "last-words");
+        Socket client = this.fixture.connect(server, "last-words");
+        ServerFixture.await(() -> server.listener("last-words").activeConnections() == 2, "both connections open");
+        holder.getOutputStream().write("hold".getBytes(StandardCharsets.US_ASCII));
+        assertThat(holding.await(10, TimeUnit.SECONDS)).as("the worker held").isTrue();
+        client.getOutputStream().write("last words".getBytes(StandardCharsets.US_ASCII));
+        client.setSoLinger(true, 0);
+        client.close();
+        sent.countDown();
+        ServerFixture.await(() -> closed.get() == 1, "the reset connection closed");
+        assertThat(heard).containsExactly("data last words", "error CONNECTION_RESET");
+    }
+
+    @Test
     void aHandlerThatThrowsClosesItsConnectionAndTheWorkerServesOthers() throws Exception {
         ConnectionHandler handler = (connection, data) -> {
             if (data.get(data.position()) == '!') {

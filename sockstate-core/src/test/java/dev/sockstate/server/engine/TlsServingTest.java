@@ -120,6 +120,23 @@ class TlsServingTest {
     }
 
     @Test
+    void aPeerThatResetsRightAfterItsCloseNotifyEndsTheConnectionWithoutAnErrorForTheHandler() throws Exception {
+        // A client that closes with data unread (or lingering zero) resets the connection after its
+        // close_notify: the conversation ended well, and the server's answering close_notify finds the
+        // socket reset (or the next read does).
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        for (int i = 0; i < 10; i++) {
+            SSLSocket client = this.fixture.client(server, null, (i % 2 == 0) ? "TLSv1.3" : "TLSv1.2");
+            assertThat(TlsFixture.echo(client, "the whole conversation")).isEqualTo("the whole conversation");
+            client.setSoLinger(true, 0);
+            client.close();
+        }
+        ServerFixture.await(() -> handler.closed.get() == 10, "every connection closed");
+        assertThat(handler.errors).as("errors the handler heard of").isEmpty();
+    }
+
+    @Test
     void delegatedTasksRunOnTheTaskExecutorNeverOnAWorker() throws Exception {
         Queue<String> threads = new ConcurrentLinkedQueue<>();
         Tls tls = this.fixture.serverTls().withTaskExecutor((task) -> this.tasks.execute(() -> {
