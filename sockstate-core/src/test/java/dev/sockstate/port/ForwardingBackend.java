@@ -35,6 +35,21 @@ public class ForwardingBackend implements Backend {
     }
 
     @Override
+    public boolean notifiesErrors() {
+        return this.delegate.notifiesErrors();
+    }
+
+    @Override
+    public boolean notifiesHangups() {
+        return this.delegate.notifiesHangups();
+    }
+
+    @Override
+    public boolean isPortable() {
+        return this.delegate.isPortable();
+    }
+
+    @Override
     public NotificationPort openPort() throws NativeIoException {
         return this.delegate.openPort();
     }

@@ -1,8 +1,10 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
@@ -77,6 +79,7 @@ class LifecycleTest {
 
     @Test
     void aGracefulStopLetsRequestsInFlightFinish() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "a stop answers what arrived before it, read until the first would-block: a false one says the rest came after");
         ConnectionHandler slow = (connection, data) -> {
             Thread.sleep(300);
             connection.write(data);

@@ -1,7 +1,9 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
@@ -73,6 +75,7 @@ class RearmOrderTest {
 
     @BeforeEach
     void holdBothWorkers() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "arranges which notifications one dequeue takes together, which early wake-ups split");
         for (char name : "wzy".toCharArray()) {
             this.holds.put(name, new CountDownLatch(1));
             this.held.put(name, new CountDownLatch(1));

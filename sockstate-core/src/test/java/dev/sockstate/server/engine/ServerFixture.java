@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.winsock.WinsockEmulator;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
@@ -33,7 +34,7 @@ final class ServerFixture implements AutoCloseable {
 
     /** @return the backend the server tests run on */
     static Backend backend() {
-        return Backends.select(System.getProperty(BACKEND_PROPERTY, "auto"));
+        return MisbehavingBackend.whenAsked(Backends.select(System.getProperty(BACKEND_PROPERTY, "auto")));
     }
 
     SocketServer start(int workers, ListenerSettings... listeners) {

@@ -1,0 +1,234 @@
+package dev.sockstate.port;
+
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+
+import dev.sockstate.port.MisbehavingBackend.Fault;
+import dev.sockstate.port.MisbehavingBackend.Registration;
+
+/**
+ * The sockets of a {@link MisbehavingBackend}: real sockets whose reads and writes are now and then
+ * cut short, would block though they would not, or (a write) find no system buffers. Accepts and
+ * datagrams' sends are left as they are (see each).
+ */
+final class MisbehavingSockets implements NativeSockets {
+
+    private final NativeSockets real;
+
+    private final MisbehavingBackend backend;
+
+    MisbehavingSockets(NativeSockets real, MisbehavingBackend backend) {
+        this.real = real;
+        this.backend = backend;
+    }
+
+    @Override
+    public long open(Protocol protocol, StandardProtocolFamily family) throws NativeIoException {
+        return this.real.open(protocol, family);
+    }
+
+    @Override
+    public void bind(long socket, SocketAddress address) throws NativeIoException {
+        this.real.bind(socket, address);
+    }
+
+    @Override
+    public void listen(long socket, int backlog) throws NativeIoException {
+        this.real.listen(socket, backlog);
+    }
+
+    @Override
+    public long accept(long listener) throws NativeIoException {
+        // Never "none pending" while one is: a stopping server closes its listener once the backlog
+        // reads empty, and could not tell a lie from a connection that came a moment too late.
+        long socket = this.real.accept(listener);
+        if (socket != NO_SOCKET) {
+            this.backend.accepted.add(socket);
+        }
+        return socket;
+    }
+
+    @Override
+    public boolean connect(long socket, SocketAddress address) throws NativeIoException {
+        return this.real.connect(socket, address);
+    }
+
+    @Override
+    public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer target = buffer.buffer();
+        if (!this.backend.readsMayMisbehave(socket)) {
+            return this.real.recv(socket, buffer);
+        }
+        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.IN);
+            return WOULD_BLOCK;
+        }
+        int limit = target.limit();
+        int room = limit - target.position();
+        if (room < 2 || !this.backend.chance(Fault.SHORT_READ)) {
+            return this.real.recv(socket, buffer);
+        }
+        target.limit(target.position() + 1 + this.backend.draw(room - 1));
+        try {
+            return owedIfShort(socket, this.real.recv(socket, buffer), Events.IN);
+        }
+        finally {
+            target.limit(limit);
+        }
+    }
+
+    @Override
+    public int recv(long socket, ByteBuffer target) throws NativeIoException {
+        if (!this.backend.readsMayMisbehave(socket)) {
+            return this.real.recv(socket, target);
+        }
+        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.IN);
+            return WOULD_BLOCK;
+        }
+        int limit = target.limit();
+        int room = limit - target.position();
+        if (room < 2 || !this.backend.chance(Fault.SHORT_READ)) {
+            return this.real.recv(socket, target);
+        }
+        target.limit(target.position() + 1 + this.backend.draw(room - 1));
+        try {
+            return owedIfShort(socket, this.real.recv(socket, target), Events.IN);
+        }
+        finally {
+            target.limit(limit);
+        }
+    }
+
+    @Override
+    public int send(long socket, NativeBuffer buffer) throws NativeIoException {
+        ByteBuffer source = buffer.buffer();
+        if (refusedWrite(socket)) {
+            return WOULD_BLOCK;
+        }
+        int limit = source.limit();
+        int length = limit - source.position();
+        if (length < 2 || !this.backend.chance(Fault.SHORT_WRITE)) {
+            return this.real.send(socket, buffer);
+        }
+        source.limit(source.position() + 1 + this.backend.draw(length - 1));
+        try {
+            return owedIfShort(socket, this.real.send(socket, buffer), Events.OUT);
+        }
+        finally {
+            source.limit(limit);
+        }
+    }
+
+    @Override
+    public int send(long socket, ByteBuffer source) throws NativeIoException {
+        if (refusedWrite(socket)) {
+            return WOULD_BLOCK;
+        }
+        int limit = source.limit();
+        int length = limit - source.position();
+        if (length < 2 || !this.backend.chance(Fault.SHORT_WRITE)) {
+            return this.real.send(socket, source);
+        }
+        source.limit(source.position() + 1 + this.backend.draw(length - 1));
+        try {
+            return owedIfShort(socket, this.real.send(socket, source), Events.OUT);
+        }
+        finally {
+            source.limit(limit);
+        }
+    }
+
+    @Override
+    public int receiveFrom(long socket, NativeBuffer buffer, PeerAddress sender) throws NativeIoException {
+        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.IN);
+            return WOULD_BLOCK;
+        }
+        return this.real.receiveFrom(socket, buffer, sender);
+    }
+
+    // A datagram's send is never refused: one that would block is dropped and counted, by design, as the
+    // kernel drops those its buffers cannot take; a refusal would be a loss the handler sees.
+
+    @Override
+    public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
+        return this.real.sendTo(socket, buffer, target);
+    }
+
+    @Override
+    public int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException {
+        return this.real.sendTo(socket, datagram, target);
+    }
+
+    @Override
+    public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
+        this.real.setOption(socket, option, value);
+    }
+
+    @Override
+    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
+        return this.real.getOption(socket, option);
+    }
+
+    @Override
+    public NativeIoException takeError(long socket) throws NativeIoException {
+        return this.real.takeError(socket);
+    }
+
+    @Override
+    public void shutdown(long socket, boolean input, boolean output) throws NativeIoException {
+        this.real.shutdown(socket, input, output);
+    }
+
+    @Override
+    public void close(long socket) throws NativeIoException {
+        this.backend.accepted.remove(socket);
+        Registration registration = this.backend.registrations.remove(socket);
+        if (registration != null) {
+            registration.port.closed(registration);
+        }
+        this.real.close(socket);
+    }
+
+    @Override
+    public SocketAddress localAddress(long socket) throws NativeIoException {
+        return this.real.localAddress(socket);
+    }
+
+    @Override
+    public SocketAddress remoteAddress(long socket) throws NativeIoException {
+        return this.real.remoteAddress(socket);
+    }
+
+    @Override
+    public long[] peerCredentials(long socket) throws NativeIoException {
+        return this.real.peerCredentials(socket);
+    }
+
+    @Override
+    public NativeBuffer allocate(int capacity) {
+        return this.real.allocate(capacity);
+    }
+
+    /** @return whether this write is refused: would block (room owed), or no buffers (thrown) */
+    private boolean refusedWrite(long socket) throws NativeIoException {
+        if (this.backend.chance(Fault.WRITE_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.OUT);
+            return true;
+        }
+        if (this.backend.chance(Fault.NO_BUFFERS)) {
+            throw new NativeIoException("send", NativeError.NO_MEMORY, 105, "No buffer space available");
+        }
+        return false;
+    }
+
+    /** @return the result, after owing the event when the call did something (the rest might have raised an edge) */
+    private int owedIfShort(long socket, int result, int event) {
+        if (result > 0) {
+            this.backend.owe(socket, event);
+        }
+        return result;
+    }
+}
