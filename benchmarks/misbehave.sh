@@ -9,7 +9,8 @@
 #   benchmarks/misbehave.sh [first seed] [count]      (defaults: 1000, 10)
 #
 # Environment: MVN (default: mvn); BACKEND (default: auto, the system's own) for
-# sockstate.test.backend. Run it after a build that compiled the tests (mvn -B -q -DskipTests install, then
+# sockstate.test.backend; FAULTS (default: every fault within the contract), a comma-separated list
+# of MisbehavingBackend.Fault names. Each seed's Maven output is in sockstate-core/target/misbehave-<seed>.log. Run it after a build that compiled the tests (mvn -B -q -DskipTests install, then
 # mvn -B -q -o -pl sockstate-core test-compile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,9 +22,11 @@ for ((seed = first; seed < first + count; seed++)); do
   reports="sockstate-core/target/surefire-reports"
   rm -f "$reports"/*.txt "$reports"/*.xml
   started=$(date +%s)
-  if ${MVN:-mvn} -B -q -o -pl sockstate-core surefire:test@default-test -Dtest='dev/sockstate/server/engine/*Test' \
-      -Dsurefire.excludes='**/WindowsRules*Test.java' -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dsockstate.test.misbehave="$seed" -Dsockstate.test.backend="$backend" >/dev/null 2>&1; then
+  log="sockstate-core/target/misbehave-$seed.log"
+  if ${MVN:-mvn} -B -q -o -pl sockstate-core surefire:test@default-test \
+      -Dtest='dev/sockstate/server/engine/*Test, !dev/sockstate/server/engine/WindowsRules*Test, !**/*FuzzTest' \
+      -Dsurefire.failIfNoSpecifiedTests=false ${FAULTS:+-Dsockstate.test.misbehave.faults="$FAULTS"} \
+      -Dsockstate.test.misbehave="$seed" -Dsockstate.test.backend="$backend" >"$log" 2>&1; then
     outcome="passed"
   else
     outcome="FAILED"
@@ -32,8 +35,10 @@ for ((seed = first; seed < first + count; seed++)); do
   tests=$(cat "$reports"/*.txt 2>/dev/null | awk -F'[ ,]+' '/^Tests run/ {t += $3} END {print t + 0}' || true)
   echo "seed $seed: $outcome, $tests tests, $(( $(date +%s) - started )) s"
   if [ "$outcome" = "FAILED" ]; then
-    grep -h '<<< \(FAILURE\|ERROR\)!' "$reports"/*.txt | grep -v '^Tests run' | sed 's/^/    /' || true
-    echo "    replay: ${MVN:-mvn} -o -pl sockstate-core surefire:test@default-test -Dtest='<Class>#<method>' -Dsockstate.test.misbehave=$seed"
+    grep -h '<<< \(FAILURE\|ERROR\)!' "$reports"/*.txt 2>/dev/null | grep -v '^Tests run' | sed 's/^/    /' || true
+    [ "$tests" -gt 0 ] || tail -20 "$log" | sed 's/^/    /'
+    echo "    replay: ${MVN:-mvn} -o -pl sockstate-core surefire:test@default-test -Dtest='<Class>#<method>'" \
+      "-Dsockstate.test.misbehave=$seed -Dsockstate.test.backend=$backend${FAULTS:+ -Dsockstate.test.misbehave.faults=$FAULTS}"
   fi
 done
 if [ ${#failed_seeds[@]} -gt 0 ]; then

@@ -90,7 +90,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     /**
      * @param code an error code
      * @return whether it says a signal interrupted the call before it did anything ({@code EINTR}):
-     * the call is made again, and a connect goes on in the background
+     * an accept, a send or a receive is made again
      */
     protected abstract boolean isInterrupted(int code);
 
@@ -224,7 +224,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
                 return true;
             }
             int code = lastError();
-            if (isConnectPending(code) || isInterrupted(code)) {
+            if (isConnectPending(code)) {
                 return false;
             }
             throw exception("connect(" + address + ")", code);

@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
  * Native, non-blocking sockets of one backend: the descriptors that its {@link NotificationPort}
  * registers. Socket handles are {@code long} values (a file descriptor, or a Winsock SOCKET).
  * Failures throw {@link NativeIoException} naming the call; a call that would block is a result
- * ({@link #WOULD_BLOCK}, {@link #NO_SOCKET} or {@code false}), never an exception. A call that a
- * signal interrupted ({@code EINTR}) is made again, never reported.
+ * ({@link #WOULD_BLOCK}, {@link #NO_SOCKET} or {@code false}), never an exception. An accept, a
+ * send or a receive that a signal interrupted ({@code EINTR}) is made again, never reported.
  */
 public interface NativeSockets {
 

@@ -1,11 +1,13 @@
 package dev.sockstate.port;
 
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -29,7 +31,10 @@ import java.util.stream.Collectors;
  */
 public class MisbehavingBackend extends ForwardingBackend {
 
-    /** The system property whose value, a seed, runs the server tests over this backend with {@link #CONTRACT_FAULTS}. */
+    /**
+     * The system property whose value, a seed, runs the server tests over this backend with
+     * {@link #CONTRACT_FAULTS}, where the backend they run on is epoll (see {@link #followsItsRules}).
+     */
     public static final String SEED_PROPERTY = "sockstate.test.misbehave";
 
     /** The system property that narrows the faults to those it names (comma-separated {@link Fault} names), to find which one a failure needs. */
@@ -112,13 +117,24 @@ public class MisbehavingBackend extends ForwardingBackend {
      */
     public static Backend whenAsked(Backend real) {
         String seed = System.getProperty(SEED_PROPERTY, "").trim();
-        if (seed.isEmpty()) {
+        if (seed.isEmpty() || !followsItsRules(real)) {
             return real;
         }
         String only = System.getProperty(FAULTS_PROPERTY, "").trim();
-        Set<Fault> faults = only.isEmpty() ? CONTRACT_FAULTS : java.util.Arrays.stream(only.split(","))
-                .map((name) -> Fault.valueOf(name.trim())).collect(Collectors.toCollection(() -> EnumSet.noneOf(Fault.class)));
+        Set<Fault> faults = only.isEmpty() ? CONTRACT_FAULTS : Arrays.stream(only.split(","))
+                .map(String::trim).filter((name) -> !name.isEmpty()).map(Fault::valueOf).collect(Collectors.toCollection(() -> EnumSet.noneOf(Fault.class)));
         return new MisbehavingBackend(real, Long.parseLong(seed), faults);
+    }
+
+    /**
+     * @param real a backend
+     * @return whether this backend's faults keep to that backend's rules: epoll's. Where an enable
+     * raises no edge for readiness that already held (Windows, the emulator of its rules), a false
+     * would-block after an edge-triggered one-shot re-arm would lose the data for good, and a
+     * notification queued before a DISABLE may still come
+     */
+    public static boolean followsItsRules(Backend real) {
+        return "epoll".equals(real.name());
     }
 
     /**
@@ -127,7 +143,8 @@ public class MisbehavingBackend extends ForwardingBackend {
      * bookkeeping and its extra calls too, and does not run
      */
     public static boolean asked() {
-        return !System.getProperty(SEED_PROPERTY, "").isBlank();
+        return !System.getProperty(SEED_PROPERTY, "").isBlank()
+                && followsItsRules(Backends.select(System.getProperty("sockstate.test.backend", Backends.AUTO)));
     }
 
     @Override
@@ -152,7 +169,8 @@ public class MisbehavingBackend extends ForwardingBackend {
 
     /** @return whether this chance takes the fault (and counts it) */
     boolean chance(Fault fault) {
-        if (!this.faults.contains(fault) || this.random.get().nextInt(SCALE) >= RATE) {
+        // Drawn whether the fault is made or not: a run narrowed to some faults replays their draws.
+        if (this.random.get().nextInt(SCALE) >= RATE || !this.faults.contains(fault)) {
             return false;
         }
         this.made.get(fault).incrementAndGet();
@@ -164,16 +182,16 @@ public class MisbehavingBackend extends ForwardingBackend {
         return this.random.get().nextInt(bound);
     }
 
-    /**
-     * Owes the socket's registration the events a fault hid from it, when only a fault-made
-     * notification would tell them: an edge-triggered persistent registration.
-     */
     /** @return whether the socket's reads may misbehave: not once its error was notified */
     boolean readsMayMisbehave(long socket) {
         Registration registration = this.registrations.get(socket);
         return registration == null || !registration.failed;
     }
 
+    /**
+     * Owes the socket's registration the events a fault hid from it, when only a fault-made
+     * notification would tell them: an edge-triggered persistent registration.
+     */
     void owe(long socket, int events) {
         Registration registration = this.registrations.get(socket);
         if (registration != null) {
@@ -205,7 +223,7 @@ public class MisbehavingBackend extends ForwardingBackend {
         volatile boolean failed;
 
         /** Events owed by a fault; only for an edge-triggered persistent registration. */
-        private final java.util.concurrent.atomic.AtomicInteger owed = new java.util.concurrent.atomic.AtomicInteger();
+        private final AtomicInteger owed = new AtomicInteger();
 
         Registration(MisbehavingPort port, long socket, long key) {
             this.port = port;

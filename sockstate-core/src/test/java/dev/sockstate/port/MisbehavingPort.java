@@ -1,13 +1,12 @@
 package dev.sockstate.port;
 
+import dev.sockstate.port.MisbehavingBackend.Fault;
+import dev.sockstate.port.MisbehavingBackend.Registration;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-
-import dev.sockstate.port.MisbehavingBackend.Fault;
-import dev.sockstate.port.MisbehavingBackend.Registration;
 
 /**
  * The port of a {@link MisbehavingBackend}: a real port whose waits may end early, which notifies
@@ -16,6 +15,9 @@ import dev.sockstate.port.MisbehavingBackend.Registration;
  */
 final class MisbehavingPort extends ForwardingPort {
 
+    /** The key of this port's own wake-ups, taken out of the batches before anyone sees them. */
+    private static final long WAKE_KEY = Long.MIN_VALUE + 7;
+
     private final MisbehavingBackend backend;
 
     /** This port's registrations, by key. */
@@ -23,8 +25,8 @@ final class MisbehavingPort extends ForwardingPort {
 
     private final Set<Registration> owing = ConcurrentHashMap.newKeySet();
 
-    /** Keys of sockets closed while armed, to notify once more. */
-    private final Queue<Long> stale = new ConcurrentLinkedQueue<>();
+    /** Keys and filters of sockets closed while armed, to notify once more. */
+    private final Queue<long[]> stale = new ConcurrentLinkedQueue<>();
 
     private volatile Thread dequeuer;
 
@@ -39,15 +41,19 @@ final class MisbehavingPort extends ForwardingPort {
     @Override
     protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
+        // Recorded before the real call applies them: a notification of the arm may come from the
+        // moment it is applied, to any thread dequeuing.
+        recordChanges(changes);
         if (notifications == null) {
             int count = super.doProcess(changes, null, timeoutMillis);
-            recordChanges(changes);
+            afterChanges(changes);
             return count;
         }
         noteDequeuer();
         boolean early = timeoutMillis != 0 && (hasDeliverable() || this.backend.chance(Fault.EARLY_WAKE));
         int count = super.doProcess(changes, notifications, early ? 0 : timeoutMillis);
-        recordChanges(changes);
+        afterChanges(changes);
+        count = dropWakes(notifications, count);
         count = recordNotifications(notifications, count);
         count = deliverStale(notifications, count);
         count = deliverOwed(notifications, count);
@@ -56,17 +62,29 @@ final class MisbehavingPort extends ForwardingPort {
         return count;
     }
 
-    /** Owes a registration what a fault of its socket hid. */
+    /**
+     * Owes a registration what a fault of its socket hid; a thread that does not dequeue from this
+     * port wakes the one that does, as the edge it stands for would have.
+     */
     void owes(Registration registration) {
         this.owing.add(registration);
+        if (Thread.currentThread() != this.dequeuer) {
+            try {
+                super.doPost(WAKE_KEY, 0);
+            }
+            catch (NativeIoException | PortClosedException ex) {
+                // The port is closing: nothing waits any more.
+            }
+        }
     }
 
     /** Forgets a registration whose socket was closed; notifies it once more, now and then, if it was armed. */
     void closed(Registration registration) {
         this.byKey.remove(registration.key, registration);
         this.owing.remove(registration);
-        if (registration.enabled && this.backend.chance(Fault.STALE)) {
-            this.stale.add(registration.key);
+        int events = registration.filter & (Events.IN | Events.OUT);
+        if (registration.enabled && events != 0 && this.backend.chance(Fault.STALE)) {
+            this.stale.add(new long[] { registration.key, events });
         }
     }
 
@@ -93,30 +111,62 @@ final class MisbehavingPort extends ForwardingPort {
         return false;
     }
 
-    private void recordChanges(RegistrationBatch changes) throws NativeIoException {
+    /** After the real call: a change it refused is undone here, and an accepted connection's first ENABLE may be refused. */
+    private void afterChanges(RegistrationBatch changes) throws NativeIoException {
         if (changes == null) {
             return;
         }
         for (int i = 0; i < changes.size(); i++) {
-            if (changes.failed(i)) {
+            long socket = changes.socket(i);
+            if (changes.operation(i) != Operation.ENABLE) {
                 continue;
             }
+            boolean first = this.backend.accepted.remove(socket);
+            if (!changes.failed(i) && first && this.backend.chance(Fault.REFUSED_REGISTRATION)) {
+                // The real port armed it: disarmed again, and reported refused.
+                RegistrationBatch disarm = new RegistrationBatch(1);
+                disarm.disable(socket, changes.key(i));
+                super.doProcess(disarm, null, 0);
+                storeResult(changes, i, NativeError.NO_MEMORY, 12);
+            }
+            if (changes.failed(i)) {
+                Registration known = this.byKey.get(changes.key(i));
+                if (known != null) {
+                    known.enabled = false;
+                }
+            }
+        }
+    }
+
+    /** @return the count, this port's own wake-ups taken out of the batch */
+    private int dropWakes(NotificationBatch notifications, int count) {
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            if (notifications.isPosted(i) && notifications.key(i) == WAKE_KEY) {
+                continue;
+            }
+            if (kept != i) {
+                if (notifications.isPosted(i)) {
+                    storePosted(notifications, kept, notifications.key(i), notifications.payload(i));
+                }
+                else {
+                    storeNotification(notifications, kept, notifications.key(i), notifications.events(i));
+                }
+            }
+            kept++;
+        }
+        return kept;
+    }
+
+    private void recordChanges(RegistrationBatch changes) {
+        if (changes == null) {
+            return;
+        }
+        for (int i = 0; i < changes.size(); i++) {
             long socket = changes.socket(i);
             long key = changes.key(i);
             switch (changes.operation(i)) {
                 case ENABLE -> {
-                    if (this.backend.accepted.remove(socket) && this.backend.chance(Fault.REFUSED_REGISTRATION)) {
-                        // The real port armed it: disarmed again, as if it never was, and reported refused.
-                        RegistrationBatch disarm = new RegistrationBatch(1);
-                        disarm.disable(socket, key);
-                        super.doProcess(disarm, null, 0);
-                        storeResult(changes, i, NativeError.NO_MEMORY, 12);
-                        Registration known = this.backend.registrations.get(socket);
-                        if (known != null) {
-                            known.enabled = false;
-                        }
-                        continue;
-                    }
                     Registration registration = this.backend.registrations.compute(socket, (handle, known) ->
                             (known != null && known.port == this && known.key == key) ? known : new Registration(this, socket, key));
                     registration.filter = changes.filter(i);
@@ -170,10 +220,10 @@ final class MisbehavingPort extends ForwardingPort {
     }
 
     private int deliverStale(NotificationBatch notifications, int count) {
-        Long key;
-        while (count < notifications.capacity() && (key = this.stale.poll()) != null) {
-            if (indexOf(notifications, count, key) < 0) {
-                storeNotification(notifications, count++, key, Events.IN);
+        long[] closed;
+        while (count < notifications.capacity() && (closed = this.stale.poll()) != null) {
+            if (indexOf(notifications, count, closed[0]) < 0) {
+                storeNotification(notifications, count++, closed[0], (int) closed[1]);
             }
         }
         return count;
@@ -213,8 +263,10 @@ final class MisbehavingPort extends ForwardingPort {
         }
         Registration chosen = known[this.backend.draw(known.length)];
         int events = chosen.filter & (Events.IN | Events.OUT);
+        // A one-shot registration only where one thread dequeues and a DISABLE takes back what was
+        // queued (epoll's ready list): elsewhere a notification queued before the disarm could follow.
         if (!chosen.enabled || events == 0 || indexOf(notifications, count, chosen.key) >= 0
-                || (chosen.isOneShot() && this.shared)) {
+                || (chosen.isOneShot() && (this.shared || !"epoll".equals(this.backend.name())))) {
             return count;
         }
         if (chosen.isOneShot()) {

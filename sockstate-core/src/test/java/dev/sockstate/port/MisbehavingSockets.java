@@ -1,11 +1,10 @@
 package dev.sockstate.port;
 
+import dev.sockstate.port.MisbehavingBackend.Fault;
+import dev.sockstate.port.MisbehavingBackend.Registration;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
-
-import dev.sockstate.port.MisbehavingBackend.Fault;
-import dev.sockstate.port.MisbehavingBackend.Registration;
 
 /**
  * The sockets of a {@link MisbehavingBackend}: real sockets whose reads and writes are now and then

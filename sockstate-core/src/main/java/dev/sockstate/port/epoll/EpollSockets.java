@@ -46,7 +46,8 @@ final class EpollSockets extends AbstractBsdSockets {
 
     @Override
     protected boolean isConnectPending(int code) {
-        return code == Errno.EINPROGRESS;
+        // (An interrupted connect goes on in the background on Linux.)
+        return code == Errno.EINPROGRESS || code == Errno.EINTR;
     }
 
     @Override

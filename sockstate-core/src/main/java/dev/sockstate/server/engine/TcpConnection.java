@@ -516,7 +516,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             }
             events |= Events.IN;
         }
-        if (this.output.isPending()) {
+        // (After an error notification the queue waits until the read took what came before the error.)
+        if (this.output.isPending() && !readsBeforeError) {
             if (this.output.flush() && handlerOpened()) {
                 inboundWritable();
             }
@@ -540,8 +541,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
             }
-            if (readsBeforeError && this.wouldBlock && !isAborting() && failedAsNamed()) {
+            if (readsBeforeError && (this.wouldBlock || this.inputClosed) && !isAborting() && failedAsNamed()) {
                 return true;
+            }
+        }
+        if (readsBeforeError && this.output.isPending() && !isAborting()) {
+            if (this.output.flush() && handlerOpened()) {
+                inboundWritable();
             }
         }
         else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.readingPaused
@@ -568,8 +574,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /**
-     * After an error notification whose read found nothing and named nothing: SO_ERROR names the
-     * error, or, when neither did twice in a row, the connection fails all the same.
+     * After an error notification that no read named (none was made, or it found nothing): SO_ERROR
+     * names the error, or, when nothing did twice in a row, the connection fails all the same.
      * @return whether the connection failed
      */
     private boolean failedAsNamed() {
@@ -1237,21 +1243,28 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public void failed(Throwable error) {
-        if (this.outputEnded && error instanceof NativeIoException) {
-            // The stages' last words (a TLS close_notify) were under way: all the handler wrote went to
-            // the socket before them, and its conversation is over. A peer gone meanwhile only ends it.
+        keepFailure(error);
+        if (this.outputEnded && isClosing() && peerGone(error)) {
+            // Closing, with the stages' last words (a TLS close_notify) under way: all the handler wrote
+            // went to the socket before them, and its conversation is over. A peer gone meanwhile ends it
+            // without an error for the handler (the failure is kept for the observers).
             if (!isAborting()) {
                 requestClose(true);
             }
             return;
         }
-        keepFailure(error);
         if (!isAborting()) {
             requestClose(true);
             if (handlerOpened()) {
                 this.profile.route.call(Callback.ERROR, this, null, error);
             }
         }
+    }
+
+    /** @return whether the failure says the peer is gone: it reset the connection, or a send found it closed */
+    private static boolean peerGone(Throwable error) {
+        return error instanceof NativeIoException failure
+                && (failure.error() == NativeError.CONNECTION_RESET || failure.error() == NativeError.BROKEN_PIPE);
     }
 
     /**

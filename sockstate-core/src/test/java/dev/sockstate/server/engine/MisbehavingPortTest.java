@@ -1,12 +1,13 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.Backends;
-import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.MisbehavingBackend.Fault;
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ConnectionHandler;
@@ -18,8 +19,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -32,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -53,6 +59,12 @@ class MisbehavingPortTest {
     private final ServerFixture fixture = new ServerFixture();
 
     private final ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
+
+    @BeforeEach
+    void onTheRealBackend() {
+        assumeFalse(MisbehavingBackend.asked(), "makes its own misbehaving backend over the real one");
+        assumeTrue(MisbehavingBackend.followsItsRules(realBackend()), "the faults keep to epoll's rules");
+    }
 
     @AfterEach
     void stop() throws Exception {
@@ -96,7 +108,6 @@ class MisbehavingPortTest {
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = { 21, 22, 23 })
     void aRefusedRegistrationClosesItsConnectionAloneAndLeavesNothingOpen(long seed) throws Exception {
-        assumeTrue(realBackend().name().equals("epoll"), "descriptors are counted in /proc/self/fd");
         Set<Fault> faults = EnumSet.copyOf(MisbehavingBackend.CONTRACT_FAULTS);
         faults.add(Fault.REFUSED_REGISTRATION);
         MisbehavingBackend backend = new MisbehavingBackend(realBackend(), seed, faults);
@@ -134,7 +145,7 @@ class MisbehavingPortTest {
             ServerFixture.await(() -> server.listener("echo").activeConnections() == 0, "no connection left open");
         }
         finally {
-            server.stop(java.time.Duration.ofSeconds(5));
+            server.stop(Duration.ofSeconds(5));
         }
         assertThat(OpenDescriptors.count()).as("descriptors after the stop: %s", OpenDescriptors.networkDescriptors())
                 .isEqualTo(descriptors);
@@ -151,7 +162,7 @@ class MisbehavingPortTest {
         ByteArrayOutputStream received = new ByteArrayOutputStream();
         boolean ended = false;
         try (Socket socket = new Socket()) {
-            socket.connect(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(),
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
                     server.listener(listener).portNumber()), 5000);
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
@@ -178,7 +189,7 @@ class MisbehavingPortTest {
                     ended = echo.length < written.size();
                 }
             }
-            catch (java.net.SocketException ex) {
+            catch (SocketException ex) {
                 // Reset by a server that closed the connection with the client's bytes unread.
                 ended = true;
             }

@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -119,9 +121,9 @@ class TcpServingTest {
     void whatAClientSentBeforeItResetIsHandedToTheHandlerBeforeTheError() throws Exception {
         // One worker, held in another connection's handler while the client sends its last line and
         // resets: the worker then finds the data and the reset together.
-        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch sent = new java.util.concurrent.CountDownLatch(1);
+        List<String> heard = new CopyOnWriteArrayList<>();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch sent = new CountDownLatch(1);
         AtomicInteger closed = new AtomicInteger();
         ConnectionHandler handler = new ConnectionHandler() {
             @Override
@@ -157,7 +159,13 @@ class TcpServingTest {
         client.close();
         sent.countDown();
         ServerFixture.await(() -> closed.get() == 1, "the reset connection closed");
-        assertThat(heard).containsExactly("data last words", "error CONNECTION_RESET");
+        if (System.getProperty("os.name").startsWith("Windows")) {
+            // Windows drops what was unread when the reset arrives: the error alone is what it tells.
+            assertThat(heard).endsWith("error CONNECTION_RESET");
+        }
+        else {
+            assertThat(heard).containsExactly("data last words", "error CONNECTION_RESET");
+        }
     }
 
     @Test

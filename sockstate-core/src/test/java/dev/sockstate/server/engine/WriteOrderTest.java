@@ -3,10 +3,10 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.ForwardingBackend;
 import dev.sockstate.port.ForwardingPort;
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.server.Connection;
