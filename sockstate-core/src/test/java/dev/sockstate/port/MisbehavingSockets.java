@@ -55,88 +55,22 @@ final class MisbehavingSockets implements NativeSockets {
 
     @Override
     public int recv(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer target = buffer.buffer();
-        if (!this.backend.readsMayMisbehave(socket)) {
-            return this.real.recv(socket, buffer);
-        }
-        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
-            this.backend.owe(socket, Events.IN);
-            return WOULD_BLOCK;
-        }
-        int limit = target.limit();
-        int room = limit - target.position();
-        if (room < 2 || !this.backend.chance(Fault.SHORT_READ)) {
-            return this.real.recv(socket, buffer);
-        }
-        target.limit(target.position() + 1 + this.backend.draw(room - 1));
-        try {
-            return owedIfShort(socket, this.real.recv(socket, buffer), Events.IN);
-        }
-        finally {
-            target.limit(limit);
-        }
+        return read(socket, buffer.buffer(), () -> this.real.recv(socket, buffer));
     }
 
     @Override
     public int recv(long socket, ByteBuffer target) throws NativeIoException {
-        if (!this.backend.readsMayMisbehave(socket)) {
-            return this.real.recv(socket, target);
-        }
-        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
-            this.backend.owe(socket, Events.IN);
-            return WOULD_BLOCK;
-        }
-        int limit = target.limit();
-        int room = limit - target.position();
-        if (room < 2 || !this.backend.chance(Fault.SHORT_READ)) {
-            return this.real.recv(socket, target);
-        }
-        target.limit(target.position() + 1 + this.backend.draw(room - 1));
-        try {
-            return owedIfShort(socket, this.real.recv(socket, target), Events.IN);
-        }
-        finally {
-            target.limit(limit);
-        }
+        return read(socket, target, () -> this.real.recv(socket, target));
     }
 
     @Override
     public int send(long socket, NativeBuffer buffer) throws NativeIoException {
-        ByteBuffer source = buffer.buffer();
-        if (refusedWrite(socket)) {
-            return WOULD_BLOCK;
-        }
-        int limit = source.limit();
-        int length = limit - source.position();
-        if (length < 2 || !this.backend.chance(Fault.SHORT_WRITE)) {
-            return this.real.send(socket, buffer);
-        }
-        source.limit(source.position() + 1 + this.backend.draw(length - 1));
-        try {
-            return owedIfShort(socket, this.real.send(socket, buffer), Events.OUT);
-        }
-        finally {
-            source.limit(limit);
-        }
+        return write(socket, buffer.buffer(), () -> this.real.send(socket, buffer));
     }
 
     @Override
     public int send(long socket, ByteBuffer source) throws NativeIoException {
-        if (refusedWrite(socket)) {
-            return WOULD_BLOCK;
-        }
-        int limit = source.limit();
-        int length = limit - source.position();
-        if (length < 2 || !this.backend.chance(Fault.SHORT_WRITE)) {
-            return this.real.send(socket, source);
-        }
-        source.limit(source.position() + 1 + this.backend.draw(length - 1));
-        try {
-            return owedIfShort(socket, this.real.send(socket, source), Events.OUT);
-        }
-        finally {
-            source.limit(limit);
-        }
+        return write(socket, source, () -> this.real.send(socket, source));
     }
 
     @Override
@@ -209,6 +143,48 @@ final class MisbehavingSockets implements NativeSockets {
     @Override
     public NativeBuffer allocate(int capacity) {
         return this.real.allocate(capacity);
+    }
+
+    /** @return the read's result: would block (data owed), cut short, or as the real socket gives it */
+    private int read(long socket, ByteBuffer target, Call call) throws NativeIoException {
+        if (!this.backend.readsMayMisbehave(socket)) {
+            return call.make();
+        }
+        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.IN);
+            return WOULD_BLOCK;
+        }
+        return cutShort(socket, target, Fault.SHORT_READ, Events.IN, call);
+    }
+
+    /** @return the write's result: would block (room owed), refused for want of buffers (thrown), cut short, or real */
+    private int write(long socket, ByteBuffer source, Call call) throws NativeIoException {
+        if (refusedWrite(socket)) {
+            return WOULD_BLOCK;
+        }
+        return cutShort(socket, source, Fault.SHORT_WRITE, Events.OUT, call);
+    }
+
+    /** @return the call's result, now and then made with the buffer's room cut to part of it (the event owed) */
+    private int cutShort(long socket, ByteBuffer buffer, Fault fault, int event, Call call) throws NativeIoException {
+        int limit = buffer.limit();
+        int length = limit - buffer.position();
+        if (length < 2 || !this.backend.chance(fault)) {
+            return call.make();
+        }
+        buffer.limit(buffer.position() + 1 + this.backend.draw(length - 1));
+        try {
+            return owedIfShort(socket, call.make(), event);
+        }
+        finally {
+            buffer.limit(limit);
+        }
+    }
+
+    /** A read or write of the real sockets. */
+    @FunctionalInterface
+    private interface Call {
+        int make() throws NativeIoException;
     }
 
     /** @return whether this write is refused: would block (room owed), or no buffers (thrown) */
