@@ -544,10 +544,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (readsBeforeError && (this.wouldBlock || this.inputClosed) && !isAborting() && failedAsNamed()) {
                 return true;
             }
-        }
-        if (readsBeforeError && this.output.isPending() && !isAborting()) {
-            if (this.output.flush() && handlerOpened()) {
-                inboundWritable();
+            if (readsBeforeError && this.output.isPending() && !isAborting()) {
+                if (this.output.flush() && handlerOpened()) {
+                    inboundWritable();
+                }
             }
         }
         else if (isDraining() && !this.inputDrained && !this.inputClosed && !this.inputHeld && !this.readingPaused
