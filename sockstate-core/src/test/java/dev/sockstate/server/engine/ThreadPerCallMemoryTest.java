@@ -218,7 +218,7 @@ class ThreadPerCallMemoryTest {
             }
         };
         SocketServer server = new SocketServer(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
-                List.of(ServerFixture.tcp("echo").handlerExecutor(this.threadPerTask).handler(ECHO).build()),
+                List.of(ServerFixture.tcp("echo").handlerExecutor((task) -> startThread("handler", task)).handler(ECHO).build()),
                 holdingLettingGo(held, resume, Duration.ofMillis(50)));
         server.start();
         try {
