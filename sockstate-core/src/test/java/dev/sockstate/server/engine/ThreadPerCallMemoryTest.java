@@ -161,11 +161,7 @@ class ThreadPerCallMemoryTest {
                 List.of(ServerFixture.tcp("echo").handlerExecutor(threadPerTask).handler(ECHO).build()), holdLettingGo);
         server.start();
         try {
-            List<Socket> heldClients = new ArrayList<>();
-            for (int i = 0; i < HELD; i++) {
-                heldClients.add(this.fixture.connect(server, "echo"));
-            }
-            assertThat(held.await(10, TimeUnit.SECONDS)).as("%d threads held letting go", HELD).isTrue();
+            List<Socket> heldClients = connectHeld(server, held);
             Socket client = this.fixture.connect(server, "echo");
             OutputStream out = client.getOutputStream();
             InputStream in = client.getInputStream();
@@ -223,11 +219,7 @@ class ThreadPerCallMemoryTest {
                 holdingLettingGo(held, resume, Duration.ofMillis(50)));
         server.start();
         try {
-            List<Socket> heldClients = new ArrayList<>();
-            for (int i = 0; i < HELD; i++) {
-                heldClients.add(this.fixture.connect(server, "echo"));
-            }
-            assertThat(held.await(10, TimeUnit.SECONDS)).as("%d threads held letting go", HELD).isTrue();
+            connectHeld(server, held);
             // Each later call's thread is held 50 ms letting go, longer than the retry's pause.
             Socket client = this.fixture.connect(server, "echo");
             byte[] message = new byte[100];
@@ -292,6 +284,16 @@ class ThreadPerCallMemoryTest {
      * Holds the first {@value #HELD} executor threads (named "handler") that re-arm a connection while
      * letting go of it, until resumed: they keep the memory lent for letting go meanwhile.
      */
+    /** @return {@link #HELD} clients of the "echo" listener, once each one's call thread is held letting go */
+    private List<Socket> connectHeld(SocketServer server, CountDownLatch held) throws Exception {
+        List<Socket> clients = new ArrayList<>();
+        for (int i = 0; i < HELD; i++) {
+            clients.add(this.fixture.connect(server, "echo"));
+        }
+        assertThat(held.await(10, TimeUnit.SECONDS)).as("%d threads held letting go", HELD).isTrue();
+        return clients;
+    }
+
     private static ServerObserver holdingLettingGo(CountDownLatch held, CountDownLatch resume) {
         return holdingLettingGo(held, resume, Duration.ZERO);
     }
