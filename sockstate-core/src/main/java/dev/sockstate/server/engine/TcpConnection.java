@@ -437,9 +437,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         return events != 0 || this.output.isPending() || hasNewHandlerWork();
     }
 
-    /** @return whether work for the handler came that no notification brings: a refusal, other threads' writes, a drain, resumes, a client's */
+    /**
+     * @return whether work for the handler came that no notification brings: a refusal, other threads'
+     *     writes, a drain, resumes, a client's, reading resumed or input released, a refused send's retry due
+     */
     private boolean hasNewHandlerWork() {
-        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasTurnWork();
+        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasTurnWork()
+                || this.readingResumed || this.inputReleased || this.output.retryDue();
     }
 
     @Override

@@ -640,6 +640,12 @@ final class WritePath {
         return true;
     }
 
+    /** @return whether a send refused for want of system buffers waits for a retry that is due now; owner only */
+    boolean retryDue() {
+        WriteQueue pending = this.queue;
+        return pending != null && pending.noBuffers > 0 && System.nanoTime() - pending.retryAt >= 0;
+    }
+
     /** @return whether so many bytes wait that reading pauses until they drain; owner only */
     boolean isOverLimit(long maxPendingBytes) {
         return this.queue != null && this.queue.bytes() > maxPendingBytes;
