@@ -20,6 +20,7 @@ import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
@@ -131,6 +132,7 @@ class AcceptPerWorkerFailureTest {
     }
 
     @Test
+    @BlocksWorkers("holds the workers in onOpen so that connections queue on every worker's socket")
     void aStopServesTheConnectionsQueuedOnEveryWorkersSocketEvenWhenAnAcceptFindsNoDescriptor() throws Exception {
         assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
         Set<String> holding = ConcurrentHashMap.newKeySet();

@@ -9,6 +9,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -141,6 +142,7 @@ class BundledWritesTest {
      * what was handed over when it writes). The writes arrive in order, and nothing is lost.
      */
     @Test
+    @BlocksWorkers("holds the accepting worker in onOpen until another worker wrote")
     void aWriteToAConnectionStillOpeningOnTheAcceptingWorkerOfAnotherPortArrivesInOrder() throws Exception {
         AtomicBoolean armed = new AtomicBoolean();
         AtomicReference<Connection> held = new AtomicReference<>();

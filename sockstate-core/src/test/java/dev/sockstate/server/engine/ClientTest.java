@@ -20,6 +20,7 @@ import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
@@ -326,6 +327,7 @@ class ClientTest {
     }
 
     @Test
+    @BlocksWorkers("the connect's counting waits on its worker until the client was made")
     void aFailedConnectIsNamedToWhoeverSendsByTheTimeItIsCounted() throws Exception {
         int port = freePort();
         AtomicReference<SocketClient> client = new AtomicReference<>();
@@ -571,6 +573,7 @@ class ClientTest {
     }
 
     @Test
+    @BlocksWorkers("holds a handler call while the stop begins")
     void aGracefulStopClosesTheClientsConnectionsOnlyAfterTheAcceptedOnesFinished() throws Exception {
         LineEcho echo = new LineEcho();
         int port = backend(echo);
@@ -790,6 +793,7 @@ class ClientTest {
      * which it then writes before it takes the one handed over. Each reply answers its own request.
      */
     @Test
+    @BlocksWorkers("holds the worker between its own writes while another thread hands a request over")
     void aRequestHandedOverWhileTheWorkerWritesItsOwnIsOwedInTheOrderWritten() throws Exception {
         int port = backend(new LineEcho());
         AtomicReference<SocketClient> client = new AtomicReference<>();
@@ -827,6 +831,7 @@ class ClientTest {
 
     /** A request handed over to a connection that ends before its worker took it fails: it is not left waiting. */
     @Test
+    @BlocksWorkers("holds the client connection's worker while the request is handed over")
     void aRequestHandedOverToAConnectionThatEndsBeforeItsWorkerTookItFails() throws Exception {
         int port = backend(new LineEcho());
         CountDownLatch inHandler = new CountDownLatch(1);
@@ -865,6 +870,7 @@ class ClientTest {
      * counted on the other worker.
      */
     @Test
+    @BlocksWorkers("holds a worker in a call while the reply comes on another")
     void aReplyToAConnectionOfAnotherWorkersIsHandedOnAsThatConnectionsCallsAreNotBesideThem() throws Exception {
         int port = backend(new LineEcho());
         AtomicReference<SocketClient> client = new AtomicReference<>();
@@ -913,6 +919,7 @@ class ClientTest {
      * but not beside that connection's last call: here its onClose, held until the reply was counted.
      */
     @Test
+    @BlocksWorkers("holds onClose until the reply came")
     void aReplyThatComesAfterItsConnectionEndedIsHandedOnAfterItsLastCall() throws Exception {
         AtomicReference<Connection> answering = new AtomicReference<>();
         int port = backend((connection, data) -> {
@@ -983,6 +990,7 @@ class ClientTest {
      * once, both finish. With the extras' monitor as that lock, each held its own and waited for the other's.
      */
     @Test
+    @BlocksWorkers("holds each onClose until both connections are closing")
     void twoConnectionsThatAskForEachOthersAttributesFromOnCloseBothClose() throws Exception {
         int port = backend(new LineEcho());
         AtomicReference<SocketClient> client = new AtomicReference<>();

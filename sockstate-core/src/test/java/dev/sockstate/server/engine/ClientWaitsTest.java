@@ -13,6 +13,7 @@ import dev.sockstate.server.client.BlockingOperationException;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.framing.Framing;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -131,6 +132,7 @@ class ClientWaitsTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker that would read the reply")
     void aWaitForAReplyWhoseWorkerIsHeldEndsAtTheRequestTimeoutAndBlamesNoBackend() throws Exception {
         Answering backend = new Answering();
         int port = backend(backend);
@@ -168,6 +170,7 @@ class ClientWaitsTest {
     }
 
     @Test
+    @BlocksWorkers("a handler works on after its request, past the request timeout")
     void aRequestsTimeoutCountsFromWhenItLeftNotFromTheReadWhoseHandlerMadeIt() throws Exception {
         int port = backend(new Answering());
         AtomicReference<SocketClient> client = new AtomicReference<>();

@@ -6,6 +6,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -52,6 +53,7 @@ class ExclusiveEdgeTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker until the data and the FIN are both in")
     void dataAndFinArrivingInOneReadAreBothHandled() throws Exception {
         assertDataAndFinInOneReadAreBothHandled(Events.IN | Events.HANGUP);
     }
@@ -99,6 +101,7 @@ class ExclusiveEdgeTest {
     }
 
     @Test
+    @BlocksWorkers("holds the owning worker while more events arrive")
     void eventsArrivingWhileAWorkerOwnsTheConnectionAreHandledByThatWorkerBeforeItLetsGo() throws Exception {
         // The second edge comes while the first byte is unread only where the backend raises one per
         // arrival (epoll); elsewhere the owner reads the second byte itself, reading until would-block.
@@ -135,6 +138,7 @@ class ExclusiveEdgeTest {
     }
 
     @Test
+    @BlocksWorkers("spins in a handler to keep one connection busy")
     void aConnectionThatKeepsSendingDoesNotStarveTheOthers() throws Exception {
         ConnectionHandler handler = (connection, data) -> {
             if (data.get(data.position()) == 'F') {
@@ -188,6 +192,7 @@ class ExclusiveEdgeTest {
     }
 
     @Test
+    @BlocksWorkers("yields in handlers to widen the window for a second worker")
     void manyWorkersAndManyConnectionsNeverHandleOneConnectionTwiceAtOnce() throws Exception {
         AtomicInteger overlaps = new AtomicInteger();
         ConnectionHandler handler = (connection, data) -> {

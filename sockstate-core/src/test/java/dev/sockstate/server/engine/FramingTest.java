@@ -11,6 +11,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -248,6 +249,7 @@ class FramingTest {
     }
 
     @Test
+    @BlocksWorkers("holds a handler call while the stop begins")
     void bytesThatDoNotFrameDuringAGracefulStopReachOnErrorAndEndTheDrain() throws Exception {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);

@@ -6,6 +6,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -149,6 +150,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("holds a handler call while the stop begins")
     void aConnectionItsHandlerClosedDuringTheStopIsNotDrainedFurther() throws Exception {
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -179,6 +181,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("holds a handler call so that the stop drains")
     void whileAStopDrainsTheListenersAndGroupsCanBeAskedFor() throws Exception {
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -206,6 +209,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("holds a handler call so that the stop drains")
     void aConnectionIsOpenForItsHandlerWhileAStopDrainsIt() throws Exception {
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -238,6 +242,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("slows each open so that peers keep connecting through the stop")
     void aStopWhilePeersKeepConnectingEndsByItsTimeout() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean stopConnecting = new java.util.concurrent.atomic.AtomicBoolean();
         ConnectionHandler slowOpen = new ConnectionHandler() {
@@ -285,6 +290,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("a handler works a while on each request during the drain")
     void aPeerThatKeepsSendingThroughTheDrainIsReadForATurnThenLingeredAndTheStopEndsLongBeforeItsTimeout() throws Exception {
         // A port per worker: the drain's next turn is its own worker's, never folded into the one before.
         AtomicLong consumed = new AtomicLong();
@@ -326,6 +332,7 @@ class GracefulStopTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker while connections queue in the kernel")
     void aStopServesEveryConnectionTheKernelHadCompletedBeyondOneAcceptTurn() throws Exception {
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(2);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);

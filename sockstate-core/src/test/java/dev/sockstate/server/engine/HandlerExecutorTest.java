@@ -10,6 +10,7 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -50,6 +51,7 @@ class HandlerExecutorTest {
     }
 
     @Test
+    @BlocksWorkers("its executor takes one task at a time and waits for it")
     void aRefusedOpenFailsThatConnectionOnlyAndTheListenerGoesOn() throws Exception {
         CountDownLatch firstOpened = new CountDownLatch(1);
         EchoHandler handler = new EchoHandler() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,6 +30,7 @@ class IdleTimeoutTest {
     }
 
     @Test
+    @BlocksWorkers("a handler works longer than the idle timeout")
     void aHandlerThatTakesLongerThanTheIdleTimeoutStillAnswers() throws Exception {
         assertSlowReplyArrives(ServerFixture.tcp("slow").idleTimeout(Duration.ofMillis(200)));
     }

@@ -12,6 +12,7 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.observer.WorkerObserver;
@@ -78,6 +79,7 @@ class LifecycleTest {
     }
 
     @Test
+    @BlocksWorkers("a handler works while the stop begins")
     void aGracefulStopLetsRequestsInFlightFinish() throws Exception {
         assumeFalse(MisbehavingBackend.asked(), "a stop answers what arrived before it, read until the first would-block: a false one says the rest came after");
         ConnectionHandler slow = (connection, data) -> {
@@ -190,6 +192,7 @@ class LifecycleTest {
     }
 
     @Test
+    @BlocksWorkers("its observer holds the dying worker until the test looked")
     void aWorkerThatDiesIsReportedToItsObserverAndShownDead() throws Exception {
         AtomicInteger deaths = new AtomicInteger();
         // The dying thread is held where it reports its death: what the state shows then is what a

@@ -10,6 +10,7 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -123,6 +124,7 @@ class PortPerWorkerTest {
     }
 
     @Test
+    @BlocksWorkers("holds one worker busy with a connection")
     void aWorkerBusyWithOneConnectionDelaysOnlyTheConnectionsOfItsOwnPort() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         ConnectionHandler handler = (connection, data) -> {

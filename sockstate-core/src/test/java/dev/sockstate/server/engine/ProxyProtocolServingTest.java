@@ -9,6 +9,7 @@ import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.proxy.ProxyHeaders;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.proxy.ProxyHeader;
@@ -174,6 +175,7 @@ class ProxyProtocolServingTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker in a handler while a connection is reset before its accept")
     void aConnectionResetBeforeItsAcceptIsClosedQuietlyAndCounted() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch holding = new CountDownLatch(1);

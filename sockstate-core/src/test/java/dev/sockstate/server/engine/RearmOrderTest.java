@@ -8,6 +8,7 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
 import java.net.Socket;
@@ -115,6 +116,7 @@ class RearmOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker in onData to order the write after it")
     void aReplyWrittenFromAnotherThreadRightAfterTheLastOwnerLetGoIsSentWholeWithoutWaitingForADequeue() throws Exception {
         TcpConnection target = this.connections.get('x');
         target.write(ByteBuffer.allocate(BIG_REPLY));
@@ -127,6 +129,7 @@ class RearmOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker in onData to order the close after it")
     void aCloseFromAnotherThreadRightAfterTheLastOwnerLetGoClosesWithoutWaitingForADequeue() throws Exception {
         TcpConnection target = this.connections.get('x');
         target.close();

@@ -6,6 +6,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.PipelineTest.RecordingHandler;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -66,6 +67,7 @@ class StageResumeTest {
     }
 
     @Test
+    @BlocksWorkers("a stage's method works a while so that resumes come beside it")
     void resumedTasksRunInOrderAndNeverBesideTheStagesMethods() throws Exception {
         AtomicInteger beside = new AtomicInteger();
         List<Integer> order = new CopyOnWriteArrayList<>();

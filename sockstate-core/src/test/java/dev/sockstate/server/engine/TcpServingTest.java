@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Inet6Address;
@@ -118,6 +119,7 @@ class TcpServingTest {
     }
 
     @Test
+    @BlocksWorkers("a handler works until the reset has come")
     void whatAClientSentBeforeItResetIsHandedToTheHandlerBeforeTheError() throws Exception {
         // One worker, held in another connection's handler while the client sends its last line and
         // resets: the worker then finds the data and the reset together.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.tls.Tls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -114,6 +115,7 @@ class TlsDelegatedStepsTest {
      * connection's handler until all of it waits in the socket, so that one read takes it.
      */
     @Test
+    @BlocksWorkers("holds a handler call while the handshake's step runs")
     void requestsThatCameInOneLargeReadWithTheLastFlightAreAnsweredAfterItsStep() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         TlsFixture.Recording handler = new TlsFixture.Recording() {

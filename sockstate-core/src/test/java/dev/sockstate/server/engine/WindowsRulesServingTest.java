@@ -14,6 +14,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,16 +63,19 @@ class WindowsRulesServingTest {
     }
 
     @Test
+    @BlocksWorkers("holds onOpen, before the first enable, until the client's bytes are in")
     void dataThatArrivedBeforeAnEdgePersistentRegistrationWasEnabledIsEchoed() throws Exception {
         assertDataSentBeforeTheEnableIsEchoed(1, (listener) -> listener.trigger(Trigger.EDGE_PERSISTENT));
     }
 
     @Test
+    @BlocksWorkers("holds onOpen, before the first enable, until the client's bytes are in")
     void dataThatArrivedBeforeAnExclusiveEdgeRegistrationWasEnabledIsEchoed() throws Exception {
         assertDataSentBeforeTheEnableIsEchoed(2, (listener) -> listener.exclusiveEdge(true));
     }
 
     @Test
+    @BlocksWorkers("holds onOpen, before the first enable, until the client's bytes are in")
     void dataThatArrivedBeforeAnEdgeOneShotRegistrationWasEnabledIsEchoed() throws Exception {
         assertDataSentBeforeTheEnableIsEchoed(2, (listener) -> listener.trigger(Trigger.EDGE_ONESHOT));
     }
@@ -158,6 +162,7 @@ class WindowsRulesServingTest {
     }
 
     @Test
+    @BlocksWorkers("holds onOpen until the data and the reset are in")
     void dataThatCameBeforeAResetReachesTheHandlerAReadAtATimeAndThenTheResetIsNamed() throws Exception {
         Queue<Throwable> named = new ConcurrentLinkedQueue<>();
         AtomicLong received = new AtomicLong();

@@ -13,6 +13,7 @@ import dev.sockstate.port.winsock.WinsockEmulator;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -98,6 +99,7 @@ class WindowsRulesWritingTest {
     }
 
     @Test
+    @BlocksWorkers("holds onOpen until the data is in")
     void aBigReplyToDataReadRightAfterAnEdgeOneShotRegistrationWasEnabledArrivesWhole() throws Exception {
         CountDownLatch sent = new CountDownLatch(1);
         EchoHandler handler = new EchoHandler() {
@@ -124,6 +126,7 @@ class WindowsRulesWritingTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker in onData until the peer's window filled")
     void aConnectionClosedWithABigReplyWaitingSendsItAllThenCloses() throws Exception {
         AtomicLong read = new AtomicLong();
         EchoHandler handler = new EchoHandler() {

@@ -13,6 +13,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.InputStream;
@@ -51,6 +52,7 @@ class WriteOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker to order another thread's write before its own")
     void aWriteFromAnotherThreadThatReturnedFirstIsSentFirst() throws Exception {
         Socket client = serve((connection, written) -> connection.write(bytes("B")));
         client.getOutputStream().write('?');
@@ -58,6 +60,7 @@ class WriteOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker to order another thread's write before its own")
     void aWriteFromAnotherThreadThatReturnedFirstIsSentBeforeTheFin() throws Exception {
         Socket client = serve((connection, written) -> connection.shutdownOutput());
         client.getOutputStream().write('?');
@@ -68,6 +71,7 @@ class WriteOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker while another thread writes")
     void writesFromAnotherThreadToAnIdleConnectionShareOneWakeUp() throws Exception {
         AtomicInteger posts = new AtomicInteger();
         try (HeldWorker held = holdWorker(countingPosts(posts))) {
@@ -83,6 +87,7 @@ class WriteOrderTest {
     }
 
     @Test
+    @BlocksWorkers("holds the worker while another thread writes")
     void writesFromAnotherThreadThatWaitedTogetherLeaveInOneSendARound() throws Exception {
         assumeFalse(MisbehavingBackend.asked(), "measures the real backend's own costs");
         AtomicInteger sends = new AtomicInteger();

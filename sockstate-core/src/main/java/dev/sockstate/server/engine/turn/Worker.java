@@ -81,7 +81,7 @@ public final class Worker implements Runnable, Runner {
      */
     public Worker(WorkerGroupSettings settings, NotificationPort port, NativeBuffer readBuffer, SocketTable table,
             WorkerObserver observer) {
-        this(settings, port, readBuffer, table, observer, Thread::yield);
+        this(settings, port, readBuffer, table, observer, Worker::yieldProcessor);
     }
 
     /**
@@ -322,6 +322,12 @@ public final class Worker implements Runnable, Runner {
         return this.peer;
     }
 
+    /** Yields the processor before a dequeue that may wait: the one place a worker yields. */
+    private static void yieldProcessor() {
+        Thread.yield();
+    }
+
+    /** Pauses after a failed dequeue before the next: the one place a worker sleeps. */
     private static void pause() {
         try {
             Thread.sleep(10);
