@@ -3,7 +3,9 @@ package dev.sockstate.sample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,7 +17,7 @@ import java.util.regex.Pattern;
  */
 final class PackagedSample implements AutoCloseable {
 
-    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "resp-proxied", "syslog", "syslog-udp");
+    private static final List<String> LISTENERS = List.of("echo", "poll", "udp", "resp", "resp-tls", "resp-proxied", "resp-proxy", "syslog", "syslog-udp");
 
     private final Path log;
 
@@ -28,15 +30,31 @@ final class PackagedSample implements AutoCloseable {
      * @throws Exception when the jar is missing or the process cannot start
      */
     PackagedSample(String... jvmOptions) throws Exception {
+        this(List.of(jvmOptions), Map.of());
+    }
+
+    /**
+     * @param jvmOptions options before {@code -jar}
+     * @param properties properties given as {@code --name=value} arguments, in place of the defaults
+     * above for the same names (a fixed port for a listener, say)
+     * @throws Exception when the jar is missing or the process cannot start
+     */
+    PackagedSample(List<String> jvmOptions, Map<String, String> properties) throws Exception {
         Path jar = Path.of("target", "sample-app.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the sample first");
         }
         this.log = Files.createTempFile("packaged-sample", ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(List.of(jvmOptions));
-        command.addAll(List.of("-jar", jar.toString(), "--server.port=0", "--management.server.port=0", "--sockstate.workers.threads=2"));
-        LISTENERS.forEach((listener) -> command.add("--sockstate.listeners." + listener + ".port=0"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        Map<String, String> arguments = new LinkedHashMap<>();
+        arguments.put("server.port", "0");
+        arguments.put("management.server.port", "0");
+        arguments.put("sockstate.workers.threads", "2");
+        LISTENERS.forEach((listener) -> arguments.put("sockstate.listeners." + listener + ".port", "0"));
+        arguments.putAll(properties);
+        arguments.forEach((name, value) -> command.add("--" + name + "=" + value));
         this.process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(this.log.toFile()).start();
     }
 
