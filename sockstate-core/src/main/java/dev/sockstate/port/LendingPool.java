@@ -89,6 +89,11 @@ public final class LendingPool<T> {
         this.made.decrementAndGet();
     }
 
+    /** @return the objects made and not dropped since: lent now or idle; at most the pool's limit */
+    public int made() {
+        return this.made.get();
+    }
+
     /** Each thread starts at its own slot, so threads that borrow often do not contend. */
     private static int startSlot(int slots) {
         return (System.identityHashCode(Thread.currentThread()) & Integer.MAX_VALUE) % slots;

@@ -499,6 +499,11 @@ final class Client implements SocketClient, Connector.Pool {
         }
 
         @Override
+        public long pooledBufferBytes() {
+            return Client.this.profile.pooledBufferBytes();
+        }
+
+        @Override
         public int pendingRequests() {
             return Client.this.pendingRequests();
         }

@@ -55,6 +55,9 @@ final class ConnectionProfile {
     /** The way between each connection's socket and the handler. */
     final Route route;
 
+    /** What the TLS stages of its connections share, {@code null} without TLS. */
+    private final TlsSupport tlsSupport;
+
     /** How the sockets are registered: the trigger set, or the worker group's default. */
     final Trigger trigger;
 
@@ -108,6 +111,8 @@ final class ConnectionProfile {
         this.connectionIds = connectionIds;
         this.changeRules = changeRules;
         this.messages = new Messages(settings, reports.label());
+        this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)
+                ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null;
         if (settings.protocol() != Protocol.TCP) {
             // A UDP listener's datagrams take no route.
             this.route = null;
@@ -119,8 +124,8 @@ final class ConnectionProfile {
             ProxySupport proxy = new ProxySupport(settings.proxyProtocol(), observer, reports::proxyHeaderRefused);
             makers.add((connection) -> new ProxyStage(proxy));
         }
-        if (tls != null) {
-            TlsSupport secured = new TlsSupport(tls, observer, group.settings.readBufferSize());
+        if (this.tlsSupport != null) {
+            TlsSupport secured = this.tlsSupport;
             makers.add((connection) -> new TlsStage(secured, connection.connectedHost(), connection.connectedPort()));
         }
         int builtIn = makers.size();
@@ -130,6 +135,11 @@ final class ConnectionProfile {
         HandlerCalls handler = new HandlerCalls(reports, observer, settings.connectionHandler(), replies);
         this.route = new Route(handler, (settings.connection().framing() != null) ? new Framer(settings.connection().framing(), handler, reports, this.executor == null) : null,
                 makers, builtIn, reports);
+    }
+
+    /** @return bytes of the direct buffers its TLS and framing made to lend the connections' turns, lent now or idle */
+    long pooledBufferBytes() {
+        return ((this.route != null) ? this.route.pooledBufferBytes() : 0) + ((this.tlsSupport != null) ? this.tlsSupport.pooledBufferBytes() : 0);
     }
 
     /** @return the listener's or client's name */

@@ -118,6 +118,11 @@ final class Framer {
                 ? (int) Math.min(Integer.MAX_VALUE / 4, (this.frameTimeout.toNanos() >>> CLOCK_SHIFT) + 1) : 0;
     }
 
+    /** @return bytes of the direct buffers made to encode writes into, lent now or idle: at most 16 of 64 KiB */
+    long pooledBufferBytes() {
+        return (long) this.encodeBuffers.made() * ENCODE_ROOM;
+    }
+
     /** @return the coarse clock of unfinished frames' starts: {@link System#nanoTime()} in units of 2^20 ns (about a millisecond), never 0 */
     private static int coarseNow() {
         return coarse(System.nanoTime());

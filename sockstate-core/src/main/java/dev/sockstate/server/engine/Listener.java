@@ -68,6 +68,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.profile.route.unfinishedFrameBytes();
     }
 
+    @Override
+    public long pooledBufferBytes() {
+        return this.profile.pooledBufferBytes();
+    }
+
     /** @return the listener's name */
     String name() {
         return this.profile.name();

@@ -134,6 +134,11 @@ final class Route {
         return (this.framer != null) ? this.framer.unfinishedBytes() : 0;
     }
 
+    /** @return bytes of the direct buffers the framing made to encode writes into; 0 without framing */
+    long pooledBufferBytes() {
+        return (this.framer != null) ? this.framer.pooledBufferBytes() : 0;
+    }
+
     /** The connection is finished: what the framing kept for it is dropped. */
     void dropFraming(RouteHost connection) {
         if (this.framer != null) {

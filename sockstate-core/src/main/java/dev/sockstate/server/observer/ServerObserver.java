@@ -74,6 +74,15 @@ public interface ServerObserver {
             return 0;
         }
 
+        /**
+         * @return bytes of the direct buffers its TLS and framing made to lend the connections' turns
+         *     (records, their plaintext, framed writes), lent now or idle: bounded by their pools, not
+         *     by the connections
+         */
+        default long pooledBufferBytes() {
+            return 0;
+        }
+
         /** @return a client's requests sent and not yet answered; 0 for a listener */
         default int pendingRequests() {
             return 0;

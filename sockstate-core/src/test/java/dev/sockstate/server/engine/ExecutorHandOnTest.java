@@ -2,9 +2,7 @@ package dev.sockstate.server.engine;
 
 import static dev.sockstate.server.engine.ServerFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;

@@ -1,11 +1,9 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.ForwardingBackend;
-import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;

@@ -99,7 +99,15 @@ final class TlsFixture implements AutoCloseable {
 
     /** @return a connected plain socket, for bytes that are no TLS or half a handshake */
     Socket plain(SocketServer server) throws IOException {
+        return plain(server, 0);
+    }
+
+    /** @return a connected plain socket whose receive buffer, when not 0, is set before it connects (its window) */
+    Socket plain(SocketServer server, int receiveBufferSize) throws IOException {
         Socket socket = new Socket();
+        if (receiveBufferSize > 0) {
+            socket.setReceiveBufferSize(receiveBufferSize);
+        }
         this.clients.add(socket);
         socket.connect(address(server), 5000);
         socket.setSoTimeout(10_000);

@@ -172,6 +172,10 @@ class MicrometerListenerObserver implements ListenerObserver {
         Gauge.builder("sockstate.frames.unfinished", this, (observer) -> observer.active.unfinishedFrameBytes())
                 .description("Bytes the connections' unfinished frames hold, at most the framing's max-unfinished-bytes")
                 .baseUnit("bytes").tag(tag, listener).register(registry);
+        Gauge.builder("sockstate.buffers.pooled", this, (observer) -> observer.active.pooledBufferBytes())
+                .description("Bytes of the direct buffers TLS and framing made to lend the connections' turns, lent or idle;"
+                        + " bounded by their pools, not by the connections")
+                .baseUnit("bytes").tag(tag, listener).register(registry);
     }
 
     /** @param active the counts of the listener that now runs under this name */

@@ -12,13 +12,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** The meters of what happens to connections: idle closes, reading paused by queued writes, the bytes queued. */
+/** The meters of what happens to connections: idle closes, reading paused by queued writes, the bytes queued, the pooled buffers. */
 class ConnectionMetersTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -58,12 +59,39 @@ class ConnectionMetersTests {
         });
     }
 
+    @Test
+    void thePooledBuffersAFramedWriteBorrowedShowOnceMade() {
+        this.runner.withBean(Lines.class).withPropertyValues("sockstate.listeners.lines.address=127.0.0.1",
+                "sockstate.listeners.lines.port=0", "sockstate.listeners.lines.framing.type=line").run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("sockstate.buffers.pooled").tag("listener", "lines").gauge().value()).as("before any write").isZero();
+            int port = context.getEnvironment().getProperty("local.sockstate.lines.port", Integer.class);
+            try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                client.setSoTimeout(10_000);
+                client.getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(new String(client.getInputStream().readNBytes(6), StandardCharsets.US_ASCII)).isEqualTo("hello\n");
+            }
+            // A line written is framed into a buffer lent for the write, and kept for the next.
+            assertThat(registry.get("sockstate.buffers.pooled").tag("listener", "lines").gauge().value())
+                    .isEqualTo(64 * 1024);
+        });
+    }
+
     private static void await(DoubleSupplier value, double expected) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (value.getAsDouble() < expected && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertThat(value.getAsDouble()).isEqualTo(expected);
+    }
+
+    @SocketHandler("lines")
+    static class Lines {
+
+        @OnData
+        ByteBuffer echo(ByteBuffer line) {
+            return line;
+        }
     }
 
     @SocketHandler("flood")

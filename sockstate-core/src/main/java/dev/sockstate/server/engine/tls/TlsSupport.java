@@ -70,6 +70,14 @@ public final class TlsSupport {
     }
 
     /**
+     * @return bytes of the direct buffers made to lend the connections' turns (records and their plaintext),
+     *     lent now or idle: at most {@value #MOST_LENT} of each, of {@value #ROOM} bytes
+     */
+    public long pooledBufferBytes() {
+        return (long) (this.packets.made() + this.plaintexts.made()) * ROOM;
+    }
+
+    /**
      * Checks that the JDK's engine takes the protocols and cipher suites the settings name, for the
      * default context and each chosen by server name, so that a name it does not offer fails the
      * server's start rather than every handshake. A context is asked only when its settings name either.

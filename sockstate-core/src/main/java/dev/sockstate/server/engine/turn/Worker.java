@@ -322,12 +322,12 @@ public final class Worker implements Runnable, Runner {
         return this.peer;
     }
 
-    /** Yields the processor before a dequeue that may wait: the one place a worker yields. */
+    /** Yields the processor before a dequeue that may wait. */
     private static void yieldProcessor() {
         Thread.yield();
     }
 
-    /** Pauses after a failed dequeue before the next: the one place a worker sleeps. */
+    /** Pauses after a failed dequeue before the next. */
     private static void pause() {
         try {
             Thread.sleep(10);

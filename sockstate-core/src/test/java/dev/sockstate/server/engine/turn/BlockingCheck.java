@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -20,9 +22,14 @@ import reactor.blockhound.BlockingMethod;
  * default test run sets it, with the JUnit extension autodetection that finds it).
  * <p>
  * The engine's own deliberate pauses are allowed: a worker's yield before a dequeue that may wait, its
- * pause after a failed dequeue, and the pauses before a registration call refused for want of memory
- * is made again. A test that blocks a worker on purpose (to hold a turn where a race needs it) says so
- * with {@link BlocksWorkers}, and its blocking calls are not counted.
+ * pause after a failed dequeue, the pauses before a registration call refused for want of memory is
+ * made again, and the portable backend's wait for work. So are a task queue's or the timer's lock held
+ * for an offer or a removal (a timed offer too, which the check cannot tell apart), a thread pool's
+ * as it adds a thread, the JDK's reads of {@code /dev/urandom} for TLS, and logging. Contention on a
+ * monitor ({@code synchronized}) and native calls (the backends' own) are not seen. A test that blocks
+ * a worker on purpose (to hold a turn where a race needs it) says so with {@link BlocksWorkers}, and
+ * its blocking calls are not counted. Blocking calls of worker threads that were alive when a test
+ * began (an earlier test's server) are not that test's.
  */
 public final class BlockingCheck implements BeforeEachCallback, AfterEachCallback {
 
@@ -33,8 +40,13 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
 
     private static final boolean on = Boolean.getBoolean(PROPERTY) && install();
 
+    /** The worker threads alive when the test began: servers of earlier tests, whose calls are not this test's. */
+    private static volatile Set<Thread> before = Set.of();
+
     /** A blocking call on a worker's thread, and where it was made. */
     private static final class Blocked extends AssertionError {
+
+        final transient Thread thread = Thread.currentThread();
 
         Blocked(BlockingMethod method) {
             super("Worker thread '" + Thread.currentThread().getName() + "' blocked: " + method);
@@ -48,11 +60,15 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
                 .allowBlockingCallsInside(Worker.class.getName(), "yieldProcessor")
                 .allowBlockingCallsInside(Worker.class.getName(), "pause")
                 .allowBlockingCallsInside(QueuedChanges.class.getName(), "appliedAfterPauses")
-                // A task handed to an executor, or to the server's timer, takes the queue's lock for as long
-                // as an offer takes (a handler executor's task queue, the timer's delayed tasks).
+                // The portable backend's dequeue waits for work on a lock, as epoll's waits in the kernel.
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "doProcess")
+                // A task handed to an executor or to the server's timer, and a deadline cancelled, hold the
+                // queue's lock (or the pool's, as it adds a thread) for as long as the change takes.
                 .allowBlockingCallsInside("java.util.concurrent.LinkedBlockingQueue", "offer")
                 .allowBlockingCallsInside("java.util.concurrent.ArrayBlockingQueue", "offer")
                 .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer")
+                .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
+                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "addWorker")
                 // The JDK's TLS draws its randoms from /dev/urandom, which does not block once the system booted.
                 .allowBlockingCallsInside("sun.security.provider.NativePRNG$RandomIO", "implNextBytes")
                 // Logging: the JDK's handlers lock and write to the console or a file.
@@ -66,7 +82,7 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
 
     /** @return the blocking calls on worker threads reported since the test began, so far */
     public static List<AssertionError> seen() {
-        return List.copyOf(blocked);
+        return blocked.stream().filter((call) -> !before.contains(call.thread)).map(AssertionError.class::cast).toList();
     }
 
     /** @return whether the check is on in this JVM */
@@ -76,8 +92,11 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        // What a test before this one left blocking after it ended is not this test's.
+        // What a test before this one left blocking after it ended (a worker its stop interrupted and
+        // did not wait for, say) is not this test's.
         blocked.clear();
+        before = Thread.getAllStackTraces().keySet().stream().filter((thread) -> thread instanceof WorkerThread)
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     @Override
@@ -88,7 +107,9 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
         List<Blocked> found = new ArrayList<>();
         Blocked next;
         while ((next = blocked.poll()) != null) {
-            found.add(next);
+            if (!before.contains(next.thread)) {
+                found.add(next);
+            }
         }
         if (found.isEmpty() || onPurpose(context.getElement()) || onPurpose(context.getTestClass().map(Class.class::cast))) {
             return;
