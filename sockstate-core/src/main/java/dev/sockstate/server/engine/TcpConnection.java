@@ -439,11 +439,20 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     /**
      * @return whether work for the handler came that no notification brings: a refusal, other threads'
-     *     writes, a drain, resumes, a client's, reading resumed or input released, a refused send's retry due
+     *     writes, a drain that has still to read, resumes, a client's, reading resumed or input released,
+     *     a refused send's retry due
      */
     private boolean hasNewHandlerWork() {
-        return hasRefusal() || this.output.hasRequests() || isDraining() || hasResumes() || hasTurnWork()
+        return hasRefusal() || this.output.hasRequests() || drainReads() || hasResumes() || hasTurnWork()
                 || this.readingResumed || this.inputReleased || this.output.retryDue();
+    }
+
+    /**
+     * @return whether a graceful stop's drain has still to read what arrived; once it read it, the
+     *     close is the owner's to make, which a thread lent no memory leaves to the worker
+     */
+    private boolean drainReads() {
+        return isDraining() && !this.inputDrained && !this.inputClosed;
     }
 
     @Override

@@ -243,6 +243,46 @@ class ThreadPerCallMemoryTest {
     }
 
     @Test
+    void aConnectionThatADrainLeftOwingNothingClosesOnItsWorkerWhenItsCallThreadsAreLentNoMemory() throws Exception {
+        // The drain's read runs on a thread of the executor lent no memory, which cannot close the
+        // connection: the worker that re-arms for it must close it, not hand it back to the executor.
+        CountDownLatch held = new CountDownLatch(HELD);
+        CountDownLatch resume = new CountDownLatch(1);
+        AtomicInteger tasks = new AtomicInteger();
+        Executor counting = (task) -> {
+            tasks.incrementAndGet();
+            startThread("handler", task);
+        };
+        SocketServer server = new SocketServer(ServerFixture.backend(), List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
+                List.of(ServerFixture.tcp("echo").handlerExecutor(counting).handler(ECHO).build()), holdingLettingGo(held, resume));
+        server.start();
+        Thread stopping = null;
+        try {
+            connectHeld(server, held);
+            Socket late = this.fixture.connect(server, "echo");
+            late.getOutputStream().write(new byte[] { 1, 2, 3 });
+            assertThat(late.getInputStream().readNBytes(3)).as("served on threads lent no memory").containsExactly(1, 2, 3);
+            int before = tasks.get();
+            stopping = new Thread(() -> server.stop(Duration.ofSeconds(5)));
+            stopping.start();
+            // It owes nothing: the stop ends it with a FIN long before the stop's timeout.
+            late.setSoTimeout(3000);
+            assertThat(late.getInputStream().read()).as("the end of the stream").isEqualTo(-1);
+            late.close();
+            assertThat(tasks.get() - before).as("executor tasks the connection's stop took").isLessThan(10);
+        }
+        finally {
+            resume.countDown();
+            if (stopping != null) {
+                stopping.join(10_000);
+            }
+            else {
+                server.stop(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    @Test
     void aThreadLentNoMemoryThatLetsGoAfterTheStopClosedThePortsStillFinishesItsConnection() throws Exception {
         CountDownLatch held = new CountDownLatch(HELD);
         CountDownLatch resume = new CountDownLatch(1);
