@@ -215,6 +215,20 @@ final class TcpAcceptor extends SocketTurn {
         return isAborting() || !this.drainPending;
     }
 
+    /**
+     * A graceful stop's close: the connections the kernel completed between the drain's last accept
+     * and now are accepted and served, one bounded round of them, instead of being reset as the
+     * listening socket closes. (One completed in the instant between this round and the close is
+     * still reset, as by any server that closes its listening socket: a balancer in front stops
+     * connecting first when the server goes on serving a while after its readiness went down.)
+     */
+    @Override
+    protected void lastTurn(Runner runner) {
+        if (isDraining()) {
+            acceptPending(runner, ACCEPTS_PER_NOTIFICATION);
+        }
+    }
+
     @Override
     protected int nextFilter() {
         return this.paused ? -1 : Events.IN;

@@ -393,6 +393,47 @@ class GracefulStopTest {
         }
     }
 
+    @Test
+    @BlocksWorkers("connects a peer from the worker, once the drain found no connection waiting")
+    void aConnectionTheKernelCompletesAfterTheDrainFoundNoneWaitingIsServedNotReset() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<InetSocketAddress> address = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Object> late = new java.util.concurrent.atomic.AtomicReference<>();
+        dev.sockstate.port.Backend backend = SocketCallWatch.watched(ServerFixture.backend(), new SocketCallWatch.Watcher() {
+
+            @Override
+            public void returned(String method, Object result, Throwable thrown) {
+            }
+
+            @Override
+            public void returned(String method, Object[] arguments, Object result, Throwable thrown) {
+                if (method.equals("accept") && stopping.get() && Long.valueOf(dev.sockstate.port.NativeSockets.NO_SOCKET).equals(result)
+                        && late.compareAndSet(null, "connecting")) {
+                    Socket client = new Socket();
+                    try {
+                        client.connect(address.get(), 5000);
+                        late.set(client);
+                    }
+                    catch (IOException ex) {
+                        late.set(ex);
+                    }
+                }
+            }
+        });
+        ConnectionHandler echo = Connection::write;
+        this.server = new SocketServer(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)),
+                List.of(ServerFixture.tcp("echo").handler(echo).build()), ServerObserver.NONE);
+        this.server.start();
+        address.set(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.server.listener("echo").portNumber()));
+        stopping.set(true);
+        this.server.stop(Duration.ofSeconds(5));
+        assertThat(late.get()).as("a peer connected once the drain found the listener's queue empty").isInstanceOf(Socket.class);
+        try (Socket client = (Socket) late.get()) {
+            client.setSoTimeout(5000);
+            assertThat(client.getInputStream().read()).as("what the peer reads: a clean end, not a reset").isEqualTo(-1);
+        }
+    }
+
     private void assertEveryRequestTakenIsAnswered(int port) throws Exception {
         List<Future<Client>> clients = startClients(port, CLIENTS);
         Thread.sleep(1000);

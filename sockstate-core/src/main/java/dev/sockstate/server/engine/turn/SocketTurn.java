@@ -382,6 +382,27 @@ public abstract class SocketTurn {
         requestRun();
     }
 
+    /**
+     * The REMOVE notification arrived, dequeued by a worker of the socket's port: a socket nobody
+     * owns (none will again, once it is {@link #REMOVING}) has its {@linkplain #lastTurn last turn}
+     * on that worker, then finishes as after {@link #removed()}.
+     * @param runner the worker that dequeued the notification
+     */
+    public final void removed(Runner runner) {
+        if ((this.state & (OWNED | FINISHED)) == 0) {
+            lastTurn(runner);
+        }
+        removed();
+    }
+
+    /**
+     * Runs once the registration is gone and before the socket closes, on the worker that heard so;
+     * nothing else runs the socket meanwhile. Nothing by default.
+     * @param runner that worker
+     */
+    protected void lastTurn(Runner runner) {
+    }
+
     /** The REMOVE notification arrived, or a REMOVE found nothing to remove. */
     public final void removed() {
         STATE.getAndBitwiseOr(this, REMOVED);

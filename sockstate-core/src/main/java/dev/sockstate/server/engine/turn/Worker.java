@@ -231,7 +231,7 @@ public final class Worker implements Runnable, Runner {
             }
             socket.observer.notification(events);
             if ((events & Events.REMOVE) != 0) {
-                socket.removed();
+                socket.removed(this);
             }
             else {
                 socket.notified(this, events);
