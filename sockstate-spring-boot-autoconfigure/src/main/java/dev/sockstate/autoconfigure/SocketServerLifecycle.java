@@ -10,6 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -26,7 +28,8 @@ import org.springframework.core.env.MutablePropertySources;
  * {@link SocketServerStartedEvent} follows (the
  * server logs each, as "Listener 'echo' (TCP, LEVEL_ONESHOT) bound to [::]:7007 on epoll", then one line for all, as
  * Boot's web servers do: "Socket server started on epoll with 'echo' on port 7007 (tcp)"; a graceful stop says when it
- * begins and when it is complete.
+ * begins and when it is complete. With a {@linkplain #setShutdownDelay shutdown delay}, the stop first
+ * makes the readiness state refuse traffic and goes on serving for the delay.
  */
 public class SocketServerLifecycle implements SmartLifecycle {
 
@@ -46,6 +49,8 @@ public class SocketServerLifecycle implements SmartLifecycle {
     private final Duration workersWithin;
 
     private boolean autoStartup = true;
+
+    private Duration shutdownDelay = Duration.ZERO;
 
     /** The context that started the server: told of the start, its parents given the ports; {@code null} for none. */
     private final ApplicationContext context;
@@ -145,6 +150,9 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
+        if (!this.shutdownDelay.isZero() && this.server.isRunning()) {
+            goOnServingRefusingTraffic();
+        }
         boolean graceful = !this.shutdownTimeout.isZero() && this.server.isRunning();
         if (graceful) {
             logger.info("Commencing graceful shutdown of the socket server. Waiting up to " + this.shutdownTimeout
@@ -153,6 +161,27 @@ public class SocketServerLifecycle implements SmartLifecycle {
         this.server.stop(this.shutdownTimeout, this.workersWithin);
         if (graceful) {
             logger.info("Graceful shutdown of the socket server complete");
+        }
+    }
+
+    /**
+     * The shutdown delay: the readiness state refuses traffic (as Spring Boot's web server contexts
+     * make it as they close), and the server goes on serving and accepting meanwhile, so that a load
+     * balancer that checks the readiness probe stops sending new connections before the listeners
+     * close.
+     */
+    private void goOnServingRefusingTraffic() {
+        if (this.context != null) {
+            AvailabilityChangeEvent.publish(this.context, ReadinessState.REFUSING_TRAFFIC);
+        }
+        logger.info("The socket server goes on serving for " + this.shutdownDelay + " before it stops accepting, its readiness"
+                + " refusing traffic meanwhile");
+        try {
+            Thread.sleep(this.shutdownDelay.toMillis());
+        }
+        catch (InterruptedException ex) {
+            // Stopping at once, as asked.
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -218,6 +247,14 @@ public class SocketServerLifecycle implements SmartLifecycle {
     private static Duration margin(Duration phase) {
         Duration quarter = phase.dividedBy(4);
         return (quarter.compareTo(MARGIN) < 0) ? quarter : MARGIN;
+    }
+
+    /**
+     * @param shutdownDelay how long a stop goes on serving and accepting, the readiness state refusing
+     * traffic, before it stops accepting (see {@code sockstate.shutdown.delay}); zero for none
+     */
+    public void setShutdownDelay(Duration shutdownDelay) {
+        this.shutdownDelay = shutdownDelay;
     }
 
     /** @param autoStartup whether the server starts with the context (see {@code sockstate.auto-startup}) */

@@ -101,19 +101,28 @@ public final class SockstateAutoConfiguration {
             ApplicationContext context) {
         Environment environment = context.getEnvironment();
         Duration configured = properties.getShutdown().getTimeout();
+        Duration delay = properties.getShutdown().getDelay();
         Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
         Duration most = SocketServerLifecycle.drainWithin(phase);
-        if (configured != null && properties.getShutdown().isGraceful() && configured.compareTo(most) > 0) {
+        boolean graceful = properties.getShutdown().isGraceful();
+        if (delay.isNegative() || delay.compareTo(most) >= 0) {
+            throw new InvalidConfigurationPropertyValueException("sockstate.shutdown.delay", delay, "It must be zero or positive and"
+                    + " leave the stop room within spring.lifecycle.timeout-per-shutdown-phase (" + phase + "), the time Spring Boot"
+                    + " gives the socket server and the web server to stop: less than " + most + " (the phase less 5 s, or less a"
+                    + " quarter of a shorter one); shorten it, or raise the phase's timeout.");
+        }
+        if (configured != null && graceful && configured.plus(delay).compareTo(most) > 0) {
             throw new InvalidConfigurationPropertyValueException("sockstate.shutdown.timeout", configured, "It must leave the stop"
                     + " room within spring.lifecycle.timeout-per-shutdown-phase (" + phase + "), the time Spring Boot gives the socket"
                     + " server and the web server to stop: at most " + most + " (the phase less 5 s, or less a quarter of a shorter"
-                    + " one), so that the workers end before the phase does; leave it unset for that, or raise the phase's timeout.");
+                    + " one)" + (delay.isZero() ? "" : " less sockstate.shutdown.delay (" + delay + ")")
+                    + ", so that the workers end before the phase does; leave it unset for that, or raise the phase's timeout.");
         }
-        Duration timeout = !properties.getShutdown().isGraceful() ? Duration.ZERO
-                : (configured != null) ? configured : SocketServerLifecycle.drainWithin(phase);
+        Duration timeout = !graceful ? Duration.ZERO : (configured != null) ? configured : most.minus(delay);
         SocketServerLifecycle lifecycle = new SocketServerLifecycle(server, context, timeout,
-                SocketServerLifecycle.workersWithin(phase, timeout));
+                SocketServerLifecycle.workersWithin(phase, timeout.plus(delay)));
+        lifecycle.setShutdownDelay(delay);
         lifecycle.setAutoStartup(properties.isAutoStartup());
         return lifecycle;
     }

@@ -222,6 +222,9 @@ public class SockstateProperties {
         /** How long a graceful shutdown waits before aborting the connections still busy; the shutdown phase's timeout less 5s when not set. */
         private Duration timeout;
 
+        /** How long a graceful shutdown goes on serving and accepting, the readiness state refusing traffic, before it stops accepting, so that load balancers stop sending connections first. */
+        private Duration delay = Duration.ZERO;
+
         public boolean isGraceful() {
             return this.graceful;
         }
@@ -236,6 +239,14 @@ public class SockstateProperties {
 
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+
+        public Duration getDelay() {
+            return this.delay;
+        }
+
+        public void setDelay(Duration delay) {
+            this.delay = delay;
         }
     }
 }
