@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * Each shipped framing, fuzzed (Jazzer) through a whole connection in memory ({@link EmbeddedConnection}):
@@ -96,6 +97,51 @@ class FramingFuzzTest {
             }
             assertFramesAre(handler.frames, slices, refused);
         }
+    }
+
+    @Test
+    void aLongLineInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("a line in 64-byte reads", Framing.line().withMaxFrameSize(MOST), 64, SIZE,
+                (size) -> filled(size, "\n".getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Test
+    void aLongDelimitedFrameInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("a delimited frame in 64-byte reads", Framing.delimiter(DELIMITER).withMaxFrameSize(MOST), 64, SIZE,
+                (size) -> filled(size, DELIMITER));
+    }
+
+    @Test
+    void aLongLengthFieldFrameInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("a length-field frame in 64-byte reads", Framing.lengthField(0, 4, ByteOrder.BIG_ENDIAN, 0, 4)
+                .withMaxFrameSize(MOST), 64, SIZE, (size) -> {
+                    ByteBuffer frame = ByteBuffer.allocate(4 + size).putInt(size);
+                    return frame.array();
+                });
+    }
+
+    @Test
+    void aLongOctetCountedFrameInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("an octet-counted frame in 64-byte reads", Framing.octetCounting().withMaxFrameSize(MOST), 64, SIZE,
+                (size) -> {
+                    byte[] header = (size + " ").getBytes(StandardCharsets.US_ASCII);
+                    byte[] frame = new byte[header.length + size];
+                    System.arraycopy(header, 0, frame, 0, header.length);
+                    return frame;
+                });
+    }
+
+    /** Frames of the cost checks: 64 KiB, then eight times that. */
+    private static final int SIZE = 64 * 1024;
+
+    private static final int MOST = 1 << 20;
+
+    /** @return {@code size} bytes of 'x' and the terminator */
+    private static byte[] filled(int size, byte[] terminator) {
+        byte[] frame = new byte[size + terminator.length];
+        Arrays.fill(frame, 0, size, (byte) 'x');
+        System.arraycopy(terminator, 0, frame, size, terminator.length);
+        return frame;
     }
 
     /** The frames are the expected ones, all of them, or the first of them when the connection refused one. */

@@ -161,6 +161,36 @@ class TlsEmbeddedTest {
     }
 
     @Test
+    void aClientHelloSpreadOverSmallRecordsAndReadsCostsInProportionToItsBytesWhereTheServerNameIsLookedFor() throws Exception {
+        SSLContext server = this.certificates.context("server");
+        Tls tls = Tls.server(server).withServerNames(Map.of("alpha.test", () -> server)).withTaskExecutor(Runnable::run);
+        // A record a byte of the message: 6 bytes of records for each, 48 KB of them at the larger size.
+        LinearCost.assertLinear("a ClientHello in records of 1 byte, a record a read", 1024, (size) -> {
+            EmbeddedConnection embedded = open(tls, new EchoHandler());
+            writeInPieces(embedded, helloInRecords(size, 1), 6);
+            embedded.close();
+        });
+    }
+
+    /**
+     * @return a ClientHello's handshake message of {@code size} bytes after its header (zeros, which
+     * no engine takes), cut into handshake records of {@code payload} bytes
+     */
+    private static byte[] helloInRecords(int size, int payload) {
+        byte[] message = new byte[4 + size];
+        message[0] = 1;
+        message[1] = (byte) (size >>> 16);
+        message[2] = (byte) (size >>> 8);
+        message[3] = (byte) size;
+        ByteBuffer records = ByteBuffer.allocate(message.length + (message.length / payload + 1) * 5);
+        for (int at = 0; at < message.length; at += payload) {
+            int length = Math.min(payload, message.length - at);
+            records.put((byte) 22).put((byte) 3).put((byte) 1).putShort((short) length).put(message, at, length);
+        }
+        return Arrays.copyOf(records.array(), records.position());
+    }
+
+    @Test
     void tlsIsRefusedOnAUdpListenerAndItsSettingsAreChecked() throws Exception {
         SSLContext context = this.certificates.context("server");
         assertThatExceptionOfType(InvalidSettingException.class)

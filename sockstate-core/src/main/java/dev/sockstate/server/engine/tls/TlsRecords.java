@@ -129,42 +129,68 @@ public final class TlsRecords {
      * bytes, for the engine to judge
      */
     public static ByteBuffer clientHello(ByteBuffer records) {
-        int at = records.position();
-        int end = records.limit();
-        byte[] message = null;
-        int have = 0;
-        while (true) {
-            int length = length(records, at, end - at);
-            if (length == UNKNOWN) {
-                return INCOMPLETE;
-            }
-            if (length == NOT_TLS || records.get(at) != HANDSHAKE) {
-                return null;
-            }
-            if (end - at < length) {
-                return INCOMPLETE;
-            }
-            int payload = length - HEADER;
-            if (message == null) {
-                message = new byte[Math.min(MOST_HELLO, Math.max(payload, 4))];
-            }
-            if (have + payload > message.length) {
-                if (have + payload > MOST_HELLO) {
+        return new HelloAssembly().next(records);
+    }
+
+    /**
+     * A ClientHello reassembled as its records arrive, each record read once: a hello cut into many
+     * small records, arriving in many small reads, costs what it costs arriving at once. Used by the
+     * thread that reads the connection.
+     */
+    public static final class HelloAssembly {
+
+        private byte[] message;
+
+        /** The message's bytes read so far. */
+        private int have;
+
+        /** Where the next record begins, from the first byte the peer sent. */
+        private int at;
+
+        /**
+         * @param records every byte the peer sent so far, from the first (position) to limit (left as they
+         * are): the same bytes as at the call before, and those that arrived since
+         * @return as {@link #clientHello}
+         */
+        public ByteBuffer next(ByteBuffer records) {
+            int start = records.position();
+            int end = records.limit();
+            while (true) {
+                int from = start + this.at;
+                int length = length(records, from, end - from);
+                if (length == UNKNOWN) {
+                    return INCOMPLETE;
+                }
+                if (length == NOT_TLS || records.get(from) != HANDSHAKE) {
                     return null;
                 }
-                message = java.util.Arrays.copyOf(message, Math.min(MOST_HELLO, Math.max(have + payload, 2 * message.length)));
-            }
-            records.get(at + HEADER, message, have, payload);
-            have += payload;
-            at += length;
-            if (have >= 4) {
-                // The handshake header: type 1 (ClientHello) and a 3-byte length.
-                int whole = 4 + (((message[1] & 0xff) << 16) | ((message[2] & 0xff) << 8) | (message[3] & 0xff));
-                if (message[0] != 1 || whole > MOST_HELLO) {
-                    return null;
+                if (end - from < length) {
+                    return INCOMPLETE;
                 }
-                if (have >= whole) {
-                    return ByteBuffer.wrap(message, 0, whole);
+                int payload = length - HEADER;
+                if (this.message == null) {
+                    this.message = new byte[Math.min(MOST_HELLO, Math.max(payload, 4))];
+                }
+                if (this.have + payload > this.message.length) {
+                    if (this.have + payload > MOST_HELLO) {
+                        return null;
+                    }
+                    this.message = java.util.Arrays.copyOf(this.message,
+                            Math.min(MOST_HELLO, Math.max(this.have + payload, 2 * this.message.length)));
+                }
+                records.get(from + HEADER, this.message, this.have, payload);
+                this.have += payload;
+                this.at += length;
+                if (this.have >= 4) {
+                    // The handshake header: type 1 (ClientHello) and a 3-byte length.
+                    byte[] bytes = this.message;
+                    int whole = 4 + (((bytes[1] & 0xff) << 16) | ((bytes[2] & 0xff) << 8) | (bytes[3] & 0xff));
+                    if (bytes[0] != 1 || whole > MOST_HELLO) {
+                        return null;
+                    }
+                    if (this.have >= whole) {
+                        return ByteBuffer.wrap(bytes, 0, whole);
+                    }
                 }
             }
         }

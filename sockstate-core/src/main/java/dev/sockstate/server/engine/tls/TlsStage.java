@@ -62,6 +62,9 @@ public final class TlsStage extends TlsPump implements Stage {
     /** A FIN arrived while tasks ran: passed on after what arrived before it. */
     private boolean hangupAfterTasks;
 
+    /** The ClientHello read so far, while its server name is to pick the context; then dropped. */
+    private TlsRecords.HelloAssembly hello;
+
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
@@ -166,11 +169,15 @@ public final class TlsStage extends TlsPump implements Stage {
             }
             first = this.held.duplicate().flip();
         }
-        ByteBuffer hello = TlsRecords.clientHello(first);
+        if (this.hello == null) {
+            this.hello = new TlsRecords.HelloAssembly();
+        }
+        ByteBuffer hello = this.hello.next(first);
         if (hello == TlsRecords.INCOMPLETE) {
             hold(in);
             return false;
         }
+        this.hello = null;
         makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
         return !this.failed;
     }
