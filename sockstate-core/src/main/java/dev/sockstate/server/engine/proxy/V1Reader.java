@@ -11,6 +11,7 @@ import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -90,36 +91,92 @@ final class V1Reader {
                 new InetSocketAddress(destination, destinationPort), proxy, List.of()));
     }
 
-    /** @return the literal's address in the transport's family, {@code null} when it is none (never looked up) */
+    /** The longest IPv6 literal: eight groups, or six and a dotted IPv4 address. */
+    private static final int LONGEST_IPV6 = 45;
+
+    /**
+     * @return the literal's address in the transport's family, {@code null} when it is none; read by
+     *     this class alone, never handed to the system's resolver. An IPv4-mapped IPv6 literal, which a
+     *     TCP6 header may carry, comes back as IPv4, as the JDK reads it.
+     */
     static InetAddress address(String text, Transport transport) {
-        if (transport == Transport.TCP4) {
-            if (!text.matches("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}")) {
+        byte[] bytes = (transport == Transport.TCP4) ? ipv4(text) : ipv6(text);
+        return (bytes != null) ? byAddress(bytes) : null;
+    }
+
+    /** @return the 4 bytes of a dotted-decimal IPv4 literal (no leading zeros), {@code null} when the text is none */
+    static byte[] ipv4(String text) {
+        if (!text.matches("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}")) {
+            return null;
+        }
+        byte[] bytes = new byte[4];
+        String[] parts = text.split("\\.");
+        for (int i = 0; i < 4; i++) {
+            int part = Integer.parseInt(parts[i]);
+            if (part > 255) {
                 return null;
             }
-            byte[] bytes = new byte[4];
-            String[] parts = text.split("\\.");
-            for (int i = 0; i < 4; i++) {
-                int part = Integer.parseInt(parts[i]);
-                if (part > 255) {
+            bytes[i] = (byte) part;
+        }
+        return bytes;
+    }
+
+    /**
+     * @return the 16 bytes of an IPv6 literal in RFC 4291's text forms (eight groups of one to four hex
+     *     digits, one {@code ::} standing for one or more groups of zeros, the last 32 bits as a dotted
+     *     IPv4 address), {@code null} when the text is none (a zone, a name, anything else)
+     */
+    static byte[] ipv6(String text) {
+        if (text.length() < 2 || text.length() > LONGEST_IPV6) {
+            return null;
+        }
+        int gap = text.indexOf("::");
+        if (gap >= 0 && text.indexOf("::", gap + 1) >= 0) {
+            return null;
+        }
+        byte[] front = groups((gap >= 0) ? text.substring(0, gap) : text, gap < 0);
+        byte[] back = (gap >= 0) ? groups(text.substring(gap + 2), true) : new byte[0];
+        if (front == null || back == null || ((gap < 0) ? front.length != 16 : front.length + back.length > 14)) {
+            return null;
+        }
+        byte[] bytes = new byte[16];
+        System.arraycopy(front, 0, bytes, 0, front.length);
+        System.arraycopy(back, 0, bytes, 16 - back.length, back.length);
+        return bytes;
+    }
+
+    /**
+     * @param text groups of one to four hex digits separated by single colons, or nothing
+     * @param ipv4Last whether the last group may be a dotted IPv4 address (32 bits)
+     * @return their bytes, {@code null} when the text is not that
+     */
+    private static byte[] groups(String text, boolean ipv4Last) {
+        if (text.isEmpty()) {
+            return new byte[0];
+        }
+        String[] parts = text.split(":", -1);
+        byte[] bytes = new byte[20];
+        int length = 0;
+        for (int i = 0; i < parts.length && length <= 16; i++) {
+            String part = parts[i];
+            if (ipv4Last && i == parts.length - 1 && part.indexOf('.') >= 0) {
+                byte[] ipv4 = ipv4(part);
+                if (ipv4 == null) {
                     return null;
                 }
-                bytes[i] = (byte) part;
+                System.arraycopy(ipv4, 0, bytes, length, 4);
+                length += 4;
             }
-            return byAddress(bytes);
+            else if (part.matches("[0-9A-Fa-f]{1,4}")) {
+                int group = Integer.parseInt(part, 16);
+                bytes[length++] = (byte) (group >>> 8);
+                bytes[length++] = (byte) group;
+            }
+            else {
+                return null;
+            }
         }
-        // The JDK takes a text for a literal only when it begins with a hex digit or a colon; any other
-        // (".:1") it would look up as a name.
-        if (text.indexOf(':') < 0 || !text.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}")) {
-            return null;
-        }
-        try {
-            // With a colon the JDK parses an IPv6 literal and never looks it up; an IPv4-mapped one
-            // comes back as IPv4, which a TCP6 header may carry.
-            return InetAddress.getByName(text);
-        }
-        catch (UnknownHostException ex) {
-            return null;
-        }
+        return (length <= 16) ? Arrays.copyOf(bytes, length) : null;
     }
 
     private static InetAddress byAddress(byte[] bytes) {

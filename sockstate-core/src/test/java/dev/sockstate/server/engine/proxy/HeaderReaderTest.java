@@ -8,11 +8,13 @@ import dev.sockstate.server.proxy.ProxyHeader.Command;
 import dev.sockstate.server.proxy.ProxyHeader.Transport;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.proxy.ProxyProtocol.Version;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,6 +91,24 @@ class HeaderReaderTest {
             assertThat(result.reason()).as(header).isEqualTo("malformed");
             // What is logged of the peer's bytes holds no control character (a CR would start a forged line).
             assertThat(result.problem()).as(header).isNotBlank().doesNotContainPattern("[\\x00-\\x1f\\x7f]");
+        }
+    }
+
+    @Test
+    void version1AddressesAreReadAsTheJdkReadsLiteralsWithoutItsResolver() throws Exception {
+        for (String literal : List.of("::", "::1", "1::", "2001:db8::7", "2001:DB8:0:0:8:800:200C:417A", "fe80::1:2:3:4:5:6",
+                "1:2:3:4:5:6:7::", "::1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8", "::ffff:192.0.2.7", "::192.0.2.7", "64:ff9b::198.51.100.1",
+                "1:2:3:4:5:6:1.2.3.4", "0:0:0:0:0:0:0:1")) {
+            assertThat(V1Reader.address(literal, Transport.TCP6)).as(literal).isEqualTo(InetAddress.getByName(literal));
+        }
+        for (String text : List.of(":", ":::", "1:::2", "1::2::3", ":1::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "12345::", "g::1",
+                "::1%eth0", "::1%1", ".:1", "1.2.3.4", "::1.2.3", "::1.2.3.4.5", "1.2.3.4::", "::01.2.3.4", "1:2:3:4:5:6:7:1.2.3.4",
+                "1:2:3:4:5:6:7:8::", "::ffff:256.1.1.1", "localhost", " ::1", "::1 ", "")) {
+            assertThat(V1Reader.address(text, Transport.TCP6)).as("'%s'", text).isNull();
+        }
+        assertThat(V1Reader.address("192.0.2.7", Transport.TCP4)).isEqualTo(InetAddress.getByName("192.0.2.7"));
+        for (String text : List.of("192.0.2", "192.0.2.07", "192.0.2.256", "::1", "1.2.3.4.5", "0x1.2.3.4")) {
+            assertThat(V1Reader.address(text, Transport.TCP4)).as("'%s'", text).isNull();
         }
     }
 
