@@ -21,6 +21,8 @@ if [ ${#targets[@]} -eq 0 ]; then
     sockstate-core:ClientHelloFuzzTest
     sockstate-core:FramingFuzzTest
     sample-app:RespCodecFuzzTest
+    sample-app:RespReplyCodecFuzzTest
+    sample-app:SyslogFuzzTest
   )
 fi
 status=0

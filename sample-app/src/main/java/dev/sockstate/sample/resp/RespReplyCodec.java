@@ -17,29 +17,94 @@ public final class RespReplyCodec implements FrameDecoder {
 
     private static final int MAX_HEADER = 32;
 
+    /** The least bytes a RESP value takes ({@code +\r\n}). */
+    private static final int LEAST_VALUE = 3;
+
+    /** The progress of a call that keeps none: every call parses the reply from its start. */
+    private static final Progress FROM_THE_START = new Progress() {
+
+        @Override
+        public long saved() {
+            return 0;
+        }
+
+        @Override
+        public void save(long state) {
+        }
+    };
+
     @Override
     public long frameLength(ByteBuffer in) throws FramingException {
-        long end = value(in, in.position(), in.limit(), 0);
-        return (end < 0) ? MORE : end - in.position();
+        return frameLength(in, 0, FROM_THE_START);
     }
 
     /**
-     * @return the index after one value, or -1 when it is not whole yet; a bulk string's end as soon as
-     * its length line is read, when it is not within an array, so that one too large for the frame is
-     * refused before its bytes are buffered
+     * Resumes where the calls before left an unfinished reply, so that a reply arriving in many reads
+     * costs about what one read would: a line's search for its end after the bytes searched already,
+     * an array's parse after its elements found whole (where the next begins and how many are left,
+     * saved in the connection's progress). While an array is unfinished, the answer is the least
+     * length its elements still to come take (each at least 3 bytes), so that the framing asks again
+     * only once they may have arrived, and refuses at once an array too long for the frame.
      */
-    private static long value(ByteBuffer in, int position, int limit, int depth) throws FramingException {
+    @Override
+    public long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
+        int start = in.position();
+        int limit = in.limit();
+        if (start >= limit) {
+            return MORE;
+        }
+        byte type = in.get(start);
+        if (type != '*') {
+            long end = value(in, start, limit, 0, (type == '$') ? 0 : Math.max(0, searched - 1));
+            return (end < 0) ? MORE : end - start;
+        }
+        long saved = progress.saved();
+        int at;
+        long left;
+        if (saved == 0) {
+            int lineEnd = lineEnd(in, start, limit, 0);
+            if (lineEnd < 0) {
+                return MORE;
+            }
+            at = lineEnd + 2;
+            left = Math.max(0, number(in, start + 1, lineEnd));
+        }
+        else {
+            at = start + (int) (saved >>> 32);
+            left = saved & 0xffff_ffffL;
+        }
+        for (; left > 0; left--) {
+            long end = value(in, at, limit, 1, 0);
+            if (end < 0) {
+                progress.save(((long) (at - start) << 32) | left);
+                return FrameDecoder.atLeast(leastEnd(end) + LEAST_VALUE * (left - 1) - start);
+            }
+            at = (int) end;
+        }
+        return at - start;
+    }
+
+    /**
+     * @param position where the value starts
+     * @param limit where the bytes held end
+     * @param depth how deep in arrays the value is, 0 for a whole reply
+     * @param scanFrom how many bytes of a line from its start are known to hold no line end
+     * @return the index after one value; when it is not whole yet, {@link #incomplete} of the least
+     *     index it can end at; a bulk string's end as soon as its length line is read, when it is a
+     *     whole reply, so that one too large for the frame is refused before its bytes are buffered
+     */
+    private static long value(ByteBuffer in, int position, int limit, int depth, int scanFrom) throws FramingException {
         if (position >= limit) {
-            return -1;
+            return incomplete(position + LEAST_VALUE);
         }
         byte type = in.get(position);
         if (type != '+' && type != '-' && type != ':' && type != '$' && type != '*') {
             // Refused at its first byte: no line of a reply that is not RESP is waited for.
             throw notResp(type);
         }
-        int lineEnd = lineEnd(in, position, limit);
+        int lineEnd = lineEnd(in, position, limit, scanFrom);
         if (lineEnd < 0) {
-            return -1;
+            return incomplete(Math.max(limit + 1, position + LEAST_VALUE));
         }
         int next = lineEnd + 2;
         switch (type) {
@@ -53,7 +118,7 @@ public final class RespReplyCodec implements FrameDecoder {
                 }
                 long end = next + length + 2;
                 if (end > limit) {
-                    return (depth == 0) ? end : -1;
+                    return (depth == 0) ? end : incomplete(end);
                 }
                 if (in.get((int) end - 2) != '\r' || in.get((int) end - 1) != '\n') {
                     throw new FramingException("a bulk reply not ended by CRLF");
@@ -66,8 +131,11 @@ public final class RespReplyCodec implements FrameDecoder {
                 }
                 long count = number(in, position + 1, lineEnd);
                 long end = next;
-                for (long i = 0; i < count && end >= 0; i++) {
-                    end = value(in, (int) end, limit, depth + 1);
+                for (long i = 0; i < count; i++) {
+                    end = value(in, (int) end, limit, depth + 1, 0);
+                    if (end < 0) {
+                        return incomplete(leastEnd(end) + LEAST_VALUE * (count - i - 1));
+                    }
                 }
                 return end;
             }
@@ -75,11 +143,21 @@ public final class RespReplyCodec implements FrameDecoder {
         }
     }
 
+    /** @return what {@link #value} answers for a value not whole yet that can end at {@code leastEnd} at the soonest */
+    private static long incomplete(long leastEnd) {
+        return -1 - leastEnd;
+    }
+
+    /** @return the least end an {@link #incomplete} answer holds */
+    private static long leastEnd(long incomplete) {
+        return -1 - incomplete;
+    }
+
     private static FramingException notResp(byte type) {
         return new FramingException("a reply that is not RESP (it begins with byte " + (type & 0xff) + ")");
     }
 
-    private static int lineEnd(ByteBuffer in, int position, int limit) throws FramingException {
+    private static int lineEnd(ByteBuffer in, int position, int limit, int scanFrom) throws FramingException {
         int scanLimit = Math.min(limit - 1, position + MAX_HEADER);
         for (int i = position; i < scanLimit; i++) {
             if (in.get(i) == '\r' && in.get(i + 1) == '\n') {
@@ -91,8 +169,8 @@ public final class RespReplyCodec implements FrameDecoder {
             throw new FramingException("a reply's length line too long");
         }
         if (type == '+' || type == '-' || type == ':') {
-            // A status or error line may be long: look on to its end.
-            for (int i = scanLimit; i < limit - 1; i++) {
+            // A status or error line may be long: look on to its end, from where an earlier call left off.
+            for (int i = Math.max(scanLimit, position + scanFrom); i < limit - 1; i++) {
                 if (in.get(i) == '\r' && in.get(i + 1) == '\n') {
                     return i;
                 }

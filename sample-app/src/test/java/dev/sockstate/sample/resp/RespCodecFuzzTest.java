@@ -8,22 +8,26 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.EmbeddedConnection;
+import dev.sockstate.server.engine.LinearCost;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * The sample's RESP request codec, fuzzed (Jazzer) through a whole connection in memory: however a
  * client's bytes are cut into reads, the handler gets the requests one parse of all the bytes at once
  * finds, in order, each multibulk one of which splits into arguments; a request the codec refuses ends the
- * connection with a {@link FramingException} and nothing else. In the build it runs over its
+ * connection with a {@link FramingException} and nothing else. Long requests arriving in small reads
+ * cost in proportion to their bytes. In the build it runs over its
  * committed corpus; {@code benchmarks/fuzz.sh} fuzzes it.
  */
 class RespCodecFuzzTest {
@@ -88,5 +92,27 @@ class RespCodecFuzzTest {
             assertThat(requests.get(i)).as("request %d", i).isEqualTo(expected.get(i));
         }
         assertThat(FrameDecoder.MORE).isNegative();
+    }
+
+    @Test
+    void aLongInlineRequestInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("an inline request in 64-byte reads", framing(), 64, 7 * 1024,
+                (size) -> ("SET k " + "x".repeat(size) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aLongMultibulkRequestInSmallReadsCostsInProportionToItsBytes() {
+        LinearCost.assertLinear("a request of 128 arguments in 64-byte reads", framing(), 64, 64 * 1024, (size) -> {
+            String argument = "x".repeat(size / 128);
+            StringBuilder request = new StringBuilder("*128\r\n");
+            for (int i = 0; i < 128; i++) {
+                request.append('$').append(argument.length()).append("\r\n").append(argument).append("\r\n");
+            }
+            return request.toString().getBytes(StandardCharsets.US_ASCII);
+        });
+    }
+
+    private static Framing framing() {
+        return Framing.of(new RespCodec(), FrameEncoder.AS_IS).withMaxFrameSize(RespCodec.MAX_REQUEST);
     }
 }

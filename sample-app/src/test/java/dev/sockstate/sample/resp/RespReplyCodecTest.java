@@ -27,9 +27,16 @@ class RespReplyCodecTest {
 
     @Test
     void aReplyNotWholeYetAsksForMore() throws Exception {
-        assertThat(length("*1\r\n$5\r\nhel")).isEqualTo(FrameDecoder.MORE);
-        assertThat(length("*2\r\n$1\r\na\r\n")).isEqualTo(FrameDecoder.MORE);
         assertThat(length("+OK\r")).isEqualTo(FrameDecoder.MORE);
+        assertThat(length("$5\r\nhel")).as("a bulk reply's length, known from its length line").isEqualTo(11);
+    }
+
+    @Test
+    void anArrayNotWholeYetAnnouncesTheLeastLengthItsElementsStillToComeTake() throws Exception {
+        assertThat(FrameDecoder.leastLength(length("*1\r\n$5\r\nhel"))).as("up to the bulk element's end").isEqualTo(15);
+        assertThat(FrameDecoder.leastLength(length("*2\r\n$1\r\na\r\n"))).as("and 3 bytes for the element not begun").isEqualTo(14);
+        assertThat(FrameDecoder.leastLength(length("*1000\r\n:1\r\n"))).as("999 elements of 3 bytes at least")
+                .isEqualTo(7 + 4 + 999 * 3);
     }
 
     @Test
