@@ -52,6 +52,9 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     private Duration shutdownDelay = Duration.ZERO;
 
+    /** Whether the last stop made the readiness state refuse traffic. */
+    private volatile boolean refusedTraffic;
+
     /** The context that started the server: told of the start, its parents given the ports; {@code null} for none. */
     private final ApplicationContext context;
 
@@ -98,6 +101,11 @@ public class SocketServerLifecycle implements SmartLifecycle {
     @Override
     public void start() {
         this.server.start();
+        if (this.refusedTraffic) {
+            // Started again after a stop that refused traffic (a context stopped, not closed): ready again.
+            this.refusedTraffic = false;
+            AvailabilityChangeEvent.publish(this.context, ReadinessState.ACCEPTING_TRAFFIC);
+        }
         publishPorts(this.environment);
         for (ApplicationContext parent = (this.context != null) ? this.context.getParent() : null; parent != null;
                 parent = parent.getParent()) {
@@ -150,9 +158,21 @@ public class SocketServerLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
-        if (!this.shutdownDelay.isZero() && this.server.isRunning()) {
-            goOnServingRefusingTraffic();
+        boolean interrupted = false;
+        if (!this.shutdownDelay.isZero() && this.server.isRunning() && !this.server.listeners().isEmpty()) {
+            interrupted = goOnServingRefusingTraffic();
         }
+        try {
+            stopServer();
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void stopServer() {
         boolean graceful = !this.shutdownTimeout.isZero() && this.server.isRunning();
         if (graceful) {
             logger.info("Commencing graceful shutdown of the socket server. Waiting up to " + this.shutdownTimeout
@@ -170,18 +190,20 @@ public class SocketServerLifecycle implements SmartLifecycle {
      * balancer that checks the readiness probe stops sending new connections before the listeners
      * close.
      */
-    private void goOnServingRefusingTraffic() {
+    private boolean goOnServingRefusingTraffic() {
         if (this.context != null) {
             AvailabilityChangeEvent.publish(this.context, ReadinessState.REFUSING_TRAFFIC);
+            this.refusedTraffic = true;
         }
         logger.info("The socket server goes on serving for " + this.shutdownDelay + " before it stops accepting, its readiness"
                 + " refusing traffic meanwhile");
         try {
             Thread.sleep(this.shutdownDelay.toMillis());
+            return false;
         }
         catch (InterruptedException ex) {
-            // Stopping at once, as asked.
-            Thread.currentThread().interrupt();
+            // The delay is cut short; the stop that follows keeps its own timeout, and the interrupt is kept for after it.
+            return true;
         }
     }
 

@@ -222,7 +222,7 @@ public class SockstateProperties {
         /** How long a graceful shutdown waits before aborting the connections still busy; the shutdown phase's timeout less 5s when not set. */
         private Duration timeout;
 
-        /** How long a graceful shutdown goes on serving and accepting, the readiness state refusing traffic, before it stops accepting, so that load balancers stop sending connections first. */
+        /** How long a shutdown goes on serving and accepting, the readiness state refusing traffic, before the listeners close, so that load balancers stop sending connections first. */
         private Duration delay = Duration.ZERO;
 
         public boolean isGraceful() {

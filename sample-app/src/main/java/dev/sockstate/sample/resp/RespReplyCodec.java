@@ -42,9 +42,12 @@ public final class RespReplyCodec implements FrameDecoder {
      * Resumes where the calls before left an unfinished reply, so that a reply arriving in many reads
      * costs about what one read would: a line's search for its end after the bytes searched already,
      * an array's parse after its elements found whole (where the next begins and how many are left,
-     * saved in the connection's progress). While an array is unfinished, the answer is the least
-     * length its elements still to come take (each at least 3 bytes), so that the framing asks again
-     * only once they may have arrived, and refuses at once an array too long for the frame.
+     * saved in the connection's progress), and an unfinished line among them searched on from where
+     * the call before left off. While an array's element other than a line is unfinished, the answer
+     * is the least length the array takes (each element still to come at least 3 bytes), so that the
+     * framing asks again only once they may have arrived, and refuses at once an array too long for
+     * the frame. (An array within the array is parsed from its start again at such a call, and a long
+     * line within it searched from its start: the announced length keeps such calls few.)
      */
     @Override
     public long frameLength(ByteBuffer in, int searched, Progress progress) throws FramingException {
@@ -74,10 +77,14 @@ public final class RespReplyCodec implements FrameDecoder {
             left = saved & 0xffff_ffffL;
         }
         for (; left > 0; left--) {
-            long end = value(in, at, limit, 1, 0);
+            byte elementType = (at < limit) ? in.get(at) : 0;
+            boolean line = elementType == '+' || elementType == '-' || elementType == ':';
+            // A line the call before searched (up to where its bytes ended) is searched on from there.
+            long end = value(in, at, limit, 1, line ? Math.max(0, start + searched - 1 - at) : 0);
             if (end < 0) {
                 progress.save(((long) (at - start) << 32) | left);
-                return FrameDecoder.atLeast(leastEnd(end) + LEAST_VALUE * (left - 1) - start);
+                // An unfinished line: searched through, so that the next call resumes after what it saw.
+                return line ? MORE : FrameDecoder.atLeast(leastEnd(end) + LEAST_VALUE * (left - 1) - start);
             }
             at = (int) end;
         }

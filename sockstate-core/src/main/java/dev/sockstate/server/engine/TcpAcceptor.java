@@ -115,6 +115,10 @@ final class TcpAcceptor extends SocketTurn {
         NativeSockets sockets = this.sockets;
         ListenerSettings settings = this.listener.profile.settings;
         for (int i = 0; i < bound; i++) {
+            if (isAborting()) {
+                // A stop that gave up on draining: what is still queued is left to the close.
+                return false;
+            }
             long connection;
             try {
                 connection = sockets.accept(this.handle);

@@ -2,6 +2,8 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
@@ -23,7 +25,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -396,10 +400,10 @@ class GracefulStopTest {
     @Test
     @BlocksWorkers("connects a peer from the worker, once the drain found no connection waiting")
     void aConnectionTheKernelCompletesAfterTheDrainFoundNoneWaitingIsServedNotReset() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<InetSocketAddress> address = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<Object> late = new java.util.concurrent.atomic.AtomicReference<>();
-        dev.sockstate.port.Backend backend = SocketCallWatch.watched(ServerFixture.backend(), new SocketCallWatch.Watcher() {
+        AtomicBoolean stopping = new AtomicBoolean();
+        AtomicReference<InetSocketAddress> address = new AtomicReference<>();
+        AtomicReference<Object> late = new AtomicReference<>();
+        Backend backend = SocketCallWatch.watched(ServerFixture.backend(), new SocketCallWatch.Watcher() {
 
             @Override
             public void returned(String method, Object result, Throwable thrown) {
@@ -407,7 +411,7 @@ class GracefulStopTest {
 
             @Override
             public void returned(String method, Object[] arguments, Object result, Throwable thrown) {
-                if (method.equals("accept") && stopping.get() && Long.valueOf(dev.sockstate.port.NativeSockets.NO_SOCKET).equals(result)
+                if (method.equals("accept") && stopping.get() && Long.valueOf(NativeSockets.NO_SOCKET).equals(result)
                         && late.compareAndSet(null, "connecting")) {
                     Socket client = new Socket();
                     try {

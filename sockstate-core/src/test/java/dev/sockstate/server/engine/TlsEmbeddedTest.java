@@ -166,9 +166,9 @@ class TlsEmbeddedTest {
         Tls tls = Tls.server(server).withServerNames(Map.of("alpha.test", () -> server)).withTaskExecutor(Runnable::run);
         // A record a byte of the message: 6 bytes of records for each, 48 KB of them at the larger size.
         LinearCost.assertLinear("a ClientHello in records of 1 byte, a record a read", 1024, (size) -> {
-            EmbeddedConnection embedded = open(tls, new EchoHandler());
-            writeInPieces(embedded, helloInRecords(size, 1), 6);
-            embedded.close();
+            try (EmbeddedConnection embedded = open(tls, new EchoHandler())) {
+                writeInPieces(embedded, helloInRecords(size, 1), 6);
+            }
         });
     }
 

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The version 1 header: one line of ASCII, {@code PROXY TCP4 <src> <dst> <sport> <dport>\r\n}, at most 107
@@ -91,6 +92,10 @@ final class V1Reader {
                 new InetSocketAddress(destination, destinationPort), proxy, List.of()));
     }
 
+    private static final Pattern IPV4 = Pattern.compile("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}");
+
+    private static final Pattern GROUP = Pattern.compile("[0-9A-Fa-f]{1,4}");
+
     /** The longest IPv6 literal: eight groups, or six and a dotted IPv4 address. */
     private static final int LONGEST_IPV6 = 45;
 
@@ -106,7 +111,7 @@ final class V1Reader {
 
     /** @return the 4 bytes of a dotted-decimal IPv4 literal (no leading zeros), {@code null} when the text is none */
     static byte[] ipv4(String text) {
-        if (!text.matches("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}")) {
+        if (!IPV4.matcher(text).matches()) {
             return null;
         }
         byte[] bytes = new byte[4];
@@ -167,7 +172,7 @@ final class V1Reader {
                 System.arraycopy(ipv4, 0, bytes, length, 4);
                 length += 4;
             }
-            else if (part.matches("[0-9A-Fa-f]{1,4}")) {
+            else if (GROUP.matcher(part).matches()) {
                 int group = Integer.parseInt(part, 16);
                 bytes[length++] = (byte) (group >>> 8);
                 bytes[length++] = (byte) group;

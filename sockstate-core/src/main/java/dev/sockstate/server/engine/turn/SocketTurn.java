@@ -48,7 +48,8 @@ import java.lang.invoke.VarHandle;
  * <tr><th>bit</th><th>set by</th><th>cleared by</th><th>with the others</th></tr>
  * <tr><td>{@link #OWNED}</td><td>the thread that claims the socket (a notification or a posted run
  * that finds it idle), or its creator</td><td>the owner letting go</td><td>never with
- * {@link #FINISHED}; never set again once {@link #REMOVING} is</td></tr>
+ * {@link #FINISHED}; once {@link #REMOVING} is, set again only by the worker that heard of the REMOVE,
+ * for the socket's last turn ({@link #removed(Runner)})</td></tr>
  * <tr><td>{@link #HANDED_OFF}</td><td>the owner handing its turn to a handler executor</td><td>the
  * executor's task taking the turn over, or a stop finishing the socket</td><td>only with
  * {@link #OWNED}</td></tr>
@@ -70,7 +71,7 @@ import java.lang.invoke.VarHandle;
  * <tr><td>{@link #REFUSED}</td><td>a carrier whose call the port refused the socket's change</td><td>the
  * owner, which hears of it in its turn</td><td>any</td></tr>
  * <tr><td>{@link #REMOVING}</td><td>the owner letting go to close: the registration is to be
- * removed</td><td>never</td><td>never with {@link #OWNED} again</td></tr>
+ * removed</td><td>never</td><td>with {@link #OWNED} again only for the last turn</td></tr>
  * <tr><td>{@link #REMOVED}</td><td>the REMOVE notification, or a REMOVE that found nothing</td><td>never</td><td>after
  * {@link #REMOVING}</td></tr>
  * <tr><td>{@link #FINISHED}</td><td>the thread that finds the socket removed, unowned and carried by
@@ -384,20 +385,39 @@ public abstract class SocketTurn {
 
     /**
      * The REMOVE notification arrived, dequeued by a worker of the socket's port: a socket nobody
-     * owns (none will again, once it is {@link #REMOVING}) has its {@linkplain #lastTurn last turn}
-     * on that worker, then finishes as after {@link #removed()}.
+     * owns has its {@linkplain #lastTurn last turn} on that worker, which owns it meanwhile (so that a
+     * stop's {@link #forceFinish} only asks it to abort), then finishes as after {@link #removed()}.
      * @param runner the worker that dequeued the notification
      */
     public final void removed(Runner runner) {
-        if ((this.state & (OWNED | FINISHED)) == 0) {
+        int current;
+        do {
+            current = this.state;
+            if ((current & (OWNED | FINISHED)) != 0) {
+                removed();
+                return;
+            }
+        }
+        while (!STATE.compareAndSet(this, current, current | OWNED));
+        OWNER.setOpaque(this, Thread.currentThread());
+        try {
             lastTurn(runner);
         }
-        removed();
+        finally {
+            OWNER.setOpaque(this, null);
+            int now;
+            do {
+                now = this.state;
+            }
+            while (!STATE.compareAndSet(this, now, (now & ~OWNED) | REMOVED));
+            finishIfDone();
+        }
     }
 
     /**
-     * Runs once the registration is gone and before the socket closes, on the worker that heard so;
-     * nothing else runs the socket meanwhile. Nothing by default.
+     * Runs once the registration is gone and before the socket closes, on the worker that heard so,
+     * which owns the socket meanwhile: no notification or run request reaches a socket that is
+     * {@link #REMOVING}. Nothing by default.
      * @param runner that worker
      */
     protected void lastTurn(Runner runner) {
