@@ -59,7 +59,12 @@ public final class RespReplyCodec implements FrameDecoder {
         byte type = in.get(start);
         if (type != '*') {
             long end = value(in, start, limit, 0, (type == '$') ? 0 : Math.max(0, searched - 1));
-            return (end < 0) ? MORE : end - start;
+            if (end >= 0) {
+                return end - start;
+            }
+            // A bulk reply announces its length (refused at once when too long for the frame), and is asked
+            // again once it arrived, so that its CRLF is checked; a line is searched on after what was seen.
+            return (type == '$') ? FrameDecoder.atLeast(leastEnd(end) - start) : MORE;
         }
         long saved = progress.saved();
         int at;
@@ -97,8 +102,7 @@ public final class RespReplyCodec implements FrameDecoder {
      * @param depth how deep in arrays the value is, 0 for a whole reply
      * @param scanFrom how many bytes of a line from its start are known to hold no line end
      * @return the index after one value; when it is not whole yet, {@link #incomplete} of the least
-     *     index it can end at; a bulk string's end as soon as its length line is read, when it is a
-     *     whole reply, so that one too large for the frame is refused before its bytes are buffered
+     *     index it can end at (a bulk string's end, once its length line is read)
      */
     private static long value(ByteBuffer in, int position, int limit, int depth, int scanFrom) throws FramingException {
         if (position >= limit) {
@@ -125,7 +129,7 @@ public final class RespReplyCodec implements FrameDecoder {
                 }
                 long end = next + length + 2;
                 if (end > limit) {
-                    return (depth == 0) ? end : incomplete(end);
+                    return incomplete(end);
                 }
                 if (in.get((int) end - 2) != '\r' || in.get((int) end - 1) != '\n') {
                     throw new FramingException("a bulk reply not ended by CRLF");

@@ -28,7 +28,12 @@ class RespReplyCodecTest {
     @Test
     void aReplyNotWholeYetAsksForMore() throws Exception {
         assertThat(length("+OK\r")).isEqualTo(FrameDecoder.MORE);
-        assertThat(length("$5\r\nhel")).as("a bulk reply's length, known from its length line").isEqualTo(11);
+    }
+
+    @Test
+    void aBulkReplyNotEndedByCrlfIsRefusedOnceItsBytesArrived() {
+        assertThatExceptionOfType(FramingException.class).isThrownBy(() -> length("$1\r\nx\0\0"))
+                .withMessageContaining("not ended by CRLF");
     }
 
     @Test
@@ -64,9 +69,10 @@ class RespReplyCodecTest {
     }
 
     @Test
-    void aBulkReplysLengthIsKnownFromItsLengthLineSoThatOneTooLargeIsRefusedAtOnce() throws Exception {
-        assertThat(length("$5\r\nhel")).isEqualTo(11);
-        assertThat(length("$100000000\r\n")).isEqualTo(100_000_014L);
+    void aBulkReplysLengthIsAnnouncedFromItsLengthLineSoThatOneTooLargeIsRefusedAtOnce() throws Exception {
+        assertThat(FrameDecoder.leastLength(length("$5\r\nhel"))).isEqualTo(11);
+        assertThat(FrameDecoder.leastLength(length("$100000000\r\n"))).isEqualTo(100_000_014L);
+        assertThat(length("$5\r\nhello\r\n")).as("asked again once it arrived: its length, its CRLF checked").isEqualTo(11);
     }
 
     @Test
