@@ -43,8 +43,8 @@ public final class RespReplyCodec implements FrameDecoder {
      * costs about what one read would: a line's search for its end after the bytes searched already,
      * an array's parse after its elements found whole (where the next begins and how many are left,
      * saved in the connection's progress), and an unfinished line among them searched on from where
-     * the call before left off. While an array's element other than a line is unfinished, the answer
-     * is the least length the array takes (each element still to come at least 3 bytes), so that the
+     * the call before left off (saved instead of where it began). While an array is unfinished, the
+     * answer is the least length it takes (each element still to come at least 3 bytes), so that the
      * framing asks again only once they may have arrived, and refuses at once an array too long for
      * the frame. (An array within the array is parsed from its start again at such a call, and a long
      * line within it searched from its start: the announced length keeps such calls few.)
@@ -69,6 +69,8 @@ public final class RespReplyCodec implements FrameDecoder {
         long saved = progress.saved();
         int at;
         long left;
+        // Where an unfinished line among the elements was searched to, from the reply's start; -1 for none.
+        int lineSearched = -1;
         if (saved == 0) {
             int lineEnd = lineEnd(in, start, limit, 0);
             if (lineEnd < 0) {
@@ -78,22 +80,50 @@ public final class RespReplyCodec implements FrameDecoder {
             left = Math.max(0, number(in, start + 1, lineEnd));
         }
         else {
-            at = start + (int) (saved >>> 32);
+            at = start + (int) ((saved >>> 32) & 0x7fff_ffff);
             left = saved & 0xffff_ffffL;
+            if ((saved & IN_LINE) != 0) {
+                lineSearched = at - start;
+            }
         }
         for (; left > 0; left--) {
-            byte elementType = (at < limit) ? in.get(at) : 0;
-            boolean line = elementType == '+' || elementType == '-' || elementType == ':';
-            // A line the call before searched (up to where its bytes ended) is searched on from there.
-            long end = value(in, at, limit, 1, line ? Math.max(0, start + searched - 1 - at) : 0);
+            long end;
+            boolean line;
+            if (lineSearched >= 0) {
+                // The line the call before searched up to where its bytes ended: searched on from there.
+                line = true;
+                end = lineEndAfter(in, start + lineSearched - 1, limit);
+                lineSearched = -1;
+            }
+            else {
+                byte elementType = (at < limit) ? in.get(at) : 0;
+                line = elementType == '+' || elementType == '-' || elementType == ':';
+                end = value(in, at, limit, 1, 0);
+            }
             if (end < 0) {
-                progress.save(((long) (at - start) << 32) | left);
-                // An unfinished line: searched through, so that the next call resumes after what it saw.
-                return line ? MORE : FrameDecoder.atLeast(leastEnd(end) + LEAST_VALUE * (left - 1) - start);
+                // An unfinished line is kept as searched to the end of the bytes held, any other element by where it begins.
+                progress.save(line ? IN_LINE | ((long) (limit - start) << 32) | left : ((long) (at - start) << 32) | left);
+                return FrameDecoder.atLeast(Math.max(limit + 1, leastEnd(end)) + LEAST_VALUE * (left - 1) - start);
             }
             at = (int) end;
         }
         return at - start;
+    }
+
+    /** Marks a saved progress whose offset is where an unfinished line was searched to, not where an element begins. */
+    private static final long IN_LINE = Long.MIN_VALUE;
+
+    /**
+     * @param from where to search from: a line's bytes before it hold no line end
+     * @return the index after the line's CRLF, or {@link #incomplete} when it has not arrived
+     */
+    private static long lineEndAfter(ByteBuffer in, int from, int limit) {
+        for (int i = from; i < limit - 1; i++) {
+            if (in.get(i) == '\r' && in.get(i + 1) == '\n') {
+                return i + 2;
+            }
+        }
+        return incomplete(limit + 1);
     }
 
     /**

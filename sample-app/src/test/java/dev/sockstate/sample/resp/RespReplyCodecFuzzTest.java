@@ -64,6 +64,7 @@ class RespReplyCodecFuzzTest {
         }
         Recording handler = new Recording();
         boolean refused;
+        List<Throwable> errors;
         try (EmbeddedConnection connection = EmbeddedConnection.open(settings(handler))) {
             Random reads = new Random(cuts);
             int at = 0;
@@ -75,13 +76,14 @@ class RespReplyCodecFuzzTest {
             for (Throwable error : connection.errors()) {
                 assertThat(error).as("what ended the connection").isInstanceOf(FramingException.class);
             }
-            refused = !connection.errors().isEmpty();
+            errors = connection.errors();
+            refused = !errors.isEmpty();
         }
         // Refused in reads only where one parse refuses too. (One parse may refuse where the reads do not:
         // past a least length announced, the framing asks again only once that many bytes arrived, so the
         // bytes that refuse the reply may never be looked at.)
         if (refused) {
-            assertThat(refusedWhole).as("refused in reads as the seed %d cuts them, so in one parse", cuts).isTrue();
+            assertThat(refusedWhole).as("refused in reads as the seed %d cuts them (%s), so in one parse", cuts, errors).isTrue();
         }
         assertThat(handler.replies).as("replies, cut into reads as the seed %d cuts them", cuts).hasSameSizeAs(expected);
         for (int i = 0; i < expected.size(); i++) {
