@@ -122,6 +122,7 @@ class GracefulStopTest {
         int port = start(ServerFixture.tcp("echo").maxPendingWriteBytes(64 * 1024));
         List<Future<Client>> clients = startClients(port, CLIENTS - 1);
         SocketChannel hog = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        java.util.concurrent.atomic.AtomicReference<String> hogEnd = new java.util.concurrent.atomic.AtomicReference<>();
         Future<Long> hogging = this.threads.submit(() -> {
             ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
             long sent = 0;
@@ -130,9 +131,11 @@ class GracefulStopTest {
                     chunk.clear();
                     sent += hog.write(chunk);
                 }
+                hogEnd.set("it sent all its " + sent + " bytes");
             }
             catch (IOException ex) {
                 // aborted by the stop: what this test expects
+                hogEnd.set("after " + sent + " bytes, " + ex);
             }
             return System.nanoTime();
         });
@@ -148,7 +151,7 @@ class GracefulStopTest {
                     .isLessThan(Duration.ofMillis(1500));
         }
         long hogEnded = hogging.get(15, TimeUnit.SECONDS);
-        assertThat(Duration.ofNanos(hogEnded - stopStart)).as("the peer that never reads is aborted at the timeout")
+        assertThat(Duration.ofNanos(hogEnded - stopStart)).as("the peer that never reads is aborted at the timeout (%s)", hogEnd.get())
                 .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
         hog.close();
     }
