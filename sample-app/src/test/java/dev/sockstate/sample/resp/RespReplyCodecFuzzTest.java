@@ -7,6 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.CutReads;
 import dev.sockstate.server.engine.EmbeddedConnection;
 import dev.sockstate.server.engine.LinearCost;
 import dev.sockstate.server.framing.FrameDecoder;
@@ -18,9 +19,7 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,13 +65,7 @@ class RespReplyCodecFuzzTest {
         boolean refused;
         List<Throwable> errors;
         try (EmbeddedConnection connection = EmbeddedConnection.open(settings(handler))) {
-            Random reads = new Random(cuts);
-            int at = 0;
-            while (at < input.length && connection.isOpen()) {
-                int length = Math.min(input.length - at, 1 + reads.nextInt(1 + Math.min(input.length, 200)));
-                connection.writeInbound(Arrays.copyOfRange(input, at, at + length));
-                at += length;
-            }
+            CutReads.writeInReads(connection, input, cuts, 200);
             for (Throwable error : connection.errors()) {
                 assertThat(error).as("what ended the connection").isInstanceOf(FramingException.class);
             }

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,13 +63,7 @@ class FramingFuzzTest {
         ListenerSettings settings = ListenerSettings.tcp("fuzz").address(InetAddress.getLoopbackAddress()).portNumber(7000)
                 .framing(framing).handler(handler).build();
         try (EmbeddedConnection connection = EmbeddedConnection.open(settings)) {
-            Random reads = new Random(cuts);
-            int at = 0;
-            while (at < input.length && connection.isOpen()) {
-                int length = Math.min(input.length - at, 1 + reads.nextInt(1 + Math.min(input.length, 300)));
-                connection.writeInbound(Arrays.copyOfRange(input, at, at + length));
-                at += length;
-            }
+            CutReads.writeInReads(connection, input, cuts, 300);
             for (Throwable error : connection.errors()) {
                 assertThat(error).as("what ended the connection").isInstanceOf(FramingException.class);
                 assertThat(error.getMessage()).startsWith("Listener 'fuzz': ");
