@@ -4,17 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.CutReads;
 import dev.sockstate.server.engine.EmbeddedConnection;
+import dev.sockstate.server.engine.FrameRecorder;
 import dev.sockstate.server.engine.LinearCost;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
-import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +60,7 @@ class RespReplyCodecFuzzTest {
         catch (FramingException ex) {
             refusedWhole = true;
         }
-        Recording handler = new Recording();
+        FrameRecorder handler = new FrameRecorder();
         boolean refused;
         List<Throwable> errors;
         try (EmbeddedConnection connection = EmbeddedConnection.open(settings(handler))) {
@@ -78,9 +77,9 @@ class RespReplyCodecFuzzTest {
         if (refused) {
             assertThat(refusedWhole).as("refused in reads as the seed %d cuts them (%s), so in one parse", cuts, errors).isTrue();
         }
-        assertThat(handler.replies).as("replies, cut into reads as the seed %d cuts them", cuts).hasSameSizeAs(expected);
+        assertThat(handler.frames()).as("replies, cut into reads as the seed %d cuts them", cuts).hasSameSizeAs(expected);
         for (int i = 0; i < expected.size(); i++) {
-            assertThat(handler.replies.get(i)).as("reply %d", i).isEqualTo(expected.get(i));
+            assertThat(handler.frames().get(i)).as("reply %d", i).isEqualTo(expected.get(i));
         }
     }
 
@@ -134,20 +133,5 @@ class RespReplyCodecFuzzTest {
     private static ListenerSettings settings(ConnectionHandler handler) {
         return ListenerSettings.tcp("replies").address(InetAddress.getLoopbackAddress()).portNumber(6379)
                 .framing(Framing.of(new RespReplyCodec(), FrameEncoder.AS_IS).withMaxFrameSize(MAX_FRAME)).handler(handler).build();
-    }
-
-    /** Keeps a copy of every reply (a frame's buffer is valid during its call only). */
-    private static final class Recording implements ConnectionHandler {
-
-        private final List<byte[]> replies = new ArrayList<>();
-
-        @Override
-        public void onData(Connection connection, ByteBuffer data) {
-            ByteArrayOutputStream copy = new ByteArrayOutputStream(data.remaining());
-            while (data.hasRemaining()) {
-                copy.write(data.get());
-            }
-            this.replies.add(copy.toByteArray());
-        }
     }
 }

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.sockstate.server.Connection;
-import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.framing.FramingException;
-import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -59,7 +56,7 @@ class FramingFuzzTest {
             return;
         }
         int limit = framing.maxFrameSize();
-        Recording handler = new Recording();
+        FrameRecorder handler = new FrameRecorder();
         ListenerSettings settings = ListenerSettings.tcp("fuzz").address(InetAddress.getLoopbackAddress()).portNumber(7000)
                 .framing(framing).handler(handler).build();
         try (EmbeddedConnection connection = EmbeddedConnection.open(settings)) {
@@ -73,22 +70,22 @@ class FramingFuzzTest {
             }
         }
         long total = 0;
-        for (byte[] frame : handler.frames) {
+        for (byte[] frame : handler.frames()) {
             assertThat(frame.length).as("a frame's length, with max-frame-size %d", limit).isLessThanOrEqualTo(limit);
             total += frame.length;
         }
         assertThat(total).as("bytes of all frames").isLessThanOrEqualTo(input.length);
-        boolean refused = handler.errors > 0;
+        boolean refused = handler.errors() > 0;
         if (kind == 0) {
             List<byte[]> lines = lines(input);
-            assertFramesAre(handler.frames, lines, refused);
+            assertFramesAre(handler.frames(), lines, refused);
         }
         else if (kind == 3) {
             List<byte[]> slices = new ArrayList<>();
             for (int i = 0; i + fixedLength <= input.length; i += fixedLength) {
                 slices.add(Arrays.copyOfRange(input, i, i + fixedLength));
             }
-            assertFramesAre(handler.frames, slices, refused);
+            assertFramesAre(handler.frames(), slices, refused);
         }
     }
 
@@ -160,27 +157,5 @@ class FramingFuzzTest {
             }
         }
         return lines;
-    }
-
-    /** Keeps a copy of every frame (a frame's buffer is valid during its call only). */
-    private static final class Recording implements ConnectionHandler {
-
-        private final List<byte[]> frames = new ArrayList<>();
-
-        private int errors;
-
-        @Override
-        public void onData(Connection connection, ByteBuffer data) {
-            ByteArrayOutputStream copy = new ByteArrayOutputStream(data.remaining());
-            while (data.hasRemaining()) {
-                copy.write(data.get());
-            }
-            this.frames.add(copy.toByteArray());
-        }
-
-        @Override
-        public void onError(Connection connection, Throwable error) {
-            this.errors++;
-        }
     }
 }

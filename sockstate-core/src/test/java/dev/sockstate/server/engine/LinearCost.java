@@ -20,9 +20,8 @@ import java.util.function.IntFunction;
  * arriving in many small reads must cost about what it costs arriving at once, where a decoder that
  * parses the held bytes from their start at each read (or a buffer that grows by a read at a time)
  * costs the square of the frame's length. Judged by the CPU time the calling thread spends on a run
- * at a size and at eight times that size, each the lowest of three averages over runs that take
- * 150 ms together (taken in turn, so that a busy moment of the machine weighs on both), after a
- * warm-up at both: a linear cost
+ * at a size and at eight times that size, each the lower of two averages over runs that take
+ * 150 ms together, after a warm-up: a linear cost
  * grows about eightfold, a quadratic one sixty-fourfold, and the bound, twenty-fourfold, lies between,
  * so that neither a slow machine nor a pause decides it.
  */
@@ -47,17 +46,12 @@ public final class LinearCost {
      */
     public static void assertLinear(String what, int size, IntConsumer run) {
         assumeTrue(THREADS.isCurrentThreadCpuTimeSupported(), "the JVM measures a thread's CPU time");
-        // Warmed up at both sizes, so that no compilation falls in what is measured.
         for (int i = 0; i < 3; i++) {
             run.accept(size);
-            run.accept(GROWTH * size);
         }
-        long small = Long.MAX_VALUE;
-        long large = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            small = Math.min(small, perRun(run, size));
-            large = Math.min(large, perRun(run, GROWTH * size));
-        }
+        run.accept(GROWTH * size);
+        long small = Math.min(perRun(run, size), perRun(run, size));
+        long large = Math.min(perRun(run, GROWTH * size), perRun(run, GROWTH * size));
         assertThat(large).as("%s: CPU time a run at %d bytes (%d µs) against %d bytes (%d µs)", what, GROWTH * size, large / 1000,
                 size, small / 1000).isLessThanOrEqualTo(MOST_GROWTH_OF_COST * small);
     }
