@@ -92,9 +92,14 @@ class AcceptPerWorkerFailureTest {
         RefusingBackend refusing = new RefusingBackend(ServerFixture.backend());
         // An accept that finds no descriptor pauses its listening socket (a registration change);
         // the port then refuses that change, or the one that resumes it, which closes that socket.
-        AtomicInteger acceptsToFail = new AtomicInteger();
+        // The accepts of one listening socket (the first to accept) fail until the port refused as many
+        // changes as asked: a pause and its resumption that come before the port is called cancel out,
+        // and reach it not at all.
+        AtomicInteger refusalsWanted = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong failing = new java.util.concurrent.atomic.AtomicLong(-1);
         Backend backend = withSockets(refusing, (real, method, arguments) -> {
-            if (method.equals("accept") && acceptsToFail.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+            if (method.equals("accept") && refusing.refusals.get() < refusalsWanted.get()
+                    && (failing.compareAndSet(-1, (Long) arguments[0]) || failing.get() == (Long) arguments[0])) {
                 throw new NativeIoException("accept4", NativeError.TOO_MANY_OPEN_FILES, 24, "Too many open files");
             }
         });
@@ -115,7 +120,7 @@ class AcceptPerWorkerFailureTest {
         // The listening sockets were registered first: slots 0 and 1, generation 1.
         refusing.refused.add(1L << 32);
         refusing.refused.add((1L << 32) | 1);
-        acceptsToFail.set(1);
+        refusalsWanted.set(1);
         connectUntil(server, () -> registered(server) == 1, "one listening socket failed and was closed");
         assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
         for (int c = 0; c < 40; c++) {
@@ -124,7 +129,8 @@ class AcceptPerWorkerFailureTest {
             assertThat(client.getInputStream().read()).as("connection %d, on the socket left", c).isEqualTo(c);
         }
         assertThat(stoppedServing.get()).as("stopped serving reported").isZero();
-        acceptsToFail.set(1);
+        failing.set(-1);
+        refusalsWanted.set(2);
         connectUntil(server, () -> registered(server) == 0, "the other listening socket failed and was closed");
         assertThat(server.listener("echo").serving()).isFalse();
         assertThat(stoppedServing.get()).as("stopped serving reported once, with the last socket").isEqualTo(1);
@@ -285,6 +291,9 @@ class AcceptPerWorkerFailureTest {
 
         final Set<Long> refused = ConcurrentHashMap.newKeySet();
 
+        /** Changes refused so far. */
+        final AtomicInteger refusals = new AtomicInteger();
+
         RefusingBackend(Backend delegate) {
             super(delegate);
         }
@@ -302,6 +311,7 @@ class AcceptPerWorkerFailureTest {
                         if ((operation == Operation.ENABLE || operation == Operation.DISABLE) && RefusingBackend.this.refused.contains(changes.key(i))
                                 && !changes.failed(i)) {
                             storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
+                            RefusingBackend.this.refusals.incrementAndGet();
                         }
                     }
                     return count;
