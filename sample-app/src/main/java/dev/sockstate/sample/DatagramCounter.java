@@ -27,6 +27,7 @@ public class DatagramCounter {
         this.answerOtherHosts = answerOtherHosts;
     }
 
+    // tag::on-datagram[]
     /** @return the count, for the sender; {@code null} (counted, not answered) for a sender it may not answer */
     @OnDatagram
     byte[] count(byte[] datagram, InetSocketAddress sender) {
@@ -36,6 +37,7 @@ public class DatagramCounter {
         }
         return (this.answerOtherHosts && count.length <= datagram.length) ? count : null;
     }
+    // end::on-datagram[]
 
     /** @return datagrams received so far */
     public long count() {

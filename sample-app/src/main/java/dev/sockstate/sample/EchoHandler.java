@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
  * The reference's multi-threaded server: level-triggered one-shot registrations on the shared
  * worker pool, echoing every byte back.
  */
+// tag::echo-handler[]
 @SocketHandler("echo")
 public class EchoHandler {
 
@@ -16,3 +17,4 @@ public class EchoHandler {
         return data;
     }
 }
+// end::echo-handler[]

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
  * The reference's first scenario, a replacement for polling: one thread, persistent level-triggered
  * registrations. It receives client data until the client hangs up, acknowledging what it counted.
  */
+// tag::poll-handler[]
 @SocketHandler("poll")
 public class PollHandler {
 
@@ -36,3 +37,4 @@ public class PollHandler {
         logger.debug("Closed {}", connection);
     }
 }
+// end::poll-handler[]

@@ -25,11 +25,13 @@ public class SampleApplication {
         return new KeyValueStore(properties.getMaxKeys(), properties.getMaxSize().toBytes());
     }
 
+    // tag::resp-codec-bean[]
     /** @return the framing of the {@code resp} listener ({@code framing.codec: respCodec}) */
     @Bean
     RespCodec respCodec() {
         return new RespCodec();
     }
+    // end::resp-codec-bean[]
 
     /** @return the framing of the {@code redis} client's replies ({@code framing.codec: respReplyCodec}) */
     @Bean

@@ -52,6 +52,7 @@ public class RespHandler {
         }
     }
 
+    // tag::on-error[]
     /** A request the codec refused: answered as Redis answers it, before the connection closes. */
     @OnError
     void refused(Connection connection, Throwable error) {
@@ -60,4 +61,5 @@ public class RespHandler {
             connection.write(("-ERR Protocol error: " + reason + "\r\n").getBytes(StandardCharsets.UTF_8));
         }
     }
+    // end::on-error[]
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
  * suggests: a digit starts octet counting ({@code 102 <11>1 ...}), a {@code <} (a message's
  * priority) a frame ended by LF ({@code <13>Nov 23 ...\n}). Built on the framings sockstate ships.
  */
+// tag::syslog-framing[]
 public final class SyslogFraming implements FrameDecoder {
 
     private static final FrameDecoder OCTET_COUNTING = Framing.octetCounting().decoder();
@@ -58,3 +59,4 @@ public final class SyslogFraming implements FrameDecoder {
         return "RFC 6587 (octet counting or LF)";
     }
 }
+// end::syslog-framing[]

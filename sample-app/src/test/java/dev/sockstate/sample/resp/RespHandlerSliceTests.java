@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Import;
  * configuration class), the server is built from {@code application.yml} without starting it (no
  * port is bound), and the {@code resp} listener runs in memory.
  */
+// tag::slice[]
 @SocketHandlerTest
 @Import(SyslogConfiguration.class)
 class RespHandlerSliceTests {
@@ -37,6 +38,7 @@ class RespHandlerSliceTests {
             assertThat(connection.readAllOutboundText()).isEqualTo("+OK\r\n$2\r\nok\r\n");
         }
     }
+    // end::slice[]
 
     @Test
     void theProxyWithNoPasswordTurnsAwayAClientOfAnotherHostAndServesOneOfItsOwn() {
