@@ -29,7 +29,8 @@ import org.springframework.boot.configurationmetadata.ValueProvider;
 
 /**
  * The configuration metadata in the built jar, read as an IDE reads it (Spring Boot's own metadata
- * reader): every key the README documents completes, either as a property of its own or, under
+ * reader): every key the reference documentation's property appendix ({@code docs/appendix-properties.md})
+ * documents completes, either as a property of its own or, under
  * {@code sockstate.listeners.<name>}, {@code sockstate.clients.<name>} and {@code sockstate.groups.<group>}, through the map's value type
  * (which IntelliJ IDEA and Spring Tools resolve); every key the code binds is documented; the
  * top-level keys with a fixed set of choices offer them as hints, the per-listener ones are
@@ -59,7 +60,7 @@ class ConfigurationMetadataIT {
             ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(in).build();
             properties = repository.getAllProperties();
         }
-        documented = readmeKeys(Files.readString(Path.of("..", "README.md")));
+        documented = appendixKeys(Files.readString(Path.of("..", "docs", "appendix-properties.md")));
     }
 
     @Test
@@ -88,7 +89,7 @@ class ConfigurationMetadataIT {
                 leaves(map, name + placeholder, bound);
             }
         });
-        assertThat(documented).as("keys in the README's property table").containsAll(bound);
+        assertThat(documented).as("keys in the property appendix").containsAll(bound);
     }
 
     @Test
@@ -192,16 +193,15 @@ class ConfigurationMetadataIT {
     }
 
     /**
-     * The README's property table ("Properties"): one key per row, several where a row lists more as
+     * The property appendix's tables: every row whose first cell begins with a key in backticks, one
+     * key per row ({@code sockstate.listeners.<name>.port}), several where a row lists more as
      * {@code `a.b.c`, `.d`} (siblings of the first), and {@code sockstate.groups.<group>.*} standing
      * for the worker pool's keys.
      */
-    private static Set<String> readmeKeys(String readme) {
+    private static Set<String> appendixKeys(String appendix) {
         Set<String> keys = new TreeSet<>();
         List<String> workers = new ArrayList<>();
-        String table = readme.substring(readme.indexOf("\n### Properties\n") + 1);
-        table = table.substring(0, table.indexOf("\n#", 1));
-        for (String line : table.lines().toList()) {
+        for (String line : appendix.lines().toList()) {
             if (!line.startsWith("| `sockstate.")) {
                 continue;
             }

@@ -17,10 +17,12 @@ import org.springframework.boot.test.context.SpringBootTest;
  * The testing page's two ways to test the sample's {@code echo} listener with the whole application
  * started: over a real socket on the port it bound, and in memory on its settings.
  */
-// tag::echo-listener-tests[]
+// tag::echo-listener-annotations[]
 @SpringBootTest(properties = { "management.server.port=0", "server.port=0" })
+// end::echo-listener-annotations[]
 class EchoListenerTests {
 
+    // tag::echo-listener-members[]
     @LocalListenerPort("echo")
     int port;
 
@@ -43,5 +45,5 @@ class EchoListenerTests {
             assertThat(connection.readAllOutboundText()).isEqualTo("hello\n");
         }
     }
+    // end::echo-listener-members[]
 }
-// end::echo-listener-tests[]

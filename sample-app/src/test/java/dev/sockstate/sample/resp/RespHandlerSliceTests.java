@@ -21,11 +21,13 @@ import org.springframework.context.annotation.Import;
  * configuration class), the server is built from {@code application.yml} without starting it (no
  * port is bound), and the {@code resp} listener runs in memory.
  */
-// tag::slice[]
+// tag::slice-annotations[]
 @SocketHandlerTest
 @Import(SyslogConfiguration.class)
+// end::slice-annotations[]
 class RespHandlerSliceTests {
 
+    // tag::slice-members[]
     @Autowired
     private SocketServer server;
 
@@ -38,7 +40,7 @@ class RespHandlerSliceTests {
             assertThat(connection.readAllOutboundText()).isEqualTo("+OK\r\n$2\r\nok\r\n");
         }
     }
-    // end::slice[]
+    // end::slice-members[]
 
     @Test
     void theProxyWithNoPasswordTurnsAwayAClientOfAnotherHostAndServesOneOfItsOwn() {

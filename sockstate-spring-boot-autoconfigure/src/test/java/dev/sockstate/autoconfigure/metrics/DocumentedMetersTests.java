@@ -7,6 +7,8 @@ import dev.sockstate.autoconfigure.TlsClients;
 import dev.sockstate.spring.handler.OnData;
 import dev.sockstate.spring.handler.OnDatagram;
 import dev.sockstate.spring.handler.SocketHandler;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -31,8 +33,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The README's meter table against the meters a running server registers (TCP and UDP listeners, a client):
- * the same names, and each documented type the type registered.
+ * The meter table of the reference documentation ({@code docs/appendix-meters.md}) against the meters a
+ * running server registers (TCP and UDP listeners, a client): the same names, and each documented type
+ * the type registered (a function counter or timer named so).
  */
 class DocumentedMetersTests {
 
@@ -50,8 +53,8 @@ class DocumentedMetersTests {
                     "spring.ssl.bundle.pem.server.keystore.private-key=classpath:tls/server.key");
 
     @Test
-    void theReadmesMeterTableNamesEveryMeterRegisteredWithItsType() throws IOException {
-        Map<String, String> documented = documented(Files.readString(Path.of("..", "README.md")));
+    void theMeterAppendixNamesEveryMeterRegisteredWithItsType() throws IOException {
+        Map<String, String> documented = documented(Files.readString(Path.of("..", "docs", "appendix-meters.md")));
         this.runner.run((context) -> {
             assertThat(context).hasNotFailed();
             // A TLS handshake: its meters are registered as the first happens.
@@ -70,30 +73,34 @@ class DocumentedMetersTests {
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            Map<String, Meter.Type> registered = new TreeMap<>();
+            Map<String, String> registered = new TreeMap<>();
             for (Meter meter : context.getBean(MeterRegistry.class).getMeters()) {
-                registered.put(meter.getId().getName(), meter.getId().getType());
+                registered.put(meter.getId().getName(), type(meter));
             }
-            assertThat(documented.keySet()).as("meters in the README's table").isEqualTo(registered.keySet());
-            registered.forEach((name, type) -> assertThat(documented.get(name)).as("documented type of %s", name)
-                    .startsWith(expected(type)));
+            assertThat(documented.keySet()).as("meters in the appendix's table").isEqualTo(registered.keySet());
+            registered.forEach((name, type) -> assertThat(documented.get(name)).as("documented type of %s", name).isEqualTo(type));
         });
     }
 
-    private static String expected(Meter.Type type) {
-        return switch (type) {
+    /** @return the meter's type as the appendix names it */
+    private static String type(Meter meter) {
+        if (meter instanceof FunctionCounter) {
+            return "function counter";
+        }
+        if (meter instanceof FunctionTimer) {
+            return "function timer";
+        }
+        return switch (meter.getId().getType()) {
             case DISTRIBUTION_SUMMARY -> "distribution summary";
             case LONG_TASK_TIMER -> "long task timer";
-            default -> type.name().toLowerCase(Locale.ROOT);
+            default -> meter.getId().getType().name().toLowerCase(Locale.ROOT);
         };
     }
 
-    /** @return the name and type column of each row of the table under "Metrics, endpoint and health" */
-    private static Map<String, String> documented(String readme) {
-        String section = readme.substring(readme.indexOf("\n## Metrics, endpoint and health\n") + 1);
-        section = section.substring(0, section.indexOf("\n## ", 1));
+    /** @return the name and type column of each row of the appendix's table: {@code | `name` | type | tags | description |} */
+    private static Map<String, String> documented(String appendix) {
         Map<String, String> meters = new TreeMap<>();
-        for (String line : section.lines().toList()) {
+        for (String line : appendix.lines().toList()) {
             if (!line.startsWith("| `sockstate.")) {
                 continue;
             }
