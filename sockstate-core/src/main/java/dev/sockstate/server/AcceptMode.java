@@ -19,7 +19,7 @@ public enum AcceptMode {
      * connection serves it). Accepting then runs on every worker at once instead of on one, and no
      * connection crosses threads as it opens. It costs a descriptor per worker; a connection is
      * pinned to the worker the kernel's hash of its addresses chose, busy or not; and a socket whose
-     * worker stops accepting leaves the others to take its share (see the README).
+     * worker stops accepting leaves the others to take its share (see docs/listeners.md).
      * <p>
      * Refused on a group whose workers (more than one) share one port: there is no worker's own
      * port to accept on, only more sockets that any worker takes; a group of one worker accepts on

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The core as a plain Java program uses it, with no Spring on the class path: the README's example,
+ * The core as a plain Java program uses it, with no Spring on the class path: the core page's example,
  * a TCP and a UDP listener started, served and stopped, through the public API only.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -36,7 +36,7 @@ class PlainJavaServerTest {
     @Test
     void aSocketServerServesTcpAndUdpAndStopsAsAPlainJavaProgramRunsIt() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        // The README's program, with loopback and ephemeral port numbers for a test.
+        // The core page's program (docs/core.md), with loopback and ephemeral port numbers for a test.
         ConnectionHandler echo = (connection, data) -> connection.write(data);
         DatagramHandler upper = (endpoint, data, sender) -> {
             String text = StandardCharsets.UTF_8.decode(data).toString().toUpperCase();

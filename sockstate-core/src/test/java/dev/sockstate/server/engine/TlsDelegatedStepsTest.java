@@ -189,7 +189,7 @@ class TlsDelegatedStepsTest {
         socket.close();
         if (!ServerFixture.backend().notifiesErrors()) {
             // A backend that learns a reset only by reading (nio) does not read input a stage holds: the
-            // step runs, and the reset is learnt once the input is released (README: what nio does less well).
+            // step runs, and the reset is learnt once the input is released (docs/notification-model.md: what nio does less well).
             opening.countDown();
             ServerFixture.await(() -> this.fixture.handshakes.contains("closed"), "the connection's end counted");
             ServerFixture.await(() -> server.listener("tls").activeConnections() == served, "the connection gone");
