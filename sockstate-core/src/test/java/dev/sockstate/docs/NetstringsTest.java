@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 /** The worked decoder of the reference documentation's framing page, run in memory as its testing page shows. */
 class NetstringsTest {
 
-    // tag::upper-handler[]
     /** Answers each message in upper case. */
     static final class Upper implements MessageHandler<String> {
 
@@ -28,7 +27,6 @@ class NetstringsTest {
             return message.toUpperCase(Locale.ROOT);
         }
     }
-    // end::upper-handler[]
 
     // tag::listener[]
     private final Netstrings netstrings = new Netstrings();
