@@ -32,7 +32,7 @@ public class ConnectionProperties {
     /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
     private DataSize receiveBufferSize;
 
-    /** How long a connection may go without traffic before it is closed (a client's is connected again); never when not set. */
+    /** How long a connection may go without traffic before it is closed (a client's is connected again); 0 for never; a TCP listener's 1h and a client's never when not set. */
     private Duration idleTimeout;
 
     /** Queued write bytes above which a connection stops reading until the queue drains (and a client's takes no more requests). */
