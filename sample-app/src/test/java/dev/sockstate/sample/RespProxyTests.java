@@ -149,6 +149,35 @@ class RespProxyTests {
         }
     }
 
+    /**
+     * A request the codec refuses, pipelined behind requests passed on: their replies come first, in
+     * order, then the refusal, then the close (as Redis answers a pipeline with a malformed request in it).
+     */
+    @Test
+    void aRequestTheCodecRefusesIsAnsweredAfterTheRepliesOwedToTheRequestsBeforeItAndThenTheConnectionCloses() throws Exception {
+        RealTools.require("redis-server");
+        awaitConnected();
+        RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "set", "owed", "v");
+        try (Socket client = new Socket()) {
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(this.port)), 5000);
+            client.setSoTimeout(10_000);
+            StringBuilder requests = new StringBuilder();
+            for (int i = 0; i < 100; i++) {
+                requests.append("*2\r\n$3\r\nGET\r\n$4\r\nowed\r\n");
+            }
+            requests.append("*x\r\n");
+            client.getOutputStream().write(requests.toString().getBytes(StandardCharsets.ISO_8859_1));
+            java.io.BufferedReader replies = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(),
+                    StandardCharsets.ISO_8859_1));
+            for (int i = 0; i < 100; i++) {
+                assertThat(replies.readLine()).as("reply %d", i).isEqualTo("$1");
+                assertThat(replies.readLine()).isEqualTo("v");
+            }
+            assertThat(replies.readLine()).isEqualTo("-ERR Protocol error: invalid multibulk length");
+            assertThat(replies.readLine()).as("closed after the refusal").isNull();
+        }
+    }
+
     /** @return how many PINGs redis-server was asked, from its INFO commandstats */
     private static long serverPings() throws Exception {
         String stats = RealTools.run(null, "redis-cli", "-p", String.valueOf(RedisServer.shared().port()), "info", "commandstats");

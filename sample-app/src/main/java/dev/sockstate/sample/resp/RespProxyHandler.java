@@ -306,12 +306,15 @@ public class RespProxyHandler {
         RepliesInOrder.of(connection, this.redis).drained();
     }
 
-    /** A request the codec refused: answered as Redis answers it, before the connection closes. */
+    /**
+     * A request the codec refused: answered as Redis answers it, in its turn after the replies owed to
+     * the requests before it, which the connection, closing, still writes as they come.
+     */
     @OnError
     void refused(Connection connection, Throwable error) {
         if (error instanceof FramingException) {
             String reason = (error.getCause() != null) ? error.getCause().getMessage() : "request too large";
-            connection.write(("-ERR Protocol error: " + reason + "\r\n").getBytes(StandardCharsets.UTF_8));
+            RepliesInOrder.of(connection, this.redis).local("-ERR Protocol error: " + reason + "\r\n");
         }
     }
 }

@@ -1319,7 +1319,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, why);
         }
-        requestClose(false);
+        if (awaitsReplies()) {
+            // Requests its handler made of the server's clients for what came before the refused bytes
+            // are still owed their replies: the connection reads nothing more, writes those replies as
+            // they come (each request ends by its timeout at the latest), then closes as a graceful
+            // stop's drain closes a connection, the FIN first.
+            this.inputDrained = true;
+            requestDrainAndClose();
+        }
+        else {
+            requestClose(false);
+        }
     }
     /** @return whether the stages resumed work from other threads that waits for the owner */
     boolean hasResumes() {

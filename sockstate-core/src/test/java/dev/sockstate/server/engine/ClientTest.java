@@ -649,6 +649,55 @@ class ClientTest {
         assertThat(stop.isAlive()).isFalse();
     }
 
+    /**
+     * A peer pipelines a request the handler passes on to a client, then bytes the framing refuses,
+     * then one more request: the refusal's close waits for the reply owed (the handler writes it), reads
+     * nothing after the refused bytes, and sends the FIN once the reply went out.
+     */
+    @Test
+    void aConnectionWhoseBytesAreRefusedWritesTheRepliesItsHandlersRequestsAreOwedBeforeItCloses() throws Exception {
+        AtomicReference<Connection> backendSide = new AtomicReference<>();
+        Queue<String> backendGot = new ConcurrentLinkedQueue<>();
+        ConnectionHandler heldBackend = (connection, data) -> {
+            backendSide.set(connection);
+            backendGot.add(StandardCharsets.US_ASCII.decode(data).toString());
+        };
+        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
+                .framing(Framing.line()).handler(heldBackend).build());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        CountDownLatch refused = new CountDownLatch(1);
+        AtomicReference<Connection> front = new AtomicReference<>();
+        ConnectionHandler proxying = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                client.get().request(data, (reply, failure) -> connection.write((reply != null) ? reply
+                        : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                front.set(connection);
+                refused.countDown();
+            }
+        };
+        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
+                .address("127.0.0.1", backend.listener("backend").portNumber()).framing(Framing.line()).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line().withMaxFrameSize(64)).handler(proxying).build());
+        client.set(proxy.client("behind"));
+        awaitOpen(client.get(), 1);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write(("slow\n" + "x".repeat(100) + "\nafter\n").getBytes(StandardCharsets.US_ASCII));
+        assertThat(refused.await(5, TimeUnit.SECONDS)).as("the line over the frame size refused").isTrue();
+        await(() -> backendSide.get() != null, "the request to reach the backend");
+        await(() -> ((TcpConnection) front.get()).isClosing(), "the refusal's close to begin");
+        // Time for a close that would not wait to finish.
+        Thread.sleep(100);
+        backendSide.get().send("answer slow");
+        assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).as("what the peer read before the FIN")
+                .isEqualTo("answer slow\n");
+        assertThat(backendGot).as("requests that reached the backend").containsExactly("slow");
+    }
+
     @Test
     void aRequestMadeOnAWorkerGoesOutOnAConnectionThatWorkersPortServes() throws Exception {
         int port = backend(new LineEcho());
