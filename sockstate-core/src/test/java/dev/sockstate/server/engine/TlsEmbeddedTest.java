@@ -161,6 +161,25 @@ class TlsEmbeddedTest {
     }
 
     @Test
+    void aRealClientHelloCutIntoOneByteRecordsPicksItsContextAndTheHandshakeEnds() throws Exception {
+        SSLContext alpha = this.certificates.context("alpha");
+        EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server"))
+                .withServerNames(Map.of("alpha.test", () -> alpha)), new EchoHandler());
+        TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3", "alpha.test");
+        byte[] hello = peer.produce();
+        ByteBuffer message = ByteBuffer.wrap(hello, TlsRecords.HEADER, hello.length - TlsRecords.HEADER);
+        ByteBuffer records = ByteBuffer.allocate(message.remaining() * (TlsRecords.HEADER + 1));
+        while (message.hasRemaining()) {
+            records.put(TlsRecords.HANDSHAKE).put(hello[1]).put(hello[2]).putShort((short) 1).put(message.get());
+        }
+        writeInPieces(embedded, Arrays.copyOf(records.array(), records.position()), 6);
+        peer.consume(embedded.readAllOutbound());
+        handshake(embedded, peer, 7);
+        assertThat(peer.engine.getSession().getPeerPrincipal().getName()).as("the certificate of the context the name picked")
+                .isEqualTo("CN=alpha.test");
+    }
+
+    @Test
     void aClientHelloSpreadOverSmallRecordsAndReadsCostsInProportionToItsBytesWhereTheServerNameIsLookedFor() throws Exception {
         SSLContext server = this.certificates.context("server");
         Tls tls = Tls.server(server).withServerNames(Map.of("alpha.test", () -> server)).withTaskExecutor(Runnable::run);

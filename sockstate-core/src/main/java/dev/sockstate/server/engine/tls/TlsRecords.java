@@ -147,6 +147,9 @@ public final class TlsRecords {
         /** Where the next record begins, from the first byte the peer sent. */
         private int at;
 
+        /** The records read so far. */
+        private int records;
+
         /**
          * @param records every byte the peer sent so far, from the first (position) to limit (left as they
          * are): the same bytes as at the call before, and those that arrived since
@@ -181,6 +184,7 @@ public final class TlsRecords {
                 records.get(from + HEADER, this.message, this.have, payload);
                 this.have += payload;
                 this.at += length;
+                this.records++;
                 if (this.have >= 4) {
                     // The handshake header: type 1 (ClientHello) and a 3-byte length.
                     byte[] bytes = this.message;
@@ -194,7 +198,38 @@ public final class TlsRecords {
                 }
             }
         }
+
+        /** @return how many records the ClientHello came in, once {@link #next} answered it */
+        public int records() {
+            return this.records;
+        }
+
+        /**
+         * The same bytes in as few records as carry them: the handshake bytes of the records the
+         * ClientHello came in, cut into records of at most 16 KB with the first
+         * record's version, then whatever followed those records. (An engine that reassembles a
+         * handshake message by copying what it holds at each record would cost the square of the
+         * message's length when it came in one-byte records.)
+         * @param records the bytes {@link #next} last answered the ClientHello from, left as they are
+         * @return the bytes, from 0 to the position
+         */
+        public ByteBuffer coalesced(ByteBuffer records) {
+            int start = records.position();
+            ByteBuffer after = records.duplicate();
+            after.position(start + this.at);
+            int count = (this.have + MOST_PAYLOAD - 1) / MOST_PAYLOAD;
+            ByteBuffer out = ByteBuffer.allocate(count * HEADER + this.have + after.remaining());
+            for (int from = 0; from < this.have; from += MOST_PAYLOAD) {
+                int payload = Math.min(MOST_PAYLOAD, this.have - from);
+                out.put(HANDSHAKE).put(records.get(start + 1)).put(records.get(start + 2)).putShort((short) payload)
+                        .put(this.message, from, payload);
+            }
+            return out.put(after);
+        }
     }
+
+    /** The most plaintext bytes a record carries. */
+    static final int MOST_PAYLOAD = 16 * 1024;
 
     /**
      * @param hello a whole ClientHello, from its handshake header (position) to its end (limit), left as it is

@@ -172,13 +172,20 @@ public final class TlsStage extends TlsPump implements Stage {
         if (this.hello == null) {
             this.hello = new TlsRecords.HelloAssembly();
         }
-        ByteBuffer hello = this.hello.next(first);
+        TlsRecords.HelloAssembly assembly = this.hello;
+        ByteBuffer hello = assembly.next(first);
         if (hello == TlsRecords.INCOMPLETE) {
             hold(in);
             return false;
         }
         this.hello = null;
         makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
+        if (hello != null && assembly.records() > 1 && !this.failed) {
+            // The engine is handed the hello in as few records as carry it, the same handshake bytes:
+            // the JDK's reassembles a message cut into records by copying what it holds at each one.
+            this.held = assembly.coalesced(first);
+            in.position(in.limit());
+        }
         return !this.failed;
     }
 
