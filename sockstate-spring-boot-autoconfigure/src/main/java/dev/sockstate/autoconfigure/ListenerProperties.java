@@ -69,7 +69,7 @@ public class ListenerProperties extends ConnectionProperties {
      */
     private boolean exclusiveEdge;
 
-    /** Events connections are registered for: in, optionally with hangup. */
+    /** Events connections are registered for: in, with hangup (which a TCP listener needs); in and hangup for TCP, in for UDP, when not set. */
     private Set<ListenerEvent> events = new LinkedHashSet<>();
 
     /** Whether the port may be bound again while old connections are in TIME_WAIT; Windows binds exclusively regardless. */

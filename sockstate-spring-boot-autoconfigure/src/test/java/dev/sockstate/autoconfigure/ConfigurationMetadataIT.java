@@ -132,7 +132,7 @@ class ConfigurationMetadataIT {
             if (key.startsWith(map)) {
                 Class<?> type = mapValueType(map.substring(0, map.indexOf(".<")));
                 for (String segment : key.substring(map.length()).split("\\.")) {
-                    PropertyDescriptor descriptor = (type != null) ? BeanUtils.getPropertyDescriptor(type, camel(segment)) : null;
+                    PropertyDescriptor descriptor = (type != null) ? BeanUtils.getPropertyDescriptor(type, camel(segment.replace("[n]", ""))) : null;
                     type = (descriptor != null) ? elementType(descriptor) : null;
                 }
                 return type;
