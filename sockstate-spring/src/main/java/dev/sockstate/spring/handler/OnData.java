@@ -9,12 +9,50 @@ import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * On a {@link SocketHandler} bean: Bytes arrived on a connection: what one read returned, or one
- * whole frame with framing (see {@link OnMessage} for typed messages). Parameters:
- * {@link dev.sockstate.server.Connection}, the bytes as {@link java.nio.ByteBuffer} (valid during the
- * call), {@code byte[]} or {@code String} (in the listener's charset, UTF-8 by default), the peer's
- * {@link java.net.SocketAddress} (or {@link java.net.InetSocketAddress}, TCP only), the
- * {@link dev.sockstate.server.PeerCredentials} of a Unix domain socket's peer. A returned {@code ByteBuffer}, {@code byte[]} or {@code String}
- * is written back.
+ * whole frame with framing (see {@link OnMessage} for typed messages). A bean has an {@code @OnData}
+ * or an {@code @OnMessage} method, not both; a TCP listener's handler needs one of them. On a client's
+ * handler, it receives the frames that no request is owed.
+ * <ul>
+ * <li><b>Parameters</b>, by type, in any order; a parameter of another type fails start-up
+ * ({@link SocketHandlerDefinitionException}):
+ * <ul>
+ * <li>{@link java.nio.ByteBuffer}: the bytes, from position to limit, in the read's buffer (with
+ * framing, a view of the frame), valid during the call only, so copy what must outlive it; bytes left
+ * unconsumed are not offered again.</li>
+ * <li>{@code byte[]}: a copy of the bytes.</li>
+ * <li>{@link String}: the bytes decoded in the listener's charset (UTF-8 by default); bytes that do
+ * not decode are replaced, as {@link java.nio.charset.Charset#decode} replaces them.</li>
+ * <li>{@link dev.sockstate.server.Connection}: the connection, to write, send, close, pause reading
+ * and keep per-connection state on ({@link dev.sockstate.server.Connection#attach}).</li>
+ * <li>{@link java.net.SocketAddress}: the peer's address, an {@link java.net.InetSocketAddress} or, on a
+ * Unix domain socket, a {@link java.net.UnixDomainSocketAddress}; behind a load balancer, the client
+ * that the PROXY protocol header names.</li>
+ * <li>{@link java.net.InetSocketAddress}: the same, as an IP address and port; a method that takes it
+ * on the listener of a Unix domain socket fails start-up.</li>
+ * <li>{@link dev.sockstate.server.PeerCredentials}: the pid, uid and gid of the process at the other
+ * end of a Unix domain socket; {@code null} on an IP connection, and where the backend tells none.</li>
+ * <li>{@link java.security.Principal}: the TLS peer's verified identity (a listener's client with a
+ * certificate; the server, on a client's connection); {@code null} for plaintext, and for a peer that
+ * sent no certificate.</li>
+ * <li>{@link dev.sockstate.server.proxy.ProxyHeader}: the PROXY protocol header the connection began
+ * with; {@code null} on a listener without the protocol, and for a direct client (a peer the listener
+ * does not trust to send one).</li>
+ * </ul></li>
+ * <li><b>Returns</b> {@code void}, or a {@link java.nio.ByteBuffer}, {@code byte[]} or {@link String}
+ * (in the listener's charset) that is written back, as {@link dev.sockstate.server.Connection#send}
+ * sends it (with framing, as one frame); a {@code null} returned sends nothing. A method that returns
+ * another type fails start-up.</li>
+ * <li><b>Throws</b>: any exception aborts the connection; it is logged and counted, and
+ * {@link OnError @OnError} is not called for it. An {@link dev.sockstate.server.InvalidMessageException}
+ * is taken as the peer's bytes refused instead: {@code @OnError} is told, and the connection is
+ * closed once its queued bytes are sent.</li>
+ * <li><b>Thread</b>: a worker thread of the listener's worker group (the client's, for a
+ * {@code @SocketHandler(client = ...)} bean), which should not block; with a handler executor
+ * ({@code handler-executor}), a thread of that executor, to which the worker hands the connection's
+ * whole turn, reads included. The calls for one connection never run at once: one at a time, in the
+ * order of its events (with an executor, one call may run on another thread than the one before), so
+ * per-connection state needs no lock; the calls for different connections may run at once.</li>
+ * </ul>
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
