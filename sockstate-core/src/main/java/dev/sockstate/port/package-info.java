@@ -23,4 +23,7 @@
  * through those protected members, so code that merely uses a port can read a batch but never fill
  * one. Nothing here knows a backend, the server or JNA.
  */
+@NullMarked
 package dev.sockstate.port;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,4 +7,7 @@
  * (framing, TLS) plug in between socket and handler. The server itself is
  * {@link dev.sockstate.server.engine.SocketServer}.
  */
+@NullMarked
 package dev.sockstate.server;
+
+import org.jspecify.annotations.NullMarked;

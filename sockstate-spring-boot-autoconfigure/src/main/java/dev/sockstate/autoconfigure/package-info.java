@@ -5,4 +5,7 @@
  * the {@code @SocketHandler} beans through the handler model ({@code dev.sockstate.spring.handler})
  * and reaches the core through its public API only.
  */
+@NullMarked
 package dev.sockstate.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

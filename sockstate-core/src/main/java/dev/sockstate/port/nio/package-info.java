@@ -13,4 +13,7 @@
  * {@link dev.sockstate.port.Backends} only; every type but the service-loaded backend is
  * package-private.
  */
+@NullMarked
 package dev.sockstate.port.nio;
+
+import org.jspecify.annotations.NullMarked;

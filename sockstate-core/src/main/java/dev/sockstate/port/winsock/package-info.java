@@ -4,4 +4,7 @@
  * instance the backend chooses (JNA direct mapping's) and gives the port and sockets. Internal: used through
  * {@link dev.sockstate.port.Backends} only.
  */
+@NullMarked
 package dev.sockstate.port.winsock;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,4 +7,7 @@
  * {@link dev.sockstate.server.client.ReplyHandler}. {@link dev.sockstate.server.client.Relay} passes one connection's bytes to
  * another with flow control, for proxies and gateways.
  */
+@NullMarked
 package dev.sockstate.server.client;
+
+import org.jspecify.annotations.NullMarked;

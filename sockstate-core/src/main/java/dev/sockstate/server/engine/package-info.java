@@ -37,4 +37,7 @@
  * turn, the buffer other threads' writes gather in) waits in a {@code ConnectionExtras} made on first
  * use.
  */
+@NullMarked
 package dev.sockstate.server.engine;
+
+import org.jspecify.annotations.NullMarked;

@@ -11,4 +11,7 @@
  * one frame whose length it knows may have it skipped and the connection kept
  * ({@link dev.sockstate.server.framing.FramingException#skipping}).
  */
+@NullMarked
 package dev.sockstate.server.framing;
+
+import org.jspecify.annotations.NullMarked;

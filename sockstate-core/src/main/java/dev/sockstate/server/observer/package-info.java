@@ -4,4 +4,7 @@
  * start-up, so the hot path calls a resolved object; {@link dev.sockstate.server.observer.ServerObserver#NONE}
  * reports nothing and costs nothing.
  */
+@NullMarked
 package dev.sockstate.server.observer;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,4 +6,7 @@
  * find the header as {@link dev.sockstate.server.proxy.ProxyHeader} on the connection, whose peer
  * address becomes the client's. This package knows only the JDK: it depends on no other part of sockstate.
  */
+@NullMarked
 package dev.sockstate.server.proxy;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,4 +7,7 @@
  * handler above it see plaintext, and the handler hears of a connection only once its handshake
  * succeeded. This package knows only the JDK: it depends on no other part of sockstate.
  */
+@NullMarked
 package dev.sockstate.server.tls;
+
+import org.jspecify.annotations.NullMarked;

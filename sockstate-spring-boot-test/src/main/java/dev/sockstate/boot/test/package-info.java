@@ -8,4 +8,7 @@
  * brings it). They know the server only by the properties the auto-configuration reads and publishes
  * ({@code sockstate.listeners.*}, {@code local.sockstate.<name>.port}).
  */
+@NullMarked
 package dev.sockstate.boot.test;
+
+import org.jspecify.annotations.NullMarked;

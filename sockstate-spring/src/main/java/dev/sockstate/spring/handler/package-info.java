@@ -7,4 +7,7 @@
  * context into the listeners' handlers (Spring Boot's auto-configuration calls it, and so can a plain
  * Spring application that builds its {@code SocketServer} itself).
  */
+@NullMarked
 package dev.sockstate.spring.handler;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,4 +6,7 @@
  * (optional). Spring Boot's auto-configuration makes one of the application's {@code Converter}
  * beans and {@code JsonMapper}.
  */
+@NullMarked
 package dev.sockstate.spring.message;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,4 +8,7 @@
  * engine's public {@link dev.sockstate.server.engine.EmbeddedConnection} runs one connection over
  * it, and is what tests use.
  */
+@NullMarked
 package dev.sockstate.server.engine.embedded;
+
+import org.jspecify.annotations.NullMarked;

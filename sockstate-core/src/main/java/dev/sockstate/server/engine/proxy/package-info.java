@@ -5,4 +5,7 @@
  * (its header's deadline, the header it publishes). Users configure it with
  * {@link dev.sockstate.server.proxy.ProxyProtocol}.
  */
+@NullMarked
 package dev.sockstate.server.engine.proxy;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,4 +9,7 @@
  * the input held while the engine's tasks run, the session it publishes). Users configure TLS with
  * {@link dev.sockstate.server.tls.Tls}.
  */
+@NullMarked
 package dev.sockstate.server.engine.tls;
+
+import org.jspecify.annotations.NullMarked;

@@ -18,4 +18,7 @@
  * ({@code dev.sockstate.server.engine}) subclasses {@code SocketTurn} for listening sockets,
  * connections and UDP sockets.
  */
+@NullMarked
 package dev.sockstate.server.engine.turn;
+
+import org.jspecify.annotations.NullMarked;
