@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP connection (or a Unix domain stream socket's) as a handler sees it. Writing never blocks: what the socket does not take at
@@ -17,13 +18,13 @@ public interface Connection {
     long id();
 
     /** @return the name of the listener that accepted it; {@code null} for a client's connection */
-    String listenerName();
+    @Nullable String listenerName();
 
     /**
      * @return the name of the {@link dev.sockstate.server.client.SocketClient client} that opened it;
      * {@code null} for an accepted connection
      */
-    default String clientName() {
+    default @Nullable String clientName() {
         return null;
     }
 
@@ -45,7 +46,7 @@ public interface Connection {
      * system recorded them when it connected ({@code SO_PEERCRED}); {@code null} for a TCP
      * connection, or where the backend tells none (see {@link PeerCredentials})
      */
-    default PeerCredentials peerCredentials() {
+    default @Nullable PeerCredentials peerCredentials() {
         return null;
     }
 
@@ -137,10 +138,10 @@ public interface Connection {
      * field, where {@link #attributes()} creates a map).
      * @param attachment the object, or {@code null} to drop it
      */
-    void attach(Object attachment);
+    void attach(@Nullable Object attachment);
 
     /** @return the attached object, or {@code null} */
-    Object attachment();
+    @Nullable Object attachment();
 
     /**
      * @param <T> the type asked for
@@ -148,7 +149,7 @@ public interface Connection {
      * @return what a stage of the connection's pipeline published as that type, {@code null} when none
      * did (yet); any thread
      */
-    default <T> T published(Class<T> type) {
+    default <T> @Nullable T published(Class<T> type) {
         return null;
     }
 
@@ -157,7 +158,7 @@ public interface Connection {
      * once its handshake succeeded (the protocol, the cipher suite, the peer's certificates when it
      * sent some), {@code null} for a plaintext connection; any thread
      */
-    default SSLSession tlsSession() {
+    default @Nullable SSLSession tlsSession() {
         return published(SSLSession.class);
     }
 
@@ -166,7 +167,7 @@ public interface Connection {
      * addresses, the TLVs), on a listener with {@link ListenerSettings#proxyProtocol() the PROXY protocol}
      * once it was read; {@code null} for a connection without one; any thread
      */
-    default ProxyHeader proxyHeader() {
+    default @Nullable ProxyHeader proxyHeader() {
         return published(ProxyHeader.class);
     }
 }

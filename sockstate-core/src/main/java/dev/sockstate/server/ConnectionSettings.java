@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the TCP connections of one listener or one client are served, the part of
@@ -35,9 +36,9 @@ import java.util.function.Supplier;
  * ({@link PendingWriteLimitException}): a handler that writes on without looking at
  * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
  */
-public record ConnectionSettings(String group, Executor handlerExecutor, List<Supplier<? extends Stage>> stages, Framing framing,
-        Charset charset, MessageMapper messageMapper, Tls tls, boolean tcpNoDelay, int receiveBufferSize, Duration idleTimeout,
-        long maxPendingWriteBytes, long abortPendingWriteBytes) {
+public record ConnectionSettings(String group, @Nullable Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
+        @Nullable Framing framing, Charset charset, @Nullable MessageMapper messageMapper, @Nullable Tls tls, boolean tcpNoDelay,
+        int receiveBufferSize, @Nullable Duration idleTimeout, long maxPendingWriteBytes, long abortPendingWriteBytes) {
 
     /** The stages are copied (none when {@code null}), the charset is UTF-8 when {@code null}. */
     public ConnectionSettings {
@@ -54,23 +55,23 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
 
         private String group = ListenerSettings.DEFAULT_GROUP;
 
-        private Executor handlerExecutor;
+        private @Nullable Executor handlerExecutor;
 
         private final List<Supplier<? extends Stage>> stages = new ArrayList<>();
 
-        private Framing framing;
+        private @Nullable Framing framing;
 
         private Charset charset = StandardCharsets.UTF_8;
 
-        private MessageMapper messageMapper;
+        private @Nullable MessageMapper messageMapper;
 
-        private Tls tls;
+        private @Nullable Tls tls;
 
         private boolean tcpNoDelay = true;
 
         private int receiveBufferSize;
 
-        private Duration idleTimeout;
+        private @Nullable Duration idleTimeout;
 
         private long maxPendingWriteBytes = 4L * 1024 * 1024;
 
@@ -87,7 +88,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
         }
 
         /** @param executor where handler calls run, {@code null} for the workers @return this */
-        public B handlerExecutor(Executor executor) {
+        public B handlerExecutor(@Nullable Executor executor) {
             this.handlerExecutor = executor;
             return self();
         }
@@ -110,7 +111,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
          * @param framing the framing, {@code null} for raw reads (the default)
          * @return this
          */
-        public B framing(Framing framing) {
+        public B framing(@Nullable Framing framing) {
             this.framing = framing;
             return self();
         }
@@ -126,7 +127,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
          * {@link MessageHandler}), {@code null} for none
          * @return this
          */
-        public B messageMapper(MessageMapper mapper) {
+        public B messageMapper(@Nullable MessageMapper mapper) {
             this.messageMapper = mapper;
             return self();
         }
@@ -142,7 +143,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
          * @param tls the TLS, {@code null} for plaintext (the default)
          * @return this
          */
-        public B tls(Tls tls) {
+        public B tls(@Nullable Tls tls) {
             this.tls = tls;
             return self();
         }
@@ -160,7 +161,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
         }
 
         /** @param idleTimeout idle time before a connection is closed, {@code null} or zero for none (a TCP listener has an hour unless set) @return this */
-        public B idleTimeout(Duration idleTimeout) {
+        public B idleTimeout(@Nullable Duration idleTimeout) {
             this.idleTimeout = idleTimeout;
             return self();
         }
@@ -229,7 +230,7 @@ public record ConnectionSettings(String group, Executor handlerExecutor, List<Su
             return (B) this;
         }
 
-        private static void require(Scope owner, String name, boolean valid, Setting setting, Object value, String expected) {
+        private static void require(Scope owner, String name, boolean valid, Setting setting, @Nullable Object value, String expected) {
             if (!valid) {
                 throw InvalidSettingException.mustBe(owner, name, setting, value, expected);
             }

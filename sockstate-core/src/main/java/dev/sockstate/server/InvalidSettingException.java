@@ -1,5 +1,7 @@
 package dev.sockstate.server;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A setting of a listener, a client or a worker group was refused. Names what it belongs to, the
  * {@link Setting} and the value, so that a layer above can report it against its own property.
@@ -14,7 +16,7 @@ public class InvalidSettingException extends IllegalArgumentException {
 
     private final Setting setting;
 
-    private final transient Object value;
+    private final transient @Nullable Object value;
 
     private final String reason;
 
@@ -25,7 +27,7 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @param reason why, as a sentence
      * @param message the whole message
      */
-    public InvalidSettingException(String ownerName, Setting setting, Object value, String reason, String message) {
+    public InvalidSettingException(String ownerName, Setting setting, @Nullable Object value, String reason, String message) {
         this(setting.scope(), ownerName, setting, value, reason, message);
     }
 
@@ -37,7 +39,7 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @param reason why, as a sentence
      * @param message the whole message
      */
-    public InvalidSettingException(Setting.Scope ownerScope, String ownerName, Setting setting, Object value, String reason,
+    public InvalidSettingException(Setting.Scope ownerScope, String ownerName, Setting setting, @Nullable Object value, String reason,
             String message) {
         super(message);
         this.ownerScope = ownerScope;
@@ -55,7 +57,7 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @param expected what the value must be, after "it must be"
      * @return the exception
      */
-    public static InvalidSettingException mustBe(String ownerName, Setting setting, Object value, String expected) {
+    public static InvalidSettingException mustBe(String ownerName, Setting setting, @Nullable Object value, String expected) {
         return mustBe(setting.scope(), ownerName, setting, value, expected);
     }
 
@@ -69,7 +71,7 @@ public class InvalidSettingException extends IllegalArgumentException {
      * @param expected what the value must be, after "it must be"
      * @return the exception
      */
-    public static InvalidSettingException mustBe(Setting.Scope owner, String ownerName, Setting setting, Object value,
+    public static InvalidSettingException mustBe(Setting.Scope owner, String ownerName, Setting setting, @Nullable Object value,
             String expected) {
         String label = switch (owner) {
             case LISTENER -> "Listener";
@@ -95,8 +97,8 @@ public class InvalidSettingException extends IllegalArgumentException {
         return this.setting;
     }
 
-    /** @return the refused value */
-    public Object value() {
+    /** @return the refused value, {@code null} when none was set */
+    public @Nullable Object value() {
         return this.value;
     }
 

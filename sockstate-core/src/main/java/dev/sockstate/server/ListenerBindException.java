@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeIoException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener could not open, bind or listen on its address, or could not ready its Unix domain
@@ -33,7 +34,7 @@ public class ListenerBindException extends RuntimeException {
      * @param reason why it could not bind, as a sentence
      * @param cause the failure, or {@code null}
      */
-    public ListenerBindException(String listener, SocketAddress address, String reason, Throwable cause) {
+    public ListenerBindException(String listener, SocketAddress address, String reason, @Nullable Throwable cause) {
         super("Listener '" + listener + "' could not bind to " + describe(address) + ": " + reason, cause);
         this.listener = listener;
         this.address = address;

@@ -9,6 +9,7 @@ import dev.sockstate.server.tls.Tls;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules of {@link ListenerSettings} that tie several settings together: what only TCP connections
@@ -21,8 +22,8 @@ final class ListenerChecks {
     }
 
     /** Refuses, for a UDP listener, the first setting only TCP connections have. */
-    static void refuseOnUdp(String name, List<Supplier<? extends Stage>> stages, Framing framing, Tls tls, AcceptMode accept,
-            ProxyProtocol proxyProtocol) {
+    static void refuseOnUdp(String name, List<Supplier<? extends Stage>> stages, @Nullable Framing framing, @Nullable Tls tls,
+            AcceptMode accept, @Nullable ProxyProtocol proxyProtocol) {
         if (!stages.isEmpty()) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
@@ -44,7 +45,8 @@ final class ListenerChecks {
     }
 
     /** @return the trigger set, {@link Trigger#EDGE_PERSISTENT} in the exclusive edge mode, {@code null} for the group's default */
-    static Trigger trigger(String name, Protocol protocol, Trigger trigger, boolean exclusiveEdge, Executor handlerExecutor) {
+    static @Nullable Trigger trigger(String name, Protocol protocol, @Nullable Trigger trigger, boolean exclusiveEdge,
+            @Nullable Executor handlerExecutor) {
         Trigger chosen = trigger;
         if (exclusiveEdge) {
             require(protocol == Protocol.TCP, name, Setting.EXCLUSIVE_EDGE, true, "false for a UDP listener (it is a TCP mode)");
@@ -72,7 +74,8 @@ final class ListenerChecks {
     }
 
     /** Refuses a listener without the handler of its protocol, or with the other one. */
-    static void handlers(String name, Protocol protocol, ConnectionHandler connectionHandler, DatagramHandler datagramHandler) {
+    static void handlers(String name, Protocol protocol, @Nullable ConnectionHandler connectionHandler,
+            @Nullable DatagramHandler datagramHandler) {
         if (protocol == Protocol.TCP) {
             require(connectionHandler != null, name, Setting.HANDLER, "none", "a ConnectionHandler for a TCP listener");
             require(datagramHandler == null, name, Setting.HANDLER, "a DatagramHandler", "a ConnectionHandler for a TCP listener");
@@ -84,11 +87,11 @@ final class ListenerChecks {
     }
 
     /** Refuses a client's TLS, which begins handshakes a listener's peers begin. */
-    static void serverTls(String name, Tls tls) {
+    static void serverTls(String name, @Nullable Tls tls) {
         require(tls == null || !tls.isClient(), name, Setting.TLS, tls, "a server's TLS (Tls.server): a client's is for ClientSettings");
     }
 
-    private static void require(boolean valid, String name, Setting setting, Object value, String expected) {
+    private static void require(boolean valid, String name, Setting setting, @Nullable Object value, String expected) {
         if (!valid) {
             throw InvalidSettingException.mustBe(name, setting, value, expected);
         }

@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One listener: a bound TCP or UDP socket, how its sockets are registered, and the handler that
@@ -32,8 +33,8 @@ import java.util.Set;
  * @param reuseAddress SO_REUSEADDR on the listening socket
  * @param reusePort SO_REUSEPORT on the listening socket
  * @param maxConnections open connections above which new ones are closed at once
- * @param connectionHandler the TCP handler
- * @param datagramHandler the UDP handler
+ * @param connectionHandler the TCP handler, {@code null} for a UDP listener
+ * @param datagramHandler the UDP handler, {@code null} for a TCP listener
  * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
  * above which more are dropped and counted
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
@@ -41,10 +42,11 @@ import java.util.Set;
  * @param connection how its TCP connections are served, as a client's are: the worker group, the handler executor,
  * stages, framing, TLS, socket options and limits ({@link ConnectionSettings})
  */
-public record ListenerSettings(String name, Protocol protocol, InetAddress address, int portNumber, Path unixPath,
-        Set<PosixFilePermission> unixPermissions, int backlog, Trigger trigger, boolean exclusiveEdge, int events, boolean reuseAddress,
-        boolean reusePort, int maxConnections, ConnectionHandler connectionHandler, DatagramHandler datagramHandler, int maxDatagramsInFlight,
-        AcceptMode accept, ProxyProtocol proxyProtocol, ConnectionSettings connection) {
+public record ListenerSettings(String name, Protocol protocol, @Nullable InetAddress address, int portNumber, @Nullable Path unixPath,
+        @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
+        boolean reuseAddress, boolean reusePort, int maxConnections, @Nullable ConnectionHandler connectionHandler,
+        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
+        ConnectionSettings connection) {
 
     /**
      * The accept mode is SHARED when {@code null}; what only TCP has is refused on UDP; {@link Builder#build()}
@@ -141,17 +143,17 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private final Protocol protocol;
 
-        private InetAddress address;
+        private @Nullable InetAddress address;
 
         private int portNumber;
 
-        private Path unixPath;
+        private @Nullable Path unixPath;
 
-        private String unixPermissions;
+        private @Nullable String unixPermissions;
 
         private int backlog = 1024;
 
-        private Trigger trigger;
+        private @Nullable Trigger trigger;
 
         private boolean exclusiveEdge;
 
@@ -163,15 +165,15 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
 
         private int maxConnections = 10_000;
 
-        private ConnectionHandler connectionHandler;
+        private @Nullable ConnectionHandler connectionHandler;
 
-        private DatagramHandler datagramHandler;
+        private @Nullable DatagramHandler datagramHandler;
 
         private int maxDatagramsInFlight = 1024;
 
         private AcceptMode accept = AcceptMode.SHARED;
 
-        private ProxyProtocol proxyProtocol;
+        private @Nullable ProxyProtocol proxyProtocol;
 
         private Builder(String name, Protocol protocol) {
             this.name = name;
@@ -182,7 +184,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
         }
 
         /** @param address the local address, {@code null} for every interface @return this */
-        public Builder address(InetAddress address) {
+        public Builder address(@Nullable InetAddress address) {
             this.address = address;
             return this;
         }
@@ -197,13 +199,13 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
          * Binds a Unix domain socket instead of an IP port; a socket file no server answers at is replaced, any other refused.
          * @param path the socket file's path (at most 107 bytes, removed at the stop), {@code null} for none (the default) @return this
          */
-        public Builder unixPath(Path path) {
+        public Builder unixPath(@Nullable Path path) {
             this.unixPath = path;
             return this;
         }
 
         /** @param permissions the socket file's as {@code ls -l} shows them ({@code rw-rw----}), {@code null} for the umask's @return this */
-        public Builder unixPermissions(String permissions) {
+        public Builder unixPermissions(@Nullable String permissions) {
             this.unixPermissions = permissions;
             return this;
         }
@@ -219,7 +221,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
          * ({@link ListenerSettings#triggerOn(WorkerGroupSettings)})
          * @return this
          */
-        public Builder trigger(Trigger trigger) {
+        public Builder trigger(@Nullable Trigger trigger) {
             this.trigger = trigger;
             return this;
         }
@@ -310,7 +312,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
          * @param proxyProtocol the versions read, the trusted balancers, the header's limits; {@code null} for none (the default)
          * @return this builder
          */
-        public Builder proxyProtocol(ProxyProtocol proxyProtocol) {
+        public Builder proxyProtocol(@Nullable ProxyProtocol proxyProtocol) {
             this.proxyProtocol = proxyProtocol;
             return this;
         }
@@ -346,7 +348,7 @@ public record ListenerSettings(String name, Protocol protocol, InetAddress addre
                     this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.accept, this.proxyProtocol, connection);
         }
 
-        private void require(boolean valid, Setting setting, Object value, String expected) {
+        private void require(boolean valid, Setting setting, @Nullable Object value, String expected) {
             if (!valid) {
                 throw InvalidSettingException.mustBe(this.name, setting, value, expected);
             }

@@ -1,6 +1,7 @@
 package dev.sockstate.server;
 
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link ConnectionHandler} at the level of messages, for a listener with framing: one call per
@@ -23,7 +24,7 @@ public interface MessageHandler<T> extends ConnectionHandler {
      * @return a reply to send, as {@link Connection#send} takes it, or {@code null}
      * @throws Exception to close the connection
      */
-    Object onMessage(Connection connection, T message) throws Exception;
+    @Nullable Object onMessage(Connection connection, T message) throws Exception;
 
     /** Reads the frame as the message type, and sends the reply back. */
     @Override

@@ -8,6 +8,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** Checks the Unix domain socket settings of a {@link ListenerSettings.Builder}. */
 final class UnixSocketCheck {
@@ -26,8 +27,8 @@ final class UnixSocketCheck {
      * @return the permissions, {@code null} for the umask's
      * @throws InvalidSettingException naming the listener and the setting
      */
-    static Set<PosixFilePermission> permissions(String listener, Path path, String permissions, boolean ipAddressSet,
-            boolean reusePort, boolean perWorker, ProxyProtocol proxyProtocol) {
+    static @Nullable Set<PosixFilePermission> permissions(String listener, @Nullable Path path, @Nullable String permissions,
+            boolean ipAddressSet, boolean reusePort, boolean perWorker, @Nullable ProxyProtocol proxyProtocol) {
         if (path == null) {
             require(permissions == null, listener, Setting.UNIX_PERMISSIONS, permissions, "unset without a unixPath");
             return null;
@@ -61,7 +62,7 @@ final class UnixSocketCheck {
         }
     }
 
-    private static void require(boolean valid, String listener, Setting setting, Object value, String expected) {
+    private static void require(boolean valid, String listener, Setting setting, @Nullable Object value, String expected) {
         if (!valid) {
             throw InvalidSettingException.mustBe(listener, setting, value, expected);
         }

@@ -1,6 +1,7 @@
 package dev.sockstate.server;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A worker group: the threads that dequeue notifications and the ports they dequeue from. By
@@ -109,7 +110,7 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
         return new WorkerGroupSettings(name, workers, 64, Duration.ofSeconds(1), 64 * 1024, "sockstate-");
     }
 
-    private static void check(String group, boolean valid, Setting setting, Object value, String expected) {
+    private static void check(String group, boolean valid, Setting setting, @Nullable Object value, String expected) {
         if (!valid) {
             throw InvalidSettingException.mustBe(group, setting, value, expected);
         }

@@ -1,6 +1,7 @@
 package dev.sockstate.server;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A worker group as seen from outside.
@@ -22,6 +23,6 @@ public record WorkerGroupState(String name, boolean portOpen, List<WorkerState> 
      * @param alive whether it runs
      * @param failure why it died, or {@code null}
      */
-    public record WorkerState(String thread, boolean alive, String failure) {
+    public record WorkerState(String thread, boolean alive, @Nullable String failure) {
     }
 }

@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
@@ -19,11 +20,11 @@ final class BundleSslContexts {
 
     private static final Log logger = LogFactory.getLog(BundleSslContexts.class);
 
-    private final SslBundles bundles;
+    private final @Nullable SslBundles bundles;
 
     private final Map<String, Current> contexts = new ConcurrentHashMap<>();
 
-    BundleSslContexts(SslBundles bundles) {
+    BundleSslContexts(@Nullable SslBundles bundles) {
         this.bundles = bundles;
     }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -27,7 +28,7 @@ final class ClientBean implements SocketClient {
 
     private final ObjectProvider<SocketServer> servers;
 
-    private volatile SocketServer server;
+    private volatile @Nullable SocketServer server;
 
     ClientBean(String name, ObjectProvider<SocketServer> servers) {
         this.name = name;
@@ -53,7 +54,7 @@ final class ClientBean implements SocketClient {
         }
     }
 
-    private ClientException notRunning(String why, Throwable cause) {
+    private ClientException notRunning(String why, @Nullable Throwable cause) {
         return new ClientException(this.name, "Client '" + this.name + "' is not running: " + why, cause);
     }
 

@@ -4,6 +4,7 @@ import dev.sockstate.server.tls.Tls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** One outbound client: {@code sockstate.clients.<name>.*}. */
 public class ClientProperties extends ConnectionProperties {
@@ -136,10 +137,10 @@ public class ClientProperties extends ConnectionProperties {
     public static class Ssl {
 
         /** Name of the SSL bundle whose trust store decides which servers are trusted (and whose key, if any, is the client's certificate); plaintext when not set. */
-        private String bundle;
+        private @Nullable String bundle;
 
         /** Server name asked for (SNI) and checked against the server's certificate; the address's host when not set. */
-        private String serverName;
+        private @Nullable String serverName;
 
         /** Whether the server's certificate must name the server, as HTTPS checks it. */
         private boolean verifyHostname = true;
@@ -147,19 +148,19 @@ public class ClientProperties extends ConnectionProperties {
         /** How long a connect may take to finish its handshake before it fails (and the backoff's next wait begins). */
         private Duration handshakeTimeout = Tls.DEFAULT_HANDSHAKE_TIMEOUT;
 
-        public String getBundle() {
+        public @Nullable String getBundle() {
             return this.bundle;
         }
 
-        public void setBundle(String bundle) {
+        public void setBundle(@Nullable String bundle) {
             this.bundle = bundle;
         }
 
-        public String getServerName() {
+        public @Nullable String getServerName() {
             return this.serverName;
         }
 
-        public void setServerName(String serverName) {
+        public void setServerName(@Nullable String serverName) {
             this.serverName = serverName;
         }
 

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLEngine;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
@@ -32,13 +33,14 @@ final class ClientSettingsFactory {
 
     private final SockstateProperties properties;
 
-    private final MessageMapper messageMapper;
+    private final @Nullable MessageMapper messageMapper;
 
     private final BundleSslContexts ssl;
 
     private final SettingSources sources;
 
-    ClientSettingsFactory(SockstateProperties properties, MessageMapper messageMapper, BundleSslContexts ssl, SettingSources sources) {
+    ClientSettingsFactory(SockstateProperties properties, @Nullable MessageMapper messageMapper, BundleSslContexts ssl,
+            SettingSources sources) {
         this.properties = properties;
         this.messageMapper = messageMapper;
         this.ssl = ssl;
@@ -95,7 +97,7 @@ final class ClientSettingsFactory {
     }
 
     /** @return the client TLS the {@code ssl.*} properties describe, {@code null} for plaintext */
-    private Tls tls(String path, ClientProperties.Ssl ssl) {
+    private @Nullable Tls tls(String path, ClientProperties.Ssl ssl) {
         if (ssl.getBundle() == null) {
             require(ssl.getServerName() == null, path + "server-name", ssl.getServerName(),
                     "A server name is asked for in a TLS handshake: set the client's ssl.bundle too.");
@@ -127,7 +129,7 @@ final class ClientSettingsFactory {
                 .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers);
     }
 
-    private static void require(boolean valid, String property, Object value, String reason) {
+    private static void require(boolean valid, String property, @Nullable Object value, String reason) {
         if (!valid) {
             throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, reason);
         }

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -17,7 +18,7 @@ public class ConnectionProperties {
     private String group = "default";
 
     /** Where the handler calls run: none (the workers), application (the application task executor) or a TaskExecutor bean's name; sockstate.handler-executor when not set. */
-    private String handlerExecutor;
+    private @Nullable String handlerExecutor;
 
     /** Character set of String messages, requests and replies. */
     private Charset charset = StandardCharsets.UTF_8;
@@ -30,16 +31,16 @@ public class ConnectionProperties {
     private boolean tcpNoDelay = true;
 
     /** Socket receive buffer size (SO_RCVBUF); the system's default when not set. */
-    private DataSize receiveBufferSize;
+    private @Nullable DataSize receiveBufferSize;
 
     /** How long a connection may go without traffic before it is closed (a client's is connected again); 0 for never; a TCP listener's 1h and a client's never when not set. */
-    private Duration idleTimeout;
+    private @Nullable Duration idleTimeout;
 
     /** Queued write bytes above which a connection stops reading until the queue drains (and a client's takes no more requests). */
     private DataSize maxPendingWriteBytes = DataSize.ofMegabytes(4);
 
     /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit; 64MB for a listener's and none for a client's when not set. */
-    private DataSize abortPendingWriteBytes;
+    private @Nullable DataSize abortPendingWriteBytes;
 
     public String getGroup() {
         return this.group;
@@ -49,11 +50,11 @@ public class ConnectionProperties {
         this.group = group;
     }
 
-    public String getHandlerExecutor() {
+    public @Nullable String getHandlerExecutor() {
         return this.handlerExecutor;
     }
 
-    public void setHandlerExecutor(String handlerExecutor) {
+    public void setHandlerExecutor(@Nullable String handlerExecutor) {
         this.handlerExecutor = handlerExecutor;
     }
 
@@ -77,19 +78,19 @@ public class ConnectionProperties {
         this.tcpNoDelay = tcpNoDelay;
     }
 
-    public DataSize getReceiveBufferSize() {
+    public @Nullable DataSize getReceiveBufferSize() {
         return this.receiveBufferSize;
     }
 
-    public void setReceiveBufferSize(DataSize receiveBufferSize) {
+    public void setReceiveBufferSize(@Nullable DataSize receiveBufferSize) {
         this.receiveBufferSize = receiveBufferSize;
     }
 
-    public Duration getIdleTimeout() {
+    public @Nullable Duration getIdleTimeout() {
         return this.idleTimeout;
     }
 
-    public void setIdleTimeout(Duration idleTimeout) {
+    public void setIdleTimeout(@Nullable Duration idleTimeout) {
         this.idleTimeout = idleTimeout;
     }
 
@@ -101,11 +102,11 @@ public class ConnectionProperties {
         this.maxPendingWriteBytes = maxPendingWriteBytes;
     }
 
-    public DataSize getAbortPendingWriteBytes() {
+    public @Nullable DataSize getAbortPendingWriteBytes() {
         return this.abortPendingWriteBytes;
     }
 
-    public void setAbortPendingWriteBytes(DataSize abortPendingWriteBytes) {
+    public void setAbortPendingWriteBytes(@Nullable DataSize abortPendingWriteBytes) {
         this.abortPendingWriteBytes = abortPendingWriteBytes;
     }
 }

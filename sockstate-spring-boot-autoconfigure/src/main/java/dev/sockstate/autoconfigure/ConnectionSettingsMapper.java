@@ -14,6 +14,7 @@ import dev.sockstate.server.framing.Framing;
 import java.nio.ByteOrder;
 import java.nio.charset.Charset;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -39,7 +40,7 @@ final class ConnectionSettingsMapper {
      * @param beans where the executors and codecs named are
      */
     static void map(SettingSources.Lines lines, ConnectionProperties properties, ConnectionSettings.Builder<?> builder,
-            String sharedExecutor, MessageMapper messageMapper, BeanFactory beans) {
+            String sharedExecutor, @Nullable MessageMapper messageMapper, BeanFactory beans) {
         String path = lines.path();
         require(properties.getCharset() != null, path + "charset", null, "It must be set.");
         require(properties.getMaxPendingWriteBytes() != null, path + "max-pending-write-bytes", null, "It must be set.");
@@ -60,12 +61,12 @@ final class ConnectionSettingsMapper {
     }
 
     /** @return the owner's handler executor, or else the shared one; {@code null} for the workers */
-    private static Executor handlerExecutor(String path, String own, String shared, BeanFactory beans) {
+    private static @Nullable Executor handlerExecutor(String path, @Nullable String own, String shared, BeanFactory beans) {
         return (own != null) ? executor(path + "handler-executor", own, beans) : executor("handler-executor", shared, beans);
     }
 
     /** @return the framing the properties describe, or {@code null} for raw reads */
-    private static Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
+    private static @Nullable Framing framing(String path, FramingProperties properties, Charset charset, BeanFactory beans) {
         FramingType type = properties.getType();
         require(properties.getCodec() == null || type == FramingType.CUSTOM, path + "codec", properties.getCodec(),
                 "A codec is named only with framing.type custom.");
@@ -127,7 +128,7 @@ final class ConnectionSettingsMapper {
         return Framing.lengthField(field.getOffset(), field.getLength(), order, field.getAdjustment(), strip);
     }
 
-    private static Framing codec(String path, String name, BeanFactory beans) {
+    private static Framing codec(String path, @Nullable String name, BeanFactory beans) {
         require(name != null && !name.isBlank(), path, name, "Custom framing needs the name of a FrameDecoder bean.");
         Object codec;
         try {
@@ -148,7 +149,7 @@ final class ConnectionSettingsMapper {
      * @param beans where the bean is
      * @return the executor, {@code null} for none
      */
-    static Executor executor(String path, String name, BeanFactory beans) {
+    static @Nullable Executor executor(String path, @Nullable String name, BeanFactory beans) {
         if (name == null || name.isBlank() || "none".equals(name)) {
             return null;
         }
@@ -167,7 +168,7 @@ final class ConnectionSettingsMapper {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
     }
 
-    private static void require(boolean valid, String property, Object value, String reason) {
+    private static void require(boolean valid, String property, @Nullable Object value, String reason) {
         if (!valid) {
             throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, reason);
         }

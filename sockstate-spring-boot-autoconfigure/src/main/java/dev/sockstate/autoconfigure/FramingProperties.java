@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure;
 
 import dev.sockstate.server.framing.Framing;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -43,20 +44,20 @@ public class FramingProperties {
     private Duration frameTimeout = Framing.DEFAULT_FRAME_TIMEOUT;
 
     /** Most bytes the unfinished frames of all the connections hold together (64MB, or four of the longest frames if more); a connection whose frame would pass it is closed; 0 for no limit. */
-    private DataSize maxUnfinishedBytes;
+    private @Nullable DataSize maxUnfinishedBytes;
 
     /** Bytes that end a frame (delimiter framing), as text in the listener's charset. */
-    private String delimiter;
+    private @Nullable String delimiter;
 
     /** Length of every frame (fixed framing). */
-    private DataSize fixedLength;
+    private @Nullable DataSize fixedLength;
 
     /** Where the length is (length-field framing). */
     @NestedConfigurationProperty
     private final LengthField lengthField = new LengthField();
 
     /** Name of a bean implementing FrameDecoder, and FrameEncoder unless replies are written framed (custom framing). */
-    private String codec;
+    private @Nullable String codec;
 
     public Duration getFrameTimeout() {
         return this.frameTimeout;
@@ -66,11 +67,11 @@ public class FramingProperties {
         this.frameTimeout = frameTimeout;
     }
 
-    public DataSize getMaxUnfinishedBytes() {
+    public @Nullable DataSize getMaxUnfinishedBytes() {
         return this.maxUnfinishedBytes;
     }
 
-    public void setMaxUnfinishedBytes(DataSize maxUnfinishedBytes) {
+    public void setMaxUnfinishedBytes(@Nullable DataSize maxUnfinishedBytes) {
         this.maxUnfinishedBytes = maxUnfinishedBytes;
     }
 
@@ -90,19 +91,19 @@ public class FramingProperties {
         this.maxFrameSize = maxFrameSize;
     }
 
-    public String getDelimiter() {
+    public @Nullable String getDelimiter() {
         return this.delimiter;
     }
 
-    public void setDelimiter(String delimiter) {
+    public void setDelimiter(@Nullable String delimiter) {
         this.delimiter = delimiter;
     }
 
-    public DataSize getFixedLength() {
+    public @Nullable DataSize getFixedLength() {
         return this.fixedLength;
     }
 
-    public void setFixedLength(DataSize fixedLength) {
+    public void setFixedLength(@Nullable DataSize fixedLength) {
         this.fixedLength = fixedLength;
     }
 
@@ -110,11 +111,11 @@ public class FramingProperties {
         return this.lengthField;
     }
 
-    public String getCodec() {
+    public @Nullable String getCodec() {
         return this.codec;
     }
 
-    public void setCodec(String codec) {
+    public void setCodec(@Nullable String codec) {
         this.codec = codec;
     }
 
@@ -134,7 +135,7 @@ public class FramingProperties {
         private int adjustment;
 
         /** Header bytes the handler does not see, from the frame's start: 0 to offset plus length; the whole header when not set. */
-        private Integer strip;
+        private @Nullable Integer strip;
 
         public int getOffset() {
             return this.offset;
@@ -168,11 +169,11 @@ public class FramingProperties {
             this.adjustment = adjustment;
         }
 
-        public Integer getStrip() {
+        public @Nullable Integer getStrip() {
             return this.strip;
         }
 
-        public void setStrip(Integer strip) {
+        public void setStrip(@Nullable Integer strip) {
             this.strip = strip;
         }
     }

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
@@ -13,7 +14,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * @param ip the IP address, {@code null} for every interface or a Unix domain socket
  * @param unixPath the Unix domain socket's path, {@code null} for an IP listener
  */
-record ListenerAddress(InetAddress ip, Path unixPath) {
+record ListenerAddress(@Nullable InetAddress ip, @Nullable Path unixPath) {
 
     /** What starts an address that is a Unix domain socket's path. */
     static final String UNIX_PREFIX = "unix:";
@@ -24,7 +25,7 @@ record ListenerAddress(InetAddress ip, Path unixPath) {
      * @return the address
      * @throws InvalidConfigurationPropertyValueException naming the property when it is neither
      */
-    static ListenerAddress of(String property, String value) {
+    static ListenerAddress of(String property, @Nullable String value) {
         if (value == null || value.isBlank()) {
             return new ListenerAddress(null, null);
         }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.context.SmartLifecycle;
 
@@ -169,9 +170,9 @@ final class ListenerHandlers implements SmartLifecycle {
 
         private final String listener;
 
-        private volatile ConnectionHandler connections;
+        private volatile @Nullable ConnectionHandler connections;
 
-        private volatile DatagramHandler datagrams;
+        private volatile @Nullable DatagramHandler datagrams;
 
         StandIn(String kind, String listener) {
             this.kind = kind;

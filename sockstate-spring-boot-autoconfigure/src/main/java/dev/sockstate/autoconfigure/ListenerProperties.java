@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -45,13 +46,13 @@ public class ListenerProperties extends ConnectionProperties {
     private Protocol protocol = Protocol.TCP;
 
     /** Local address to bind: an IP address or host name, every interface when not set; or unix: and a path, such as unix:/run/app/echo.sock, for a Unix domain socket (stream for tcp, datagram for udp) that has no port. */
-    private String address;
+    private @Nullable String address;
 
     /** Port to bind, required but for a Unix domain socket; 0 for an ephemeral port, published as local.sockstate.NAME.port. */
-    private Integer port;
+    private @Nullable Integer port;
 
     /** Permissions of a Unix domain socket's file as ls -l shows them, such as rw-rw---- (connecting takes write permission); those the umask gives when not set. */
-    private String unixPermissions;
+    private @Nullable String unixPermissions;
 
     /** Whether each TCP connection's events and bytes are logged at DEBUG on the logger dev.sockstate.wiretap.NAME, for debugging a protocol. */
     private boolean wiretap;
@@ -60,7 +61,7 @@ public class ListenerProperties extends ConnectionProperties {
     private int backlog = 1024;
 
     /** How sockets are registered: level-oneshot, level-persistent, edge-oneshot or edge-persistent; when not set, level-persistent for TCP on a port per worker without a handler executor, else level-oneshot. */
-    private Trigger trigger;
+    private @Nullable Trigger trigger;
 
     /**
      * Whether TCP connections are served in the exclusive edge-triggered mode: registered
@@ -111,19 +112,19 @@ public class ListenerProperties extends ConnectionProperties {
         this.protocol = protocol;
     }
 
-    public String getAddress() {
+    public @Nullable String getAddress() {
         return this.address;
     }
 
-    public void setAddress(String address) {
+    public void setAddress(@Nullable String address) {
         this.address = address;
     }
 
-    public String getUnixPermissions() {
+    public @Nullable String getUnixPermissions() {
         return this.unixPermissions;
     }
 
-    public void setUnixPermissions(String unixPermissions) {
+    public void setUnixPermissions(@Nullable String unixPermissions) {
         this.unixPermissions = unixPermissions;
     }
 
@@ -135,11 +136,11 @@ public class ListenerProperties extends ConnectionProperties {
         this.wiretap = wiretap;
     }
 
-    public Integer getPort() {
+    public @Nullable Integer getPort() {
         return this.port;
     }
 
-    public void setPort(Integer port) {
+    public void setPort(@Nullable Integer port) {
         this.port = port;
     }
 
@@ -151,11 +152,11 @@ public class ListenerProperties extends ConnectionProperties {
         this.backlog = backlog;
     }
 
-    public Trigger getTrigger() {
+    public @Nullable Trigger getTrigger() {
         return this.trigger;
     }
 
-    public void setTrigger(Trigger trigger) {
+    public void setTrigger(@Nullable Trigger trigger) {
         this.trigger = trigger;
     }
 

@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
@@ -50,7 +51,7 @@ final class ServerSettingsFactory {
     /** Where each setting made here came from, for the runtime's refusals. */
     private final SettingSources sources = new SettingSources();
 
-    private final MessageMapper messageMapper;
+    private final @Nullable MessageMapper messageMapper;
 
     private final BundleSslContexts ssl;
 
@@ -58,7 +59,7 @@ final class ServerSettingsFactory {
      * @param properties the properties
      * @param messageMapper reads and writes the listeners' messages of the application's types, or {@code null}
      */
-    ServerSettingsFactory(SockstateProperties properties, MessageMapper messageMapper) {
+    ServerSettingsFactory(SockstateProperties properties, @Nullable MessageMapper messageMapper) {
         this(properties, messageMapper, null);
     }
 
@@ -67,7 +68,7 @@ final class ServerSettingsFactory {
      * @param messageMapper reads and writes the listeners' messages of the application's types, or {@code null}
      * @param bundles the SSL bundles the listeners' {@code ssl.bundle} name, or {@code null} when there are none
      */
-    ServerSettingsFactory(SockstateProperties properties, MessageMapper messageMapper, SslBundles bundles) {
+    ServerSettingsFactory(SockstateProperties properties, @Nullable MessageMapper messageMapper, @Nullable SslBundles bundles) {
         this.properties = properties;
         this.messageMapper = messageMapper;
         this.ssl = new BundleSslContexts(bundles);
@@ -191,7 +192,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the PROXY protocol the listener's {@code proxy-protocol} and {@code trusted-proxies} describe, {@code null} for none */
-    private static ProxyProtocol proxyProtocol(String path, ListenerProperties listener) {
+    private static @Nullable ProxyProtocol proxyProtocol(String path, ListenerProperties listener) {
         ProxyProtocolMode mode = listener.getProxyProtocol();
         if (mode == null || mode == ProxyProtocolMode.NONE) {
             require(listener.getTrustedProxies() == null || listener.getTrustedProxies().isEmpty(), path + "trusted-proxies",
@@ -222,7 +223,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the TLS the listener's {@code ssl.*} properties describe, {@code null} for plaintext */
-    private Tls tls(String path, ListenerProperties listener) {
+    private @Nullable Tls tls(String path, ListenerProperties listener) {
         SslProperties ssl = listener.getSsl();
         if (ssl.getBundle() == null) {
             require(ssl.getServerNameBundles().isEmpty(), path + "server-name-bundles", null,
@@ -258,7 +259,7 @@ final class ServerSettingsFactory {
      * @param property the property reported, below {@code sockstate.listeners.}
      * @param value its value
      */
-    private static void requireTrust(SslBundle bundle, String name, Tls.ClientAuth clientAuth, String property, Object value) {
+    private static void requireTrust(SslBundle bundle, String name, Tls.ClientAuth clientAuth, String property, @Nullable Object value) {
         require(clientAuth == Tls.ClientAuth.NONE || bundle.getStores().getTrustStore() != null, property, value,
                 "Client certificates are checked against the trust store of the bundle that serves the connection, and SSL bundle '"
                         + name + "' has none (the JDK's public CAs would be trusted): configure its truststore.");
@@ -299,7 +300,7 @@ final class ServerSettingsFactory {
         return this.sources.asProperty(refused);
     }
 
-    private static void require(boolean valid, String property, Object value, String reason) {
+    private static void require(boolean valid, String property, @Nullable Object value, String reason) {
         if (!valid) {
             throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, reason);
         }

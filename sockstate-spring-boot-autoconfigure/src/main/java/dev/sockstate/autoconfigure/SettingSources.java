@@ -7,6 +7,7 @@ import dev.sockstate.server.Setting.Scope;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -93,7 +94,7 @@ final class SettingSources {
          * @param value the property's value
          * @return the line's source; a {@code null} value is not mapped
          */
-        <T> PropertyMapper.Source<T> from(Setting setting, String property, Supplier<? extends T> value) {
+        <T> PropertyMapper.Source<T> from(Setting setting, String property, Supplier<? extends @Nullable T> value) {
             named(setting, PREFIX + this.path + property);
             return SettingSources.this.map.from(value);
         }
@@ -103,7 +104,7 @@ final class SettingSources {
          * @param value the property's value
          * @return the line's source; a {@code null} value is not mapped
          */
-        <T> PropertyMapper.Source<T> from(Supplier<? extends T> value) {
+        <T> PropertyMapper.Source<T> from(Supplier<? extends @Nullable T> value) {
             return SettingSources.this.map.from(value);
         }
 

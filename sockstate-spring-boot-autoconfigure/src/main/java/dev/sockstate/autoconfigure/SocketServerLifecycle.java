@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ApplicationContext;
@@ -56,7 +57,7 @@ public class SocketServerLifecycle implements SmartLifecycle {
     private volatile boolean refusedTraffic;
 
     /** The context that started the server: told of the start, its parents given the ports; {@code null} for none. */
-    private final ApplicationContext context;
+    private final @Nullable ApplicationContext context;
 
     /**
      * @param server the server
@@ -89,8 +90,8 @@ public class SocketServerLifecycle implements SmartLifecycle {
         this(server, context.getEnvironment(), context, shutdownTimeout, workersWithin);
     }
 
-    private SocketServerLifecycle(SocketServer server, Environment environment, ApplicationContext context, Duration shutdownTimeout,
-            Duration workersWithin) {
+    private SocketServerLifecycle(SocketServer server, Environment environment, @Nullable ApplicationContext context,
+            Duration shutdownTimeout, Duration workersWithin) {
         this.server = server;
         this.environment = environment;
         this.context = context;

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -152,7 +153,7 @@ public class SockstateProperties {
     public static class Workers {
 
         /** Worker threads; the number of available processors when not set. */
-        private Integer threads;
+        private @Nullable Integer threads;
 
         /** Prefix of the worker threads' names, followed by the group's name and a number. */
         private String threadNamePrefix = "sockstate-";
@@ -172,11 +173,11 @@ public class SockstateProperties {
          */
         private boolean yieldBeforeWait = true;
 
-        public Integer getThreads() {
+        public @Nullable Integer getThreads() {
             return this.threads;
         }
 
-        public void setThreads(Integer threads) {
+        public void setThreads(@Nullable Integer threads) {
             this.threads = threads;
         }
 
@@ -220,7 +221,7 @@ public class SockstateProperties {
         private boolean graceful = true;
 
         /** How long a graceful shutdown waits before aborting the connections still busy; the shutdown phase's timeout less 5s when not set. */
-        private Duration timeout;
+        private @Nullable Duration timeout;
 
         /** How long a shutdown goes on serving and accepting, the readiness state refusing traffic, before the listeners close, so that load balancers stop sending connections first. */
         private Duration delay = Duration.ZERO;
@@ -233,11 +234,11 @@ public class SockstateProperties {
             this.graceful = graceful;
         }
 
-        public Duration getTimeout() {
+        public @Nullable Duration getTimeout() {
             return this.timeout;
         }
 
-        public void setTimeout(Duration timeout) {
+        public void setTimeout(@Nullable Duration timeout) {
             this.timeout = timeout;
         }
 

@@ -4,12 +4,13 @@ import dev.sockstate.server.tls.Tls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** TLS of one TCP listener: {@code sockstate.listeners.<name>.ssl.*}, through Spring Boot SSL bundles. */
 public class SslProperties {
 
     /** Name of the SSL bundle (spring.ssl.bundle.pem.NAME or .jks.NAME) with the listener's key, certificate and trust; plaintext when not set. */
-    private String bundle;
+    private @Nullable String bundle;
 
     /** Client authentication: none, want (ask for a certificate) or need (refuse a client without one). */
     private Tls.ClientAuth clientAuth = Tls.ClientAuth.NONE;
@@ -20,11 +21,11 @@ public class SslProperties {
     /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
-    public String getBundle() {
+    public @Nullable String getBundle() {
         return this.bundle;
     }
 
-    public void setBundle(String bundle) {
+    public void setBundle(@Nullable String bundle) {
         this.bundle = bundle;
     }
 
@@ -56,24 +57,24 @@ public class SslProperties {
     public static class ServerNameBundle {
 
         /** The server name (SNI) a client asks for. */
-        private String serverName;
+        private @Nullable String serverName;
 
         /** Name of the SSL bundle that serves it. */
-        private String bundle;
+        private @Nullable String bundle;
 
-        public String getServerName() {
+        public @Nullable String getServerName() {
             return this.serverName;
         }
 
-        public void setServerName(String serverName) {
+        public void setServerName(@Nullable String serverName) {
             this.serverName = serverName;
         }
 
-        public String getBundle() {
+        public @Nullable String getBundle() {
             return this.bundle;
         }
 
-        public void setBundle(String bundle) {
+        public void setBundle(@Nullable String bundle) {
             this.bundle = bundle;
         }
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -62,14 +63,14 @@ final class UnknownProperties {
                 }
             }
             if (!unknown.isEmpty()) {
-                List<String> nearest = unknown.stream().map(UnknownProperties::nearest).toList();
+                List<@Nullable String> nearest = unknown.stream().map(UnknownProperties::nearest).toList();
                 throw new UnknownPropertyException(unknown, nearest);
             }
         }
     }
 
     /** @return the key nearest the unknown one that the same place takes, {@code null} when none is near */
-    static String nearest(String unknown) {
+    static @Nullable String nearest(String unknown) {
         ConfigurationPropertyName name = ConfigurationPropertyName.of(unknown);
         Type type = SockstateProperties.class;
         StringBuilder parent = new StringBuilder("sockstate");
@@ -104,7 +105,7 @@ final class UnknownProperties {
     }
 
     /** @return a map's value type or a collection's element type */
-    private static Type elementType(Type type) {
+    private static @Nullable Type elementType(Type type) {
         if (type instanceof ParameterizedType parameterized) {
             Type[] arguments = parameterized.getActualTypeArguments();
             return arguments[arguments.length - 1];
@@ -112,7 +113,7 @@ final class UnknownProperties {
         return null;
     }
 
-    private static Type propertyType(Type type, String element) {
+    private static @Nullable Type propertyType(Type type, String element) {
         Class<?> bean = raw(type);
         if (bean == null || !bean.getName().startsWith("dev.sockstate.")) {
             return null;
@@ -143,7 +144,7 @@ final class UnknownProperties {
         return names;
     }
 
-    private static Class<?> raw(Type type) {
+    private static @Nullable Class<?> raw(Type type) {
         if (type instanceof Class<?> plain) {
             return plain;
         }

@@ -1,5 +1,7 @@
 package dev.sockstate.server.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A client could not do what was asked: it has no open connection (its backend refused, did not
  * answer in time, or is being connected to again), or the connection a request went out on failed
@@ -16,7 +18,7 @@ public class ClientException extends RuntimeException {
      * @param message what went wrong, naming the client
      * @param cause what caused it, {@code null} when nothing else did
      */
-    public ClientException(String clientName, String message, Throwable cause) {
+    public ClientException(String clientName, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.clientName = clientName;
     }

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An outbound TCP client of a server: where it connects, how many connections it keeps open, how it
@@ -36,7 +37,8 @@ import java.util.List;
  * stages, framing (a reply is one frame: requests need it), TLS (a client's), socket options and limits ({@link ConnectionSettings})
  */
 public record ClientSettings(String name, List<InetSocketAddress> addresses, Duration connectTimeout, int poolSize,
-        Backoff reconnect, Duration requestTimeout, int maxPendingRequests, ConnectionHandler handler, ConnectionSettings connection) {
+        Backoff reconnect, @Nullable Duration requestTimeout, int maxPendingRequests, @Nullable ConnectionHandler handler,
+        ConnectionSettings connection) {
 
     /** The addresses are copied; the backoff is {@link Backoff#DEFAULT} when {@code null}. */
     public ClientSettings {
@@ -69,11 +71,11 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
 
         private Backoff reconnect = Backoff.DEFAULT;
 
-        private Duration requestTimeout = Duration.ofSeconds(10);
+        private @Nullable Duration requestTimeout = Duration.ofSeconds(10);
 
         private int maxPendingRequests = 10_000;
 
-        private ConnectionHandler handler;
+        private @Nullable ConnectionHandler handler;
 
         private Builder(String name) {
             this.name = name;
@@ -141,7 +143,7 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
         }
 
         /** @param timeout how long a request waits for its reply (10 s unless set), {@code null} or zero for ever @return this */
-        public Builder requestTimeout(Duration timeout) {
+        public Builder requestTimeout(@Nullable Duration timeout) {
             this.requestTimeout = timeout;
             return this;
         }
@@ -184,15 +186,15 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
                     orNull(this.requestTimeout), this.maxPendingRequests, this.handler, connection);
         }
 
-        private static boolean positive(Duration duration) {
+        private static boolean positive(@Nullable Duration duration) {
             return duration != null && !duration.isNegative() && !duration.isZero();
         }
 
-        private static Duration orNull(Duration duration) {
+        private static @Nullable Duration orNull(@Nullable Duration duration) {
             return (duration == null || duration.isZero()) ? null : duration;
         }
 
-        private void require(boolean valid, Setting setting, Object value, String expected) {
+        private void require(boolean valid, Setting setting, @Nullable Object value, String expected) {
             if (!valid) {
                 throw InvalidSettingException.mustBe(Scope.CLIENT, this.name, setting, value, expected);
             }

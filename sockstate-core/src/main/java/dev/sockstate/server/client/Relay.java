@@ -4,6 +4,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Passes the bytes of each of two connections to the other, as a TCP proxy does (an accepted
@@ -71,7 +72,7 @@ public final class Relay {
     }
 
     /** @return the relay a connection is tied to, {@code null} when none */
-    public static Relay of(Connection connection) {
+    public static @Nullable Relay of(Connection connection) {
         return (connection.attachment() instanceof Relay relay) ? relay : null;
     }
 

@@ -1,6 +1,7 @@
 package dev.sockstate.server.client;
 
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a request's reply goes when it is sent with {@link SocketClient#request(Object, ReplyHandler)}:
@@ -28,5 +29,5 @@ public interface ReplyHandler {
      * open, the connection ended before the reply, the request timeout passed), or the message's
      * failure to be written; {@code null} with a reply
      */
-    void onReply(ByteBuffer reply, Throwable failure);
+    void onReply(@Nullable ByteBuffer reply, @Nullable Throwable failure);
 }

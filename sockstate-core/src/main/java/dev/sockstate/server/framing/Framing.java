@@ -2,6 +2,7 @@ package dev.sockstate.server.framing;
 
 import java.nio.ByteOrder;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a TCP listener's connections are framed: the decoder that finds frames in what arrives, the
@@ -22,7 +23,8 @@ import java.time.Duration;
  * @param maxUnfinishedBytes the most bytes the unfinished frames of the listener's (or client's)
  * connections hold together, at least {@code maxFrameSize}; 0 for no limit
  */
-public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSize, Duration frameTimeout, long maxUnfinishedBytes) {
+public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSize, @Nullable Duration frameTimeout,
+        long maxUnfinishedBytes) {
 
     /** The longest frame unless told otherwise: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_SIZE = 64 * 1024;
@@ -145,7 +147,7 @@ public record Framing(FrameDecoder decoder, FrameEncoder encoder, int maxFrameSi
      * @param timeout how long a frame may take from its first byte to its last; {@code null} or zero for no limit
      * @return this framing with that limit
      */
-    public Framing withFrameTimeout(Duration timeout) {
+    public Framing withFrameTimeout(@Nullable Duration timeout) {
         return new Framing(this.decoder, this.encoder, this.maxFrameSize, timeout, this.maxUnfinishedBytes);
     }
 

@@ -1,6 +1,7 @@
 package dev.sockstate.server.framing;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A peer's bytes that do not frame (a malformed or negative length, a frame over the listener's
@@ -80,7 +81,7 @@ public class FramingException extends IOException {
         this(reason, message, cause, 0);
     }
 
-    private FramingException(Reason reason, String message, Throwable cause, long skipLength) {
+    private FramingException(Reason reason, String message, @Nullable Throwable cause, long skipLength) {
         super(message, cause);
         if (reason == null) {
             throw new IllegalArgumentException("A framing failure needs a reason");

@@ -1,6 +1,7 @@
 package dev.sockstate.server.observer;
 
 import dev.sockstate.port.Operation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one listener, or one client's connections, report, resolved once at start-up; every method must
@@ -132,7 +133,7 @@ public interface ListenerObserver {
      * engine could be made of the context); {@code null} on success
      * @param nanos how long it took from the connection's open
      */
-    default void handshake(boolean success, String reason, long nanos) {
+    default void handshake(boolean success, @Nullable String reason, long nanos) {
     }
 
     /**
@@ -144,7 +145,7 @@ public interface ListenerObserver {
      * {@code "timeout"} (not whole within the listener's header timeout), {@code "closed"} (the connection
      * ended before its header was whole); {@code null} when read
      */
-    default void proxyHeader(boolean accepted, String reason) {
+    default void proxyHeader(boolean accepted, @Nullable String reason) {
     }
 
     /**

@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The PROXY protocol header a connection began with, as its balancer sent it: the client's and the
@@ -23,8 +24,8 @@ import java.util.List;
  * {@link java.net.UnixDomainSocketAddress} on a Unix domain socket)
  * @param tlvs the version 2 TLVs in the order they came, empty for version 1
  */
-public record ProxyHeader(int version, Command command, Transport transport, SocketAddress source, SocketAddress destination,
-        SocketAddress proxyAddress, List<Tlv> tlvs) {
+public record ProxyHeader(int version, Command command, Transport transport, @Nullable SocketAddress source,
+        @Nullable SocketAddress destination, SocketAddress proxyAddress, List<Tlv> tlvs) {
 
     /** TLV type of the application protocol the client negotiated (TLS's ALPN), such as {@code h2}. */
     public static final int PP2_TYPE_ALPN = 0x01;
@@ -56,7 +57,7 @@ public record ProxyHeader(int version, Command command, Transport transport, Soc
      * @param type a TLV type, such as {@link #PP2_TYPE_AUTHORITY}
      * @return the value of the first TLV of that type (a copy), {@code null} when there is none
      */
-    public byte[] tlv(int type) {
+    public byte @Nullable [] tlv(int type) {
         for (Tlv tlv : this.tlvs) {
             if (tlv.type() == type) {
                 return tlv.value();
@@ -66,7 +67,7 @@ public record ProxyHeader(int version, Command command, Transport transport, Soc
     }
 
     /** @return the authority TLV as text (the host name the client asked for), {@code null} when absent */
-    public String authority() {
+    public @Nullable String authority() {
         byte[] value = tlv(PP2_TYPE_AUTHORITY);
         return (value != null) ? new String(value, StandardCharsets.UTF_8) : null;
     }
@@ -136,7 +137,7 @@ public record ProxyHeader(int version, Command command, Transport transport, Soc
         }
 
         @Override
-        public boolean equals(Object other) {
+        public boolean equals(@Nullable Object other) {
             return other instanceof Tlv tlv && tlv.type == this.type && Arrays.equals(tlv.value, this.value);
         }
 

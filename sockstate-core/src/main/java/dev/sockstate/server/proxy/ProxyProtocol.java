@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a TCP listener behind a load balancer (HAProxy, nginx's stream module, a cloud network load
@@ -76,7 +77,7 @@ public final class ProxyProtocol {
      * @return a copy trusting those
      * @throws IllegalArgumentException naming an entry that is not an address or range
      */
-    public ProxyProtocol withTrustedProxies(Collection<String> ranges) {
+    public ProxyProtocol withTrustedProxies(@Nullable Collection<String> ranges) {
         List<AddressRange> parsed = new ArrayList<>();
         if (ranges != null) {
             for (String range : ranges) {

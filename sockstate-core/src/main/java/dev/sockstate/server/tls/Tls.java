@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a TCP listener's connections, or a client's ({@link #client(Supplier)}), are secured with TLS;
@@ -32,21 +33,21 @@ public final class Tls {
 
     private final ClientAuth clientAuth;
 
-    private final String[] protocols;
+    private final String @Nullable [] protocols;
 
-    private final String[] cipherSuites;
+    private final String @Nullable [] cipherSuites;
 
     private final Duration handshakeTimeout;
 
     private final Map<String, Tls> serverNames;
 
-    private final Executor taskExecutor;
+    private final @Nullable Executor taskExecutor;
 
     /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
-    private final ClientSide client;
+    private final @Nullable ClientSide client;
 
-    private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
-            Duration handshakeTimeout, Map<String, Tls> serverNames, Executor taskExecutor, ClientSide client) {
+    private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String @Nullable [] protocols, String @Nullable [] cipherSuites,
+            Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, @Nullable ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -80,7 +81,7 @@ public final class Tls {
      * @param clientAuth whether clients are asked for a certificate, {@code null} for {@link ClientAuth#NONE}
      * @return a copy with that client authentication
      */
-    public Tls withClientAuth(ClientAuth clientAuth) {
+    public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
                 this.handshakeTimeout, this.serverNames, this.taskExecutor, this.client);
     }
@@ -90,7 +91,7 @@ public final class Tls {
      * none for the context's defaults
      * @return a copy with those protocols
      */
-    public Tls withProtocols(String... protocols) {
+    public Tls withProtocols(String @Nullable ... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
                 this.serverNames, this.taskExecutor, this.client);
     }
@@ -101,7 +102,7 @@ public final class Tls {
      * ChaCha20-Poly1305: none with CBC's padding oracles) while a client offers them all
      * @return a copy with those cipher suites
      */
-    public Tls withCipherSuites(String... cipherSuites) {
+    public Tls withCipherSuites(String @Nullable ... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
                 this.serverNames, this.taskExecutor, this.client);
     }
@@ -128,7 +129,7 @@ public final class Tls {
      * @param byServerName contexts by host name; {@code null} or empty for the default context only
      * @return a copy choosing contexts by server name
      */
-    public Tls withServerNames(Map<String, Supplier<SSLContext>> byServerName) {
+    public Tls withServerNames(@Nullable Map<String, Supplier<SSLContext>> byServerName) {
         Map<String, Tls> names = new LinkedHashMap<>();
         if (byServerName != null) {
             byServerName.forEach((name, supplier) -> {
@@ -169,7 +170,7 @@ public final class Tls {
      * for a small shared pool of daemon threads
      * @return a copy with that executor
      */
-    public Tls withTaskExecutor(Executor executor) {
+    public Tls withTaskExecutor(@Nullable Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 executor, this.client);
     }
@@ -202,7 +203,7 @@ public final class Tls {
      * @return a copy with that server name
      * @throws IllegalStateException on a server's TLS
      */
-    public Tls withServerName(String serverName) {
+    public Tls withServerName(@Nullable String serverName) {
         requireClient("a server name to ask for");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
@@ -233,7 +234,7 @@ public final class Tls {
     }
 
     /** @return the server name a client asks for and checks, {@code null} for the host it connects to (or on a server) */
-    public String serverName() {
+    public @Nullable String serverName() {
         return (this.client != null) ? this.client.serverName() : null;
     }
 
@@ -253,12 +254,12 @@ public final class Tls {
     }
 
     /** @return the protocols enabled (a copy), {@code null} for the context's defaults */
-    public String[] protocols() {
+    public String @Nullable [] protocols() {
         return (this.protocols != null) ? this.protocols.clone() : null;
     }
 
     /** @return the cipher suites enabled (a copy), {@code null} for the context's defaults (a server's AEAD ones) */
-    public String[] cipherSuites() {
+    public String @Nullable [] cipherSuites() {
         return (this.cipherSuites != null) ? this.cipherSuites.clone() : null;
     }
 
@@ -281,12 +282,12 @@ public final class Tls {
      * @param serverName the name a client asked for, or {@code null}
      * @return the TLS whose context serves it: the one set for that name, or this
      */
-    public Tls forServerName(String serverName) {
+    public Tls forServerName(@Nullable String serverName) {
         Tls named = (serverName != null && !this.serverNames.isEmpty()) ? this.serverNames.get(serverName.toLowerCase(Locale.ROOT)) : null;
         return (named != null) ? named : this;
     }
 
-    private static String[] names(String[] names, String what) {
+    private static String @Nullable [] names(String @Nullable [] names, String what) {
         if (names == null || names.length == 0) {
             return null;
         }
@@ -311,7 +312,7 @@ public final class Tls {
     }
 
     /** A client's side of the handshake. */
-    private record ClientSide(String serverName, boolean verifyHostname) {
+    private record ClientSide(@Nullable String serverName, boolean verifyHostname) {
     }
 
     /** Whether a client is asked for a certificate during the handshake. */

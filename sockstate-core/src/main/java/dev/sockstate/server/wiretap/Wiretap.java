@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stage that logs what passes through it, for debugging a protocol: each connection's open,
@@ -94,7 +95,7 @@ public final class Wiretap implements Stage {
      * @return {@code 127.0.0.1:7007} or {@code [::1]:7007}, as users write addresses; {@code unix:/run/app/echo.sock},
      * {@code unix:} for an unnamed Unix domain socket
      */
-    private static String hostAndPort(SocketAddress socketAddress) {
+    private static String hostAndPort(@Nullable SocketAddress socketAddress) {
         if (!(socketAddress instanceof InetSocketAddress address)) {
             return (socketAddress == null) ? "?" : "unix:" + socketAddress;
         }

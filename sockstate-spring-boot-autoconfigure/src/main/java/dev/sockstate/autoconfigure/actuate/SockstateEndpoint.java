@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -36,7 +37,7 @@ public class SockstateEndpoint {
 
     private final Backend backend;
 
-    private final Function<String, String> bundleOf;
+    private final Function<String, @Nullable String> bundleOf;
 
     private final ToIntFunction<String> pendingRequests;
 
@@ -51,19 +52,19 @@ public class SockstateEndpoint {
     /**
      * @param server the server
      * @param backend its backend
-     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name
+     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name ({@code null} when it has none)
      */
-    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, String> bundleOf) {
+    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, @Nullable String> bundleOf) {
         this(server, backend, bundleOf, (client) -> 0);
     }
 
     /**
      * @param server the server
      * @param backend its backend
-     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name
+     * @param bundleOf the name of the SSL bundle of each TLS listener, by listener name ({@code null} when it has none)
      * @param pendingRequests the requests each client sent and has not had answered yet, by client name
      */
-    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, String> bundleOf,
+    public SockstateEndpoint(SocketServer server, Backend backend, Function<String, @Nullable String> bundleOf,
             ToIntFunction<String> pendingRequests) {
         this.server = server;
         this.backend = backend;
@@ -71,7 +72,7 @@ public class SockstateEndpoint {
         this.pendingRequests = pendingRequests;
     }
 
-    private TlsDescriptor tls(ListenerSettings settings) {
+    private @Nullable TlsDescriptor tls(ListenerSettings settings) {
         Tls tls = settings.connection().tls();
         if (tls == null) {
             return null;
@@ -140,7 +141,7 @@ public class SockstateEndpoint {
      * @return the listener, {@code null} (a 404) when none has that name
      */
     @ReadOperation
-    public ListenerDescriptor listener(@Selector String listener) {
+    public @Nullable ListenerDescriptor listener(@Selector String listener) {
         return this.server.listenerSettings().stream().filter((settings) -> settings.name().equals(listener)).findFirst()
                 .map((settings) -> describe(settings, this.server.listeners())).orElse(null);
     }
@@ -164,14 +165,14 @@ public class SockstateEndpoint {
                 tls(settings), proxyProtocol(settings));
     }
 
-    private static ProxyProtocolDescriptor proxyProtocol(ListenerSettings settings) {
+    private static @Nullable ProxyProtocolDescriptor proxyProtocol(ListenerSettings settings) {
         ProxyProtocol proxy = settings.proxyProtocol();
         return (proxy != null) ? new ProxyProtocolDescriptor(proxy.version().name().toLowerCase(java.util.Locale.ROOT),
                 proxy.trustedProxies(), proxy.headerTimeout().toString(), proxy.maxHeaderSize()) : null;
     }
 
     /** @return the bound IP address, {@code unix:} and the path of a Unix domain socket, or {@code null} before the bind */
-    private static String address(ListenerSettings settings, BoundListener listener) {
+    private static @Nullable String address(ListenerSettings settings, @Nullable BoundListener listener) {
         if (settings.isUnix()) {
             return "unix:" + settings.unixPath();
         }
@@ -227,7 +228,8 @@ public class SockstateEndpoint {
      * One listener.
      * @param name its name
      * @param protocol tcp or udp
-     * @param address the bound address, or {@code unix:} and the path of a Unix domain socket
+     * @param address the bound address, or {@code unix:} and the path of a Unix domain socket; {@code null} while an IP
+     * listener is not bound
      * @param port the bound port, -1 for a Unix domain socket
      * @param trigger how its sockets are registered
      * @param group its worker group
@@ -242,9 +244,10 @@ public class SockstateEndpoint {
      * @param tls its TLS, {@code null} for plaintext
      * @param proxyProtocol the PROXY protocol it reads, {@code null} for none
      */
-    public record ListenerDescriptor(String name, String protocol, String address, int port, String trigger, String group,
+    public record ListenerDescriptor(String name, String protocol, @Nullable String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
-            boolean serving, String accept, TlsDescriptor tls, ProxyProtocolDescriptor proxyProtocol) implements OperationResponseBody {
+            boolean serving, String accept, @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol)
+            implements OperationResponseBody {
     }
 
     /**
@@ -259,11 +262,11 @@ public class SockstateEndpoint {
 
     /**
      * A listener's TLS.
-     * @param bundle the SSL bundle that holds its key and trust
+     * @param bundle the SSL bundle that holds its key and trust, {@code null} when the endpoint was not told it
      * @param clientAuth none, want or need
      * @param protocols the protocols enabled, empty for the SSL context's defaults
      * @param serverNames the server names (SNI) with a bundle of their own
      */
-    public record TlsDescriptor(String bundle, String clientAuth, List<String> protocols, Set<String> serverNames) {
+    public record TlsDescriptor(@Nullable String bundle, String clientAuth, List<String> protocols, Set<String> serverNames) {
     }
 }

@@ -4,6 +4,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper;
@@ -82,12 +83,12 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
         }
 
         @Override
-        public HealthEndpointGroup get(String name) {
+        public @Nullable HealthEndpointGroup get(String name) {
             return READINESS.equals(name) ? this.readiness : this.groups.get(name);
         }
 
         @Override
-        public List<String> getAdditionalPaths(EndpointId endpointId, WebServerNamespace webServerNamespace) {
+        public @Nullable List<String> getAdditionalPaths(EndpointId endpointId, WebServerNamespace webServerNamespace) {
             return (this.groups instanceof AdditionalPathsMapper mapper) ? mapper.getAdditionalPaths(endpointId, webServerNamespace)
                     : null;
         }
@@ -132,7 +133,7 @@ final class SockstateReadinessGroup implements HealthEndpointGroupsPostProcessor
         }
 
         @Override
-        public AdditionalHealthEndpointPath getAdditionalPath() {
+        public @Nullable AdditionalHealthEndpointPath getAdditionalPath() {
             return null;
         }
     }

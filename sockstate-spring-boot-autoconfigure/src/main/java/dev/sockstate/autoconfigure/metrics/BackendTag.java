@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -20,7 +21,7 @@ final class BackendTag implements MeterFilter {
 
     private final ObjectProvider<Backend> backend;
 
-    private volatile Tag tag;
+    private volatile @Nullable Tag tag;
 
     BackendTag(ObjectProvider<Backend> backend) {
         this.backend = backend;
@@ -44,7 +45,7 @@ final class BackendTag implements MeterFilter {
         return false;
     }
 
-    private Tag tag() {
+    private @Nullable Tag tag() {
         Tag known = this.tag;
         if (known == null) {
             Backend chosen = this.backend.getIfAvailable();

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One listener's meters, all tagged with the listener's name and resolved when it first starts; the
@@ -81,7 +82,7 @@ class MicrometerListenerObserver implements ListenerObserver {
     /** TLS handshakes by outcome and reason, registered as they first happen (a plaintext listener has none). */
     private final Map<String, Counter> handshakes = new ConcurrentHashMap<>();
 
-    private volatile Timer handshakeTime;
+    private volatile @Nullable Timer handshakeTime;
 
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
     volatile ActiveCounts active = NO_COUNTS;
@@ -292,7 +293,7 @@ class MicrometerListenerObserver implements ListenerObserver {
     }
 
     @Override
-    public void handshake(boolean success, String reason, long nanos) {
+    public void handshake(boolean success, @Nullable String reason, long nanos) {
         String key = success ? "success" : (reason != null) ? reason : "unknown";
         this.handshakes.computeIfAbsent(key, (name) -> Counter.builder("sockstate.tls.handshakes")
                 .description("TLS handshakes: those that succeeded, and those that failed by reason").tag(this.tag, this.listener)
@@ -311,7 +312,7 @@ class MicrometerListenerObserver implements ListenerObserver {
     }
 
     @Override
-    public void proxyHeader(boolean accepted, String reason) {
+    public void proxyHeader(boolean accepted, @Nullable String reason) {
         String key = accepted ? "accepted" : (reason != null) ? reason : "unknown";
         this.proxyHeaders.computeIfAbsent(key, (name) -> Counter.builder("sockstate.proxy.headers")
                 .description("PROXY protocol headers: those read, and those refused (closing their connections) by reason")
@@ -377,13 +378,13 @@ class MicrometerListenerObserver implements ListenerObserver {
     /** Handler calls and their time: recorded by a timer with a distribution, else added up by whichever thread ran them. */
     private static final class HandlerTime {
 
-        final Timer timer;
+        final @Nullable Timer timer;
 
         final LongAdder count = new LongAdder();
 
         final LongAdder nanos = new LongAdder();
 
-        HandlerTime(Timer timer) {
+        HandlerTime(@Nullable Timer timer) {
             this.timer = timer;
         }
     }

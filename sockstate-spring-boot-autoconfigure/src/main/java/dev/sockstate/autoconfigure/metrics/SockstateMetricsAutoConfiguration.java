@@ -7,6 +7,7 @@ import dev.sockstate.server.observer.ServerObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -59,7 +60,7 @@ public final class SockstateMetricsAutoConfiguration {
     }
 
     /** @return the value set for the meter's name, its longest prefix with one, or {@code all}; {@code null} if none */
-    private static <T> T lookup(Map<String, T> values, String meter) {
+    private static <T> @Nullable T lookup(Map<String, T> values, String meter) {
         for (String key = meter; key != null; key = shorter(key)) {
             T value = values.get(key);
             if (value != null) {
@@ -70,7 +71,7 @@ public final class SockstateMetricsAutoConfiguration {
     }
 
     /** @return the name without its last part, {@code all} after the first part, {@code null} after {@code all} */
-    private static String shorter(String key) {
+    private static @Nullable String shorter(String key) {
         if (key.equals("all")) {
             return null;
         }

@@ -11,6 +11,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs every handler call in an observation of its own, in scope on the calling thread (so that a
@@ -23,13 +24,13 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
 
     private final ObservationRegistry registry;
 
-    private final SocketHandlerObservationConvention convention;
+    private final @Nullable SocketHandlerObservationConvention convention;
 
     /**
      * @param registry where the observations go
      * @param convention the user's convention, or {@code null} for the default
      */
-    ObservingHandlerDecorator(ObservationRegistry registry, SocketHandlerObservationConvention convention) {
+    ObservingHandlerDecorator(ObservationRegistry registry, @Nullable SocketHandlerObservationConvention convention) {
         this.registry = registry;
         this.convention = convention;
     }
@@ -48,7 +49,7 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
     /**
      * @param peer the peer's address, asked for only when the registry observes (never by a no-op registry)
      */
-    private void observe(String listener, String protocol, String event, Supplier<SocketAddress> peer, Call call)
+    private void observe(String listener, String protocol, String event, Supplier<@Nullable SocketAddress> peer, Call call)
             throws Exception {
         Observation observation = Observation.createNotStarted(this.convention, DEFAULT,
                 () -> new SocketHandlerObservationContext(listener, protocol, event, peer.get()), this.registry);
@@ -82,7 +83,7 @@ final class ObservingHandlerDecorator implements HandlerDecorator {
      * @return the connection's peer, or {@code null} when the socket can no longer tell (a peer that
      * reset the connection at once, a connection already finished): an observation never stops the call
      */
-    private static SocketAddress peerOf(Connection connection) {
+    private static @Nullable SocketAddress peerOf(Connection connection) {
         try {
             return connection.remoteAddress();
         }

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.observation;
 
 import io.micrometer.observation.Observation;
 import java.net.SocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /** What an observation of one handler call knows: the listener, the event handled and the peer. */
 public class SocketHandlerObservationContext extends Observation.Context {
@@ -12,7 +13,7 @@ public class SocketHandlerObservationContext extends Observation.Context {
 
     private final String event;
 
-    private final SocketAddress peer;
+    private final @Nullable SocketAddress peer;
 
     /**
      * @param listener the listener's name
@@ -22,7 +23,7 @@ public class SocketHandlerObservationContext extends Observation.Context {
      * @param peer the remote address of the connection or the datagram's sender (an IP address and
      * port, or a Unix domain socket's path), {@code null} if unknown
      */
-    public SocketHandlerObservationContext(String listener, String protocol, String event, SocketAddress peer) {
+    public SocketHandlerObservationContext(String listener, String protocol, String event, @Nullable SocketAddress peer) {
         this.listener = listener;
         this.protocol = protocol;
         this.event = event;
@@ -45,7 +46,7 @@ public class SocketHandlerObservationContext extends Observation.Context {
     }
 
     /** @return the remote address of the connection or the datagram's sender, {@code null} if unknown */
-    public SocketAddress getPeer() {
+    public @Nullable SocketAddress getPeer() {
         return this.peer;
     }
 }

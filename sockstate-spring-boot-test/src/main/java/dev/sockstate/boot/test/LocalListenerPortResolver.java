@@ -2,6 +2,7 @@ package dev.sockstate.boot.test;
 
 import java.lang.reflect.Method;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.DependencyDescriptor;
 import org.springframework.context.annotation.ContextAnnotationAutowireCandidateResolver;
 import org.springframework.core.env.Environment;
@@ -15,7 +16,7 @@ import org.springframework.core.env.Environment;
 final class LocalListenerPortResolver extends ContextAnnotationAutowireCandidateResolver {
 
     @Override
-    public Object getSuggestedValue(DependencyDescriptor descriptor) {
+    public @Nullable Object getSuggestedValue(DependencyDescriptor descriptor) {
         LocalListenerPort port = descriptor.getAnnotation(LocalListenerPort.class);
         if (port == null) {
             Method method = (descriptor.getMethodParameter() != null) ? descriptor.getMethodParameter().getMethod() : null;

@@ -2,6 +2,7 @@ package dev.sockstate.boot.test;
 
 import java.io.IOException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.TypeExcludeFilter;
 import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.core.type.classreading.MetadataReaderFactory;
@@ -34,7 +35,7 @@ final class SocketHandlerTypeExcludeFilter extends TypeExcludeFilter {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         return other != null && other.getClass() == getClass();
     }
 
@@ -51,12 +52,12 @@ final class SocketHandlerTypeExcludeFilter extends TypeExcludeFilter {
         }
 
         @Override
-        protected Boolean matchSuperClass(String name) {
+        protected @Nullable Boolean matchSuperClass(String name) {
             return MESSAGE_TYPES.contains(name) ? Boolean.TRUE : null;
         }
 
         @Override
-        protected Boolean matchInterface(String name) {
+        protected @Nullable Boolean matchInterface(String name) {
             return MESSAGE_TYPES.contains(name) ? Boolean.TRUE : null;
         }
     }

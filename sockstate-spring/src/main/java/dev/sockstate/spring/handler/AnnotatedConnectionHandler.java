@@ -3,6 +3,7 @@ package dev.sockstate.spring.handler;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link ConnectionHandler} that calls a {@link SocketHandler} bean's annotated methods; its data
@@ -11,20 +12,20 @@ import java.nio.ByteBuffer;
  */
 final class AnnotatedConnectionHandler implements ConnectionHandler {
 
-    private final HandlerMethod open;
+    private final @Nullable HandlerMethod open;
 
-    private final HandlerMethod data;
+    private final @Nullable HandlerMethod data;
 
-    private final HandlerMethod writable;
+    private final @Nullable HandlerMethod writable;
 
-    private final HandlerMethod hangup;
+    private final @Nullable HandlerMethod hangup;
 
-    private final HandlerMethod error;
+    private final @Nullable HandlerMethod error;
 
-    private final HandlerMethod close;
+    private final @Nullable HandlerMethod close;
 
-    AnnotatedConnectionHandler(HandlerMethod open, HandlerMethod data, HandlerMethod writable, HandlerMethod hangup,
-            HandlerMethod error, HandlerMethod close) {
+    AnnotatedConnectionHandler(@Nullable HandlerMethod open, @Nullable HandlerMethod data, @Nullable HandlerMethod writable,
+            @Nullable HandlerMethod hangup, @Nullable HandlerMethod error, @Nullable HandlerMethod close) {
         this.open = open;
         this.data = data;
         this.writable = writable;
@@ -84,7 +85,8 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
         }
     }
 
-    private static void call(HandlerMethod method, Connection connection, ByteBuffer bytes, Throwable failure) throws Exception {
+    private static void call(@Nullable HandlerMethod method, Connection connection, @Nullable ByteBuffer bytes,
+            @Nullable Throwable failure) throws Exception {
         if (method != null) {
             method.invoke(connection, bytes, failure, null, null);
         }

@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -81,12 +82,12 @@ final class HandlerMethod {
         private final String label;
 
         /** The static method of {@link HandlerMethod} that computes the argument, or null to pass the value on. */
-        private final String computation;
+        private final @Nullable String computation;
 
         /** The positions in {@link #EVENT} of the values the argument is taken or computed from. */
         private final int[] sources;
 
-        Argument(Class<?> type, String label, String computation, int... sources) {
+        Argument(Class<?> type, String label, @Nullable String computation, int... sources) {
             this.type = type;
             this.label = label;
             this.computation = computation;
@@ -98,7 +99,7 @@ final class HandlerMethod {
          * @param allowed what the method's kind offers: an error parameter only where errors are
          * @return what it receives, or {@code null}
          */
-        static Argument of(Class<?> parameter, Set<Argument> allowed) {
+        static @Nullable Argument of(Class<?> parameter, Set<Argument> allowed) {
             for (Argument argument : values()) {
                 if (argument == PAYLOAD || (argument == ERROR && !allowed.contains(ERROR))) {
                     continue;
@@ -198,7 +199,7 @@ final class HandlerMethod {
      * @throws SocketHandlerDefinitionException naming the method and the unsupported type
      */
     static HandlerMethod of(String beanName, Object bean, Method method, Class<? extends Annotation> kind, Set<Argument> allowed,
-            Replies replies, MessageMapper mapper, boolean unix) {
+            Replies replies, @Nullable MessageMapper mapper, boolean unix) {
         String where = "Method " + method.getDeclaringClass().getSimpleName() + "." + method.getName() + " of bean '" + beanName
                 + "', annotated @" + kind.getSimpleName() + ",";
         String offered = allowed.stream().map((argument) -> argument.label).collect(Collectors.joining(", "));
@@ -282,9 +283,9 @@ final class HandlerMethod {
      * @throws Exception what the method threw (an Error is rethrown as it is, any other Throwable
      * wrapped in an {@link UndeclaredThrowableException})
      */
-    Object invoke(Connection connection, ByteBuffer data, Throwable error, DatagramEndpoint endpoint, PeerAddress peer)
-            throws Exception {
-        Object result;
+    @Nullable Object invoke(@Nullable Connection connection, @Nullable ByteBuffer data, @Nullable Throwable error,
+            @Nullable DatagramEndpoint endpoint, @Nullable PeerAddress peer) throws Exception {
+        @Nullable Object result;
         try {
             result = (Object) this.call.invokeExact(connection, data, error, endpoint, peer);
         }
@@ -306,17 +307,18 @@ final class HandlerMethod {
     }
 
     /** @return the message as text, in the listener's charset */
-    private static String text(Connection connection, ByteBuffer data, DatagramEndpoint endpoint) throws InvalidMessageException {
+    private static String text(@Nullable Connection connection, ByteBuffer data, @Nullable DatagramEndpoint endpoint)
+            throws InvalidMessageException {
         return (connection != null) ? connection.readMessage(data, String.class) : endpoint.readMessage(data, String.class);
     }
 
     /** @return the message read as the parameter's type by the listener's mapper */
-    private static Object payload(Connection connection, ByteBuffer data, DatagramEndpoint endpoint, Class<?> type)
+    private static Object payload(@Nullable Connection connection, ByteBuffer data, @Nullable DatagramEndpoint endpoint, Class<?> type)
             throws InvalidMessageException {
         return (connection != null) ? connection.readMessage(data, type) : endpoint.readMessage(data, type);
     }
 
-    private static Principal principal(Connection connection) {
+    private static @Nullable Principal principal(Connection connection) {
         SSLSession session = connection.tlsSession();
         if (session == null) {
             return null;
@@ -329,19 +331,19 @@ final class HandlerMethod {
         }
     }
 
-    private static ProxyHeader proxyHeader(Connection connection) {
+    private static @Nullable ProxyHeader proxyHeader(Connection connection) {
         return connection.proxyHeader();
     }
 
-    private static SocketAddress address(Connection connection, PeerAddress peer) {
+    private static SocketAddress address(@Nullable Connection connection, @Nullable PeerAddress peer) {
         return (peer != null) ? peer.toSocketAddress() : connection.remoteAddress();
     }
 
-    private static InetSocketAddress inetAddress(Connection connection, PeerAddress peer) {
+    private static InetSocketAddress inetAddress(@Nullable Connection connection, @Nullable PeerAddress peer) {
         return (InetSocketAddress) address(connection, peer);
     }
 
-    private static PeerCredentials credentials(Connection connection) {
+    private static @Nullable PeerCredentials credentials(Connection connection) {
         return connection.peerCredentials();
     }
 

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
@@ -41,7 +42,7 @@ public final class SocketHandlers {
      * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
      * @param unix whether it is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
      */
-    public record ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper, boolean unix) {
+    public record ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix) {
 
         /**
          * A listener on an IP address and port.
@@ -49,7 +50,7 @@ public final class SocketHandlers {
          * @param framed whether its TCP connections are framed
          * @param mapper reads and writes its messages of other types, or {@code null}
          */
-        public ListenerKind(Protocol protocol, boolean framed, MessageMapper mapper) {
+        public ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper) {
             this(protocol, framed, mapper, false);
         }
     }
@@ -239,13 +240,13 @@ public final class SocketHandlers {
                         + ".protocol.");
     }
 
-    private static HandlerMethod method(String beanName, Object bean, Class<?> type, Class<? extends Annotation> kind,
+    private static @Nullable HandlerMethod method(String beanName, Object bean, Class<?> type, Class<? extends Annotation> kind,
             Set<HandlerMethod.Argument> allowed, Replies replies, ListenerKind listener) {
         Method method = find(beanName, type, kind);
         return (method != null) ? HandlerMethod.of(beanName, bean, method, kind, allowed, replies, listener.mapper(), listener.unix()) : null;
     }
 
-    private static Method find(String beanName, Class<?> type, Class<? extends Annotation> kind) {
+    private static @Nullable Method find(String beanName, Class<?> type, Class<? extends Annotation> kind) {
         Map<Method, Annotation> found = MethodIntrospector.selectMethods(type,
                 (MethodIntrospector.MetadataLookup<Annotation>) (method) -> AnnotatedElementUtils.findMergedAnnotation(method, kind));
         if (found.size() > 1) {
@@ -276,7 +277,7 @@ public final class SocketHandlers {
      * @return the handler of its connections, {@code null} when no bean serves it (the core then drops
      * the frames no request is owed)
      */
-    public ConnectionHandler clientHandler(String client) {
+    public @Nullable ConnectionHandler clientHandler(String client) {
         return this.clientHandlers.get(client);
     }
 }

@@ -2,6 +2,7 @@ package dev.sockstate.spring.message;
 
 import dev.sockstate.server.MessageMapper;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.convert.ConversionService;
 
 /**
@@ -16,14 +17,14 @@ public final class ConvertingMessageMapper implements MessageMapper {
     private final ConversionService converters;
 
     /** JSON, or {@code null} without Jackson. */
-    private final MessageMapper json;
+    private final @Nullable MessageMapper json;
 
     /**
      * @param converters converts {@code byte[]} to the message types and back
      * @param json reads and writes the types the converters do not take, or {@code null} for none
      * (a {@link JsonMessageMapper}, say)
      */
-    public ConvertingMessageMapper(ConversionService converters, MessageMapper json) {
+    public ConvertingMessageMapper(ConversionService converters, @Nullable MessageMapper json) {
         this.converters = converters;
         this.json = json;
     }
