@@ -3,6 +3,7 @@ package dev.sockstate.port;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the BSD-style socket calls of the native backends have in common, written once: the buffer
@@ -348,7 +349,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public final NativeIoException takeError(long socket) throws NativeIoException {
+    public final @Nullable NativeIoException takeError(long socket) throws NativeIoException {
         int code = intOption(socket, this.constants.solSocket(), this.constants.soError(), "SO_ERROR");
         return (code == 0) ? null : exception("SO_ERROR", code);
     }
@@ -393,7 +394,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     @Override
-    public final long[] peerCredentials(long socket) throws NativeIoException {
+    public final long @Nullable [] peerCredentials(long socket) throws NativeIoException {
         if (this.constants.soPeerCred() == Constants.NO_OPTION) {
             return null;
         }

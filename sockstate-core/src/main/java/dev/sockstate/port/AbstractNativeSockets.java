@@ -3,6 +3,7 @@ package dev.sockstate.port;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the backends' sockets share: native memory for addresses, option values and copies of heap
@@ -117,7 +118,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
 
         private final AbstractNativeSockets sockets;
 
-        private NativeBuffer data;
+        private @Nullable NativeBuffer data;
 
         /** Weak, so that a buffer its owner dropped is not kept alive by a thread that once wrote it. */
         private WeakReference<NativeBuffer> lastDirect = new WeakReference<>(null);

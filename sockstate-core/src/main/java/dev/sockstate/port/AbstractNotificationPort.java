@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every backend's port shares: the checks of the portable contract, closing that wakes every
@@ -30,7 +31,7 @@ public abstract class AbstractNotificationPort implements NotificationPort {
     private final Map<Long, CompletableFuture<Void>> removals = new ConcurrentHashMap<>();
 
     @Override
-    public final int process(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+    public final int process(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
         if (timeoutMillis < INFINITE) {
             throw new IllegalArgumentException("Timeout " + timeoutMillis + " ms is invalid; use zero or more, or INFINITE (-1)");
@@ -121,8 +122,8 @@ public abstract class AbstractNotificationPort implements NotificationPort {
      * @return the number of notifications stored in {@code notifications}
      * @throws NativeIoException when the native call failed
      */
-    protected abstract int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
-            throws NativeIoException;
+    protected abstract int doProcess(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications,
+            long timeoutMillis) throws NativeIoException;
 
     /**
      * Queues a posted message.
@@ -227,7 +228,7 @@ public abstract class AbstractNotificationPort implements NotificationPort {
      * @param error the failure, or {@code null} on success
      * @param code the backend's code, zero on success
      */
-    protected static void storeResult(RegistrationBatch batch, int index, NativeError error, int code) {
+    protected static void storeResult(RegistrationBatch batch, int index, @Nullable NativeError error, int code) {
         batch.setResult(index, error, code);
     }
 
@@ -235,7 +236,7 @@ public abstract class AbstractNotificationPort implements NotificationPort {
      * @param batch a batch
      * @return the native memory a backend keeps with it, or {@code null} until it sets some
      */
-    protected static NativeBuffer nativeMemory(NotificationBatch batch) {
+    protected static @Nullable NativeBuffer nativeMemory(NotificationBatch batch) {
         return batch.nativeBuffer();
     }
 
@@ -251,7 +252,7 @@ public abstract class AbstractNotificationPort implements NotificationPort {
      * @param batch a batch
      * @return the native memory a backend keeps with it, or {@code null} until it sets some
      */
-    protected static NativeBuffer nativeMemory(RegistrationBatch batch) {
+    protected static @Nullable NativeBuffer nativeMemory(RegistrationBatch batch) {
         return batch.nativeBuffer();
     }
 

@@ -1,5 +1,7 @@
 package dev.sockstate.port;
 
+import org.jspecify.annotations.Nullable;
+
 /** A backend was asked for on a system where it cannot run; the message says why. */
 public class BackendUnavailableException extends IllegalStateException {
 
@@ -12,7 +14,7 @@ public class BackendUnavailableException extends IllegalStateException {
      * @param message why it cannot run
      * @param cause the failure behind it, or {@code null}
      */
-    public BackendUnavailableException(String backend, String message, Throwable cause) {
+    public BackendUnavailableException(String backend, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.backend = backend;
     }

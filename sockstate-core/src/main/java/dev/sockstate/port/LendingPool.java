@@ -3,6 +3,7 @@ package dev.sockstate.port;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Objects that hold native memory, lent for the length of one call and given back after it, so that
@@ -18,7 +19,7 @@ public final class LendingPool<T> {
     private final Supplier<T> maker;
 
     /** The objects not lent; a null slot is empty. */
-    private final AtomicReferenceArray<T> idle;
+    private final AtomicReferenceArray<@Nullable T> idle;
 
     private final AtomicInteger made = new AtomicInteger();
 
@@ -35,7 +36,7 @@ public final class LendingPool<T> {
     }
 
     /** @return an idle object, a new one while fewer than the limit were made, or {@code null} */
-    public T borrow() {
+    public @Nullable T borrow() {
         int slots = this.idle.length();
         int start = startSlot(slots);
         for (int i = 0; i < slots; i++) {

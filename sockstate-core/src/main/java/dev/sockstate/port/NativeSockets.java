@@ -3,6 +3,7 @@ package dev.sockstate.port;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Native, non-blocking sockets of one backend: the descriptors that its {@link NotificationPort}
@@ -151,7 +152,7 @@ public interface NativeSockets {
      * @return the error as an exception, or {@code null} when none is pending
      * @throws NativeIoException when the error could not be read
      */
-    NativeIoException takeError(long socket) throws NativeIoException;
+    @Nullable NativeIoException takeError(long socket) throws NativeIoException;
 
     /**
      * @param socket the handle
@@ -191,7 +192,7 @@ public interface NativeSockets {
      * @return {@code {pid, uid, gid}}, or {@code null} where the system or the backend tells none
      * @throws NativeIoException when the system refused to tell them
      */
-    default long[] peerCredentials(long socket) throws NativeIoException {
+    default long @Nullable [] peerCredentials(long socket) throws NativeIoException {
         return null;
     }
 

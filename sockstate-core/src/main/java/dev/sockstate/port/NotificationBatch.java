@@ -1,5 +1,7 @@
 package dev.sockstate.port;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reusable batch of dequeued notifications: the {@code OVERLAPPED_ENTRY} array of one
  * {@link NotificationPort#process} call. Each entry is either a socket notification (a completion
@@ -20,7 +22,7 @@ public final class NotificationBatch {
 
     private int size;
 
-    private NativeBuffer nativeBuffer;
+    private @Nullable NativeBuffer nativeBuffer;
 
     /** @param capacity the most notifications one dequeue returns */
     public NotificationBatch(int capacity) {
@@ -95,7 +97,7 @@ public final class NotificationBatch {
     }
 
     /** @return the native memory a backend dequeues into, or {@code null} until a backend sets it */
-    NativeBuffer nativeBuffer() {
+    @Nullable NativeBuffer nativeBuffer() {
         return this.nativeBuffer;
     }
 

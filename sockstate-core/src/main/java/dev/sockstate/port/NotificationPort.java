@@ -1,6 +1,7 @@
 package dev.sockstate.port;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A socket state notification port: Winsock's I/O completion port fed by
@@ -54,7 +55,8 @@ public interface NotificationPort extends AutoCloseable {
      * @throws NativeIoException when the call itself failed (nothing was applied)
      * @throws PortClosedException when the port is closed, or was closed while waiting
      */
-    int process(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis) throws NativeIoException;
+    int process(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis)
+            throws NativeIoException;
 
     /**
      * Applies registration changes only; check each entry's result afterwards.

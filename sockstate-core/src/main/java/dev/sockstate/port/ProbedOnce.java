@@ -1,6 +1,7 @@
 package dev.sockstate.port;
 
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A backend's availability, probed by the first caller that asks and kept, cause and all: the
@@ -11,7 +12,7 @@ public final class ProbedOnce {
 
     private final Supplier<Availability> probe;
 
-    private volatile Availability result;
+    private volatile @Nullable Availability result;
 
     /** @param probe what finds out whether the backend runs here; called once, and never throws */
     public ProbedOnce(Supplier<Availability> probe) {

@@ -1,5 +1,7 @@
 package dev.sockstate.port;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reusable batch of registration changes, the {@code SOCK_NOTIFY_REGISTRATION} array of one
  * {@link NotificationPort#process} call. After the call, every entry holds its own result: check
@@ -19,13 +21,13 @@ public final class RegistrationBatch {
 
     private final int[] triggerFlags;
 
-    private final NativeError[] errors;
+    private final @Nullable NativeError[] errors;
 
     private final int[] codes;
 
     private int size;
 
-    private NativeBuffer nativeBuffer;
+    private @Nullable NativeBuffer nativeBuffer;
 
     /** @param capacity the most changes one batch holds */
     public RegistrationBatch(int capacity) {
@@ -155,7 +157,7 @@ public final class RegistrationBatch {
     }
 
     /** @param index entry index @return why the change failed, or {@code null} when it succeeded */
-    public NativeError error(int index) {
+    public @Nullable NativeError error(int index) {
         return this.errors[index];
     }
 
@@ -170,7 +172,7 @@ public final class RegistrationBatch {
      * @param error the failure, or {@code null} on success
      * @param code the backend's code, zero on success
      */
-    void setResult(int index, NativeError error, int code) {
+    void setResult(int index, @Nullable NativeError error, int code) {
         this.errors[index] = error;
         this.codes[index] = code;
     }
@@ -191,7 +193,7 @@ public final class RegistrationBatch {
      * allocates; {@code null} until a backend sets it.
      * @return the buffer, or {@code null}
      */
-    NativeBuffer nativeBuffer() {
+    @Nullable NativeBuffer nativeBuffer() {
         return this.nativeBuffer;
     }
 

@@ -2,6 +2,7 @@ package dev.sockstate.port.epoll;
 
 import java.lang.reflect.InvocationTargetException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which binding of libc the epoll backend runs on, chosen once at start-up: on Java 22 and later
@@ -15,7 +16,7 @@ import java.util.Locale;
  *        alone, its failure)
  * @param cause the failure behind a missing binding, or {@code null}
  */
-record BindingChoice(EpollCalls calls, String description, Throwable cause) {
+record BindingChoice(@Nullable EpollCalls calls, String description, @Nullable Throwable cause) {
 
     /** The system property that chooses a binding: {@code ffm}, {@code jna}, or unset (or {@code auto}) for FFM where it runs. */
     static final String PROPERTY = "sockstate.epoll.binding";
@@ -52,7 +53,7 @@ record BindingChoice(EpollCalls calls, String description, Throwable cause) {
      * @param jna makes JNA's binding
      * @return the binding made and its description, or why none could be
      */
-    static BindingChoice choose(String requested, int javaRelease, Factory ffm, Factory jna) {
+    static BindingChoice choose(@Nullable String requested, int javaRelease, Factory ffm, Factory jna) {
         String wanted = (requested == null) ? "" : requested.trim().toLowerCase(Locale.ROOT);
         switch (wanted) {
             case "", "auto" -> {
@@ -86,7 +87,7 @@ record BindingChoice(EpollCalls calls, String description, Throwable cause) {
      * @param ffmNotUsed why FFM is not used, when this is JNA's; {@code null} for FFM itself
      * @return the binding and its description, or why it could not be made
      */
-    private static BindingChoice make(Factory factory, String ffmNotUsed) {
+    private static BindingChoice make(Factory factory, @Nullable String ffmNotUsed) {
         boolean isFfm = (ffmNotUsed == null);
         try {
             EpollCalls made = factory.make();

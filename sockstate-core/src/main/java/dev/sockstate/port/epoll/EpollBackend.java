@@ -9,6 +9,7 @@ import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.ProbedOnce;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Linux backend: epoll and libc sockets, through the FFM binding on Java 22 and later and JNA's
@@ -24,9 +25,9 @@ public final class EpollBackend implements Backend {
     private static final ProbedOnce AVAILABILITY = new ProbedOnce(EpollBackend::probe);
 
     /** The binding the probe found working, which the sockets and ports are given. */
-    private static volatile EpollCalls calls;
+    private static volatile @Nullable EpollCalls calls;
 
-    private static volatile EpollSockets sockets;
+    private static volatile @Nullable EpollSockets sockets;
 
     @Override
     public String name() {

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A notification port on an epoll instance. ENABLE is {@code EPOLL_CTL_MOD} (or ADD for a socket
@@ -128,7 +129,7 @@ final class EpollPort extends AbstractNotificationPort {
     }
 
     @Override
-    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+    protected int doProcess(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
         // REMOVE notifications of changes applied in this call go straight into this call's batch,
         // as far as it has room: no queue entry, no eventfd write and read, no second wake-up. A call
@@ -244,7 +245,7 @@ final class EpollPort extends AbstractNotificationPort {
      * of successful removals while it has room, or {@code null} to queue them all
      * @return how many REMOVE notifications were stored at the start of {@code notifications}
      */
-    private int applyChanges(RegistrationBatch changes, NotificationBatch notifications) throws NativeIoException {
+    private int applyChanges(RegistrationBatch changes, @Nullable NotificationBatch notifications) throws NativeIoException {
         int removed = 0;
         NativeBuffer event = nativeMemory(changes);
         if (event == null) {

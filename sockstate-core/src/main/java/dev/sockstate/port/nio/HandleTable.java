@@ -2,6 +2,7 @@ package dev.sockstate.port.nio;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The open sockets by handle. A handle is a slot index in its low 32 bits and the slot's generation
@@ -54,7 +55,7 @@ final class HandleTable {
      * @param handle a handle
      * @return its socket, or {@code null} when the handle is closed or was never given
      */
-    NioSocket get(long handle) {
+    @Nullable NioSocket get(long handle) {
         AtomicReferenceArray<NioSocket> current = this.slots;
         int slot = (int) handle;
         if (handle < 0 || slot < 0 || slot >= current.length()) {
@@ -69,7 +70,7 @@ final class HandleTable {
      * @param handle a handle
      * @return the socket it named, or {@code null} when it named none
      */
-    synchronized NioSocket remove(long handle) {
+    synchronized @Nullable NioSocket remove(long handle) {
         NioSocket socket = get(handle);
         if (socket == null) {
             return null;

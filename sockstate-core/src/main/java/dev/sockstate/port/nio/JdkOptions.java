@@ -10,6 +10,7 @@ import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.NetworkChannel;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /** The JDK's socket options for the portable ones, and how a socket's are set and read in the native form. */
 final class JdkOptions {
@@ -18,7 +19,7 @@ final class JdkOptions {
     }
 
     /** @return the JDK's option, or {@code null} for IPV6_V6ONLY, which it has not */
-    static SocketOption<?> standard(NativeSocketOption option) {
+    static @Nullable SocketOption<?> standard(NativeSocketOption option) {
         return switch (option) {
             case REUSE_ADDRESS -> StandardSocketOptions.SO_REUSEADDR;
             case REUSE_PORT -> StandardSocketOptions.SO_REUSEPORT;

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A notification port over one {@link Selector}, for any number of dequeuing threads.
@@ -68,9 +69,9 @@ final class NioPort extends AbstractNotificationPort {
 
     private final PostedQueue posted = new PostedQueue();
 
-    private Registration readyHead;
+    private @Nullable Registration readyHead;
 
-    private Registration readyTail;
+    private @Nullable Registration readyTail;
 
     private boolean selecting;
 
@@ -108,7 +109,7 @@ final class NioPort extends AbstractNotificationPort {
     }
 
     @Override
-    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+    protected int doProcess(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
         boolean interrupted = Thread.interrupted();
         this.lock.lock();
@@ -388,7 +389,7 @@ final class NioPort extends AbstractNotificationPort {
     }
 
     /** @return why the ENABLE was refused, or {@code null} when it was applied */
-    private NativeError enable(NioSocket socket, Registration current, RegistrationBatch changes, int index) {
+    private @Nullable NativeError enable(NioSocket socket, @Nullable Registration current, RegistrationBatch changes, int index) {
         Registration registration = current;
         if (registration == null) {
             SelectableChannel channel = socket.selectable();

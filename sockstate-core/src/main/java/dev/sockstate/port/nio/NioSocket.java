@@ -13,6 +13,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One handle's socket. A UDP socket is a {@link DatagramChannel} from the start. A TCP socket opens
@@ -38,13 +39,13 @@ final class NioSocket {
     final StandardProtocolFamily family;
 
     /** The channel of a TCP socket until it listens; {@code null} for UDP. */
-    volatile SocketChannel stream;
+    volatile @Nullable SocketChannel stream;
 
     /** The channel of a listening TCP socket. */
-    volatile ServerSocketChannel listener;
+    volatile @Nullable ServerSocketChannel listener;
 
     /** The channel of a UDP socket. */
-    final DatagramChannel datagram;
+    final @Nullable DatagramChannel datagram;
 
     /**
      * Whether a UDP socket has a local address (bound, connected, or sent from): until then a receive
@@ -56,7 +57,7 @@ final class NioSocket {
     volatile boolean connecting;
 
     /** A connect's failure the port found ({@link #endConnectQuietly()}), for the socket's next call; {@code null} for none. */
-    volatile IOException connectFailure;
+    volatile @Nullable IOException connectFailure;
 
     volatile Registration[] registrations = NONE;
 
@@ -71,12 +72,12 @@ final class NioSocket {
 
 
     /** The last sender a datagram came from, decoded once. */
-    volatile CachedAddress lastSender;
+    volatile @Nullable CachedAddress lastSender;
 
     /** The last target a datagram went to, encoded once. */
-    volatile CachedAddress lastTarget;
+    volatile @Nullable CachedAddress lastTarget;
 
-    NioSocket(Protocol protocol, StandardProtocolFamily family, SocketChannel stream, DatagramChannel datagram) {
+    NioSocket(Protocol protocol, StandardProtocolFamily family, @Nullable SocketChannel stream, @Nullable DatagramChannel datagram) {
         this.protocol = protocol;
         this.family = family;
         this.stream = stream;
@@ -93,7 +94,7 @@ final class NioSocket {
     }
 
     /** @return the channel recv and send use, or {@code null} for a listening socket */
-    ByteChannel bytes() {
+    @Nullable ByteChannel bytes() {
         return (this.datagram != null) ? this.datagram : (this.listener == null) ? this.stream : null;
     }
 
@@ -140,7 +141,7 @@ final class NioSocket {
      * @param port a port
      * @return this socket's live registration on it, or {@code null}
      */
-    Registration registrationOn(NioPort port) {
+    @Nullable Registration registrationOn(NioPort port) {
         for (Registration registration : this.registrations) {
             if (registration.port == port) {
                 return registration;

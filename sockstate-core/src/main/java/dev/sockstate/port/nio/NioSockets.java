@@ -19,6 +19,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sockets as JDK channels behind {@code long} handles ({@link HandleTable}); see {@link NioSocket}
@@ -147,7 +148,7 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     /** Swaps the socket's unconnected channel for a listening one, bound, with the options set so far. */
-    private static void listenOn(NioSocket socket, SocketAddress address, int backlog) throws IOException {
+    private static void listenOn(NioSocket socket, @Nullable SocketAddress address, int backlog) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open(socket.family);
         try {
             server.configureBlocking(false);
@@ -370,7 +371,7 @@ final class NioSockets extends AbstractNativeSockets {
      * a socket that is not connecting has none to report.
      */
     @Override
-    public NativeIoException takeError(long socket) throws NativeIoException {
+    public @Nullable NativeIoException takeError(long socket) throws NativeIoException {
         NioSocket found = require(socket, "SO_ERROR");
         SocketChannel channel = found.stream;
         IOException failed = found.connectFailure;

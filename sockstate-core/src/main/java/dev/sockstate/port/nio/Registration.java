@@ -1,6 +1,7 @@
 package dev.sockstate.port.nio;
 
 import java.nio.channels.SelectionKey;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One socket's registration on one port, the attachment of its selection key. Its filter, trigger
@@ -25,7 +26,7 @@ final class Registration {
     final NioSocket socket;
 
     /** The selection key, or {@code null} for a REMOVE notification queued on its own. */
-    final SelectionKey key;
+    final @Nullable SelectionKey key;
 
     long completionKey;
 
@@ -55,9 +56,9 @@ final class Registration {
     long pendingKey;
 
     /** The next in the ready list. */
-    Registration next;
+    @Nullable Registration next;
 
-    Registration(NioPort port, NioSocket socket, SelectionKey key) {
+    Registration(NioPort port, NioSocket socket, @Nullable SelectionKey key) {
         this.port = port;
         this.socket = socket;
         this.key = key;

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Windows backend: {@code ProcessSocketNotifications} on an I/O completion port, and Winsock
@@ -48,9 +49,9 @@ public final class WinsockBackend implements Backend {
             () -> probe(System.getProperty(LIBRARY_PROPERTY), System.getProperty("os.name", "")));
 
     /** The binding the probe found working, which the sockets and ports are given. */
-    private static volatile WinsockCalls calls;
+    private static volatile @Nullable WinsockCalls calls;
 
-    private static volatile WinsockSockets sockets;
+    private static volatile @Nullable WinsockSockets sockets;
 
     @Override
     public String name() {
@@ -129,7 +130,7 @@ public final class WinsockBackend implements Backend {
      * @param osName the operating system's name
      * @return the availability, with the reason and cause of a failure
      */
-    static Availability probe(String emulator, String osName) {
+    static Availability probe(@Nullable String emulator, String osName) {
         boolean emulated = emulator != null && !emulator.isBlank();
         if (!emulated && !isWindows(osName)) {
             return Availability.unavailable(REQUIREMENT + ", this is " + Backends.system(), null);

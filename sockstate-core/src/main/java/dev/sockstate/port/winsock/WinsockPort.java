@@ -7,6 +7,7 @@ import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.PortClosedException;
 import dev.sockstate.port.RegistrationBatch;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A notification port on an I/O completion port, fed by {@code ProcessSocketNotifications}. The
@@ -65,7 +66,7 @@ final class WinsockPort extends AbstractNotificationPort {
     }
 
     @Override
-    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+    protected int doProcess(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis)
             throws NativeIoException {
         boolean changing = changes != null && !changes.isEmpty();
         if (!changing) {

@@ -11,6 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The libc functions the epoll backend calls, bound with the foreign function API of Java 22: one
@@ -150,7 +151,7 @@ final class FfmCalls implements EpollCalls {
         private static final int SPARE_SEGMENTS = 64;
 
         /** Segments free to borrow; a slot holds one or {@code null}. */
-        private static final AtomicReferenceArray<MemorySegment> SPARE = new AtomicReferenceArray<>(SPARE_SEGMENTS);
+        private static final AtomicReferenceArray<@Nullable MemorySegment> SPARE = new AtomicReferenceArray<>(SPARE_SEGMENTS);
 
         /** The errno of the calling virtual thread's last failed call. */
         private static final ThreadLocal<int[]> ERRNO = ThreadLocal.withInitial(() -> new int[1]);
