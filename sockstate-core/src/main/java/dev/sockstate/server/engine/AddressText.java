@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /** Addresses as users write them in settings and read them in logs and errors. */
 final class AddressText {
@@ -14,7 +15,7 @@ final class AddressText {
      * @return the address as users write it: {@code 127.0.0.1:7007}, {@code [::]:7007} (no leading
      * slash), {@code unix:/run/app/echo.sock}
      */
-    static String of(SocketAddress bound) {
+    static String of(@Nullable SocketAddress bound) {
         if (!(bound instanceof InetSocketAddress address)) {
             return (bound == null) ? "nothing" : "unix:" + bound;
         }

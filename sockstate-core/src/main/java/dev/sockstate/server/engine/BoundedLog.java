@@ -4,6 +4,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A warning that may repeat with every bad peer or every refusal: logged at most once a second,
@@ -29,7 +30,7 @@ final class BoundedLog {
      * @param message what happened
      * @param failure the failure behind it
      */
-    void warn(String message, Throwable failure) {
+    void warn(String message, @Nullable Throwable failure) {
         this.sinceLogged.increment();
         long last = this.logged.get();
         long now = System.nanoTime();

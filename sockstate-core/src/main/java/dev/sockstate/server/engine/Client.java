@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A running client: a pool of connections kept open by its {@link Connector}, served on the
@@ -51,7 +52,7 @@ final class Client implements SocketClient, Connector.Pool {
     private final Connector connector;
 
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
-    private final AtomicReferenceArray<ClientConnection> pool;
+    private final AtomicReferenceArray<@Nullable ClientConnection> pool;
 
     /**
      * Counts the choices of a connection made off the workers, to take the pool's connections in turn;
@@ -62,7 +63,7 @@ final class Client implements SocketClient, Connector.Pool {
     private final BoundedLog failures = new BoundedLog(logger);
 
     /** Why the last connect round failed, for the exception of a send that finds nothing open. */
-    private volatile ClientException lastFailure;
+    private volatile @Nullable ClientException lastFailure;
 
     private volatile boolean connects = true;
 
@@ -241,7 +242,7 @@ final class Client implements SocketClient, Connector.Pool {
      * accepted connection's handler on a worker, it is awaited by that connection.
      * @return the connection it went out on; {@code null} when it ended, failed, before
      */
-    private ClientConnection send(Object message, ClientRequest request) {
+    private @Nullable ClientConnection send(Object message, ClientRequest request) {
         if (this.settings.connection().framing() == null) {
             throw new IllegalStateException(label() + " has no framing: a request's reply is one frame, so requests need framing");
         }
@@ -407,7 +408,7 @@ final class Client implements SocketClient, Connector.Pool {
     }
 
     @Override
-    public void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure) {
+    public void connectionEnded(int slot, ClientLink link, TcpConnection connection, @Nullable Throwable failure) {
         String why = label() + ": the connection to " + AddressText.of(link.target) + ((failure != null) ? " failed" : " closed")
                 + " before the reply" + ((failure != null) ? " (" + failure.getMessage() + ")" : "");
         link.end(why, failure);
@@ -465,7 +466,8 @@ final class Client implements SocketClient, Connector.Pool {
          * @param counts what its meters read when asked
          * @return the profile
          */
-        ConnectionProfile make(ListenerSettings side, String label, Tls tls, HandlerCalls.Replies replies, ServerObserver.ActiveCounts counts);
+        ConnectionProfile make(ListenerSettings side, String label, @Nullable Tls tls, HandlerCalls.Replies replies,
+                ServerObserver.ActiveCounts counts);
     }
 
     /** What the client's meters read when asked (a scrape, the endpoint), added up then, never on the hot path. */

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client's connection's tie to its client: the connect's outcome, claimed once (connected, or
@@ -41,7 +42,7 @@ final class ClientLink {
         void connected(ClientLink link, TcpConnection connection);
 
         /** The connection is finished: before it opened (the connect failed), or after; why it failed, {@code null} for a close. */
-        void finished(ClientLink link, TcpConnection connection, Throwable failure);
+        void finished(ClientLink link, TcpConnection connection, @Nullable Throwable failure);
 
         /** @return the failures in a row before the attempt that opened it: 0 after a connection that stayed open */
         int failuresBefore();
@@ -70,13 +71,13 @@ final class ClientLink {
     private final AtomicInteger outcome = new AtomicInteger(CONNECTING);
 
     /** The oldest request sent and not answered, the head of their chain; the owner's, which the sweep reads ({@link #OLDEST}). */
-    private ClientRequest oldest;
+    private @Nullable ClientRequest oldest;
 
     /** The newest request owed, the chain's tail; the owner's. */
-    private ClientRequest newest;
+    private @Nullable ClientRequest newest;
 
     /** The oldest request owed whose bytes wait in the worker's bundle, not stamped written yet; the owner's. */
-    private ClientRequest firstUnwritten;
+    private @Nullable ClientRequest firstUnwritten;
 
     /** How many are owed, for any thread to read: the owner sets it, with no fence, as it changes the chain owed. */
     @SuppressWarnings("unused")
@@ -100,7 +101,7 @@ final class ClientLink {
 
     /** Requests other threads handed over, encoded, newest first; closed ({@link Handoff#close}) once the connection ended. */
     @SuppressWarnings("unused")
-    private volatile Handoff<ClientRequest> handed;
+    private volatile @Nullable Handoff<ClientRequest> handed;
 
     /** When the connection opened, {@link System#nanoTime()}. */
     volatile long openedAt;
@@ -254,7 +255,7 @@ final class ClientLink {
      * client has a request timeout (only the timeout reads the stamp); the owner.
      * @param upTo the newest request written now; {@code null} for every request owed
      */
-    private void stampWritten(ClientRequest upTo) {
+    private void stampWritten(@Nullable ClientRequest upTo) {
         ClientRequest from = (this.firstUnwritten != null) ? this.firstUnwritten : upTo;
         this.firstUnwritten = null;
         if (from == null || !this.terms.timesRequests()) {
@@ -372,7 +373,7 @@ final class ClientLink {
     }
 
     /** @return the oldest request owed, no longer owed from now on; {@code null} when none is; the owner */
-    private ClientRequest takeOldest() {
+    private @Nullable ClientRequest takeOldest() {
         ClientRequest request = this.oldest;
         if (request == null) {
             return null;
@@ -435,7 +436,7 @@ final class ClientLink {
      * not owed yet, and any handed over from now on is refused; the owner as it finishes the connection (or a
      * stop, once the port's workers are gone).
      */
-    void end(String why, Throwable cause) {
+    void end(String why, @Nullable Throwable cause) {
         this.ended = true;
         ArrayDeque<ClientRequest> left = new ArrayDeque<>();
         for (ClientRequest request = this.oldest; request != null; request = request.nextOwed()) {

@@ -7,6 +7,7 @@ import dev.sockstate.server.engine.turn.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request owed a reply: ended once, by the reply, a failure or its timeout, whichever claims it
@@ -55,7 +56,7 @@ abstract class ClientRequest {
 
     /** The request owed after it on its connection, {@code null} for the newest; set once by the link's owner, read by the timer too. */
     @SuppressWarnings("unused")
-    private ClientRequest nextOwed;
+    private @Nullable ClientRequest nextOwed;
 
     /** Whether its end was claimed: by one outcome only, whichever thread claims it first. */
     @SuppressWarnings("unused")
@@ -65,13 +66,13 @@ abstract class ClientRequest {
      * Bytes it carries to another thread, a copy: its own, encoded, while it is handed over to the
      * link's owner; its reply's while that is handed over to the connection that awaits it; else {@code null}.
      */
-    ByteBuffer carried;
+    @Nullable ByteBuffer carried;
 
     /** Its failure while that is handed over to the connection that awaits it; else {@code null}. */
-    Throwable carriedFailure;
+    @Nullable Throwable carriedFailure;
 
     /** The accepted connection whose handler made it on a worker, which awaits its end; or {@code null}. */
-    private ReplyAwaiter awaitedBy;
+    private @Nullable ReplyAwaiter awaitedBy;
 
     ClientRequest(RequestTerms terms) {
         this.terms = terms;
@@ -99,12 +100,12 @@ abstract class ClientRequest {
     }
 
     /** @return the request owed after it, {@code null} for the newest owed; any thread */
-    final ClientRequest nextOwed() {
+    final @Nullable ClientRequest nextOwed() {
         return (ClientRequest) NEXT_OWED.getAcquire(this);
     }
 
     /** @param next the request owed after it, made visible with what the link's owner wrote of it before; once */
-    final void nextOwed(ClientRequest next) {
+    final void nextOwed(@Nullable ClientRequest next) {
         NEXT_OWED.setRelease(this, next);
     }
 
@@ -145,12 +146,12 @@ abstract class ClientRequest {
      * @param reply the reply frame, valid during the call; {@code null} for a failure
      * @param failure why it failed; {@code null} for a reply
      */
-    void outcome(ByteBuffer reply, Throwable failure) {
+    void outcome(@Nullable ByteBuffer reply, @Nullable Throwable failure) {
         handOn(reply, failure);
     }
 
     /** Hands the outcome on and tells the connection that awaited it, here. */
-    final void handOn(ByteBuffer reply, Throwable failure) {
+    final void handOn(@Nullable ByteBuffer reply, @Nullable Throwable failure) {
         try {
             if (reply != null) {
                 reply(reply);
@@ -167,7 +168,7 @@ abstract class ClientRequest {
     }
 
     /** @return the accepted connection whose handler made it on a worker, which awaits its end; or {@code null} */
-    final ReplyAwaiter awaitedBy() {
+    final @Nullable ReplyAwaiter awaitedBy() {
         return this.awaitedBy;
     }
 
@@ -231,7 +232,7 @@ abstract class ClientRequest {
         }
 
         @Override
-        void outcome(ByteBuffer reply, Throwable failure) {
+        void outcome(@Nullable ByteBuffer reply, @Nullable Throwable failure) {
             ReplyAwaiter by = awaitedBy();
             if (by == null || by.callsHere() && !by.lastCallsBegan()) {
                 inCallsOf(by, reply, failure);
@@ -254,7 +255,7 @@ abstract class ClientRequest {
         }
 
         /** Hands the outcome on as a call of the connection's: requests its handler makes now are tied to it too. */
-        private void inCallsOf(ReplyAwaiter by, ByteBuffer reply, Throwable failure) {
+        private void inCallsOf(@Nullable ReplyAwaiter by, @Nullable ByteBuffer reply, @Nullable Throwable failure) {
             Object outer = Worker.handling(by);
             try {
                 handOn(reply, failure);
@@ -275,7 +276,7 @@ abstract class ClientRequest {
         }
 
         /** Tells the handler; what it throws is logged (a VM error goes on), not the connection's. */
-        private void tell(ByteBuffer frame, Throwable failure) {
+        private void tell(@Nullable ByteBuffer frame, @Nullable Throwable failure) {
             try {
                 this.handler.onReply(frame, failure);
             }

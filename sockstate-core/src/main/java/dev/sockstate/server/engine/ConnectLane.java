@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client's lane on the server's connect threads: its connects (a name lookup, a socket opened)
@@ -83,7 +84,7 @@ final class ConnectLane implements Executor {
     }
 
     /** @return the next connect waiting, or {@code null}, the lane idle then */
-    private synchronized Runnable nextOrIdle() {
+    private synchronized @Nullable Runnable nextOrIdle() {
         Runnable next = this.waiting.poll();
         if (next == null) {
             this.running = false;

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a TCP connection keeps that a plain idle connection never needs: what a handler
@@ -23,31 +24,31 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 final class ConnectionExtras {
 
     /** The handler's attributes, made on the first {@code attributes()}, from any thread, while holding this. */
-    volatile Map<String, Object> attributes;
+    volatile @Nullable Map<String, Object> attributes;
 
     /** The peer's address, asked of the socket once (from any thread), or the client a PROXY protocol header names. */
-    volatile SocketAddress remoteAddress;
+    volatile @Nullable SocketAddress remoteAddress;
 
     /** The local address, asked of the socket once, from any thread. */
-    volatile SocketAddress localAddress;
+    volatile @Nullable SocketAddress localAddress;
 
     /** The peer's credentials on a Unix domain socket, read as the connection opens by its owner. */
-    volatile PeerCredentials peerCredentials;
+    volatile @Nullable PeerCredentials peerCredentials;
 
     /**
      * What the connection's stages published (a TLS session, a PROXY protocol header, ...), as pairs of
      * a type and its value, replaced whole on each publish: written by the owner, read from any thread.
      */
-    private volatile Object[] published;
+    private volatile Object @Nullable [] published;
 
     /** Why the connection ended, if it failed, the first reason only: what its client's requests fail with; any thread. */
-    volatile Throwable failure;
+    volatile @Nullable Throwable failure;
 
     /**
      * Where the writes other threads asked for gather while the owner takes several of them at once,
      * to leave in one send ({@link WritePath}); {@code null} otherwise. The owner's only.
      */
-    ByteBuffer corked;
+    @Nullable ByteBuffer corked;
 
     /**
      * The writes the connection's worker made from other sockets' turns since its last run, when it is
@@ -55,7 +56,7 @@ final class ConnectionExtras {
      * one request, where the first of them came ({@link WritePath}); {@code null} when none waits. That
      * worker's thread's alone.
      */
-    WriteBundle bundle;
+    @Nullable WriteBundle bundle;
 
     /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
     long framingSkip;
@@ -107,7 +108,7 @@ final class ConnectionExtras {
      * calls begin, once it ended.
      */
     @SuppressWarnings("unused")
-    private volatile Handoff<Runnable> tasks;
+    private volatile @Nullable Handoff<Runnable> tasks;
 
     /**
      * Held through the connection's last calls (the outcomes that waited, then onClose) and by each
@@ -160,7 +161,7 @@ final class ConnectionExtras {
     }
 
     /** @return the value published as the type, {@code null} when none was; any thread */
-    <T> T published(Class<T> type) {
+    <T> @Nullable T published(Class<T> type) {
         Object[] values = this.published;
         if (values != null) {
             for (int i = 0; i < values.length; i += 2) {

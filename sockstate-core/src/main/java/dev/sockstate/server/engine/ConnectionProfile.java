@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the connections of one listener or one client share: their settings, name, observer, counts
@@ -53,16 +54,16 @@ final class ConnectionProfile {
     final ListenerState state;
 
     /** The way between each connection's socket and the handler. */
-    final Route route;
+    final @Nullable Route route;
 
     /** What the TLS stages of its connections share, {@code null} without TLS. */
-    private final TlsSupport tlsSupport;
+    private final @Nullable TlsSupport tlsSupport;
 
     /** How the sockets are registered: the trigger set, or the worker group's default. */
     final Trigger trigger;
 
     /** Where the handler's calls run, {@code null} on the workers. */
-    final Executor executor;
+    final @Nullable Executor executor;
 
     /** The idle timeout in nanoseconds, 0 for none. */
     final long idleTimeoutNanos;
@@ -73,7 +74,7 @@ final class ConnectionProfile {
 
     private final SocketTable table;
 
-    private final ServerScheduler scheduler;
+    private final @Nullable ServerScheduler scheduler;
 
     private final ChangeRules changeRules;
 
@@ -94,9 +95,9 @@ final class ConnectionProfile {
      * @param connectionIds the server's connection numbers
      * @param changeRules how the backend takes registration changes
      */
-    ConnectionProfile(ListenerSettings settings, Tls tls, HandlerCalls.Replies replies, ListenerObserver observer, ListenerState reports,
-            WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler, AtomicLong connectionIds,
-            ChangeRules changeRules) {
+    ConnectionProfile(ListenerSettings settings, @Nullable Tls tls, HandlerCalls.@Nullable Replies replies, ListenerObserver observer,
+            ListenerState reports, WorkerGroup group, NativeSockets sockets, SocketTable table, @Nullable ServerScheduler scheduler,
+            AtomicLong connectionIds, ChangeRules changeRules) {
         this.settings = settings;
         this.client = replies != null;
         this.observer = observer;
@@ -166,7 +167,7 @@ final class ConnectionProfile {
      * @param preferred a port, {@code null} for none
      * @return where a new socket is served: on that port when it is one of the group's, else on the next port
      */
-    SocketHome homeNear(NotificationPort preferred) {
+    SocketHome homeNear(@Nullable NotificationPort preferred) {
         return home((preferred != null && this.group.hasPort(preferred)) ? preferred : this.group.nextPort());
     }
 
@@ -230,7 +231,7 @@ final class ConnectionProfile {
      * @param delayMillis after how long
      * @return the task's future, to cancel it; {@code null} without a timer (an embedded connection) or once the server stopped
      */
-    ScheduledFuture<?> scheduleCancellable(Runnable task, long delayMillis) {
+    @Nullable ScheduledFuture<?> scheduleCancellable(Runnable task, long delayMillis) {
         if (this.scheduler == null) {
             return null;
         }

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opens a client's connections: each {@link Attempt} tries the client's addresses in order, each
@@ -59,7 +60,7 @@ final class Connector {
          * @param slot its slot, -1 for a connection of its own
          * @param failure why it failed, {@code null} for a close
          */
-        void connectionEnded(int slot, ClientLink link, TcpConnection connection, Throwable failure);
+        void connectionEnded(int slot, ClientLink link, TcpConnection connection, @Nullable Throwable failure);
     }
 
     private final Pool client;
@@ -136,11 +137,11 @@ final class Connector {
         final int slot;
 
         /** The port of the worker that asked for a connection of its own, to serve it there; {@code null} for a slot, or off the workers. */
-        private final NotificationPort near = Worker.currentPort();
+        private final @Nullable NotificationPort near = Worker.currentPort();
 
         private final int failuresBefore;
 
-        private final CompletableFuture<Connection> own;
+        private final @Nullable CompletableFuture<Connection> own;
 
         private final List<String> failures = new ArrayList<>();
 
@@ -149,7 +150,7 @@ final class Connector {
         /** Where the connection is served. */
         final SocketHome home;
 
-        Attempt(int slot, int failuresBefore, CompletableFuture<Connection> own) {
+        Attempt(int slot, int failuresBefore, @Nullable CompletableFuture<Connection> own) {
             this.slot = slot;
             this.failuresBefore = failuresBefore;
             this.own = own;
@@ -273,7 +274,7 @@ final class Connector {
         }
 
         @Override
-        public void finished(ClientLink link, TcpConnection connection, Throwable failure) {
+        public void finished(ClientLink link, TcpConnection connection, @Nullable Throwable failure) {
             if (!link.opened()) {
                 link.claimFailed();
                 Throwable cause = (failure != null) ? failure : new IllegalStateException("the connection closed as it opened");
@@ -325,7 +326,7 @@ final class Connector {
     }
 
     /** @return the failure of a connect the server's stop ended */
-    private ClientException stopped(Throwable cause) {
+    private ClientException stopped(@Nullable Throwable cause) {
         return new ClientException(this.terms.client, this.terms.label + " is stopped", cause);
     }
 

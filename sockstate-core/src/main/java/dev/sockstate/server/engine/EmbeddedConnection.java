@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One connection of a TCP listener without a socket, to unit-test a handler: the bytes a test
@@ -224,13 +225,13 @@ public final class EmbeddedConnection implements AutoCloseable {
      * on a listener without a handler executor the replies to one read's frames leave in one send),
      * read-only, from position to limit
      */
-    public ByteBuffer readOutbound() {
+    public @Nullable ByteBuffer readOutbound() {
         settle();
         return this.socket.takeSent();
     }
 
     /** @return the oldest send not read yet ({@link #readOutbound()}) as text in the listener's charset, {@code null} when none */
-    public String readOutboundText() {
+    public @Nullable String readOutboundText() {
         ByteBuffer sent = readOutbound();
         return (sent != null) ? this.settings.connection().charset().decode(sent).toString() : null;
     }
@@ -362,9 +363,9 @@ public final class EmbeddedConnection implements AutoCloseable {
 
         private final ListenerSettings settings;
 
-        private SocketAddress localAddress;
+        private @Nullable SocketAddress localAddress;
 
-        private SocketAddress remoteAddress;
+        private @Nullable SocketAddress remoteAddress;
 
         private int readBufferSize = DEFAULT_READ_BUFFER_SIZE;
 

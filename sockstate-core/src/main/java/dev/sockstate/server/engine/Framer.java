@@ -11,6 +11,7 @@ import dev.sockstate.server.framing.FramingException.Reason;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener's or client's framing, the last inbound element of its {@link Route} before the handler
@@ -87,7 +88,7 @@ final class Framer {
     private final int frameTimeoutUnits;
 
     /** The frame timeout as configured, for the log. */
-    private final Duration frameTimeout;
+    private final @Nullable Duration frameTimeout;
 
     /** Bytes the unfinished frames (and held reads) of the route's connections hold now: their buffers' capacities. */
     private final AtomicLong unfinished = new AtomicLong();
@@ -188,7 +189,7 @@ final class Framer {
     }
 
     /** @return the frame timeout, {@code null} for none */
-    Duration frameTimeout() {
+    @Nullable Duration frameTimeout() {
         return this.frameTimeout;
     }
 

@@ -7,6 +7,7 @@ import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The terminal of a route: calls a listener's or a client's {@link ConnectionHandler}, each call timed
@@ -54,7 +55,7 @@ final class HandlerCalls {
     private final ConnectionHandler handler;
 
     /** A client's replies, taken before the handler is called; {@code null} for a listener. */
-    private final Replies replies;
+    private final @Nullable Replies replies;
 
     /**
      * @param reports where a handler's failure is logged and counted
@@ -62,7 +63,7 @@ final class HandlerCalls {
      * @param handler the handler
      * @param replies a client's replies, {@code null} for a listener
      */
-    HandlerCalls(ListenerState reports, ListenerObserver observer, ConnectionHandler handler, Replies replies) {
+    HandlerCalls(ListenerState reports, ListenerObserver observer, ConnectionHandler handler, @Nullable Replies replies) {
         this.reports = reports;
         this.observer = observer;
         this.handler = handler;
@@ -76,7 +77,7 @@ final class HandlerCalls {
      * @param data the bytes, for {@link Callback#DATA}
      * @param error the failure, for {@link Callback#ERROR}
      */
-    void call(Callback callback, RouteHost connection, ByteBuffer data, Throwable error) {
+    void call(Callback callback, RouteHost connection, @Nullable ByteBuffer data, @Nullable Throwable error) {
         Replies replies = this.replies;
         if (replies != null && (callback == Callback.DATA && replies.reply(connection, data)
                 || callback == Callback.ERROR && error instanceof FramingException refusal && refusal.skips() && replies.refused(connection, refusal))) {
@@ -133,7 +134,7 @@ final class HandlerCalls {
     }
 
     /** @return this, when the observer takes handler times summed over a run ({@link RunClock#startRun}); else {@code null} */
-    HandlerCalls summing() {
+    @Nullable HandlerCalls summing() {
         return this.observer.timesHandlers() && this.observer.sumsHandlerTimes() ? this : null;
     }
 
@@ -146,7 +147,7 @@ final class HandlerCalls {
     }
 
     /** @return what the requests a client's run of frames answers are counted together for, or {@code null} */
-    Object summingRequests() {
+    @Nullable Object summingRequests() {
         return (this.replies != null && this.observer.sumsRequestTimes()) ? this.replies : null;
     }
 

@@ -13,6 +13,7 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener: the {@link ConnectionProfile} its connections share, plus what it binds (its listening
@@ -28,7 +29,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     final ListenerState state;
 
     /** The file a Unix domain socket's bind made, {@code null} for an IP listener or before the bind. */
-    private volatile UnixSocketFile socketFile;
+    private volatile @Nullable UnixSocketFile socketFile;
 
     /**
      * @param settings the listener's settings
@@ -40,7 +41,7 @@ final class Listener implements ServerObserver.ActiveCounts {
      * @param observer where the server reports, asked once for this listener's observer
      * @param changeRules how the backend takes registration changes
      */
-    Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, ServerScheduler scheduler,
+    Listener(ListenerSettings settings, WorkerGroup group, NativeSockets sockets, SocketTable table, @Nullable ServerScheduler scheduler,
             AtomicLong connectionIds, ServerObserver observer, ChangeRules changeRules) {
         ListenerObserver own = observer.listener(settings.name(), settings.protocol(), this);
         this.state = new ListenerState("Listener '" + settings.name() + "'", settings.maxConnections(), own);
@@ -118,7 +119,7 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** @return where the listener's sockets are bound, {@code null} before */
-    SocketAddress boundAddress() {
+    @Nullable SocketAddress boundAddress() {
         return this.state.boundAddress();
     }
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener's or a client's counts and reports: its own registered sockets, its admission, its
@@ -43,7 +44,7 @@ final class ListenerState {
 
     private volatile List<SocketTurn> sockets = List.of();
 
-    private volatile SocketAddress boundAddress;
+    private volatile @Nullable SocketAddress boundAddress;
 
     /** Frames refused (bytes that did not frame or did not read as a message), logged at most once a second; all are counted. */
     private final BoundedLog framesRejected = new BoundedLog(logger);
@@ -217,7 +218,7 @@ final class ListenerState {
     }
 
     /** @return where they are bound, {@code null} before */
-    SocketAddress boundAddress() {
+    @Nullable SocketAddress boundAddress() {
         return this.boundAddress;
     }
 

@@ -6,6 +6,7 @@ import dev.sockstate.server.MessageMapper;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.Charset;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listener's messages as its handlers read and send them: bytes as they are, text in the
@@ -18,7 +19,7 @@ final class Messages {
 
     private final Charset charset;
 
-    private final MessageMapper mapper;
+    private final @Nullable MessageMapper mapper;
 
     /** @param label how messages name the listener or client: {@code Listener 'echo'} */
     Messages(ListenerSettings settings, String label) {

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stages of one TCP connection, between its socket and its handler (the contract is
@@ -53,7 +54,7 @@ final class Pipeline {
 
     /** Tasks stages resumed, from any thread, waiting for the owner, newest first; {@code null} when none waits. */
     @SuppressWarnings("unused")
-    private volatile Handoff<Resumed> resumed;
+    private volatile @Nullable Handoff<Resumed> resumed;
 
     private static final VarHandle RESUMED;
 

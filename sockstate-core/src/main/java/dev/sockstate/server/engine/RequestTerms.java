@@ -5,6 +5,7 @@ import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the requests of one client share: the names their failures give, the request timeout, the
@@ -24,7 +25,7 @@ final class RequestTerms {
     final Object runKey;
 
     /** The request timeout, {@code null} for none. */
-    private final Duration timeout;
+    private final @Nullable Duration timeout;
 
     private final ListenerObserver observer;
 
@@ -38,7 +39,7 @@ final class RequestTerms {
      * @param runKey the key its requests answered in a run are counted together under
      * @param failures the log its reply handlers' failures go to, at most so often
      */
-    RequestTerms(String client, String label, Duration timeout, ListenerObserver observer, Object runKey, BoundedLog failures) {
+    RequestTerms(String client, String label, @Nullable Duration timeout, ListenerObserver observer, Object runKey, BoundedLog failures) {
         this.client = client;
         this.label = label;
         this.timeout = timeout;
@@ -75,7 +76,7 @@ final class RequestTerms {
     }
 
     /** @return the failure of a request whose connection to the target ended, for that reason, before it was sent */
-    ClientException closedBeforeSent(InetSocketAddress target, Throwable why) {
+    ClientException closedBeforeSent(InetSocketAddress target, @Nullable Throwable why) {
         return new ClientException(this.client, this.label + ": the connection to " + AddressText.of(target)
                 + " closed before the request was sent", why);
     }

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The way between a socket and a handler that all the connections of one listener or one client
@@ -24,7 +25,7 @@ final class Route {
     private final HandlerCalls handler;
 
     /** The framing, or {@code null} for raw reads. */
-    private final Framer framer;
+    private final @Nullable Framer framer;
 
     /** Makers of each connection's own stages, in inbound order: the route's own first (the PROXY protocol's, TLS's), then the listener's. */
     private final List<Function<RouteHost, ? extends Stage>> stageMakers;
@@ -42,7 +43,8 @@ final class Route {
      * @param builtIn how many of the first makers are the route's own (the PROXY protocol's, TLS's), not the user's
      * @param reports where failures are logged and counted
      */
-    Route(HandlerCalls handler, Framer framer, List<Function<RouteHost, ? extends Stage>> stageMakers, int builtIn, ListenerState reports) {
+    Route(HandlerCalls handler, @Nullable Framer framer, List<Function<RouteHost, ? extends Stage>> stageMakers, int builtIn,
+            ListenerState reports) {
         this.handler = handler;
         this.framer = framer;
         this.stageMakers = List.copyOf(stageMakers);
@@ -55,7 +57,7 @@ final class Route {
      * @return its stages (the PROXY protocol's first, then TLS's, then the user's), {@code null} for a route without
      * @throws RuntimeException what a stage maker threw
      */
-    Pipeline newPipeline(RouteHost connection) {
+    @Nullable Pipeline newPipeline(RouteHost connection) {
         return !this.stageMakers.isEmpty() ? new Pipeline(connection, this.handler, this.reports, this.stageMakers, this.builtIn) : null;
     }
 
@@ -66,7 +68,7 @@ final class Route {
      * @param data the bytes, for {@link Callback#DATA}
      * @param error the failure, for {@link Callback#ERROR}
      */
-    void call(Callback callback, RouteHost connection, ByteBuffer data, Throwable error) {
+    void call(Callback callback, RouteHost connection, @Nullable ByteBuffer data, @Nullable Throwable error) {
         this.handler.call(callback, connection, data, error);
     }
 
@@ -125,7 +127,7 @@ final class Route {
     }
 
     /** @return the framing's frame timeout, {@code null} for none (or without framing) */
-    Duration frameTimeout() {
+    @Nullable Duration frameTimeout() {
         return (this.framer != null) ? this.framer.frameTimeout() : null;
     }
 

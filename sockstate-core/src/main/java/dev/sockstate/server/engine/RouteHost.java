@@ -5,6 +5,7 @@ import dev.sockstate.server.StageContext;
 import dev.sockstate.server.framing.FrameDecoder;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A connection as its {@link Route} sees it: what the stages, the framing and the handler calls ask
@@ -30,7 +31,7 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
      * @return the host a client's connection connects to, as its address names it (a name, or a
      * literal address): the server name its TLS asks for and checks; {@code null} for an accepted connection
      */
-    default String connectedHost() {
+    default @Nullable String connectedHost() {
         return null;
     }
 
@@ -95,10 +96,10 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     // its own for it (the Framer alone touches it).
 
     /** @return the unfinished frame kept across reads, or the rest of a read held back; {@code null} when none */
-    ByteBuffer framingPartial();
+    @Nullable ByteBuffer framingPartial();
 
     /** @param partial see {@link #framingPartial()} */
-    void framingPartial(ByteBuffer partial);
+    void framingPartial(@Nullable ByteBuffer partial);
 
     /** @return when the unfinished frame began, in the Framer's coarse clock; 0 when no frame is timed */
     int framingSince();
@@ -122,10 +123,10 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     void framingGathers(boolean gathers);
 
     /** @return the replies gathered while a read's frames are handed out (a buffer lent for that time), or {@code null} */
-    ByteBuffer framingReplies();
+    @Nullable ByteBuffer framingReplies();
 
     /** @param replies see {@link #framingReplies()} */
-    void framingReplies(ByteBuffer replies);
+    void framingReplies(@Nullable ByteBuffer replies);
 
     // FrameDecoder.Progress: what the decoder saved of the unfinished frame held, kept with what the connection seldom needs.
 

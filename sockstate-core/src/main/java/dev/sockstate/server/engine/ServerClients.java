@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server's outbound clients: made with its listeners, started once its workers run, stopped with
@@ -41,8 +42,8 @@ final class ServerClients {
          * @param group the client's worker group
          * @return the profile
          */
-        ConnectionProfile make(ListenerSettings side, String label, Tls tls, HandlerCalls.Replies replies, ServerObserver.ActiveCounts counts,
-                WorkerGroup group);
+        ConnectionProfile make(ListenerSettings side, String label, @Nullable Tls tls, HandlerCalls.Replies replies,
+                ServerObserver.ActiveCounts counts, WorkerGroup group);
     }
 
     private final List<ClientSettings> settings;
@@ -57,7 +58,7 @@ final class ServerClients {
      * Where clients resolve names and open sockets, each in a lane of its own ({@link ConnectLane}), so at
      * most one thread per client; while running, under the server's lock.
      */
-    private ThreadPoolExecutor connectThread;
+    private @Nullable ThreadPoolExecutor connectThread;
 
     /** @param settings the clients as configured */
     /**

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TCP and UDP servers on socket state notifications: worker groups, each with notification ports
@@ -70,11 +71,11 @@ public final class SocketServer {
 
     private final List<SocketTurn> listenerSockets = new ArrayList<>();
 
-    private SocketTable table;
+    private @Nullable SocketTable table;
 
-    private ServerScheduler scheduler;
+    private @Nullable ServerScheduler scheduler;
 
-    private ScheduledFuture<?> idleSweep;
+    private @Nullable ScheduledFuture<?> idleSweep;
 
     /**
      * @param backend the notification backend

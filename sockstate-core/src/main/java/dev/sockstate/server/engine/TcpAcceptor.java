@@ -12,6 +12,7 @@ import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
@@ -44,7 +45,7 @@ final class TcpAcceptor extends SocketTurn {
      * Where its connections are served: on its own port (accept per worker), or {@code null} for the
      * group's ports in turn.
      */
-    private final NotificationPort connectionsPort;
+    private final @Nullable NotificationPort connectionsPort;
 
     /** Its number among its listener's listening sockets, from 1, or 0 for the only one. */
     private final int number;
@@ -62,7 +63,7 @@ final class TcpAcceptor extends SocketTurn {
      * Whether accepted sockets come with TCP_NODELAY from the listener (null until the first one
      * tells): then they need no system call of their own.
      */
-    private Boolean noDelayInherited;
+    private @Nullable Boolean noDelayInherited;
 
     /**
      * @param listener its listener

@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP connection, accepted or a client's (a {@link ClientConnection} begins with its connect under
@@ -71,7 +72,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     private final long id;
 
     /** The handler's attachment; any thread. */
-    private volatile Object attachment;
+    private volatile @Nullable Object attachment;
 
     /** When traffic last passed ({@link System#nanoTime()}), kept only with an idle timeout. */
     private volatile long lastActivity;
@@ -80,7 +81,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      * What a plain idle connection does not need (its addresses once asked, its TLS session, its PROXY
      * protocol header, ...): {@code null} until first needed ({@link #extras()}); once set, never replaced.
      */
-    private volatile ConnectionExtras extras;
+    private volatile @Nullable ConnectionExtras extras;
 
     private static final VarHandle EXTRAS;
 
@@ -109,7 +110,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** @return the connection's seldom needed state, {@code null} while none was needed; any thread */
-    final ConnectionExtras extrasIfMade() {
+    final @Nullable ConnectionExtras extrasIfMade() {
         return this.extras;
     }
 
@@ -134,12 +135,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public String listenerName() {
+    public @Nullable String listenerName() {
         return this.profile.client ? null : this.profile.name();
     }
 
     @Override
-    public String clientName() {
+    public @Nullable String clientName() {
         return this.profile.client ? this.profile.name() : null;
     }
 
@@ -159,7 +160,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     /** Read as the connection opens, by its owner: what the system recorded when the peer connected. */
     @Override
-    public PeerCredentials peerCredentials() {
+    public @Nullable PeerCredentials peerCredentials() {
         ConnectionExtras extras = this.extras;
         return (extras != null) ? extras.peerCredentials : null;
     }
@@ -223,7 +224,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final <T> T published(Class<T> type) {
+    public final <T> @Nullable T published(Class<T> type) {
         ConnectionExtras extras = this.extras;
         return (extras != null) ? extras.published(type) : null;
     }
@@ -245,12 +246,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public void attach(Object attachment) {
+    public void attach(@Nullable Object attachment) {
         this.attachment = attachment;
     }
 
     @Override
-    public Object attachment() {
+    public @Nullable Object attachment() {
         return this.attachment;
     }
 
@@ -690,12 +691,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** @return where a read goes: the runner's native buffer, or, for a thread lent no memory, the heap (the handler sees the same) */
-    private ByteBuffer room(NativeBuffer buffer) {
+    private ByteBuffer room(@Nullable NativeBuffer buffer) {
         return (buffer != null) ? buffer.buffer() : ByteBuffer.allocate(this.profile.heapReadRoom());
     }
 
     /** @return one recv's result, into the native buffer or, without one, into the heap room */
-    private int receive(NativeBuffer buffer, ByteBuffer bytes) throws NativeIoException {
+    private int receive(@Nullable NativeBuffer buffer, ByteBuffer bytes) throws NativeIoException {
         return (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
     }
 
@@ -823,7 +824,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** The stages between socket and handler, or {@code null} for a listener without stages. */
-    private Pipeline pipeline;
+    private @Nullable Pipeline pipeline;
 
     /**
      * With framing, the {@link Framer}'s state for this connection, touched by it alone (through {@link RouteHost}),
@@ -832,7 +833,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      * so that their replies are gathered; and the replies gathered meanwhile, sent as one (a buffer
      * lent for that time, not kept).
      */
-    private ByteBuffer framingPartial;
+    private @Nullable ByteBuffer framingPartial;
 
     /**
      * What {@link #framingPartial} holds: part of one frame searched through, part of one frame whose
@@ -845,15 +846,15 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     private boolean framingGathers;
 
     /** See {@link #framingPartial}. */
-    private ByteBuffer framingReplies;
+    private @Nullable ByteBuffer framingReplies;
 
     @Override
-    public final ByteBuffer framingPartial() {
+    public final @Nullable ByteBuffer framingPartial() {
         return this.framingPartial;
     }
 
     @Override
-    public final void framingPartial(ByteBuffer partial) {
+    public final void framingPartial(@Nullable ByteBuffer partial) {
         this.framingPartial = partial;
     }
 
@@ -900,12 +901,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
-    public final ByteBuffer framingReplies() {
+    public final @Nullable ByteBuffer framingReplies() {
         return this.framingReplies;
     }
 
     @Override
-    public final void framingReplies(ByteBuffer replies) {
+    public final void framingReplies(@Nullable ByteBuffer replies) {
         this.framingReplies = replies;
     }
 
@@ -1034,7 +1035,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** @return why the connection ended, if it failed; {@code null} for a close */
-    Throwable failure() {
+    @Nullable Throwable failure() {
         ConnectionExtras extras = extrasIfMade();
         return (extras != null) ? extras.failure : null;
     }
@@ -1159,7 +1160,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** @return the first stage (TLS's, when the listener has TLS), {@code null} without stages; for tests */
-    Stage firstStage() {
+    @Nullable Stage firstStage() {
         return (this.pipeline != null) ? this.pipeline.stage(0) : null;
     }
 

@@ -15,6 +15,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The file of a listener's Unix domain socket: what is at its path before the bind (nothing; a
@@ -166,7 +167,7 @@ final class UnixSocketFile {
      * at its path and its permissions set after)
      * @throws IOException when the directory cannot be made
      */
-    static Path privateBindPath(Path path) throws IOException {
+    static @Nullable Path privateBindPath(Path path) throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent == null) {
             return null;
@@ -225,7 +226,7 @@ final class UnixSocketFile {
      * @param permissions its permissions, {@code null} for those the umask gave
      * @throws IOException when they cannot be set
      */
-    static void restrict(Path path, Set<PosixFilePermission> permissions) throws IOException {
+    static void restrict(@Nullable Path path, @Nullable Set<PosixFilePermission> permissions) throws IOException {
         if (path == null || permissions == null) {
             return;
         }
@@ -237,7 +238,7 @@ final class UnixSocketFile {
         }
     }
 
-    private static ListenerBindException refused(String listener, Path path, String reason, Throwable cause) {
+    private static ListenerBindException refused(String listener, Path path, String reason, @Nullable Throwable cause) {
         return new ListenerBindException(listener, UnixDomainSocketAddress.of(path), reason, cause);
     }
 }

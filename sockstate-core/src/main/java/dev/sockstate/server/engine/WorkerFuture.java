@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client's future that the workers of one port complete (a request's reply, read on its
@@ -25,7 +26,7 @@ final class WorkerFuture<T> extends CompletableFuture<T> {
     private final String of;
 
     /** The port whose workers complete it; {@code null} until known. */
-    private volatile NotificationPort completedOn;
+    private volatile @Nullable NotificationPort completedOn;
 
     WorkerFuture(RequestTerms terms, String of) {
         this.terms = terms;

@@ -3,6 +3,7 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.LendingPool;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a worker made to a connection of its own port from another socket's turn (a proxy's
@@ -48,7 +49,7 @@ final class WriteBundle {
      * @param raw whether the writes' bounds may go: the connection passes each write on as it is
      * @return a bundle from the pool, empty; {@code null} while all are lent
      */
-    static WriteBundle borrow(boolean raw) {
+    static @Nullable WriteBundle borrow(boolean raw) {
         WriteBundle writes;
         try {
             writes = POOL.borrow();

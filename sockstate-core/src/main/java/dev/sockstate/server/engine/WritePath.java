@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The way out of one TCP connection: bytes sent at once while the socket takes them, a
@@ -56,7 +57,7 @@ final class WritePath {
     byte round;
 
     /** Requests taken from the stack but not handled yet, oldest first: they go before any newer one. */
-    private Handoff<Object> kept;
+    private @Nullable Handoff<Object> kept;
 
     /**
      * The bytes waiting, in one count that any thread reads at once: those queued for the socket (the
@@ -72,7 +73,7 @@ final class WritePath {
 
     /** Writes (copies), bundles and shutdowns other threads asked for, newest first: {@link Handoff}s; {@code null} when none waits. */
     @SuppressWarnings("unused")
-    private volatile Handoff<Object> requests;
+    private volatile @Nullable Handoff<Object> requests;
 
     private static final VarHandle REQUESTS;
 
@@ -344,7 +345,7 @@ final class WritePath {
     /** {@link #shutdown}: the FIN sent. */
     private static final byte FIN_SENT = 2;
 
-    private WriteQueue queue;
+    private @Nullable WriteQueue queue;
 
     /** Whether something was queued since the socket last took everything: onWritable is due when it does. */
     private boolean blocked;

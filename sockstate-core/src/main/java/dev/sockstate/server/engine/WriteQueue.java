@@ -2,6 +2,7 @@ package dev.sockstate.server.engine;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bytes a connection's socket did not take yet. Exists only while something is pending, so an idle
@@ -34,7 +35,7 @@ final class WriteQueue {
     }
 
     /** @return the oldest chunk, or {@code null} */
-    ByteBuffer head() {
+    @Nullable ByteBuffer head() {
         return this.chunks.peekFirst();
     }
 

@@ -9,6 +9,7 @@ import dev.sockstate.port.Trigger;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A notification port in memory for the one {@link EmbeddedSocket}: it keeps the port contract as
@@ -55,7 +56,7 @@ public final class EmbeddedPort extends AbstractNotificationPort {
     }
 
     @Override
-    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis) {
+    protected int doProcess(@Nullable RegistrationBatch changes, @Nullable NotificationBatch notifications, long timeoutMillis) {
         for (int i = 0; changes != null && i < changes.size(); i++) {
             apply(changes, i);
         }
@@ -163,7 +164,7 @@ public final class EmbeddedPort extends AbstractNotificationPort {
         }
     }
 
-    private Posted awaitPost(long timeoutMillis) {
+    private @Nullable Posted awaitPost(long timeoutMillis) {
         try {
             return (timeoutMillis < 0) ? this.posted.take() : this.posted.poll(timeoutMillis, TimeUnit.MILLISECONDS);
         }

@@ -12,6 +12,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one socket of an embedded connection ({@code dev.sockstate.server.engine.EmbeddedConnection}),
@@ -42,7 +43,7 @@ public final class EmbeddedSocket implements NativeSockets {
     private boolean peerShut;
 
     /** An error the peer caused (a reset), reported once by {@link #takeError}, then by every call. */
-    private NativeIoException peerError;
+    private @Nullable NativeIoException peerError;
 
     private boolean errorTaken;
 
@@ -102,7 +103,7 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     /** @return the oldest send not taken by the test yet, or {@code null} */
-    public ByteBuffer takeSent() {
+    public @Nullable ByteBuffer takeSent() {
         return this.outbound.pollFirst();
     }
 
@@ -168,7 +169,7 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     @Override
-    public NativeIoException takeError(long socket) {
+    public @Nullable NativeIoException takeError(long socket) {
         if (this.errorTaken) {
             return null;
         }

@@ -5,6 +5,7 @@ import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a PROXY protocol header from the start of a connection's bytes, version 1 or 2 as the listener
@@ -85,7 +86,7 @@ final class HeaderReader {
      * @param reason why it was refused, one word: {@code malformed}, {@code version}, {@code oversized}
      * @param problem what was wrong, after "the peer sent"
      */
-    record Result(ProxyHeader header, String reason, String problem) {
+    record Result(@Nullable ProxyHeader header, @Nullable String reason, @Nullable String problem) {
 
         /** More bytes are needed. */
         static final Result MORE = new Result(null, null, null);

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The first stage of a connection of a listener behind a load balancer: reads the PROXY protocol header
@@ -42,14 +43,14 @@ public final class ProxyStage implements Stage {
 
     private int state = EXPECTING;
 
-    private SocketAddress peer;
+    private @Nullable SocketAddress peer;
 
     /** The stream's start while it is not known yet, {@code null} when none is kept. */
-    private byte[] held;
+    private byte @Nullable [] held;
 
     private int heldLength;
 
-    private StageContext context;
+    private @Nullable StageContext context;
 
     /** @param support what the listener's PROXY protocol stages share */
     public ProxyStage(ProxySupport support) {

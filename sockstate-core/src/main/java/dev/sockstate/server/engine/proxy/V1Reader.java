@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The version 1 header: one line of ASCII, {@code PROXY TCP4 <src> <dst> <sport> <dport>\r\n}, at most 107
@@ -104,13 +105,13 @@ final class V1Reader {
      *     this class alone, never handed to the system's resolver. An IPv4-mapped IPv6 literal, which a
      *     TCP6 header may carry, comes back as IPv4, as the JDK reads it.
      */
-    static InetAddress address(String text, Transport transport) {
+    static @Nullable InetAddress address(String text, Transport transport) {
         byte[] bytes = (transport == Transport.TCP4) ? ipv4(text) : ipv6(text);
         return (bytes != null) ? byAddress(bytes) : null;
     }
 
     /** @return the 4 bytes of a dotted-decimal IPv4 literal (no leading zeros), {@code null} when the text is none */
-    static byte[] ipv4(String text) {
+    static byte @Nullable [] ipv4(String text) {
         if (!IPV4.matcher(text).matches()) {
             return null;
         }
@@ -131,7 +132,7 @@ final class V1Reader {
      *     digits, one {@code ::} standing for one or more groups of zeros, the last 32 bits as a dotted
      *     IPv4 address), {@code null} when the text is none (a zone, a name, anything else)
      */
-    static byte[] ipv6(String text) {
+    static byte @Nullable [] ipv6(String text) {
         if (text.length() < 2 || text.length() > LONGEST_IPV6) {
             return null;
         }
@@ -155,7 +156,7 @@ final class V1Reader {
      * @param ipv4Last whether the last group may be a dotted IPv4 address (32 bits)
      * @return their bytes, {@code null} when the text is not that
      */
-    private static byte[] groups(String text, boolean ipv4Last) {
+    private static byte @Nullable [] groups(String text, boolean ipv4Last) {
         if (text.isEmpty()) {
             return new byte[0];
         }

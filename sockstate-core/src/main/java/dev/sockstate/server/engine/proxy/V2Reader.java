@@ -18,6 +18,7 @@ import java.nio.file.InvalidPathException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The version 2 header: a 12-byte signature, the version and command, the family and transport, the
@@ -110,7 +111,7 @@ final class V2Reader {
         return Result.of(new ProxyHeader(2, command, transport, source, destination, proxy, tlvs));
     }
 
-    private static Transport transport(int familyTransport) {
+    private static @Nullable Transport transport(int familyTransport) {
         return switch (familyTransport) {
             case 0x00 -> Transport.UNKNOWN;
             case 0x11 -> Transport.TCP4;
@@ -124,7 +125,7 @@ final class V2Reader {
     }
 
     /** Reads the TLVs from {@code from} to the header's end; @return what is wrong with them, {@code null} when nothing */
-    private static String tlvs(ByteBuffer header, int from, List<Tlv> tlvs) {
+    private static @Nullable String tlvs(ByteBuffer header, int from, List<Tlv> tlvs) {
         int at = from;
         int end = header.limit();
         while (at < end) {
@@ -153,7 +154,7 @@ final class V2Reader {
     }
 
     /** The CRC32C of the whole header with the checksum's own 4 bytes as zeros must be the value. */
-    private static String checksum(ByteBuffer header, int valueAt, byte[] value) {
+    private static @Nullable String checksum(ByteBuffer header, int valueAt, byte[] value) {
         if (value.length != 4) {
             return "a version 2 header whose CRC32C TLV has " + value.length + " bytes, not 4";
         }

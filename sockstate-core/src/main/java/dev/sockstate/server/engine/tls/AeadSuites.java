@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server's cipher suites when its settings name none: those its context enables by default, less
@@ -19,7 +20,7 @@ final class AeadSuites {
 
     private static final int KEPT = 4;
 
-    private volatile Entry[] entries = new Entry[KEPT];
+    private volatile @Nullable Entry[] entries = new Entry[KEPT];
 
     private int next;
 

@@ -8,6 +8,7 @@ import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Moves one connection's records through its {@link SSLEngine}, for {@link TlsStage}, which decides
@@ -24,10 +25,10 @@ abstract class TlsPump {
     final TlsSupport tls;
 
     /** The stage's context, set as the connection opens. */
-    StageContext context;
+    @Nullable StageContext context;
 
     /** The engine; {@code null} until the ClientHello named the server when contexts are chosen by name. */
-    SSLEngine engine;
+    @Nullable SSLEngine engine;
 
     boolean handshakeDone;
 

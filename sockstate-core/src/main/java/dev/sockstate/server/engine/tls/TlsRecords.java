@@ -2,6 +2,7 @@ package dev.sockstate.server.engine.tls;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the TLS stage reads of records itself, before an engine does: a record's length from its
@@ -55,7 +56,7 @@ public final class TlsRecords {
      * @param src the bytes to add; consumed
      * @return the buffer holding them all
      */
-    public static ByteBuffer append(ByteBuffer held, ByteBuffer src) {
+    public static ByteBuffer append(@Nullable ByteBuffer held, ByteBuffer src) {
         int count = src.remaining();
         ByteBuffer into = held;
         if (into == null) {
@@ -128,7 +129,7 @@ public final class TlsRecords {
      * records are needed; {@code null} when the bytes hold no ClientHello within {@link #MOST_HELLO}
      * bytes, for the engine to judge
      */
-    public static ByteBuffer clientHello(ByteBuffer records) {
+    public static @Nullable ByteBuffer clientHello(ByteBuffer records) {
         return new HelloAssembly().next(records);
     }
 
@@ -139,7 +140,7 @@ public final class TlsRecords {
      */
     public static final class HelloAssembly {
 
-        private byte[] message;
+        private byte @Nullable [] message;
 
         /** The message's bytes read so far. */
         private int have;
@@ -155,7 +156,7 @@ public final class TlsRecords {
          * are): the same bytes as at the call before, and those that arrived since
          * @return as {@link #clientHello}
          */
-        public ByteBuffer next(ByteBuffer records) {
+        public @Nullable ByteBuffer next(ByteBuffer records) {
             int start = records.position();
             int end = records.limit();
             while (true) {
@@ -235,7 +236,7 @@ public final class TlsRecords {
      * @param hello a whole ClientHello, from its handshake header (position) to its end (limit), left as it is
      * @return the host name it asks for (the SNI extension), {@code null} when there is none
      */
-    public static String serverName(ByteBuffer hello) {
+    public static @Nullable String serverName(ByteBuffer hello) {
         int at = hello.position();
         int end = hello.limit();
         ByteBuffer record = hello;
@@ -269,7 +270,7 @@ public final class TlsRecords {
     }
 
     /** @return the first host name in a server_name extension's list, or {@code null} */
-    private static String hostName(ByteBuffer record, int at, int end) {
+    private static @Nullable String hostName(ByteBuffer record, int at, int end) {
         if (at + 2 > end) {
             return null;
         }

@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS on one connection, the first stage of its pipeline, between the socket's records and the
@@ -42,16 +43,16 @@ public final class TlsStage extends TlsPump implements Stage {
     private StageContext.Deadline deadline = StageContext.Deadline.NONE;
 
     /** The host a client's connection connects to, as its address names it; {@code null} for an accepted connection. */
-    private final String connectedHost;
+    private final @Nullable String connectedHost;
 
     /** The port a client's connection connects to; -1 for an accepted connection. */
     private final int connectedPort;
 
     /** Bytes read and not unwrapped yet, from 0 to the position: an unfinished record, or what arrived while tasks ran. */
-    private ByteBuffer held;
+    private @Nullable ByteBuffer held;
 
     /** Writes made while the handshake or a task runs (copies), wrapped once they end. */
-    private ArrayDeque<ByteBuffer> waitingWrites;
+    private @Nullable ArrayDeque<ByteBuffer> waitingWrites;
 
     private boolean reported;
 
@@ -63,7 +64,7 @@ public final class TlsStage extends TlsPump implements Stage {
     private boolean hangupAfterTasks;
 
     /** The ClientHello read so far, while its server name is to pick the context; then dropped. */
-    private TlsRecords.HelloAssembly hello;
+    private TlsRecords.@Nullable HelloAssembly hello;
 
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
@@ -75,7 +76,7 @@ public final class TlsStage extends TlsPump implements Stage {
      * accepted connection
      * @param connectedPort the port a client's connection connects to; -1 for an accepted connection
      */
-    public TlsStage(TlsSupport tls, String connectedHost, int connectedPort) {
+    public TlsStage(TlsSupport tls, @Nullable String connectedHost, int connectedPort) {
         super(tls);
         this.connectedHost = connectedHost;
         this.connectedPort = connectedPort;
@@ -402,7 +403,7 @@ public final class TlsStage extends TlsPump implements Stage {
         this.context.abort(cause);
     }
 
-    private void report(boolean success, String reason) {
+    private void report(boolean success, @Nullable String reason) {
         if (!this.reported) {
             this.reported = true;
             this.tls.observer.handshake(success, reason, System.nanoTime() - this.started);

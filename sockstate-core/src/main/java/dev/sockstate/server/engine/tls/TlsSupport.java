@@ -16,6 +16,7 @@ import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the TLS stages of one listener's connections share: the settings, the observer, the task
@@ -123,12 +124,12 @@ public final class TlsSupport {
     }
 
     /** @return the protocols a connection served by {@code served} enables: its own, else the listener's */
-    private static String[] protocols(Tls tls, Tls served) {
+    private static String @Nullable [] protocols(Tls tls, Tls served) {
         return (served.protocols() != null) ? served.protocols() : tls.protocols();
     }
 
     /** @return the cipher suites a connection served by {@code served} enables: its own, else the listener's */
-    private static String[] cipherSuites(Tls tls, Tls served) {
+    private static String @Nullable [] cipherSuites(Tls tls, Tls served) {
         return (served.cipherSuites() != null) ? served.cipherSuites() : tls.cipherSuites();
     }
 
@@ -151,7 +152,7 @@ public final class TlsSupport {
      * @return an engine as the settings say, in client or server mode, its handshake begun
      * @throws Exception when the context or the settings do not make one
      */
-    public SSLEngine engine(Tls served, String host, int port) throws Exception {
+    public SSLEngine engine(Tls served, @Nullable String host, int port) throws Exception {
         SSLContext made = served.context().get();
         if (made == null) {
             throw new IllegalStateException("The TLS context supplier gave no SSLContext");
@@ -216,14 +217,14 @@ public final class TlsSupport {
     }
 
     /** @param buffer a buffer {@link #packetBuffer} gave, or {@code null}: given back if lent */
-    public void releasePacket(ByteBuffer buffer) {
+    public void releasePacket(@Nullable ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.packets.giveBack(buffer);
         }
     }
 
     /** @param buffer a buffer {@link #plaintextBuffer} gave, or {@code null}: given back if lent */
-    public void releasePlaintext(ByteBuffer buffer) {
+    public void releasePlaintext(@Nullable ByteBuffer buffer) {
         if (buffer != null && buffer.isDirect()) {
             this.plaintexts.giveBack(buffer);
         }

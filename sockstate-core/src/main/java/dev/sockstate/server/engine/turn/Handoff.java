@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine.turn;
 
 import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One item handed from any thread to a socket's owner: a node of a lock-free stack whose head is a
@@ -16,7 +17,7 @@ public final class Handoff<T> {
     public final T item;
 
     /** The next item: older while on the stack, newer once taken. */
-    public Handoff<T> next;
+    public @Nullable Handoff<T> next;
 
     private Handoff(T item) {
         this.item = item;
@@ -82,7 +83,7 @@ public final class Handoff<T> {
      * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
      * (none, or the stack is closed)
      */
-    public static <T> Handoff<T> takeAllOpen(VarHandle head, Object receiver) {
+    public static <T> @Nullable Handoff<T> takeAllOpen(VarHandle head, Object receiver) {
         Handoff<T> current;
         do {
             current = top(head, receiver);
@@ -99,7 +100,7 @@ public final class Handoff<T> {
      * @return the first (oldest) of the items it held, or {@code null} (none, or it was closed already)
      */
     @SuppressWarnings("unchecked")
-    public static <T> Handoff<T> close(VarHandle head, Object receiver) {
+    public static <T> @Nullable Handoff<T> close(VarHandle head, Object receiver) {
         Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) (Handoff<?>) CLOSED);
         return (taken == CLOSED) ? null : oldestFirst(taken);
     }
@@ -119,14 +120,14 @@ public final class Handoff<T> {
      * Takes every item handed over so far; the owner only.
      * @return the first (oldest) of them, linked to the newer ones through {@link #next}, or {@code null}
      */
-    public static <T> Handoff<T> takeAll(VarHandle head, Object receiver) {
+    public static <T> @Nullable Handoff<T> takeAll(VarHandle head, Object receiver) {
         @SuppressWarnings("unchecked")
         Handoff<T> taken = (Handoff<T>) head.getAndSet(receiver, (Handoff<T>) null);
         return oldestFirst(taken);
     }
 
     /** @return the nodes taken, newest first, turned round: oldest first */
-    private static <T> Handoff<T> oldestFirst(Handoff<T> taken) {
+    private static <T> @Nullable Handoff<T> oldestFirst(@Nullable Handoff<T> taken) {
         Handoff<T> oldestFirst = null;
         while (taken != null) {
             Handoff<T> older = taken.next;
@@ -143,7 +144,7 @@ public final class Handoff<T> {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> Handoff<T> top(VarHandle head, Object receiver) {
+    private static <T> @Nullable Handoff<T> top(VarHandle head, Object receiver) {
         return (Handoff<T>) head.getVolatile(receiver);
     }
 }

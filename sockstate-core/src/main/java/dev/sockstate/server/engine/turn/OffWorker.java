@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.RegistrationBatch;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A thread that is not one of a group's workers running a socket's turn: a handler executor's, the
@@ -18,21 +19,21 @@ public final class OffWorker implements Runner {
     /** The runner of a thread lent no memory. */
     public static final OffWorker HANDING_ON = new OffWorker(null, 0);
 
-    private final NativeSockets sockets;
+    private final @Nullable NativeSockets sockets;
 
     private final int readBufferSize;
 
-    private final RegistrationBatch singleChange;
+    private final @Nullable RegistrationBatch singleChange;
 
-    private final PeerAddress peer;
+    private final @Nullable PeerAddress peer;
 
-    private NativeBuffer readBuffer;
+    private @Nullable NativeBuffer readBuffer;
 
     /**
      * @param sockets the backend's sockets, which allocate its memory
      * @param readBufferSize the size of its read buffer, made on first use
      */
-    public OffWorker(NativeSockets sockets, int readBufferSize) {
+    public OffWorker(@Nullable NativeSockets sockets, int readBufferSize) {
         this.sockets = sockets;
         this.readBufferSize = readBufferSize;
         this.singleChange = (sockets != null) ? new RegistrationBatch(1) : null;
@@ -66,7 +67,7 @@ public final class OffWorker implements Runner {
     }
 
     @Override
-    public NativeBuffer readBuffer() {
+    public @Nullable NativeBuffer readBuffer() {
         if (this.sockets == null) {
             return null;
         }

@@ -10,6 +10,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sockets a worker carries in its next call on its port ({@link SocketTurn#CARRIED}), and the
@@ -29,19 +30,19 @@ final class QueuedChanges {
     private final String groupName;
 
     /** The sockets carried, in the order they were handed over; {@link #waiting} of them. */
-    private final SocketTurn[] carried;
+    private final @Nullable SocketTurn[] carried;
 
     private int waiting;
 
     /** The batch of the call being made, and the socket of each of its entries. */
     private final RegistrationBatch batch;
 
-    private final SocketTurn[] inBatch;
+    private final @Nullable SocketTurn[] inBatch;
 
     /** The results of the last call, read out of its batch before the sockets hear of them. */
     private final Operation[] reportedOperations;
 
-    private final NativeIoException[] reportedFailures;
+    private final @Nullable NativeIoException[] reportedFailures;
 
     /**
      * @param port its port
@@ -76,7 +77,7 @@ final class QueuedChanges {
      * that failed before it applied anything, which are made again.
      * @return the changes, {@code null} when none waits
      */
-    RegistrationBatch forNextCall() {
+    @Nullable RegistrationBatch forNextCall() {
         if (this.waiting == 0) {
             return this.batch.isEmpty() ? null : this.batch;
         }
@@ -114,7 +115,7 @@ final class QueuedChanges {
      * @param operation the change applied
      * @param failure why it was refused, or {@code null}
      */
-    private void carried(SocketTurn socket, Operation operation, NativeIoException failure) {
+    private void carried(SocketTurn socket, Operation operation, @Nullable NativeIoException failure) {
         socket.observer.registrationChanged(operation, failure == null);
         int current;
         boolean again;
@@ -214,7 +215,7 @@ final class QueuedChanges {
         report(failures);
     }
 
-    private NativeIoException applyAlone(RegistrationBatch alone) {
+    private @Nullable NativeIoException applyAlone(RegistrationBatch alone) {
         try {
             this.port.apply(alone);
             return alone.failed(0) ? alone.failure(0, "ProcessSocketNotifications") : null;

@@ -1,5 +1,7 @@
 package dev.sockstate.server.engine.turn;
 
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * The clock of a run on a worker's thread: the handler calls for the frames of one read. The clock is
@@ -22,7 +24,7 @@ public final class RunClock {
      * @param requests whose requests the run's replies end are counted together ({@link #sumsRequest}); {@code null} for none
      * @return the clock of the run this one is within, to give {@link #endRun(long)}; 0 off the workers or outside runs
      */
-    public static long startRun(Object summing, Object requests) {
+    public static long startRun(@Nullable Object summing, @Nullable Object requests) {
         if (Thread.currentThread() instanceof WorkerThread thread) {
             long outer = thread.clock;
             thread.clock = System.nanoTime();

@@ -4,6 +4,7 @@ import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.RegistrationBatch;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The thread that runs a socket's turn, and what it lends the turn: a {@link Worker}, which dequeues
@@ -39,7 +40,7 @@ public interface Runner {
     RegistrationBatch singleChange();
 
     /** @return this thread's read buffer, valid during the turn; {@code null} when it has no memory lent */
-    NativeBuffer readBuffer();
+    @Nullable NativeBuffer readBuffer();
 
     /** @return this thread's sender address of a datagram, valid during the turn */
     PeerAddress peer();
@@ -61,7 +62,7 @@ public interface Runner {
      * @param port a socket's port
      * @return the calling thread, when it is the only one that runs the turns of that port's sockets; else {@code null}
      */
-    static Alone aloneOn(NotificationPort port) {
+    static @Nullable Alone aloneOn(NotificationPort port) {
         return (Thread.currentThread() instanceof Alone alone && alone.runsAlone(port)) ? alone : null;
     }
 }

@@ -3,6 +3,7 @@ package dev.sockstate.server.engine.turn;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** One daemon thread for timed work: idle sweeps and the end of accept back-offs. */
 public final class ServerScheduler {
@@ -10,7 +11,7 @@ public final class ServerScheduler {
     private final ScheduledThreadPoolExecutor executor;
 
     /** The thread the executor made last: its only one, which a stop waits for to end. */
-    private volatile Thread thread;
+    private volatile @Nullable Thread thread;
 
     /** @param threadName the name of its thread */
     public ServerScheduler(String threadName) {

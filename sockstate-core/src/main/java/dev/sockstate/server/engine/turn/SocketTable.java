@@ -3,6 +3,7 @@ package dev.sockstate.server.engine.turn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The served sockets of a server by completion key. A key is a slot index in its low 32 bits
@@ -12,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class SocketTable implements SocketTurn.Table {
 
-    private final AtomicReferenceArray<SocketTurn> slots;
+    private final AtomicReferenceArray<@Nullable SocketTurn> slots;
 
     private final int[] generations;
 
@@ -59,7 +60,7 @@ public final class SocketTable implements SocketTurn.Table {
      * @param key a completion key
      * @return the socket it names, or {@code null} when that socket is gone
      */
-    public SocketTurn get(long key) {
+    public @Nullable SocketTurn get(long key) {
         int slot = (int) key;
         if (slot < 0 || slot >= this.generations.length) {
             return null;

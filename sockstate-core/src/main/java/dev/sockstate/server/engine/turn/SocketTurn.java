@@ -13,6 +13,7 @@ import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A socket the server serves and its turns, the one place where a socket is owned, handled, re-armed
@@ -171,14 +172,14 @@ public abstract class SocketTurn {
      * Why the port refused a change of the registration: written by a carrier before it sets
      * {@link #REFUSED}, or kept by the owner until its handler hears of it; taken by the owner.
      */
-    private volatile NativeIoException refusal;
+    private volatile @Nullable NativeIoException refusal;
 
     /**
      * The thread that owns the socket, or {@code null}. Only ever compared with the reading thread
      * itself, which always sees its own last write, so plain (opaque) accesses suffice: a thread
      * finds itself here exactly while it owns the socket, without a fence on every turn.
      */
-    private Thread owner;
+    private @Nullable Thread owner;
 
     private final Table table;
 
@@ -264,7 +265,7 @@ public abstract class SocketTurn {
     }
 
     /** @param thread the thread that owns the socket from now on, or {@code null} */
-    public final void owner(Thread thread) {
+    public final void owner(@Nullable Thread thread) {
         OWNER.setOpaque(this, thread);
     }
 
@@ -290,7 +291,7 @@ public abstract class SocketTurn {
     }
 
     /** @return the refusal recorded with {@link #REFUSED} (which the caller cleared) or kept, {@code null} for none; the owner */
-    public final NativeIoException takeRefusal() {
+    public final @Nullable NativeIoException takeRefusal() {
         NativeIoException failure = this.refusal;
         this.refusal = null;
         return failure;
@@ -793,7 +794,7 @@ public abstract class SocketTurn {
      * @param filter the events to wait for, -1 or 0 for none
      * @param appliedSinceEvents whether the registration was applied in this turn since events last came in
      */
-    private Operation changeFor(int filter, boolean appliedSinceEvents) {
+    private @Nullable Operation changeFor(int filter, boolean appliedSinceEvents) {
         if (this.trigger.isOneShot()) {
             // A one-shot registration that fired is disabled in effect: it is armed again unless armed
             // already in this turn with the same filter. With nothing to wait for it is disabled
@@ -886,7 +887,7 @@ public abstract class SocketTurn {
     }
 
     /** Applies one change at once on this socket's port, with the runner's batch of one. */
-    private NativeIoException applyNow(Runner runner, Operation operation, int filter) {
+    private @Nullable NativeIoException applyNow(Runner runner, Operation operation, int filter) {
         RegistrationBatch change = runner.singleChange();
         change.clear();
         switch (operation) {

@@ -14,6 +14,7 @@ import dev.sockstate.server.observer.ServerObserver.DequeueOutcome;
 import dev.sockstate.server.observer.WorkerObserver;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thread of a worker group: dequeues a batch from its port (the group's shared one, or its own),
@@ -46,7 +47,7 @@ public final class Worker implements Runnable, Runner {
      * Yields the processor ({@link Thread#yield}) once before a dequeue that may wait, after calls
      * that served sockets; {@code null} when the group does not.
      */
-    private final Runnable yielder;
+    private final @Nullable Runnable yielder;
 
     private final WorkerObserver observer;
 
@@ -58,7 +59,7 @@ public final class Worker implements Runnable, Runner {
 
     private volatile boolean stopped;
 
-    private volatile Throwable failure;
+    private volatile @Nullable Throwable failure;
 
     /** Whether no other worker dequeues from its port (a port per worker, or a group of one). */
     private final boolean alone;
@@ -70,7 +71,7 @@ public final class Worker implements Runnable, Runner {
      */
     private final ArrayDeque<SocketTurn> ownRuns = new ArrayDeque<>();
 
-    private volatile Thread thread;
+    private volatile @Nullable Thread thread;
 
     /**
      * @param settings the group's settings
@@ -351,7 +352,7 @@ public final class Worker implements Runnable, Runner {
      * @return the port the calling thread dequeues from, if it is a worker's; {@code null} on any other
      * thread (what a connection the thread writes to may share, so that the write stays on this thread)
      */
-    public static NotificationPort currentPort() {
+    public static @Nullable NotificationPort currentPort() {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.worker.port : null;
     }
 
@@ -369,12 +370,12 @@ public final class Worker implements Runnable, Runner {
      * @param what what it handles, {@code null} for nothing
      * @return what it handled before, to be marked again when this ends ({@code null} off the workers)
      */
-    public static Object handling(Object what) {
+    public static @Nullable Object handling(@Nullable Object what) {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handle(what) : null;
     }
 
     /** @return what the calling worker's thread handles now, as {@link #handling(Object)} marked it; {@code null} on any other thread */
-    public static Object handling() {
+    public static @Nullable Object handling() {
         return (Thread.currentThread() instanceof WorkerThread thread) ? thread.handled() : null;
     }
 
@@ -396,7 +397,7 @@ public final class Worker implements Runnable, Runner {
     }
 
     /** @return the name of the worker's thread, interrupted, if it still runs; {@code null} if it ended */
-    String interruptIfAlive() {
+    @Nullable String interruptIfAlive() {
         Thread running = this.thread;
         if (running == null || !running.isAlive()) {
             return null;

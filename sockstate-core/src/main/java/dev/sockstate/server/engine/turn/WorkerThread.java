@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine.turn;
 
 import dev.sockstate.port.NotificationPort;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A worker's thread, known as such by {@link Worker#onWorkerThread()}, and what it keeps for itself
@@ -16,7 +17,7 @@ final class WorkerThread extends Thread implements Runner.Alone {
      * What it handles now, as the engine marks it, when {@link #handles}; else what it handled last,
      * let go of before each dequeue.
      */
-    private Object handling;
+    private @Nullable Object handling;
 
     /** Whether it handles {@link #handling} now. */
     private boolean handles;
@@ -31,7 +32,7 @@ final class WorkerThread extends Thread implements Runner.Alone {
     boolean summing;
 
     /** Whose calls the outermost run at hand times together, {@code null} for none. */
-    Object runCalls;
+    @Nullable Object runCalls;
 
     /** Whether the outermost run at hand does: what a run within it, timed call by call, gives back. */
     boolean outerSums;
@@ -40,7 +41,7 @@ final class WorkerThread extends Thread implements Runner.Alone {
     int summed;
 
     /** Whose requests the outermost run at hand counts together ({@link RunClock#sumsRequest}). */
-    Object runRequests;
+    @Nullable Object runRequests;
 
     /** The requests it counted together so far, and their time added up. */
     int requestsEnded;
@@ -83,7 +84,7 @@ final class WorkerThread extends Thread implements Runner.Alone {
      * @param what what it handles from now on, {@code null} for nothing
      * @return what it handled before
      */
-    Object handle(Object what) {
+    @Nullable Object handle(@Nullable Object what) {
         Object before = handled();
         if (what != null) {
             // Stored only when it changes (a proxy's frames come a connection's run at a time): a
@@ -101,7 +102,7 @@ final class WorkerThread extends Thread implements Runner.Alone {
     }
 
     /** @return what it handles now, {@code null} for nothing */
-    Object handled() {
+    @Nullable Object handled() {
         return this.handles ? this.handling : null;
     }
 
