@@ -10,8 +10,8 @@ import org.springframework.aot.hint.annotation.Reflective;
 /**
  * On a {@link SocketHandler} bean: The peer closed its side of a connection; no more data will
  * arrive. Without such a method the connection is closed once queued bytes are sent; with one, it
- * stays open, half-closed, until the method (or a later call) closes it
- * ({@link dev.sockstate.server.Connection#close()}), and may still be written to.
+ * stays open, half-closed, and may still be written to: the method, or a later call, closes it when
+ * done ({@link dev.sockstate.server.Connection#close()}).
  * <ul>
  * <li><b>Parameters</b>, by type, in any order; a parameter of another type fails start-up
  * ({@link SocketHandlerDefinitionException}):

@@ -63,7 +63,7 @@ import org.springframework.aot.hint.annotation.Reflective;
  * {@link dev.sockstate.server.InvalidMessageException}, taken as a message that does not read; on
  * UDP, it is logged and counted, the datagram dropped, and the listener goes on.</li>
  * <li><b>Thread</b>: as {@link OnData @OnData}'s on TCP, {@link OnDatagram @OnDatagram}'s on UDP: a
- * worker thread of the listener's worker group, or, with a handler executor
+ * worker thread of the listener's (or the client's) worker group, or, with a handler executor
  * ({@code handler-executor}), a thread of that executor. On TCP the calls for one connection never run
  * at once (one at a time, in the order of its frames); on UDP, with an executor, several datagrams may
  * be handled at once.</li>
