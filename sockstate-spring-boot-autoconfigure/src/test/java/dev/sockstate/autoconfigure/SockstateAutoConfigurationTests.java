@@ -62,6 +62,31 @@ class SockstateAutoConfigurationTests {
     }
 
     @Test
+    void methodsCalledAsAConnectionEndsAreGivenThePeersAddressAfterAResetAndAfterTheClose() {
+        this.runner.withUserConfiguration(TestHandlers.PeerAtTheEndConfiguration.class).withPropertyValues(this.echoOnLoopback)
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    int port = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
+                    TestHandlers.PeerAtTheEnd handler = context.getBean(TestHandlers.PeerAtTheEnd.class);
+                    java.net.SocketAddress reset;
+                    try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                        reset = client.getLocalSocketAddress();
+                        client.setSoTimeout(5000);
+                        client.getOutputStream().write('x');
+                        assertThat(client.getInputStream().read()).isEqualTo('x');
+                        // A reset, not a FIN: the server's socket then tells no peer address.
+                        client.setSoLinger(true, 0);
+                    }
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (handler.closed.isEmpty() && System.nanoTime() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertThat(handler.failed).as("the address @OnError took after the reset").containsExactly(reset);
+                    assertThat(handler.closed).as("the address @OnClose took").containsExactly(reset);
+                });
+    }
+
+    @Test
     void annotatedMethodsGetTextRepliesHangupsAndDatagrams() {
         this.runner.withUserConfiguration(TestHandlers.AllConfiguration.class)
                 .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.upper.address=127.0.0.1", "sockstate.listeners.upper.port=0",

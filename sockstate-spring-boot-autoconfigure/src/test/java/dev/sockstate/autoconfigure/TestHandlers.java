@@ -96,6 +96,39 @@ final class TestHandlers {
         }
     }
 
+    /** Takes the peer's address only as the connection ends: after a close, or a reset. */
+    @SocketHandler("echo")
+    static class PeerAtTheEnd {
+
+        final java.util.Queue<java.net.SocketAddress> failed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        final java.util.Queue<java.net.SocketAddress> closed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @OnData
+        ByteBuffer echo(ByteBuffer data) {
+            return data;
+        }
+
+        @OnError
+        void failed(Throwable error, java.net.SocketAddress peer) {
+            this.failed.add(peer);
+        }
+
+        @OnClose
+        void closed(java.net.SocketAddress peer) {
+            this.closed.add(peer);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PeerAtTheEndConfiguration {
+
+        @Bean
+        PeerAtTheEnd peerAtTheEnd() {
+            return new PeerAtTheEnd();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class AllConfiguration {
 

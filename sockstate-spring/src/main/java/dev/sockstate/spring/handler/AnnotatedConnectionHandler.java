@@ -2,6 +2,7 @@ package dev.sockstate.spring.handler;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +25,12 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
 
     private final @Nullable HandlerMethod close;
 
+    /**
+     * Whether a method called as the connection ends takes the peer's address, which the system tells
+     * no more once the connection was reset or closed: it is read as the connection opens, and kept.
+     */
+    private final boolean addressAtOpen;
+
     AnnotatedConnectionHandler(@Nullable HandlerMethod open, @Nullable HandlerMethod data, @Nullable HandlerMethod writable,
             @Nullable HandlerMethod hangup, @Nullable HandlerMethod error, @Nullable HandlerMethod close) {
         this.open = open;
@@ -32,10 +39,23 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
         this.hangup = hangup;
         this.error = error;
         this.close = close;
+        this.addressAtOpen = takesPeerAddress(hangup) || takesPeerAddress(error) || takesPeerAddress(close);
+    }
+
+    private static boolean takesPeerAddress(@Nullable HandlerMethod method) {
+        return method != null && method.takesPeerAddress();
     }
 
     @Override
     public void onOpen(Connection connection) throws Exception {
+        if (this.addressAtOpen) {
+            try {
+                connection.remoteAddress();
+            }
+            catch (UncheckedIOException | IllegalStateException ex) {
+                // Reset before it opened: the call that takes the address fails as it would have.
+            }
+        }
         call(this.open, connection, null, null);
     }
 

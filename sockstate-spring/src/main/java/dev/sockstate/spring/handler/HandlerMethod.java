@@ -180,9 +180,18 @@ final class HandlerMethod {
     /** The bean's method behind its arguments' sources, of type {@link #EVENT}. */
     private final MethodHandle call;
 
-    private HandlerMethod(Method method, MethodHandle call) {
+    /** Whether a parameter is the connection's peer address. */
+    private final boolean takesPeerAddress;
+
+    private HandlerMethod(Method method, MethodHandle call, boolean takesPeerAddress) {
         this.method = method;
         this.call = call;
+        this.takesPeerAddress = takesPeerAddress;
+    }
+
+    /** @return whether a parameter is the peer's address ({@code SocketAddress} or {@code InetSocketAddress}) */
+    boolean takesPeerAddress() {
+        return this.takesPeerAddress;
     }
 
     /**
@@ -244,7 +253,9 @@ final class HandlerMethod {
                             + " or declare the method on an interface the bean implements.");
         }
         ReflectionUtils.makeAccessible(invocable);
-        return new HandlerMethod(invocable, call(bean, invocable, arguments));
+        boolean peerAddress = java.util.Arrays.stream(arguments)
+                .anyMatch((argument) -> argument == Argument.ADDRESS || argument == Argument.SOCKET_ADDRESS);
+        return new HandlerMethod(invocable, call(bean, invocable, arguments), peerAddress);
     }
 
     /**

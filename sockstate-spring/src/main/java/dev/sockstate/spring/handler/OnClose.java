@@ -20,10 +20,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * is still there.</li>
  * <li>{@link java.net.SocketAddress}: the peer's address, an {@link java.net.InetSocketAddress} or, on a
  * Unix domain socket, a {@link java.net.UnixDomainSocketAddress}; behind a load balancer, the client
- * that the PROXY protocol header names. It is asked of the socket the first time a handler takes it,
- * then kept; the socket is closed by now, so it is known here only if it was taken while the
- * connection was open (by an {@link OnOpen @OnOpen} method, say), else the call fails, logged as a
- * handler error.</li>
+ * that the PROXY protocol header names. The socket is closed by now: a bean whose {@code @OnClose}
+ * method takes the address has it read as each connection opens, and kept.</li>
  * <li>{@link java.net.InetSocketAddress}: the same, as an IP address and port; a method that takes it
  * on the listener of a Unix domain socket fails start-up.</li>
  * <li>{@link dev.sockstate.server.PeerCredentials}: the pid, uid and gid of the process at the other

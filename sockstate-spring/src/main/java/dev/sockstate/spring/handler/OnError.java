@@ -33,9 +33,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * and keep per-connection state on ({@link dev.sockstate.server.Connection#attach}).</li>
  * <li>{@link java.net.SocketAddress}: the peer's address, an {@link java.net.InetSocketAddress} or, on a
  * Unix domain socket, a {@link java.net.UnixDomainSocketAddress}; behind a load balancer, the client
- * that the PROXY protocol header names. It is asked of the socket the first time a handler takes it,
- * then kept; after a reset the socket may no longer tell it, and the call fails: a method that needs
- * it here should have it taken earlier (by an {@link OnOpen @OnOpen} method, say).</li>
+ * that the PROXY protocol header names. After a reset the socket tells it no more: a bean whose
+ * {@code @OnError} method takes the address has it read as each connection opens, and kept.</li>
  * <li>{@link java.net.InetSocketAddress}: the same, as an IP address and port; a method that takes it
  * on the listener of a Unix domain socket fails start-up.</li>
  * <li>{@link dev.sockstate.server.PeerCredentials}: the pid, uid and gid of the process at the other
