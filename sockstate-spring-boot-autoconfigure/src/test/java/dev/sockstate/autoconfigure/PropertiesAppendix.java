@@ -172,7 +172,7 @@ final class PropertiesAppendix {
         }
         String source = Files.readString(this.sources.resolve(topLevel.getName().replace('.', '/') + ".java"));
         int body = source.indexOf("class " + declaring.getSimpleName() + " ");
-        Matcher declaration = Pattern.compile("\\n\\s*private (final )?[\\w.<>, ]+ " + field + "( =[^;]*)?;").matcher(source);
+        Matcher declaration = Pattern.compile("\\n\\s*private (final )?[\\w.<>,@ ]+ " + field + "( =[^;]*)?;").matcher(source);
         if (body < 0 || !declaration.find(body)) {
             throw new IllegalStateException("no declaration of " + field + " in " + declaring.getName() + "'s source");
         }
