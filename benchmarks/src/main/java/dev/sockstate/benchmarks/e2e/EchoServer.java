@@ -28,6 +28,14 @@ interface EchoServer extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * @return the socket notification backend the server runs on and what its probe found (for
+     * sockstate's epoll backend, the binding of libc), or {@code null} for a server that is not sockstate's
+     */
+    default String backend() {
+        return null;
+    }
+
     @Override
     void close() throws Exception;
 }

@@ -28,6 +28,10 @@ public final class ServerMain {
         ServerKind kind = ServerKind.parse(args[0]);
         try (EchoServer server = kind.create()) {
             int port = server.start(Integer.parseInt(args[1]));
+            String backend = server.backend();
+            if (backend != null) {
+                System.out.println("BACKEND " + backend);
+            }
             System.out.println("PORT " + port);
             System.out.flush();
             BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));

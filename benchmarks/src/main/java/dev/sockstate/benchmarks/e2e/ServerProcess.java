@@ -23,16 +23,24 @@ final class ServerProcess implements AutoCloseable {
 
     final int port;
 
+    /** What the server said of its backend ({@link EchoServer#backend()}), or {@code null}. */
+    final String backend;
+
     private ServerProcess(ServerKind kind, Process process) throws IOException {
         this.kind = kind;
         this.process = process;
         this.output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII));
         this.control = process.getOutputStream();
         String line = this.output.readLine();
+        String backend = null;
         for (int skipped = 0; line != null && !line.startsWith("PORT ") && skipped < 100; skipped++) {
-            // a profiler's or the JVM's own messages
+            // the server's backend, a profiler's or the JVM's own messages
+            if (line.startsWith("BACKEND ")) {
+                backend = line.substring("BACKEND ".length()).trim();
+            }
             line = this.output.readLine();
         }
+        this.backend = backend;
         if (line == null || !line.startsWith("PORT ")) {
             process.destroyForcibly();
             throw new IllegalStateException(kind.label + " did not start (said " + line + "); see its log");

@@ -1,5 +1,6 @@
 package dev.sockstate.benchmarks.e2e;
 
+import dev.sockstate.port.Backend;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.WebApplicationType;
@@ -54,6 +55,12 @@ final class StarterEchoServer implements EchoServer {
         this.context = new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
                 .properties(properties.toArray(String[]::new)).run();
         return this.context.getEnvironment().getRequiredProperty("local.sockstate.echo.port", Integer.class);
+    }
+
+    @Override
+    public String backend() {
+        Backend backend = this.context.getBean(Backend.class);
+        return backend.name() + ": " + backend.availability().reason();
     }
 
     @Override
