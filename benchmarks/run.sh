@@ -5,12 +5,16 @@
 # load client. Not run unless named in --servers: the C anchors c-reuseport and c-oneshot
 # (benchmarks/src/main/c/echo_anchor.c, compiled with gcc -O2 into benchmarks/target/ when named; gcc required).
 #
-#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--rate-only] [--out dir]
+#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--rate-only] [--out dir] [--results dir]
 #
 # --quick (the default) takes about two and a half minutes, --full about thirty. Results: a Markdown report on
 # standard output and in benchmarks/target/e2e/<time>/ with the raw samples (samples.csv).
+# --results dir (passed to the harness as it is) also writes dir/<yyyy-MM-dd>-<short commit>/, meant to be committed:
+# the report headed by what ran (options, JDK and sockstate's binding, kernel, CPU; no machine paths), samples.csv,
+# SVG charts and a README.md that shows them. The date is the run's in UTC, the commit COMMIT's or git's. Relative
+# paths of --out and --results are the repository root's: benchmarks/run.sh --full --results benchmarks/results
 # Environment: JAVA (default: java on the PATH; servers run on the same JDK), MVN (default: mvn),
-# SKIP_BUILD=1 to reuse benchmarks/target/benchmarks.jar.
+# SKIP_BUILD=1 to reuse benchmarks/target/benchmarks.jar, COMMIT to name the commit instead of git rev-parse --short HEAD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

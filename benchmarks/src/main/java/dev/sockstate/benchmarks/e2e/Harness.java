@@ -3,19 +3,25 @@ package dev.sockstate.benchmarks.e2e;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * The end-to-end comparison: starts each echo server in a JVM of its own, one at a time, drives it
  * with the same load client, and repeats over rounds with the servers' order rotated, so machine
  * noise falls on all of them alike. Usage (see {@code benchmarks/run.sh}):
- * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--rate-only] [--framing none|line] [--out dir]}.
+ * {@code Harness [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--rate-only] [--framing none|line] [--out dir]
+ * [--results dir]}. With {@code --results dir}, the run also goes to a directory meant to be committed
+ * ({@link ResultsDirectory}): the report headed by what ran, the samples and the charts.
  */
 public final class Harness {
 
@@ -23,14 +29,20 @@ public final class Harness {
 
     private final Settings settings;
 
+    /** Each backend description sockstate's servers gave, with the servers that gave it, in the order first seen. */
+    private final Map<String, List<String>> backends = new LinkedHashMap<>();
+
     private Harness(Settings settings) {
         this.settings = settings;
     }
 
-    /** How long and how much. */
+    /**
+     * How long and how much, where the results go ({@code results} {@code null} without {@code --results}),
+     * and the options as given.
+     */
     record Settings(int rounds, int workers, int clientThreads, long warmupMillis, long measureMillis, long rateWarmupMillis,
             long rateMillis, int rateThreads, int idleConnections, List<ServerKind> servers, List<Scenario> loads,
-            boolean rateAndIdle, boolean rateOnly, Path out) {
+            boolean rateAndIdle, boolean rateOnly, Path out, Path results, List<String> options) {
     }
 
     /**
@@ -63,6 +75,7 @@ public final class Harness {
         Long measure = null;
         Path out = Path.of("benchmarks", "target", "e2e",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        Path results = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> full = false;
@@ -72,6 +85,7 @@ public final class Harness {
                 case "--idle" -> idle = Integer.parseInt(args[++i]);
                 case "--servers" -> servers = Arrays.stream(args[++i].split(",")).map(ServerKind::parse).collect(Collectors.toList());
                 case "--out" -> out = Path.of(args[++i]);
+                case "--results" -> results = Path.of(args[++i]);
                 case "--loads" -> loads = Arrays.stream(args[++i].split(",")).map(Scenario::parse).collect(Collectors.toList());
                 case "--no-rate-idle" -> rateAndIdle = false;
                 case "--rate-only" -> rateOnly = true;
@@ -79,7 +93,7 @@ public final class Harness {
                 case "--framing" -> System.setProperty("benchmark.framing", args[++i]);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
                         + "; use --quick|--full, --rounds n, --workers n, --idle n, --servers a,b, --loads CxSxD,... (connections x"
-                        + " size x depth), --no-rate-idle, --rate-only, --measure ms, --framing none|line, --out dir");
+                        + " size x depth), --no-rate-idle, --rate-only, --measure ms, --framing none|line, --out dir, --results dir");
             }
         }
         if (rateOnly) {
@@ -93,10 +107,10 @@ public final class Harness {
         if (full) {
             return new Settings((rounds != null) ? rounds : 5, workers, 2, 1000, (measure != null) ? measure : 2500, 2000, 2500, 4,
                     idle, servers, loads,
-                    rateAndIdle, rateOnly, out);
+                    rateAndIdle, rateOnly, out, results, List.of(args));
         }
         return new Settings((rounds != null) ? rounds : 2, workers, 2, 250, (measure != null) ? measure : 800, 1000, 1000, 4, idle,
-                servers, loads, rateAndIdle, rateOnly, out);
+                servers, loads, rateAndIdle, rateOnly, out, results, List.of(args));
     }
 
     /**
@@ -132,6 +146,7 @@ public final class Harness {
             log("C anchor: " + CAnchor.binary());
         }
         long started = System.nanoTime();
+        LocalDate day = ResultsDirectory.day(Instant.now());
         log("Servers " + this.settings.servers().stream().map((kind) -> kind.label).collect(Collectors.joining(", ")) + ", "
                 + this.settings.workers() + " workers each, " + this.settings.rounds() + " rounds; results in "
                 + this.settings.out());
@@ -152,12 +167,25 @@ public final class Harness {
                 s.measureMillis(), s.warmupMillis(), s.idleConnections(), (System.nanoTime() - started) / 1e9);
         Files.writeString(this.settings.out().resolve("report.md"), header + report, StandardCharsets.UTF_8);
         System.out.println(header + report);
+        if (s.results() != null) {
+            RunDescription run = RunDescription.here(s.options(), this.backends, day,
+                    ResultsDirectory.commit(System.getenv("COMMIT"), ResultsDirectory::git));
+            Path written = ResultsDirectory.write(s.results(), run, header + report, this.settings.out().resolve("samples.csv"),
+                    Charts.of(samples, s.servers(), scenarios));
+            log("Results to commit in " + written);
+        }
     }
 
     private void measure(ServerKind kind, int round, List<Scenario> scenarios, Samples samples, Path log) throws Exception {
         Settings s = this.settings;
         try (ServerProcess server = ServerProcess.start(kind, s.workers(), log)) {
             log("round " + round + ": " + kind.label + " (pid " + server.pid() + ", port " + server.port + ")");
+            if (server.backend != null) {
+                List<String> named = this.backends.computeIfAbsent(server.backend, (description) -> new ArrayList<>());
+                if (!named.contains(kind.label)) {
+                    named.add(kind.label);
+                }
+            }
             if (!s.rateOnly()) {
                 PingPong.run(server.port, new Scenario(64, 64, 1), s.clientThreads(), s.warmupMillis() * 2, 1, server::cpuNanos);
             }
