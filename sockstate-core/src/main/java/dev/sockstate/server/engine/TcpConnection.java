@@ -422,6 +422,15 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     private boolean inputDrained;
 
+    /**
+     * Whether the peer's bytes were refused: nothing more is read or handed on (the rest of a read, a
+     * TLS record's plaintext, frames held back), while replies owed are still written; owner only.
+     */
+    private boolean inputRefused;
+
+    /** How long a connection whose bytes were refused waits for its peer's FIN, once it sent its own, before it is aborted. */
+    private static final long REFUSAL_LINGER_MILLIS = 1000;
+
     /** Whether an error notification came with no error pending (SO_ERROR read 0): the next one fails the connection. */
     private boolean errorUnnamed;
 
@@ -670,8 +679,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             bytes.flip();
             inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
-            if (!readsOn() && !(untilWouldBlock && isDraining()) || this.inputClosed || this.inputHeld || this.readingPaused
-                    || pausesForOwnWrites()) {
+            if (!readsOn() && !(untilWouldBlock && isDraining()) || this.inputRefused || this.inputClosed || this.inputHeld
+                    || this.readingPaused || pausesForOwnWrites()) {
                 return true;
             }
             if (!untilWouldBlock && (!edge || (shortReadDrains && read < bytes.capacity()))) {
@@ -758,6 +767,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             return isAborting();
         }
         if (isDraining() && !this.inputClosed) {
+            // After a refusal no stop ends the linger: a timer does, as a stop would (without one, the close is now).
+            if (!this.lingering && this.inputRefused && !this.profile.schedule(() -> requestClose(true), REFUSAL_LINGER_MILLIS)) {
+                return true;
+            }
             linger();
             return false;
         }
@@ -811,7 +824,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public boolean takesInput() {
-        return !isAborting() && (!isClosing() || isDraining());
+        return !isAborting() && !this.inputRefused && (!isClosing() || isDraining());
     }
 
     /**
@@ -1317,14 +1330,16 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             return;
         }
         keepFailure(why);
+        // Nothing after the refused bytes is handed on: the rest of the read, of a record, of the frames held.
+        this.inputRefused = true;
         if (handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, why);
         }
         if (awaitsReplies()) {
             // Requests its handler made of the server's clients for what came before the refused bytes
             // are still owed their replies: the connection reads nothing more, writes those replies as
-            // they come (each request ends by its timeout at the latest), then closes as a graceful
-            // stop's drain closes a connection, the FIN first.
+            // they come (each request ends by its timeout, if it has one), then sends its FIN and
+            // lingers a second for the peer's, so that what the peer sent meanwhile resets nothing.
             this.inputDrained = true;
             requestDrainAndClose();
         }

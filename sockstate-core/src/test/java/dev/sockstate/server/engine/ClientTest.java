@@ -686,15 +686,53 @@ class ClientTest {
         client.set(proxy.client("behind"));
         awaitOpen(client.get(), 1);
         Socket peer = this.fixture.connect(proxy, "front");
-        peer.getOutputStream().write(("slow\n" + "x".repeat(100) + "\nafter\n").getBytes(StandardCharsets.US_ASCII));
+        peer.getOutputStream().write(("slow\n" + "x".repeat(100) + "\n").getBytes(StandardCharsets.US_ASCII));
         assertThat(refused.await(5, TimeUnit.SECONDS)).as("the line over the frame size refused").isTrue();
         await(() -> backendSide.get() != null, "the request to reach the backend");
         await(() -> ((TcpConnection) front.get()).isClosing(), "the refusal's close to begin");
-        // Time for a close that would not wait to finish.
+        peer.getOutputStream().write("after\n".getBytes(StandardCharsets.US_ASCII));
+        // Time for a close that would not wait to finish, and for a read that would take what came after.
         Thread.sleep(100);
         backendSide.get().send("answer slow");
         assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).as("what the peer read before the FIN")
                 .isEqualTo("answer slow\n");
+        assertThat(backendGot).as("requests that reached the backend").containsExactly("slow");
+    }
+
+    /** As above, the refusal a handler's own (a message that does not read), with a request after it in the same read. */
+    @Test
+    void whatCameInTheSameReadAfterAMessageTheHandlerRefusedIsNotHandedOn() throws Exception {
+        AtomicReference<Connection> backendSide = new AtomicReference<>();
+        Queue<String> backendGot = new ConcurrentLinkedQueue<>();
+        ConnectionHandler heldBackend = (connection, data) -> {
+            backendSide.set(connection);
+            backendGot.add(StandardCharsets.US_ASCII.decode(data).toString());
+        };
+        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
+                .framing(Framing.line()).handler(heldBackend).build());
+        AtomicReference<SocketClient> client = new AtomicReference<>();
+        Queue<String> handled = new ConcurrentLinkedQueue<>();
+        ConnectionHandler proxying = (connection, data) -> {
+            String text = StandardCharsets.US_ASCII.decode(data.duplicate()).toString();
+            handled.add(text);
+            if (text.equals("BAD")) {
+                throw new dev.sockstate.server.InvalidMessageException("not a request", new IllegalArgumentException(text));
+            }
+            client.get().request(data, (reply, failure) -> connection.write((reply != null) ? reply
+                    : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+        };
+        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
+                .address("127.0.0.1", backend.listener("backend").portNumber()).framing(Framing.line()).build()), this.connects,
+                ServerFixture.tcp("front").framing(Framing.line()).handler(proxying).build());
+        client.set(proxy.client("behind"));
+        awaitOpen(client.get(), 1);
+        Socket peer = this.fixture.connect(proxy, "front");
+        peer.getOutputStream().write("slow\nBAD\nmore\n".getBytes(StandardCharsets.US_ASCII));
+        await(() -> backendSide.get() != null, "the request to reach the backend");
+        backendSide.get().send("answer slow");
+        assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).as("what the peer read before the FIN")
+                .isEqualTo("answer slow\n");
+        assertThat(handled).as("frames handed to the handler").containsExactly("slow", "BAD");
         assertThat(backendGot).as("requests that reached the backend").containsExactly("slow");
     }
 
