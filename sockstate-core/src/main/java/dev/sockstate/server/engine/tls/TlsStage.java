@@ -63,7 +63,7 @@ public final class TlsStage extends TlsPump implements Stage {
     /** A FIN arrived while tasks ran: passed on after what arrived before it. */
     private boolean hangupAfterTasks;
 
-    /** The ClientHello read so far, while its server name is to pick the context; then dropped. */
+    /** A server's ClientHello read so far, until it is whole; then dropped. */
     private TlsRecords.@Nullable HelloAssembly hello;
 
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
@@ -88,6 +88,10 @@ public final class TlsStage extends TlsPump implements Stage {
         this.context = context;
         if (!this.tls.byServerName) {
             makeEngine(this.tls.settings);
+        }
+        if (!this.tls.settings.isClient()) {
+            // A server reads the ClientHello whole before the engine sees it (see chooseContext).
+            this.hello = new TlsRecords.HelloAssembly();
         }
         // The limit counts from the connection's start (when the stage was made), not from this open,
         // which a PROXY protocol header before it may have delayed.
@@ -127,7 +131,7 @@ public final class TlsStage extends TlsPump implements Stage {
             hold(in);
             return;
         }
-        if (this.engine == null && !chooseContext(in)) {
+        if (this.hello != null && !chooseContext(in)) {
             return;
         }
         if (this.held != null) {
@@ -154,8 +158,9 @@ public final class TlsStage extends TlsPump implements Stage {
     }
 
     /**
-     * Makes the engine of the context the ClientHello's server name picks, once the records it spans
-     * arrived: until then what arrives is held (within the handshake's bound).
+     * Reads the ClientHello whole, once the records it spans arrived (until then what arrives is held,
+     * within the handshake's bound), then makes the engine of the context its server name picks, when
+     * the listener picks one so, and hands the engine the hello in as few records as carry it.
      * @return false when the ClientHello is unfinished: the bytes are held
      */
     private boolean chooseContext(ByteBuffer in) throws Exception {
@@ -170,9 +175,6 @@ public final class TlsStage extends TlsPump implements Stage {
             }
             first = this.held.duplicate().flip();
         }
-        if (this.hello == null) {
-            this.hello = new TlsRecords.HelloAssembly();
-        }
         TlsRecords.HelloAssembly assembly = this.hello;
         ByteBuffer hello = assembly.next(first);
         if (hello == TlsRecords.INCOMPLETE) {
@@ -180,7 +182,9 @@ public final class TlsStage extends TlsPump implements Stage {
             return false;
         }
         this.hello = null;
-        makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
+        if (this.engine == null) {
+            makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
+        }
         if (hello != null && assembly.records() > 1 && !this.failed) {
             // The engine is handed the hello in as few records as carry it, the same handshake bytes:
             // the JDK's reassembles a message cut into records by copying what it holds at each one.
