@@ -45,6 +45,12 @@ final class ConnectionExtras {
     volatile @Nullable Throwable failure;
 
     /**
+     * Whether the peer's bytes were refused: nothing more is read or handed on (the rest of a read, a
+     * TLS record's plaintext, frames held back), while replies owed are still written; the owner's.
+     */
+    boolean inputRefused;
+
+    /**
      * Where the writes other threads asked for gather while the owner takes several of them at once,
      * to leave in one send ({@link WritePath}); {@code null} otherwise. The owner's only.
      */

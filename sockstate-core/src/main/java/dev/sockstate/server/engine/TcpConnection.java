@@ -422,12 +422,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     private boolean inputDrained;
 
-    /**
-     * Whether the peer's bytes were refused: nothing more is read or handed on (the rest of a read, a
-     * TLS record's plaintext, frames held back), while replies owed are still written; owner only.
-     */
-    private boolean inputRefused;
-
     /** How long a connection whose bytes were refused waits for its peer's FIN, once it sent its own, before it is aborted. */
     private static final long REFUSAL_LINGER_MILLIS = 1000;
 
@@ -679,7 +673,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             bytes.flip();
             inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
-            if (!readsOn() && !(untilWouldBlock && isDraining()) || this.inputRefused || this.inputClosed || this.inputHeld
+            if (!readsOn() && !(untilWouldBlock && isDraining()) || inputRefused() || this.inputClosed || this.inputHeld
                     || this.readingPaused || pausesForOwnWrites()) {
                 return true;
             }
@@ -768,7 +762,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
         if (isDraining() && !this.inputClosed) {
             // After a refusal no stop ends the linger: a timer does, as a stop would (without one, the close is now).
-            if (!this.lingering && this.inputRefused && !this.profile.schedule(() -> requestClose(true), REFUSAL_LINGER_MILLIS)) {
+            if (!this.lingering && inputRefused() && !this.profile.schedule(() -> requestClose(true), REFUSAL_LINGER_MILLIS)) {
                 return true;
             }
             linger();
@@ -824,7 +818,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public boolean takesInput() {
-        return !isAborting() && !this.inputRefused && (!isClosing() || isDraining());
+        return !isAborting() && !inputRefused() && (!isClosing() || isDraining());
+    }
+
+    /** @return whether the peer's bytes were refused ({@link ConnectionExtras#inputRefused}); the owner */
+    private boolean inputRefused() {
+        ConnectionExtras extras = extrasIfMade();
+        return extras != null && extras.inputRefused;
     }
 
     /**
@@ -1331,7 +1331,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
         keepFailure(why);
         // Nothing after the refused bytes is handed on: the rest of the read, of a record, of the frames held.
-        this.inputRefused = true;
+        extras().inputRefused = true;
         if (handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, why);
         }
