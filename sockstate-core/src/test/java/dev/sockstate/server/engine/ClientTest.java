@@ -656,22 +656,13 @@ class ClientTest {
      */
     @Test
     void aConnectionWhoseBytesAreRefusedWritesTheRepliesItsHandlersRequestsAreOwedBeforeItCloses() throws Exception {
-        AtomicReference<Connection> backendSide = new AtomicReference<>();
-        Queue<String> backendGot = new ConcurrentLinkedQueue<>();
-        ConnectionHandler heldBackend = (connection, data) -> {
-            backendSide.set(connection);
-            backendGot.add(StandardCharsets.US_ASCII.decode(data).toString());
-        };
-        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
-                .framing(Framing.line()).handler(heldBackend).build());
-        AtomicReference<SocketClient> client = new AtomicReference<>();
+        HeldBackend backend = new HeldBackend();
         CountDownLatch refused = new CountDownLatch(1);
         AtomicReference<Connection> front = new AtomicReference<>();
         ConnectionHandler proxying = new ConnectionHandler() {
             @Override
             public void onData(Connection connection, ByteBuffer data) {
-                client.get().request(data, (reply, failure) -> connection.write((reply != null) ? reply
-                        : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+                backend.forward(connection, data);
             }
 
             @Override
@@ -680,37 +671,24 @@ class ClientTest {
                 refused.countDown();
             }
         };
-        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
-                .address("127.0.0.1", backend.listener("backend").portNumber()).framing(Framing.line()).build()), this.connects,
-                ServerFixture.tcp("front").framing(Framing.line().withMaxFrameSize(64)).handler(proxying).build());
-        client.set(proxy.client("behind"));
-        awaitOpen(client.get(), 1);
-        Socket peer = this.fixture.connect(proxy, "front");
+        Socket peer = backend.front(Framing.line().withMaxFrameSize(64), proxying);
         peer.getOutputStream().write(("slow\n" + "x".repeat(100) + "\n").getBytes(StandardCharsets.US_ASCII));
         assertThat(refused.await(5, TimeUnit.SECONDS)).as("the line over the frame size refused").isTrue();
-        await(() -> backendSide.get() != null, "the request to reach the backend");
+        await(() -> backend.side.get() != null, "the request to reach the backend");
         await(() -> ((TcpConnection) front.get()).isClosing(), "the refusal's close to begin");
         peer.getOutputStream().write("after\n".getBytes(StandardCharsets.US_ASCII));
         // Time for a close that would not wait to finish, and for a read that would take what came after.
         Thread.sleep(100);
-        backendSide.get().send("answer slow");
+        backend.side.get().send("answer slow");
         assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).as("what the peer read before the FIN")
                 .isEqualTo("answer slow\n");
-        assertThat(backendGot).as("requests that reached the backend").containsExactly("slow");
+        assertThat(backend.got).as("requests that reached the backend").containsExactly("slow");
     }
 
     /** As above, the refusal a handler's own (a message that does not read), with a request after it in the same read. */
     @Test
     void whatCameInTheSameReadAfterAMessageTheHandlerRefusedIsNotHandedOn() throws Exception {
-        AtomicReference<Connection> backendSide = new AtomicReference<>();
-        Queue<String> backendGot = new ConcurrentLinkedQueue<>();
-        ConnectionHandler heldBackend = (connection, data) -> {
-            backendSide.set(connection);
-            backendGot.add(StandardCharsets.US_ASCII.decode(data).toString());
-        };
-        SocketServer backend = this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
-                .framing(Framing.line()).handler(heldBackend).build());
-        AtomicReference<SocketClient> client = new AtomicReference<>();
+        HeldBackend backend = new HeldBackend();
         Queue<String> handled = new ConcurrentLinkedQueue<>();
         ConnectionHandler proxying = (connection, data) -> {
             String text = StandardCharsets.US_ASCII.decode(data.duplicate()).toString();
@@ -718,22 +696,55 @@ class ClientTest {
             if (text.equals("BAD")) {
                 throw new dev.sockstate.server.InvalidMessageException("not a request", new IllegalArgumentException(text));
             }
-            client.get().request(data, (reply, failure) -> connection.write((reply != null) ? reply
-                    : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+            backend.forward(connection, data);
         };
-        SocketServer proxy = this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
-                .address("127.0.0.1", backend.listener("backend").portNumber()).framing(Framing.line()).build()), this.connects,
-                ServerFixture.tcp("front").framing(Framing.line()).handler(proxying).build());
-        client.set(proxy.client("behind"));
-        awaitOpen(client.get(), 1);
-        Socket peer = this.fixture.connect(proxy, "front");
+        Socket peer = backend.front(Framing.line(), proxying);
         peer.getOutputStream().write("slow\nBAD\nmore\n".getBytes(StandardCharsets.US_ASCII));
-        await(() -> backendSide.get() != null, "the request to reach the backend");
-        backendSide.get().send("answer slow");
+        await(() -> backend.side.get() != null, "the request to reach the backend");
+        backend.side.get().send("answer slow");
         assertThat(new String(peer.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).as("what the peer read before the FIN")
                 .isEqualTo("answer slow\n");
         assertThat(handled).as("frames handed to the handler").containsExactly("slow", "BAD");
-        assertThat(backendGot).as("requests that reached the backend").containsExactly("slow");
+        assertThat(backend.got).as("requests that reached the backend").containsExactly("slow");
+    }
+
+    /** A line backend that answers nothing until told, and a front whose handler passes requests on to it through a client. */
+    private final class HeldBackend {
+
+        /** The backend's side of the client's connection, once a request came. */
+        final AtomicReference<Connection> side = new AtomicReference<>();
+
+        /** The requests the backend got. */
+        final Queue<String> got = new ConcurrentLinkedQueue<>();
+
+        private final AtomicReference<SocketClient> client = new AtomicReference<>();
+
+        private final SocketServer server;
+
+        HeldBackend() throws Exception {
+            ConnectionHandler held = (connection, data) -> {
+                this.side.set(connection);
+                this.got.add(StandardCharsets.US_ASCII.decode(data).toString());
+            };
+            this.server = ClientTest.this.fixture.start(1, ListenerSettings.tcp("backend").address(InetAddress.getLoopbackAddress())
+                    .framing(Framing.line()).handler(held).build());
+        }
+
+        /** @return a peer connected to a front listener with the framing and handler, whose client reaches the backend */
+        Socket front(Framing framing, ConnectionHandler handler) throws Exception {
+            SocketServer proxy = ClientTest.this.fixture.startWithClients(List.of(ClientSettings.builder("behind")
+                    .address("127.0.0.1", this.server.listener("backend").portNumber()).framing(Framing.line()).build()),
+                    ClientTest.this.connects, ServerFixture.tcp("front").framing(framing).handler(handler).build());
+            this.client.set(proxy.client("behind"));
+            awaitOpen(this.client.get(), 1);
+            return ClientTest.this.fixture.connect(proxy, "front");
+        }
+
+        /** Passes a request on, its reply (or failure) written back to the connection it came on. */
+        void forward(Connection connection, ByteBuffer request) {
+            this.client.get().request(request, (reply, failure) -> connection.write((reply != null) ? reply
+                    : ByteBuffer.wrap(("failed: " + failure).getBytes(StandardCharsets.UTF_8))));
+        }
     }
 
     @Test
