@@ -21,7 +21,7 @@ public class PlainServer {
         Thread.currentThread().join();
     }
 
-    static SocketServer start(InetAddress address, int echoPort, int upperPort) {
+    public static SocketServer start(InetAddress address, int echoPort, int upperPort) {
         ConnectionHandler echo = (connection, data) -> connection.write(data);
         DatagramHandler upper = (endpoint, data, sender) -> {
             String text = StandardCharsets.UTF_8.decode(data).toString().toUpperCase();

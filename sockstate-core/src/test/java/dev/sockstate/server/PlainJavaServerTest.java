@@ -3,9 +3,7 @@ package dev.sockstate.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.sockstate.port.Backends;
 import dev.sockstate.server.engine.SocketServer;
-import dev.sockstate.server.observer.ServerObserver;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -37,17 +35,7 @@ class PlainJavaServerTest {
     void aSocketServerServesTcpAndUdpAndStopsAsAPlainJavaProgramRunsIt() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         // The core page's program (docs/core.md), with loopback and ephemeral port numbers for a test.
-        ConnectionHandler echo = (connection, data) -> connection.write(data);
-        DatagramHandler upper = (endpoint, data, sender) -> {
-            String text = StandardCharsets.UTF_8.decode(data).toString().toUpperCase();
-            endpoint.send(StandardCharsets.UTF_8.encode(text), sender);
-        };
-        SocketServer server = new SocketServer(Backends.select("auto"),
-                List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)),
-                List.of(ListenerSettings.tcp("echo").address(loopback).portNumber(0).handler(echo).build(),
-                        ListenerSettings.udp("upper").address(loopback).portNumber(0).handler(upper).build()),
-                ServerObserver.NONE);
-        server.start();
+        SocketServer server = dev.sockstate.docs.PlainServer.start(loopback, 0, 0);
         List<Thread> workers = Thread.getAllStackTraces().keySet().stream()
                 .filter((thread) -> thread.getName().startsWith("sockstate-default-")).toList();
         try {
