@@ -23,7 +23,8 @@
 # sample-app/target/sample-app.jar; a build by JDK 22 or later holds the FFM binding), BASELINE_JAR=path/to/sample-app.jar
 # to run a second build of the sample beside the first (a column "before", port 6398: a change measured
 # against what it changes, in the same run), TESTS (default "ping_inline ping_mbulk set get") and PIPELINES
-# (default "1 16") to run fewer. Results: a Markdown table on
+# (default "1 16") to run fewer, RESULTS=dir to also write the run to dir/<yyyy-MM-dd>-<short commit>/, meant to
+# be committed (results-dir.sh). Results: a Markdown table on
 # standard output (benchmarks/proxy-compare-table.py, which tables a kept results.csv again: medians over the
 # rounds, and each round's own sockstate/Netty ratios); the raw runs (results.csv) and the servers' logs in
 # benchmarks/target/proxy-compare/<time>/.
@@ -35,6 +36,7 @@ if [ -n "${SAMPLE_JAR:-}" ]; then
   SAMPLE_JAR=$(realpath "$SAMPLE_JAR")
 fi
 cd "$(dirname "$0")/.."
+source benchmarks/results-dir.sh
 rounds=${1:-3}
 requests=${2:-100000}
 pipelined_requests=${3:-$((requests * 10))}
@@ -187,9 +189,18 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
+{
 echo "redis-benchmark -c 50 -n $requests (-P 1) and $pipelined_requests (-P 16), each test alone; median over $rounds rounds (min–max), servers interleaved;" \
-     "each proxy $workers workers; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
+     "each proxy $workers workers, the JVM proxies on Java $java_major; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
 echo
 python3 benchmarks/proxy-compare-table.py "$out/results.csv" "$(getconf CLK_TCK)"
+} >"$out/report.md"
+cat "$out/report.md"
 echo
 echo "Raw runs and logs: $out"
+if [ -n "${RESULTS:-}" ]; then
+  written=$(write_results "$RESULTS" "The RESP proxy against twemproxy and a Netty proxy" \
+    "JAVA=<jdk>/bin/java WORKERS=$workers RESULTS=$RESULTS benchmarks/proxy-compare.sh $rounds $requests $pipelined_requests" \
+    "$out/report.md" "$out/results.csv")
+  echo "Results to commit in $written"
+fi

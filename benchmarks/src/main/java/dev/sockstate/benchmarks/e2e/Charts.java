@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The charts of a run, from the same medians and ranges over rounds as the report's tables
@@ -61,6 +62,32 @@ final class Charts {
                             + " idle connections", servers, (server) -> samples.idle(server, IdleConnections.Result::bytesPerConnection)))));
         }
         return charts;
+    }
+
+    /**
+     * @param servers the servers, in the legend's order
+     * @param figures each server's figures, a round each
+     * @return the TLS comparison's charts: echo messages/s and CPU per message, handshakes/s and CPU per handshake,
+     * bytes per idle connection
+     */
+    static List<Chart> tls(List<ServerKind> servers, Map<ServerKind, List<TlsComparison.Figures>> figures) {
+        Function<ToDoubleFunction<TlsComparison.Figures>, Function<ServerKind, Spread>> spread = (value) -> (server) -> Spread
+                .of(figures.getOrDefault(server, List.of()).stream().map((f) -> value.applyAsDouble(f)).toList());
+        return List.of(
+                chart("tls-messages.svg", "TLS 1.3 echo: messages/s", "1 KiB on 64 connections; " + HIGHER, "messages/s", servers,
+                        List.of(one("echo 1 KiB x64", servers, spread.apply(TlsComparison.Figures::messagesPerSecond)))),
+                chart("tls-cpu-per-message.svg", "TLS 1.3 echo: server CPU µs per message", "1 KiB on 64 connections; " + LOWER,
+                        "µs per message", servers, List.of(one("echo 1 KiB x64", servers,
+                                spread.apply(TlsComparison.Figures::cpuMicrosPerMessage)))),
+                chart("tls-connections.svg", "TLS 1.3 connections/s", "Connect, full handshake, echo 1 KiB, close, from 4 threads; "
+                        + HIGHER, "connections/s", servers, List.of(one("full handshake", servers,
+                                spread.apply(TlsComparison.Figures::connectionsPerSecond)))),
+                chart("tls-cpu-per-connection.svg", "TLS 1.3: server CPU µs per connection", "Connect, full handshake, echo 1 KiB,"
+                        + " close; " + LOWER, "µs per connection", servers, List.of(one("full handshake", servers,
+                                spread.apply(TlsComparison.Figures::cpuMicrosPerConnection)))),
+                chart("tls-idle-memory.svg", "Memory per idle TLS connection: bytes", "Growth of heap in use and native buffers"
+                        + " after a full collection; " + LOWER, "bytes per connection", servers, List.of(one("idle TLS connections",
+                                servers, spread.apply((f) -> f.heapPerIdle() + f.nativePerIdle())))));
     }
 
     private static Chart chart(String file, String title, String subtitle, String unit, List<ServerKind> servers,

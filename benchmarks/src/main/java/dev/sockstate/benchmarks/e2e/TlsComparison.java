@@ -4,11 +4,14 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +28,10 @@ import javax.net.ssl.SSLSocket;
  * connect, full handshake, one 1 KiB echo and close from 4 threads (connections/s, server CPU per
  * connection); memory per idle TLS connection (each handshaken and echoed once, then held). Usage
  * (see {@code benchmarks/run-tls.sh}): {@code TlsComparison [--rounds n] [--workers n] [--measure ms] [--idle n] [--out dir]
- * [--histogram]}; {@code --histogram} saves each server's live-object histogram while the idle connections are held.
+ * [--results dir] [--histogram]}; {@code --histogram} saves each server's live-object histogram while the idle connections
+ * are held; {@code --results dir} also writes the run to a directory meant to be committed, as the echo comparison's
+ * option does ({@link ResultsDirectory}), with every round's figures in {@code samples.csv} and the charts of
+ * {@link Charts#tls}.
  */
 public final class TlsComparison {
 
@@ -55,6 +61,7 @@ public final class TlsComparison {
         long measure = 5000;
         int idle = 2000;
         boolean histogram = false;
+        Path results = null;
         Path out = Path.of("benchmarks", "target", "tls", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         for (int i = 0; i < args.length; i += 2) {
             String value = (i + 1 < args.length) ? args[i + 1] : null;
@@ -64,33 +71,62 @@ public final class TlsComparison {
                 case "--measure" -> measure = Long.parseLong(value);
                 case "--idle" -> idle = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
+                case "--results" -> results = Path.of(value);
                 case "--histogram" -> {
                     histogram = true;
                     i--;
                 }
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
-                        + "; use --rounds n, --workers n, --measure ms, --idle n, --out dir, --histogram");
+                        + "; use --rounds n, --workers n, --measure ms, --idle n, --out dir, --results dir, --histogram");
             }
         }
         Files.createDirectories(out);
         System.setProperty(TlsKeys.PROPERTY, TlsKeys.make(out.resolve("keys")).toString());
-        Map<ServerKind, List<Figures>> results = new EnumMap<>(ServerKind.class);
+        LocalDate day = ResultsDirectory.day(Instant.now());
+        Map<String, List<String>> backends = new LinkedHashMap<>();
+        Map<ServerKind, List<Figures>> figures = new EnumMap<>(ServerKind.class);
+        StringBuilder samples = new StringBuilder(SAMPLES_HEAD);
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < SERVERS.size(); i++) {
                 ServerKind kind = SERVERS.get((i + round) % SERVERS.size());
                 Path histogramFile = histogram ? out.resolve(kind.label + "-idle-histogram-" + (round + 1) + ".txt") : null;
-                Figures figures = measure(kind, workers, measure, idle, out.resolve(kind.label + ".log"), histogramFile);
-                results.computeIfAbsent(kind, (k) -> new ArrayList<>()).add(figures);
-                System.err.printf(Locale.ROOT, "round %d %s: %s%n", round + 1, kind.label, figures);
+                Figures measured = measure(kind, workers, measure, idle, out.resolve(kind.label + ".log"), histogramFile, backends);
+                figures.computeIfAbsent(kind, (k) -> new ArrayList<>()).add(measured);
+                samples.append(sample(round + 1, kind, measured));
+                System.err.printf(Locale.ROOT, "round %d %s: %s%n", round + 1, kind.label, measured);
             }
         }
-        String report = report(results, rounds, workers, measure, idle);
+        String report = report(figures, rounds, workers, measure, idle);
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("samples.csv"), samples, StandardCharsets.UTF_8);
         System.out.print(report);
+        if (results != null) {
+            RunDescription run = RunDescription.here(List.of(args), backends, day,
+                    ResultsDirectory.commit(System.getenv("COMMIT"), ResultsDirectory::git));
+            Path written = ResultsDirectory.write(results, run, report, out.resolve("samples.csv"), Charts.tls(SERVERS, figures));
+            System.err.println("Results to commit in " + written);
+        }
     }
 
-    private static Figures measure(ServerKind kind, int workers, long measure, int idle, Path log, Path histogram) throws Exception {
+    /** The head of {@code samples.csv}: a line per server and round. */
+    private static final String SAMPLES_HEAD = "round,server,echo_messages_per_s,echo_cpu_us_per_message,connections_per_s,"
+            + "cpu_us_per_connection,idle_heap_bytes_per_connection,idle_native_bytes_per_connection,idle_rss_bytes_per_connection\n";
+
+    private static String sample(int round, ServerKind kind, Figures f) {
+        return String.format(Locale.ROOT, "%d,%s,%.1f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f%n", round, kind.label, f.messagesPerSecond(),
+                f.cpuMicrosPerMessage(), f.connectionsPerSecond(), f.cpuMicrosPerConnection(), f.heapPerIdle(), f.nativePerIdle(),
+                f.residentPerIdle());
+    }
+
+    private static Figures measure(ServerKind kind, int workers, long measure, int idle, Path log, Path histogram,
+            Map<String, List<String>> backends) throws Exception {
         try (ServerProcess server = ServerProcess.start(kind, workers, log)) {
+            if (server.backend != null) {
+                List<String> named = backends.computeIfAbsent(server.backend, (description) -> new ArrayList<>());
+                if (!named.contains(kind.label)) {
+                    named.add(kind.label);
+                }
+            }
             TlsLoad load = new TlsLoad(server.port);
             byte[] message = new byte[MESSAGE];
             Arrays.fill(message, (byte) 'x');

@@ -1,0 +1,62 @@
+# Sourced by the benchmark scripts: writes a run's results to a directory meant to be committed, as the
+# Java harnesses' --results option does: <parent>/<yyyy-MM-dd>-<short commit>/ (the day in UTC, the commit
+# COMMIT's or git's; -2, -3, ... when taken), with a README.md headed by what ran (the command, the JDK, the
+# programs' versions, the kernel, the CPU, the date, the commit; no machine paths) above the report, the
+# report as report.md and the raw runs beside it.
+#
+#   write_results <parent> <title> <command> <report file> [raw file ...]
+#
+# Prints the directory written. JAVA, when set, names the JDK the run used.
+
+results_commit() {
+  local commit=${COMMIT:-}
+  [ -n "$commit" ] || commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+  commit=$(printf '%s' "$commit" | tr -c 'A-Za-z0-9._-' '-')
+  [ -n "${commit//[.-]/}" ] || commit=unknown
+  printf '%s' "$commit"
+}
+
+write_results() {
+  local parent=$1 title=$2 command=$3 report=$4
+  shift 4
+  local date name dir n=1
+  date=$(date -u +%Y-%m-%d)
+  name="$date-$(results_commit)"
+  mkdir -p "$parent"
+  dir="$parent/$name"
+  while ! mkdir "$dir" 2>/dev/null; do
+    n=$((n + 1))
+    dir="$parent/$name-$n"
+  done
+  local jdk cpu versions=()
+  jdk=$("${JAVA:-java}" -XshowSettings:properties -version 2>&1 \
+    | awk -F' = ' '/java.version = / { v = $2 } /java.vendor = / { d = $2 } END { print v " (" d ")" }')
+  cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+  command -v redis-server >/dev/null && versions+=("$(redis-server --version | awk '{ print $1 " " $2 " " $3 }')")
+  command -v redis-benchmark >/dev/null && versions+=("redis-benchmark $(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')")
+  local nutcracker
+  nutcracker=$(command -v nutcracker || { [ -x /usr/sbin/nutcracker ] && echo /usr/sbin/nutcracker; } || true)
+  [ -n "$nutcracker" ] && versions+=("twemproxy $("$nutcracker" --version 2>&1 | awk '{ print $NF }')")
+  {
+    echo "# $title: $date, commit $(results_commit)"
+    echo
+    echo "- Command: \`$command\`"
+    echo "- JDK: ${jdk:-not known}, every JVM's"
+    [ ${#versions[@]} -gt 0 ] && echo "- Programs: $(IFS=';'; echo "${versions[*]}" | sed 's/;/; /g')"
+    echo "- System: $(uname -sr) ($(uname -m)); CPU: ${cpu:-not known}, $(nproc) available processors"
+    echo "- Date: $date (UTC); commit: $(results_commit)"
+    echo
+    local raw
+    for raw in "$@"; do
+      echo "The raw runs are in [$(basename "$raw")]($(basename "$raw"))."
+    done
+    [ $# -gt 0 ] && echo
+    cat "$report"
+  } >"$dir/README.md"
+  cp "$report" "$dir/report.md"
+  local raw
+  for raw in "$@"; do
+    cp "$raw" "$dir/"
+  done
+  printf '%s\n' "$dir"
+}
