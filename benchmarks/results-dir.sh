@@ -36,7 +36,7 @@ write_results() {
   command -v redis-benchmark >/dev/null && versions+=("redis-benchmark $(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')")
   local nutcracker
   nutcracker=$(command -v nutcracker || { [ -x /usr/sbin/nutcracker ] && echo /usr/sbin/nutcracker; } || true)
-  [ -n "$nutcracker" ] && versions+=("twemproxy $("$nutcracker" --version 2>&1 | awk '{ print $NF }')")
+  [ -n "$nutcracker" ] && versions+=("twemproxy $("$nutcracker" --version 2>&1 | awk 'NR == 1 { sub(/^nutcracker-/, "", $NF); print $NF }')")
   {
     echo "# $title: $date, commit $(results_commit)"
     echo

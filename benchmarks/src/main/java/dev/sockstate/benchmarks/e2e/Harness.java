@@ -170,7 +170,7 @@ public final class Harness {
         if (s.results() != null) {
             RunDescription run = RunDescription.here(s.options(), this.backends, day,
                     ResultsDirectory.commit(System.getenv("COMMIT"), ResultsDirectory::git));
-            Path written = ResultsDirectory.write(s.results(), run, header + report, this.settings.out().resolve("samples.csv"),
+            Path written = ResultsDirectory.write(s.results(), "End-to-end comparison", run, header + report, this.settings.out().resolve("samples.csv"),
                     Charts.of(samples, s.servers(), scenarios));
             log("Results to commit in " + written);
         }

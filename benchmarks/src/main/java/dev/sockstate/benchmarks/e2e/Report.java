@@ -23,7 +23,9 @@ final class Report {
         if (!this.scenarios.isEmpty()) {
             pingPong(out);
         }
-        rateAndIdle(out);
+        if (!this.samples.rates.isEmpty() || !this.samples.idle.isEmpty()) {
+            rateAndIdle(out);
+        }
         out.append(targets());
         return out.toString();
     }
@@ -108,15 +110,18 @@ final class Report {
         }
         double nettyConnections = this.samples.rate(ServerKind.NETTY, ConnectionRate.Result::connectionsPerSecond).median();
         double nettyIdle = this.samples.idle(ServerKind.NETTY, IdleConnections.Result::bytesPerConnection).median();
-        out.append("| connections/s ≥ 1.5× Netty's |");
-        for (ServerKind server : ours) {
-            double ratio = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond).median() / nettyConnections;
-            out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio >= 1.5) ? "met" : "missed", ratio));
+        if (!Double.isNaN(nettyConnections)) {
+            out.append("| connections/s ≥ 1.5× Netty's |");
+            for (ServerKind server : ours) {
+                double ratio = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond).median() / nettyConnections;
+                out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio >= 1.5) ? "met" : "missed", ratio));
+            }
+            out.append('\n');
         }
         if (Double.isNaN(nettyIdle)) {
-            return out.append('\n').toString();
+            return out.toString();
         }
-        out.append("\n| memory per idle connection ≤ ¼ of Netty's |");
+        out.append("| memory per idle connection ≤ ¼ of Netty's |");
         for (ServerKind server : ours) {
             double ratio = this.samples.idle(server, IdleConnections.Result::bytesPerConnection).median() / nettyIdle;
             out.append(String.format(Locale.ROOT, " %s (%.2f×) |", (ratio <= 0.25) ? "met" : "missed", ratio));

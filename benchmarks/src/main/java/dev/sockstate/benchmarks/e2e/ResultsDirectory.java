@@ -99,6 +99,7 @@ final class ResultsDirectory {
     /**
      * Writes a run's results.
      * @param parent the folder of results directories
+     * @param comparison what was compared, the head of the title
      * @param run what ran
      * @param report the Markdown report, as the run's own folder has it
      * @param samples the raw samples ({@code samples.csv})
@@ -106,9 +107,9 @@ final class ResultsDirectory {
      * @return the directory written
      * @throws IOException when it cannot be written
      */
-    static Path write(Path parent, RunDescription run, String report, Path samples, List<Charts.Chart> charts) throws IOException {
+    static Path write(Path parent, String comparison, RunDescription run, String report, Path samples, List<Charts.Chart> charts) throws IOException {
         Path directory = create(parent, name(run.date(), run.commit()));
-        String head = "# " + run.title() + "\n\n" + run.markdown() + "\n";
+        String head = "# " + run.title(comparison) + "\n\n" + run.markdown() + "\n";
         Files.writeString(directory.resolve("report.md"), head + report, StandardCharsets.UTF_8);
         Files.copy(samples, directory.resolve("samples.csv"));
         Files.writeString(directory.resolve("README.md"), page(head, report, charts), StandardCharsets.UTF_8);

@@ -82,16 +82,19 @@ record RunDescription(List<String> options, String jdk, Map<String, List<String>
         }
     }
 
-    /** @return the title of the run's pages */
-    String title() {
-        return "End-to-end comparison: " + this.date + ", commit " + this.commit;
+    /**
+     * @param comparison what was compared, such as "End-to-end comparison"
+     * @return the title of the run's pages
+     */
+    String title(String comparison) {
+        return comparison + ": " + this.date + ", commit " + this.commit;
     }
 
     /** @return what ran, as a Markdown list */
     String markdown() {
         StringBuilder out = new StringBuilder();
         String shown = shownOptions();
-        out.append("- Options: ").append(shown.isEmpty() ? "none (the quick defaults)" : "`" + shown + "`").append('\n');
+        out.append("- Options: ").append(shown.isEmpty() ? "none (the defaults)" : "`" + shown + "`").append('\n');
         out.append("- JDK: ").append(withoutPaths(this.jdk)).append(", the harness's and every server JVM's\n");
         out.append("- sockstate's backend: ");
         if (this.backends.isEmpty()) {

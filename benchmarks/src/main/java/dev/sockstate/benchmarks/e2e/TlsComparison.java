@@ -103,7 +103,7 @@ public final class TlsComparison {
         if (results != null) {
             RunDescription run = RunDescription.here(List.of(args), backends, day,
                     ResultsDirectory.commit(System.getenv("COMMIT"), ResultsDirectory::git));
-            Path written = ResultsDirectory.write(results, run, report, out.resolve("samples.csv"), Charts.tls(SERVERS, figures));
+            Path written = ResultsDirectory.write(results, "TLS comparison", run, report, out.resolve("samples.csv"), Charts.tls(SERVERS, figures));
             System.err.println("Results to commit in " + written);
         }
     }

@@ -64,7 +64,7 @@ class ResultsDirectoryTest {
                 Map.of("epoll: Linux 6.1 with epoll, FFM binding (Java 25)", List.of("sockstate")), DAY, "1a2b3c4");
         List<Charts.Chart> charts = Charts.of(samples, FixedSamples.SERVERS, FixedSamples.SCENARIOS);
 
-        Path written = ResultsDirectory.write(this.folder.resolve("results"), run, report, csv, charts);
+        Path written = ResultsDirectory.write(this.folder.resolve("results"), "End-to-end comparison", run, report, csv, charts);
 
         assertThat(written).isEqualTo(this.folder.resolve("results").resolve("2025-03-07-1a2b3c4"));
         assertThat(written.resolve("samples.csv")).hasSameTextualContentAs(csv);

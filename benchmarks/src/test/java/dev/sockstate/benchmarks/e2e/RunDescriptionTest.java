@@ -37,7 +37,7 @@ class RunDescriptionTest {
     void theHeaderNamesNoPathOfTheMachine() {
         String home = System.getProperty("user.home");
         RunDescription run = here(List.of("--quick", "--out", "/tmp/e2e/run", "--results", home + "/results", "--servers", "sockstate"));
-        String header = run.markdown() + run.title();
+        String header = run.markdown() + run.title("End-to-end comparison");
         assertThat(header).contains("`--quick --servers sockstate`").doesNotContain("--out", "--results", "/tmp", home,
                 System.getProperty("java.home"), System.getProperty("user.dir"));
         assertThat(ABSOLUTE_PATH.matcher(header).find()).as("an absolute path in:\n" + header).isFalse();
@@ -57,7 +57,7 @@ class RunDescriptionTest {
 
     @Test
     void noOptionsAreTheQuickDefaults() {
-        assertThat(here(List.of()).markdown()).contains("- Options: none (the quick defaults)");
+        assertThat(here(List.of()).markdown()).contains("- Options: none (the defaults)");
     }
 
     @Test
