@@ -57,7 +57,7 @@ class SockstateMetricsAutoConfigurationTests {
         }
         MetricsProperties metrics = new Binder(new MapConfigurationPropertySource(properties))
                 .bindOrCreate("management.metrics", MetricsProperties.class);
-        return SockstateMetricsAutoConfiguration.distributionAsked(metrics.getDistribution(), "sockstate.handler");
+        return MetricsDistribution.asked(metrics.getDistribution(), "sockstate.handler");
     }
 
     @Test
