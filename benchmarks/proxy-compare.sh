@@ -191,7 +191,7 @@ done
 
 {
 echo "redis-benchmark -c 50 -n $requests (-P 1) and $pipelined_requests (-P 16), each test alone; median over $rounds rounds (min–max), servers interleaved;" \
-     "each proxy $workers workers, the JVM proxies on Java $java_major; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
+     "each proxy with $workers worker(s), the JVM proxies on Java $java_major; CPU: the proxy's user+system time per request (clock tick $((1000 / $(getconf CLK_TCK))) ms)"
 echo
 python3 benchmarks/proxy-compare-table.py "$out/results.csv" "$(getconf CLK_TCK)"
 } >"$out/report.md"
@@ -199,8 +199,14 @@ cat "$out/report.md"
 echo
 echo "Raw runs and logs: $out"
 if [ -n "${RESULTS:-}" ]; then
-  written=$(write_results "$RESULTS" "The RESP proxy against twemproxy and a Netty proxy" \
-    "JAVA=<jdk>/bin/java WORKERS=$workers RESULTS=$RESULTS benchmarks/proxy-compare.sh $rounds $requests $pipelined_requests" \
+  shown=$RESULTS; [[ $shown == /* ]] && shown='<dir>'
+  [ -n "${SAMPLE_JAR:-}" ] && shown="$shown SAMPLE_JAR=<jar>"
+  [ -n "${BASELINE_JAR:-}" ] && shown="$shown BASELINE_JAR=<jar>"
+  [ -n "${TESTS:-}" ] && shown="$shown TESTS=\"$TESTS\""
+  [ -n "${PIPELINES:-}" ] && shown="$shown PIPELINES=\"$PIPELINES\""
+  written=$(RESULT_PROGRAMS="redis-server redis-benchmark${twemproxy:+ nutcracker}" write_results "$RESULTS" \
+    "The RESP proxy against twemproxy and a Netty proxy" \
+    "JAVA=<jdk>/bin/java WORKERS=$workers RESULTS=$shown benchmarks/proxy-compare.sh $rounds $requests $pipelined_requests" \
     "$out/report.md" "$out/results.csv")
   echo "Results to commit in $written"
 fi

@@ -6,7 +6,9 @@
 #
 #   write_results <parent> <title> <command> <report file> [raw file ...]
 #
-# Prints the directory written. JAVA, when set, names the JDK the run used.
+# Prints the directory written; returns 1, saying why, when it cannot. JAVA, when set, names the JDK the
+# run used; RESULT_PROGRAMS the programs whose versions the page gives (redis-server, redis-benchmark,
+# nutcracker). The command shown is the caller's: it names folders relative to the repository's root.
 
 results_commit() {
   local commit=${COMMIT:-}
@@ -22,9 +24,10 @@ write_results() {
   local date name dir n=1
   date=$(date -u +%Y-%m-%d)
   name="$date-$(results_commit)"
-  mkdir -p "$parent"
+  mkdir -p "$parent" || return 1
   dir="$parent/$name"
-  while ! mkdir "$dir" 2>/dev/null; do
+  until mkdir "$dir" 2>/dev/null; do
+    [ -e "$dir" ] || { echo "cannot create $dir" >&2; return 1; }
     n=$((n + 1))
     dir="$parent/$name-$n"
   done
@@ -32,11 +35,15 @@ write_results() {
   jdk=$("${JAVA:-java}" -XshowSettings:properties -version 2>&1 \
     | awk -F' = ' '/java.version = / { v = $2 } /java.vendor = / { d = $2 } END { print v " (" d ")" }')
   cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
-  command -v redis-server >/dev/null && versions+=("$(redis-server --version | awk '{ print $1 " " $2 " " $3 }')")
-  command -v redis-benchmark >/dev/null && versions+=("redis-benchmark $(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')")
-  local nutcracker
-  nutcracker=$(command -v nutcracker || { [ -x /usr/sbin/nutcracker ] && echo /usr/sbin/nutcracker; } || true)
-  [ -n "$nutcracker" ] && versions+=("twemproxy $("$nutcracker" --version 2>&1 | awk 'NR == 1 { sub(/^nutcracker-/, "", $NF); print $NF }')")
+  local program
+  for program in ${RESULT_PROGRAMS:-}; do
+    case $program in
+      redis-server) versions+=("$(redis-server --version | awk '{ print $1 " " $2 " " $3 }')") ;;
+      redis-benchmark) versions+=("redis-benchmark $(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')") ;;
+      nutcracker) versions+=("twemproxy $("$(command -v nutcracker || echo /usr/sbin/nutcracker)" --version 2>&1 \
+        | awk 'NR == 1 { sub(/^nutcracker-/, "", $NF); print $NF }')") ;;
+    esac
+  done
   {
     echo "# $title: $date, commit $(results_commit)"
     echo
@@ -53,10 +60,10 @@ write_results() {
     [ $# -gt 0 ] && echo
     cat "$report"
   } >"$dir/README.md"
-  cp "$report" "$dir/report.md"
+  cp "$report" "$dir/report.md" || return 1
   local raw
   for raw in "$@"; do
-    cp "$raw" "$dir/"
+    cp "$raw" "$dir/" || return 1
   done
   printf '%s\n' "$dir"
 }

@@ -3,10 +3,11 @@
 # against Netty's SslHandler on native epoll, both on the JDK's provider, each in its own JVM on
 # loopback, one TLS client, rounds rotated.
 #
-#   benchmarks/run-tls.sh [--rounds n] [--workers n] [--measure ms] [--idle n] [--out dir]
+#   benchmarks/run-tls.sh [--rounds n] [--workers n] [--measure ms] [--idle n] [--out dir] [--results dir]
 #
 # The defaults (3 rounds, 5 s windows, 2,000 idle connections) take about four minutes. Results: a
-# Markdown report on standard output and in benchmarks/target/tls/<time>/report.md.
+# Markdown report on standard output and in benchmarks/target/tls/<time>/report.md; --results dir also writes
+# dir/<yyyy-MM-dd>-<short commit>/, meant to be committed, with the charts, as benchmarks/run.sh does.
 # Environment: JAVA (default: java on the PATH), MVN (default: mvn), SKIP_BUILD=1 to reuse the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."

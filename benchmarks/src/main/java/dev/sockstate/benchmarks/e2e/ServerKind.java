@@ -56,7 +56,7 @@ enum ServerKind {
      * Not compared by default: {@code sockstate-oneshot} with a Prometheus registry, so that every
      * meter of the starter is updated; against {@code sockstate-oneshot}, the cost of metrics.
      */
-    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(List.of(), true)),
+    SOCKSTATE_ONESHOT_METRICS("sockstate-oneshot-metrics", false, () -> new StarterEchoServer(List.of(StarterEchoServer.SHARED_PORT), true)),
 
     /**
      * Not compared by default: {@code sockstate-oneshot-metrics} with a percentiles histogram of

@@ -22,9 +22,11 @@ final class StarterEchoServer implements EchoServer {
     /** One port the workers share, the reference's model (a port per worker is the default). */
     static final String SHARED_PORT = "sockstate.workers.port-per-worker=false";
 
-    private final List<String> options;
+    /** Properties beside those every variant has. */
+    final List<String> options;
 
-    private final boolean metrics;
+    /** Whether every meter of the starter is updated (a Prometheus registry). */
+    final boolean metrics;
 
     private ConfigurableApplicationContext context;
 
