@@ -1,5 +1,5 @@
 # Sourced by the benchmark scripts: writes a run's results to a directory meant to be committed, as the
-# Java harnesses' --results option does: <parent>/<yyyy-MM-dd>-<short commit>/ (the day in UTC, the commit
+# Java harnesses' --results option does: <parent>/<yyyy-MM-dd>-<short commit>/ (the day the run began in UTC, the commit
 # COMMIT's or git's; -2, -3, ... when taken), with a README.md headed by what ran (the command, the JDK, the
 # programs' versions, the kernel, the CPU, the date, the commit; no machine paths) above the report, the
 # report as report.md and the raw runs beside it.
@@ -9,6 +9,9 @@
 # Prints the directory written; returns 1, saying why, when it cannot. JAVA, when set, names the JDK the
 # run used; RESULT_PROGRAMS the programs whose versions the page gives (redis-server, redis-benchmark,
 # nutcracker). The command shown is the caller's: it names folders relative to the repository's root.
+
+# The day the run began, in UTC, as the Java harnesses name it: taken as the script sources this file.
+results_day=$(date -u +%Y-%m-%d)
 
 results_commit() {
   local commit=${COMMIT:-}
@@ -22,7 +25,7 @@ write_results() {
   local parent=$1 title=$2 command=$3 report=$4
   shift 4
   local date name dir n=1
-  date=$(date -u +%Y-%m-%d)
+  date=$results_day
   name="$date-$(results_commit)"
   mkdir -p "$parent" || return 1
   dir="$parent/$name"
