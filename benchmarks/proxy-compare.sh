@@ -199,14 +199,9 @@ cat "$out/report.md"
 echo
 echo "Raw runs and logs: $out"
 if [ -n "${RESULTS:-}" ]; then
-  shown=$RESULTS; [[ $shown == /* ]] && shown='<dir>'
-  [ -n "${SAMPLE_JAR:-}" ] && shown="$shown SAMPLE_JAR=<jar>"
-  [ -n "${BASELINE_JAR:-}" ] && shown="$shown BASELINE_JAR=<jar>"
-  [ -n "${TESTS:-}" ] && shown="$shown TESTS=\"$TESTS\""
-  [ -n "${PIPELINES:-}" ] && shown="$shown PIPELINES=\"$PIPELINES\""
   written=$(RESULT_PROGRAMS="redis-server redis-benchmark${twemproxy:+ nutcracker}" write_results "$RESULTS" \
     "The RESP proxy against twemproxy and a Netty proxy" \
-    "JAVA=<jdk>/bin/java WORKERS=$workers RESULTS=$shown benchmarks/proxy-compare.sh $rounds $requests $pipelined_requests" \
+    "JAVA=<jdk>/bin/java WORKERS=$workers $(results_environment RESULTS SAMPLE_JAR BASELINE_JAR TESTS PIPELINES) benchmarks/proxy-compare.sh $rounds $requests $pipelined_requests" \
     "$out/report.md" "$out/results.csv")
   echo "Results to commit in $written"
 fi

@@ -77,9 +77,8 @@ cat "$out/report.md"
 echo
 echo "Raw runs and logs: $out"
 if [ -n "${RESULTS:-}" ]; then
-  shown=$RESULTS; [[ $shown == /* ]] && shown='<dir>'
-  [ -n "${SAMPLE_JAR:-}" ] && shown="$shown SAMPLE_JAR=<jar>"
   written=$(RESULT_PROGRAMS="redis-server redis-benchmark" write_results "$RESULTS" "The RESP listener against redis-server" \
-    "JAVA=<jdk>/bin/java RESULTS=$shown benchmarks/redis-compare.sh $rounds $requests" "$out/report.md" "$out/results.csv")
+    "JAVA=<jdk>/bin/java $(results_environment RESULTS SAMPLE_JAR) benchmarks/redis-compare.sh $rounds $requests" \
+    "$out/report.md" "$out/results.csv")
   echo "Results to commit in $written"
 fi

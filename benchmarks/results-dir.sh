@@ -21,6 +21,26 @@ results_commit() {
   printf '%s' "$commit"
 }
 
+# The environment a command was given, as the page shows it: each named variable that is set, as
+# NAME=value, a path given absolute shown as <dir> (RESULTS) or <jar> (the *_JAR ones), so that no
+# machine path lands in a page.
+#
+#   results_environment NAME ...
+results_environment() {
+  local name value shown=()
+  for name in "$@"; do
+    value=${!name:-}
+    [ -n "$value" ] || continue
+    if [[ $value == /* ]]; then
+      case $name in *_JAR) value='<jar>' ;; *) value='<dir>' ;; esac
+    elif [[ $value == *' '* ]]; then
+      value="\"$value\""
+    fi
+    shown+=("$name=$value")
+  done
+  printf '%s' "${shown[*]}"
+}
+
 write_results() {
   local parent=$1 title=$2 command=$3 report=$4
   shift 4
