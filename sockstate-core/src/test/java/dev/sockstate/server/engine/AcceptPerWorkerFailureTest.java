@@ -179,12 +179,12 @@ class AcceptPerWorkerFailureTest {
             }
             Future<?> stopping = this.threads.submit(() -> server.stop(Duration.ofSeconds(10)));
             ServerFixture.await(() -> !server.isRunning(), "the stop began");
-            acceptsToFail.set(1);
-            release.countDown();
-            // Read together, as peers would: a connection that owes nothing lingers a second for its peer's
-            // FIN, then is aborted, so one by one a slow reader would find the last ones reset by the linger.
+            // Every peer reads at once, as peers would, each on a thread of its own started before the workers go
+            // on: a connection that owes nothing lingers a second for its peer's FIN, then is aborted, so a peer
+            // that waited behind others to read (the workers serve the queues in the kernel's order, not the
+            // test's) would find it reset by the linger, not by the listener.
             AtomicInteger resets = new AtomicInteger();
-            ExecutorService readers = Executors.newFixedThreadPool(16);
+            ExecutorService readers = Executors.newFixedThreadPool(clients.size());
             try {
                 for (Socket client : clients) {
                     readers.submit(() -> {
@@ -199,6 +199,8 @@ class AcceptPerWorkerFailureTest {
                         }
                     });
                 }
+                acceptsToFail.set(1);
+                release.countDown();
                 readers.shutdown();
                 assertThat(readers.awaitTermination(20, TimeUnit.SECONDS)).as("every client read").isTrue();
             }
