@@ -82,7 +82,7 @@ write_results() {
     done
     [ $# -gt 0 ] && echo
     cat "$report"
-  } >"$dir/README.md"
+  } >"$dir/README.md" || return 1
   cp "$report" "$dir/report.md" || return 1
   local raw
   for raw in "$@"; do
