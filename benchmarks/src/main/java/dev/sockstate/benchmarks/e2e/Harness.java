@@ -180,12 +180,7 @@ public final class Harness {
         Settings s = this.settings;
         try (ServerProcess server = ServerProcess.start(kind, s.workers(), log)) {
             log("round " + round + ": " + kind.label + " (pid " + server.pid() + ", port " + server.port + ")");
-            if (server.backend != null) {
-                List<String> named = this.backends.computeIfAbsent(server.backend, (description) -> new ArrayList<>());
-                if (!named.contains(kind.label)) {
-                    named.add(kind.label);
-                }
-            }
+            server.noteBackend(this.backends);
             if (!s.rateOnly()) {
                 PingPong.run(server.port, new Scenario(64, 64, 1), s.clientThreads(), s.warmupMillis() * 2, 1, server::cpuNanos);
             }

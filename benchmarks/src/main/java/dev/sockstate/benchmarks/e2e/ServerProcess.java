@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** An echo server running as a child JVM: its port, its pid, and a line-based control channel. */
@@ -87,6 +88,20 @@ final class ServerProcess implements AutoCloseable {
     private static ServerProcess launch(ServerKind kind, List<String> command, Path log) throws IOException {
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         return new ServerProcess(kind, process);
+    }
+
+    /**
+     * Adds the server to the servers that gave its backend description, for a results page's head
+     * ({@link RunDescription}); a server that gave none (not sockstate) is left out.
+     * @param backends each backend description, with the servers that gave it, in the order first seen
+     */
+    void noteBackend(Map<String, List<String>> backends) {
+        if (this.backend != null) {
+            List<String> named = backends.computeIfAbsent(this.backend, (description) -> new ArrayList<>());
+            if (!named.contains(this.kind.label)) {
+                named.add(this.kind.label);
+            }
+        }
     }
 
     long pid() {

@@ -121,12 +121,7 @@ public final class TlsComparison {
     private static Figures measure(ServerKind kind, int workers, long measure, int idle, Path log, Path histogram,
             Map<String, List<String>> backends) throws Exception {
         try (ServerProcess server = ServerProcess.start(kind, workers, log)) {
-            if (server.backend != null) {
-                List<String> named = backends.computeIfAbsent(server.backend, (description) -> new ArrayList<>());
-                if (!named.contains(kind.label)) {
-                    named.add(kind.label);
-                }
-            }
+            server.noteBackend(backends);
             TlsLoad load = new TlsLoad(server.port);
             byte[] message = new byte[MESSAGE];
             Arrays.fill(message, (byte) 'x');
