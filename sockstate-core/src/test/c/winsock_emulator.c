@@ -181,11 +181,17 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 /* winsock2.h: #define SO_EXCLUSIVEADDRUSE ((int) (~SO_REUSEADDR)) */
 #define WIN_SO_EXCLUSIVEADDRUSE ((int) (~WIN_SO_REUSEADDR))
 #define WIN_SO_KEEPALIVE 0x0008
+/* winsock2.h: SO_LINGER takes a struct linger of two u_shorts, l_onoff and l_linger. */
+#define WIN_SO_LINGER 0x0080
 #define WIN_SO_SNDBUF 0x1001
 #define WIN_SO_RCVBUF 0x1002
 #define WIN_SO_ERROR 0x1007
 #define WIN_SO_TYPE 0x1008
 #define WIN_IPV6_V6ONLY 27
+/* ws2ipdef.h: TCP_KEEPIDLE (its TCP_KEEPALIVE), TCP_KEEPCNT and TCP_KEEPINTVL, at IPPROTO_TCP. */
+#define WIN_TCP_KEEPIDLE 3
+#define WIN_TCP_KEEPCNT 16
+#define WIN_TCP_KEEPINTVL 17
 #define WIN_FIONBIO ((int32_t) 0x8004667E)
 #define WIN_SIO_UDP_CONNRESET 0x9800000Cu
 #define WSA_FLAG_NO_HANDLE_INHERIT 0x80
@@ -846,10 +852,15 @@ static int linux_option(int level, int name, int *linux_level, int *linux_name) 
         default: return -1;
         }
     }
-    if (level == IPPROTO_TCP && name == TCP_NODELAY) {
+    if (level == IPPROTO_TCP) {
         *linux_level = IPPROTO_TCP;
-        *linux_name = TCP_NODELAY;
-        return 0;
+        switch (name) {
+        case TCP_NODELAY: *linux_name = TCP_NODELAY; return 0;
+        case WIN_TCP_KEEPIDLE: *linux_name = TCP_KEEPIDLE; return 0;
+        case WIN_TCP_KEEPCNT: *linux_name = TCP_KEEPCNT; return 0;
+        case WIN_TCP_KEEPINTVL: *linux_name = TCP_KEEPINTVL; return 0;
+        default: return -1;
+        }
     }
     if (level == IPPROTO_IPV6 && name == WIN_IPV6_V6ONLY) {
         *linux_level = IPPROTO_IPV6;
@@ -899,9 +910,47 @@ static int set_address_option(int fd, int name, const char *value, int length) {
     return 0;
 }
 
+/** Windows' struct linger, two u_shorts. */
+struct win_linger {
+    UINT16 l_onoff;
+    UINT16 l_linger;
+};
+
+/** SO_LINGER: Windows' struct linger of u_shorts made Linux's of ints. */
+static int set_linger(int fd, const char *value, int length) {
+    struct win_linger windows;
+    if (value == NULL || length < (int) sizeof windows) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    memcpy(&windows, value, sizeof windows);
+    struct linger linux_linger = { windows.l_onoff != 0, windows.l_linger };
+    return (syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_LINGER, &linux_linger, sizeof linux_linger) != 0) ? socket_error() : 0;
+}
+
+/** SO_LINGER read back as Windows' struct linger. */
+static int get_linger(int fd, char *value, int *length) {
+    struct linger linux_linger;
+    socklen_t linux_length = sizeof linux_linger;
+    if (value == NULL || length == NULL || *length < (int) sizeof(struct win_linger)) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_LINGER, &linux_linger, &linux_length) != 0) {
+        return socket_error();
+    }
+    struct win_linger windows = { (UINT16) (linux_linger.l_onoff != 0), (UINT16) linux_linger.l_linger };
+    memcpy(value, &windows, sizeof windows);
+    *length = (int) sizeof windows;
+    return 0;
+}
+
 EXPORT int setsockopt(SOCKET s, int level, int name, const char *value, int length) {
     if (level == WIN_SOL_SOCKET && (name == WIN_SO_REUSEADDR || name == WIN_SO_EXCLUSIVEADDRUSE)) {
         return set_address_option(fd_of(s), name, value, length);
+    }
+    if (level == WIN_SOL_SOCKET && name == WIN_SO_LINGER) {
+        return set_linger(fd_of(s), value, length);
     }
     int linux_level;
     int linux_name;
@@ -950,6 +999,9 @@ static int emulated_option(int fd, int level, int name, char *value, int *length
 EXPORT int getsockopt(SOCKET s, int level, int name, char *value, int *length) {
     if (emulated_option(fd_of(s), level, name, value, length)) {
         return 0;
+    }
+    if (level == WIN_SOL_SOCKET && name == WIN_SO_LINGER) {
+        return get_linger(fd_of(s), value, length);
     }
     if (level == WIN_SOL_SOCKET && name == WIN_SO_EXCLUSIVEADDRUSE) {
         /* Not answered: no room for the value, or not a socket. */

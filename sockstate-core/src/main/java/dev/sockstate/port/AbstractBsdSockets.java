@@ -3,6 +3,9 @@ package dev.sockstate.port;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,14 +22,17 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     /** What a call returning a handle returns on failure: -1 ({@code INVALID_SOCKET} is ~0 too). */
     protected static final long FAILED = -1L;
 
+    /** {@code IPPROTO_IP}, the level of IPv4's options, the same on every system. */
+    protected static final int IPPROTO_IP = 0;
+
     /** {@code IPPROTO_TCP}, the IANA protocol number, the same on every system. */
-    private static final int IPPROTO_TCP = 6;
+    protected static final int IPPROTO_TCP = 6;
 
     /** {@code IPPROTO_IPV6}, the IANA protocol number, the same on every system. */
-    private static final int IPPROTO_IPV6 = 41;
+    protected static final int IPPROTO_IPV6 = 41;
 
     /** {@code TCP_NODELAY}, 1 on Linux, Windows and the BSDs. */
-    private static final int TCP_NODELAY = 1;
+    protected static final int TCP_NODELAY = 1;
 
     /** {@code sizeof(struct ucred)}: pid, uid and gid, an {@code int} each. */
     private static final int UCRED_SIZE = 12;
@@ -57,25 +63,36 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
      * @param afUnix {@code AF_UNIX}
      * @param solSocket {@code SOL_SOCKET}
      * @param soError {@code SO_ERROR}
-     * @param soReuseAddr {@code SO_REUSEADDR}
-     * @param soReusePort {@code SO_REUSEPORT}, or {@link #NO_OPTION} where the system has none
-     * @param soRcvBuf {@code SO_RCVBUF}
-     * @param soSndBuf {@code SO_SNDBUF}
-     * @param soKeepAlive {@code SO_KEEPALIVE}
-     * @param ipv6V6Only {@code IPV6_V6ONLY}
      * @param soPeerCred {@code SO_PEERCRED}, filling a {@code struct ucred {int pid; int uid; int gid;}}, or
      * {@link #NO_OPTION} where the system has none
+     * @param options the level and name of each option the system has; one it has not is missing, and refused
+     * @param lingerFieldBytes the size of each of {@code struct linger}'s two fields: 4 ({@code int}) or 2
+     * ({@code u_short}, Windows')
+     * @param noSuchOption the error code of an option the system has not ({@code ENOPROTOOPT})
      * @param acceptName the name of the call that accepts a connection, for its exception
      * @param closeName the name of the call that closes a socket, for its exception
      */
-    protected record Constants(int afInet, int afInet6, int afUnix, int solSocket, int soError, int soReuseAddr, int soReusePort,
-            int soRcvBuf, int soSndBuf, int soKeepAlive, int ipv6V6Only, int soPeerCred, String acceptName, String closeName) {
+    protected record Constants(int afInet, int afInet6, int afUnix, int solSocket, int soError, int soPeerCred,
+            Map<NativeSocketOption, OptionName> options, int lingerFieldBytes, int noSuchOption, String acceptName, String closeName) {
 
         /** An option the system does not have. */
         public static final int NO_OPTION = -1;
 
-        /** Public, so that a subclass in another package can make its own. */
+        /** Public, so that a subclass in another package can make its own; the options are copied. */
         public Constants {
+            options = Collections.unmodifiableMap(new EnumMap<>(options));
+        }
+    }
+
+    /**
+     * Where an option is: its level and name for {@code setsockopt}.
+     * @param level {@code SOL_SOCKET}, {@code IPPROTO_TCP}, {@code IPPROTO_IP} or {@code IPPROTO_IPV6}
+     * @param name the option's number at that level
+     */
+    protected record OptionName(int level, int name) {
+
+        /** Public, so that a subclass in another package can make its own. */
+        public OptionName {
         }
     }
 
@@ -325,7 +342,67 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
 
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        setIntOption(socket, level(option), name(option), value, option.name());
+        OptionName where = where(option, "setsockopt");
+        if (option == NativeSocketOption.LINGER) {
+            setLinger(socket, where, value);
+            return;
+        }
+        setIntOption(socket, where.level(), where.name(), value, option.name());
+    }
+
+    @Override
+    public @Nullable String unsupported(NativeSocketOption option, int value) {
+        return this.constants.options().containsKey(option) ? null : absence(option);
+    }
+
+    /**
+     * @param option an option the system has not
+     * @return why, in a sentence; a backend names its system's alternative where it has one
+     */
+    protected String absence(NativeSocketOption option) {
+        return System.getProperty("os.name") + " has no " + option.nativeName();
+    }
+
+    private OptionName where(NativeSocketOption option, String call) throws NativeIoException {
+        OptionName where = this.constants.options().get(option);
+        if (where == null) {
+            throw new NativeIoException(call + "(" + option.nativeName() + ")", NativeError.NOT_SUPPORTED, this.constants.noSuchOption(),
+                    absence(option));
+        }
+        return where;
+    }
+
+    /** SO_LINGER's {@code struct linger}: on or off, then the seconds; a negative value turns it off. */
+    private void setLinger(long socket, OptionName where, int seconds) throws NativeIoException {
+        int field = this.constants.lingerFieldBytes();
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            ByteBuffer linger = holder.buffer();
+            if (field == 2) {
+                linger.putShort(0, (short) ((seconds >= 0) ? 1 : 0)).putShort(2, (short) Math.max(0, seconds));
+            }
+            else {
+                linger.putInt(0, (seconds >= 0) ? 1 : 0).putInt(4, Math.max(0, seconds));
+            }
+            if (setOptionCall(socket, where.level(), where.name(), holder.address(), 2 * field) != 0) {
+                throw lastException("setsockopt(SO_LINGER)");
+            }
+        }
+    }
+
+    private int linger(long socket, OptionName where) throws NativeIoException {
+        int field = this.constants.lingerFieldBytes();
+        try (Scratch local = scratch()) {
+            NativeBuffer holder = local.option();
+            ByteBuffer linger = holder.buffer();
+            linger.putLong(0, 0).putInt(8, 2 * field);
+            if (getOptionCall(socket, where.level(), where.name(), holder.address(), holder.address() + 8) != 0) {
+                throw lastException("getsockopt(SO_LINGER)");
+            }
+            boolean on = (field == 2) ? linger.getShort(0) != 0 : linger.getInt(0) != 0;
+            int seconds = (field == 2) ? Short.toUnsignedInt(linger.getShort(2)) : linger.getInt(4);
+            return on ? seconds : -1;
+        }
     }
 
     /**
@@ -345,7 +422,8 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
 
     @Override
     public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
-        return intOption(socket, level(option), name(option), option.name());
+        OptionName where = where(option, "getsockopt");
+        return (option == NativeSocketOption.LINGER) ? linger(socket, where) : intOption(socket, where.level(), where.name(), option.name());
     }
 
     @Override
@@ -427,29 +505,5 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
             return WOULD_BLOCK;
         }
         throw exception(call, code);
-    }
-
-    private int level(NativeSocketOption option) {
-        return switch (option) {
-            case TCP_NODELAY -> IPPROTO_TCP;
-            case IPV6_ONLY -> IPPROTO_IPV6;
-            default -> this.constants.solSocket();
-        };
-    }
-
-    private int name(NativeSocketOption option) {
-        int name = switch (option) {
-            case REUSE_ADDRESS -> this.constants.soReuseAddr();
-            case REUSE_PORT -> this.constants.soReusePort();
-            case TCP_NODELAY -> TCP_NODELAY;
-            case RECEIVE_BUFFER -> this.constants.soRcvBuf();
-            case SEND_BUFFER -> this.constants.soSndBuf();
-            case KEEP_ALIVE -> this.constants.soKeepAlive();
-            case IPV6_ONLY -> this.constants.ipv6V6Only();
-        };
-        if (name == Constants.NO_OPTION) {
-            throw new IllegalArgumentException(option + " does not exist on this system");
-        }
-        return name;
     }
 }

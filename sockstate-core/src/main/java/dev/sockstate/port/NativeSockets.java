@@ -145,6 +145,17 @@ public interface NativeSockets {
     int getOption(long socket, NativeSocketOption option) throws NativeIoException;
 
     /**
+     * Tells whether the backend can set an option to a value at all, so that settings that ask for one it
+     * has not are refused before anything is bound (a socket of another kind may still refuse an option
+     * the backend has: a keep-alive on a datagram socket).
+     * @param option the option
+     * @param value the value asked for
+     * @return why this backend cannot set it so, in a sentence that names the system or the JDK; {@code null}
+     * when it can
+     */
+    @Nullable String unsupported(NativeSocketOption option, int value);
+
+    /**
      * Reads and clears the socket's pending error (SO_ERROR). After an ERR notification it may
      * report nothing (Windows learns the error from a read): read the socket to learn it, and take
      * this as a fallback only.

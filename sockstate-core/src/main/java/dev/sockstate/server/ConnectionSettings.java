@@ -27,8 +27,7 @@ import org.jspecify.annotations.Nullable;
  * @param charset the character set of messages read or sent as text
  * @param messageMapper reads and writes messages of other types than bytes and text, {@code null} for none
  * @param tls TLS on each connection, {@code null} for plaintext: a server's on a listener, a client's on a client
- * @param tcpNoDelay TCP_NODELAY on each connection
- * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the system's default
+ * @param socketOptions the options set on each connection's socket
  * @param idleTimeout how long a connection may go without traffic before it is closed, {@code null} for ever
  * @param maxPendingWriteBytes queued write bytes above which reading pauses until the queue drains (and a
  * client's pool connection takes no more requests)
@@ -37,13 +36,14 @@ import org.jspecify.annotations.Nullable;
  * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
  */
 public record ConnectionSettings(String group, @Nullable Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
-        @Nullable Framing framing, Charset charset, @Nullable MessageMapper messageMapper, @Nullable Tls tls, boolean tcpNoDelay,
-        int receiveBufferSize, @Nullable Duration idleTimeout, long maxPendingWriteBytes, long abortPendingWriteBytes) {
+        @Nullable Framing framing, Charset charset, @Nullable MessageMapper messageMapper, @Nullable Tls tls,
+        SocketOptions socketOptions, @Nullable Duration idleTimeout, long maxPendingWriteBytes, long abortPendingWriteBytes) {
 
-    /** The stages are copied (none when {@code null}), the charset is UTF-8 when {@code null}. */
+    /** The stages are copied (none when {@code null}), the charset is UTF-8 and the options the defaults when {@code null}. */
     public ConnectionSettings {
         stages = (stages != null) ? List.copyOf(stages) : List.of();
         charset = (charset != null) ? charset : StandardCharsets.UTF_8;
+        socketOptions = (socketOptions != null) ? socketOptions : SocketOptions.DEFAULTS;
     }
 
     /**
@@ -70,6 +70,18 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
         private boolean tcpNoDelay = true;
 
         private int receiveBufferSize;
+
+        private int sendBufferSize;
+
+        private SocketOptions.@Nullable KeepAlive keepAlive;
+
+        private @Nullable Duration userTimeout;
+
+        private @Nullable Duration linger;
+
+        private int notSentLowWatermark;
+
+        private int trafficClass = -1;
 
         private @Nullable Duration idleTimeout;
 
@@ -160,6 +172,72 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
             return self();
         }
 
+        /** @param bytes SO_SNDBUF, 0 for the system's default @return this */
+        public B sendBufferSize(int bytes) {
+            this.sendBufferSize = bytes;
+            return self();
+        }
+
+        /**
+         * Probes idle connections so that a peer gone without a word is found ({@link SocketOptions#keepAlive()}).
+         * @param keepAlive the keep-alive's timing ({@link SocketOptions.KeepAlive#SYSTEM_TIMING} for the system's),
+         * {@code null} for none (the default)
+         * @return this
+         */
+        public B keepAlive(SocketOptions.@Nullable KeepAlive keepAlive) {
+            this.keepAlive = keepAlive;
+            return self();
+        }
+
+        /**
+         * @param userTimeout how long sent data may stay unacknowledged before the connection is dropped
+         * (TCP_USER_TIMEOUT), {@code null} for the system's rule
+         * @return this
+         */
+        public B userTimeout(@Nullable Duration userTimeout) {
+            this.userTimeout = userTimeout;
+            return self();
+        }
+
+        /**
+         * @param linger SO_LINGER in whole seconds: zero resets each connection at its close, a positive time
+         * makes a close wait for unsent data (off the workers); {@code null} for the system's graceful close
+         * @return this
+         */
+        public B linger(@Nullable Duration linger) {
+            this.linger = linger;
+            return self();
+        }
+
+        /** @param bytes TCP_NOTSENT_LOWAT: unsent bytes below which a connection is writable, 0 for the system's @return this */
+        public B notSentLowWatermark(int bytes) {
+            this.notSentLowWatermark = bytes;
+            return self();
+        }
+
+        /** @param trafficClass IP_TOS or IPV6_TCLASS, 0 to 255, -1 for the system's default @return this */
+        public B trafficClass(int trafficClass) {
+            this.trafficClass = trafficClass;
+            return self();
+        }
+
+        /**
+         * Sets every socket option at once.
+         * @param options the options to take
+         * @return this
+         */
+        public B socketOptions(SocketOptions options) {
+            this.tcpNoDelay = options.tcpNoDelay();
+            this.receiveBufferSize = options.receiveBufferSize();
+            this.sendBufferSize = options.sendBufferSize();
+            this.keepAlive = options.keepAlive();
+            this.userTimeout = options.userTimeout();
+            this.linger = options.linger();
+            this.notSentLowWatermark = options.notSentLowWatermark();
+            this.trafficClass = options.trafficClass();
+            return self();
+        }
+
         /** @param idleTimeout idle time before a connection is closed, {@code null} or zero for none (a TCP listener has an hour unless set) @return this */
         public B idleTimeout(@Nullable Duration idleTimeout) {
             this.idleTimeout = idleTimeout;
@@ -196,8 +274,7 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
             this.charset = connection.charset();
             this.messageMapper = connection.messageMapper();
             this.tls = connection.tls();
-            this.tcpNoDelay = connection.tcpNoDelay();
-            this.receiveBufferSize = connection.receiveBufferSize();
+            socketOptions(connection.socketOptions());
             this.idleTimeout = connection.idleTimeout();
             this.maxPendingWriteBytes = connection.maxPendingWriteBytes();
             this.abortPendingWriteBytes = connection.abortPendingWriteBytes();
@@ -213,7 +290,9 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
          */
         protected final ConnectionSettings buildConnection(Scope owner, String name) {
             require(owner, name, this.group != null && !this.group.isBlank(), Setting.GROUP, this.group, "a worker group's name");
-            require(owner, name, this.receiveBufferSize >= 0, Setting.RECEIVE_BUFFER_SIZE, this.receiveBufferSize, "zero or positive");
+            SocketOptions options = new SocketOptions(this.tcpNoDelay, this.receiveBufferSize, this.sendBufferSize, this.keepAlive,
+                    this.userTimeout, this.linger, this.notSentLowWatermark, this.trafficClass);
+            options.check(owner, name);
             require(owner, name, this.idleTimeout == null || !this.idleTimeout.isNegative(), Setting.IDLE_TIMEOUT, this.idleTimeout,
                     "zero or positive");
             require(owner, name, this.maxPendingWriteBytes > 0, Setting.MAX_PENDING_WRITE_BYTES, this.maxPendingWriteBytes, "positive");
@@ -222,7 +301,7 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
                             + this.maxPendingWriteBytes + ")");
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
             return new ConnectionSettings(this.group, this.handlerExecutor, this.stages, this.framing, this.charset, this.messageMapper,
-                    this.tls, this.tcpNoDelay, this.receiveBufferSize, idle, this.maxPendingWriteBytes, this.abortPendingWriteBytes);
+                    this.tls, options, idle, this.maxPendingWriteBytes, this.abortPendingWriteBytes);
         }
 
         @SuppressWarnings("unchecked")

@@ -44,6 +44,27 @@ final class ListenerChecks {
         }
     }
 
+    /**
+     * Refuses the socket options a listener's sockets do not have: a UDP socket takes the buffers and
+     * the traffic class, a Unix domain socket the buffers only; TCP Fast Open is a TCP port's.
+     */
+    static void socketOptions(String name, Protocol protocol, boolean unix, SocketOptions options, int fastOpenQueue) {
+        String kind = unix ? "a Unix domain socket" : "a UDP listener";
+        if (protocol != Protocol.TCP || unix) {
+            require(options.keepAlive() == null, name, Setting.KEEP_ALIVE, options.keepAlive(), "none for " + kind
+                    + " (TCP keep-alive probes TCP connections)");
+            require(options.userTimeout() == null, name, Setting.USER_TIMEOUT, options.userTimeout(), "none for " + kind
+                    + " (TCP_USER_TIMEOUT bounds TCP retransmissions)");
+            require(options.linger() == null, name, Setting.LINGER, options.linger(), "none for " + kind
+                    + " (SO_LINGER waits for a TCP connection's unsent data)");
+            require(options.notSentLowWatermark() == 0, name, Setting.NOT_SENT_LOW_WATERMARK, options.notSentLowWatermark(),
+                    "0 for " + kind + " (TCP_NOTSENT_LOWAT counts a TCP connection's unsent bytes)");
+            require(fastOpenQueue == 0, name, Setting.FAST_OPEN_QUEUE, fastOpenQueue, "0 for " + kind + " (TCP Fast Open is a TCP port's)");
+        }
+        require(!unix || options.trafficClass() < 0, name, Setting.TRAFFIC_CLASS, options.trafficClass(),
+                "unset for a Unix domain socket (its bytes travel in no IP packet)");
+    }
+
     /** @return the trigger set, {@link Trigger#EDGE_PERSISTENT} in the exclusive edge mode, {@code null} for the group's default */
     static @Nullable Trigger trigger(String name, Protocol protocol, @Nullable Trigger trigger, boolean exclusiveEdge,
             @Nullable Executor handlerExecutor) {

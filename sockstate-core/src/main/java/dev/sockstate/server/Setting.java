@@ -34,6 +34,27 @@ public enum Setting {
     /** {@link ConnectionSettings.Builder#receiveBufferSize(int)}. */
     RECEIVE_BUFFER_SIZE(Scope.LISTENER, "receiveBufferSize"),
 
+    /** {@link ConnectionSettings.Builder#sendBufferSize(int)}. */
+    SEND_BUFFER_SIZE(Scope.LISTENER, "sendBufferSize"),
+
+    /** {@link ConnectionSettings.Builder#keepAlive}. */
+    KEEP_ALIVE(Scope.LISTENER, "keepAlive"),
+
+    /** {@link ConnectionSettings.Builder#userTimeout}. */
+    USER_TIMEOUT(Scope.LISTENER, "userTimeout"),
+
+    /** {@link ConnectionSettings.Builder#linger}. */
+    LINGER(Scope.LISTENER, "linger"),
+
+    /** {@link ConnectionSettings.Builder#notSentLowWatermark(int)}. */
+    NOT_SENT_LOW_WATERMARK(Scope.LISTENER, "notSentLowWatermark"),
+
+    /** {@link ConnectionSettings.Builder#trafficClass(int)}. */
+    TRAFFIC_CLASS(Scope.LISTENER, "trafficClass"),
+
+    /** {@link ListenerSettings.Builder#fastOpenQueue(int)}. */
+    FAST_OPEN_QUEUE(Scope.LISTENER, "fastOpenQueue"),
+
     /** {@link ListenerSettings.Builder#maxConnections(int)}. */
     MAX_CONNECTIONS(Scope.LISTENER, "maxConnections"),
 

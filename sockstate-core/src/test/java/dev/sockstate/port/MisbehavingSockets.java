@@ -5,6 +5,7 @@ import dev.sockstate.port.MisbehavingBackend.Registration;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sockets of a {@link MisbehavingBackend}: real sockets whose reads and writes are now and then
@@ -103,6 +104,11 @@ final class MisbehavingSockets implements NativeSockets {
     @Override
     public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
         return this.real.getOption(socket, option);
+    }
+
+    @Override
+    public @Nullable String unsupported(NativeSocketOption option, int value) {
+        return this.real.unsupported(option, value);
     }
 
     @Override

@@ -228,6 +228,65 @@ public abstract class NativeSocketsContract extends SocketsContract {
     }
 
     @Test
+    void eachTuningOptionTheBackendHasIsSetAndReadBackAndEachOtherIsRefusedWithItsReason() throws Exception {
+        long socket = open(Protocol.TCP, StandardProtocolFamily.INET);
+        int[][] values = {
+                { NativeSocketOption.SEND_BUFFER.ordinal(), 96 * 1024 },
+                { NativeSocketOption.KEEP_ALIVE.ordinal(), 1 },
+                { NativeSocketOption.KEEP_ALIVE_IDLE.ordinal(), 45 },
+                { NativeSocketOption.KEEP_ALIVE_INTERVAL.ordinal(), 7 },
+                { NativeSocketOption.KEEP_ALIVE_COUNT.ordinal(), 4 },
+                { NativeSocketOption.USER_TIMEOUT.ordinal(), 12_000 },
+                { NativeSocketOption.NOT_SENT_LOW_WATERMARK.ordinal(), 32 * 1024 },
+                { NativeSocketOption.TYPE_OF_SERVICE.ordinal(), 0x28 },
+                { NativeSocketOption.FAST_OPEN.ordinal(), 64 } };
+        for (int[] value : values) {
+            NativeSocketOption option = NativeSocketOption.values()[value[0]];
+            String why = this.sockets.unsupported(option, value[1]);
+            if (why == null) {
+                this.sockets.setOption(socket, option, value[1]);
+                int read = this.sockets.getOption(socket, option);
+                if (option == NativeSocketOption.SEND_BUFFER) {
+                    assertThat(read).as(option.nativeName()).isGreaterThanOrEqualTo(value[1]);
+                }
+                else {
+                    assertThat(read).as(option.nativeName()).isEqualTo(value[1]);
+                }
+            }
+            else {
+                assertThatExceptionOfType(NativeIoException.class).isThrownBy(() -> this.sockets.setOption(socket, option, value[1]))
+                        .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED))
+                        .withMessageContaining(option.nativeName()).withMessageContaining(why);
+            }
+        }
+    }
+
+    @Test
+    void lingerIsOffUntilSetThenReadBackAsItsSecondsOrZero() throws Exception {
+        long socket = open(Protocol.TCP, StandardProtocolFamily.INET);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.LINGER)).as("off").isEqualTo(-1);
+        this.sockets.setOption(socket, NativeSocketOption.LINGER, 0);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.LINGER)).as("a reset at close").isZero();
+        this.sockets.setOption(socket, NativeSocketOption.LINGER, 300);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.LINGER)).as("five minutes").isEqualTo(300);
+        this.sockets.setOption(socket, NativeSocketOption.LINGER, -1);
+        assertThat(this.sockets.getOption(socket, NativeSocketOption.LINGER)).as("off again").isEqualTo(-1);
+    }
+
+    @Test
+    void anIpv6SocketTakesATrafficClass() throws Exception {
+        long socket = open(Protocol.TCP, StandardProtocolFamily.INET6);
+        if (this.sockets.unsupported(NativeSocketOption.IPV6_TRAFFIC_CLASS, 0x48) == null) {
+            this.sockets.setOption(socket, NativeSocketOption.IPV6_TRAFFIC_CLASS, 0x48);
+            assertThat(this.sockets.getOption(socket, NativeSocketOption.IPV6_TRAFFIC_CLASS)).isEqualTo(0x48);
+        }
+        else {
+            assertThatExceptionOfType(NativeIoException.class)
+                    .isThrownBy(() -> this.sockets.setOption(socket, NativeSocketOption.IPV6_TRAFFIC_CLASS, 0x48));
+        }
+    }
+
+    @Test
     void callsOnAClosedHandleFailNamingTheCall() throws Exception {
         long socket = this.sockets.open(Protocol.TCP, StandardProtocolFamily.INET);
         this.sockets.close(socket);

@@ -101,7 +101,9 @@ class ListenerSettingsCopyTest {
     private ListenerSettings everythingOnAnIpPort() throws Exception {
         return ListenerSettings.tcp("copied").address(InetAddress.getLoopbackAddress()).portNumber(7000).backlog(77)
                 .trigger(Trigger.EDGE_ONESHOT).events(Events.IN | Events.HANGUP | Events.OUT).reuseAddress(false).reusePort(true)
-                .tcpNoDelay(false).receiveBufferSize(8192).maxConnections(5).idleTimeout(Duration.ofSeconds(3))
+                .tcpNoDelay(false).receiveBufferSize(8192).sendBufferSize(16384)
+                .keepAlive(SocketOptions.KeepAlive.of(Duration.ofSeconds(20), Duration.ofSeconds(2), 3)).userTimeout(Duration.ofSeconds(4))
+                .linger(Duration.ofSeconds(1)).notSentLowWatermark(4096).trafficClass(8).fastOpenQueue(16).maxConnections(5).idleTimeout(Duration.ofSeconds(3))
                 .maxPendingWriteBytes(1 << 20).abortPendingWriteBytes(2 << 20).group("own").handler(this.handler)
                 .handlerExecutor(this.executor).stage(() -> new Stage() {
                 }).maxDatagramsInFlight(7).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)

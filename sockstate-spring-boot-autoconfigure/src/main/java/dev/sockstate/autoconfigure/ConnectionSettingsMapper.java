@@ -8,6 +8,7 @@ import dev.sockstate.autoconfigure.FramingProperties.LengthField;
 import dev.sockstate.server.ConnectionSettings;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
@@ -53,11 +54,34 @@ final class ConnectionSettingsMapper {
         lines.from(properties::isTcpNoDelay).to(builder::tcpNoDelay);
         lines.from(Setting.RECEIVE_BUFFER_SIZE, "receive-buffer-size", properties::getReceiveBufferSize).as(ConnectionSettingsMapper::bytes)
                 .to(builder::receiveBufferSize);
+        lines.from(Setting.SEND_BUFFER_SIZE, "send-buffer-size", properties::getSendBufferSize).as(ConnectionSettingsMapper::bytes)
+                .to(builder::sendBufferSize);
+        lines.from(Setting.KEEP_ALIVE, "keep-alive", () -> keepAlive(path + "keep-alive.", properties.getKeepAlive())).to(builder::keepAlive);
+        lines.from(Setting.USER_TIMEOUT, "user-timeout", properties::getUserTimeout).to(builder::userTimeout);
+        lines.from(Setting.LINGER, "linger", properties::getLinger).to(builder::linger);
+        lines.from(Setting.NOT_SENT_LOW_WATERMARK, "not-sent-low-watermark", properties::getNotSentLowWatermark)
+                .as(ConnectionSettingsMapper::bytes).to(builder::notSentLowWatermark);
+        lines.from(Setting.TRAFFIC_CLASS, "traffic-class", properties::getTrafficClass).to(builder::trafficClass);
         lines.from(Setting.IDLE_TIMEOUT, "idle-timeout", properties::getIdleTimeout).to(builder::idleTimeout);
         lines.from(Setting.MAX_PENDING_WRITE_BYTES, "max-pending-write-bytes", properties::getMaxPendingWriteBytes).as(DataSize::toBytes)
                 .to(builder::maxPendingWriteBytes);
         lines.from(Setting.ABORT_PENDING_WRITE_BYTES, "abort-pending-write-bytes", properties::getAbortPendingWriteBytes)
                 .as(DataSize::toBytes).to(builder::abortPendingWriteBytes);
+    }
+
+    /** @return the keep-alive the properties ask for: on when enabled or when any of its timing is set; {@code null} for none */
+    private static SocketOptions.@Nullable KeepAlive keepAlive(String path, ConnectionProperties.KeepAlive properties) {
+        boolean timed = properties.getIdle() != null || properties.getInterval() != null || properties.getCount() != null;
+        if (Boolean.FALSE.equals(properties.getEnabled())) {
+            require(!timed, path + "enabled", false, "Keep-alive is off, yet its idle, interval or count is set: enable it or leave"
+                    + " them out.");
+            return null;
+        }
+        if (!timed && !Boolean.TRUE.equals(properties.getEnabled())) {
+            return null;
+        }
+        return new SocketOptions.KeepAlive(properties.getIdle(), properties.getInterval(),
+                (properties.getCount() != null) ? properties.getCount() : 0);
     }
 
     /** @return the owner's handler executor, or else the shared one; {@code null} for the workers */

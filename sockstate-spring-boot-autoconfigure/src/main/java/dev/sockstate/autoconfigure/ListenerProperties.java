@@ -79,6 +79,9 @@ public class ListenerProperties extends ConnectionProperties {
     /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
     private boolean reusePort;
 
+    /** Connections opened with data in their SYN (TCP Fast Open) that may wait to be accepted; 0 for none. On Linux the server side also needs net.ipv4.tcp_fastopen with bit 2 set. */
+    private int fastOpenQueue;
+
     /** How TCP connections are accepted: shared (one listening socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT; one socket as shared where the system cannot spread connections, such as Windows). */
     private AcceptMode accept = AcceptMode.SHARED;
 
@@ -190,6 +193,14 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setAccept(AcceptMode accept) {
         this.accept = accept;
+    }
+
+    public int getFastOpenQueue() {
+        return this.fastOpenQueue;
+    }
+
+    public void setFastOpenQueue(int fastOpenQueue) {
+        this.fastOpenQueue = fastOpenQueue;
     }
 
     public boolean isReusePort() {

@@ -169,6 +169,7 @@ final class ServerSettingsFactory {
                 .to(builder::events);
         lines.from(listener::isReuseAddress).to(builder::reuseAddress);
         lines.from(listener::isReusePort).to(builder::reusePort);
+        lines.from(Setting.FAST_OPEN_QUEUE, "fast-open-queue", listener::getFastOpenQueue).to(builder::fastOpenQueue);
         lines.from(Setting.ACCEPT, "accept", listener::getAccept).to(builder::accept);
         lines.from(Setting.MAX_CONNECTIONS, "max-connections", listener::getMaxConnections).to(builder::maxConnections);
         lines.from(Setting.MAX_DATAGRAMS_IN_FLIGHT, "max-datagrams-in-flight", listener::getMaxDatagramsInFlight)

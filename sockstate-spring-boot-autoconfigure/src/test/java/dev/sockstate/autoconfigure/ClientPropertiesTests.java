@@ -66,8 +66,8 @@ class ClientPropertiesTests {
                     assertThat(redis.maxPendingRequests()).isEqualTo(64);
                     assertThat(redis.connection().idleTimeout()).isEqualTo(Duration.ofMinutes(1));
                     assertThat(redis.connection().maxPendingWriteBytes()).isEqualTo(1024 * 1024);
-                    assertThat(redis.connection().tcpNoDelay()).isFalse();
-                    assertThat(redis.connection().receiveBufferSize()).isEqualTo(128 * 1024);
+                    assertThat(redis.connection().socketOptions().tcpNoDelay()).isFalse();
+                    assertThat(redis.connection().socketOptions().receiveBufferSize()).isEqualTo(128 * 1024);
                     assertThat(redis.connection().group()).isEqualTo("out");
                     assertThat(redis.connection().handlerExecutor()).isSameAs(context.getBean("applicationTaskExecutor", Executor.class));
                     assertThat(redis.connection().framing()).isNotNull();

@@ -179,7 +179,7 @@ final class PropertiesAppendix {
         String before = source.substring(body, declaration.start());
         int comment = before.lastIndexOf("/**");
         Matcher doc = JAVADOC.matcher(before);
-        if (comment < 0 || !doc.find(comment) || !before.substring(doc.end()).replaceAll("@\\w+", "").isBlank()) {
+        if (comment < 0 || !doc.find(comment) || !before.substring(doc.end()).replaceAll("@\\w+(\\([^)]*\\))?", "").isBlank()) {
             throw new IllegalStateException("no javadoc on " + declaring.getName() + "." + field);
         }
         return doc.group(1).replaceAll("\\s*\\n\\s*\\*?\\s*", " ").replaceAll("\\{@code ([^}]*)}", "$1")

@@ -138,8 +138,8 @@ class SockstateAutoConfigurationTests {
                     assertThat(echo.events()).isEqualTo(Events.IN | Events.HANGUP);
                     assertThat(echo.reuseAddress()).isFalse();
                     assertThat(echo.reusePort()).isTrue();
-                    assertThat(echo.connection().tcpNoDelay()).isFalse();
-                    assertThat(echo.connection().receiveBufferSize()).isEqualTo(128 * 1024);
+                    assertThat(echo.connection().socketOptions().tcpNoDelay()).isFalse();
+                    assertThat(echo.connection().socketOptions().receiveBufferSize()).isEqualTo(128 * 1024);
                     assertThat(echo.maxConnections()).isEqualTo(12);
                     assertThat(echo.connection().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
                     assertThat(echo.connection().maxPendingWriteBytes()).isEqualTo(1024 * 1024);

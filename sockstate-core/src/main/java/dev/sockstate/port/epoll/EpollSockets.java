@@ -2,8 +2,11 @@ package dev.sockstate.port.epoll;
 
 import dev.sockstate.port.AbstractBsdSockets;
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.Protocol;
 import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. Each call is
@@ -13,10 +16,31 @@ import java.nio.ByteBuffer;
 final class EpollSockets extends AbstractBsdSockets {
 
     private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
-            LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_REUSEADDR, LinuxAbi.SO_REUSEPORT,
-            LinuxAbi.SO_RCVBUF, LinuxAbi.SO_SNDBUF, LinuxAbi.SO_KEEPALIVE, LinuxAbi.IPV6_V6ONLY, LinuxAbi.SO_PEERCRED, "accept4", "close");
+            LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_PEERCRED, options(), Integer.BYTES, LinuxAbi.ENOPROTOOPT, "accept4",
+            "close");
 
     private final EpollCalls calls;
+
+    private static Map<NativeSocketOption, OptionName> options() {
+        Map<NativeSocketOption, OptionName> options = new EnumMap<>(NativeSocketOption.class);
+        options.put(NativeSocketOption.REUSE_ADDRESS, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_REUSEADDR));
+        options.put(NativeSocketOption.REUSE_PORT, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_REUSEPORT));
+        options.put(NativeSocketOption.TCP_NODELAY, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_NODELAY));
+        options.put(NativeSocketOption.RECEIVE_BUFFER, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_RCVBUF));
+        options.put(NativeSocketOption.SEND_BUFFER, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_SNDBUF));
+        options.put(NativeSocketOption.KEEP_ALIVE, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_KEEPALIVE));
+        options.put(NativeSocketOption.IPV6_ONLY, new OptionName(LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_V6ONLY));
+        options.put(NativeSocketOption.KEEP_ALIVE_IDLE, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_KEEPIDLE));
+        options.put(NativeSocketOption.KEEP_ALIVE_INTERVAL, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_KEEPINTVL));
+        options.put(NativeSocketOption.KEEP_ALIVE_COUNT, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_KEEPCNT));
+        options.put(NativeSocketOption.USER_TIMEOUT, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_USER_TIMEOUT));
+        options.put(NativeSocketOption.LINGER, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_LINGER));
+        options.put(NativeSocketOption.NOT_SENT_LOW_WATERMARK, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_NOTSENT_LOWAT));
+        options.put(NativeSocketOption.FAST_OPEN, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_FASTOPEN));
+        options.put(NativeSocketOption.TYPE_OF_SERVICE, new OptionName(LinuxAbi.IPPROTO_IP, LinuxAbi.IP_TOS));
+        options.put(NativeSocketOption.IPV6_TRAFFIC_CLASS, new OptionName(LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_TCLASS));
+        return options;
+    }
 
     /** @param calls the binding the sockets call libc through */
     EpollSockets(EpollCalls calls) {

@@ -21,12 +21,23 @@ final class LinuxAbi {
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
     static final int SO_KEEPALIVE = 9;
+    static final int SO_LINGER = 13;
     static final int SO_REUSEPORT = 15;
     static final int SO_PEERCRED = 17;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
+    static final int TCP_KEEPIDLE = 4;
+    static final int TCP_KEEPINTVL = 5;
+    static final int TCP_KEEPCNT = 6;
+    static final int TCP_USER_TIMEOUT = 18;
+    static final int TCP_FASTOPEN = 23;
+    static final int TCP_NOTSENT_LOWAT = 25;
+    static final int IPPROTO_IP = 0;
+    static final int IP_TOS = 1;
+    static final int ENOPROTOOPT = 92;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
+    static final int IPV6_TCLASS = 67;
 
     static final int MSG_NOSIGNAL = 0x4000;
     static final int SHUT_RD = 0;

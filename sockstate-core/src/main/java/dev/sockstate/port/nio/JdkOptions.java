@@ -9,7 +9,10 @@ import java.net.StandardProtocolFamily;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.NetworkChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Set;
 import java.util.function.Predicate;
+import jdk.net.ExtendedSocketOptions;
 import org.jspecify.annotations.Nullable;
 
 /** The JDK's socket options for the portable ones, and how a socket's are set and read in the native form. */
@@ -18,7 +21,11 @@ final class JdkOptions {
     private JdkOptions() {
     }
 
-    /** @return the JDK's option, or {@code null} for IPV6_V6ONLY, which it has not */
+    /**
+     * @return the JDK's option, or {@code null} where the JDK has none: IPV6_V6ONLY (handled apart),
+     * TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT and TCP_FASTOPEN; IPv4's type of service and IPv6's traffic
+     * class are one option to the JDK, which sets the one of the channel's family
+     */
     static @Nullable SocketOption<?> standard(NativeSocketOption option) {
         return switch (option) {
             case REUSE_ADDRESS -> StandardSocketOptions.SO_REUSEADDR;
@@ -27,8 +34,48 @@ final class JdkOptions {
             case RECEIVE_BUFFER -> StandardSocketOptions.SO_RCVBUF;
             case SEND_BUFFER -> StandardSocketOptions.SO_SNDBUF;
             case KEEP_ALIVE -> StandardSocketOptions.SO_KEEPALIVE;
-            case IPV6_ONLY -> null;
+            case KEEP_ALIVE_IDLE -> ExtendedSocketOptions.TCP_KEEPIDLE;
+            case KEEP_ALIVE_INTERVAL -> ExtendedSocketOptions.TCP_KEEPINTERVAL;
+            case KEEP_ALIVE_COUNT -> ExtendedSocketOptions.TCP_KEEPCOUNT;
+            case LINGER -> StandardSocketOptions.SO_LINGER;
+            case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> StandardSocketOptions.IP_TOS;
+            case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN -> null;
         };
+    }
+
+    /**
+     * @param option an option
+     * @return why the JDK's channels cannot set it here, {@code null} when a TCP socket channel can
+     */
+    static @Nullable String unsupported(NativeSocketOption option) {
+        if (option == NativeSocketOption.IPV6_ONLY) {
+            return null;
+        }
+        SocketOption<?> name = standard(option);
+        if (name == null) {
+            return "the JDK's socket channels have no " + option.nativeName();
+        }
+        if (!Probe.TCP_OPTIONS.contains(name)) {
+            return "the JDK's socket channels have no " + option.nativeName() + " on " + System.getProperty("os.name");
+        }
+        return null;
+    }
+
+    /** What a socket channel supports here, asked once of one opened and closed at once. */
+    private static final class Probe {
+
+        static final Set<SocketOption<?>> TCP_OPTIONS = probe();
+
+        private static Set<SocketOption<?>> probe() {
+            try (SocketChannel channel = SocketChannel.open()) {
+                return Set.copyOf(channel.supportedOptions());
+            }
+            catch (IOException ex) {
+                // No socket to ask: the standard options every channel has, and the rest refused when set.
+                return Set.of(StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_RCVBUF,
+                        StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER);
+            }
+        }
     }
 
     /**
@@ -75,6 +122,9 @@ final class JdkOptions {
             return;
         }
         SocketOption<?> name = standard(option);
+        if (name == null) {
+            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, unsupported(option));
+        }
         synchronized (found) {
             NetworkChannel channel = (NetworkChannel) found.selectable();
             try {
@@ -110,6 +160,9 @@ final class JdkOptions {
             return 0;
         }
         SocketOption<?> name = standard(option);
+        if (name == null) {
+            throw JdkErrors.exception(call, NativeError.NOT_SUPPORTED, unsupported(option));
+        }
         synchronized (found) {
             NetworkChannel channel = (NetworkChannel) found.selectable();
             try {

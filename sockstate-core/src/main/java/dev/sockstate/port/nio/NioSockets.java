@@ -361,6 +361,11 @@ final class NioSockets extends AbstractNativeSockets {
     }
 
     @Override
+    public @Nullable String unsupported(NativeSocketOption option, int value) {
+        return JdkOptions.unsupported(option);
+    }
+
+    @Override
     public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
         String call = "getsockopt(" + option + ")";
         return JdkOptions.get(require(socket, call), option, call);

@@ -50,10 +50,22 @@ final class WinsockNative {
     static final int SO_EXCLUSIVEADDRUSE = ~SO_REUSEADDR;
 
     static final int SO_KEEPALIVE = 0x0008;
+
+    /** {@code SO_LINGER}: a {@code struct linger} of two {@code u_short}s, on or off, then the seconds. */
+    static final int SO_LINGER = 0x0080;
     static final int SO_SNDBUF = 0x1001;
     static final int SO_RCVBUF = 0x1002;
     static final int SO_ERROR = 0x1007;
     static final int TCP_NODELAY = 1;
+
+    /** {@code TCP_KEEPIDLE} (ws2ipdef.h, the same as its {@code TCP_KEEPALIVE}): seconds, Windows 10 1709 and later. */
+    static final int TCP_KEEPIDLE = 3;
+
+    /** {@code TCP_KEEPCNT} (ws2ipdef.h): Windows 10 1703 and later. */
+    static final int TCP_KEEPCNT = 16;
+
+    /** {@code TCP_KEEPINTVL} (ws2ipdef.h): seconds, Windows 10 1709 and later. */
+    static final int TCP_KEEPINTVL = 17;
     static final int IPV6_V6ONLY = 27;
 
     /** {@code FIONBIO}: switch non-blocking mode on or off; the argument is a {@code u_long}. */

@@ -9,6 +9,9 @@ import dev.sockstate.port.Protocol;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Non-blocking Winsock sockets: the {@code SOCKET} handles a {@link WinsockPort} registers. Sockets
@@ -20,11 +23,26 @@ import java.nio.ByteBuffer;
 final class WinsockSockets extends AbstractBsdSockets {
 
     private static final Constants CONSTANTS = new Constants(WinsockNative.AF_INET, WinsockNative.AF_INET6,
-            WinsockNative.AF_UNIX, WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, WinsockNative.SO_REUSEADDR, Constants.NO_OPTION,
-            WinsockNative.SO_RCVBUF, WinsockNative.SO_SNDBUF, WinsockNative.SO_KEEPALIVE, WinsockNative.IPV6_V6ONLY,
-            Constants.NO_OPTION, "accept", "closesocket");
+            WinsockNative.AF_UNIX, WinsockNative.SOL_SOCKET, WinsockNative.SO_ERROR, Constants.NO_OPTION, options(), Short.BYTES,
+            WsaError.WSAENOPROTOOPT, "accept", "closesocket");
 
     private final WinsockCalls calls;
+
+    /** The options Windows has; the others are refused with {@link #absence}'s words. */
+    private static Map<NativeSocketOption, OptionName> options() {
+        Map<NativeSocketOption, OptionName> options = new EnumMap<>(NativeSocketOption.class);
+        options.put(NativeSocketOption.REUSE_ADDRESS, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_REUSEADDR));
+        options.put(NativeSocketOption.TCP_NODELAY, new OptionName(IPPROTO_TCP, WinsockNative.TCP_NODELAY));
+        options.put(NativeSocketOption.RECEIVE_BUFFER, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_RCVBUF));
+        options.put(NativeSocketOption.SEND_BUFFER, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_SNDBUF));
+        options.put(NativeSocketOption.KEEP_ALIVE, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_KEEPALIVE));
+        options.put(NativeSocketOption.IPV6_ONLY, new OptionName(IPPROTO_IPV6, WinsockNative.IPV6_V6ONLY));
+        options.put(NativeSocketOption.KEEP_ALIVE_IDLE, new OptionName(IPPROTO_TCP, WinsockNative.TCP_KEEPIDLE));
+        options.put(NativeSocketOption.KEEP_ALIVE_INTERVAL, new OptionName(IPPROTO_TCP, WinsockNative.TCP_KEEPINTVL));
+        options.put(NativeSocketOption.KEEP_ALIVE_COUNT, new OptionName(IPPROTO_TCP, WinsockNative.TCP_KEEPCNT));
+        options.put(NativeSocketOption.LINGER, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_LINGER));
+        return options;
+    }
 
     /** @param calls the binding the sockets call Winsock through */
     WinsockSockets(WinsockCalls calls) {
@@ -156,23 +174,38 @@ final class WinsockSockets extends AbstractBsdSockets {
      */
     @Override
     public void setOption(long socket, NativeSocketOption option, int value) throws NativeIoException {
-        requireSupported(option, "setsockopt");
         if (option != NativeSocketOption.REUSE_ADDRESS) {
             super.setOption(socket, option, value);
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A positive SO_LINGER is refused: {@code closesocket} of a non-blocking socket that lingers fails
+     * with {@code WSAEWOULDBLOCK} and leaves the socket open, so every close would have to be retried.
+     */
     @Override
-    public int getOption(long socket, NativeSocketOption option) throws NativeIoException {
-        requireSupported(option, "getsockopt");
-        return super.getOption(socket, option);
+    public @Nullable String unsupported(NativeSocketOption option, int value) {
+        if (option == NativeSocketOption.LINGER && value > 0) {
+            return "closesocket of a non-blocking socket with a positive SO_LINGER fails with WSAEWOULDBLOCK; a linger of 0"
+                    + " (a reset at close) is taken";
+        }
+        return super.unsupported(option, value);
     }
 
-    private static void requireSupported(NativeSocketOption option, String call) throws NativeIoException {
-        if (option == NativeSocketOption.REUSE_PORT) {
-            throw new NativeIoException(call + "(" + option + ")", NativeError.NOT_SUPPORTED, WsaError.WSAENOPROTOOPT,
-                    "SO_REUSEPORT does not exist on Windows");
-        }
+    @Override
+    protected String absence(NativeSocketOption option) {
+        return switch (option) {
+            case REUSE_PORT -> "SO_REUSEPORT does not exist on Windows";
+            case USER_TIMEOUT -> "Windows has no TCP_USER_TIMEOUT (its TCP_MAXRT bounds retransmissions only); a keep-alive finds a"
+                    + " dead peer there";
+            case NOT_SENT_LOW_WATERMARK -> "Windows has no TCP_NOTSENT_LOWAT";
+            case FAST_OPEN -> "the winsock backend does not set TCP_FASTOPEN on listening sockets";
+            case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> "Windows ignores " + option.nativeName()
+                    + " set on a socket: its traffic classes are set by Quality of Service policy";
+            default -> "Windows has no " + option.nativeName();
+        };
     }
 
     @Override

@@ -165,6 +165,7 @@ final class Client implements SocketClient, Connector.Pool {
 
     /** The server closed: the client's observer is told. */
     void closed() {
+        this.profile.awaitLingeringCloses();
         this.profile.observer.closed();
     }
 

@@ -82,6 +82,16 @@ final class ConnectionProfile {
 
     private final Messages messages;
 
+    /** Closes the sockets off the workers where a positive SO_LINGER makes a close wait, {@code null} elsewhere. */
+    final @Nullable LingeringCloser lingeringCloser;
+
+    /** Waits for the closes handed to the {@link #lingeringCloser}, as a stop ends. */
+    void awaitLingeringCloses() {
+        if (this.lingeringCloser != null) {
+            this.lingeringCloser.awaitClosed(this.settings.connection().socketOptions().linger(), this.state.label());
+        }
+    }
+
     /**
      * @param settings how the connections are served
      * @param tls how they are secured, {@code null} for plaintext
@@ -112,6 +122,8 @@ final class ConnectionProfile {
         this.connectionIds = connectionIds;
         this.changeRules = changeRules;
         this.messages = new Messages(settings, reports.label());
+        this.lingeringCloser = LingeringCloser.forLinger(settings.connection().socketOptions().linger(), sockets,
+                "sockstate-linger-" + settings.name());
         this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)
                 ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null;
         if (settings.protocol() != Protocol.TCP) {

@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
-import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
@@ -77,6 +76,12 @@ final class Connector {
 
     private final Executor connectThread;
 
+    /** The options of a socket that connects to an IPv4 address. */
+    private final SocketOptionList ipv4Options;
+
+    /** The options of a socket that connects to an IPv6 address. */
+    private final SocketOptionList ipv6Options;
+
     /**
      * @param client the pool it fills
      * @param settings the client's settings
@@ -92,6 +97,8 @@ final class Connector {
         this.profile = profile;
         this.sockets = sockets;
         this.connectThread = connectThread;
+        this.ipv4Options = SocketOptionList.of(settings.connection().socketOptions(), Protocol.TCP, false, false);
+        this.ipv6Options = SocketOptionList.of(settings.connection().socketOptions(), Protocol.TCP, true, false);
     }
 
     /**
@@ -216,12 +223,9 @@ final class Connector {
                 return;
             }
             try {
-                if (Connector.this.settings.connection().tcpNoDelay()) {
-                    Connector.this.sockets.setOption(handle, NativeSocketOption.TCP_NODELAY, 1);
-                }
-                if (Connector.this.settings.connection().receiveBufferSize() > 0) {
-                    Connector.this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, Connector.this.settings.connection().receiveBufferSize());
-                }
+                SocketOptionList options = (target.getAddress() instanceof Inet6Address) ? Connector.this.ipv6Options
+                        : Connector.this.ipv4Options;
+                options.applyTo(Connector.this.sockets, handle);
                 Connector.this.sockets.connect(handle, target);
             }
             catch (NativeIoException ex) {

@@ -75,7 +75,7 @@ final class ListenerBinder {
                 this.sockets.listen(handle, settings.backlog());
                 SocketAddress bound = this.sockets.localAddress(handle);
                 // Known before it is armed: a failure of its first arming is then the listener's last socket failing.
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0);
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0, inheritedOptions(settings, target));
                 listener.bound(List.of(acceptor), bound);
                 registered = acceptor;
                 register(listener, registered);
@@ -135,9 +135,8 @@ final class ListenerBinder {
         UnixSocketFile fileMade = null;
         String step = "its socket file's permissions could not be set";
         try {
-            if (settings.connection().receiveBufferSize() > 0) {
-                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.connection().receiveBufferSize());
-            }
+            SocketOptionList options = SocketOptionList.of(settings.connection().socketOptions(), settings.protocol(), false, true);
+            options.applyTo(this.sockets, handle);
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
                 registered = new UdpSocket(listener, handle);
@@ -162,7 +161,7 @@ final class ListenerBinder {
             fileMade = UnixSocketFile.made(path);
             listener.socketFile(fileMade);
             if (registered == null) {
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0);
+                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0, options);
                 listener.bound(List.of(acceptor), target);
                 registered = acceptor;
                 register(listener, registered);
@@ -236,7 +235,7 @@ final class ListenerBinder {
         }
         List<SocketTurn> acceptors = new ArrayList<>(handles.length);
         for (int i = 0; i < handles.length; i++) {
-            acceptors.add(new TcpAcceptor(listener, listener.profile.homeOn(i), handles[i], i + 1));
+            acceptors.add(new TcpAcceptor(listener, listener.profile.homeOn(i), handles[i], i + 1, inheritedOptions(settings, target)));
         }
         // Known before they are armed: one failing as it is first armed leaves the others serving.
         listener.bound(acceptors, bound);
@@ -308,11 +307,18 @@ final class ListenerBinder {
             if (reusePort) {
                 this.sockets.setOption(handle, NativeSocketOption.REUSE_PORT, 1);
             }
-            if (settings.connection().receiveBufferSize() > 0) {
-                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_BUFFER, settings.connection().receiveBufferSize());
+            SocketOptionList options = inheritedOptions(settings, target);
+            for (int i = 0; i < options.size(); i++) {
+                if (options.option(i) == NativeSocketOption.TCP_NODELAY) {
+                    setNoDelayToInherit(handle, settings);
+                }
+                else {
+                    this.sockets.setOption(handle, options.option(i), options.value(i));
+                }
             }
-            if (settings.protocol() == Protocol.TCP && settings.connection().tcpNoDelay()) {
-                setNoDelayToInherit(handle, settings);
+            if (settings.fastOpenQueue() > 0) {
+                // Before listen, which sizes the queue of connections opened with data.
+                this.sockets.setOption(handle, NativeSocketOption.FAST_OPEN, settings.fastOpenQueue());
             }
             return handle;
         }
@@ -320,6 +326,15 @@ final class ListenerBinder {
             closeQuietly(handle);
             throw new ListenerBindException(settings.name(), target, ex);
         }
+    }
+
+    /**
+     * @return the options of the listener's sockets: set on its listening socket (or its UDP socket) before
+     * it binds, and expected on the sockets it accepts
+     */
+    private static SocketOptionList inheritedOptions(ListenerSettings settings, InetSocketAddress target) {
+        return SocketOptionList.of(settings.connection().socketOptions(), settings.protocol(), target.getAddress() instanceof Inet6Address,
+                false);
     }
 
     private long openSocket(ListenerSettings settings, InetSocketAddress target) {

@@ -1,5 +1,9 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.Backend;
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
@@ -10,6 +14,7 @@ import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.tls.TlsSupport;
 import dev.sockstate.server.engine.turn.Worker;
+import java.net.Inet4Address;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -78,6 +83,66 @@ final class SettingsCheck {
                 TlsSupport.check(listener.name(), listener.connection().tls());
             }
         }
+    }
+
+    /**
+     * Refuses a socket option the backend has not, before anything is bound: the message names the
+     * option, the backend and why (the system or the JDK has no such option).
+     * @param backend the backend, checked only where it runs (an unavailable one fails the start on its own)
+     * @param listeners the listeners
+     * @param clients the clients
+     * @throws InvalidSettingException naming the listener or client and the setting
+     */
+    static void checkSocketOptions(Backend backend, List<ListenerSettings> listeners, List<ClientSettings> clients) {
+        if (!backend.availability().available()) {
+            return;
+        }
+        NativeSockets sockets = backend.sockets();
+        for (ListenerSettings listener : listeners) {
+            // Every interface is an IPv6 socket's (dual stack), unless the system has no IPv6.
+            SocketOptionList options = SocketOptionList.of(listener.connection().socketOptions(), listener.protocol(),
+                    !(listener.address() instanceof Inet4Address), listener.isUnix());
+            refuseUnsupported(backend, sockets, Scope.LISTENER, listener.name(), options);
+            if (listener.fastOpenQueue() > 0) {
+                refuse(backend, sockets, Scope.LISTENER, listener.name(), NativeSocketOption.FAST_OPEN, listener.fastOpenQueue());
+            }
+        }
+        for (ClientSettings client : clients) {
+            refuseUnsupported(backend, sockets, Scope.CLIENT, client.name(),
+                    SocketOptionList.of(client.connection().socketOptions(), Protocol.TCP, true, false));
+        }
+    }
+
+    private static void refuseUnsupported(Backend backend, NativeSockets sockets, Scope owner, String name, SocketOptionList options) {
+        for (int i = 0; i < options.size(); i++) {
+            refuse(backend, sockets, owner, name, options.option(i), options.value(i));
+        }
+    }
+
+    private static void refuse(Backend backend, NativeSockets sockets, Scope owner, String name, NativeSocketOption option, int value) {
+        String why = sockets.unsupported(option, value);
+        if (why == null) {
+            return;
+        }
+        Setting setting = setting(option);
+        String reason = "The " + backend.name() + " backend cannot set " + option.nativeName() + ": " + why + ".";
+        throw new InvalidSettingException(owner, name, setting, value, reason, ((owner == Scope.CLIENT) ? "Client '" : "Listener '")
+                + name + "' sets " + setting + ", which the " + backend.name() + " backend cannot set (" + option.nativeName() + "): " + why);
+    }
+
+    /** @return the setting that asks for a native option */
+    private static Setting setting(NativeSocketOption option) {
+        return switch (option) {
+            case RECEIVE_BUFFER -> Setting.RECEIVE_BUFFER_SIZE;
+            case SEND_BUFFER -> Setting.SEND_BUFFER_SIZE;
+            case KEEP_ALIVE, KEEP_ALIVE_IDLE, KEEP_ALIVE_INTERVAL, KEEP_ALIVE_COUNT -> Setting.KEEP_ALIVE;
+            case USER_TIMEOUT -> Setting.USER_TIMEOUT;
+            case LINGER -> Setting.LINGER;
+            case NOT_SENT_LOW_WATERMARK -> Setting.NOT_SENT_LOW_WATERMARK;
+            case FAST_OPEN -> Setting.FAST_OPEN_QUEUE;
+            case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> Setting.TRAFFIC_CLASS;
+            case TCP_NODELAY, REUSE_ADDRESS, REUSE_PORT, IPV6_ONLY -> throw new IllegalArgumentException(option + " is set by the engine");
+        };
     }
 
     /**

@@ -101,6 +101,7 @@ public final class SocketServer {
             List<ClientSettings> clients, ServerObserver observer) {
         SettingsCheck.check(groups, listeners);
         SettingsCheck.checkClients(groups, clients);
+        SettingsCheck.checkSocketOptions(backend, listeners, clients);
         this.backend = backend;
         this.groupSettings = List.copyOf(groups);
         this.listenerSettings = List.copyOf(listeners);

@@ -59,11 +59,16 @@ final class TcpAcceptor extends SocketTurn {
 
     private volatile long backoffs;
 
+    private final BoundedLog refusedOptions = new BoundedLog(logger);
+
+    /** The options set on the listening socket, which accepted sockets should have inherited. */
+    private final SocketOptionList inherited;
+
     /**
-     * Whether accepted sockets come with TCP_NODELAY from the listener (null until the first one
-     * tells): then they need no system call of their own.
+     * The options each accepted socket is set on its own: those the first accepted one did not inherit
+     * (null until one tells; most often none, and then a connection needs no system call of its own).
      */
-    private @Nullable Boolean noDelayInherited;
+    private @Nullable SocketOptionList notInherited;
 
     /**
      * @param listener its listener
@@ -71,13 +76,15 @@ final class TcpAcceptor extends SocketTurn {
      * @param handle the listening socket
      * @param number its number among its listener's listening sockets, from 1, whose connections then
      * stay on its port; 0 for a listener's only one, whose connections go to the group's ports in turn
+     * @param inherited the options set on the listening socket, which accepted sockets should have
      */
-    TcpAcceptor(Listener listener, SocketHome home, long handle, int number) {
+    TcpAcceptor(Listener listener, SocketHome home, long handle, int number, SocketOptionList inherited) {
         // One of a socket per worker is dequeued by its worker alone: it stays armed, with no re-arm after each round.
         super(home, handle, (number > 0) ? Trigger.LEVEL_PERSISTENT : Trigger.LEVEL_ONESHOT, true);
         this.listener = listener;
         this.number = number;
         this.connectionsPort = (number > 0) ? home.port() : null;
+        this.inherited = inherited;
     }
 
     @Override
@@ -143,7 +150,7 @@ final class TcpAcceptor extends SocketTurn {
                 reject(connection);
                 continue;
             }
-            if (settings.connection().tcpNoDelay() && !settings.isUnix() && !configure(connection)) {
+            if (!this.inherited.isEmpty() && !configure(connection)) {
                 this.listener.state.connectionFinished();
                 continue;
             }
@@ -161,25 +168,34 @@ final class TcpAcceptor extends SocketTurn {
         return true;
     }
 
-    /** Turns Nagle off on an accepted socket, unless it came off from the listener as the first one showed. */
+    /**
+     * Gives an accepted socket the options it did not inherit from the listening socket, as the first
+     * accepted one showed (asked again of the next one when it could not tell).
+     * @return false when one was refused: the socket is closed
+     */
     private boolean configure(long connection) {
         NativeSockets sockets = this.sockets;
-        if (this.noDelayInherited == null) {
+        SocketOptionList missing = this.notInherited;
+        if (missing == null) {
             try {
-                this.noDelayInherited = sockets.getOption(connection, NativeSocketOption.TCP_NODELAY) != 0;
+                missing = this.inherited.notInheritedBy(sockets, connection);
+                this.notInherited = missing;
             }
             catch (NativeIoException ex) {
                 // Not known yet: this connection is set on its own, the next one is asked again.
+                missing = this.inherited;
             }
         }
-        if (Boolean.TRUE.equals(this.noDelayInherited)) {
+        if (missing.isEmpty()) {
             return true;
         }
         try {
-            sockets.setOption(connection, NativeSocketOption.TCP_NODELAY, 1);
+            missing.applyTo(sockets, connection);
             return true;
         }
         catch (NativeIoException ex) {
+            this.refusedOptions.warn("Listener '" + this.listener.settings().name() + "' could not set " + ex.call()
+                    + " on an accepted connection, which is closed", ex);
             closeQuietly(connection);
             return false;
         }

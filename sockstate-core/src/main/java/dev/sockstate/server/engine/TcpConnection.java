@@ -1179,7 +1179,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     protected void finish() {
-        closeSocket();
+        if (this.profile.lingeringCloser != null) {
+            closeSocketLater(this.profile.lingeringCloser::close);
+        }
+        else {
+            closeSocket();
+        }
         this.output.release();
         this.profile.route.dropFraming(this);
         this.profile.state.connectionFinished();

@@ -245,6 +245,11 @@ public final class EmbeddedSocket implements NativeSockets {
     }
 
     @Override
+    public @Nullable String unsupported(NativeSocketOption option, int value) {
+        return null;
+    }
+
+    @Override
     public void setOption(long socket, NativeSocketOption option, int value) {
         throw refused("has no socket options");
     }

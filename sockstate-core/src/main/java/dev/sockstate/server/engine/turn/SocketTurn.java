@@ -13,6 +13,7 @@ import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -599,6 +600,16 @@ public abstract class SocketTurn {
             // the descriptor is released all the same
         }
         this.table.remove(this);
+    }
+
+    /**
+     * Leaves the table and hands the socket to another thread to close: a close that waits (a positive
+     * SO_LINGER). The descriptor stays open until then, so its number is not reused meanwhile.
+     * @param closer what closes it
+     */
+    public final void closeSocketLater(LongConsumer closer) {
+        this.table.remove(this);
+        closer.accept(this.handle);
     }
 
     /** @return the error pending on the socket (its {@code SO_ERROR}), or the failure to read it */

@@ -1,0 +1,188 @@
+package dev.sockstate.server.engine;
+
+import static dev.sockstate.server.engine.ServerFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.SocketOptions.KeepAlive;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A peer behind a network that is cut, on the real backend: a client in a network namespace of the
+ * test's own, joined to the server's by a veth pair whose far end is taken down, so that no FIN and no
+ * reset ever arrives. The keep-alive (or TCP_USER_TIMEOUT) the listener sets finds it within its timing;
+ * a listener without either still holds the connection. Needs root and iproute2 ({@code ip}), and
+ * {@code socat} as the client: skipped without them, failed in CI, which has them.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DeadPeerTest {
+
+    private static final int NUMBER = (int) (ProcessHandle.current().pid() % 200) + 20;
+
+    private static final String NAMESPACE = "sockstate-dead-" + NUMBER;
+
+    private static final String HOST_SIDE = "ssdead" + NUMBER + "h";
+
+    private static final String PEER_SIDE = "ssdead" + NUMBER + "p";
+
+    private static final String SERVER_ADDRESS = "10.251." + NUMBER + ".1";
+
+    private final ServerFixture fixture = new ServerFixture();
+
+    private final List<Process> clients = new ArrayList<>();
+
+    private final ConcurrentLinkedQueue<Ended> ended = new ConcurrentLinkedQueue<>();
+
+    private final ConcurrentLinkedQueue<Connection> opened = new ConcurrentLinkedQueue<>();
+
+    @BeforeEach
+    void makeTheNetwork() throws Exception {
+        UnixTools.require("ip");
+        UnixTools.require("socat");
+        boolean root = "0".equals(run("id", "-u").trim());
+        if (System.getenv("CI") != null) {
+            assertThat(root).as("root, to make network namespaces (CI runs as root)").isTrue();
+        }
+        assumeTrue(root, "network namespaces need root");
+        removeTheNetwork();
+        ip("netns", "add", NAMESPACE);
+        ip("link", "add", HOST_SIDE, "type", "veth", "peer", "name", PEER_SIDE);
+        ip("link", "set", PEER_SIDE, "netns", NAMESPACE);
+        ip("addr", "add", SERVER_ADDRESS + "/30", "dev", HOST_SIDE);
+        ip("link", "set", HOST_SIDE, "up");
+        ip("netns", "exec", NAMESPACE, "ip", "addr", "add", "10.251." + NUMBER + ".2/30", "dev", PEER_SIDE);
+        ip("netns", "exec", NAMESPACE, "ip", "link", "set", PEER_SIDE, "up");
+    }
+
+    @AfterEach
+    void removeTheNetwork() throws Exception {
+        for (Process client : this.clients) {
+            client.destroyForcibly();
+        }
+        this.fixture.close();
+        new ProcessBuilder("ip", "netns", "del", NAMESPACE).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+        new ProcessBuilder("ip", "link", "del", HOST_SIDE).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aKeepAliveFindsAPeerBehindACutNetworkWithinItsTimingWhileAListenerWithoutOneStillHoldsItsConnection() throws Exception {
+        ListenerSettings probing = listener("probing").keepAlive(KeepAlive.of(Duration.ofSeconds(1), Duration.ofSeconds(1), 2)).build();
+        ListenerSettings silent = listener("silent").build();
+        SocketServer server = this.fixture.start(1, probing, silent);
+        connectFromTheNamespace(server.listener("probing").portNumber());
+        connectFromTheNamespace(server.listener("silent").portNumber());
+        await(() -> this.opened.size() == 2, "both peers to connect");
+        long cut = cutTheNetwork();
+        await(() -> !this.ended.isEmpty(), "the probing listener to find its peer gone");
+        Ended first = this.ended.peek();
+        long foundMillis = TimeUnit.NANOSECONDS.toMillis(first.at - cut);
+        System.out.println("A keep-alive of 1 s idle, 1 s interval and 2 probes found the dead peer " + foundMillis + " ms after the cut");
+        assertThat(first.listener).isEqualTo("probing");
+        assertThat(foundMillis).as("idle + count x interval is 3 s").isLessThan(8000);
+        assertThat(first.error).as("why it ended").isNotNull();
+        Thread.sleep(2000);
+        assertThat(this.ended).as("what ended, the silent listener's connection still open").hasSize(1);
+    }
+
+    @Test
+    void aUserTimeoutEndsAConnectionWhoseDataThePeerBehindACutNetworkNeverAcknowledges() throws Exception {
+        assumeTrue(ServerFixture.backend().sockets().unsupported(NativeSocketOption.USER_TIMEOUT, 2000) == null,
+                "the backend has TCP_USER_TIMEOUT");
+        ListenerSettings bounded = listener("bounded").userTimeout(Duration.ofSeconds(2)).build();
+        ListenerSettings unbounded = listener("unbounded").build();
+        SocketServer server = this.fixture.start(1, bounded, unbounded);
+        connectFromTheNamespace(server.listener("bounded").portNumber());
+        connectFromTheNamespace(server.listener("unbounded").portNumber());
+        await(() -> this.opened.size() == 2, "both peers to connect");
+        long cut = cutTheNetwork();
+        for (Connection connection : this.opened) {
+            connection.send("unacknowledged\n");
+        }
+        await(() -> !this.ended.isEmpty(), "the bounded listener to give up on its peer");
+        Ended first = this.ended.peek();
+        long foundMillis = TimeUnit.NANOSECONDS.toMillis(first.at - cut);
+        System.out.println("A user timeout of 2 s ended the connection " + foundMillis + " ms after the cut");
+        assertThat(first.listener).isEqualTo("bounded");
+        assertThat(foundMillis).as("the user timeout is 2 s").isLessThan(8000);
+        Thread.sleep(2000);
+        assertThat(this.ended).as("what ended, the unbounded listener's connection still retransmitting").hasSize(1);
+    }
+
+    private ListenerSettings.Builder listener(String name) throws IOException {
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                DeadPeerTest.this.opened.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                connection.write(data);
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                DeadPeerTest.this.ended.add(new Ended(name, System.nanoTime(), error));
+            }
+
+            @Override
+            public void onClose(Connection connection) {
+                if (DeadPeerTest.this.ended.stream().noneMatch((end) -> end.listener.equals(name))) {
+                    DeadPeerTest.this.ended.add(new Ended(name, System.nanoTime(), null));
+                }
+            }
+        };
+        return ListenerSettings.tcp(name).address(InetAddress.getByName(SERVER_ADDRESS)).handler(handler);
+    }
+
+    /** Starts socat in the namespace, connected to the port, its input held open so that it never closes. */
+    private void connectFromTheNamespace(int port) throws IOException {
+        Process client = new ProcessBuilder("ip", "netns", "exec", NAMESPACE, "socat", "-", "TCP:" + SERVER_ADDRESS + ":" + port)
+                .redirectErrorStream(true).start();
+        this.clients.add(client);
+    }
+
+    /** Takes the peer's end of the link down: nothing it sent or would send arrives any more. @return when */
+    private long cutTheNetwork() throws Exception {
+        ip("netns", "exec", NAMESPACE, "ip", "link", "set", PEER_SIDE, "down");
+        return System.nanoTime();
+    }
+
+    private static void ip(String... arguments) throws Exception {
+        String[] command = new String[arguments.length + 1];
+        command[0] = "ip";
+        System.arraycopy(arguments, 0, command, 1, arguments.length);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(10, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+
+    private static String run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor(10, TimeUnit.SECONDS);
+        return output;
+    }
+
+    /** A connection that ended: its listener, when, and the error it ended with ({@code null} for none). */
+    private record Ended(String listener, long at, Throwable error) {
+    }
+}
