@@ -3,6 +3,7 @@ package dev.sockstate.server;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
@@ -63,6 +64,19 @@ final class ListenerChecks {
         }
         require(!unix || options.trafficClass() < 0, name, Setting.TRAFFIC_CLASS, options.trafficClass(),
                 "unset for a Unix domain socket (its bytes travel in no IP packet)");
+    }
+
+    /**
+     * Refuses admission rules where they cannot hold: none on a UDP listener (it accepts no connections),
+     * and none by address on a Unix domain socket, whose peers have no address, unless a PROXY protocol
+     * header names them.
+     */
+    static void admission(String name, Protocol protocol, boolean unix, boolean proxyProtocol, Admission admission) {
+        require(protocol == Protocol.TCP || admission.isEmpty(), name, Setting.ADMISSION, admission,
+                "none for a UDP listener (it accepts no connections)");
+        require(!unix || proxyProtocol || !admission.checksSources(), name, Setting.ADMISSION, admission,
+                "no rule by source on a Unix domain socket without the PROXY protocol (its peers have no address; the"
+                        + " listener's own rate applies)");
     }
 
     /** @return the trigger set, {@link Trigger#EDGE_PERSISTENT} in the exclusive edge mode, {@code null} for the group's default */

@@ -4,6 +4,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Setting.Scope;
+import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -41,6 +42,7 @@ import org.jspecify.annotations.Nullable;
  * above which more are dropped and counted
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
+ * @param admission who may connect and how fast ({@link Admission#NONE} for anyone, up to {@code maxConnections})
  * @param connection how its TCP connections are served, as a client's are: the worker group, the handler executor,
  * stages, framing, TLS, socket options and limits ({@link ConnectionSettings})
  */
@@ -48,7 +50,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
         boolean reuseAddress, boolean reusePort, int fastOpenQueue, int maxConnections, @Nullable ConnectionHandler connectionHandler,
         @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
-        ConnectionSettings connection) {
+        Admission admission, ConnectionSettings connection) {
 
     /**
      * The accept mode is SHARED when {@code null}; what only TCP has is refused on UDP; {@link Builder#build()}
@@ -56,11 +58,13 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
      */
     public ListenerSettings {
         accept = (accept != null) ? accept : AcceptMode.SHARED;
+        admission = (admission != null) ? admission : Admission.NONE;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (protocol != Protocol.TCP) {
             ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol);
         }
         ListenerChecks.socketOptions(name, protocol, unixPath != null, connection.socketOptions(), fastOpenQueue);
+        ListenerChecks.admission(name, protocol, unixPath != null, proxyProtocol != null, admission);
     }
 
     /** @return whether the listener binds a Unix domain socket ({@link #unixPath()}) */
@@ -91,6 +95,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         builder.maxDatagramsInFlight = this.maxDatagramsInFlight;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
+        builder.admission = this.admission;
         builder.connection(this.connection);
         return builder;
     }
@@ -168,6 +173,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         private boolean reusePort;
 
         private int fastOpenQueue;
+
+        private Admission admission = Admission.NONE;
 
         private int maxConnections = 10_000;
 
@@ -278,6 +285,18 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return this;
         }
 
+        /**
+         * Says who may connect and how fast: allow and deny ranges, a cap per source, accept rates. A
+         * connection refused is closed before any byte is read from it (behind a trusted PROXY protocol
+         * sender, as soon as its header names the client), counted by reason.
+         * @param admission the rules, {@link Admission#NONE} (the default) for none
+         * @return this
+         */
+        public Builder admission(Admission admission) {
+            this.admission = admission;
+            return this;
+        }
+
         /** @param maxConnections the most open connections @return this */
         public Builder maxConnections(int maxConnections) {
             this.maxConnections = maxConnections;
@@ -364,7 +383,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
-                    this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.accept, this.proxyProtocol, connection);
+                    this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.accept, this.proxyProtocol, this.admission,
+                    connection);
         }
 
         private void require(boolean valid, Setting setting, @Nullable Object value, String expected) {

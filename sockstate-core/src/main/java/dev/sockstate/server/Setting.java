@@ -91,6 +91,9 @@ public enum Setting {
     /** {@link dev.sockstate.server.proxy.ProxyProtocol#withTrustedProxies}: the balancers whose PROXY protocol headers are believed. */
     TRUSTED_PROXIES(Scope.LISTENER, "proxyProtocol.trustedProxies"),
 
+    /** {@link ListenerSettings.Builder#admission}: who may connect and how fast. */
+    ADMISSION(Scope.LISTENER, "admission"),
+
     /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
     ACCEPT(Scope.LISTENER, "accept"),
 

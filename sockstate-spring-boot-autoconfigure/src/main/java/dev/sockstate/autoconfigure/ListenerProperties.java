@@ -79,6 +79,10 @@ public class ListenerProperties extends ConnectionProperties {
     /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
     private boolean reusePort;
 
+    /** Who may connect and how fast: allow and deny ranges, a cap of connections per source, accept rates. */
+    @NestedConfigurationProperty
+    private final AdmissionProperties admission = new AdmissionProperties();
+
     /** Connections opened with data in their SYN (TCP Fast Open) that may wait to be accepted; 0 for none. On Linux the server side also needs net.ipv4.tcp_fastopen with bit 2 set. */
     private int fastOpenQueue;
 
@@ -193,6 +197,10 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setAccept(AcceptMode accept) {
         this.accept = accept;
+    }
+
+    public AdmissionProperties getAdmission() {
+        return this.admission;
     }
 
     public int getFastOpenQueue() {

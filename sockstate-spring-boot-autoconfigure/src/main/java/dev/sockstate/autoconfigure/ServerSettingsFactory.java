@@ -14,6 +14,8 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.admission.Admission;
+import dev.sockstate.server.admission.Rate;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.ClientSettings;
@@ -183,6 +185,7 @@ final class ServerSettingsFactory {
         ConnectionSettingsMapper.map(lines, listener, builder, this.properties.getHandlerExecutor(), this.messageMapper, beans);
         lines.from(Setting.TLS, "ssl.bundle", () -> tls(path + "ssl.", listener)).to(builder::tls);
         lines.from(Setting.PROXY_PROTOCOL, "proxy-protocol", () -> proxyProtocol(path, listener)).to(builder::proxyProtocol);
+        lines.from(Setting.ADMISSION, "admission", () -> admission(path + "admission.", listener.getAdmission())).to(builder::admission);
         lines.named(Setting.TRUSTED_PROXIES, PREFIX + path + "trusted-proxies");
         return builder;
     }
@@ -221,6 +224,47 @@ final class ServerSettingsFactory {
         require(max != null && max.toBytes() >= 232 && max.toBytes() <= 65551, path + "proxy-header-max-size", max,
                 "It must be between 232 B (a header without TLVs) and 65551 B (the most a version 2 header can declare).");
         return proxy.withMaxHeaderSize((int) max.toBytes());
+    }
+
+    /** @return the rules the listener's {@code admission.*} properties describe, {@code null} for none */
+    private static @Nullable Admission admission(String path, AdmissionProperties properties) {
+        if (!properties.isSet()) {
+            return null;
+        }
+        Admission.Builder admission = Admission.builder();
+        admissionPart(path + "allow", properties.getAllow(), () -> admission.allow(properties.getAllow()));
+        admissionPart(path + "deny", properties.getDeny(), () -> admission.deny(properties.getDeny()));
+        if (properties.getMaxConnectionsPerSource() != null) {
+            admissionPart(path + "max-connections-per-source", properties.getMaxConnectionsPerSource(),
+                    () -> admission.maxConnectionsPerSource(properties.getMaxConnectionsPerSource()));
+        }
+        admissionPart(path + "source-prefix", properties.getSourcePrefix().getIpv4() + "/" + properties.getSourcePrefix().getIpv6(),
+                () -> admission.sourcePrefixes(properties.getSourcePrefix().getIpv4(), properties.getSourcePrefix().getIpv6()));
+        admissionPart(path + "source-rate", properties.getSourceRate().getPerSecond(),
+                () -> admission.sourceRate(rate(path + "source-rate.", properties.getSourceRate())));
+        admissionPart(path + "listener-rate", properties.getListenerRate().getPerSecond(),
+                () -> admission.listenerRate(rate(path + "listener-rate.", properties.getListenerRate())));
+        admissionPart(path + "max-sources", properties.getMaxSources(), () -> admission.maxSources(properties.getMaxSources()));
+        return admission.build();
+    }
+
+    private static @Nullable Rate rate(String path, AdmissionProperties.RateProperties properties) {
+        if (!properties.isSet()) {
+            return null;
+        }
+        require(properties.getPerSecond() != null, path + "per-second", null, "A rate needs its connections a second.");
+        return (properties.getBurst() != null) ? new Rate(properties.getPerSecond(), properties.getBurst())
+                : Rate.perSecond(properties.getPerSecond());
+    }
+
+    /** Sets one part of the rules, reporting the runtime's refusal of it against its property. */
+    private static void admissionPart(String property, @Nullable Object value, Runnable set) {
+        try {
+            set.run();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, value, ex.getMessage() + ".");
+        }
     }
 
     /** @return the TLS the listener's {@code ssl.*} properties describe, {@code null} for plaintext */

@@ -5,6 +5,7 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Stage;
@@ -21,6 +22,7 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.tls.Tls;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,8 +84,36 @@ final class ConnectionProfile {
 
     private final Messages messages;
 
+    /** The listener's admission as it runs, {@code null} without rules (and for a client). */
+    final @Nullable AdmissionControl admission;
+
     /** Closes the sockets off the workers where a positive SO_LINGER makes a close wait, {@code null} elsewhere. */
     final @Nullable LingeringCloser lingeringCloser;
+
+    /**
+     * The admission of the client a PROXY protocol header named, on a connection from a trusted sender:
+     * counted, logged and refused here, given back as the connection finishes.
+     * @return whether it is admitted
+     */
+    private boolean admitRelayed(Connection connection, InetAddress client) {
+        AdmissionControl.Verdict verdict = this.admission.admitSource(client, System.nanoTime());
+        if (verdict.refusal() != null) {
+            this.state.rejected(verdict.refusal(), client);
+            return false;
+        }
+        if (verdict.source() != null) {
+            ((TcpConnection) connection).extras().admitted = verdict.source();
+        }
+        return true;
+    }
+
+    /** @param connection a connection that finished: the count its admission took is given back */
+    void releaseAdmission(@Nullable ConnectionExtras extras) {
+        if (extras != null && extras.admitted != null && this.admission != null) {
+            this.admission.release(extras.admitted);
+            extras.admitted = null;
+        }
+    }
 
     /** Waits for the closes handed to the {@link #lingeringCloser}, as a stop ends. */
     void awaitLingeringCloses() {
@@ -122,6 +152,7 @@ final class ConnectionProfile {
         this.connectionIds = connectionIds;
         this.changeRules = changeRules;
         this.messages = new Messages(settings, reports.label());
+        this.admission = (replies == null && !settings.admission().isEmpty()) ? new AdmissionControl(settings.admission()) : null;
         this.lingeringCloser = LingeringCloser.forLinger(settings.connection().socketOptions().linger(), sockets,
                 "sockstate-linger-" + settings.name());
         this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)
@@ -134,7 +165,8 @@ final class ConnectionProfile {
         // The PROXY protocol's and TLS's stages are ordinary stages, made first.
         List<Function<RouteHost, ? extends Stage>> makers = new ArrayList<>();
         if (settings.proxyProtocol() != null) {
-            ProxySupport proxy = new ProxySupport(settings.proxyProtocol(), observer, reports::proxyHeaderRefused);
+            ProxySupport proxy = new ProxySupport(settings.proxyProtocol(), observer, reports::proxyHeaderRefused,
+                    (this.admission != null && settings.admission().checksSources()) ? this::admitRelayed : null);
             makers.add((connection) -> new ProxyStage(proxy));
         }
         if (this.tlsSupport != null) {

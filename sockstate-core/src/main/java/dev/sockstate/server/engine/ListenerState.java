@@ -11,6 +11,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.EnumMap;
+import java.util.Map;
+import java.net.InetAddress;
+import dev.sockstate.server.admission.Refusal;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +43,12 @@ final class ListenerState {
     private final LongAdder accepted = new LongAdder();
 
     private final LongAdder rejected = new LongAdder();
+
+    /** The connections refused as they were accepted, by {@link Refusal} ordinal. */
+    private final LongAdder[] rejectedBy = new LongAdder[Refusal.values().length];
+
+    /** Connections refused as they were accepted, logged at most once a second; all are counted. */
+    private final BoundedLog connectionsRefused = new BoundedLog(logger);
 
     private final LongAdder handlerErrors = new LongAdder();
 
@@ -90,10 +100,40 @@ final class ListenerState {
         this.observer.accepted();
     }
 
-    /** A connection was closed at once because of the maximum; counted before the close. */
-    void rejected() {
+    /**
+     * A connection was closed at once as it was accepted (or as its PROXY protocol header named its
+     * client); counted before the close, and logged at most once a second.
+     * @param reason why
+     * @param source its source, {@code null} where unknown
+     */
+    void rejected(Refusal reason, @Nullable InetAddress source) {
         this.rejected.increment();
-        this.observer.rejected();
+        LongAdder count = this.rejectedBy[reason.ordinal()];
+        if (count == null) {
+            synchronized (this.rejectedBy) {
+                count = this.rejectedBy[reason.ordinal()];
+                if (count == null) {
+                    count = new LongAdder();
+                    this.rejectedBy[reason.ordinal()] = count;
+                }
+            }
+        }
+        count.increment();
+        this.observer.rejected(reason);
+        this.connectionsRefused.warn(this.label + " refused a connection" + ((source != null) ? " from " + source.getHostAddress() : "") + ": "
+                + reason.tag(), null);
+    }
+
+    /** @return the refusals so far, by reason, those that refused one */
+    Map<Refusal, Long> rejectedBy() {
+        Map<Refusal, Long> counts = new EnumMap<>(Refusal.class);
+        for (Refusal reason : Refusal.values()) {
+            LongAdder count = this.rejectedBy[reason.ordinal()];
+            if (count != null) {
+                counts.put(reason, count.sum());
+            }
+        }
+        return counts;
     }
 
     /** An admitted connection is finished, or was not accepted after all: its place is given back. */
@@ -230,6 +270,6 @@ final class ListenerState {
      */
     BoundListener describe(ListenerSettings settings, Trigger trigger, int registrations) {
         return new BoundListener(settings.name(), settings.protocol(), this.boundAddress, trigger, settings.connection().group(), connections(),
-                registrations, this.accepted.sum(), this.rejected.sum(), this.handlerErrors.sum(), isServing());
+                registrations, this.accepted.sum(), this.rejected.sum(), rejectedBy(), this.handlerErrors.sum(), isServing());
     }
 }

@@ -429,6 +429,14 @@ public final class SocketServer {
         }
     }
 
+    /** @return the running listener's admission as it runs, {@code null} without rules; for the tests of this package */
+    @Nullable AdmissionControl admission(String listener) {
+        synchronized (this.lifecycle) {
+            return this.listeners.stream().filter((running) -> running.name().equals(listener)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("No running listener '" + listener + "'")).profile.admission;
+        }
+    }
+
     /** @return the worker groups with the state of their ports and threads */
     public List<WorkerGroupState> workerGroups() {
         synchronized (this.lifecycle) {

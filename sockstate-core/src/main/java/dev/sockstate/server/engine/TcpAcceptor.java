@@ -8,10 +8,14 @@ import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.engine.turn.Runner;
 import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -147,18 +151,45 @@ final class TcpAcceptor extends SocketTurn {
                 return false;
             }
             if (!this.listener.state.admit()) {
-                reject(connection);
+                reject(connection, Refusal.MAX_CONNECTIONS, null);
                 continue;
+            }
+            AdmissionControl.Source counted = null;
+            InetSocketAddress peer = null;
+            AdmissionControl admission = this.listener.profile.admission;
+            if (admission != null) {
+                long now = System.nanoTime();
+                Refusal refusal = admission.admitAtListener(now);
+                if (refusal == null && admission.rules().checksSources()) {
+                    peer = peerOf(connection, settings);
+                    if (peer != null) {
+                        AdmissionControl.Verdict verdict = admission.admitSource(peer.getAddress(), now);
+                        refusal = verdict.refusal();
+                        counted = verdict.source();
+                    }
+                }
+                if (refusal != null) {
+                    this.listener.state.connectionFinished();
+                    reject(connection, refusal, (peer != null) ? peer.getAddress() : null);
+                    continue;
+                }
             }
             if (!this.inherited.isEmpty() && !configure(connection)) {
                 this.listener.state.connectionFinished();
+                release(admission, counted);
                 continue;
             }
             TcpConnection accepted = new TcpConnection(this.listener.profile,
                     (this.connectionsPort != null) ? this.listener.profile.home(this.connectionsPort) : this.listener.profile.home(), connection);
+            if (counted != null) {
+                ConnectionExtras extras = accepted.extras();
+                extras.admitted = counted;
+                extras.remoteAddress = peer;
+            }
             if (!this.listener.profile.enter(accepted)) {
                 this.listener.state.connectionFinished();
-                reject(connection);
+                release(admission, counted);
+                reject(connection, Refusal.MAX_CONNECTIONS, null);
                 continue;
             }
             this.listener.state.accepted();
@@ -201,9 +232,38 @@ final class TcpAcceptor extends SocketTurn {
         }
     }
 
-    private void reject(long connection) {
-        this.listener.state.rejected();
+    private void reject(long connection, Refusal reason, @Nullable InetAddress source) {
+        this.listener.state.rejected(reason, source);
         closeQuietly(connection);
+    }
+
+    private static void release(@Nullable AdmissionControl admission, AdmissionControl.@Nullable Source counted) {
+        if (admission != null && counted != null) {
+            admission.release(counted);
+        }
+    }
+
+    /**
+     * @return the accepted socket's peer, whose address the admission's rules by source judge; {@code null}
+     * where they wait for a trusted sender's PROXY protocol header to name the client (a Unix domain socket's
+     * peer has no address), or where the peer left before it could be asked (its connection then ends at
+     * its first read)
+     */
+    private @Nullable InetSocketAddress peerOf(long connection, ListenerSettings settings) {
+        if (settings.isUnix()) {
+            return null;
+        }
+        SocketAddress peer;
+        try {
+            peer = this.sockets.remoteAddress(connection);
+        }
+        catch (NativeIoException ex) {
+            return null;
+        }
+        if (!(peer instanceof InetSocketAddress inet)) {
+            return null;
+        }
+        return (settings.proxyProtocol() != null && settings.proxyProtocol().trusts(inet.getAddress())) ? null : inet;
     }
 
     private void closeQuietly(long connection) {

@@ -1185,6 +1185,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         else {
             closeSocket();
         }
+        if (this.profile.admission != null) {
+            this.profile.releaseAdmission(this.extras);
+        }
         this.output.release();
         this.profile.route.dropFraming(this);
         this.profile.state.connectionFinished();

@@ -2,6 +2,7 @@ package dev.sockstate.server.observer;
 
 import dev.sockstate.port.Operation;
 import org.jspecify.annotations.Nullable;
+import dev.sockstate.server.admission.Refusal;
 
 /**
  * What one listener, or one client's connections, report, resolved once at start-up; every method must
@@ -105,8 +106,8 @@ public interface ListenerObserver {
     default void accepted() {
     }
 
-    /** A connection was closed at once because the listener was at its maximum. */
-    default void rejected() {
+    /** @param reason why a connection was closed at once as it was accepted: the listener's maximum, or its admission's rules */
+    default void rejected(Refusal reason) {
     }
 
     /** @param bytes bytes received */

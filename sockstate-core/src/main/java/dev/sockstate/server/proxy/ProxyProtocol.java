@@ -1,5 +1,6 @@
 package dev.sockstate.server.proxy;
 
+import dev.sockstate.server.admission.AddressRange;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,6 +8,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.admission.Admission;
+import dev.sockstate.server.admission.Rate;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.proxy.ProxyProtocol;
@@ -15,7 +17,9 @@ import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -160,9 +164,32 @@ public class SockstateEndpoint {
                         .replace('_', '-'),
                 settings.connection().group(), listener != null, (listener != null) ? listener.activeConnections() : 0,
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
-                (listener != null) ? listener.rejected() : 0, (listener != null) ? listener.handlerErrors() : 0,
+                (listener != null) ? listener.rejected() : 0, rejectedBy(listener), (listener != null) ? listener.handlerErrors() : 0,
                 listener != null && listener.serving(), settings.accept().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-                tls(settings), proxyProtocol(settings));
+                tls(settings), proxyProtocol(settings), admission(settings));
+    }
+
+    /** @return the refusals by reason, named as the meter's {@code reason} tag names them */
+    private static Map<String, Long> rejectedBy(@Nullable BoundListener listener) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        if (listener != null) {
+            listener.rejectedBy().forEach((reason, count) -> counts.put(reason.tag(), count));
+        }
+        return counts;
+    }
+
+    private static @Nullable AdmissionDescriptor admission(ListenerSettings settings) {
+        Admission admission = settings.admission();
+        if (admission.isEmpty()) {
+            return null;
+        }
+        return new AdmissionDescriptor(admission.allow(), admission.deny(), admission.maxConnectionsPerSource(),
+                admission.ipv4SourcePrefix(), admission.ipv6SourcePrefix(), rate(admission.sourceRate()), rate(admission.listenerRate()),
+                admission.maxSources());
+    }
+
+    private static @Nullable String rate(@Nullable Rate rate) {
+        return (rate != null) ? rate.toString() : null;
     }
 
     private static @Nullable ProxyProtocolDescriptor proxyProtocol(ListenerSettings settings) {
@@ -237,17 +264,35 @@ public class SockstateEndpoint {
      * @param activeConnections open connections
      * @param registrations registrations on the port
      * @param accepted connections accepted
-     * @param rejected connections rejected at the maximum
+     * @param rejected connections closed at once as they were accepted: at the maximum, or refused by its admission
+     * @param rejectedBy those connections by reason ({@code max-connections}, {@code denied}, {@code source-limit},
+     * {@code source-rate}, {@code listener-rate}), each that refused one
      * @param handlerErrors handler calls that threw, or that the handler executor refused
      * @param serving whether its socket is registered and served
      * @param accept shared or per-worker: one listening socket, or one per worker
      * @param tls its TLS, {@code null} for plaintext
      * @param proxyProtocol the PROXY protocol it reads, {@code null} for none
+     * @param admission who may connect and how fast, {@code null} for no rule
      */
     public record ListenerDescriptor(String name, String protocol, @Nullable String address, int port, String trigger, String group,
-            boolean bound, int activeConnections, int registrations, long accepted, long rejected, long handlerErrors,
-            boolean serving, String accept, @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol)
-            implements OperationResponseBody {
+            boolean bound, int activeConnections, int registrations, long accepted, long rejected, Map<String, Long> rejectedBy,
+            long handlerErrors, boolean serving, String accept, @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol,
+            @Nullable AdmissionDescriptor admission) implements OperationResponseBody {
+    }
+
+    /**
+     * A listener's admission rules.
+     * @param allow the ranges a source must be in, empty for every address
+     * @param deny the ranges whose sources are refused
+     * @param maxConnectionsPerSource the most open connections of one source, 0 for no cap
+     * @param ipv4SourcePrefix the prefix that makes an IPv4 address a source
+     * @param ipv6SourcePrefix the prefix that makes an IPv6 address a source
+     * @param sourceRate each source's accept rate, {@code null} for none
+     * @param listenerRate the listener's accept rate, {@code null} for none
+     * @param maxSources the most sources without open connections whose counts are kept
+     */
+    public record AdmissionDescriptor(List<String> allow, List<String> deny, int maxConnectionsPerSource, int ipv4SourcePrefix,
+            int ipv6SourcePrefix, @Nullable String sourceRate, @Nullable String listenerRate, int maxSources) {
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure.metrics;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Operation;
+import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver.ActiveCounts;
 import io.micrometer.core.instrument.Counter;
@@ -49,7 +50,8 @@ class MicrometerListenerObserver implements ListenerObserver {
 
     private final Counter accepted;
 
-    private final Counter rejected;
+    /** Connections refused as they were accepted, by {@link Refusal} ordinal. */
+    private final Counter[] rejected = new Counter[Refusal.values().length];
 
     private final Counter handlerRefused;
 
@@ -144,8 +146,11 @@ class MicrometerListenerObserver implements ListenerObserver {
         this.handlerSuccess = handler(registry, tag, listener, "success", handlerTimer);
         this.handlerError = handler(registry, tag, listener, "error", handlerTimer);
         this.accepted = listenerOnly(accepts, "sockstate.connections.accepted", "Connections accepted");
-        this.rejected = listenerOnly(accepts, "sockstate.connections.rejected",
-                "Connections closed at once because the listener was at its maximum");
+        for (Refusal reason : Refusal.values()) {
+            this.rejected[reason.ordinal()] = listenerOnly(accepts, "sockstate.connections.rejected",
+                    "Connections closed at once as they were accepted: the listener at its maximum, or refused by its admission's rules",
+                    Tags.of("reason", reason.tag()));
+        }
         this.handlerRefused = Counter.builder("sockstate.handler.refused")
                 .description("Handler calls the handler executor refused: the connection failed, or the datagram was dropped")
                 .tag(tag, listener).register(registry);
@@ -199,10 +204,14 @@ class MicrometerListenerObserver implements ListenerObserver {
      * a client's connections, which never do, one counted nowhere and never registered
      */
     private Counter listenerOnly(boolean accepts, String name, String description) {
+        return listenerOnly(accepts, name, description, Tags.empty());
+    }
+
+    private Counter listenerOnly(boolean accepts, String name, String description, Tags tags) {
         if (!accepts) {
-            return new NoopCounter(new Meter.Id(name, Tags.empty(), null, description, Meter.Type.COUNTER));
+            return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
         }
-        return Counter.builder(name).description(description).tag(this.tag, this.listener).register(this.registry);
+        return Counter.builder(name).description(description).tag(this.tag, this.listener).tags(tags).register(this.registry);
     }
 
     private static Counter notifications(MeterRegistry registry, String tag, String listener, String event) {
@@ -326,8 +335,8 @@ class MicrometerListenerObserver implements ListenerObserver {
     }
 
     @Override
-    public void rejected() {
-        this.rejected.increment();
+    public void rejected(Refusal reason) {
+        this.rejected[reason.ordinal()].increment();
     }
 
     @Override

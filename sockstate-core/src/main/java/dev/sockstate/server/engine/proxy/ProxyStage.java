@@ -121,13 +121,20 @@ public final class ProxyStage implements Stage {
         this.held = null;
         this.deadline.cancel();
         ProxyHeader header = result.header();
+        this.support.observer.proxyHeader(true, null);
+        if (this.support.admission != null && header.relaysClient() && header.source() instanceof InetSocketAddress client
+                && !this.support.admission.test(context.connection(), client.getAddress())) {
+            // Refused by the listener's rules for the client it names: closed before anything above sees a byte.
+            this.state = REFUSED;
+            context.close();
+            return;
+        }
         // On an IP listener only an IP client can be the peer (a handler may take an InetSocketAddress);
         // on a Unix domain socket, a relayed client of any family.
         if (header.relaysClient() && (header.source() instanceof InetSocketAddress || !(header.proxyAddress() instanceof InetSocketAddress))) {
             context.peerAddress(header.source());
         }
         context.publish(ProxyHeader.class, header);
-        this.support.observer.proxyHeader(true, null);
         context.passOpen();
         if (input.hasRemaining()) {
             context.passData(input);

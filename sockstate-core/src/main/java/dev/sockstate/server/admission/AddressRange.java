@@ -1,23 +1,37 @@
-package dev.sockstate.server.proxy;
+package dev.sockstate.server.admission;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * One trusted range: an address with a prefix length, {@code 10.0.0.0/8}, {@code fd00::/8}, or one
- * address ({@code 127.0.0.1}, a /32 or /128). Only literal addresses: a host name is refused, so that
- * no lookup runs and the range means what it says.
+ * A range of IP addresses: an address with a prefix length, {@code 10.0.0.0/8}, {@code fd00::/8}, or
+ * one address ({@code 127.0.0.1}, a /32 or /128), as the PROXY protocol's trusted proxies and a
+ * listener's {@link Admission} lists take them. Only literal addresses: a host name is refused, so that
+ * no lookup runs and the range means what it says. An IPv4-mapped IPv6 range ({@code ::ffff:10.0.0.0/104})
+ * is the IPv4 range it maps, as a dual-stack socket's IPv4 peers are IPv4 addresses.
  */
-record AddressRange(byte[] network, int prefixLength, String text) {
+public final class AddressRange {
+
+    private final byte[] network;
+
+    private final int prefixLength;
+
+    private final String text;
+
+    private AddressRange(byte[] network, int prefixLength, String text) {
+        this.network = network;
+        this.prefixLength = prefixLength;
+        this.text = text;
+    }
 
     /**
      * @param text an address or {@code address/prefix}
      * @return the range
      * @throws IllegalArgumentException naming the text and what is wrong with it
      */
-    static AddressRange parse(String text) {
+    public static AddressRange parse(String text) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("A trusted proxy must be an address or a range such as 10.0.0.0/8, not '" + text + "'");
+            throw new IllegalArgumentException("An address range must be an address or a range such as 10.0.0.0/8, not '" + text + "'");
         }
         String trimmed = text.strip();
         int slash = trimmed.indexOf('/');
@@ -32,14 +46,14 @@ record AddressRange(byte[] network, int prefixLength, String text) {
             int least = mapped ? 96 : 0;
             int most = mapped ? 128 : bytes.length * 8;
             if (!prefix.matches("[0-9]{1,3}") || Integer.parseInt(prefix) < least || Integer.parseInt(prefix) > most) {
-                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has a prefix length that is not between "
+                throw new IllegalArgumentException("The address range '" + text + "' has a prefix length that is not between "
                         + least + " and " + most + (mapped ? " (an IPv4-mapped range lies within ::ffff:0:0/96)" : ""));
             }
             length = Integer.parseInt(prefix) - least;
         }
         for (int bit = length; bit < bytes.length * 8; bit++) {
             if ((bytes[bit / 8] & (0x80 >>> (bit % 8))) != 0) {
-                throw new IllegalArgumentException("The trusted proxy range '" + text + "' has bits set past its prefix length "
+                throw new IllegalArgumentException("The address range '" + text + "' has bits set past its prefix length "
                         + length + " (a network address such as " + masked(bytes, length) + "/" + length + " is meant)");
             }
         }
@@ -47,7 +61,7 @@ record AddressRange(byte[] network, int prefixLength, String text) {
     }
 
     /** @return whether the address is in the range (an IPv4 range holds IPv4 addresses only, and IPv6 likewise) */
-    boolean contains(InetAddress address) {
+    public boolean contains(InetAddress address) {
         byte[] candidate = address.getAddress();
         if (candidate.length != this.network.length) {
             return false;
@@ -70,7 +84,7 @@ record AddressRange(byte[] network, int prefixLength, String text) {
         boolean ipv4 = address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
         boolean ipv6 = address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:.]+");
         if (!ipv4 && !ipv6) {
-            throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a literal IPv4 or IPv6 address (host names"
+            throw new IllegalArgumentException("The address '" + text + "' is not a literal IPv4 or IPv6 address (host names"
                     + " are not looked up)");
         }
         if (ipv4) {
@@ -79,7 +93,7 @@ record AddressRange(byte[] network, int prefixLength, String text) {
             for (int i = 0; i < 4; i++) {
                 int part = Integer.parseInt(parts[i]);
                 if (part > 255) {
-                    throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a valid IPv4 address");
+                    throw new IllegalArgumentException("The address '" + text + "' is not a valid IPv4 address");
                 }
                 bytes[i] = (byte) part;
             }
@@ -90,7 +104,7 @@ record AddressRange(byte[] network, int prefixLength, String text) {
             return InetAddress.getByName(address).getAddress();
         }
         catch (UnknownHostException ex) {
-            throw new IllegalArgumentException("The trusted proxy '" + text + "' is not a valid address: " + ex.getMessage(), ex);
+            throw new IllegalArgumentException("The address '" + text + "' is not a valid address: " + ex.getMessage(), ex);
         }
     }
 
@@ -105,6 +119,22 @@ record AddressRange(byte[] network, int prefixLength, String text) {
         catch (UnknownHostException ex) {
             throw new IllegalStateException(ex);
         }
+    }
+
+    /** @return the range as it was written, trimmed */
+    public String text() {
+        return this.text;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof AddressRange range && this.prefixLength == range.prefixLength
+                && java.util.Arrays.equals(this.network, range.network);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * java.util.Arrays.hashCode(this.network) + this.prefixLength;
     }
 
     @Override
