@@ -2,8 +2,8 @@ package dev.sockstate.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -29,8 +29,10 @@ import java.util.List;
  *   server.framing   frame decoders and encoders, built in or a protocol's own
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.proxy     how a listener behind a load balancer reads the PROXY protocol, and the header it read
+ *   server.admission who may connect to a listener and how fast: address ranges, caps, rates (below server.proxy)
  *   server.observer  what a metrics binding implements
  *   server.wiretap   a stage that logs a connection's events and bytes at DEBUG
+ *   server.heartbeat a stage that pings a quiet connection and aborts it when nothing answers
  *     port           the portable notification model (and the backend SPI's base classes)
  *       port.epoll, port.winsock   the native backends, the only code that touches JNA (and epoll's FFM
  *                                  binding the only code that touches java.lang.foreign)
@@ -134,6 +136,20 @@ class LayeringTest {
             .that().resideInAPackage("dev.sockstate.server.proxy")
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
                     "dev.sockstate.server.observer..", "dev.sockstate.server.framing..", "dev.sockstate.server.tls..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule admissionRulesKnowOnlyTheJdk = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.admission")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
+                    "dev.sockstate.server.observer..", "dev.sockstate.server.proxy..", "dev.sockstate.server.framing..",
+                    "dev.sockstate.server.tls..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule theHeartbeatIsAnOrdinaryStage = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.heartbeat")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server.engine..", "dev.sockstate.server.observer..",
+                    "dev.sockstate.server.framing..", "dev.sockstate.server.tls..", "dev.sockstate.port..")
+            .as("the heartbeat is an ordinary stage: it knows its connection only through its StageContext");
 
     @ArchTest
     static final ArchRule theProxyStageIsAnOrdinaryStage = noClasses()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Trigger;
+import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
@@ -103,7 +104,8 @@ class ListenerSettingsCopyTest {
                 .trigger(Trigger.EDGE_ONESHOT).events(Events.IN | Events.HANGUP | Events.OUT).reuseAddress(false).reusePort(true)
                 .tcpNoDelay(false).receiveBufferSize(8192).sendBufferSize(16384)
                 .keepAlive(SocketOptions.KeepAlive.of(Duration.ofSeconds(20), Duration.ofSeconds(2), 3)).userTimeout(Duration.ofSeconds(4))
-                .linger(Duration.ofSeconds(1)).notSentLowWatermark(4096).trafficClass(8).fastOpenQueue(16).maxConnections(5).idleTimeout(Duration.ofSeconds(3))
+                .linger(Duration.ofSeconds(1)).notSentLowWatermark(4096).trafficClass(8).fastOpenQueue(16).maxConnections(5)
+                .admission(Admission.builder().maxConnectionsPerSource(3).build()).idleTimeout(Duration.ofSeconds(3))
                 .maxPendingWriteBytes(1 << 20).abortPendingWriteBytes(2 << 20).group("own").handler(this.handler)
                 .handlerExecutor(this.executor).stage(() -> new Stage() {
                 }).maxDatagramsInFlight(7).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)

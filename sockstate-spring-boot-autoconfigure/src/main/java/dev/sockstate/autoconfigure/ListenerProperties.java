@@ -79,6 +79,10 @@ public class ListenerProperties extends ConnectionProperties {
     /** Whether to set SO_REUSEPORT on the listening socket (Linux). */
     private boolean reusePort;
 
+    /** A ping after a quiet spell, and the connection aborted when nothing answers it in time. */
+    @NestedConfigurationProperty
+    private final HeartbeatProperties heartbeat = new HeartbeatProperties();
+
     /** Who may connect and how fast: allow and deny ranges, a cap of connections per source, accept rates. */
     @NestedConfigurationProperty
     private final AdmissionProperties admission = new AdmissionProperties();
@@ -197,6 +201,10 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setAccept(AcceptMode accept) {
         this.accept = accept;
+    }
+
+    public HeartbeatProperties getHeartbeat() {
+        return this.heartbeat;
     }
 
     public AdmissionProperties getAdmission() {

@@ -13,16 +13,19 @@ import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.admission.Rate;
-import dev.sockstate.server.Setting.Scope;
-import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.heartbeat.Heartbeat;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.wiretap.Wiretap;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,6 +37,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -182,6 +186,11 @@ final class ServerSettingsFactory {
             // The first stage added: after TLS, before the application's stages and the framing.
             builder.stage(Wiretap.of(name));
         }
+        Heartbeat heartbeat = heartbeat(path + "heartbeat.", listener, beans);
+        if (heartbeat != null) {
+            // After the wiretap (which shows the pings), before the application's stages and the framing.
+            builder.stage(heartbeat);
+        }
         ConnectionSettingsMapper.map(lines, listener, builder, this.properties.getHandlerExecutor(), this.messageMapper, beans);
         lines.from(Setting.TLS, "ssl.bundle", () -> tls(path + "ssl.", listener)).to(builder::tls);
         lines.from(Setting.PROXY_PROTOCOL, "proxy-protocol", () -> proxyProtocol(path, listener)).to(builder::proxyProtocol);
@@ -224,6 +233,79 @@ final class ServerSettingsFactory {
         require(max != null && max.toBytes() >= 232 && max.toBytes() <= 65551, path + "proxy-header-max-size", max,
                 "It must be between 232 B (a header without TLVs) and 65551 B (the most a version 2 header can declare).");
         return proxy.withMaxHeaderSize((int) max.toBytes());
+    }
+
+    /** @return the heartbeat the listener's {@code heartbeat.*} properties describe, {@code null} for none */
+    private static @Nullable Heartbeat heartbeat(String path, ListenerProperties listener, BeanFactory beans) {
+        HeartbeatProperties properties = listener.getHeartbeat();
+        if (properties.getIdle() == null) {
+            require(properties.getPing() == null && properties.getPinger() == null, path + "idle", null,
+                    "A heartbeat's ping goes out after its idle time: set it, or leave the ping out.");
+            return null;
+        }
+        require(listener.getProtocol() == Protocol.TCP, path + "idle", properties.getIdle(), "A heartbeat pings TCP connections; a UDP"
+                + " listener has none.");
+        require((properties.getPing() == null) != (properties.getPinger() == null), path + "ping", properties.getPing(),
+                "A heartbeat needs its ping: a text (ping) or a Heartbeat.Pinger bean (pinger), one of the two.");
+        require(positive(properties.getIdle()), path + "idle", properties.getIdle(), "It must be positive.");
+        require(properties.getTimeout() != null && positive(properties.getTimeout()), path + "timeout", properties.getTimeout(),
+                "It must be positive.");
+        if (properties.getPing() != null) {
+            require(!properties.getPing().isEmpty(), path + "ping", properties.getPing(), "A ping needs at least one character.");
+            return Heartbeat.of(properties.getIdle(), properties.getTimeout(),
+                    unescaped(path + "ping", properties.getPing(), listener.getCharset()));
+        }
+        Object pinger;
+        try {
+            pinger = beans.getBean(properties.getPinger());
+        }
+        catch (NoSuchBeanDefinitionException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + "pinger", properties.getPinger(), "No bean named '"
+                    + properties.getPinger() + "' exists.");
+        }
+        require(pinger instanceof Heartbeat.Pinger, path + "pinger", properties.getPinger(), "The bean '" + properties.getPinger()
+                + "' is a " + pinger.getClass().getName() + ", not a Heartbeat.Pinger.");
+        return Heartbeat.of(properties.getIdle(), properties.getTimeout(), (Heartbeat.Pinger) pinger);
+    }
+
+    /**
+     * @return the text's bytes in the charset, its escapes read: {@code \r}, {@code \n}, {@code \t}, {@code \\} and
+     * {@code \xHH}, a byte of that value
+     */
+    static byte[] unescaped(String property, String text, Charset charset) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
+        StringBuilder run = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c != '\\') {
+                run.append(c);
+                continue;
+            }
+            char next = (i + 1 < text.length()) ? text.charAt(i + 1) : ' ';
+            switch (next) {
+                case 'r' -> run.append('\r');
+                case 'n' -> run.append('\n');
+                case 't' -> run.append('\t');
+                case '\\' -> run.append('\\');
+                case 'x' -> {
+                    require(i + 3 < text.length() && text.substring(i + 2, i + 4).matches("[0-9A-Fa-f]{2}"), property, text,
+                            "\\x is followed by two hex digits.");
+                    bytes.writeBytes(run.toString().getBytes(charset));
+                    run.setLength(0);
+                    bytes.write(Integer.parseInt(text.substring(i + 2, i + 4), 16));
+                    i += 2;
+                }
+                default -> throw new InvalidConfigurationPropertyValueException(PREFIX + property, text, "Its escapes are \\r,"
+                        + " \\n, \\t, \\\\ and \\xHH; write a backslash as \\\\.");
+            }
+            i++;
+        }
+        bytes.writeBytes(run.toString().getBytes(charset));
+        return bytes.toByteArray();
+    }
+
+    private static boolean positive(Duration duration) {
+        return !duration.isNegative() && !duration.isZero();
     }
 
     /** @return the rules the listener's {@code admission.*} properties describe, {@code null} for none */

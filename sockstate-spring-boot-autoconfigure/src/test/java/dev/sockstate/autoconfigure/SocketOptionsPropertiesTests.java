@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.server.ListenerSettings;
-import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.SocketOptions.KeepAlive;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import java.io.IOException;

@@ -3,8 +3,8 @@ package dev.sockstate.sample.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.autoconfigure.SockstateAutoConfiguration;
-import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.SocketOptions.KeepAlive;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.spring.handler.OnData;
 import dev.sockstate.spring.handler.SocketHandler;

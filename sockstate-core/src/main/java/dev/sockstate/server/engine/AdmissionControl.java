@@ -5,6 +5,7 @@ import dev.sockstate.server.admission.Rate;
 import dev.sockstate.server.admission.Refusal;
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * source, the open connections under a cap and the source's own bucket. Sources with open connections
  * are kept while they have them (the listener's maximum of connections bounds them); those without are
  * kept in the order they were last heard from, at most {@link Admission#maxSources()}, the oldest
- * forgotten first. Workers that accept and workers whose connections end share it under its lock,
+ * forgotten first; each connection counted under a cap is held until it ends. Workers that accept and workers whose connections end share it under its lock,
  * held for a few field updates and a map lookup.
  */
 final class AdmissionControl {
@@ -28,6 +29,9 @@ final class AdmissionControl {
 
     /** Sources with open connections; guarded by this. */
     private final Map<Key, Source> active = new HashMap<>();
+
+    /** The source each open connection counts for, by the connection (its identity); guarded by this. */
+    private final IdentityHashMap<Object, Source> holders = new IdentityHashMap<>();
 
     /** Sources without, the least lately heard from first; guarded by this. */
     private final LinkedHashMap<Key, Source> idle;
@@ -111,7 +115,28 @@ final class AdmissionControl {
         }
     }
 
-    /** @param source a source {@link #admitSource} counted a connection of, which ended */
+    /**
+     * Remembers which source a connection counts for, until {@link #release(Object)}.
+     * @param connection the connection {@link #admitSource} counted
+     * @param source the source it counted it for
+     */
+    void hold(Object connection, Source source) {
+        synchronized (this) {
+            this.holders.put(connection, source);
+        }
+    }
+
+    /** @param connection a connection that ended: the count it holds, if any, is given back */
+    void release(Object connection) {
+        synchronized (this) {
+            Source source = this.holders.remove(connection);
+            if (source != null) {
+                release(source);
+            }
+        }
+    }
+
+    /** @param source a source {@link #admitSource} counted a connection of, which ended (or never opened) */
     void release(Source source) {
         synchronized (this) {
             if (--source.open == 0 && this.active.remove(source.key) == source) {

@@ -9,9 +9,9 @@ import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
-import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
+import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
@@ -20,9 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -29,12 +29,6 @@ final class ConnectionExtras {
     /** The peer's address, asked of the socket once (from any thread), or the client a PROXY protocol header names. */
     volatile @Nullable SocketAddress remoteAddress;
 
-    /**
-     * The source whose count of open connections the listener's admission took for this connection, given
-     * back as it finishes; set once, by the thread that admitted it, before its owner finishes it.
-     */
-    volatile AdmissionControl.@Nullable Source admitted;
-
     /** The local address, asked of the socket once, from any thread. */
     volatile @Nullable SocketAddress localAddress;
 

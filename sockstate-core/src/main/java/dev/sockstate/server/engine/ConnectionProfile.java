@@ -102,17 +102,9 @@ final class ConnectionProfile {
             return false;
         }
         if (verdict.source() != null) {
-            ((TcpConnection) connection).extras().admitted = verdict.source();
+            this.admission.hold(connection, verdict.source());
         }
         return true;
-    }
-
-    /** @param connection a connection that finished: the count its admission took is given back */
-    void releaseAdmission(@Nullable ConnectionExtras extras) {
-        if (extras != null && extras.admitted != null && this.admission != null) {
-            this.admission.release(extras.admitted);
-            extras.admitted = null;
-        }
     }
 
     /** Waits for the closes handed to the {@link #lingeringCloser}, as a stop ends. */

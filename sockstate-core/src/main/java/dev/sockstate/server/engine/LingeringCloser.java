@@ -2,8 +2,8 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
-import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;

@@ -3,18 +3,18 @@ package dev.sockstate.server.engine;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
+import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.EnumMap;
-import java.util.Map;
-import java.net.InetAddress;
-import dev.sockstate.server.admission.Refusal;
 import org.jspecify.annotations.Nullable;
 
 /**

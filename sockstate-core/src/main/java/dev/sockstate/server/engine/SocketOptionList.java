@@ -4,8 +4,8 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
-import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.SocketOptions.KeepAlive;
+import dev.sockstate.server.SocketOptions;
 import java.util.Arrays;
 
 /**

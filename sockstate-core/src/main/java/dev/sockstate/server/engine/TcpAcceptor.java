@@ -182,13 +182,13 @@ final class TcpAcceptor extends SocketTurn {
             TcpConnection accepted = new TcpConnection(this.listener.profile,
                     (this.connectionsPort != null) ? this.listener.profile.home(this.connectionsPort) : this.listener.profile.home(), connection);
             if (counted != null) {
-                ConnectionExtras extras = accepted.extras();
-                extras.admitted = counted;
-                extras.remoteAddress = peer;
+                admission.hold(accepted, counted);
             }
             if (!this.listener.profile.enter(accepted)) {
                 this.listener.state.connectionFinished();
-                release(admission, counted);
+                if (counted != null) {
+                    admission.release(accepted);
+                }
                 reject(connection, Refusal.MAX_CONNECTIONS, null);
                 continue;
             }

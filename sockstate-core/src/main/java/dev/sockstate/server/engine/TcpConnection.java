@@ -1186,7 +1186,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             closeSocket();
         }
         if (this.profile.admission != null) {
-            this.profile.releaseAdmission(this.extras);
+            this.profile.admission.release(this);
         }
         this.output.release();
         this.profile.route.dropFraming(this);

@@ -1,8 +1,8 @@
 package dev.sockstate.server.observer;
 
 import dev.sockstate.port.Operation;
-import org.jspecify.annotations.Nullable;
 import dev.sockstate.server.admission.Refusal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one listener, or one client's connections, report, resolved once at start-up; every method must

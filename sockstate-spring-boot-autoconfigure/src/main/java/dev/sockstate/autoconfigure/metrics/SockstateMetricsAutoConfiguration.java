@@ -49,6 +49,11 @@ public final class SockstateMetricsAutoConfiguration {
      * backend the server runs on: {@code backend=epoll}, {@code winsock} or {@code nio}.
      */
     @Bean
+    HeartbeatMeters sockstateHeartbeatMeters(SocketServer server, MeterRegistry registry) {
+        return new HeartbeatMeters(server, registry);
+    }
+
+    @Bean
     static MeterFilter sockstateBackendTag(ObjectProvider<Backend> backend) {
         return new BackendTag(backend);
     }

@@ -44,6 +44,7 @@ class DocumentedMetersTests {
                     SockstateAutoConfiguration.class))
             .withUserConfiguration(RegistryConfiguration.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
+                    "sockstate.listeners.echo.heartbeat.idle=1m", "sockstate.listeners.echo.heartbeat.ping=PING",
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",

@@ -1,0 +1,45 @@
+package dev.sockstate.autoconfigure.metrics;
+
+import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.heartbeat.Heartbeat;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * The heartbeats of the listeners that have one: {@code sockstate.heartbeats}, by listener and outcome
+ * ({@code sent}: pings that went out; {@code timed-out}: connections aborted because nothing answered).
+ */
+final class HeartbeatMeters implements SmartInitializingSingleton {
+
+    private final SocketServer server;
+
+    private final MeterRegistry registry;
+
+    HeartbeatMeters(SocketServer server, MeterRegistry registry) {
+        this.server = server;
+        this.registry = registry;
+    }
+
+    /** Registers the meters once every singleton is made (the server's settings hold the heartbeats, made with it). */
+    @Override
+    public void afterSingletonsInstantiated() {
+        MeterRegistry registry = this.registry;
+        for (ListenerSettings listener : this.server.listenerSettings()) {
+            for (Supplier<?> stage : listener.connection().stages()) {
+                if (stage instanceof Heartbeat heartbeat) {
+                    FunctionCounter.builder("sockstate.heartbeats", heartbeat, Heartbeat::pings)
+                            .description("Heartbeat pings sent on quiet connections (sent), and connections aborted because no byte"
+                                    + " answered one in time (timed-out)")
+                            .tag("listener", listener.name()).tag("outcome", "sent").register(registry);
+                    FunctionCounter.builder("sockstate.heartbeats", heartbeat, Heartbeat::timeouts)
+                            .description("Heartbeat pings sent on quiet connections (sent), and connections aborted because no byte"
+                                    + " answered one in time (timed-out)")
+                            .tag("listener", listener.name()).tag("outcome", "timed-out").register(registry);
+                }
+            }
+        }
+    }
+}
