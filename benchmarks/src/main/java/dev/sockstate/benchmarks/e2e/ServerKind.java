@@ -47,6 +47,13 @@ enum ServerKind {
             StarterEchoServer.SHARED_PORT), false)),
 
     /** Netty 4.2 on its native epoll transport, the reference. */
+    /**
+     * The default with an admission cap of 100 connections per source, against which {@link AdmissionFlood}
+     * opens thousands from one address.
+     */
+    SOCKSTATE_ADMISSION("sockstate-admission", false, () -> new StarterEchoServer(List.of(
+            "sockstate.listeners.echo.admission.max-connections-per-source=" + AdmissionFlood.CAP), false)),
+
     NETTY("netty-epoll", true, NettyEchoServer::new),
 
     /** A plain JDK NIO selector server. */

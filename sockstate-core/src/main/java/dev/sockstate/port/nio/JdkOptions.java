@@ -12,7 +12,6 @@ import java.nio.channels.NetworkChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Set;
 import java.util.function.Predicate;
-import jdk.net.ExtendedSocketOptions;
 import org.jspecify.annotations.Nullable;
 
 /** The JDK's socket options for the portable ones, and how a socket's are set and read in the native form. */
@@ -34,9 +33,9 @@ final class JdkOptions {
             case RECEIVE_BUFFER -> StandardSocketOptions.SO_RCVBUF;
             case SEND_BUFFER -> StandardSocketOptions.SO_SNDBUF;
             case KEEP_ALIVE -> StandardSocketOptions.SO_KEEPALIVE;
-            case KEEP_ALIVE_IDLE -> ExtendedSocketOptions.TCP_KEEPIDLE;
-            case KEEP_ALIVE_INTERVAL -> ExtendedSocketOptions.TCP_KEEPINTERVAL;
-            case KEEP_ALIVE_COUNT -> ExtendedSocketOptions.TCP_KEEPCOUNT;
+            case KEEP_ALIVE_IDLE -> Extended.KEEP_ALIVE_IDLE;
+            case KEEP_ALIVE_INTERVAL -> Extended.KEEP_ALIVE_INTERVAL;
+            case KEEP_ALIVE_COUNT -> Extended.KEEP_ALIVE_COUNT;
             case LINGER -> StandardSocketOptions.SO_LINGER;
             case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> StandardSocketOptions.IP_TOS;
             case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN -> null;
@@ -53,12 +52,47 @@ final class JdkOptions {
         }
         SocketOption<?> name = standard(option);
         if (name == null) {
-            return "the JDK's socket channels have no " + option.nativeName();
+            return "the JDK's socket channels have no " + option.nativeName()
+                    + (Extended.MISSING && option.name().startsWith("KEEP_ALIVE_") ? " (the runtime has no jdk.net module)" : "");
         }
         if (!Probe.TCP_OPTIONS.contains(name)) {
             return "the JDK's socket channels have no " + option.nativeName() + " on " + System.getProperty("os.name");
         }
         return null;
+    }
+
+    /**
+     * The keep-alive's timing, from the {@code jdk.net} module: {@code null} each where the runtime has it
+     * not (an image made without it).
+     */
+    private static final class Extended {
+
+        static final boolean MISSING;
+
+        static final @Nullable SocketOption<Integer> KEEP_ALIVE_IDLE;
+
+        static final @Nullable SocketOption<Integer> KEEP_ALIVE_INTERVAL;
+
+        static final @Nullable SocketOption<Integer> KEEP_ALIVE_COUNT;
+
+        static {
+            SocketOption<Integer> idle = null;
+            SocketOption<Integer> interval = null;
+            SocketOption<Integer> count = null;
+            boolean missing = false;
+            try {
+                idle = jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE;
+                interval = jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL;
+                count = jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT;
+            }
+            catch (LinkageError ex) {
+                missing = true;
+            }
+            MISSING = missing;
+            KEEP_ALIVE_IDLE = idle;
+            KEEP_ALIVE_INTERVAL = interval;
+            KEEP_ALIVE_COUNT = count;
+        }
     }
 
     /** What a socket channel supports here, asked once of one opened and closed at once. */

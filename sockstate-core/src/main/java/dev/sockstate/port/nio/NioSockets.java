@@ -362,6 +362,10 @@ final class NioSockets extends AbstractNativeSockets {
 
     @Override
     public @Nullable String unsupported(NativeSocketOption option, int value) {
+        if (option == NativeSocketOption.LINGER && value > 0) {
+            return "the JDK's socket channels turn SO_LINGER off as they close while registered with a selector, so a positive"
+                    + " linger would never hold; a linger of 0 (a reset at close) is taken";
+        }
         return JdkOptions.unsupported(option);
     }
 

@@ -52,6 +52,11 @@ final class AdmissionControl {
         };
     }
 
+    /** @return whether connections hold counts to give back as they end: a cap per source is set */
+    boolean counts() {
+        return this.rules.maxConnectionsPerSource() > 0;
+    }
+
     /** @return the rules */
     Admission rules() {
         return this.rules;
@@ -221,8 +226,11 @@ final class AdmissionControl {
         }
 
         boolean take(long now) {
-            this.tokens = Math.min(this.burst, this.tokens + Math.max(0, now - this.refilled) * this.perNano);
-            this.refilled = now;
+            // (Acceptors read the clock before the lock: a later reading may come first.)
+            if (now - this.refilled > 0) {
+                this.tokens = Math.min(this.burst, this.tokens + (now - this.refilled) * this.perNano);
+                this.refilled = now;
+            }
             if (this.tokens < 1) {
                 return false;
             }

@@ -1,9 +1,10 @@
 package dev.sockstate.server.engine;
 
-import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,11 +32,22 @@ final class BoundedLog {
      * @param failure the failure behind it
      */
     void warn(String message, @Nullable Throwable failure) {
+        warn(() -> message, failure);
+    }
+
+    /**
+     * Counts one occurrence and logs it if the last was logged a second ago or more, the message made
+     * only then: an occurrence that is not logged costs no string.
+     * @param message makes what happened
+     * @param failure the failure behind it
+     */
+    void warn(Supplier<String> message, @Nullable Throwable failure) {
         this.sinceLogged.increment();
         long last = this.logged.get();
         long now = System.nanoTime();
         if (now - last >= INTERVAL_NANOS && this.logged.compareAndSet(last, now)) {
-            this.logger.log(Level.WARNING, escaped(message) + " (" + this.sinceLogged.sumThenReset() + " since the last report)", failure);
+            this.logger.log(Level.WARNING, escaped(message.get()) + " (" + this.sinceLogged.sumThenReset() + " since the last report)",
+                    failure);
         }
     }
 

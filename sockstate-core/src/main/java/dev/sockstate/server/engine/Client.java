@@ -164,8 +164,8 @@ final class Client implements SocketClient, Connector.Pool {
     }
 
     /** The server closed: the client's observer is told. */
-    void closed() {
-        this.profile.awaitLingeringCloses();
+    void closed(long deadline) {
+        this.profile.awaitLingeringCloses(deadline);
         this.profile.observer.closed();
     }
 

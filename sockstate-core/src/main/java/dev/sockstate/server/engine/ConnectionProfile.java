@@ -107,10 +107,13 @@ final class ConnectionProfile {
         return true;
     }
 
-    /** Waits for the closes handed to the {@link #lingeringCloser}, as a stop ends. */
-    void awaitLingeringCloses() {
+    /**
+     * Waits for the closes handed to the {@link #lingeringCloser}, as a stop ends.
+     * @param deadline when to stop waiting, in {@link System#nanoTime()}
+     */
+    void awaitLingeringCloses(long deadline) {
         if (this.lingeringCloser != null) {
-            this.lingeringCloser.awaitClosed(this.settings.connection().socketOptions().linger(), this.state.label());
+            this.lingeringCloser.awaitClosed(deadline);
         }
     }
 
@@ -146,7 +149,7 @@ final class ConnectionProfile {
         this.messages = new Messages(settings, reports.label());
         this.admission = (replies == null && !settings.admission().isEmpty()) ? new AdmissionControl(settings.admission()) : null;
         this.lingeringCloser = LingeringCloser.forLinger(settings.connection().socketOptions().linger(), sockets,
-                "sockstate-linger-" + settings.name());
+                "sockstate-linger-" + settings.name(), reports.label());
         this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)
                 ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null;
         if (settings.protocol() != Protocol.TCP) {

@@ -105,8 +105,8 @@ final class Listener implements ServerObserver.ActiveCounts {
     }
 
     /** The server closed: the file its Unix domain socket's bind made is removed, the listener's observer is told. */
-    void closed() {
-        this.profile.awaitLingeringCloses();
+    void closed(long deadline) {
+        this.profile.awaitLingeringCloses(deadline);
         UnixSocketFile file = this.socketFile;
         if (file != null) {
             file.remove(name());

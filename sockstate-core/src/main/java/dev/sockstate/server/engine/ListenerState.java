@@ -45,7 +45,7 @@ final class ListenerState {
     private final LongAdder rejected = new LongAdder();
 
     /** The connections refused as they were accepted, by {@link Refusal} ordinal. */
-    private final LongAdder[] rejectedBy = new LongAdder[Refusal.values().length];
+    private final LongAdder[] rejectedBy = counters(Refusal.values().length);
 
     /** Connections refused as they were accepted, logged at most once a second; all are counted. */
     private final BoundedLog connectionsRefused = new BoundedLog(logger);
@@ -108,32 +108,30 @@ final class ListenerState {
      */
     void rejected(Refusal reason, @Nullable InetAddress source) {
         this.rejected.increment();
-        LongAdder count = this.rejectedBy[reason.ordinal()];
-        if (count == null) {
-            synchronized (this.rejectedBy) {
-                count = this.rejectedBy[reason.ordinal()];
-                if (count == null) {
-                    count = new LongAdder();
-                    this.rejectedBy[reason.ordinal()] = count;
-                }
-            }
-        }
-        count.increment();
+        this.rejectedBy[reason.ordinal()].increment();
         this.observer.rejected(reason);
-        this.connectionsRefused.warn(this.label + " refused a connection" + ((source != null) ? " from " + source.getHostAddress() : "") + ": "
-                + reason.tag(), null);
+        this.connectionsRefused.warn(() -> this.label + " refused a connection" + ((source != null) ? " from " + source.getHostAddress() : "")
+                + ": " + reason.tag(), null);
     }
 
     /** @return the refusals so far, by reason, those that refused one */
     Map<Refusal, Long> rejectedBy() {
         Map<Refusal, Long> counts = new EnumMap<>(Refusal.class);
         for (Refusal reason : Refusal.values()) {
-            LongAdder count = this.rejectedBy[reason.ordinal()];
-            if (count != null) {
-                counts.put(reason, count.sum());
+            long count = this.rejectedBy[reason.ordinal()].sum();
+            if (count > 0) {
+                counts.put(reason, count);
             }
         }
         return counts;
+    }
+
+    private static LongAdder[] counters(int count) {
+        LongAdder[] counters = new LongAdder[count];
+        for (int i = 0; i < count; i++) {
+            counters[i] = new LongAdder();
+        }
+        return counters;
     }
 
     /** An admitted connection is finished, or was not accepted after all: its place is given back. */

@@ -116,8 +116,8 @@ final class ServerClients {
      * @param deadline the {@link System#nanoTime()} by which the connect thread must have ended at the latest
      */
     void closed(long deadline) {
-        this.running.values().forEach(Client::closed);
-        this.made.values().forEach(Client::closed);
+        this.running.values().forEach((client) -> client.closed(deadline));
+        this.made.values().forEach((client) -> client.closed(deadline));
         if (this.connectThread != null) {
             this.connectThread.shutdown();
             try {

@@ -138,6 +138,8 @@ final class SocketOptionList {
         return switch (option) {
             case RECEIVE_BUFFER, SEND_BUFFER -> read >= set;
             case TCP_NODELAY, KEEP_ALIVE -> (read != 0) == (set != 0);
+            // Linux keeps a TCP socket's ECN bits to itself: the DSCP bits are what was set.
+            case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> (read & ~3) == (set & ~3);
             default -> read == set;
         };
     }

@@ -338,7 +338,9 @@ public final class SocketServer {
             // A timer task that runs gets what is left of the stop, and at least a moment.
             this.scheduler.shutdown(Math.max(workersDeadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
         }
-        this.listeners.forEach(Listener::closed);
+        // The stop's deadline bounds the wait for closes that linger (each ends within its linger time anyway).
+        long closesDeadline = Math.max(workersDeadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100));
+        this.listeners.forEach((listener) -> listener.closed(closesDeadline));
         this.clients.closed(workersDeadline);
         synchronized (this.lifecycle) {
             this.groups.clear();

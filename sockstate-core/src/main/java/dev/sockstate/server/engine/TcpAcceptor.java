@@ -159,13 +159,21 @@ final class TcpAcceptor extends SocketTurn {
             AdmissionControl admission = this.listener.profile.admission;
             if (admission != null) {
                 long now = System.nanoTime();
-                Refusal refusal = admission.admitAtListener(now);
-                if (refusal == null && admission.rules().checksSources()) {
+                Refusal refusal = null;
+                if (admission.rules().checksSources()) {
                     peer = peerOf(connection, settings);
                     if (peer != null) {
                         AdmissionControl.Verdict verdict = admission.admitSource(peer.getAddress(), now);
                         refusal = verdict.refusal();
                         counted = verdict.source();
+                    }
+                }
+                // The listener's rate last: a source its own rules refuse takes none of the listener's tokens.
+                if (refusal == null) {
+                    refusal = admission.admitAtListener(now);
+                    if (refusal != null && counted != null) {
+                        admission.release(counted);
+                        counted = null;
                     }
                 }
                 if (refusal != null) {

@@ -4,6 +4,7 @@ import dev.sockstate.port.Events;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.InvalidMessageException;
@@ -1179,13 +1180,23 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     protected void finish() {
-        if (this.profile.lingeringCloser != null) {
+        if (this.profile.lingeringCloser != null && isAborting()) {
+            // An abort resets, whatever the linger: its peer is gone or refused, and no close waits for it.
+            try {
+                this.sockets.setOption(this.handle, NativeSocketOption.LINGER, 0);
+            }
+            catch (NativeIoException ex) {
+                // Closed all the same, below.
+            }
+            closeSocket();
+        }
+        else if (this.profile.lingeringCloser != null) {
             closeSocketLater(this.profile.lingeringCloser::close);
         }
         else {
             closeSocket();
         }
-        if (this.profile.admission != null) {
+        if (this.profile.admission != null && this.profile.admission.counts()) {
             this.profile.admission.release(this);
         }
         this.output.release();

@@ -23,7 +23,11 @@ import org.jspecify.annotations.Nullable;
  * It is only a stage: given to {@code ConnectionSettings.Builder#stage} (it makes each connection's),
  * after TLS, so that its ping is encrypted, and before the framing. It keeps one deadline per
  * connection on the server's timer, moved only when it fires (a read costs a clock read), and counts
- * the pings it sent and the connections it aborted.
+ * the pings it sent and the connections it aborted. A connection whose writes are backed up (not
+ * {@linkplain Connection#isWritable() writable}: its reading paused until they drain) is neither pinged
+ * nor aborted: its peer is slow, not silent. The ping is written as the handler's writes are, so it
+ * may fall between two writes the handler meant as one message: a protocol that frames its messages
+ * (each write one frame) keeps its frames whole.
  */
 public final class Heartbeat implements Supplier<Stage> {
 
@@ -162,6 +166,14 @@ public final class Heartbeat implements Supplier<Stage> {
                 return;
             }
             long now = System.nanoTime();
+            if (!this.context.connection().isWritable()) {
+                // Backed up: reading is paused until the queued writes drain (so no byte can come), and a ping
+                // would wait behind them. The peer is slow, not silent: the quiet time starts again.
+                this.lastInbound = now;
+                this.pinged = 0;
+                watch(Heartbeat.this.idle.toNanos());
+                return;
+            }
             if (this.pinged != 0 && this.lastInbound - this.pinged < 0) {
                 long waited = now - this.pinged;
                 if (waited >= Heartbeat.this.timeout.toNanos()) {

@@ -98,7 +98,7 @@ class AdmissionTest {
 
     @Test
     void aSourceFasterThanItsRateIsRefusedAndOthersAreNot() throws Exception {
-        SocketServer server = serve(Admission.builder().sourceRate(new Rate(0.5, 2)).build());
+        SocketServer server = serve(Admission.builder().sourceRate(new Rate(0.001, 2)).build());
         assertServed(connectFrom("127.0.0.12", server));
         assertServed(connectFrom("127.0.0.12", server));
         assertRefused(connectFrom("127.0.0.12", server));
@@ -108,7 +108,7 @@ class AdmissionTest {
 
     @Test
     void aListenerFasterThanItsRateRefusesWhateverTheSource() throws Exception {
-        SocketServer server = serve(Admission.builder().listenerRate(new Rate(0.5, 2)).build());
+        SocketServer server = serve(Admission.builder().listenerRate(new Rate(0.001, 2)).build());
         assertServed(connectFrom("127.0.0.14", server));
         assertServed(connectFrom("127.0.0.15", server));
         assertRefused(connectFrom("127.0.0.16", server));

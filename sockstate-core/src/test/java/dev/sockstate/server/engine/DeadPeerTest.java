@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeadPeerTest {
 
-    private static final int NUMBER = (int) (ProcessHandle.current().pid() % 200) + 20;
+    /** A number of the run's own, in the names and the subnet: another run on the host takes another, most likely. */
+    private static final int NUMBER = java.util.concurrent.ThreadLocalRandom.current().nextInt(20, 250);
 
     private static final String NAMESPACE = "sockstate-dead-" + NUMBER;
 

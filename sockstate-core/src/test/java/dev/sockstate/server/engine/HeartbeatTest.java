@@ -57,7 +57,7 @@ class HeartbeatTest {
 
     @Test
     void aPeerThatAnswersEachPingStaysAndItsAnswersReachTheHandler() throws Exception {
-        Heartbeat heartbeat = Heartbeat.of(Duration.ofMillis(150), Duration.ofMillis(300), PING);
+        Heartbeat heartbeat = Heartbeat.of(Duration.ofMillis(150), Duration.ofSeconds(3), PING);
         Socket peer = serve(heartbeat);
         for (int i = 0; i < 4; i++) {
             assertThat(peer.getInputStream().readNBytes(PING.length)).isEqualTo(PING);
@@ -71,13 +71,13 @@ class HeartbeatTest {
 
     @Test
     void aPeerThatKeepsTalkingIsNeverPinged() throws Exception {
-        Heartbeat heartbeat = Heartbeat.of(Duration.ofMillis(300), Duration.ofMillis(300), PING);
+        Heartbeat heartbeat = Heartbeat.of(Duration.ofSeconds(2), Duration.ofSeconds(2), PING);
         Socket peer = serve(heartbeat);
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 30; i++) {
             peer.getOutputStream().write('.');
-            Thread.sleep(50);
+            Thread.sleep(100);
         }
-        assertThat(heartbeat.pings()).as("pings in a second of bytes every 50 ms, the idle time 300 ms").isZero();
+        assertThat(heartbeat.pings()).as("pings in three seconds of bytes every 100 ms, the idle time 2 s").isZero();
         assertThat(peer.getInputStream().available()).isZero();
     }
 

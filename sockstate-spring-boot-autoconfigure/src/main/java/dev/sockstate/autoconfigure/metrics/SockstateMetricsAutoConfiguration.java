@@ -44,15 +44,16 @@ public final class SockstateMetricsAutoConfiguration {
         return new MicrometerServerObserver(registry, BOOT_METRICS && MetricsDistribution.asked(beans, HANDLER));
     }
 
-    /**
-     * Tags the meters of the notification ports (dequeues, notifications, registrations) with the
-     * backend the server runs on: {@code backend=epoll}, {@code winsock} or {@code nio}.
-     */
+    /** Counts the heartbeats of the listeners that have one ({@code sockstate.heartbeats}). */
     @Bean
     HeartbeatMeters sockstateHeartbeatMeters(SocketServer server, MeterRegistry registry) {
         return new HeartbeatMeters(server, registry);
     }
 
+    /**
+     * Tags the meters of the notification ports (dequeues, notifications, registrations) with the
+     * backend the server runs on: {@code backend=epoll}, {@code winsock} or {@code nio}.
+     */
     @Bean
     static MeterFilter sockstateBackendTag(ObjectProvider<Backend> backend) {
         return new BackendTag(backend);
