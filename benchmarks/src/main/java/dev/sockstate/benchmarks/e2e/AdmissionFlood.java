@@ -30,8 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * and holds them until the pass ends. Each round measures a quiet window and a flooded one, alternating
  * which comes first; the report gives each window's echo latency (p50, p99) and the flooded p99 over the
  * quiet one, with the spread over the rounds.
+ * With {@code --control} the flood goes to a second server process instead, so that what the echoes lose
+ * then is the host's (the cores the flood takes), not the flooded listener's.
  * <p>
- * {@code AdmissionFlood [--rounds n] [--measure ms] [--workers n] [--out dir] [--results dir]}
+ * {@code AdmissionFlood [--rounds n] [--measure ms] [--workers n] [--control] [--out dir] [--results dir]}
  */
 public final class AdmissionFlood {
 
@@ -58,6 +60,7 @@ public final class AdmissionFlood {
         long measure = 10_000;
         int workers = Runtime.getRuntime().availableProcessors();
         Path results = null;
+        boolean control = false;
         Path out = Path.of("benchmarks", "target", "admission",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         for (int i = 0; i < args.length; i += 2) {
@@ -68,8 +71,12 @@ public final class AdmissionFlood {
                 case "--workers" -> workers = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
                 case "--results" -> results = Path.of(value);
+                case "--control" -> {
+                    control = true;
+                    i--;
+                }
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
-                        + "; use --rounds n, --measure ms, --workers n, --out dir, --results dir");
+                        + "; use --rounds n, --measure ms, --workers n, --out dir, --results dir, --control");
             }
         }
         Files.createDirectories(out);
@@ -79,21 +86,26 @@ public final class AdmissionFlood {
         List<Double> ratios = new ArrayList<>();
         List<Window> quiet = new ArrayList<>();
         List<Window> flooded = new ArrayList<>();
-        try (ServerProcess server = ServerProcess.start(ServerKind.SOCKSTATE_ADMISSION, workers, out.resolve("server.log"))) {
+        try (ServerProcess server = ServerProcess.start(ServerKind.SOCKSTATE_ADMISSION, workers, out.resolve("server.log"));
+                ServerProcess other = control ? ServerProcess.start(ServerKind.SOCKSTATE_ADMISSION, workers, out.resolve("other.log"))
+                        : null) {
             server.noteBackend(backends);
+            // With --control the flood goes to another server process on the same cores: what the echoes then lose
+            // is the host's, not the flooded listener's.
+            int target = (other != null) ? other.port : server.port;
             // Warm-up: both windows once, not counted.
-            window(server.port, false, Math.min(measure, 3000));
-            window(server.port, true, Math.min(measure, 3000));
+            window(server.port, target, false, Math.min(measure, 3000));
+            window(server.port, target, true, Math.min(measure, 3000));
             for (int round = 1; round <= rounds; round++) {
                 Window a;
                 Window b;
                 if (round % 2 == 1) {
-                    a = window(server.port, false, measure);
-                    b = window(server.port, true, measure);
+                    a = window(server.port, target, false, measure);
+                    b = window(server.port, target, true, measure);
                 }
                 else {
-                    b = window(server.port, true, measure);
-                    a = window(server.port, false, measure);
+                    b = window(server.port, target, true, measure);
+                    a = window(server.port, target, false, measure);
                 }
                 quiet.add(a);
                 flooded.add(b);
@@ -102,7 +114,7 @@ public final class AdmissionFlood {
                 System.err.printf(Locale.ROOT, "round %d: quiet %s; flooded %s%n", round, a, b);
             }
         }
-        String report = report(quiet, flooded, ratios, measure, workers);
+        String report = report(quiet, flooded, ratios, measure, workers, control);
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("samples.csv"), samples, StandardCharsets.UTF_8);
         System.out.print(report);
@@ -115,8 +127,12 @@ public final class AdmissionFlood {
         }
     }
 
-    private static String report(List<Window> quiet, List<Window> flooded, List<Double> ratios, long measure, int workers) {
+    private static String report(List<Window> quiet, List<Window> flooded, List<Double> ratios, long measure, int workers,
+            boolean control) {
         StringBuilder report = new StringBuilder();
+        if (control) {
+            report.append("Control: the flood goes to another server process of the same kind, not to the echo server.\n\n");
+        }
         report.append(String.format(Locale.ROOT, "%d rounds of a quiet and a flooded window of %d ms each, alternating which comes"
                 + " first; %d workers; %d echo connections from 127.0.0.2, one %d-byte message in flight on each; the flooder on"
                 + " 127.0.0.3 opening %d connections a pass against a cap of %d per source.%n%n", ratios.size(), measure, workers,
@@ -136,13 +152,13 @@ public final class AdmissionFlood {
     }
 
     /** One window: the echo client's latency, and what the flooder did meanwhile (nothing in a quiet one). */
-    private static Window window(int port, boolean flood, long millis) throws Exception {
+    private static Window window(int port, int floodPort, boolean flood, long millis) throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong attempts = new AtomicLong();
         AtomicLong refused = new AtomicLong();
         Thread flooder = null;
         if (flood) {
-            flooder = new Thread(() -> flood(port, running, attempts, refused), "flooder");
+            flooder = new Thread(() -> flood(floodPort, running, attempts, refused), "flooder");
             flooder.start();
             // The flood under way before the echoes are timed.
             Thread.sleep(500);

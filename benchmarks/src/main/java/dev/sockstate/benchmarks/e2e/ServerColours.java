@@ -24,6 +24,7 @@ final class ServerColours {
             case SOCKSTATE_ONESHOT_METRICS -> "#bcbd22";
             case SOCKSTATE_ONESHOT_HISTOGRAM -> "#dbdb8d";
             case SOCKSTATE_TLS -> "#393b79";
+            case SOCKSTATE_ADMISSION -> "#637939";
             case NETTY -> "#ff7f0e";
             case NETTY_TLS -> "#fdae6b";
             case NIO -> "#7f7f7f";

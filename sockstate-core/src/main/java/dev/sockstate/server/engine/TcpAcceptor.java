@@ -242,6 +242,15 @@ final class TcpAcceptor extends SocketTurn {
 
     private void reject(long connection, Refusal reason, @Nullable InetAddress source) {
         this.listener.state.rejected(reason, source);
+        if (reason != Refusal.MAX_CONNECTIONS) {
+            // Reset: a refused source leaves no TIME_WAIT behind (a flood of them would fill the kernel's table).
+            try {
+                this.sockets.setOption(connection, NativeSocketOption.LINGER, 0);
+            }
+            catch (NativeIoException ex) {
+                // Closed all the same, with a FIN.
+            }
+        }
         closeQuietly(connection);
     }
 
