@@ -102,7 +102,7 @@ class SocketOptionsPropertiesTests {
                 .run((context) -> assertThat(StartupFailures.find(context, InvalidConfigurationPropertyValueException.class))
                         .satisfies((ex) -> {
                             assertThat(ex.getName()).isEqualTo("sockstate.listeners.echo.user-timeout");
-                            assertThat(ex.getValue()).isEqualTo(5000);
+                            assertThat(ex.getValue()).isEqualTo(Duration.ofSeconds(5));
                             assertThat(ex.getMessage()).contains("The nio backend cannot set TCP_USER_TIMEOUT: the JDK's socket channels"
                                     + " have no TCP_USER_TIMEOUT.");
                         }));

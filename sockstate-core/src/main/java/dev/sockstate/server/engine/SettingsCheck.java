@@ -10,6 +10,7 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.tls.TlsSupport;
@@ -102,31 +103,44 @@ final class SettingsCheck {
             // Every interface is an IPv6 socket's (dual stack), unless the system has no IPv6.
             SocketOptionList options = SocketOptionList.of(listener.connection().socketOptions(), listener.protocol(),
                     !(listener.address() instanceof Inet4Address), listener.isUnix());
-            refuseUnsupported(backend, sockets, Scope.LISTENER, listener.name(), options);
+            refuseUnsupported(backend, sockets, Scope.LISTENER, listener.name(), options, listener.connection().socketOptions());
             if (listener.fastOpenQueue() > 0) {
-                refuse(backend, sockets, Scope.LISTENER, listener.name(), NativeSocketOption.FAST_OPEN, listener.fastOpenQueue());
+                refuse(backend, sockets, Scope.LISTENER, listener.name(), NativeSocketOption.FAST_OPEN, listener.fastOpenQueue(),
+                        listener.fastOpenQueue());
             }
         }
         for (ClientSettings client : clients) {
             refuseUnsupported(backend, sockets, Scope.CLIENT, client.name(),
-                    SocketOptionList.of(client.connection().socketOptions(), Protocol.TCP, true, false));
+                    SocketOptionList.of(client.connection().socketOptions(), Protocol.TCP, true, false), client.connection().socketOptions());
         }
     }
 
-    private static void refuseUnsupported(Backend backend, NativeSockets sockets, Scope owner, String name, SocketOptionList options) {
+    private static void refuseUnsupported(Backend backend, NativeSockets sockets, Scope owner, String name, SocketOptionList options,
+            SocketOptions settings) {
         for (int i = 0; i < options.size(); i++) {
-            refuse(backend, sockets, owner, name, options.option(i), options.value(i));
+            refuse(backend, sockets, owner, name, options.option(i), options.value(i), asSet(settings, options.option(i), options.value(i)));
         }
     }
 
-    private static void refuse(Backend backend, NativeSockets sockets, Scope owner, String name, NativeSocketOption option, int value) {
+    /** @return the setting's value as it was set (a Duration, the keep-alive whole), rather than the option's native number */
+    private static Object asSet(SocketOptions settings, NativeSocketOption option, int value) {
+        return switch (option) {
+            case KEEP_ALIVE, KEEP_ALIVE_IDLE, KEEP_ALIVE_INTERVAL, KEEP_ALIVE_COUNT -> settings.keepAlive();
+            case USER_TIMEOUT -> settings.userTimeout();
+            case LINGER -> settings.linger();
+            default -> value;
+        };
+    }
+
+    private static void refuse(Backend backend, NativeSockets sockets, Scope owner, String name, NativeSocketOption option, int value,
+            Object shown) {
         String why = sockets.unsupported(option, value);
         if (why == null) {
             return;
         }
         Setting setting = setting(option);
         String reason = "The " + backend.name() + " backend cannot set " + option.nativeName() + ": " + why + ".";
-        throw new InvalidSettingException(owner, name, setting, value, reason, ((owner == Scope.CLIENT) ? "Client '" : "Listener '")
+        throw new InvalidSettingException(owner, name, setting, shown, reason, ((owner == Scope.CLIENT) ? "Client '" : "Listener '")
                 + name + "' sets " + setting + ", which the " + backend.name() + " backend cannot set (" + option.nativeName() + "): " + why);
     }
 
