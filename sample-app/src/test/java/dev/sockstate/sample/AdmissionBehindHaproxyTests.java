@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.boot.test.LocalListenerPort;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -70,7 +68,7 @@ class AdmissionBehindHaproxyTests {
     @Test
     void theRulesJudgeTheClientsHaproxyNamesNotHaproxyItself() throws Exception {
         String haproxy = RealTools.require("haproxy").get(0);
-        int frontend = freePort();
+        int frontend = RealTools.freePort();
         Path config = this.directory.resolve("haproxy.cfg");
         Files.writeString(config, String.join("\n", "global", "  maxconn 256", "defaults", "  mode tcp", "  timeout connect 5s",
                 "  timeout client 30s", "  timeout server 30s", "frontend resp", "  bind 127.0.0.1:" + frontend, "  default_backend sample",
@@ -78,7 +76,7 @@ class AdmissionBehindHaproxyTests {
         Path log = this.directory.resolve("haproxy.log");
         this.haproxy = new ProcessBuilder(haproxy, "-db", "-f", config.toString()).redirectErrorStream(true).redirectOutput(log.toFile())
                 .start();
-        awaitAccepting(frontend, log);
+        RealTools.awaitListening(this.haproxy, log, frontend);
         double deniedBefore = rejected("denied");
         double limitedBefore = rejected("source-limit");
 
@@ -115,26 +113,5 @@ class AdmissionBehindHaproxyTests {
         return prometheus.lines().filter((line) -> line.startsWith("sockstate_connections_rejected_total{")
                 && line.contains("listener=\"resp-proxied\"") && line.contains("reason=\"" + reason + "\""))
                 .mapToDouble((line) -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
-    }
-
-    private void awaitAccepting(int port, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            try (Socket probe = new Socket()) {
-                probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
-                return;
-            }
-            catch (IOException ex) {
-                assertThat(this.haproxy.isAlive()).as("haproxy is running; its output:%n%s", Files.readString(log)).isTrue();
-                assertThat(System.nanoTime() - deadline).as("haproxy listening on %d", port).isNegative();
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.boot.test.LocalListenerPort;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -71,8 +69,8 @@ class ProxyProtocolTests {
     @Test
     void behindHaproxyEitherVersionTheListenerSeesTheClientAndRedisToolsWork() throws Exception {
         String haproxy = RealTools.require("haproxy", "redis-cli", "redis-benchmark").get(0);
-        int v1 = freePort();
-        int v2 = freePort();
+        int v1 = RealTools.freePort();
+        int v2 = RealTools.freePort();
         Path config = this.directory.resolve("haproxy.cfg");
         Files.writeString(config, String.join("\n", "global", "  maxconn 256", "defaults", "  mode tcp", "  timeout connect 5s",
                 "  timeout client 30s", "  timeout server 30s",
@@ -98,7 +96,7 @@ class ProxyProtocolTests {
     void behindNginxsStreamModuleTheListenerSeesTheClient() throws Exception {
         String nginx = RealTools.require("nginx", "redis-cli").get(0);
         assertThat(Path.of(NGINX_STREAM_MODULE)).as("nginx's stream module (libnginx-mod-stream)").exists();
-        int frontend = freePort();
+        int frontend = RealTools.freePort();
         Path config = this.directory.resolve("nginx.conf");
         Files.writeString(config, String.join("\n", "load_module " + NGINX_STREAM_MODULE + ";", "daemon off;", "worker_processes 1;",
                 "pid " + this.directory.resolve("nginx.pid") + ";", "error_log " + this.directory.resolve("error.log") + " info;",
@@ -189,29 +187,6 @@ class ProxyProtocolTests {
         Path log = this.directory.resolve("balancer-" + this.balancers.size() + ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         this.balancers.add(process);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        for (int port : ports) {
-            while (!accepts(port)) {
-                assertThat(process.isAlive()).as("%s is running; its output:%n%s", command.get(0), Files.readString(log)).isTrue();
-                assertThat(System.nanoTime() - deadline).as("%s listening on %d", command.get(0), port).isNegative();
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    private static boolean accepts(int port) {
-        try (Socket probe = new Socket()) {
-            probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        RealTools.awaitListening(process, log, ports);
     }
 }

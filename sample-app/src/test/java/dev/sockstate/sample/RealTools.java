@@ -4,7 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -83,5 +90,40 @@ final class RealTools {
             throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
         }
         return process;
+    }
+
+    /** @return a loopback port no one listens on now, for a balancer's front to bind */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /**
+     * Waits until a program listens on each port, within 20 s, failing with its output if it ended first.
+     * @param process the program
+     * @param log where its output goes
+     * @param ports its ports
+     */
+    static void awaitListening(Process process, Path log, int... ports) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (int port : ports) {
+            while (!accepts(port)) {
+                assertThat(process.isAlive()).as("%s is running; its output:%n%s", process.info().command().orElse("the program"),
+                        Files.readString(log)).isTrue();
+                assertThat(System.nanoTime() - deadline).as("a program listening on %d", port).isNegative();
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket probe = new Socket()) {
+            probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            return true;
+        }
+        catch (IOException ex) {
+            return false;
+        }
     }
 }
