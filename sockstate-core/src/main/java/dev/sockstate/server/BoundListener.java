@@ -3,6 +3,7 @@ package dev.sockstate.server;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.admission.Refusal;
+import dev.sockstate.server.shaping.Shaping;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Collections;
@@ -29,10 +30,12 @@ import java.util.Map;
  * @param serving whether its socket (with {@link AcceptMode#PER_WORKER}, one of its listening sockets) is
  * registered and served: false once it stopped for good (the port refused to re-arm the last one,
  * say), or while the server stops
+ * @param shaping the rates its connections read and write at now: its settings', or those a change
+ * while it runs set ({@code SocketServer.reshape})
  */
 public record BoundListener(String name, Protocol protocol, SocketAddress address, Trigger trigger, String group,
         int activeConnections, int registrations, long accepted, long rejected, Map<Refusal, Long> rejectedBy, long handlerErrors,
-        boolean serving) {
+        boolean serving, Shaping shaping) {
 
     /** The counts by reason are copied. */
     public BoundListener {

@@ -2,6 +2,7 @@ package dev.sockstate.server;
 
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -34,16 +35,23 @@ import org.jspecify.annotations.Nullable;
  * @param abortPendingWriteBytes queued write bytes above which the connection is aborted, its handler told
  * ({@link PendingWriteLimitException}): a handler that writes on without looking at
  * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
+ * @param shaping the rates the connections read and write at, each and together ({@link Shaping#NONE} for none);
+ * the running server's may change ({@code SocketServer.reshape})
  */
 public record ConnectionSettings(String group, @Nullable Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
         @Nullable Framing framing, Charset charset, @Nullable MessageMapper messageMapper, @Nullable Tls tls,
-        SocketOptions socketOptions, @Nullable Duration idleTimeout, long maxPendingWriteBytes, long abortPendingWriteBytes) {
+        SocketOptions socketOptions, @Nullable Duration idleTimeout, long maxPendingWriteBytes, long abortPendingWriteBytes,
+        Shaping shaping) {
 
-    /** The stages are copied (none when {@code null}), the charset is UTF-8 and the options the defaults when {@code null}. */
+    /**
+     * The stages are copied (none when {@code null}), the charset is UTF-8, the options the defaults and
+     * the shaping none when {@code null}.
+     */
     public ConnectionSettings {
         stages = (stages != null) ? List.copyOf(stages) : List.of();
         charset = (charset != null) ? charset : StandardCharsets.UTF_8;
         socketOptions = (socketOptions != null) ? socketOptions : SocketOptions.DEFAULTS;
+        shaping = (shaping != null) ? shaping : Shaping.NONE;
     }
 
     /**
@@ -88,6 +96,8 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
         private long maxPendingWriteBytes = 4L * 1024 * 1024;
 
         private long abortPendingWriteBytes = 64L * 1024 * 1024;
+
+        private Shaping shaping = Shaping.NONE;
 
         /** A builder with every default: the default group, UTF-8, TCP_NODELAY, 4 MiB to pause and 64 MiB to abort. */
         protected Builder() {
@@ -261,6 +271,16 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
         }
 
         /**
+         * @param shaping the bytes a second the connections may read and write, each and together
+         * ({@link Shaping#NONE}, the default, for no limit)
+         * @return this
+         */
+        public B shaping(Shaping shaping) {
+            this.shaping = shaping;
+            return self();
+        }
+
+        /**
          * Sets every setting of the part at once, as another listener's or client's has them.
          * @param connection the settings to take
          * @return this
@@ -278,6 +298,7 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
             this.idleTimeout = connection.idleTimeout();
             this.maxPendingWriteBytes = connection.maxPendingWriteBytes();
             this.abortPendingWriteBytes = connection.abortPendingWriteBytes();
+            this.shaping = connection.shaping();
             return self();
         }
 
@@ -301,7 +322,7 @@ public record ConnectionSettings(String group, @Nullable Executor handlerExecuto
                             + this.maxPendingWriteBytes + ")");
             Duration idle = (this.idleTimeout == null || this.idleTimeout.isZero()) ? null : this.idleTimeout;
             return new ConnectionSettings(this.group, this.handlerExecutor, this.stages, this.framing, this.charset, this.messageMapper,
-                    this.tls, options, idle, this.maxPendingWriteBytes, this.abortPendingWriteBytes);
+                    this.tls, options, idle, this.maxPendingWriteBytes, this.abortPendingWriteBytes, this.shaping);
         }
 
         @SuppressWarnings("unchecked")

@@ -6,6 +6,7 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -24,7 +25,7 @@ final class ListenerChecks {
 
     /** Refuses, for a UDP listener, the first setting only TCP connections have. */
     static void refuseOnUdp(String name, List<Supplier<? extends Stage>> stages, @Nullable Framing framing, @Nullable Tls tls,
-            AcceptMode accept, @Nullable ProxyProtocol proxyProtocol) {
+            AcceptMode accept, @Nullable ProxyProtocol proxyProtocol, Shaping shaping) {
         if (!stages.isEmpty()) {
             throw InvalidSettingException.mustBe(name, Setting.STAGES, stages.size() + " stages",
                     "none for a UDP listener (stages serve TCP connections)");
@@ -42,6 +43,9 @@ final class ListenerChecks {
         if (proxyProtocol != null) {
             throw InvalidSettingException.mustBe(name, Setting.PROXY_PROTOCOL, proxyProtocol.version(),
                     "none for a UDP listener (the PROXY protocol header begins a TCP connection)");
+        }
+        if (shaping.isShaping()) {
+            throw InvalidSettingException.mustBe(name, Setting.SHAPING, shaping, "none for a UDP listener (it shapes TCP connections)");
         }
     }
 

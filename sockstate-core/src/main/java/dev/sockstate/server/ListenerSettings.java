@@ -61,7 +61,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         admission = (admission != null) ? admission : Admission.NONE;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (protocol != Protocol.TCP) {
-            ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol);
+            ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol, connection.shaping());
         }
         ListenerChecks.socketOptions(name, protocol, unixPath != null, connection.socketOptions(), fastOpenQueue);
         ListenerChecks.admission(name, protocol, unixPath != null, proxyProtocol != null, admission);

@@ -94,6 +94,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#admission}: who may connect and how fast. */
     ADMISSION(Scope.LISTENER, "admission"),
 
+    /** {@link ConnectionSettings.Builder#shaping}: the rates the connections read and write at. */
+    SHAPING(Scope.LISTENER, "shaping"),
+
     /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
     ACCEPT(Scope.LISTENER, "accept"),
 

@@ -5,6 +5,7 @@ import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.SocketServer;
+import dev.sockstate.server.shaping.Shaping;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -124,6 +125,11 @@ final class ClientBean implements SocketClient {
         catch (ClientException ex) {
             return List.of();
         }
+    }
+
+    @Override
+    public Shaping reshape(Shaping shaping) {
+        return running().reshape(shaping);
     }
 
     @Override

@@ -64,6 +64,9 @@ public class ConnectionProperties {
     /** Queued write bytes above which a connection is aborted, its handler told: writes that do not wait for isWritable(); 0 for no limit; 64MB for a listener's and none for a client's when not set. */
     private @Nullable DataSize abortPendingWriteBytes;
 
+    /** Traffic shaping: the bytes a second the connections may read and write, each and together. */
+    private final Shaping shaping = new Shaping();
+
     public String getGroup() {
         return this.group;
     }
@@ -174,6 +177,58 @@ public class ConnectionProperties {
 
     public void setAbortPendingWriteBytes(@Nullable DataSize abortPendingWriteBytes) {
         this.abortPendingWriteBytes = abortPendingWriteBytes;
+    }
+
+    public Shaping getShaping() {
+        return this.shaping;
+    }
+
+    /** Traffic shaping: each rate is a size a second, no limit when not set; changeable at run time. */
+    public static class Shaping {
+
+        /** Bytes a second each connection may read from its socket; no limit when not set. */
+        private @Nullable DataSize connectionRead;
+
+        /** Bytes a second each connection may write to its socket; no limit when not set. */
+        private @Nullable DataSize connectionWrite;
+
+        /** Bytes a second the connections may read together; no limit when not set. */
+        private @Nullable DataSize totalRead;
+
+        /** Bytes a second the connections may write together; no limit when not set. */
+        private @Nullable DataSize totalWrite;
+
+        public @Nullable DataSize getConnectionRead() {
+            return this.connectionRead;
+        }
+
+        public void setConnectionRead(@Nullable DataSize connectionRead) {
+            this.connectionRead = connectionRead;
+        }
+
+        public @Nullable DataSize getConnectionWrite() {
+            return this.connectionWrite;
+        }
+
+        public void setConnectionWrite(@Nullable DataSize connectionWrite) {
+            this.connectionWrite = connectionWrite;
+        }
+
+        public @Nullable DataSize getTotalRead() {
+            return this.totalRead;
+        }
+
+        public void setTotalRead(@Nullable DataSize totalRead) {
+            this.totalRead = totalRead;
+        }
+
+        public @Nullable DataSize getTotalWrite() {
+            return this.totalWrite;
+        }
+
+        public void setTotalWrite(@Nullable DataSize totalWrite) {
+            this.totalWrite = totalWrite;
+        }
     }
 
     /** TCP keep-alive of each connection: on when enabled or when any of its timing is set. */

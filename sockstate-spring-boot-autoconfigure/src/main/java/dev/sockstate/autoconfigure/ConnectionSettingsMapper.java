@@ -12,6 +12,7 @@ import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.framing.FrameDecoder;
 import dev.sockstate.server.framing.FrameEncoder;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.shaping.Shaping;
 import java.nio.ByteOrder;
 import java.nio.charset.Charset;
 import java.util.concurrent.Executor;
@@ -67,6 +68,21 @@ final class ConnectionSettingsMapper {
                 .to(builder::maxPendingWriteBytes);
         lines.from(Setting.ABORT_PENDING_WRITE_BYTES, "abort-pending-write-bytes", properties::getAbortPendingWriteBytes)
                 .as(DataSize::toBytes).to(builder::abortPendingWriteBytes);
+        lines.from(Setting.SHAPING, "shaping", () -> shaping(path + "shaping.", properties.getShaping())).to(builder::shaping);
+    }
+
+    /** @return the shaping the properties ask for, {@link Shaping#NONE} without a rate */
+    static Shaping shaping(String path, ConnectionProperties.Shaping properties) {
+        return new Shaping(rate(path + "connection-read", properties.getConnectionRead()),
+                rate(path + "connection-write", properties.getConnectionWrite()), rate(path + "total-read", properties.getTotalRead()),
+                rate(path + "total-write", properties.getTotalWrite()));
+    }
+
+    /** @return a rate in bytes a second, 0 when not set */
+    private static long rate(String property, @Nullable DataSize rate) {
+        require(rate == null || rate.toBytes() > 0, property, rate, "A shaping rate is a positive size a second, such as 512KB;"
+                + " leave it out for no limit.");
+        return (rate != null) ? rate.toBytes() : 0;
     }
 
     /** @return the keep-alive the properties ask for: on when enabled or when any of its timing is set; {@code null} for none */

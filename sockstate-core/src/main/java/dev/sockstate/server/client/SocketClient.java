@@ -1,6 +1,7 @@
 package dev.sockstate.server.client;
 
 import dev.sockstate.server.Connection;
+import dev.sockstate.server.shaping.Shaping;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -110,4 +111,13 @@ public interface SocketClient {
      * worker's port, so the future's {@code get} and {@code join} throw {@link BlockingOperationException} there
      */
     CompletableFuture<Connection> open();
+
+    /**
+     * Changes the traffic shaping of the client's connections, those open and those to come, from their
+     * next read or send on; until the server stops (a restart takes the client's settings again).
+     * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
+     * @return the rates they replace
+     * @throws ClientException when the client is not running
+     */
+    Shaping reshape(Shaping shaping);
 }

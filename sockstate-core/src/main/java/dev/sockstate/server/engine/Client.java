@@ -13,6 +13,7 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.Worker;
 import dev.sockstate.server.framing.FramingException;
 import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -311,6 +312,13 @@ final class Client implements SocketClient, Connector.Pool {
     @Override
     public CompletableFuture<Connection> open() {
         return this.connector.open();
+    }
+
+    @Override
+    public Shaping reshape(Shaping shaping) {
+        Shaping replaced = this.profile.shaping.shaping();
+        this.profile.shaping.change(shaping);
+        return replaced;
     }
 
     /**

@@ -64,6 +64,9 @@ final class ConnectionExtras {
      */
     @Nullable WriteBundle bundle;
 
+    /** The connection's traffic shaping, made as it is first shaped; the owner's. */
+    @Nullable Shaper shaper;
+
     /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
     long framingSkip;
 

@@ -87,6 +87,9 @@ final class ConnectionProfile {
     /** The listener's admission as it runs, {@code null} without rules (and for a client). */
     final @Nullable AdmissionControl admission;
 
+    /** The traffic shaping of the connections as it runs. */
+    final ShapingControl shaping;
+
     /** Closes the sockets off the workers where a positive SO_LINGER makes a close wait, {@code null} elsewhere. */
     final @Nullable LingeringCloser lingeringCloser;
 
@@ -148,6 +151,7 @@ final class ConnectionProfile {
         this.changeRules = changeRules;
         this.messages = new Messages(settings, reports.label());
         this.admission = (replies == null && !settings.admission().isEmpty()) ? new AdmissionControl(settings.admission()) : null;
+        this.shaping = new ShapingControl(settings.connection().shaping(), observer, scheduler);
         this.lingeringCloser = LingeringCloser.forLinger(settings.connection().socketOptions().linger(), sockets,
                 "sockstate-linger-" + settings.name(), reports.label());
         this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)

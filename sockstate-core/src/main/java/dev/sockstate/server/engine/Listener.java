@@ -126,6 +126,6 @@ final class Listener implements ServerObserver.ActiveCounts {
 
     /** @return the listener as seen from outside */
     BoundListener describe() {
-        return this.state.describe(this.profile.settings, this.profile.trigger, registrations());
+        return this.state.describe(this.profile.settings, this.profile.trigger, registrations(), this.profile.shaping.shaping());
     }
 }

@@ -6,6 +6,7 @@ import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.shaping.Shaping;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.SocketAddress;
@@ -264,10 +265,12 @@ final class ListenerState {
      * @param settings the listener's settings
      * @param trigger how its sockets are registered
      * @param registrations its registrations on the ports
+     * @param shaping the rates in force
      * @return the listener as seen from outside
      */
-    BoundListener describe(ListenerSettings settings, Trigger trigger, int registrations) {
+    BoundListener describe(ListenerSettings settings, Trigger trigger, int registrations, Shaping shaping) {
         return new BoundListener(settings.name(), settings.protocol(), this.boundAddress, trigger, settings.connection().group(), connections(),
-                registrations, this.accepted.sum(), this.rejected.sum(), rejectedBy(), this.handlerErrors.sum(), isServing());
+                registrations, this.accepted.sum(), this.rejected.sum(), rejectedBy(), this.handlerErrors.sum(), isServing(),
+                shaping);
     }
 }

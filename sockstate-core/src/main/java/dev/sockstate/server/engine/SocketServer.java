@@ -22,6 +22,7 @@ import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.shaping.Shaping;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -428,6 +429,28 @@ public final class SocketServer {
         synchronized (this.lifecycle) {
             return this.listeners.stream().filter((running) -> running.name().equals(listener)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("No running listener '" + listener + "'")).ownSockets();
+        }
+    }
+
+    /**
+     * Changes the traffic shaping of a running listener's connections, those open and those to come,
+     * from their next read or send on; until the server stops (a restart takes the listener's settings
+     * again). A client's: {@link SocketClient#reshape}.
+     * @param listener the listener's name
+     * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
+     * @return the rates they replace
+     * @throws IllegalArgumentException when no running TCP listener has that name
+     */
+    public Shaping reshape(String listener, Shaping shaping) {
+        synchronized (this.lifecycle) {
+            Listener running = this.listeners.stream().filter((candidate) -> candidate.name().equals(listener)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("No running listener '" + listener + "'"));
+            if (running.settings().protocol() != Protocol.TCP && shaping.isShaping()) {
+                throw new IllegalArgumentException("Listener '" + listener + "' is a UDP listener, which has no connections to shape");
+            }
+            Shaping replaced = running.profile.shaping.shaping();
+            running.profile.shaping.change(shaping);
+            return replaced;
         }
     }
 

@@ -309,7 +309,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (extras == null || extras.framingSince == 0) {
             return;
         }
-        if (this.readingPaused || this.inputHeld || pausesForOwnWrites()) {
+        if (this.readingPaused || this.inputHeld || inputShaped() || pausesForOwnWrites()) {
             // The server, not the peer, waits: the frame's time stands still meanwhile (to a sweep's period).
             extras.creditFramePause(sweepNanos);
             return;
@@ -513,12 +513,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             this.inputReleased = false;
             events |= Events.IN;
         }
+        if (inputShaped() && readAllowance(false) > 0) {
+            // Nor what arrived while the shaping held reads back.
+            inputShaped(false);
+            events |= Events.IN;
+        }
         // Only a hang-up notified without data can end the input when a read finds nothing.
         boolean hangupAlone = (events & (Events.IN | Events.HANGUP)) == Events.HANGUP;
         // What the peer sent before an error (a reset after its last request, or after a TLS
         // close_notify) stays readable: it is read first, and the read that finds no more names the error.
         boolean readsBeforeError = (events & Events.ERR) != 0 && !this.inputClosed && readsOn() && !this.inputHeld
-                && !this.readingPaused && !pausesForOwnWrites() && !(isClosing() && !isDraining());
+                && !inputShaped() && !this.readingPaused && !pausesForOwnWrites() && !(isClosing() && !isDraining());
         if (readsBeforeError) {
             events |= Events.IN;
             this.wouldBlock = false;
@@ -554,7 +559,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
         // Nor while the handler paused reading, or the connection's own queue is over its limit (a
         // resume's read waits until it drained).
-        boolean mayRead = !this.inputHeld && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
+        boolean mayRead = !this.inputHeld && !inputShaped() && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && readsOn() && mayRead) {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
@@ -647,6 +652,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 return true;
             }
             bytes.clear();
+            // A graceful stop's drain reads what arrived before it whatever the shaping (as much as the socket held).
+            int allowance = readAllowance(untilWouldBlock && isDraining());
+            if (allowance == 0) {
+                // The share is spent: the timer gives the turn back once it refilled.
+                inputShaped(true);
+                return true;
+            }
+            if (allowance < bytes.capacity()) {
+                bytes.limit(allowance);
+            }
+            int asked = bytes.remaining();
             int read;
             try {
                 read = receive(buffer, bytes);
@@ -669,6 +685,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             // Data came before any error: an error notified again may still be named by a later read.
             this.errorUnnamed = false;
             countWork();
+            if (allowance != Integer.MAX_VALUE) {
+                readShaped(read, allowance);
+            }
             this.observer.received(read);
             touch();
             bytes.flip();
@@ -678,7 +697,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                     || this.readingPaused || pausesForOwnWrites()) {
                 return true;
             }
-            if (!untilWouldBlock && (!edge || (shortReadDrains && read < bytes.capacity()))) {
+            if (read == asked && asked < bytes.capacity() && readAllowance(false) == 0) {
+                // The read the share allowed filled it, and the share is spent (a level trigger would report the rest at once).
+                inputShaped(true);
+                return true;
+            }
+            if (!untilWouldBlock && (!edge || (shortReadDrains && read < asked))) {
                 return true;
             }
         }
@@ -725,7 +749,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 this.observer.readPaused();
             }
             this.readPaused = paused;
-            if (!this.readPaused && !this.inputHeld && !this.readingPaused) {
+            if (!this.readPaused && !this.inputHeld && !this.readingPaused && !inputShaped()) {
                 filter |= this.profile.events();
             }
             else if (this.inputHeld && !this.hangupWhileHeld) {
@@ -820,6 +844,96 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     public boolean takesInput() {
         return !isAborting() && !inputRefused() && (!isClosing() || isDraining());
+    }
+
+    /**
+     * @return the connection's traffic shaping, made as it is first shaped; {@code null} while its
+     * listener or client shapes nothing; the owner
+     */
+    private @Nullable Shaper shaper() {
+        ShapingControl control = this.profile.shaping;
+        if (!control.shapes()) {
+            ConnectionExtras extras = extrasIfMade();
+            if (extras != null && extras.shaper != null) {
+                // Lifted: the time it was still throttled is counted, and a later shaping starts afresh.
+                extras.shaper.end(System.nanoTime());
+                extras.shaper = null;
+            }
+            return null;
+        }
+        ConnectionExtras extras = extras();
+        Shaper shaper = extras.shaper;
+        if (shaper == null) {
+            shaper = control.shaper(this::resumeShapedInput, this::requestRun);
+            extras.shaper = shaper;
+        }
+        return shaper;
+    }
+
+    /**
+     * @return whether reads wait for the traffic shaping's share: nothing is read, nor watched, until
+     * the timer gives the connection its turn back and the share refilled; the owner (the timeout
+     * sweep reads it too, of a connection no thread owns)
+     */
+    private boolean inputShaped() {
+        ConnectionExtras extras = extrasIfMade();
+        Shaper shaper = (extras != null) ? extras.shaper : null;
+        return shaper != null && shaper.inputWaits;
+    }
+
+    /** @param waits whether reads wait for the traffic shaping's share (none when it was lifted meanwhile); the owner */
+    private void inputShaped(boolean waits) {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null) {
+            extras.shaper.inputWaits = waits;
+        }
+    }
+
+    /**
+     * @param unshaped whether to read whatever the shaping (a graceful stop's drain)
+     * @return the bytes the next read may take: {@link Integer#MAX_VALUE} when not shaped, 0 while
+     * the shaping holds reads back; the owner
+     */
+    private int readAllowance(boolean unshaped) {
+        Shaper shaper = unshaped ? null : shaper();
+        return (shaper != null) ? shaper.readAllowance(System.nanoTime()) : Integer.MAX_VALUE;
+    }
+
+    /**
+     * @param bytes bytes read under the shaping, taken from its shares; the owner
+     * @param allowance what the read was allowed
+     */
+    private void readShaped(int bytes, int allowance) {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null) {
+            extras.shaper.read(bytes, allowance);
+        }
+    }
+
+    /**
+     * @return the bytes the next send may take: {@link Integer#MAX_VALUE} when not shaped, 0 while the
+     * shaping holds sends back (the bytes wait in the queue); the owner
+     */
+    int writeAllowance() {
+        Shaper shaper = shaper();
+        return (shaper != null) ? shaper.writeAllowance(System.nanoTime()) : Integer.MAX_VALUE;
+    }
+
+    /**
+     * @param bytes bytes sent under the shaping, taken from its shares; the owner
+     * @param allowance what the send was allowed
+     */
+    void writtenShaped(int bytes, int allowance) {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null) {
+            extras.shaper.written(bytes, allowance);
+        }
+    }
+
+    /** The timer's wake of a connection whose reads the shaping held back: its next turn reads; any thread. */
+    private void resumeShapedInput() {
+        this.readingResumed = true;
+        requestRun();
     }
 
     /** @return whether the peer's bytes were refused ({@link ConnectionExtras#inputRefused}); the owner */
@@ -1198,6 +1312,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
         if (this.profile.admission != null && this.profile.admission.counts()) {
             this.profile.admission.release(this);
+        }
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null) {
+            extras.shaper.end(System.nanoTime());
         }
         this.output.release();
         this.profile.route.dropFraming(this);

@@ -437,16 +437,27 @@ final class WritePath {
             sendCorked(TAKING);
         }
         if (this.queue == null) {
+            boolean shaped = false;
             // Until the socket takes all or refuses for want of room: a send it took only part of does not
             // say the room ran out, and where edges rise only after a refusal was seen (Windows), the
             // room freed later would raise none.
             while (true) {
+                int allowance = this.connection.writeAllowance();
+                if (allowance == 0) {
+                    shaped = true;
+                    break;
+                }
                 int sent;
+                int end = data.limit();
                 try {
+                    if (allowance < data.remaining()) {
+                        data.limit(data.position() + allowance);
+                    }
                     // (Taken, or refused for want of room, which OUT then reports: no shortage of buffers to count.)
                     sent = this.connection.sockets.send(this.connection.handle, data);
                 }
                 catch (NativeIoException ex) {
+                    data.limit(end);
                     WriteQueue refused = new WriteQueue();
                     if (!retriesLater(refused, ex)) {
                         data.position(data.limit());
@@ -457,9 +468,13 @@ final class WritePath {
                     this.queue = refused;
                     break;
                 }
+                data.limit(end);
                 if (sent <= 0) {
                     // (WOULD_BLOCK; or nothing taken, which no socket answers to a send of bytes, taken as no room.)
                     break;
+                }
+                if (allowance != Integer.MAX_VALUE) {
+                    this.connection.writtenShaped(sent, allowance);
                 }
                 this.connection.observer.sent(sent);
                 this.connection.touch();
@@ -469,6 +484,7 @@ final class WritePath {
             }
             if (this.queue == null) {
                 this.queue = new WriteQueue();
+                this.queue.shaped = shaped;
             }
         }
         long queued = data.remaining();
@@ -508,21 +524,35 @@ final class WritePath {
         long queued = pending.bytes();
         ByteBuffer head;
         while ((head = pending.head()) != null) {
+            int allowance = this.connection.writeAllowance();
+            pending.shaped = allowance == 0;
+            if (pending.shaped) {
+                break;
+            }
             int sent;
+            int end = head.limit();
             try {
+                if (allowance < head.remaining()) {
+                    head.limit(head.position() + allowance);
+                }
                 sent = this.connection.sockets.send(this.connection.handle, head);
             }
             catch (NativeIoException ex) {
+                head.limit(end);
                 if (retriesLater(pending, ex)) {
                     break;
                 }
                 this.connection.failed(ex);
                 return false;
             }
+            head.limit(end);
             // Taken, or refused for want of room, which OUT reports: not a shortage of buffers.
             pending.noBuffers = 0;
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
+            }
+            if (allowance != Integer.MAX_VALUE) {
+                this.connection.writtenShaped(sent, allowance);
             }
             this.connection.observer.sent(sent);
             this.connection.touch();
@@ -615,7 +645,7 @@ final class WritePath {
      * a send refused for want of system buffers waits for its retry (readiness would not change)
      */
     boolean waitsForRoom() {
-        return this.queue != null && this.queue.noBuffers == 0;
+        return this.queue != null && this.queue.noBuffers == 0 && !this.queue.shaped;
     }
 
     /**

@@ -20,6 +20,12 @@ final class WriteQueue {
     /** When ({@link System#nanoTime()}) the retry of a send refused for want of buffers is due. */
     long retryAt;
 
+    /**
+     * Whether the bytes wait for the traffic shaping's share, not for room in the socket: its OUT
+     * readiness is not watched meanwhile, the timer gives the turn back.
+     */
+    boolean shaped;
+
     /** @param data copied from position to limit; its position moves to the limit */
     void add(ByteBuffer data) {
         ByteBuffer copy = ByteBuffer.allocate(data.remaining());

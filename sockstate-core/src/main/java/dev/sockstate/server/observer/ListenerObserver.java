@@ -118,6 +118,14 @@ public interface ListenerObserver {
     default void sent(int bytes) {
     }
 
+    /**
+     * A connection's traffic shaping held it back, and lets it go on now (or it closed).
+     * @param read whether its reads waited, or its writes (which waited in its queue)
+     * @param nanos how long
+     */
+    default void throttled(boolean read, long nanos) {
+    }
+
     /** A datagram was dropped because the socket's send buffer was full. */
     default void datagramDropped() {
     }

@@ -13,6 +13,7 @@ import dev.sockstate.server.admission.Rate;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.engine.SocketServer;
 import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -166,7 +167,14 @@ public class SockstateEndpoint {
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                 (listener != null) ? listener.rejected() : 0, rejectedBy(listener), (listener != null) ? listener.handlerErrors() : 0,
                 listener != null && listener.serving(), settings.accept().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-                tls(settings), proxyProtocol(settings), admission(settings));
+                tls(settings), proxyProtocol(settings), admission(settings),
+                shaping((listener != null) ? listener.shaping() : settings.connection().shaping()));
+    }
+
+    /** @return the rates in bytes a second, {@code null} for no shaping */
+    private static @Nullable ShapingDescriptor shaping(Shaping shaping) {
+        return shaping.isShaping() ? new ShapingDescriptor(shaping.connectionRead(), shaping.connectionWrite(), shaping.totalRead(),
+                shaping.totalWrite()) : null;
     }
 
     /** @return the refusals by reason, named as the meter's {@code reason} tag names them */
@@ -273,11 +281,22 @@ public class SockstateEndpoint {
      * @param tls its TLS, {@code null} for plaintext
      * @param proxyProtocol the PROXY protocol it reads, {@code null} for none
      * @param admission who may connect and how fast, {@code null} for no rule
+     * @param shaping the rates its connections read and write at now, {@code null} for no shaping
      */
     public record ListenerDescriptor(String name, String protocol, @Nullable String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, Map<String, Long> rejectedBy,
             long handlerErrors, boolean serving, String accept, @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol,
-            @Nullable AdmissionDescriptor admission) implements OperationResponseBody {
+            @Nullable AdmissionDescriptor admission, @Nullable ShapingDescriptor shaping) implements OperationResponseBody {
+    }
+
+    /**
+     * A listener's traffic shaping as it runs, in bytes a second, 0 for no limit.
+     * @param connectionRead what each connection may read
+     * @param connectionWrite what each connection may write
+     * @param totalRead what the connections may read together
+     * @param totalWrite what the connections may write together
+     */
+    public record ShapingDescriptor(long connectionRead, long connectionWrite, long totalRead, long totalWrite) {
     }
 
     /**

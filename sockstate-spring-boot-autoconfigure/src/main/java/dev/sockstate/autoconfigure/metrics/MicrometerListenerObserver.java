@@ -86,6 +86,11 @@ class MicrometerListenerObserver implements ListenerObserver {
 
     private volatile @Nullable Timer handshakeTime;
 
+    /** Time throttled by traffic shaping, reading and writing, registered as it first happens (an unshaped listener has none). */
+    private volatile @Nullable Counter throttledReading;
+
+    private volatile @Nullable Counter throttledWriting;
+
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
     volatile ActiveCounts active = NO_COUNTS;
 
@@ -362,6 +367,23 @@ class MicrometerListenerObserver implements ListenerObserver {
     @Override
     public void sent(int bytes) {
         this.sent.increment(bytes);
+    }
+
+    @Override
+    public void throttled(boolean read, long nanos) {
+        Counter counter = read ? this.throttledReading : this.throttledWriting;
+        if (counter == null) {
+            counter = Counter.builder("sockstate.connections.throttled").baseUnit("seconds")
+                    .description("Time connections were held back by traffic shaping, summed over the connections").tag(this.tag, this.listener)
+                    .tag("direction", read ? "read" : "write").register(this.registry);
+            if (read) {
+                this.throttledReading = counter;
+            }
+            else {
+                this.throttledWriting = counter;
+            }
+        }
+        counter.increment(nanos / 1e9);
     }
 
     @Override

@@ -45,6 +45,7 @@ class DocumentedMetersTests {
             .withUserConfiguration(RegistryConfiguration.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0",
                     "sockstate.listeners.echo.heartbeat.idle=1m", "sockstate.listeners.echo.heartbeat.ping=PING",
+                    "sockstate.listeners.echo.shaping.connection-write=16KB",
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
                     "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",
@@ -68,10 +69,17 @@ class DocumentedMetersTests {
             try (Socket balancer = new Socket(InetAddress.getLoopbackAddress(), proxied)) {
                 balancer.getOutputStream().write("PROXY UNKNOWN\r\n".getBytes(StandardCharsets.US_ASCII));
             }
+            // An echo over its write rate: the time it was throttled is counted as the throttle ends.
+            int echo = context.getEnvironment().getProperty("local.sockstate.echo.port", Integer.class);
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), echo)) {
+                peer.setSoTimeout(5000);
+                peer.getOutputStream().write(new byte[8 * 1024]);
+                peer.getInputStream().readNBytes(8 * 1024);
+            }
             MeterRegistry meters = context.getBean(MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while ((meters.find("sockstate.tls.handshake").timer() == null || meters.find("sockstate.proxy.headers").counter() == null)
-                    && System.nanoTime() < deadline) {
+            while ((meters.find("sockstate.tls.handshake").timer() == null || meters.find("sockstate.proxy.headers").counter() == null
+                    || meters.find("sockstate.connections.throttled").counter() == null) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             Map<String, String> registered = new TreeMap<>();
