@@ -249,6 +249,9 @@ class ShapingTest {
         long before = count.getAsLong();
         Thread.sleep((long) (WINDOW_SECONDS * 1000));
         long bytes = count.getAsLong() - before;
-        return bytes * 1e9 / (System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        double rate = bytes * 1e9 / nanos;
+        System.out.printf("shaping: %d bytes in %.3f s: %.0f B/s on %s%n", bytes, nanos / 1e9, rate, ServerFixture.backend().name());
+        return rate;
     }
 }
