@@ -164,6 +164,14 @@ final class Client implements SocketClient, Connector.Pool {
         return this.settings;
     }
 
+    /**
+     * @param connection one of the server's connections
+     * @return whether it is one of this client's
+     */
+    boolean owns(TcpConnection connection) {
+        return connection.profile == this.profile;
+    }
+
     /** The server closed: the client's observer is told. */
     void closed(long deadline) {
         this.profile.awaitLingeringCloses(deadline);

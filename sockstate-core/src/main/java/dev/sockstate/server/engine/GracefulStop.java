@@ -9,8 +9,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The graceful part of a server's stop, while its workers still serve: stop accepting (serving the
@@ -19,7 +21,8 @@ import java.util.stream.Collectors;
  * its queued bytes sent). Such a connection sends its FIN and lingers: what its peer sent meanwhile
  * is read and dropped until the peer's own FIN, so that closing resets no answer still in flight;
  * peers that do not close within a second, and connections still busy at the deadline, are aborted.
- * Returns once the last connection is done.
+ * Returns once the last connection is done. The same drain removes one listener (or client) from a
+ * running server: its own sockets and connections only, while the others go on.
  */
 final class GracefulStop {
 
@@ -34,10 +37,30 @@ final class GracefulStop {
 
     private final Collection<WorkerGroup> groups;
 
+    /** Which connections the drain closes: every one for a stop, one listener's or client's for its removal. */
+    private final Predicate<TcpConnection> scope;
+
+    /** Whether it is a whole server's stop, which ends once the table is empty. */
+    private final boolean whole;
+
+    /** A whole server's stop. */
     GracefulStop(SocketTable table, List<SocketTurn> listenerSockets, Collection<WorkerGroup> groups) {
+        this(table, listenerSockets, groups, null);
+    }
+
+    /**
+     * @param table the server's sockets
+     * @param listenerSockets the listening sockets that stop accepting
+     * @param groups the worker groups that serve them
+     * @param scope the connections to close, {@code null} for every one (a whole server's stop)
+     */
+    GracefulStop(SocketTable table, List<SocketTurn> listenerSockets, Collection<WorkerGroup> groups,
+            @Nullable Predicate<TcpConnection> scope) {
         this.table = table;
         this.listenerSockets = listenerSockets;
         this.groups = groups;
+        this.whole = scope == null;
+        this.scope = (scope != null) ? scope : (connection) -> true;
     }
 
     /**
@@ -64,9 +87,17 @@ final class GracefulStop {
                 logger.log(Level.WARNING, busy + " connections were still busy when the shutdown timeout ended; aborting them");
             }
             left.forEach((connection) -> connection.requestClose(true));
-            awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
+            awaitUntil(this::nothingLeft, Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
         }
-        awaitUntil(() -> this.table.size() == 0, Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500)));
+        awaitUntil(this::nothingLeft, Math.min(end, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500)));
+    }
+
+    /** @return whether the listening sockets and the connections in scope are all gone from the table */
+    private boolean nothingLeft() {
+        if (this.whole) {
+            return this.table.size() == 0;
+        }
+        return connections().isEmpty() && this.listenerSockets.stream().allMatch(SocketTurn::isFinished);
     }
 
     /** Drains the accepted connections, or the clients' ones. */
@@ -80,7 +111,9 @@ final class GracefulStop {
     }
 
     private List<TcpConnection> connections() {
-        return connectionsIn(this.table);
+        List<TcpConnection> connections = connectionsIn(this.table);
+        connections.removeIf(this.scope.negate());
+        return connections;
     }
 
     /**

@@ -246,6 +246,11 @@ final class ListenerState {
         return false;
     }
 
+    /** @return its registered sockets (its UDP socket, or its listening TCP sockets), none before it was bound */
+    List<SocketTurn> ownSockets() {
+        return this.sockets;
+    }
+
     /** @return how many sockets the listener registered: one, or one per worker */
     int sockets() {
         return this.sockets.size();

@@ -8,6 +8,7 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,8 @@ final class ServerClients {
                 ServerObserver.ActiveCounts counts, WorkerGroup group);
     }
 
-    private final List<ClientSettings> settings;
+    /** The clients the server runs: those it was made with, and those added since, but those removed; replaced whole. */
+    private volatile List<ClientSettings> settings;
 
     /** Made and not started yet; under the server's lock. */
     private Map<String, Client> made = Map.of();
@@ -60,7 +62,6 @@ final class ServerClients {
      */
     private @Nullable ThreadPoolExecutor connectThread;
 
-    /** @param settings the clients as configured */
     /**
      * @param settings the clients' settings
      * @param logger the server's log
@@ -70,9 +71,63 @@ final class ServerClients {
         this.logger = logger;
     }
 
-    /** @return the clients as configured */
+    /** @return the clients the server runs: those it was made with, added and not removed */
     List<ClientSettings> settings() {
         return this.settings;
+    }
+
+    /**
+     * Adds a client; under the server's lock.
+     * @param client the client
+     * @param running whether the server runs: the client is then made and connects at once, else at the next start
+     * @param groups the server's worker groups, while it runs
+     * @param sockets the backend's sockets
+     * @param sides makes the profile of the client's connections
+     * @return the client made, {@code null} when the server does not run
+     */
+    @Nullable Client add(ClientSettings client, boolean running, Map<String, WorkerGroup> groups, NativeSockets sockets, SideMaker sides) {
+        List<ClientSettings> all = new ArrayList<>(this.settings);
+        all.add(client);
+        this.settings = List.copyOf(all);
+        if (!running) {
+            return null;
+        }
+        if (this.connectThread == null) {
+            this.connectThread = connectThread();
+        }
+        Client made = make(client, groups, sockets, sides);
+        Map<String, Client> clients = new LinkedHashMap<>(this.running);
+        clients.put(client.name(), made);
+        this.running = Map.copyOf(clients);
+        made.start();
+        return made;
+    }
+
+    /**
+     * Takes a client out: no longer found by its name, nothing connected again; under the server's lock.
+     * @param name the client's name
+     * @return the running client, to close its connections; {@code null} when it did not run
+     * @throws IllegalArgumentException when there is no client of that name
+     */
+    @Nullable Client remove(String name) {
+        if (this.settings.stream().noneMatch((client) -> client.name().equals(name))) {
+            throw new IllegalArgumentException("No client '" + name + "'");
+        }
+        this.settings = this.settings.stream().filter((client) -> !client.name().equals(name)).collect(Collectors.toUnmodifiableList());
+        Client client = this.running.get(name);
+        if (client != null) {
+            Map<String, Client> clients = new LinkedHashMap<>(this.running);
+            clients.remove(name);
+            this.running = Map.copyOf(clients);
+            client.stopping();
+        }
+        return client;
+    }
+
+    private Client make(ClientSettings client, Map<String, WorkerGroup> groups, NativeSockets sockets, SideMaker sides) {
+        WorkerGroup group = groups.get(client.connection().group());
+        return new Client(client, (side, label, tls, replies, counts) -> sides.make(side, label, tls, replies, counts, group), sockets,
+                new ConnectLane(this.connectThread));
     }
 
     /** Makes each client, its connections to be served by its group's workers; started by {@link #start()}. */
@@ -82,9 +137,7 @@ final class ServerClients {
         }
         Map<String, Client> clients = new LinkedHashMap<>();
         for (ClientSettings client : this.settings) {
-            WorkerGroup group = groups.get(client.connection().group());
-            clients.put(client.name(), new Client(client, (side, label, tls, replies, counts) -> sides.make(side, label, tls, replies, counts, group), sockets,
-                    new ConnectLane(this.connectThread)));
+            clients.put(client.name(), make(client, groups, sockets, sides));
         }
         this.made = clients;
     }

@@ -23,6 +23,7 @@ import dev.sockstate.server.engine.turn.WorkerGroup;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.shaping.Shaping;
+import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -53,7 +54,8 @@ public final class SocketServer {
 
     private final List<WorkerGroupSettings> groupSettings;
 
-    private final List<ListenerSettings> listenerSettings;
+    /** The listeners the server binds: those it was made with, and those added since, but those removed; replaced whole. */
+    private volatile List<ListenerSettings> listenerSettings;
 
     private final ServerClients clients;
 
@@ -77,6 +79,16 @@ public final class SocketServer {
     private @Nullable ServerScheduler scheduler;
 
     private @Nullable ScheduledFuture<?> idleSweep;
+
+    /** The period of the timeout sweep, 0 for none; under the lock. */
+    private long sweepPeriod;
+
+    /** The server's connection numbers, binder and registration rules while it runs, for the listeners added meanwhile. */
+    private @Nullable AtomicLong connectionIds;
+
+    private @Nullable ListenerBinder binder;
+
+    private @Nullable ChangeRules changeRules;
 
     /**
      * @param backend the notification backend
@@ -129,6 +141,9 @@ public final class SocketServer {
             AtomicLong connectionIds = new AtomicLong();
             ListenerBinder binder = new ListenerBinder(sockets);
             ChangeRules changeRules = ChangeRules.of(this.backend);
+            this.connectionIds = connectionIds;
+            this.binder = binder;
+            this.changeRules = changeRules;
             try {
                 for (WorkerGroupSettings settings : this.groupSettings) {
                     List<NotificationPort> ports = openPorts(settings);
@@ -146,11 +161,7 @@ public final class SocketServer {
                     this.listenerSockets.addAll(binder.bind(listener));
                     this.listeners.add(listener);
                 }
-                this.clients.make(this.groups, sockets, (side, label, tls, replies, counts, group) -> {
-                    ListenerObserver own = this.observer.client(side.name(), counts);
-                    return new ConnectionProfile(side, tls, replies, own, new ListenerState(label, side.maxConnections(), own), group,
-                            sockets, this.table, this.scheduler, connectionIds, changeRules);
-                });
+                this.clients.make(this.groups, sockets, this::clientSide);
                 this.groups.values().forEach(WorkerGroup::start);
                 this.clients.start();
                 scheduleIdleSweep();
@@ -160,15 +171,170 @@ public final class SocketServer {
                 tearDown(Duration.ZERO, WORKERS_END_WITHIN);
                 throw ex;
             }
-            for (Listener listener : this.listeners) {
-                ListenerSettings settings = listener.settings();
-                logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.profile.trigger
-                        + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ", a listening socket"
-                        + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
-                        + " on " + this.backend.name());
-            }
+            this.listeners.forEach(this::logBound);
             this.clients.logStarted(this.backend.name());
         }
+    }
+
+    /** @return the profile a client's connections share */
+    private ConnectionProfile clientSide(ListenerSettings side, String label, @Nullable Tls tls, HandlerCalls.Replies replies,
+            ServerObserver.ActiveCounts counts, WorkerGroup group) {
+        ListenerObserver own = this.observer.client(side.name(), counts);
+        return new ConnectionProfile(side, tls, replies, own, new ListenerState(label, side.maxConnections(), own), group,
+                this.backend.sockets(), this.table, this.scheduler, this.connectionIds, this.changeRules);
+    }
+
+    /**
+     * Adds a client. On a running server it is made and connects at once, its connections served by
+     * its group's workers; on one not running, it does at the next start. Either way it stays among the
+     * server's clients until removed.
+     * @param settings the client; its name must be new, its group one of the server's
+     * @return the running client, or {@code null} when the server does not run
+     * @throws InvalidSettingException when the name is taken, the group unknown or an option not had by the backend
+     */
+    public @Nullable SocketClient addClient(ClientSettings settings) {
+        synchronized (this.lifecycle) {
+            awaitStopped();
+            List<ClientSettings> all = new ArrayList<>(this.clients.settings());
+            all.add(settings);
+            SettingsCheck.checkClients(this.groupSettings, all);
+            SettingsCheck.checkSocketOptions(this.backend, List.of(), List.of(settings));
+            if (this.running) {
+                this.table.ensureCapacity(this.table.capacity() + settings.poolSize() + 16);
+            }
+            Client client = this.clients.add(settings, this.running, this.groups, this.backend.sockets(), this::clientSide);
+            if (client != null) {
+                scheduleIdleSweep();
+                logger.log(Level.INFO, "Client '" + settings.name() + "' added");
+            }
+            return client;
+        }
+    }
+
+    /**
+     * Removes a client. On a running server it connects no more, and its connections are closed as
+     * a graceful stop closes them (the replies its requests are owed awaited until the timeout), while
+     * the rest of the server goes on; its meters go with it ({@link ServerObserver#clientRemoved}).
+     * @param name the client's name
+     * @param timeout how long its connections get to finish
+     * @return whether there was such a client
+     */
+    public boolean removeClient(String name, Duration timeout) {
+        Client client;
+        synchronized (this.lifecycle) {
+            awaitStopped();
+            if (this.clients.settings().stream().noneMatch((settings) -> settings.name().equals(name))) {
+                return false;
+            }
+            client = this.clients.remove(name);
+            if (client == null) {
+                return true;
+            }
+            this.stopping = true;
+        }
+        try {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            new GracefulStop(this.table, List.of(), this.groups.values(), client::owns).run(deadline, deadline + WORKERS_END_WITHIN.toNanos());
+            client.closed(Math.max(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
+            this.observer.clientRemoved(name);
+            logger.log(Level.INFO, "Client '" + name + "' removed");
+        }
+        finally {
+            synchronized (this.lifecycle) {
+                this.stopping = false;
+                this.lifecycle.notifyAll();
+            }
+        }
+        return true;
+    }
+
+    private void logBound(Listener listener) {
+        ListenerSettings settings = listener.settings();
+        logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.profile.trigger
+                + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ", a listening socket"
+                + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
+                + " on " + this.backend.name());
+    }
+
+    /**
+     * Adds a listener. On a running server it is bound, registered and served at once, by its worker
+     * group's workers, as those it started with are; on one not running, it is bound at the next
+     * start. Either way it stays among the server's listeners, across stops and starts, until removed.
+     * @param settings the listener; its name must be new, its group one of the server's
+     * @return the listener as bound, or {@code null} when the server does not run
+     * @throws InvalidSettingException when the name is taken, the group unknown or an option not had by the backend
+     * @throws ListenerBindException when it cannot bind, naming it and its address; it is then not added
+     */
+    public @Nullable BoundListener addListener(ListenerSettings settings) {
+        synchronized (this.lifecycle) {
+            awaitStopped();
+            List<ListenerSettings> all = new ArrayList<>(this.listenerSettings);
+            all.add(settings);
+            SettingsCheck.check(this.groupSettings, all);
+            SettingsCheck.checkSocketOptions(this.backend, List.of(settings), List.of());
+            if (!this.running) {
+                this.listenerSettings = List.copyOf(all);
+                return null;
+            }
+            this.table.ensureCapacity(this.table.capacity() + 1 + ((settings.protocol() == Protocol.TCP) ? settings.maxConnections() : 0));
+            Listener listener = new Listener(settings, this.groups.get(settings.connection().group()), this.backend.sockets(), this.table,
+                    this.scheduler, this.connectionIds, this.observer, this.changeRules);
+            this.listenerSockets.addAll(this.binder.bind(listener));
+            this.listeners.add(listener);
+            this.listenerSettings = List.copyOf(all);
+            scheduleIdleSweep();
+            logBound(listener);
+            return listener.describe();
+        }
+    }
+
+    /**
+     * Removes a listener. On a running server it stops accepting and its connections are closed as
+     * a graceful stop closes them (what arrived before answered, then the FIN; those still busy when
+     * the timeout ends aborted), while the server's other listeners and clients go on; its meters go
+     * with it ({@link ServerObserver#listenerRemoved}).
+     * @param name the listener's name
+     * @param timeout how long its connections get to finish
+     * @return whether there was such a listener
+     */
+    public boolean removeListener(String name, Duration timeout) {
+        Listener listener;
+        List<SocketTurn> own;
+        synchronized (this.lifecycle) {
+            awaitStopped();
+            if (this.listenerSettings.stream().noneMatch((settings) -> settings.name().equals(name))) {
+                return false;
+            }
+            this.listenerSettings = this.listenerSettings.stream().filter((settings) -> !settings.name().equals(name))
+                    .collect(Collectors.toUnmodifiableList());
+            listener = this.listeners.stream().filter((running) -> running.name().equals(name)).findFirst().orElse(null);
+            if (listener == null) {
+                return true;
+            }
+            this.listeners.remove(listener);
+            own = listener.state.ownSockets();
+            // Removing holds off a stop until the drain is over, as a stop holds off a start.
+            this.stopping = true;
+        }
+        try {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            listener.stopping();
+            ConnectionProfile profile = listener.profile;
+            new GracefulStop(this.table, own, this.groups.values(), (connection) -> connection.profile == profile)
+                    .run(deadline, deadline + WORKERS_END_WITHIN.toNanos());
+            own.forEach(SocketTurn::forceFinish);
+            listener.closed(Math.max(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
+            this.observer.listenerRemoved(name);
+            logger.log(Level.INFO, "Listener '" + name + "' removed");
+        }
+        finally {
+            synchronized (this.lifecycle) {
+                this.listenerSockets.removeAll(own);
+                this.stopping = false;
+                this.lifecycle.notifyAll();
+            }
+        }
+        return true;
     }
 
     /**
@@ -215,6 +381,7 @@ public final class SocketServer {
         }
     }
 
+    /** Sets the timeout sweep for the listeners and clients there are, anew when one was added; under the lock. */
     private void scheduleIdleSweep() {
         // One sweep serves the idle timeouts and the frame timeouts, the listeners' and the clients', at
         // a quarter of the shortest. (A stage's limits, a TLS handshake's or a PROXY protocol header's,
@@ -224,8 +391,16 @@ public final class SocketServer {
                 .flatMap((connection) -> Stream.of(connection.idleTimeout(),
                         (connection.framing() != null) ? connection.framing().frameTimeout() : null))
                 .filter(Objects::nonNull).mapToLong((timeout) -> Math.max(1, timeout.toMillis())).min().orElse(0);
-        if (shortest > 0) {
-            long period = Math.max(10, shortest / 4);
+        long period = (shortest > 0) ? Math.max(10, shortest / 4) : 0;
+        if (period == this.sweepPeriod && this.idleSweep != null) {
+            return;
+        }
+        if (this.idleSweep != null) {
+            this.idleSweep.cancel(false);
+            this.idleSweep = null;
+        }
+        this.sweepPeriod = period;
+        if (period > 0) {
             long periodNanos = TimeUnit.MILLISECONDS.toNanos(period);
             this.idleSweep = this.scheduler.every(() -> {
                 long now = System.nanoTime();
@@ -306,6 +481,8 @@ public final class SocketServer {
         long deadline = System.nanoTime() + timeout.toNanos();
         if (this.idleSweep != null) {
             this.idleSweep.cancel(false);
+            this.idleSweep = null;
+            this.sweepPeriod = 0;
         }
         this.clients.stopping();
         this.listeners.forEach(Listener::stopping);

@@ -34,6 +34,21 @@ public interface ServerObserver {
     }
 
     /**
+     * A listener was removed from the running server, its connections closed: what was kept of it
+     * (its meters) may go. A listener added later under the same name starts afresh.
+     * @param listener the listener's name
+     */
+    default void listenerRemoved(String listener) {
+    }
+
+    /**
+     * A client was removed from the running server, its connections closed: what was kept of it may go.
+     * @param client the client's name
+     */
+    default void clientRemoved(String client) {
+    }
+
+    /**
      * @param group the worker group
      * @param worker the worker's number in its group, from 1
      * @return the observer of that worker's dequeue calls, used by that worker's thread only

@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine.turn;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
@@ -13,11 +14,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class SocketTable implements SocketTurn.Table {
 
-    private final AtomicReferenceArray<@Nullable SocketTurn> slots;
+    /** The slots, replaced by a larger copy (under the lock) as the table grows; read by any thread. */
+    private volatile AtomicReferenceArray<@Nullable SocketTurn> slots;
 
-    private final int[] generations;
+    /** Each slot's generation; under the lock. */
+    private int[] generations;
 
-    private final int[] free;
+    /** The slots free for reuse; under the lock. */
+    private int[] free;
 
     private int freeCount;
 
@@ -30,6 +34,32 @@ public final class SocketTable implements SocketTurn.Table {
         this.slots = new AtomicReferenceArray<>(capacity);
         this.generations = new int[capacity];
         this.free = new int[capacity];
+    }
+
+    /**
+     * Makes room for more sockets (a listener added to a running server): what the table holds stays
+     * where it is, under the same keys.
+     * @param capacity how many sockets the table holds at most from now on; a smaller one changes nothing
+     */
+    public synchronized void ensureCapacity(int capacity) {
+        int current = this.generations.length;
+        if (capacity <= current) {
+            return;
+        }
+        AtomicReferenceArray<@Nullable SocketTurn> old = this.slots;
+        AtomicReferenceArray<@Nullable SocketTurn> grown = new AtomicReferenceArray<>(capacity);
+        for (int i = 0; i < current; i++) {
+            grown.set(i, old.get(i));
+        }
+        this.generations = Arrays.copyOf(this.generations, capacity);
+        this.free = Arrays.copyOf(this.free, capacity);
+        // Only the lock's holders change slots, and getters find the same sockets in either array.
+        this.slots = grown;
+    }
+
+    /** @return how many sockets the table holds at most */
+    public synchronized int capacity() {
+        return this.generations.length;
     }
 
     /**
@@ -62,10 +92,11 @@ public final class SocketTable implements SocketTurn.Table {
      */
     public @Nullable SocketTurn get(long key) {
         int slot = (int) key;
-        if (slot < 0 || slot >= this.generations.length) {
+        AtomicReferenceArray<@Nullable SocketTurn> all = this.slots;
+        if (slot < 0 || slot >= all.length()) {
             return null;
         }
-        SocketTurn socket = this.slots.get(slot);
+        SocketTurn socket = all.get(slot);
         return (socket != null && socket.key == key) ? socket : null;
     }
 
@@ -91,8 +122,9 @@ public final class SocketTable implements SocketTurn.Table {
         synchronized (this) {
             limit = this.used;
         }
+        AtomicReferenceArray<@Nullable SocketTurn> slots = this.slots;
         for (int i = 0; i < limit; i++) {
-            SocketTurn socket = this.slots.get(i);
+            SocketTurn socket = slots.get(i);
             if (socket != null) {
                 all.add(socket);
             }

@@ -23,7 +23,7 @@ import reactor.blockhound.BlockingMethod;
  * <p>
  * The engine's own deliberate pauses are allowed: a worker's yield before a dequeue that may wait, its
  * pause after a failed dequeue, the pauses before a registration call refused for want of memory is
- * made again, and the portable backend's wait for work. So are a task queue's or the timer's lock held
+ * made again, and the portable backend's wait for work (and its lock, held for a change only). So are a task queue's or the timer's lock held
  * for an offer or a removal (a timed offer too, which the check cannot tell apart), a thread pool's
  * as it adds a thread, the JDK's reads of {@code /dev/urandom} for TLS, and logging. Contention on a
  * monitor ({@code synchronized}) and native calls (the backends' own) are not seen. A test that blocks
@@ -62,6 +62,13 @@ public final class BlockingCheck implements BeforeEachCallback, AfterEachCallbac
                 .allowBlockingCallsInside(QueuedChanges.class.getName(), "appliedAfterPauses")
                 // The portable backend's dequeue waits for work on a lock, as epoll's waits in the kernel.
                 .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "doProcess")
+                // Its sockets' changes (a side re-armed after a would-block, a connect's interest, a close, a post)
+                // take the same lock for as long as the change takes, as a task queue's offer does.
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "unmask")
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "refresh")
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "socketClosing")
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "socketClosed")
+                .allowBlockingCallsInside("dev.sockstate.port.nio.NioPort", "doPost")
                 // A task handed to an executor or to the server's timer, and a deadline cancelled, hold the
                 // queue's lock (or the pool's, as it adds a thread) for as long as the change takes.
                 .allowBlockingCallsInside("java.util.concurrent.LinkedBlockingQueue", "offer")
