@@ -50,6 +50,17 @@ public final class ClientCounts {
             public WorkerObserver worker(String group, int worker) {
                 return observer.worker(group, worker);
             }
+
+            @Override
+            public void listenerRemoved(String listener) {
+                observer.listenerRemoved(listener);
+            }
+
+            @Override
+            public void clientRemoved(String client) {
+                ClientCounts.this.counts.remove(client);
+                observer.clientRemoved(client);
+            }
         };
     }
 }

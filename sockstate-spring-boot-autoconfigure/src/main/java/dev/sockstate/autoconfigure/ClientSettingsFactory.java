@@ -5,9 +5,10 @@ import static dev.sockstate.autoconfigure.SettingSources.PREFIX;
 import dev.sockstate.autoconfigure.ClientProperties.Reconnect;
 import dev.sockstate.autoconfigure.FramingProperties.FramingType;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.MessageMapper;
-import dev.sockstate.server.Setting;
 import dev.sockstate.server.Setting.Scope;
+import dev.sockstate.server.Setting;
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.tls.Tls;
@@ -50,9 +51,13 @@ final class ClientSettingsFactory {
     /** @return what the handlers need to know of each client, by name: TCP, framed or not */
     Map<String, ListenerKind> clientKinds() {
         Map<String, ListenerKind> kinds = new LinkedHashMap<>();
-        this.properties.getClients().forEach((name, client) -> kinds.put(name, new ListenerKind(Protocol.TCP,
-                client.getFraming().getType() != FramingType.NONE, this.messageMapper)));
+        this.properties.getClients().forEach((name, client) -> kinds.put(name, kind(client)));
         return kinds;
+    }
+
+    /** @return what the handler needs to know of a client */
+    ListenerKind kind(ClientProperties client) {
+        return new ListenerKind(Protocol.TCP, client.getFraming().getType() != FramingType.NONE, this.messageMapper);
     }
 
     /**
@@ -67,6 +72,17 @@ final class ClientSettingsFactory {
     }
 
     private ClientSettings client(String name, ClientProperties client, ListenerHandlers handlers, BeanFactory beans) {
+        return client(name, client, handlers.clientHandler(name), beans);
+    }
+
+    /**
+     * @param name the client's name
+     * @param client its properties
+     * @param handler its handler
+     * @param beans where the executors and codecs named are
+     * @return the client's settings
+     */
+    ClientSettings client(String name, ClientProperties client, ConnectionHandler handler, BeanFactory beans) {
         String path = "clients." + name + ".";
         require(client.getAddress() != null && !client.getAddress().isEmpty(), path + "address", null,
                 "It must be set: host:port, such as 127.0.0.1:6379 or [::1]:6379, or several, tried in order.");
@@ -82,7 +98,7 @@ final class ClientSettingsFactory {
         lines.from(Setting.MAX_PENDING_REQUESTS, "max-pending-requests", client::getMaxPendingRequests).to(builder::maxPendingRequests);
         ConnectionSettingsMapper.map(lines, client, builder, this.properties.getHandlerExecutor(), this.messageMapper, beans);
         lines.from(Setting.TLS, "ssl.bundle", () -> tls(path + "ssl.", client.getSsl())).to(builder::tls);
-        lines.from(() -> handlers.clientHandler(name)).to(builder::handler);
+        lines.from(() -> handler).to(builder::handler);
         return builder.build();
     }
 

@@ -6,8 +6,8 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.DatagramHandler;
-import dev.sockstate.spring.handler.SocketHandlers;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
+import dev.sockstate.spring.handler.SocketHandlers;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -132,6 +132,21 @@ final class ListenerHandlers implements SmartLifecycle {
             standIn.connections = (handler != null) ? handler : ListenerHandlers::discard;
         });
         this.resolved = true;
+    }
+
+    /**
+     * @param listener the name of a listener added while the server runs
+     * @param kind what the handler needs to know of it
+     * @param handler its handler, as {@link SocketHandlers#listenerHandler} takes it
+     * @return the handler adapted and wrapped by the decorators, as a configured listener's is
+     */
+    Object runtimeHandler(String listener, ListenerKind kind, Object handler) {
+        Object adapted = SocketHandlers.listenerHandler(handler, listener, kind);
+        List<HandlerDecorator> decorators = this.decorators.get();
+        if (adapted instanceof ConnectionHandler connections) {
+            return decorated(listener, connections, decorators, HandlerDecorator::decorate);
+        }
+        return decorated(listener, (DatagramHandler) adapted, decorators, HandlerDecorator::decorate);
     }
 
     /** What a client no bean serves does with the frames no request is owed: drops them. */

@@ -24,6 +24,7 @@ import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.wiretap.Wiretap;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
+import dev.sockstate.spring.handler.SocketHandlers;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.Charset;
 import java.time.Duration;
@@ -83,10 +84,43 @@ final class ServerSettingsFactory {
     /** @return what the handlers need to know of each listener, by name */
     Map<String, ListenerKind> listenerKinds() {
         Map<String, ListenerKind> kinds = new LinkedHashMap<>();
-        this.properties.getListeners().forEach((name, listener) -> kinds.put(name, new ListenerKind(listener.getProtocol(),
-                listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
-                ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix())));
+        this.properties.getListeners().forEach((name, listener) -> kinds.put(name, kind(name, listener)));
         return kinds;
+    }
+
+    /** @return what the handler needs to know of a listener */
+    ListenerKind kind(String name, ListenerProperties listener) {
+        return new ListenerKind(listener.getProtocol(), listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
+                ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix());
+    }
+
+    /**
+     * Makes the settings of a listener added while the server runs, from properties as
+     * {@code sockstate.listeners.<name>} would hold them.
+     * @param name its name
+     * @param listener its properties
+     * @param handler its handler, adapted
+     * @param beans where the executors and codecs named are
+     * @param customizers what customizes every listener
+     * @return the settings
+     * @throws InvalidConfigurationPropertyValueException naming the property of a value that does not fit
+     */
+    ListenerSettings listener(String name, ListenerProperties listener, Object handler, BeanFactory beans,
+            List<ListenerCustomizer> customizers) {
+        try {
+            ListenerSettings.Builder builder = builder(name, listener, beans);
+            if (listener.getProtocol() == Protocol.TCP) {
+                builder.handler((ConnectionHandler) handler);
+            }
+            else {
+                builder.handler((DatagramHandler) handler);
+            }
+            customizers.forEach((customizer) -> customizer.customize(name, builder));
+            return builder.build();
+        }
+        catch (InvalidSettingException ex) {
+            throw asProperty(ex);
+        }
     }
 
     /** @return what the handlers need to know of each client, by name */
@@ -101,6 +135,28 @@ final class ServerSettingsFactory {
      */
     List<ClientSettings> clients(ListenerHandlers handlers, BeanFactory beans) {
         return new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl, this.sources).clients(handlers, beans);
+    }
+
+    /**
+     * Makes the settings of a client added while the server runs, from properties as
+     * {@code sockstate.clients.<name>} would hold them.
+     * @param name its name
+     * @param client its properties
+     * @param handler the handler of what no request is owed, {@code null} to drop it; adapted as a bean's is
+     * @param beans where the executors and codecs named are
+     * @return the settings
+     * @throws InvalidConfigurationPropertyValueException naming the property of a value that does not fit
+     */
+    ClientSettings client(String name, ClientProperties client, @Nullable Object handler, BeanFactory beans) {
+        ClientSettingsFactory clients = new ClientSettingsFactory(this.properties, this.messageMapper, this.ssl, this.sources);
+        ConnectionHandler adapted = (handler != null) ? SocketHandlers.clientHandler(handler, name, clients.kind(client))
+                : (connection, data) -> data.position(data.limit());
+        try {
+            return clients.client(name, client, adapted, beans);
+        }
+        catch (InvalidSettingException ex) {
+            throw asProperty(ex);
+        }
     }
 
     List<WorkerGroupSettings> groups(List<WorkerGroupCustomizer> customizers) {

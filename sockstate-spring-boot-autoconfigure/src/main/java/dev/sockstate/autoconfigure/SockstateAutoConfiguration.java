@@ -25,6 +25,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
@@ -93,6 +94,18 @@ public final class SockstateAutoConfiguration {
         catch (InvalidSettingException ex) {
             throw factory.asProperty(ex);
         }
+    }
+
+    /** Adds listeners and clients to the running server, and removes them. */
+    @Bean
+    @ConditionalOnMissingBean
+    SocketListenerRegistry sockstateListenerRegistry(SocketServer server, SockstateProperties properties, ListableBeanFactory beans,
+            ObjectProvider<ListenerCustomizer> listenerCustomizers, ObjectProvider<MessageMapper> messageMapper, ListenerHandlers handlers,
+            ObjectProvider<SslBundles> sslBundles, ApplicationEventPublisher events) {
+        Duration timeout = properties.getShutdown().getTimeout();
+        return new SocketListenerRegistry(server, new ServerSettingsFactory(properties, messageMapper.getIfAvailable(), sslBundles.getIfAvailable()),
+                handlers, beans, () -> listenerCustomizers.orderedStream().collect(Collectors.toList()), events,
+                (timeout != null) ? timeout : Duration.ofSeconds(30));
     }
 
     @Bean

@@ -4,17 +4,17 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.observer.WorkerObserver;
-import io.micrometer.core.instrument.Measurement;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Statistic;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
@@ -88,6 +88,28 @@ public class MicrometerServerObserver implements ServerObserver {
                 (name) -> new MicrometerListenerObserver(this.registry, name, this.handlerTimer));
         observer.countsOf(active);
         return observer;
+    }
+
+    /** A listener removed from the running server: its meters go, and one added later under its name starts afresh. */
+    @Override
+    public void listenerRemoved(String listener) {
+        this.listeners.remove(listener);
+        removeMeters("listener", listener);
+    }
+
+    /** A client removed from the running server: its meters go, as a listener's. */
+    @Override
+    public void clientRemoved(String client) {
+        this.clients.remove(client);
+        removeMeters("client", client);
+    }
+
+    private void removeMeters(String tag, String name) {
+        for (Meter meter : this.registry.getMeters()) {
+            if (meter.getId().getName().startsWith("sockstate.") && name.equals(meter.getId().getTag(tag))) {
+                this.registry.remove(meter);
+            }
+        }
     }
 
     @Override

@@ -168,6 +168,33 @@ public final class SocketHandlers {
         }
     }
 
+    /**
+     * Adapts the handler of a listener added while the server runs, as a {@code @SocketHandler} bean's
+     * is adapted: a {@code ConnectionHandler} or {@code DatagramHandler} as it is, an object with
+     * {@code @OnData}, {@code @OnMessage} or {@code @OnDatagram} methods behind one.
+     * @param handler the handler
+     * @param listener the listener's name
+     * @param kind what the handler needs to know of the listener
+     * @return a {@code ConnectionHandler} for a TCP listener, a {@code DatagramHandler} for a UDP one
+     * @throws SocketHandlerDefinitionException when the handler does not fit the listener
+     */
+    public static Object listenerHandler(Object handler, String listener, ListenerKind kind) {
+        return adapt("handler of listener '" + listener + "'", handler, new Served("listener", listener), kind);
+    }
+
+    /**
+     * Adapts the handler of a client added while the server runs, as a {@code @SocketHandler(client = ...)}
+     * bean's is adapted.
+     * @param handler the handler
+     * @param client the client's name
+     * @param kind what the handler needs to know of the client
+     * @return the connection handler
+     * @throws SocketHandlerDefinitionException when the handler does not fit the client
+     */
+    public static ConnectionHandler clientHandler(Object handler, String client, ListenerKind kind) {
+        return (ConnectionHandler) adapt("handler of client '" + client + "'", handler, new Served("client", client), kind);
+    }
+
     private static Object adapt(String beanName, Object bean, Served served, ListenerKind kind) {
         Class<?> type = AopUtils.getTargetClass(bean);
         boolean messages = find(beanName, type, OnMessage.class) != null;
