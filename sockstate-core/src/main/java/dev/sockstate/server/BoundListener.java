@@ -31,7 +31,7 @@ import java.util.Map;
  * registered and served: false once it stopped for good (the port refused to re-arm the last one,
  * say), or while the server stops
  * @param shaping the rates its connections read and write at now: its settings', or those a change
- * while it runs set ({@code SocketServer.reshape})
+ * while it runs set ({@code SocketServer.changeShaping})
  */
 public record BoundListener(String name, Protocol protocol, SocketAddress address, Trigger trigger, String group,
         int activeConnections, int registrations, long accepted, long rejected, Map<Refusal, Long> rejectedBy, long handlerErrors,

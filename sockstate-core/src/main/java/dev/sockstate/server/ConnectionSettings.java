@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link PendingWriteLimitException}): a handler that writes on without looking at
  * {@link Connection#isWritable()}, or other threads' writes beyond reason; 0 for no such limit
  * @param shaping the rates the connections read and write at, each and together ({@link Shaping#NONE} for none);
- * the running server's may change ({@code SocketServer.reshape})
+ * the running server's may change ({@code SocketServer.changeShaping})
  */
 public record ConnectionSettings(String group, @Nullable Executor handlerExecutor, List<Supplier<? extends Stage>> stages,
         @Nullable Framing framing, Charset charset, @Nullable MessageMapper messageMapper, @Nullable Tls tls,

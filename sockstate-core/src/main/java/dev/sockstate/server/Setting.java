@@ -133,7 +133,9 @@ public enum Setting {
     /** {@link dev.sockstate.server.client.ClientSettings.Builder#requestTimeout}. */
     REQUEST_TIMEOUT(Scope.CLIENT, "requestTimeout"),
     /** {@link dev.sockstate.server.client.ClientSettings.Builder#maxPendingRequests(int)}. */
-    MAX_PENDING_REQUESTS(Scope.CLIENT, "maxPendingRequests");
+    MAX_PENDING_REQUESTS(Scope.CLIENT, "maxPendingRequests"),
+    /** {@link dev.sockstate.server.client.ClientSettings.Builder#heartbeat}: a ping on each quiet pool connection. */
+    CLIENT_HEARTBEAT(Scope.CLIENT, "heartbeat");
 
     private final Scope scope;
 

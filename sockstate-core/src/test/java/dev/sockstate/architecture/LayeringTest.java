@@ -30,6 +30,7 @@ import java.util.List;
  *   server.tls       how a listener's connections are secured with TLS (the stage itself is the engine's)
  *   server.proxy     how a listener behind a load balancer reads the PROXY protocol, and the header it read
  *   server.admission who may connect to a listener and how fast: address ranges, caps, rates (below server.proxy)
+ *   server.shaping   how fast a listener's or client's connections read and write: rates in bytes a second
  *   server.observer  what a metrics binding implements
  *   server.wiretap   a stage that logs a connection's events and bytes at DEBUG
  *   server.heartbeat a stage that pings a quiet connection and aborts it when nothing answers
@@ -143,6 +144,13 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
                     "dev.sockstate.server.observer..", "dev.sockstate.server.proxy..", "dev.sockstate.server.framing..",
                     "dev.sockstate.server.tls..", "dev.sockstate.port..");
+
+    @ArchTest
+    static final ArchRule shapingRatesKnowOnlyTheJdk = noClasses()
+            .that().resideInAPackage("dev.sockstate.server.shaping")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.sockstate.server", "dev.sockstate.server.engine..",
+                    "dev.sockstate.server.observer..", "dev.sockstate.server.admission..", "dev.sockstate.server.proxy..",
+                    "dev.sockstate.server.framing..", "dev.sockstate.server.tls..", "dev.sockstate.port..");
 
     @ArchTest
     static final ArchRule theHeartbeatIsAnOrdinaryStage = noClasses()

@@ -7,6 +7,7 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.proxy.ProxyProtocol;
+import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.lang.reflect.RecordComponent;
 import java.net.InetAddress;
@@ -105,7 +106,7 @@ class ListenerSettingsCopyTest {
                 .tcpNoDelay(false).receiveBufferSize(8192).sendBufferSize(16384)
                 .keepAlive(SocketOptions.KeepAlive.of(Duration.ofSeconds(20), Duration.ofSeconds(2), 3)).userTimeout(Duration.ofSeconds(4))
                 .linger(Duration.ofSeconds(1)).notSentLowWatermark(4096).trafficClass(8).fastOpenQueue(16).maxConnections(5)
-                .admission(Admission.builder().maxConnectionsPerSource(3).build()).idleTimeout(Duration.ofSeconds(3))
+                .admission(Admission.builder().maxConnectionsPerSource(3).build()).shaping(new Shaping(1024, 2048, 4096, 8192)).idleTimeout(Duration.ofSeconds(3))
                 .maxPendingWriteBytes(1 << 20).abortPendingWriteBytes(2 << 20).group("own").handler(this.handler)
                 .handlerExecutor(this.executor).stage(() -> new Stage() {
                 }).maxDatagramsInFlight(7).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)

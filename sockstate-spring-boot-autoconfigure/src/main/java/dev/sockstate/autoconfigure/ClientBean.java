@@ -128,8 +128,8 @@ final class ClientBean implements SocketClient {
     }
 
     @Override
-    public Shaping reshape(Shaping shaping) {
-        return running().reshape(shaping);
+    public Shaping changeShaping(Shaping shaping) {
+        return running().changeShaping(shaping);
     }
 
     @Override

@@ -33,6 +33,9 @@ public class ClientProperties extends ConnectionProperties {
     /** The client's health contributor. */
     private final Health health = new Health();
 
+    /** A ping sent as a request on each pool connection that went quiet; the connection aborted when its reply does not come. */
+    private final Heartbeat heartbeat = new Heartbeat();
+
     public List<String> getAddress() {
         return this.address;
     }
@@ -75,6 +78,10 @@ public class ClientProperties extends ConnectionProperties {
 
     public Ssl getSsl() {
         return this.ssl;
+    }
+
+    public Heartbeat getHeartbeat() {
+        return this.heartbeat;
     }
 
     public Health getHealth() {
@@ -193,6 +200,43 @@ public class ClientProperties extends ConnectionProperties {
 
         public void setReadiness(boolean readiness) {
             this.readiness = readiness;
+        }
+    }
+
+    /** A client's heartbeat: a ping, a request like the client's own, on each pool connection that went quiet. */
+    public static class Heartbeat {
+
+        /** Time without traffic on a pool connection after which a ping goes out; no heartbeat when not set. */
+        private @Nullable Duration idle;
+
+        /** How long the ping's reply is awaited before the connection is aborted, and connected again. */
+        private Duration timeout = Duration.ofSeconds(10);
+
+        /** The ping's text, one message in the client's charset that its framing encodes ("PING", say), its escapes \r, \n, \t, \\ and \xHH read. */
+        private @Nullable String ping;
+
+        public @Nullable Duration getIdle() {
+            return this.idle;
+        }
+
+        public void setIdle(@Nullable Duration idle) {
+            this.idle = idle;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public @Nullable String getPing() {
+            return this.ping;
+        }
+
+        public void setPing(@Nullable String ping) {
+            this.ping = ping;
         }
     }
 }

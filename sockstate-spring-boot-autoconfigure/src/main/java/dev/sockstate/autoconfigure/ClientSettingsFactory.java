@@ -10,6 +10,7 @@ import dev.sockstate.server.MessageMapper;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.client.Backoff;
+import dev.sockstate.server.client.ClientHeartbeat;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
@@ -99,7 +100,26 @@ final class ClientSettingsFactory {
         ConnectionSettingsMapper.map(lines, client, builder, this.properties.getHandlerExecutor(), this.messageMapper, beans);
         lines.from(Setting.TLS, "ssl.bundle", () -> tls(path + "ssl.", client.getSsl())).to(builder::tls);
         lines.from(() -> handler).to(builder::handler);
+        lines.from(Setting.CLIENT_HEARTBEAT, "heartbeat.idle", () -> heartbeat(path + "heartbeat.", client)).to(builder::heartbeat);
         return builder.build();
+    }
+
+    /** @return the heartbeat the {@code heartbeat.*} properties describe, {@code null} for none */
+    private static @Nullable ClientHeartbeat heartbeat(String path, ClientProperties client) {
+        ClientProperties.Heartbeat properties = client.getHeartbeat();
+        if (properties.getIdle() == null) {
+            require(properties.getPing() == null, path + "idle", null, "A heartbeat's ping goes out after its idle time: set it, or"
+                    + " leave the ping out.");
+            return null;
+        }
+        require(properties.getPing() != null && !properties.getPing().isEmpty(), path + "ping", properties.getPing(),
+                "A heartbeat needs its ping: the text of one message, which the client's framing encodes.");
+        require(!properties.getIdle().isNegative() && !properties.getIdle().isZero(), path + "idle", properties.getIdle(),
+                "It must be positive.");
+        require(properties.getTimeout() != null && !properties.getTimeout().isNegative() && !properties.getTimeout().isZero(),
+                path + "timeout", properties.getTimeout(), "It must be positive.");
+        return new ClientHeartbeat(properties.getIdle(), properties.getTimeout(),
+                ServerSettingsFactory.unescaped(path + "ping", properties.getPing(), client.getCharset()));
     }
 
     private static Backoff backoff(String path, Reconnect reconnect) {

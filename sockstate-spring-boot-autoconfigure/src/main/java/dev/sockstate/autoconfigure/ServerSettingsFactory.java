@@ -365,7 +365,7 @@ final class ServerSettingsFactory {
     }
 
     /** @return the rules the listener's {@code admission.*} properties describe, {@code null} for none */
-    private static @Nullable Admission admission(String path, AdmissionProperties properties) {
+    static @Nullable Admission admission(String path, AdmissionProperties properties) {
         if (!properties.isSet()) {
             return null;
         }

@@ -12,7 +12,7 @@ import org.springframework.context.ApplicationEvent;
  */
 public class SocketListenerAddedEvent extends ApplicationEvent {
 
-    private final ListenerSettings settings;
+    private final transient ListenerSettings settings;
 
     private final transient @Nullable BoundListener listener;
 

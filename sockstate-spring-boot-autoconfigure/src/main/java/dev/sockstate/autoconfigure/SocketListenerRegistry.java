@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure;
 
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.SocketServer;
@@ -129,18 +130,67 @@ public class SocketListenerRegistry {
     }
 
     /**
-     * Changes the traffic shaping of a running listener's connections, or of a client's when no
-     * listener has the name.
-     * @param name the listener's or the client's name
+     * Removes a client: it connects no more, and its connections close once the replies they are owed
+     * came, those still waiting when the timeout ends aborted.
+     * @param name its name
+     * @param timeout how long its connections get to finish
+     * @return whether there was such a client
+     */
+    public boolean removeClient(String name, Duration timeout) {
+        return this.server.removeClient(name, timeout);
+    }
+
+    /**
+     * Changes a listener's most open connections: lowered, those open over it stay, and new ones are
+     * refused until fewer are open.
+     * @param name the listener's name
+     * @param maxConnections the most open connections from now on
+     * @return the maximum it replaces
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws dev.sockstate.server.InvalidSettingException when the maximum does not fit, naming it
+     */
+    public int changeMaxConnections(String name, int maxConnections) {
+        return this.server.changeMaxConnections(name, maxConnections);
+    }
+
+    /**
+     * Changes a TCP listener's admission, from properties as {@code sockstate.listeners.<name>.admission}
+     * would hold them: the next accept is judged by the new rules, the connections open stay.
+     * @param name the listener's name
+     * @param admission the rules from now on; none set for none
+     * @return the rules they replace
+     * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+     * naming the property of a value that does not fit
+     * @throws dev.sockstate.server.InvalidSettingException when the rules do not fit the listener (a UDP one's)
+     * @throws IllegalArgumentException when no listener has that name
+     */
+    public Admission changeAdmission(String name, AdmissionProperties admission) {
+        Admission rules = ServerSettingsFactory.admission("listeners." + name + ".admission.", admission);
+        return this.server.changeAdmission(name, (rules != null) ? rules : Admission.NONE);
+    }
+
+    /**
+     * Changes a listener's traffic shaping: its connections take the new rates from their next read or
+     * send on.
+     * @param name the listener's name
      * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
      * @return the rates they replace
-     * @throws IllegalArgumentException when no running listener or client has that name
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws dev.sockstate.server.InvalidSettingException when the rates do not fit the listener (a UDP one's)
      */
-    public Shaping reshape(String name, Shaping shaping) {
-        if (this.server.listeners().stream().anyMatch((listener) -> listener.name().equals(name))) {
-            return this.server.reshape(name, shaping);
-        }
-        return this.server.client(name).reshape(shaping);
+    public Shaping changeShaping(String name, Shaping shaping) {
+        return this.server.changeShaping(name, shaping);
+    }
+
+    /**
+     * Changes a running client's traffic shaping, until it stops.
+     * @param name the client's name
+     * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
+     * @return the rates they replace
+     * @throws IllegalArgumentException when no running client has that name
+     */
+    public Shaping changeClientShaping(String name, Shaping shaping) {
+        return this.server.client(name).changeShaping(shaping);
     }
 
     /** @return the listeners running now, those configured and those added */

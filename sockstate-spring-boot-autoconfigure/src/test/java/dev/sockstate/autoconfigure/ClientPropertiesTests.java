@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientHeartbeat;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.SocketServer;
@@ -126,6 +127,26 @@ class ClientPropertiesTests {
                 "sockstate.clients.secure.ssl.handshake-timeout", Duration.ZERO);
         assertInvalid("sockstate.clients.plain.address=127.0.0.1:6380,sockstate.clients.plain.ssl.handshake-timeout=2s",
                 "sockstate.clients.plain.ssl.handshake-timeout", Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aHeartbeatIsMappedWithItsPingReadAsOneMessage() {
+        this.runner.withPropertyValues("sockstate.clients.echo.address=127.0.0.1:7007", "sockstate.clients.echo.framing.type=line",
+                "sockstate.clients.echo.heartbeat.idle=30s", "sockstate.clients.echo.heartbeat.ping=PING\\x21").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    ClientHeartbeat heartbeat = context.getBean(SocketServer.class).clientSettings().get(0).heartbeat();
+                    assertThat(heartbeat.idle()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(heartbeat.timeout()).as("the default").isEqualTo(Duration.ofSeconds(10));
+                    assertThat((byte[]) heartbeat.ping()).isEqualTo("PING!".getBytes(StandardCharsets.US_ASCII));
+                });
+    }
+
+    @Test
+    void aHeartbeatWithoutItsPingOrWithoutFramingFailsStartupNamingItsProperty() {
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.framing.type=line,"
+                + "sockstate.clients.echo.heartbeat.idle=30s", "sockstate.clients.echo.heartbeat.ping", null);
+        assertInvalid("sockstate.clients.echo.address=127.0.0.1:7007,sockstate.clients.echo.heartbeat.idle=30s,"
+                + "sockstate.clients.echo.heartbeat.ping=PING", "sockstate.clients.echo.heartbeat.idle", null);
     }
 
     @Test

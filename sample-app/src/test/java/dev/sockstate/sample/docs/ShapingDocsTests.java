@@ -54,7 +54,7 @@ class ShapingDocsTests {
     void anEchoTakesTheTimeItsWriteRateAsks() {
         this.runner.run((context) -> {
             SocketServer server = context.getBean(SocketServer.class);
-            server.reshape("tenants", server.listener("tenants").shaping().withConnection(0, 1024 * 1024));
+            server.changeShaping("tenants", server.listener("tenants").shaping().withConnection(0, 1024 * 1024));
             int bytes = 2 * 1024 * 1024;
             try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.listener("tenants").portNumber())) {
                 client.setSoTimeout(10_000);

@@ -3,8 +3,8 @@ package dev.sockstate.server.client;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ConnectionSettings;
 import dev.sockstate.server.InvalidSettingException;
-import dev.sockstate.server.Setting;
 import dev.sockstate.server.Setting.Scope;
+import dev.sockstate.server.Setting;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetSocketAddress;
@@ -35,10 +35,11 @@ import org.jspecify.annotations.Nullable;
  * @param handler what hears of its connections' events and of the frames no request is owed, {@code null} for nothing
  * @param connection how its connections are served, as a listener's are: the worker group, the handler executor,
  * stages, framing (a reply is one frame: requests need it), TLS (a client's), socket options and limits ({@link ConnectionSettings})
+ * @param heartbeat a ping on each pool connection that went quiet, {@code null} for none
  */
 public record ClientSettings(String name, List<InetSocketAddress> addresses, Duration connectTimeout, int poolSize,
         Backoff reconnect, @Nullable Duration requestTimeout, int maxPendingRequests, @Nullable ConnectionHandler handler,
-        ConnectionSettings connection) {
+        ConnectionSettings connection, @Nullable ClientHeartbeat heartbeat) {
 
     /** The addresses are copied; the backoff is {@link Backoff#DEFAULT} when {@code null}. */
     public ClientSettings {
@@ -76,6 +77,8 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
         private int maxPendingRequests = 10_000;
 
         private @Nullable ConnectionHandler handler;
+
+        private @Nullable ClientHeartbeat heartbeat;
 
         private Builder(String name) {
             this.name = name;
@@ -164,6 +167,12 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             return this;
         }
 
+        /** @param heartbeat a ping on each pool connection that went quiet, {@code null} (the default) for none @return this */
+        public Builder heartbeat(@Nullable ClientHeartbeat heartbeat) {
+            this.heartbeat = heartbeat;
+            return this;
+        }
+
         /**
          * @return the settings
          * @throws InvalidSettingException naming the client, the setting and what it must be
@@ -182,8 +191,10 @@ public record ClientSettings(String name, List<InetSocketAddress> addresses, Dur
             ConnectionSettings connection = buildConnection(Scope.CLIENT, this.name);
             require(connection.tls() == null || connection.tls().isClient(), Setting.TLS, connection.tls(),
                     "a client's TLS (Tls.client), which begins the handshake");
+            require(this.heartbeat == null || connection.framing() != null, Setting.CLIENT_HEARTBEAT, this.heartbeat,
+                    "none without framing (a ping is a request, whose reply is one frame)");
             return new ClientSettings(this.name, this.addresses, this.connectTimeout, this.poolSize, this.reconnect,
-                    orNull(this.requestTimeout), this.maxPendingRequests, this.handler, connection);
+                    orNull(this.requestTimeout), this.maxPendingRequests, this.handler, connection, this.heartbeat);
         }
 
         private static boolean positive(@Nullable Duration duration) {

@@ -114,10 +114,9 @@ public interface SocketClient {
 
     /**
      * Changes the traffic shaping of the client's connections, those open and those to come, from their
-     * next read or send on; until the server stops (a restart takes the client's settings again).
+     * next read or send on, until the client stops (started again, it takes its settings' rates).
      * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
      * @return the rates they replace
-     * @throws ClientException when the client is not running
      */
-    Shaping reshape(Shaping shaping);
+    Shaping changeShaping(Shaping shaping);
 }

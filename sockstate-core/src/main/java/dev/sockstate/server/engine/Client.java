@@ -6,6 +6,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.client.ClientException;
+import dev.sockstate.server.client.ClientHeartbeat;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.ReplyHandler;
 import dev.sockstate.server.client.SocketClient;
@@ -17,10 +18,13 @@ import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -54,6 +58,9 @@ final class Client implements SocketClient, Connector.Pool {
 
     /** The pool: each slot's open connection, {@code null} while it connects; set by workers, read by any thread. */
     private final AtomicReferenceArray<@Nullable ClientConnection> pool;
+
+    /** The pool connections pinged by the heartbeat and not answered yet, with when; the heartbeat's timer and the replies' threads. */
+    private final Map<ClientConnection, Long> pinged = new ConcurrentHashMap<>();
 
     /**
      * Counts the choices of a connection made off the workers, to take the pool's connections in turn;
@@ -96,6 +103,9 @@ final class Client implements SocketClient, Connector.Pool {
         this.terms = new RequestTerms(settings.name(), this.profile.state.label(), settings.requestTimeout(), this.profile.observer,
                 this.replies, this.failures);
         this.connector = new Connector(this, settings, this.terms, this.profile, sockets, connectThread);
+        if (settings.heartbeat() != null) {
+            this.profile.trackActivity();
+        }
     }
 
     /** A client without a handler of its own drops the frames no request is owed. */
@@ -119,6 +129,68 @@ final class Client implements SocketClient, Connector.Pool {
         }
         if (this.settings.requestTimeout() != null) {
             this.profile.schedule(this::expireRequests, sweepMillis());
+        }
+        if (this.settings.heartbeat() != null) {
+            this.profile.schedule(this::heartbeat, heartbeatMillis(this.settings.heartbeat()));
+        }
+    }
+
+    /** @return how often the heartbeat looks at the pool: a quarter of the shorter of its idle time and timeout, between 10 ms and 1 s */
+    private static long heartbeatMillis(ClientHeartbeat heartbeat) {
+        Duration shorter = (heartbeat.idle().compareTo(heartbeat.timeout()) < 0) ? heartbeat.idle() : heartbeat.timeout();
+        return Math.max(10, Math.min(1000, shorter.toMillis() / 4));
+    }
+
+    /**
+     * The heartbeat's sweep: a pool connection whose ping went unanswered past the timeout is aborted
+     * (and connected again); one quiet for the idle time that owes no reply is pinged, the ping a
+     * request whose reply ends the wait. A timer's sweep, as the request timeout's is.
+     */
+    private void heartbeat() {
+        ClientHeartbeat heartbeat = this.settings.heartbeat();
+        try {
+            long now = System.nanoTime();
+            this.pinged.keySet().removeIf((connection) -> !connection.isOpen());
+            for (int i = 0; i < this.pool.length(); i++) {
+                ClientConnection connection = this.pool.get(i);
+                if (connection == null || !connection.isOpen()) {
+                    continue;
+                }
+                Long sent = this.pinged.get(connection);
+                if (sent != null) {
+                    if (now - sent > heartbeat.timeout().toNanos() && this.pinged.remove(connection, sent)) {
+                        this.profile.observer.heartbeat(true);
+                        logger.log(Level.WARNING, connection + ": no reply came within " + heartbeat.timeout().toMillis()
+                                + " ms of its heartbeat's ping, sent after " + heartbeat.idle().toMillis() + " ms without traffic;"
+                                + " aborted, to be connected again");
+                        connection.requestClose(true);
+                    }
+                    continue;
+                }
+                if (this.use.get() == SENDS || connection.link.owed() > 0 || now - connection.lastActivity() < heartbeat.idle().toNanos()) {
+                    // (A pool used with send() is not pinged: its frames are the handler's, none a reply.)
+                    continue;
+                }
+                this.pinged.put(connection, now);
+                ClientRequest ping = new ClientRequest.Handed(this.terms, (reply, failure) -> this.pinged.remove(connection));
+                try {
+                    if (connection.link.send(connection, ping, heartbeat.ping())) {
+                        this.profile.observer.heartbeat(false);
+                    }
+                    else {
+                        this.pinged.remove(connection);
+                    }
+                }
+                catch (RuntimeException ex) {
+                    this.pinged.remove(connection);
+                    logger.log(Level.WARNING, label() + " could not write its heartbeat's ping " + heartbeat.ping(), ex);
+                }
+            }
+        }
+        finally {
+            if (this.connects) {
+                this.profile.schedule(this::heartbeat, heartbeatMillis(heartbeat));
+            }
         }
     }
 
@@ -323,7 +395,8 @@ final class Client implements SocketClient, Connector.Pool {
     }
 
     @Override
-    public Shaping reshape(Shaping shaping) {
+    public Shaping changeShaping(Shaping shaping) {
+        Objects.requireNonNull(shaping, "shaping");
         Shaping replaced = this.profile.shaping.shaping();
         this.profile.shaping.change(shaping);
         return replaced;

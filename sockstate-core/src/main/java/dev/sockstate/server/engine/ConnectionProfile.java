@@ -70,6 +70,12 @@ final class ConnectionProfile {
     /** The idle timeout in nanoseconds, 0 for none. */
     final long idleTimeoutNanos;
 
+    /**
+     * Whether the connections keep the time of their last traffic: with an idle timeout, or a client's
+     * heartbeat ({@link #trackActivity}); set before any connection is made.
+     */
+    boolean tracksActivity;
+
     private final WorkerGroup group;
 
     private final NativeSockets sockets;
@@ -84,8 +90,11 @@ final class ConnectionProfile {
 
     private final Messages messages;
 
-    /** The listener's admission as it runs, {@code null} without rules (and for a client). */
-    final @Nullable AdmissionControl admission;
+    /**
+     * The listener's admission as it runs, {@code null} without rules (and for a client); replaced whole
+     * when the rules change while the listener runs.
+     */
+    volatile @Nullable AdmissionControl admission;
 
     /** The traffic shaping of the connections as it runs. */
     final ShapingControl shaping;
@@ -99,13 +108,17 @@ final class ConnectionProfile {
      * @return whether it is admitted
      */
     private boolean admitRelayed(Connection connection, InetAddress client) {
-        AdmissionControl.Verdict verdict = this.admission.admitSource(client, System.nanoTime());
+        AdmissionControl admission = this.admission;
+        if (admission == null || !admission.rules().checksSources()) {
+            return true;
+        }
+        AdmissionControl.Verdict verdict = admission.admitSource(client, System.nanoTime());
         if (verdict.refusal() != null) {
             this.state.rejected(verdict.refusal(), client);
             return false;
         }
         if (verdict.source() != null) {
-            this.admission.hold(connection, verdict.source());
+            admission.hold(connection, verdict.source());
         }
         return true;
     }
@@ -143,6 +156,7 @@ final class ConnectionProfile {
         this.trigger = settings.triggerOn(group.settings);
         this.executor = settings.connection().handlerExecutor();
         this.idleTimeoutNanos = (settings.connection().idleTimeout() != null) ? settings.connection().idleTimeout().toNanos() : 0;
+        this.tracksActivity = this.idleTimeoutNanos > 0;
         this.group = group;
         this.sockets = sockets;
         this.table = table;
@@ -165,7 +179,7 @@ final class ConnectionProfile {
         List<Function<RouteHost, ? extends Stage>> makers = new ArrayList<>();
         if (settings.proxyProtocol() != null) {
             ProxySupport proxy = new ProxySupport(settings.proxyProtocol(), observer, reports::proxyHeaderRefused,
-                    (this.admission != null && settings.admission().checksSources()) ? this::admitRelayed : null);
+                    (replies == null) ? this::admitRelayed : null);
             makers.add((connection) -> new ProxyStage(proxy));
         }
         if (this.tlsSupport != null) {
@@ -179,6 +193,11 @@ final class ConnectionProfile {
         HandlerCalls handler = new HandlerCalls(reports, observer, settings.connectionHandler(), replies);
         this.route = new Route(handler, (settings.connection().framing() != null) ? new Framer(settings.connection().framing(), handler, reports, this.executor == null) : null,
                 makers, builtIn, reports);
+    }
+
+    /** The connections keep the time of their last traffic (a client's heartbeat watches it); before any is made. */
+    void trackActivity() {
+        this.tracksActivity = true;
     }
 
     /** @return bytes of the direct buffers its TLS and framing made to lend the connections' turns, lent now or idle */

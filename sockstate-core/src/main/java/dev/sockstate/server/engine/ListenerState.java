@@ -35,7 +35,8 @@ final class ListenerState {
     /** How messages name the listener or client: {@code Listener 'echo'}, {@code Client 'redis'}. */
     private final String label;
 
-    private final int maxConnections;
+    /** The most open connections; changed while the listener runs. */
+    private volatile int maxConnections;
 
     private final ListenerObserver observer;
 
@@ -84,6 +85,11 @@ final class ListenerState {
         this.label = label;
         this.maxConnections = maxConnections;
         this.observer = observer;
+    }
+
+    /** @param maxConnections the most open connections from now on (those open over it stay) */
+    void maxConnections(int maxConnections) {
+        this.maxConnections = maxConnections;
     }
 
     /** @return false, with no place taken, when another connection would exceed the maximum */

@@ -7,9 +7,9 @@ import dev.sockstate.server.shaping.Shaping;
  * those its listener's (or client's) connections share in {@link ShapingControl}. The connection asks
  * before each read or send how much it may move; when nothing, the shaper has the timer give the
  * connection its turn back once its share refilled (no thread waits), and counts the time it waited.
- * Once a connection spent all it was offered, it waits until a worthwhile amount came back (16 KiB,
- * or a hundredth of a second's worth at high rates), not for each byte: one read or send, and one
- * wake of the timer, moves that much at once. The connection's owner's alone.
+ * Once a connection spent all it was offered, it waits until a worthwhile amount came back
+ * ({@link TokenBucket#wakeLevel}: 16 KiB, a tenth of a second's worth at low rates, a hundredth at high
+ * ones), not for each byte: one read or send, and one wake of the timer, moves that much at once. The connection's owner's alone.
  */
 final class Shaper {
 
@@ -18,6 +18,9 @@ final class Shaper {
      * gives the connection its turn back and the share refilled.
      */
     boolean inputWaits;
+
+    /** Whether the timer's wake came for writes held back, which the connection's next turn sends; the timer sets it, the owner clears it. */
+    volatile boolean outputWake;
 
     private final Side read;
 

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The traffic shaping of one listener's or one client's connections as it runs: the rates in force,
- * which {@link SocketServer#reshape} changes while the connections go on, the buckets all of them
+ * which {@link SocketServer#changeShaping} changes while the connections go on, the buckets all of them
  * share (the rates in all), and where the time they spent throttled is counted. Each connection
  * that is shaped has a {@link Shaper} of its own, made as it is first shaped.
  */

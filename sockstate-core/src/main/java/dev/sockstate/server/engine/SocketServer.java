@@ -11,6 +11,7 @@ import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
+import dev.sockstate.server.admission.Admission;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.engine.tls.TlsStage;
@@ -199,10 +200,10 @@ public final class SocketServer {
             all.add(settings);
             SettingsCheck.checkClients(this.groupSettings, all);
             SettingsCheck.checkSocketOptions(this.backend, List.of(), List.of(settings));
-            if (this.running) {
-                this.table.ensureCapacity(this.table.capacity() + settings.poolSize() + 16);
-            }
             Client client = this.clients.add(settings, this.running, this.groups, this.backend.sockets(), this::clientSide);
+            if (this.running) {
+                this.table.ensureCapacity(capacity());
+            }
             if (client != null) {
                 scheduleIdleSweep();
                 logger.log(Level.INFO, "Client '" + settings.name() + "' added");
@@ -228,6 +229,7 @@ public final class SocketServer {
             }
             client = this.clients.remove(name);
             if (client == null) {
+                this.observer.clientRemoved(name);
                 return true;
             }
             this.stopping = true;
@@ -272,16 +274,25 @@ public final class SocketServer {
             all.add(settings);
             SettingsCheck.check(this.groupSettings, all);
             SettingsCheck.checkSocketOptions(this.backend, List.of(settings), List.of());
+            List<ListenerSettings> before = this.listenerSettings;
+            this.listenerSettings = List.copyOf(all);
             if (!this.running) {
-                this.listenerSettings = List.copyOf(all);
                 return null;
             }
-            this.table.ensureCapacity(this.table.capacity() + 1 + ((settings.protocol() == Protocol.TCP) ? settings.maxConnections() : 0));
-            Listener listener = new Listener(settings, this.groups.get(settings.connection().group()), this.backend.sockets(), this.table,
-                    this.scheduler, this.connectionIds, this.observer, this.changeRules);
-            this.listenerSockets.addAll(this.binder.bind(listener));
+            this.table.ensureCapacity(capacity());
+            Listener listener;
+            try {
+                listener = new Listener(settings, this.groups.get(settings.connection().group()), this.backend.sockets(), this.table,
+                        this.scheduler, this.connectionIds, this.observer, this.changeRules);
+                this.listenerSockets.addAll(this.binder.bind(listener));
+            }
+            catch (RuntimeException ex) {
+                // Not added: nothing of it is kept, its meters neither.
+                this.listenerSettings = before;
+                this.observer.listenerRemoved(settings.name());
+                throw ex;
+            }
             this.listeners.add(listener);
-            this.listenerSettings = List.copyOf(all);
             scheduleIdleSweep();
             logBound(listener);
             return listener.describe();
@@ -309,6 +320,7 @@ public final class SocketServer {
                     .collect(Collectors.toUnmodifiableList());
             listener = this.listeners.stream().filter((running) -> running.name().equals(name)).findFirst().orElse(null);
             if (listener == null) {
+                this.observer.listenerRemoved(name);
                 return true;
             }
             this.listeners.remove(listener);
@@ -322,7 +334,8 @@ public final class SocketServer {
             ConnectionProfile profile = listener.profile;
             new GracefulStop(this.table, own, this.groups.values(), (connection) -> connection.profile == profile)
                     .run(deadline, deadline + WORKERS_END_WITHIN.toNanos());
-            own.forEach(SocketTurn::forceFinish);
+            // A socket the drain could not close (no worker left to close it) is closed here.
+            own.stream().filter((socket) -> !socket.isFinished()).forEach(SocketTurn::forceFinish);
             listener.closed(Math.max(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)));
             this.observer.listenerRemoved(name);
             logger.log(Level.INFO, "Listener '" + name + "' removed");
@@ -353,10 +366,17 @@ public final class SocketServer {
         }
     }
 
+    /**
+     * @return the room the socket table needs for the listeners and clients there are: each listener's
+     * own sockets and most connections, each client's pool and some of its own, at most 2^24
+     */
     private int capacity() {
         long total = 16;
         for (ListenerSettings listener : this.listenerSettings) {
             total += 1 + ((listener.protocol() == Protocol.TCP) ? listener.maxConnections() : 0);
+        }
+        for (ClientSettings client : this.clients.settings()) {
+            total += client.poolSize() + 16L;
         }
         return (int) Math.min(total, 1 << 24);
     }
@@ -442,8 +462,9 @@ public final class SocketServer {
      */
     public void stop(Duration timeout, Duration workersWithin) {
         synchronized (this.lifecycle) {
+            // A stop, or a removal of a listener or a client, under way ends first.
+            awaitStopped();
             if (!this.running) {
-                awaitStopped();
                 return;
             }
             this.running = false;
@@ -610,25 +631,86 @@ public final class SocketServer {
     }
 
     /**
-     * Changes the traffic shaping of a running listener's connections, those open and those to come,
-     * from their next read or send on; until the server stops (a restart takes the listener's settings
-     * again). A client's: {@link SocketClient#reshape}.
+     * Changes a listener's traffic shaping. On a running listener its connections, those open and
+     * those to come, take the new rates from their next read or send on. The listener keeps them across
+     * a stop and a start. A client's: {@link SocketClient#changeShaping}.
      * @param listener the listener's name
      * @param shaping the rates from now on, {@link Shaping#NONE} to lift them
      * @return the rates they replace
-     * @throws IllegalArgumentException when no running TCP listener has that name
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws InvalidSettingException when the rates do not fit the listener (a UDP one's)
      */
-    public Shaping reshape(String listener, Shaping shaping) {
+    public Shaping changeShaping(String listener, Shaping shaping) {
+        Objects.requireNonNull(shaping, "shaping");
         synchronized (this.lifecycle) {
-            Listener running = this.listeners.stream().filter((candidate) -> candidate.name().equals(listener)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("No running listener '" + listener + "'"));
-            if (running.settings().protocol() != Protocol.TCP && shaping.isShaping()) {
-                throw new IllegalArgumentException("Listener '" + listener + "' is a UDP listener, which has no connections to shape");
+            ListenerSettings old = listenerSettings(listener);
+            ListenerSettings changed = old.toBuilder().shaping(shaping).build();
+            replaceSettings(changed);
+            Listener running = runningListener(listener);
+            if (running != null) {
+                running.profile.shaping.change(shaping);
             }
-            Shaping replaced = running.profile.shaping.shaping();
-            running.profile.shaping.change(shaping);
-            return replaced;
+            return old.connection().shaping();
         }
+    }
+
+    /**
+     * Changes a listener's most open connections. On a running listener it takes effect with the next
+     * accept: lowered, the connections open over it stay, and new ones are refused until fewer are open.
+     * The listener keeps it across a stop and a start.
+     * @param listener the listener's name
+     * @param maxConnections the most open connections from now on, positive
+     * @return the maximum it replaces
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws InvalidSettingException when the maximum does not fit the listener
+     */
+    public int changeMaxConnections(String listener, int maxConnections) {
+        synchronized (this.lifecycle) {
+            ListenerSettings old = listenerSettings(listener);
+            ListenerSettings changed = old.toBuilder().maxConnections(maxConnections).build();
+            replaceSettings(changed);
+            Listener running = runningListener(listener);
+            if (running != null) {
+                this.table.ensureCapacity(capacity());
+                running.state.maxConnections(maxConnections);
+            }
+            return old.maxConnections();
+        }
+    }
+
+    /**
+     * Changes a TCP listener's admission. On a running listener the new rules judge the next accept (or
+     * PROXY protocol header); what the old ones counted is forgotten: the connections open stay, and a
+     * cap per source counts those opened from now on. The listener keeps the rules across a stop and a
+     * start.
+     * @param listener the listener's name
+     * @param admission the rules from now on, {@link Admission#NONE} for none
+     * @return the rules they replace
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws InvalidSettingException when the rules do not fit the listener (a UDP one, say)
+     */
+    public Admission changeAdmission(String listener, Admission admission) {
+        synchronized (this.lifecycle) {
+            ListenerSettings old = listenerSettings(listener);
+            ListenerSettings changed = old.toBuilder().admission(admission).build();
+            replaceSettings(changed);
+            Listener running = runningListener(listener);
+            if (running != null) {
+                running.profile.admission = admission.isEmpty() ? null : new AdmissionControl(admission);
+            }
+            return old.admission();
+        }
+    }
+
+    /** Puts a listener's changed settings in the place of its old ones; under the lock. */
+    private void replaceSettings(ListenerSettings changed) {
+        this.listenerSettings = this.listenerSettings.stream().map((settings) -> settings.name().equals(changed.name()) ? changed : settings)
+                .collect(Collectors.toUnmodifiableList());
+    }
+
+    /** @return the running listener of that name, {@code null} when none runs; under the lock */
+    private @Nullable Listener runningListener(String name) {
+        return this.listeners.stream().filter((running) -> running.name().equals(name)).findFirst().orElse(null);
     }
 
     /** @return the running listener's admission as it runs, {@code null} without rules; for the tests of this package */

@@ -279,9 +279,14 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     /** The connection is not idle: traffic just passed. */
     final void touch() {
-        if (this.profile.idleTimeoutNanos > 0) {
+        if (this.profile.tracksActivity) {
             this.lastActivity = System.nanoTime();
         }
+    }
+
+    /** @return when traffic last passed, in {@link System#nanoTime()}, as far as the profile tracks it; any thread */
+    final long lastActivity() {
+        return this.lastActivity;
     }
 
     /**
@@ -309,7 +314,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (extras == null || extras.framingSince == 0) {
             return;
         }
-        if (this.readingPaused || this.inputHeld || inputShaped() || pausesForOwnWrites()) {
+        if (this.readingPaused || this.inputHeld || inputThrottled() || pausesForOwnWrites()) {
             // The server, not the peer, waits: the frame's time stands still meanwhile (to a sweep's period).
             extras.creditFramePause(sweepNanos);
             return;
@@ -449,7 +454,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      */
     private boolean hasNewHandlerWork() {
         return hasRefusal() || this.output.hasRequests() || drainReads() || hasResumes() || hasTurnWork()
-                || this.readingResumed || this.inputReleased || this.output.retryDue();
+                || this.readingResumed || this.inputReleased || this.output.retryDue() || outputWake();
     }
 
     /**
@@ -513,9 +518,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             this.inputReleased = false;
             events |= Events.IN;
         }
-        if (inputShaped() && readAllowance(false) > 0) {
+        if (inputThrottled() && readAllowance(false) > 0) {
             // Nor what arrived while the shaping held reads back.
-            inputShaped(false);
+            inputThrottled(false);
             events |= Events.IN;
         }
         // Only a hang-up notified without data can end the input when a read finds nothing.
@@ -523,7 +528,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         // What the peer sent before an error (a reset after its last request, or after a TLS
         // close_notify) stays readable: it is read first, and the read that finds no more names the error.
         boolean readsBeforeError = (events & Events.ERR) != 0 && !this.inputClosed && readsOn() && !this.inputHeld
-                && !inputShaped() && !this.readingPaused && !pausesForOwnWrites() && !(isClosing() && !isDraining());
+                && !this.readingPaused && !pausesForOwnWrites() && !(isClosing() && !isDraining());
         if (readsBeforeError) {
             events |= Events.IN;
             this.wouldBlock = false;
@@ -559,7 +564,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         // Held input is read only to learn an error no SO_ERROR named (what the read brings is held by the stage).
         // Nor while the handler paused reading, or the connection's own queue is over its limit (a
         // resume's read waits until it drained).
-        boolean mayRead = !this.inputHeld && !inputShaped() && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
+        boolean mayRead = !this.inputHeld && !inputThrottled() && !this.readingPaused && !pausesForOwnWrites() || (events & Events.ERR) != 0;
         if ((events & (Events.IN | Events.HANGUP)) != 0 && !this.inputClosed && readsOn() && mayRead) {
             if (!read(runner, events, hangupAlone, false)) {
                 return false;
@@ -652,11 +657,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 return true;
             }
             bytes.clear();
-            // A graceful stop's drain reads what arrived before it whatever the shaping (as much as the socket held).
-            int allowance = readAllowance(untilWouldBlock && isDraining());
+            // A graceful stop's drain reads what arrived before it whatever the shaping (as much as the socket held),
+            // and so does the read that learns an error (what came before it is the peer's last word).
+            int allowance = readAllowance(untilWouldBlock && isDraining() || (events & Events.ERR) != 0);
             if (allowance == 0) {
                 // The share is spent: the timer gives the turn back once it refilled.
-                inputShaped(true);
+                inputThrottled(true);
                 return true;
             }
             if (allowance < bytes.capacity()) {
@@ -699,7 +705,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             }
             if (read == asked && asked < bytes.capacity() && readAllowance(false) == 0) {
                 // The read the share allowed filled it, and the share is spent (a level trigger would report the rest at once).
-                inputShaped(true);
+                inputThrottled(true);
                 return true;
             }
             if (!untilWouldBlock && (!edge || (shortReadDrains && read < asked))) {
@@ -749,7 +755,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 this.observer.readPaused();
             }
             this.readPaused = paused;
-            if (!this.readPaused && !this.inputHeld && !this.readingPaused && !inputShaped()) {
+            if (!this.readPaused && !this.inputHeld && !this.readingPaused && !inputThrottled()) {
                 filter |= this.profile.events();
             }
             else if (this.inputHeld && !this.hangupWhileHeld) {
@@ -864,7 +870,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         ConnectionExtras extras = extras();
         Shaper shaper = extras.shaper;
         if (shaper == null) {
-            shaper = control.shaper(this::resumeShapedInput, this::requestRun);
+            shaper = control.shaper(this::resumeThrottledInput, this::resumeThrottledOutput);
             extras.shaper = shaper;
         }
         return shaper;
@@ -875,14 +881,14 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      * the timer gives the connection its turn back and the share refilled; the owner (the timeout
      * sweep reads it too, of a connection no thread owns)
      */
-    private boolean inputShaped() {
+    private boolean inputThrottled() {
         ConnectionExtras extras = extrasIfMade();
         Shaper shaper = (extras != null) ? extras.shaper : null;
         return shaper != null && shaper.inputWaits;
     }
 
     /** @param waits whether reads wait for the traffic shaping's share (none when it was lifted meanwhile); the owner */
-    private void inputShaped(boolean waits) {
+    private void inputThrottled(boolean waits) {
         ConnectionExtras extras = extrasIfMade();
         if (extras != null && extras.shaper != null) {
             extras.shaper.inputWaits = waits;
@@ -931,9 +937,33 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /** The timer's wake of a connection whose reads the shaping held back: its next turn reads; any thread. */
-    private void resumeShapedInput() {
+    private void resumeThrottledInput() {
         this.readingResumed = true;
         requestRun();
+    }
+
+    /** The timer's wake of a connection whose writes the shaping held back: its next turn sends; any thread. */
+    private void resumeThrottledOutput() {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null) {
+            extras.shaper.outputWake = true;
+        }
+        requestRun();
+    }
+
+    /** @return whether the timer's wake came for writes the shaping held back, which the next turn sends */
+    private boolean outputWake() {
+        ConnectionExtras extras = extrasIfMade();
+        Shaper shaper = (extras != null) ? extras.shaper : null;
+        return shaper != null && shaper.outputWake;
+    }
+
+    /** The queue is being sent: a wake that came for it is spent; the owner. */
+    void outputWoken() {
+        ConnectionExtras extras = extrasIfMade();
+        if (extras != null && extras.shaper != null && extras.shaper.outputWake) {
+            extras.shaper.outputWake = false;
+        }
     }
 
     /** @return whether the peer's bytes were refused ({@link ConnectionExtras#inputRefused}); the owner */
@@ -1310,8 +1340,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         else {
             closeSocket();
         }
-        if (this.profile.admission != null && this.profile.admission.counts()) {
-            this.profile.admission.release(this);
+        AdmissionControl admission = this.profile.admission;
+        if (admission != null && admission.counts()) {
+            admission.release(this);
         }
         ConnectionExtras extras = extrasIfMade();
         if (extras != null && extras.shaper != null) {

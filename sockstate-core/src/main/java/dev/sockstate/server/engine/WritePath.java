@@ -437,14 +437,14 @@ final class WritePath {
             sendCorked(TAKING);
         }
         if (this.queue == null) {
-            boolean shaped = false;
+            boolean throttled = false;
             // Until the socket takes all or refuses for want of room: a send it took only part of does not
             // say the room ran out, and where edges rise only after a refusal was seen (Windows), the
             // room freed later would raise none.
             while (true) {
                 int allowance = this.connection.writeAllowance();
                 if (allowance == 0) {
-                    shaped = true;
+                    throttled = true;
                     break;
                 }
                 int sent;
@@ -484,7 +484,7 @@ final class WritePath {
             }
             if (this.queue == null) {
                 this.queue = new WriteQueue();
-                this.queue.shaped = shaped;
+                this.queue.throttled = throttled;
             }
         }
         long queued = data.remaining();
@@ -515,6 +515,7 @@ final class WritePath {
      * @return true when the queue drained after a write had to wait: the handler's onWritable is due
      */
     boolean flush() {
+        this.connection.outputWoken();
         WriteQueue pending = this.queue;
         if (pending == null || pending.noBuffers > 0 && System.nanoTime() - pending.retryAt < 0) {
             // (A turn that comes before a refused send's retry is due leaves the bytes queued: the
@@ -525,8 +526,8 @@ final class WritePath {
         ByteBuffer head;
         while ((head = pending.head()) != null) {
             int allowance = this.connection.writeAllowance();
-            pending.shaped = allowance == 0;
-            if (pending.shaped) {
+            pending.throttled = allowance == 0;
+            if (pending.throttled) {
                 break;
             }
             int sent;
@@ -645,7 +646,7 @@ final class WritePath {
      * a send refused for want of system buffers waits for its retry (readiness would not change)
      */
     boolean waitsForRoom() {
-        return this.queue != null && this.queue.noBuffers == 0 && !this.queue.shaped;
+        return this.queue != null && this.queue.noBuffers == 0 && !this.queue.throttled;
     }
 
     /**

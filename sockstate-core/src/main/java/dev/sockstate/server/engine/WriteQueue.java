@@ -24,7 +24,7 @@ final class WriteQueue {
      * Whether the bytes wait for the traffic shaping's share, not for room in the socket: its OUT
      * readiness is not watched meanwhile, the timer gives the turn back.
      */
-    boolean shaped;
+    boolean throttled;
 
     /** @param data copied from position to limit; its position moves to the limit */
     void add(ByteBuffer data) {

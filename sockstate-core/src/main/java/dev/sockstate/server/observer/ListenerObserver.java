@@ -126,6 +126,13 @@ public interface ListenerObserver {
     default void throttled(boolean read, long nanos) {
     }
 
+    /**
+     * A client's heartbeat pinged a quiet pool connection, or aborted one whose ping went unanswered.
+     * @param timedOut whether the connection was aborted (else a ping was sent)
+     */
+    default void heartbeat(boolean timedOut) {
+    }
+
     /** A datagram was dropped because the socket's send buffer was full. */
     default void datagramDropped() {
     }

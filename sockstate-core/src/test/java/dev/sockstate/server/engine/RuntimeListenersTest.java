@@ -12,6 +12,8 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.admission.Admission;
+import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.Framing;
@@ -165,6 +167,71 @@ class RuntimeListenersTest {
         assertThat(this.removed).containsExactly("client backend");
         assertThat(server.clients()).isEmpty();
         assertThatThrownBy(() -> server.client("backend")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRunningListenersMaximumRisesAndFallsTheConnectionsOpenStaying() throws Exception {
+        SocketServer server = start();
+        int port = server.listener("first").portNumber();
+        List<Socket> open = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            open.add(connect(port));
+            assertThat(echoes(open.get(i))).isTrue();
+        }
+        assertThat(servedAtOnce(port)).as("a fifth connection at the maximum of 4").isFalse();
+        assertThat(server.changeMaxConnections("first", 6)).isEqualTo(4);
+        assertThat(servedAtOnce(port)).as("a fifth connection once the maximum is 6").isTrue();
+        assertThat(server.changeMaxConnections("first", 2)).isEqualTo(6);
+        assertThat(servedAtOnce(port)).as("a connection over the lowered maximum").isFalse();
+        for (Socket peer : open) {
+            assertThat(echoes(peer)).as("a connection open before the maximum was lowered").isTrue();
+        }
+        assertThat(server.listenerSettings("first").maxConnections()).isEqualTo(2);
+        assertThatThrownBy(() -> server.changeMaxConnections("first", 0)).isInstanceOf(InvalidSettingException.class);
+    }
+
+    @Test
+    void aRunningListenersAdmissionChangesAndLifts() throws Exception {
+        SocketServer server = start();
+        int port = server.listener("first").portNumber();
+        Socket before = connectFrom("127.0.0.66", port);
+        assertThat(echoes(before)).isTrue();
+        assertThat(server.changeAdmission("first", Admission.builder().deny(List.of("127.0.0.66")).build())).isEqualTo(Admission.NONE);
+        assertThat(echoesFrom("127.0.0.66", port)).as("a denied source once the rules changed").isFalse();
+        assertThat(echoesFrom("127.0.0.67", port)).as("another source").isTrue();
+        assertThat(echoes(before)).as("the denied source's connection opened before").isTrue();
+        assertThat(server.listener("first").rejectedBy()).containsEntry(Refusal.DENIED, 1L);
+        server.changeAdmission("first", Admission.NONE);
+        assertThat(echoesFrom("127.0.0.66", port)).as("the source once the rules were lifted").isTrue();
+        assertThatThrownBy(() -> server.changeAdmission("nowhere", Admission.NONE)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** @return whether a new connection echoes; false for one reset as it was accepted */
+    private boolean servedAtOnce(int port) throws IOException {
+        try {
+            return echoes(connect(port));
+        }
+        catch (SocketException ex) {
+            return false;
+        }
+    }
+
+    private boolean echoesFrom(String source, int port) throws IOException {
+        try {
+            return echoes(connectFrom(source, port));
+        }
+        catch (SocketException ex) {
+            return false;
+        }
+    }
+
+    private Socket connectFrom(String source, int port) throws IOException {
+        Socket peer = new Socket();
+        this.peers.add(peer);
+        peer.bind(new InetSocketAddress(InetAddress.getByName(source), 0));
+        peer.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
+        peer.setSoTimeout(5000);
+        return peer;
     }
 
     private SocketServer start() {

@@ -20,6 +20,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -115,9 +117,9 @@ class ShapingTest {
         Socket peer = this.fixture.connect(server, "shaped");
         flood(peer);
         assertThat(rate(this.received::get)).as("bytes a second read at a quarter").isCloseTo(RATE / 4.0, within(RATE / 4 * 0.05));
-        assertThat(server.reshape("shaped", Shaping.perConnection(RATE, 0))).isEqualTo(Shaping.perConnection(RATE / 4, 0));
+        assertThat(server.changeShaping("shaped", Shaping.perConnection(RATE, 0))).isEqualTo(Shaping.perConnection(RATE / 4, 0));
         assertThat(rate(this.received::get)).as("bytes a second read after the change").isCloseTo(RATE, within(RATE * 0.05));
-        server.reshape("shaped", Shaping.NONE);
+        server.changeShaping("shaped", Shaping.NONE);
         long before = this.received.get();
         Thread.sleep(500);
         assertThat(this.received.get() - before).as("bytes read in half a second once lifted").isGreaterThan(8 * RATE);
@@ -140,6 +142,37 @@ class ShapingTest {
         long cpu = ServerFixture.workerCpuNanos() - cpuBefore;
         long wall = System.nanoTime() - wallBefore;
         assertThat((double) cpu / wall).as("the workers' share of a processor while the connections are throttled").isLessThan(0.05);
+    }
+
+    @Test
+    void aThrottledReplyOfAHandlerOnAnExecutorArrivesWholeAtItsRate() throws Exception {
+        // The handler writes a reply its rate holds back, then holds its executor's thread past the timer's
+        // first wake: the turns that follow send the rest.
+        int reply = 48 * 1024;
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            ConnectionHandler handler = new ConnectionHandler() {
+
+                @Override
+                public void onData(Connection connection, ByteBuffer data) throws InterruptedException {
+                    data.position(data.limit());
+                    connection.write(ByteBuffer.allocate(reply));
+                    Thread.sleep(300);
+                }
+            };
+            SocketServer server = this.fixture.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1)), ServerObserver.NONE,
+                    ServerFixture.tcp("held").handler(handler).handlerExecutor(executor).shaping(Shaping.perConnection(0, 64 * 1024))
+                            .build());
+            Socket peer = this.fixture.connect(server, "held");
+            peer.getOutputStream().write('?');
+            long start = System.nanoTime();
+            assertThat(ServerFixture.readCount(peer.getInputStream(), reply)).as("bytes of the reply").isEqualTo(reply);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("ms for 48 KiB at 64 KiB a second")
+                    .isBetween(500L, 3000L);
+        }
+        finally {
+            executor.shutdownNow();
+        }
     }
 
     @Test

@@ -16,6 +16,10 @@ import org.springframework.context.ApplicationListener;
  */
 final class HeartbeatMeters implements SmartInitializingSingleton, ApplicationListener<SocketListenerAddedEvent> {
 
+    /** The meters' description, a listener's and a client's. */
+    static final String DESCRIPTION = "Heartbeat pings sent on quiet connections (sent), and connections aborted because their ping"
+            + " went unanswered in time (timed-out)";
+
     private final SocketServer server;
 
     private final MeterRegistry registry;
@@ -44,12 +48,10 @@ final class HeartbeatMeters implements SmartInitializingSingleton, ApplicationLi
         for (Supplier<?> stage : listener.connection().stages()) {
             if (stage instanceof Heartbeat heartbeat) {
                 FunctionCounter.builder("sockstate.heartbeats", heartbeat, Heartbeat::pings)
-                        .description("Heartbeat pings sent on quiet connections (sent), and connections aborted because no byte"
-                                + " answered one in time (timed-out)")
+                        .description(HeartbeatMeters.DESCRIPTION)
                         .tag("listener", listener.name()).tag("outcome", "sent").register(registry);
                 FunctionCounter.builder("sockstate.heartbeats", heartbeat, Heartbeat::timeouts)
-                        .description("Heartbeat pings sent on quiet connections (sent), and connections aborted because no byte"
-                                + " answered one in time (timed-out)")
+                        .description(HeartbeatMeters.DESCRIPTION)
                         .tag("listener", listener.name()).tag("outcome", "timed-out").register(registry);
             }
         }

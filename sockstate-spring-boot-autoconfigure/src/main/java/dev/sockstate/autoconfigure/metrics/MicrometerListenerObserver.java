@@ -6,6 +6,7 @@ import dev.sockstate.server.admission.Refusal;
 import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver.ActiveCounts;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -90,6 +91,16 @@ class MicrometerListenerObserver implements ListenerObserver {
     private volatile @Nullable Counter throttledReading;
 
     private volatile @Nullable Counter throttledWriting;
+
+    /** A client's heartbeat: pings sent and connections aborted, counted from the first, whose meters it registers. */
+    private final LongAdder heartbeatPings = new LongAdder();
+
+    private final LongAdder heartbeatTimeouts = new LongAdder();
+
+    private volatile boolean heartbeatMeters;
+
+    /** Whether its listener or client was removed from the running server: no meter is registered any more. */
+    private volatile boolean retired;
 
     /** The running listener's counts; read by the gauges, replaced when the server starts again. */
     volatile ActiveCounts active = NO_COUNTS;
@@ -192,6 +203,11 @@ class MicrometerListenerObserver implements ListenerObserver {
     /** @param active the counts of the listener that now runs under this name */
     void countsOf(ActiveCounts active) {
         this.active = active;
+    }
+
+    /** Its listener or client was removed from the running server: what happens late to its connections registers no meter. */
+    void retire() {
+        this.retired = true;
     }
 
     /** The listener is gone with its server: the gauges read nothing, and hold on to nothing of it. */
@@ -373,6 +389,9 @@ class MicrometerListenerObserver implements ListenerObserver {
     public void throttled(boolean read, long nanos) {
         Counter counter = read ? this.throttledReading : this.throttledWriting;
         if (counter == null) {
+            if (this.retired) {
+                return;
+            }
             counter = Counter.builder("sockstate.connections.throttled").baseUnit("seconds")
                     .description("Time connections were held back by traffic shaping, summed over the connections").tag(this.tag, this.listener)
                     .tag("direction", read ? "read" : "write").register(this.registry);
@@ -384,6 +403,25 @@ class MicrometerListenerObserver implements ListenerObserver {
             }
         }
         counter.increment(nanos / 1e9);
+    }
+
+    @Override
+    public void heartbeat(boolean timedOut) {
+        if (!this.heartbeatMeters && !this.retired) {
+            synchronized (this) {
+                if (!this.heartbeatMeters) {
+                    // As a listener's heartbeat is counted (HeartbeatMeters), tagged by client.
+                    FunctionCounter.builder("sockstate.heartbeats", this.heartbeatPings, LongAdder::sum)
+                            .description(HeartbeatMeters.DESCRIPTION)
+                            .tag(this.tag, this.listener).tag("outcome", "sent").register(this.registry);
+                    FunctionCounter.builder("sockstate.heartbeats", this.heartbeatTimeouts, LongAdder::sum)
+                            .description(HeartbeatMeters.DESCRIPTION)
+                            .tag(this.tag, this.listener).tag("outcome", "timed-out").register(this.registry);
+                    this.heartbeatMeters = true;
+                }
+            }
+        }
+        (timedOut ? this.heartbeatTimeouts : this.heartbeatPings).increment();
     }
 
     @Override

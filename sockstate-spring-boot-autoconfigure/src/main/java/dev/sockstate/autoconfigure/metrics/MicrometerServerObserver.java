@@ -93,14 +93,20 @@ public class MicrometerServerObserver implements ServerObserver {
     /** A listener removed from the running server: its meters go, and one added later under its name starts afresh. */
     @Override
     public void listenerRemoved(String listener) {
-        this.listeners.remove(listener);
+        MicrometerListenerObserver observer = this.listeners.remove(listener);
+        if (observer != null) {
+            observer.retire();
+        }
         removeMeters("listener", listener);
     }
 
     /** A client removed from the running server: its meters go, as a listener's. */
     @Override
     public void clientRemoved(String client) {
-        this.clients.remove(client);
+        MicrometerClientObserver observer = this.clients.remove(client);
+        if (observer != null) {
+            observer.retire();
+        }
         removeMeters("client", client);
     }
 

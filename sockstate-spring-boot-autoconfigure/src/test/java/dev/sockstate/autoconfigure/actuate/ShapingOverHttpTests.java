@@ -59,7 +59,7 @@ class ShapingOverHttpTests {
         assertThat((Map<String, Object>) listener.get("shaping")).containsEntry("connectionWrite", 256 * 1024)
                 .containsEntry("totalRead", 1024 * 1024).containsEntry("connectionRead", 0).containsEntry("totalWrite", 0);
 
-        assertThat(this.server.reshape("echo", Shaping.NONE)).isEqualTo(new Shaping(0, 256 * 1024, 1024 * 1024, 0));
+        assertThat(this.server.changeShaping("echo", Shaping.NONE)).isEqualTo(new Shaping(0, 256 * 1024, 1024 * 1024, 0));
         listener = ((List<Map<String, Object>>) http.json("/actuator/sockstate").get("listeners")).get(0);
         assertThat(listener.get("shaping")).as("the endpoint's shaping once lifted").isNull();
         assertThat(TimeUnit.NANOSECONDS.toMillis(echo(port))).as("ms to echo the same once lifted").isLessThan(1000);
