@@ -61,7 +61,8 @@ public class SocketListenerRegistry {
      * {@code @OnMessage} or {@code @OnDatagram} methods as a {@code @SocketHandler} bean has
      * @return the listener as bound, with its port; {@code null} when the server does not run
      * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException naming
-     * the property of a value that does not fit, or the name when it is taken
+     * the property of a value that does not fit
+     * @throws dev.sockstate.server.InvalidSettingException when the name is taken or the group unknown
      * @throws dev.sockstate.server.ListenerBindException when it cannot bind; it is then not added
      */
     public @Nullable BoundListener addListener(String name, ListenerProperties properties, Object handler) {
