@@ -27,6 +27,9 @@ final class ShapingControl {
 
     private volatile Shaping shaping;
 
+    /** Whether any rate is set and a timer keeps it: read at each read and send, so kept apart from the rates. */
+    private volatile boolean shapes;
+
     /** The connections' reads together, under its own lock. */
     private final TokenBucket totalRead = new TokenBucket();
 
@@ -43,6 +46,7 @@ final class ShapingControl {
         this.shaping = shaping;
         this.observer = observer;
         this.scheduler = scheduler;
+        this.shapes = scheduler != null && shaping.isShaping();
     }
 
     /** @return the rates in force */
@@ -53,11 +57,12 @@ final class ShapingControl {
     /** @param shaping the rates from now on, for every connection, those open and those to come */
     void change(Shaping shaping) {
         this.shaping = shaping;
+        this.shapes = this.scheduler != null && shaping.isShaping();
     }
 
     /** @return whether the connections are shaped now (there is a rate, and a timer to keep it) */
     boolean shapes() {
-        return this.scheduler != null && this.shaping.isShaping();
+        return this.shapes;
     }
 
     /**
