@@ -37,6 +37,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -642,16 +643,8 @@ public final class SocketServer {
      */
     public Shaping changeShaping(String listener, Shaping shaping) {
         Objects.requireNonNull(shaping, "shaping");
-        synchronized (this.lifecycle) {
-            ListenerSettings old = listenerSettings(listener);
-            ListenerSettings changed = old.toBuilder().shaping(shaping).build();
-            replaceSettings(changed);
-            Listener running = runningListener(listener);
-            if (running != null) {
-                running.profile.shaping.change(shaping);
-            }
-            return old.connection().shaping();
-        }
+        return change(listener, (builder) -> builder.shaping(shaping), (running) -> running.profile.shaping.change(shaping))
+                .connection().shaping();
     }
 
     /**
@@ -665,17 +658,10 @@ public final class SocketServer {
      * @throws InvalidSettingException when the maximum does not fit the listener
      */
     public int changeMaxConnections(String listener, int maxConnections) {
-        synchronized (this.lifecycle) {
-            ListenerSettings old = listenerSettings(listener);
-            ListenerSettings changed = old.toBuilder().maxConnections(maxConnections).build();
-            replaceSettings(changed);
-            Listener running = runningListener(listener);
-            if (running != null) {
-                this.table.ensureCapacity(capacity());
-                running.state.maxConnections(maxConnections);
-            }
-            return old.maxConnections();
-        }
+        return change(listener, (builder) -> builder.maxConnections(maxConnections), (running) -> {
+            this.table.ensureCapacity(capacity());
+            running.state.maxConnections(maxConnections);
+        }).maxConnections();
     }
 
     /**
@@ -690,22 +676,34 @@ public final class SocketServer {
      * @throws InvalidSettingException when the rules do not fit the listener (a UDP one, say)
      */
     public Admission changeAdmission(String listener, Admission admission) {
-        synchronized (this.lifecycle) {
-            ListenerSettings old = listenerSettings(listener);
-            ListenerSettings changed = old.toBuilder().admission(admission).build();
-            replaceSettings(changed);
-            Listener running = runningListener(listener);
-            if (running != null) {
-                running.profile.admission = admission.isEmpty() ? null : new AdmissionControl(admission);
-            }
-            return old.admission();
-        }
+        return change(listener, (builder) -> builder.admission(admission),
+                (running) -> running.profile.admission = admission.isEmpty() ? null : new AdmissionControl(admission)).admission();
     }
 
-    /** Puts a listener's changed settings in the place of its old ones; under the lock. */
-    private void replaceSettings(ListenerSettings changed) {
-        this.listenerSettings = this.listenerSettings.stream().map((settings) -> settings.name().equals(changed.name()) ? changed : settings)
-                .collect(Collectors.toUnmodifiableList());
+    /**
+     * Changes a listener's settings, checked as its builder checks them, in the place of its old ones,
+     * and applies the change to it when it runs.
+     * @param listener the listener's name
+     * @param change what to set on a copy of its settings' builder
+     * @param apply what to change on the running listener, after its settings changed
+     * @return its settings before
+     * @throws IllegalArgumentException when no listener has that name
+     * @throws InvalidSettingException when the change does not fit the listener
+     */
+    private ListenerSettings change(String listener, Consumer<ListenerSettings.Builder> change, Consumer<Listener> apply) {
+        synchronized (this.lifecycle) {
+            ListenerSettings old = listenerSettings(listener);
+            ListenerSettings.Builder builder = old.toBuilder();
+            change.accept(builder);
+            ListenerSettings changed = builder.build();
+            this.listenerSettings = this.listenerSettings.stream().map((settings) -> (settings == old) ? changed : settings)
+                    .collect(Collectors.toUnmodifiableList());
+            Listener running = runningListener(listener);
+            if (running != null) {
+                apply.accept(running);
+            }
+            return old;
+        }
     }
 
     /** @return the running listener of that name, {@code null} when none runs; under the lock */

@@ -448,16 +448,11 @@ final class WritePath {
                     break;
                 }
                 int sent;
-                int end = data.limit();
                 try {
-                    if (allowance < data.remaining()) {
-                        data.limit(data.position() + allowance);
-                    }
                     // (Taken, or refused for want of room, which OUT then reports: no shortage of buffers to count.)
-                    sent = this.connection.sockets.send(this.connection.handle, data);
+                    sent = sendAllowed(data, allowance);
                 }
                 catch (NativeIoException ex) {
-                    data.limit(end);
                     WriteQueue refused = new WriteQueue();
                     if (!retriesLater(refused, ex)) {
                         data.position(data.limit());
@@ -468,13 +463,9 @@ final class WritePath {
                     this.queue = refused;
                     break;
                 }
-                data.limit(end);
                 if (sent <= 0) {
                     // (WOULD_BLOCK; or nothing taken, which no socket answers to a send of bytes, taken as no room.)
                     break;
-                }
-                if (allowance != Integer.MAX_VALUE) {
-                    this.connection.writtenShaped(sent, allowance);
                 }
                 this.connection.observer.sent(sent);
                 this.connection.touch();
@@ -531,29 +522,20 @@ final class WritePath {
                 break;
             }
             int sent;
-            int end = head.limit();
             try {
-                if (allowance < head.remaining()) {
-                    head.limit(head.position() + allowance);
-                }
-                sent = this.connection.sockets.send(this.connection.handle, head);
+                sent = sendAllowed(head, allowance);
             }
             catch (NativeIoException ex) {
-                head.limit(end);
                 if (retriesLater(pending, ex)) {
                     break;
                 }
                 this.connection.failed(ex);
                 return false;
             }
-            head.limit(end);
             // Taken, or refused for want of room, which OUT reports: not a shortage of buffers.
             pending.noBuffers = 0;
             if (sent == NativeSockets.WOULD_BLOCK) {
                 break;
-            }
-            if (allowance != Integer.MAX_VALUE) {
-                this.connection.writtenShaped(sent, allowance);
             }
             this.connection.observer.sent(sent);
             this.connection.touch();
@@ -569,6 +551,31 @@ final class WritePath {
         boolean due = this.blocked;
         this.blocked = false;
         return due;
+    }
+
+    /**
+     * Sends what the traffic shaping allows of the buffer, and takes what went from its share.
+     * @param data the bytes; its position moves past what the socket took, its limit stays
+     * @param allowance what the shaping allows now, positive ({@link Integer#MAX_VALUE} when not shaped)
+     * @return the bytes the socket took, or {@link NativeSockets#WOULD_BLOCK}
+     * @throws NativeIoException when the send failed
+     */
+    private int sendAllowed(ByteBuffer data, int allowance) throws NativeIoException {
+        int end = data.limit();
+        int sent;
+        try {
+            if (allowance < data.remaining()) {
+                data.limit(data.position() + allowance);
+            }
+            sent = this.connection.sockets.send(this.connection.handle, data);
+        }
+        finally {
+            data.limit(end);
+        }
+        if (sent > 0 && allowance != Integer.MAX_VALUE) {
+            this.connection.writtenShaped(sent, allowance);
+        }
+        return sent;
     }
 
     /**
