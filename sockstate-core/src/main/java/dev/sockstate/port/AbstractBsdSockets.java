@@ -319,6 +319,15 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
         }
     }
 
+    /**
+     * Decodes the sender a batch call wrote into {@link #senderSlot}, its length at {@link SocketAddressLayout#LENGTH_OFFSET}.
+     * @param batch the batch
+     * @param index the datagram's index
+     */
+    protected final void decodeSender(DatagramBatch batch, int index) {
+        this.layout.decode(batch.address(index).buffer(), batch.scratch(), batch.senderSlot(index));
+    }
+
     @Override
     public final int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         try (Scratch local = scratch()) {

@@ -38,6 +38,55 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         return (lent != null) ? lent : new Scratch(this, false);
     }
 
+    /**
+     * For a backend with a call that receives many datagrams: a batch with room for all it is asked.
+     * @param capacity the datagrams
+     * @param datagramSize the room for each
+     * @return the batch
+     */
+    protected final DatagramBatch fullDatagramBatch(int capacity, int datagramSize) {
+        return new DatagramBatch(this, capacity, datagramSize);
+    }
+
+    /** @param batch a batch @param index a datagram's index @return the native memory its datagram is received into */
+    protected static NativeBuffer datagramSlot(DatagramBatch batch, int index) {
+        return batch.nativeDatagram(index);
+    }
+
+    /**
+     * @param batch a batch
+     * @param index a datagram's index
+     * @return native memory for its sender's address ({@link SocketAddressLayout#STORAGE_SIZE} bytes, then its length)
+     */
+    protected static NativeBuffer senderSlot(DatagramBatch batch, int index) {
+        return batch.address(index);
+    }
+
+    /** @param batch a batch @param index a datagram's index @param length how long it is, within its room */
+    protected static void received(DatagramBatch batch, int index, int length) {
+        batch.received(index, length);
+    }
+
+    /** @param batch a batch @param count how many datagrams the call received, from index 0 */
+    protected static void filled(DatagramBatch batch, int count) {
+        batch.filled(count);
+    }
+
+    /** @param batch a batch @param total the receive-queue overflows the system reported, since the socket opened */
+    protected static void overflows(DatagramBatch batch, long total) {
+        batch.overflows(total);
+    }
+
+    /** @param batch a batch @return the backend's native description of it, made on its first receive; {@code null} before */
+    protected static @Nullable NativeBuffer vector(DatagramBatch batch) {
+        return batch.vector();
+    }
+
+    /** @param batch a batch @param vector the backend's native description of it, kept for its next receive */
+    protected static void vector(DatagramBatch batch, NativeBuffer vector) {
+        batch.vector(vector);
+    }
+
     @Override
     public final NativeBuffer allocate(int capacity) {
         ByteBuffer buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());

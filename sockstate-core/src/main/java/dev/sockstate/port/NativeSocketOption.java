@@ -65,7 +65,14 @@ public enum NativeSocketOption {
     TYPE_OF_SERVICE("IP_TOS"),
 
     /** IPV6_TCLASS: the traffic class octet (DSCP and ECN bits) of the IPv6 packets a socket sends. */
-    IPV6_TRAFFIC_CLASS("IPV6_TCLASS");
+    IPV6_TRAFFIC_CLASS("IPV6_TCLASS"),
+
+    /**
+     * SO_RXQ_OVFL on a datagram socket, 1 for on: each datagram received carries the count of datagrams
+     * the system dropped at the socket since it opened because its receive buffer was full
+     * ({@link DatagramBatch#overflows()}).
+     */
+    RECEIVE_QUEUE_OVERFLOWS("SO_RXQ_OVFL");
 
     private final String nativeName;
 

@@ -129,6 +129,41 @@ public interface NativeSockets {
     int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException;
 
     /**
+     * Makes a batch for {@link #receiveBatch}. A backend with a call that receives many datagrams at once
+     * makes room for {@code datagrams}; one without makes room for one, which it receives as
+     * {@link #receiveFrom} does.
+     * @param datagrams the most datagrams one receive should take, 1 to {@link DatagramBatch#MAX_CAPACITY}
+     * @param datagramSize the room for each, 1 to 65,536 bytes: a longer datagram is truncated to it
+     * @return the batch, its native memory released with it by the garbage collector
+     */
+    default DatagramBatch datagramBatch(int datagrams, int datagramSize) {
+        return new DatagramBatch(this, 1, datagramSize);
+    }
+
+    /**
+     * Receives the datagrams waiting on a socket, up to the batch's capacity, each truncated to its room,
+     * with their senders, in one call where the system has one ({@code recvmmsg}). It stops at the first
+     * that would block, so a receiver that reads until would-block stops where it did with
+     * {@link #receiveFrom}.
+     * @param socket a UDP handle (or a Unix datagram one)
+     * @param batch the batch to fill: {@link DatagramBatch#size()} is then the result, or zero
+     * @return the datagrams received, at least one, or {@link #WOULD_BLOCK} when none waits
+     * @throws NativeIoException on failure, before any datagram was received
+     */
+    default int receiveBatch(long socket, DatagramBatch batch) throws NativeIoException {
+        batch.filled(0);
+        NativeBuffer slot = batch.nativeDatagram(0);
+        slot.buffer().clear();
+        int length = receiveFrom(socket, slot, batch.senderSlot(0));
+        if (length == WOULD_BLOCK) {
+            return WOULD_BLOCK;
+        }
+        batch.received(0, slot.buffer().position());
+        batch.filled(1);
+        return 1;
+    }
+
+    /**
      * @param socket the handle
      * @param option the option
      * @param value its value, booleans as 0 or 1

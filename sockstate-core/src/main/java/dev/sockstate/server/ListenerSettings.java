@@ -1,5 +1,6 @@
 package dev.sockstate.server;
 
+import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.Events;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
@@ -40,6 +41,10 @@ import org.jspecify.annotations.Nullable;
  * @param datagramHandler the UDP handler, {@code null} for a TCP listener
  * @param maxDatagramsInFlight UDP with a handler executor: datagrams handed to it and not yet handled,
  * above which more are dropped and counted
+ * @param receiveBatch UDP: the most datagrams one receive call takes where the backend receives many at once
+ * ({@code recvmmsg} on epoll; one a call elsewhere)
+ * @param maxDatagramSize UDP: the room for each datagram received, in bytes, a longer one truncated to it;
+ * 0 for the worker group's read buffer size
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  * @param admission who may connect and how fast ({@link Admission#NONE} for anyone, up to {@code maxConnections})
@@ -49,7 +54,7 @@ import org.jspecify.annotations.Nullable;
 public record ListenerSettings(String name, Protocol protocol, @Nullable InetAddress address, int portNumber, @Nullable Path unixPath,
         @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
         boolean reuseAddress, boolean reusePort, int fastOpenQueue, int maxConnections, @Nullable ConnectionHandler connectionHandler,
-        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
+        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
         Admission admission, ConnectionSettings connection) {
 
     /**
@@ -93,12 +98,17 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         builder.connectionHandler = this.connectionHandler;
         builder.datagramHandler = this.datagramHandler;
         builder.maxDatagramsInFlight = this.maxDatagramsInFlight;
+        builder.receiveBatch = this.receiveBatch;
+        builder.maxDatagramSize = this.maxDatagramSize;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
         builder.admission = this.admission;
         builder.connection(this.connection);
         return builder;
     }
+
+    /** The most datagrams a UDP listener's receive call takes unless told otherwise. */
+    public static final int DEFAULT_RECEIVE_BATCH = 16;
 
     /** The worker group listeners use unless they name another. */
     public static final String DEFAULT_GROUP = "default";
@@ -183,6 +193,10 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         private @Nullable DatagramHandler datagramHandler;
 
         private int maxDatagramsInFlight = 1024;
+
+        private int receiveBatch = DEFAULT_RECEIVE_BATCH;
+
+        private int maxDatagramSize;
 
         private AcceptMode accept = AcceptMode.SHARED;
 
@@ -314,6 +328,30 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return this;
         }
 
+        /**
+         * @param datagrams for a UDP listener, the most datagrams one receive call takes where the backend
+         * receives many in one call ({@code recvmmsg} on epoll; elsewhere one a call, whatever this says): each
+         * is handed to the handler as it would be alone. A batch's memory is this many times
+         * {@link #maxDatagramSize(int)}, taken by the listener's socket on its first datagram. 1 to
+         * {@value DatagramBatch#MAX_CAPACITY}, {@value #DEFAULT_RECEIVE_BATCH} unless set.
+         * @return this
+         */
+        public Builder receiveBatch(int datagrams) {
+            this.receiveBatch = datagrams;
+            return this;
+        }
+
+        /**
+         * @param bytes for a UDP listener, the room for each datagram received: a longer one is handed over
+         * truncated to it. 1 to 65,536; 0 (the default) for the worker group's read buffer size. A listener
+         * whose datagrams are small (syslog, metrics) saves memory with a smaller room
+         * @return this
+         */
+        public Builder maxDatagramSize(int bytes) {
+            this.maxDatagramSize = bytes;
+            return this;
+        }
+
         /** @param handler the TCP handler @return this */
         public Builder handler(ConnectionHandler handler) {
             this.connectionHandler = handler;
@@ -375,6 +413,10 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             require(this.fastOpenQueue >= 0, Setting.FAST_OPEN_QUEUE, this.fastOpenQueue, "zero or positive");
             require(this.maxConnections > 0, Setting.MAX_CONNECTIONS, this.maxConnections, "positive");
             require(this.maxDatagramsInFlight > 0, Setting.MAX_DATAGRAMS_IN_FLIGHT, this.maxDatagramsInFlight, "positive");
+            require(this.receiveBatch >= 1 && this.receiveBatch <= DatagramBatch.MAX_CAPACITY, Setting.RECEIVE_BATCH, this.receiveBatch,
+                    "between 1 and " + DatagramBatch.MAX_CAPACITY);
+            require(this.maxDatagramSize >= 0 && this.maxDatagramSize <= 64 * 1024, Setting.MAX_DATAGRAM_SIZE, this.maxDatagramSize,
+                    "between 1 and 65536 bytes, or 0 for the worker group's read buffer size");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
             ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);
             ListenerChecks.serverTls(this.name, connection.tls());
@@ -383,7 +425,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
-                    this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.accept, this.proxyProtocol, this.admission,
+                    this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.receiveBatch,
+                    this.maxDatagramSize, this.accept, this.proxyProtocol, this.admission,
                     connection);
         }
 

@@ -70,6 +70,12 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#maxDatagramsInFlight(int)}. */
     MAX_DATAGRAMS_IN_FLIGHT(Scope.LISTENER, "maxDatagramsInFlight"),
 
+    /** {@link ListenerSettings.Builder#receiveBatch(int)}. */
+    RECEIVE_BATCH(Scope.LISTENER, "receiveBatch"),
+
+    /** {@link ListenerSettings.Builder#maxDatagramSize(int)}. */
+    MAX_DATAGRAM_SIZE(Scope.LISTENER, "maxDatagramSize"),
+
     /** {@link ConnectionSettings.Builder#group(String)}. */
     GROUP(Scope.LISTENER, "group"),
 

@@ -83,6 +83,20 @@ final class MisbehavingSockets implements NativeSockets {
         return this.real.receiveFrom(socket, buffer, sender);
     }
 
+    @Override
+    public DatagramBatch datagramBatch(int datagrams, int datagramSize) {
+        return this.real.datagramBatch(datagrams, datagramSize);
+    }
+
+    @Override
+    public int receiveBatch(long socket, DatagramBatch batch) throws NativeIoException {
+        if (this.backend.chance(Fault.READ_WOULD_BLOCK)) {
+            this.backend.owe(socket, Events.IN);
+            return WOULD_BLOCK;
+        }
+        return this.real.receiveBatch(socket, batch);
+    }
+
     // A datagram's send is never refused: one that would block is dropped and counted, by design, as the
     // kernel drops those its buffers cannot take; a refusal would be a loss the handler sees.
 

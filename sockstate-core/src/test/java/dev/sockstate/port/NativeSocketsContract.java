@@ -159,6 +159,96 @@ public abstract class NativeSocketsContract extends SocketsContract {
         }
     }
 
+    /** @return whether the backend receives many datagrams in one call, as a batch then shows */
+    protected boolean receivesBatches() {
+        return false;
+    }
+
+    @Test
+    void aBatchReceivesTheDatagramsWaitingInOrderWithTheirSendersEachTruncatedToItsRoom() throws Exception {
+        long server = open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        InetSocketAddress bound = (InetSocketAddress) this.sockets.localAddress(server);
+        DatagramBatch batch = this.sockets.datagramBatch(8, 16);
+        assertThat(batch.capacity()).isEqualTo(receivesBatches() ? 8 : 1);
+        assertThat(batch.datagramSize()).isEqualTo(16);
+        assertThat(this.sockets.receiveBatch(server, batch)).isEqualTo(NativeSockets.WOULD_BLOCK);
+        assertThat(batch.size()).isZero();
+        try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                DatagramSocket second = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            String[] sent = { "one", "", "three", "a datagram longer than sixteen bytes", "five" };
+            for (int i = 0; i < sent.length; i++) {
+                byte[] payload = sent[i].getBytes(StandardCharsets.UTF_8);
+                ((i % 2 == 0) ? first : second).send(new DatagramPacket(payload, payload.length, bound));
+            }
+            java.util.List<String> received = new java.util.ArrayList<>();
+            java.util.List<java.net.SocketAddress> senders = new java.util.ArrayList<>();
+            int calls = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (received.size() < sent.length && System.nanoTime() < deadline) {
+                int count = this.sockets.receiveBatch(server, batch);
+                if (count == NativeSockets.WOULD_BLOCK) {
+                    Thread.sleep(1);
+                    continue;
+                }
+                calls++;
+                assertThat(count).isEqualTo(batch.size()).isBetween(1, batch.capacity());
+                for (int i = 0; i < count; i++) {
+                    received.add(StandardCharsets.UTF_8.decode(batch.datagram(i)).toString());
+                    senders.add(batch.sender(i).toSocketAddress());
+                }
+            }
+            assertThat(received).containsExactly("one", "", "three", "a datagram longe", "five");
+            assertThat(senders).containsExactly(first.getLocalSocketAddress(), second.getLocalSocketAddress(),
+                    first.getLocalSocketAddress(), second.getLocalSocketAddress(), first.getLocalSocketAddress());
+            if (receivesBatches()) {
+                assertThat(calls).as("receive calls for five datagrams sent before the first").isOne();
+            }
+            else {
+                assertThat(calls).isEqualTo(sent.length);
+            }
+            assertThat(this.sockets.receiveBatch(server, batch)).isEqualTo(NativeSockets.WOULD_BLOCK);
+        }
+    }
+
+    @Test
+    void aSocketAskedForItsOverflowsReportsTheDatagramsItsFullBufferDropped() throws Exception {
+        String why = this.sockets.unsupported(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1);
+        long server = open(Protocol.UDP, StandardProtocolFamily.INET);
+        if (why != null) {
+            assertThatExceptionOfType(NativeIoException.class)
+                    .isThrownBy(() -> this.sockets.setOption(server, NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED)).withMessageContaining(why);
+            return;
+        }
+        this.sockets.setOption(server, NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1);
+        this.sockets.setOption(server, NativeSocketOption.RECEIVE_BUFFER, 4096);
+        this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        InetSocketAddress bound = (InetSocketAddress) this.sockets.localAddress(server);
+        DatagramBatch batch = this.sockets.datagramBatch(16, 64);
+        int sent = 500;
+        try (DatagramSocket sender = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            byte[] payload = new byte[32];
+            for (int i = 0; i < sent; i++) {
+                sender.send(new DatagramPacket(payload, payload.length, bound));
+            }
+            int received = 0;
+            int count;
+            while ((count = this.sockets.receiveBatch(server, batch)) != NativeSockets.WOULD_BLOCK) {
+                received += count;
+            }
+            assertThat(received).as("datagrams a 4 KiB buffer held").isBetween(1, sent - 1);
+            // The count rides on the datagrams queued after a drop: one more, sent now, carries the last.
+            sender.send(new DatagramPacket(payload, payload.length, bound));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((count = this.sockets.receiveBatch(server, batch)) == NativeSockets.WOULD_BLOCK && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(count).isOne();
+            assertThat(batch.overflows()).as("dropped of %d sent, %d received", sent, received).isEqualTo(sent - received);
+        }
+    }
+
     @Test
     void udpOverIpv6ReportsTheSenderAndRepliesToIt() throws Exception {
         long server = open(Protocol.UDP, StandardProtocolFamily.INET6);

@@ -109,7 +109,7 @@ class ListenerSettingsCopyTest {
                 .admission(Admission.builder().maxConnectionsPerSource(3).build()).shaping(new Shaping(1024, 2048, 4096, 8192)).idleTimeout(Duration.ofSeconds(3))
                 .maxPendingWriteBytes(1 << 20).abortPendingWriteBytes(2 << 20).group("own").handler(this.handler)
                 .handlerExecutor(this.executor).stage(() -> new Stage() {
-                }).maxDatagramsInFlight(7).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)
+                }).maxDatagramsInFlight(7).receiveBatch(3).maxDatagramSize(1500).framing(Framing.line()).charset(StandardCharsets.ISO_8859_1).messageMapper(this.mapper)
                 .tls(Tls.server(SSLContext.getDefault())).accept(AcceptMode.PER_WORKER)
                 .proxyProtocol(ProxyProtocol.accept(ProxyProtocol.Version.V2).withTrustedProxies(Set.of("127.0.0.1/32"))).build();
     }

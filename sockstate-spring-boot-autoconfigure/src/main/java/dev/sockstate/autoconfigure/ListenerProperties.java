@@ -99,6 +99,12 @@ public class ListenerProperties extends ConnectionProperties {
     /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
     private int maxDatagramsInFlight = 1024;
 
+    /** UDP: most datagrams one receive call takes where the backend receives many at once (recvmmsg on epoll; one a call elsewhere); each is still handed to the handler alone. */
+    private int receiveBatch = 16;
+
+    /** UDP: room for each datagram received, a longer one handed over truncated; the worker group's read buffer size when unset. A receive batch takes this times receive-batch of memory. */
+    private @Nullable DataSize maxDatagramSize;
+
     /** TLS of the listener's connections (TCP). */
     @NestedConfigurationProperty
     private final SslProperties ssl = new SslProperties();
@@ -241,6 +247,22 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setMaxDatagramsInFlight(int maxDatagramsInFlight) {
         this.maxDatagramsInFlight = maxDatagramsInFlight;
+    }
+
+    public int getReceiveBatch() {
+        return this.receiveBatch;
+    }
+
+    public void setReceiveBatch(int receiveBatch) {
+        this.receiveBatch = receiveBatch;
+    }
+
+    public @Nullable DataSize getMaxDatagramSize() {
+        return this.maxDatagramSize;
+    }
+
+    public void setMaxDatagramSize(@Nullable DataSize maxDatagramSize) {
+        this.maxDatagramSize = maxDatagramSize;
     }
 
     public SslProperties getSsl() {

@@ -70,6 +70,9 @@ interface EpollCalls {
     /** @return {@code sendto(fd, buf, len, flags, addr, addrlen)}: the bytes sent, or -1 */
     long sendto(int fd, long buf, long len, int flags, long addr, int addrlen);
 
+    /** @return {@code recvmmsg(fd, msgvec, vlen, flags, timeout)}: the messages received, or -1 */
+    int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout);
+
     /** @return {@code setsockopt(fd, level, name, value, len)}: 0, or -1 */
     int setsockopt(int fd, int level, int name, long value, int len);
 

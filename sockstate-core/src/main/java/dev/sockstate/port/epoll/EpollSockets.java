@@ -1,9 +1,12 @@
 package dev.sockstate.port.epoll;
 
 import dev.sockstate.port.AbstractBsdSockets;
+import dev.sockstate.port.DatagramBatch;
+import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.Protocol;
+import dev.sockstate.port.SocketAddressLayout;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
@@ -11,9 +14,38 @@ import java.util.Map;
 /**
  * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. Each call is
  * the libc call on the {@link EpollCalls} the backend gave, with the handle narrowed to a descriptor;
- * a send never raises {@code SIGPIPE} ({@code MSG_NOSIGNAL}).
+ * a send never raises {@code SIGPIPE} ({@code MSG_NOSIGNAL}). A batch of datagrams is received with
+ * one {@code recvmmsg}.
  */
 final class EpollSockets extends AbstractBsdSockets {
+
+    // struct mmsghdr on 64-bit Linux: a struct msghdr of 56 bytes, then msg_len.
+    private static final int MMSGHDR_SIZE = 64;
+
+    private static final int MSG_NAME = 0;
+
+    private static final int MSG_NAMELEN = 8;
+
+    private static final int MSG_IOV = 16;
+
+    private static final int MSG_IOVLEN = 24;
+
+    private static final int MSG_CONTROL = 32;
+
+    private static final int MSG_CONTROLLEN = 40;
+
+    private static final int MSG_FLAGS = 48;
+
+    private static final int MSG_LEN = 56;
+
+    // struct iovec: iov_base, iov_len.
+    private static final int IOVEC_SIZE = 16;
+
+    // struct cmsghdr: cmsg_len (size_t), cmsg_level, cmsg_type, then the data, 8-byte aligned.
+    private static final int CMSG_HEADER = 16;
+
+    /** Room for a datagram's control messages: the overflow count's (24 bytes), and as much again. */
+    private static final int CONTROL_ROOM = 64;
 
     private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
             LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_PEERCRED, options(), Integer.BYTES, LinuxAbi.ENOPROTOOPT, "accept4",
@@ -39,6 +71,7 @@ final class EpollSockets extends AbstractBsdSockets {
         options.put(NativeSocketOption.FAST_OPEN, new OptionName(LinuxAbi.IPPROTO_TCP, LinuxAbi.TCP_FASTOPEN));
         options.put(NativeSocketOption.TYPE_OF_SERVICE, new OptionName(LinuxAbi.IPPROTO_IP, LinuxAbi.IP_TOS));
         options.put(NativeSocketOption.IPV6_TRAFFIC_CLASS, new OptionName(LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_TCLASS));
+        options.put(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_RXQ_OVFL));
         return options;
     }
 
@@ -127,6 +160,95 @@ final class EpollSockets extends AbstractBsdSockets {
     @Override
     protected long sendToCall(long socket, long buffer, int length, long address, int addressLength) {
         return this.calls.sendto(fd(socket), buffer, length, LinuxAbi.MSG_NOSIGNAL, address, addressLength);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The batch holds, beside its datagrams and senders, one {@code struct mmsghdr} a datagram, its
+     * {@code iovec} and room for its control messages, pointed at each other once here.
+     */
+    @Override
+    public DatagramBatch datagramBatch(int datagrams, int datagramSize) {
+        DatagramBatch batch = fullDatagramBatch(datagrams, datagramSize);
+        int capacity = batch.capacity();
+        NativeBuffer vector = allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE + CONTROL_ROOM));
+        ByteBuffer layout = vector.buffer();
+        int iovecs = capacity * MMSGHDR_SIZE;
+        int controls = iovecs + capacity * IOVEC_SIZE;
+        for (int i = 0; i < capacity; i++) {
+            int header = i * MMSGHDR_SIZE;
+            int iovec = iovecs + i * IOVEC_SIZE;
+            layout.putLong(header + MSG_NAME, senderSlot(batch, i).address());
+            layout.putLong(header + MSG_IOV, vector.address() + iovec);
+            layout.putLong(header + MSG_IOVLEN, 1);
+            layout.putLong(header + MSG_CONTROL, vector.address() + controls + i * CONTROL_ROOM);
+            layout.putLong(iovec, datagramSlot(batch, i).address());
+            layout.putLong(iovec + 8, datagramSize);
+        }
+        vector(batch, vector);
+        return batch;
+    }
+
+    @Override
+    public int receiveBatch(long socket, DatagramBatch batch) throws NativeIoException {
+        NativeBuffer vector = vector(batch);
+        if (vector == null) {
+            throw new IllegalArgumentException("The datagram batch was not made by the epoll backend's sockets");
+        }
+        filled(batch, 0);
+        int capacity = batch.capacity();
+        ByteBuffer layout = vector.buffer();
+        for (int i = 0; i < capacity; i++) {
+            int header = i * MMSGHDR_SIZE;
+            layout.putInt(header + MSG_NAMELEN, SocketAddressLayout.STORAGE_SIZE);
+            layout.putLong(header + MSG_CONTROLLEN, CONTROL_ROOM);
+            layout.putInt(header + MSG_FLAGS, 0);
+        }
+        int received;
+        int code = 0;
+        do {
+            received = this.calls.recvmmsg(fd(socket), vector.address(), capacity, 0, 0);
+        }
+        while (received < 0 && isInterrupted(code = lastError()));
+        if (received < 0) {
+            if (isWouldBlock(code)) {
+                return WOULD_BLOCK;
+            }
+            throw exception("recvmmsg", code);
+        }
+        int controls = capacity * (MMSGHDR_SIZE + IOVEC_SIZE);
+        long overflows = -1;
+        for (int i = 0; i < received; i++) {
+            int header = i * MMSGHDR_SIZE;
+            received(batch, i, Math.min(layout.getInt(header + MSG_LEN), batch.datagramSize()));
+            senderSlot(batch, i).buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, layout.getInt(header + MSG_NAMELEN));
+            decodeSender(batch, i);
+            overflows = Math.max(overflows, overflows(layout, controls + i * CONTROL_ROOM, layout.getLong(header + MSG_CONTROLLEN)));
+        }
+        if (overflows >= 0) {
+            overflows(batch, overflows);
+        }
+        filled(batch, received);
+        return received;
+    }
+
+    /** @return the SO_RXQ_OVFL count among one datagram's control messages, -1 when it has none */
+    private static long overflows(ByteBuffer layout, int control, long length) {
+        long found = -1;
+        int offset = 0;
+        while (offset + CMSG_HEADER <= length) {
+            long messageLength = layout.getLong(control + offset);
+            if (messageLength < CMSG_HEADER || offset + messageLength > length) {
+                break;
+            }
+            if (layout.getInt(control + offset + 8) == LinuxAbi.SOL_SOCKET && layout.getInt(control + offset + 12) == LinuxAbi.SO_RXQ_OVFL
+                    && messageLength >= CMSG_HEADER + Integer.BYTES) {
+                found = Integer.toUnsignedLong(layout.getInt(control + offset + CMSG_HEADER));
+            }
+            offset += (int) ((messageLength + 7) & ~7L);
+        }
+        return found;
     }
 
     @Override

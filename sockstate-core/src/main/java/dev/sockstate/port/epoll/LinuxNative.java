@@ -54,6 +54,8 @@ final class LinuxNative {
 
     private static native long sendto(int fd, long buf, long len, int flags, long addr, int addrlen);
 
+    private static native int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout);
+
     private static native int setsockopt(int fd, int level, int name, long value, int len);
 
     private static native int getsockopt(int fd, int level, int name, long value, long len);
@@ -169,6 +171,11 @@ final class LinuxNative {
         @Override
         public long sendto(int fd, long buf, long len, int flags, long addr, int addrlen) {
             return LinuxNative.sendto(fd, buf, len, flags, addr, addrlen);
+        }
+
+        @Override
+        public int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) {
+            return LinuxNative.recvmmsg(fd, msgvec, vlen, flags, timeout);
         }
 
         @Override

@@ -22,7 +22,7 @@ final class JdkOptions {
 
     /**
      * @return the JDK's option, or {@code null} where the JDK has none: IPV6_V6ONLY (handled apart),
-     * TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT and TCP_FASTOPEN; IPv4's type of service and IPv6's traffic
+     * TCP_USER_TIMEOUT, TCP_NOTSENT_LOWAT, TCP_FASTOPEN and SO_RXQ_OVFL; IPv4's type of service and IPv6's traffic
      * class are one option to the JDK, which sets the one of the channel's family
      */
     static @Nullable SocketOption<?> standard(NativeSocketOption option) {
@@ -38,7 +38,7 @@ final class JdkOptions {
             case KEEP_ALIVE_COUNT -> Extended.KEEP_ALIVE_COUNT;
             case LINGER -> StandardSocketOptions.SO_LINGER;
             case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> StandardSocketOptions.IP_TOS;
-            case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN -> null;
+            case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN, RECEIVE_QUEUE_OVERFLOWS -> null;
         };
     }
 

@@ -258,6 +258,12 @@ final class ConnectionProfile {
         return this.settings.connection().abortPendingWriteBytes();
     }
 
+    /** @return the room for each datagram a UDP listener receives: its own setting, else as {@link #heapReadRoom()} */
+    int datagramRoom() {
+        int own = this.settings.maxDatagramSize();
+        return (own > 0) ? own : heapReadRoom();
+    }
+
     /** @return the most a heap read takes on a thread lent no native memory: the group's read buffer, at most 64 KiB */
     int heapReadRoom() {
         return Math.min(this.group.settings.readBufferSize(), 64 * 1024);

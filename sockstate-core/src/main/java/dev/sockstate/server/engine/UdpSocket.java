@@ -1,9 +1,10 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.Events;
-import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
+import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.DatagramEndpoint;
@@ -17,11 +18,12 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A UDP listener's socket. On a notification it receives datagrams until the socket would block
- * (as an edge trigger requires) or a per-turn budget is spent, handing each to the handler with its
- * sender.
+ * (as an edge trigger requires) or a per-turn budget is spent, as many a call as the backend takes
+ * (the listener's receive batch), handing each to the handler with its sender.
  */
 final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
@@ -33,12 +35,29 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private final Listener listener;
 
+    /** Where the socket receives, made on its first receive: only the turn that holds the socket touches it. */
+    private @Nullable DatagramBatch batch;
+
+    /** The index in {@link #batch} of the datagram the handler is called with, -1 between calls. */
+    private int delivering = -1;
+
+    /** The receive-queue overflows the system last reported, -1 before any. */
+    private long overflows = -1;
+
     /** Datagrams handed to the handler executor and not yet handled. */
     private final AtomicInteger inFlight = new AtomicInteger();
 
     UdpSocket(Listener listener, long handle) {
         super(listener.profile.home(), handle, listener.profile.trigger, true);
         this.listener = listener;
+        if (this.sockets.unsupported(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1) == null) {
+            try {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1);
+            }
+            catch (NativeIoException ex) {
+                logger.log(Level.DEBUG, "Listener '" + listener.name() + "' cannot count the datagrams its full buffer drops", ex);
+            }
+        }
     }
 
     @Override
@@ -61,35 +80,56 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             return true;
         }
         NativeSockets sockets = this.sockets;
-        NativeBuffer buffer = runner.readBuffer();
-        PeerAddress sender = runner.peer();
+        DatagramBatch batch = batch();
         boolean edge = this.trigger.isEdge();
         int budget = edge ? EDGE_BUDGET : LEVEL_BUDGET;
-        for (int i = 0; i < budget; i++) {
-            ByteBuffer bytes = buffer.buffer();
-            bytes.clear();
-            int length;
+        for (int taken = 0; taken < budget; ) {
+            int count;
             try {
-                length = sockets.receiveFrom(this.handle, buffer, sender);
+                count = sockets.receiveBatch(this.handle, batch);
             }
             catch (NativeIoException ex) {
                 if (ex.error() == NativeError.CONNECTION_REFUSED || ex.error() == NativeError.CONNECTION_RESET) {
+                    taken++;
                     continue;
                 }
                 logger.log(Level.WARNING, "Listener '" + this.listener.name() + "' could not receive", ex);
                 return true;
             }
-            if (length == NativeSockets.WOULD_BLOCK) {
+            if (count == NativeSockets.WOULD_BLOCK) {
                 return true;
             }
-            this.observer.received(length);
-            bytes.flip();
-            deliver(runner, bytes, sender);
+            ListenerObserver observer = this.observer;
+            observer.receivedDatagrams(count);
+            long overflows = batch.overflows();
+            if (overflows > this.overflows) {
+                observer.datagramsOverflowed(overflows - Math.max(this.overflows, 0));
+                this.overflows = overflows;
+            }
+            for (int i = 0; i < count; i++) {
+                ByteBuffer datagram = batch.datagram(i);
+                observer.received(datagram.remaining());
+                this.delivering = i;
+                deliver(runner, datagram, batch.sender(i));
+            }
+            this.delivering = -1;
+            taken += count;
         }
         if (edge) {
             postRun();
         }
         return true;
+    }
+
+    /** @return the socket's batch, made on its first receive */
+    private DatagramBatch batch() {
+        DatagramBatch batch = this.batch;
+        if (batch == null) {
+            ConnectionProfile profile = this.listener.profile;
+            batch = this.sockets.datagramBatch(profile.settings.receiveBatch(), profile.datagramRoom());
+            this.batch = batch;
+        }
+        return batch;
     }
 
     private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
@@ -145,10 +185,16 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     @Override
     public boolean send(ByteBuffer data, PeerAddress target) {
         try {
-            // A heap buffer goes out through native memory lent for this call only.
-            int sent = this.sockets.sendTo(this.handle, data, target);
+            // The datagram being handled goes out from where it was received; a heap buffer through native memory
+            // lent for this call only.
+            DatagramBatch batch = this.batch;
+            int index = this.delivering;
+            int sent = (index >= 0 && batch != null && data == batch.datagram(index))
+                    ? this.sockets.sendTo(this.handle, batch.nativeDatagram(index), target)
+                    : this.sockets.sendTo(this.handle, data, target);
             if (sent >= 0) {
                 this.observer.sent(sent);
+                this.observer.sentDatagrams(1);
                 return true;
             }
         }

@@ -133,6 +133,25 @@ public interface ListenerObserver {
     default void heartbeat(boolean timedOut) {
     }
 
+    /**
+     * One receive call of a UDP listener took datagrams (as many as its batch and the socket's queue allowed).
+     * @param datagrams how many, at least one
+     */
+    default void receivedDatagrams(int datagrams) {
+    }
+
+    /**
+     * The system reported datagrams it dropped at a UDP listener's socket because its receive buffer was
+     * full (epoll: {@code SO_RXQ_OVFL}, learnt with the next datagram received).
+     * @param datagrams how many more since the last report
+     */
+    default void datagramsOverflowed(long datagrams) {
+    }
+
+    /** @param datagrams datagrams a UDP listener sent */
+    default void sentDatagrams(int datagrams) {
+    }
+
     /** A datagram was dropped because the socket's send buffer was full. */
     default void datagramDropped() {
     }

@@ -83,6 +83,8 @@ final class FfmCalls implements EpollCalls {
 
     private MethodHandle sendto = downcall("sendto", LONG, INT, LONG, LONG, INT, LONG, INT);
 
+    private MethodHandle recvmmsg = downcall("recvmmsg", INT, INT, LONG, INT, INT, LONG);
+
     private MethodHandle setsockopt = downcall("setsockopt", INT, INT, INT, INT, LONG, INT);
 
     private MethodHandle getsockopt = downcall("getsockopt", INT, INT, INT, INT, LONG, LONG);
@@ -497,6 +499,25 @@ final class FfmCalls implements EpollCalls {
             MemorySegment lent = Lent.take();
             try {
                 return Lent.kept((long) this.sendto.invokeExact(lent, fd, buf, len, flags, addr, addrlen), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) {
+        try {
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.recvmmsg.invokeExact(state(), fd, msgvec, vlen, flags, timeout);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.recvmmsg.invokeExact(lent, fd, msgvec, vlen, flags, timeout), lent);
             }
             finally {
                 Lent.giveBack(lent);

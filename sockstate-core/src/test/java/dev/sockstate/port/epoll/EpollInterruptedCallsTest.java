@@ -2,6 +2,7 @@ package dev.sockstate.port.epoll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
@@ -66,13 +67,23 @@ class EpollInterruptedCallsTest {
                     Thread.sleep(1);
                 }
                 assertThat(length).as("datagram received").isEqualTo(8);
+                assertThat(sockets.sendTo(sender, datagram.buffer().rewind(), target)).as("datagram sent again").isEqualTo(8);
+                DatagramBatch batch = sockets.datagramBatch(4, 64);
+                int count;
+                while ((count = sockets.receiveBatch(receiver, batch)) == NativeSockets.WOULD_BLOCK) {
+                    assertThat(System.nanoTime()).as("a datagram within 5 s").isLessThan(deadline);
+                    Thread.sleep(1);
+                }
+                assertThat(count).as("datagrams received in a batch").isOne();
+                assertThat(batch.datagram(0).remaining()).isEqualTo(8);
             }
             finally {
                 sockets.close(sender);
                 sockets.close(receiver);
             }
             assertThat(calls.interrupted).as("the calls interrupted once each")
-                    .containsOnlyKeys("accept4", "connect", "send", "recv", "sendto", "recvfrom");
+                    .containsOnlyKeys("accept4", "connect", "send", "recv", "sendto", "recvfrom",
+                            "recvmmsg");
         }
         finally {
             if (server != NativeSockets.NO_SOCKET) {
@@ -231,6 +242,11 @@ class EpollInterruptedCallsTest {
         @Override
         public long recvfrom(int fd, long buf, long len, int flags, long addr, long addrlen) {
             return interrupt("recvfrom") ? -1 : this.real.recvfrom(fd, buf, len, flags, addr, addrlen);
+        }
+
+        @Override
+        public int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) {
+            return interrupt("recvmmsg") ? -1 : this.real.recvmmsg(fd, msgvec, vlen, flags, timeout);
         }
 
         @Override

@@ -21,6 +21,11 @@ class EpollNativeSocketsTest extends NativeSocketsContract {
         return new EpollBackend();
     }
 
+    @Override
+    protected boolean receivesBatches() {
+        return true;
+    }
+
     @Test
     void reuseAddressIsLinuxsSoReuseaddr() throws Exception {
         NativeSockets sockets = backend().sockets();

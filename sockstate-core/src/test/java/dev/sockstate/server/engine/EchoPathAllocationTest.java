@@ -12,6 +12,8 @@ import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -78,6 +80,54 @@ class EchoPathAllocationTest {
 
     private long lineFramedEchoAllocation() throws Exception {
         return echoAllocation(WorkerGroupSettings.of("alloc", 1).withPortPerWorker(true), ListenerSettings.tcp("echo").framing(Framing.line()));
+    }
+
+    /**
+     * A UDP listener's receive takes a batch ({@code recvmmsg}) into native memory of the socket's own, decodes
+     * each sender into a reusable address, and a reply of the datagram received goes out from where it was
+     * received: nothing a datagram.
+     */
+    @Test
+    void aUdpListenerReceivesInBatchesAndAnswersEachDatagramWithoutAllocating() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "measures the real backend's own costs");
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of("alloc", 1)), ServerObserver.NONE,
+                ListenerSettings.udp("echo").group("alloc").address(InetAddress.getLoopbackAddress())
+                        .handler((endpoint, data, sender) -> endpoint.send(data, sender)).build());
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber());
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            client.setSoTimeout(5000);
+            DatagramPacket message = new DatagramPacket(new byte[64], 64, address);
+            DatagramPacket reply = new DatagramPacket(new byte[128], 128);
+            for (int round = 0; round < 3; round++) {
+                echoDatagrams(client, message, reply);
+            }
+            Thread worker = workerThread(WorkerGroupSettings.of("alloc", 1));
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long fewest = Long.MAX_VALUE;
+            for (int measurement = 0; measurement < 3 && fewest >= ALLOWED_BYTES; measurement++) {
+                long before = threads.getThreadAllocatedBytes(worker.getId());
+                echoDatagrams(client, message, reply);
+                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
+            }
+            assertThat(fewest).as("bytes the worker allocated answering %,d datagrams", MESSAGES).isLessThan(ALLOWED_BYTES);
+        }
+    }
+
+    /** Sends datagrams in bursts of eight, so that receives take several at once, and reads each burst's answers. */
+    private static void echoDatagrams(DatagramSocket client, DatagramPacket message, DatagramPacket reply) throws IOException {
+        for (int i = 0; i < MESSAGES; i += 8) {
+            for (int j = 0; j < 8; j++) {
+                message.getData()[0] = (byte) j;
+                client.send(message);
+            }
+            for (int j = 0; j < 8; j++) {
+                reply.setLength(128);
+                client.receive(reply);
+                if (reply.getLength() != 64) {
+                    throw new AssertionError("datagram " + (i + j) + " came back " + reply.getLength() + " bytes long");
+                }
+            }
+        }
     }
 
     @Test

@@ -9,12 +9,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.noop.NoopCounter;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +68,15 @@ class MicrometerListenerObserver implements ListenerObserver {
     private final Counter sent;
 
     private final Counter datagramsDropped;
+
+    /** A UDP listener's receive calls that took datagrams, and the datagrams they took. */
+    private final LongAdder receiveCalls = new LongAdder();
+
+    private final LongAdder datagramsReceived = new LongAdder();
+
+    private final LongAdder datagramsSent = new LongAdder();
+
+    private final LongAdder datagramsOverflowed = new LongAdder();
 
     private final Counter idleClosed;
 
@@ -124,6 +136,31 @@ class MicrometerListenerObserver implements ListenerObserver {
      */
     MicrometerListenerObserver(MeterRegistry registry, String listener, boolean handlerTimer) {
         this(registry, "listener", listener, handlerTimer);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param listener the UDP listener's name
+     * @param handlerTimer whether handler time goes to a {@code Timer} whatever its snapshot shows
+     * @return an observer with the meters of datagrams besides a listener's
+     */
+    static MicrometerListenerObserver datagrams(MeterRegistry registry, String listener, boolean handlerTimer) {
+        MicrometerListenerObserver observer = new MicrometerListenerObserver(registry, listener, handlerTimer);
+        // A distribution summary of count and total, read from the observer's own sums, as the dequeue batch's.
+        Meter.builder("sockstate.datagrams.batch", Meter.Type.DISTRIBUTION_SUMMARY,
+                List.of(new Measurement(observer.receiveCalls::sum, Statistic.COUNT),
+                        new Measurement(observer.datagramsReceived::sum, Statistic.TOTAL)))
+                .description("Datagrams per receive call of a UDP listener (recvmmsg on epoll; one a call elsewhere)").baseUnit("datagrams")
+                .tag("listener", listener).register(registry);
+        FunctionCounter.builder("sockstate.datagrams.received", observer.datagramsReceived, LongAdder::sum)
+                .description("Datagrams received").baseUnit("datagrams").tag("listener", listener).register(registry);
+        FunctionCounter.builder("sockstate.datagrams.sent", observer.datagramsSent, LongAdder::sum)
+                .description("Datagrams sent").baseUnit("datagrams").tag("listener", listener).register(registry);
+        FunctionCounter.builder("sockstate.datagrams.overflowed", observer.datagramsOverflowed, LongAdder::sum)
+                .description("Datagrams the system dropped at the listener's socket because its receive buffer was full"
+                        + " (reported on epoll, with the next datagram received)")
+                .baseUnit("datagrams").tag("listener", listener).register(registry);
+        return observer;
     }
 
     /**
@@ -422,6 +459,22 @@ class MicrometerListenerObserver implements ListenerObserver {
             }
         }
         (timedOut ? this.heartbeatTimeouts : this.heartbeatPings).increment();
+    }
+
+    @Override
+    public void receivedDatagrams(int datagrams) {
+        this.receiveCalls.increment();
+        this.datagramsReceived.add(datagrams);
+    }
+
+    @Override
+    public void sentDatagrams(int datagrams) {
+        this.datagramsSent.add(datagrams);
+    }
+
+    @Override
+    public void datagramsOverflowed(long datagrams) {
+        this.datagramsOverflowed.add(datagrams);
     }
 
     @Override

@@ -85,7 +85,8 @@ public class MicrometerServerObserver implements ServerObserver {
         // One observer per listener for the life of the registry: after a restart of the server its
         // meters read the new listener's counts and go on adding up, instead of staying bound to the old.
         MicrometerListenerObserver observer = this.listeners.computeIfAbsent(listener,
-                (name) -> new MicrometerListenerObserver(this.registry, name, this.handlerTimer));
+                (name) -> (protocol == Protocol.UDP) ? MicrometerListenerObserver.datagrams(this.registry, name, this.handlerTimer)
+                        : new MicrometerListenerObserver(this.registry, name, this.handlerTimer));
         observer.countsOf(active);
         return observer;
     }
