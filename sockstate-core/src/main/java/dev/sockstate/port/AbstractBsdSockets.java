@@ -328,6 +328,16 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
         this.layout.decode(batch.address(index).buffer(), batch.scratch(), batch.senderSlot(index));
     }
 
+    /**
+     * Encodes a send batch's target into its {@link #targetSlot}.
+     * @param batch the batch
+     * @param index the datagram's index
+     * @return the encoded address's length
+     */
+    protected final int encodeTarget(OutgoingDatagrams batch, int index) {
+        return this.layout.encode(batch.target(index), batch.scratch(), batch.address(index).buffer());
+    }
+
     @Override
     public final int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         try (Scratch local = scratch()) {

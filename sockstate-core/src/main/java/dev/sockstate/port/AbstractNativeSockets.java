@@ -48,6 +48,35 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         return new DatagramBatch(this, capacity, datagramSize);
     }
 
+    /**
+     * For a backend with a call that sends many datagrams: a send batch.
+     * @param capacity the datagrams
+     * @return the batch, with room for 64 KiB of copies
+     */
+    protected final OutgoingDatagrams fullOutgoingDatagrams(int capacity) {
+        return new OutgoingDatagrams(this, capacity, 64 * 1024);
+    }
+
+    /** @param batch a send batch @param index a datagram's index @return the native address of its first byte */
+    protected static long datagramBase(OutgoingDatagrams batch, int index) {
+        return batch.base(index);
+    }
+
+    /** @param batch a send batch @param index a datagram's index @return native memory for its encoded target */
+    protected static NativeBuffer targetSlot(OutgoingDatagrams batch, int index) {
+        return batch.address(index);
+    }
+
+    /** @param batch a send batch @return the backend's native description of it, {@code null} before it made one */
+    protected static @Nullable NativeBuffer vector(OutgoingDatagrams batch) {
+        return batch.vector();
+    }
+
+    /** @param batch a send batch @param vector the backend's native description of it */
+    protected static void vector(OutgoingDatagrams batch, NativeBuffer vector) {
+        batch.vector(vector);
+    }
+
     /** @param batch a batch @param index a datagram's index @return the native memory its datagram is received into */
     protected static NativeBuffer datagramSlot(DatagramBatch batch, int index) {
         return batch.nativeDatagram(index);

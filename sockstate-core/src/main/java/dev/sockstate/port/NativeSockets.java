@@ -129,6 +129,30 @@ public interface NativeSockets {
     int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException;
 
     /**
+     * Makes a batch for {@link #sendBatch}, where the backend has a call that sends many datagrams at once.
+     * @param datagrams the most datagrams one call should send, 1 to {@link DatagramBatch#MAX_CAPACITY}
+     * @return the batch, with room for copies of 64 KiB; {@code null} where each datagram is sent by a
+     * call of its own ({@link #sendTo})
+     */
+    default @Nullable OutgoingDatagrams outgoingDatagrams(int datagrams) {
+        return null;
+    }
+
+    /**
+     * Sends the datagrams gathered in a batch, from one of them on, in one call ({@code sendmmsg}). A
+     * datagram that fails stops the call: the ones before it are sent, and the caller goes on past it.
+     * @param socket a UDP handle (or a Unix datagram one)
+     * @param batch the batch, made by these sockets' {@link #outgoingDatagrams}
+     * @param from the index of the first to send
+     * @return how many were sent from {@code from}, at least one, or {@link #WOULD_BLOCK} when the socket
+     * took none (its buffer full)
+     * @throws NativeIoException when the datagram at {@code from} failed (its target unreachable, say)
+     */
+    default int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
+        throw new IllegalArgumentException("These sockets send each datagram alone: they made no send batch");
+    }
+
+    /**
      * Makes a batch for {@link #receiveBatch}. A backend with a call that receives many datagrams at once
      * makes room for {@code datagrams}; one without makes room for one, which it receives as
      * {@link #receiveFrom} does.

@@ -92,6 +92,18 @@ public final class PeerAddress {
         this.scopeId = 0;
     }
 
+    /**
+     * Stores another's address.
+     * @param other the address to copy
+     */
+    void copyFrom(PeerAddress other) {
+        System.arraycopy(other.address, 0, this.address, 0, other.addressLength);
+        this.addressLength = other.addressLength;
+        this.unix = other.unix;
+        this.port = other.port;
+        this.scopeId = other.scopeId;
+    }
+
     /** @return whether the address is IPv6 */
     public boolean isIpv6() {
         return !this.unix && this.addressLength == 16;

@@ -14,11 +14,14 @@ public interface DatagramEndpoint {
     SocketAddress localAddress();
 
     /**
-     * Sends one datagram without blocking.
-     * @param data the datagram, from position to limit; consumed when sent
+     * Sends one datagram without blocking. Sent from the handler on a worker, where the backend sends many
+     * datagrams in one call ({@code sendmmsg} on epoll), the datagram is copied and gathered with the other
+     * replies to the datagrams received in the same call, which leave together once their handler calls
+     * have returned: it is then taken, and one the socket refuses at that point is dropped and counted.
+     * @param data the datagram, from position to limit; consumed when sent or taken
      * @param target where to
-     * @return whether it was sent; false when the socket's buffer is full (the datagram is dropped,
-     * as UDP allows, and counted)
+     * @return whether it was sent or taken; false when the socket's buffer is full (the datagram is
+     * dropped, as UDP allows, and counted)
      */
     boolean send(ByteBuffer data, PeerAddress target);
 

@@ -101,6 +101,16 @@ final class MisbehavingSockets implements NativeSockets {
     // kernel drops those its buffers cannot take; a refusal would be a loss the handler sees.
 
     @Override
+    public @Nullable OutgoingDatagrams outgoingDatagrams(int datagrams) {
+        return this.real.outgoingDatagrams(datagrams);
+    }
+
+    @Override
+    public int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
+        return this.real.sendBatch(socket, batch, from);
+    }
+
+    @Override
     public int sendTo(long socket, NativeBuffer buffer, PeerAddress target) throws NativeIoException {
         return this.real.sendTo(socket, buffer, target);
     }

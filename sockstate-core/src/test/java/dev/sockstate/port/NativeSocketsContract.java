@@ -212,6 +212,49 @@ public abstract class NativeSocketsContract extends SocketsContract {
     }
 
     @Test
+    void aSendBatchSendsItsDatagramsToTheirTargetsInOrderInOneCallWhereTheBackendHasOne() throws Exception {
+        long server = open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        OutgoingDatagrams batch = this.sockets.outgoingDatagrams(4);
+        if (!receivesBatches()) {
+            assertThat(batch).as("each datagram sent alone").isNull();
+            return;
+        }
+        assertThat(batch.capacity()).isEqualTo(4);
+        try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                DatagramSocket second = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            first.setSoTimeout(5000);
+            second.setSoTimeout(5000);
+            PeerAddress toFirst = PeerAddress.of(first.getLocalSocketAddress());
+            PeerAddress toSecond = PeerAddress.of(second.getLocalSocketAddress());
+            ByteBuffer heap = ByteBuffer.wrap("one".getBytes(StandardCharsets.UTF_8));
+            assertThat(batch.add(heap, toFirst)).isTrue();
+            assertThat(heap.hasRemaining()).as("consumed").isFalse();
+            NativeBuffer kept = this.sockets.allocate(16);
+            kept.buffer().put("two".getBytes(StandardCharsets.UTF_8)).flip();
+            assertThat(batch.add(kept, toSecond)).isTrue();
+            assertThat(batch.add(ByteBuffer.allocate(0), toFirst)).as("an empty datagram").isTrue();
+            assertThat(batch.add(ByteBuffer.wrap("four".getBytes(StandardCharsets.UTF_8)), toFirst)).isTrue();
+            assertThat(batch.add(ByteBuffer.wrap("five".getBytes(StandardCharsets.UTF_8)), toFirst)).as("over its capacity").isFalse();
+            assertThat(this.sockets.sendBatch(server, batch, 0)).isEqualTo(4);
+            assertThat(receive(first)).isEqualTo("one");
+            assertThat(receive(first)).isEmpty();
+            assertThat(receive(first)).isEqualTo("four");
+            assertThat(receive(second)).isEqualTo("two");
+            assertThat(this.sockets.sendBatch(server, batch, 3)).as("the last again").isOne();
+            assertThat(receive(first)).isEqualTo("four");
+            batch.clear();
+            assertThat(batch.size()).isZero();
+        }
+    }
+
+    private static String receive(DatagramSocket socket) throws IOException {
+        DatagramPacket packet = new DatagramPacket(new byte[64], 64);
+        socket.receive(packet);
+        return new String(packet.getData(), 0, packet.getLength(), StandardCharsets.UTF_8);
+    }
+
+    @Test
     void aSocketAskedForItsOverflowsReportsTheDatagramsItsFullBufferDropped() throws Exception {
         String why = this.sockets.unsupported(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1);
         long server = open(Protocol.UDP, StandardProtocolFamily.INET);

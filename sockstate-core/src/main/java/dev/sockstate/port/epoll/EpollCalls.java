@@ -73,6 +73,9 @@ interface EpollCalls {
     /** @return {@code recvmmsg(fd, msgvec, vlen, flags, timeout)}: the messages received, or -1 */
     int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout);
 
+    /** @return {@code sendmmsg(fd, msgvec, vlen, flags)}: the messages sent, or -1 */
+    int sendmmsg(int fd, long msgvec, int vlen, int flags);
+
     /** @return {@code setsockopt(fd, level, name, value, len)}: 0, or -1 */
     int setsockopt(int fd, int level, int name, long value, int len);
 

@@ -5,6 +5,7 @@ import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
+import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.SocketAddressLayout;
 import java.nio.ByteBuffer;
@@ -15,7 +16,7 @@ import java.util.Map;
  * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. Each call is
  * the libc call on the {@link EpollCalls} the backend gave, with the handle narrowed to a descriptor;
  * a send never raises {@code SIGPIPE} ({@code MSG_NOSIGNAL}). A batch of datagrams is received with
- * one {@code recvmmsg}.
+ * one {@code recvmmsg}, and sent with one {@code sendmmsg}.
  */
 final class EpollSockets extends AbstractBsdSockets {
 
@@ -188,6 +189,61 @@ final class EpollSockets extends AbstractBsdSockets {
         }
         vector(batch, vector);
         return batch;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Beside its datagrams and targets, the batch holds one {@code struct mmsghdr} and one {@code iovec}
+     * a datagram, pointed at each other once here; each send writes their targets and lengths.
+     */
+    @Override
+    public OutgoingDatagrams outgoingDatagrams(int datagrams) {
+        OutgoingDatagrams batch = fullOutgoingDatagrams(datagrams);
+        int capacity = batch.capacity();
+        NativeBuffer vector = allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE));
+        ByteBuffer layout = vector.buffer();
+        int iovecs = capacity * MMSGHDR_SIZE;
+        for (int i = 0; i < capacity; i++) {
+            int header = i * MMSGHDR_SIZE;
+            layout.putLong(header + MSG_NAME, targetSlot(batch, i).address());
+            layout.putLong(header + MSG_IOV, vector.address() + iovecs + i * IOVEC_SIZE);
+            layout.putLong(header + MSG_IOVLEN, 1);
+        }
+        vector(batch, vector);
+        return batch;
+    }
+
+    @Override
+    public int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
+        NativeBuffer vector = vector(batch);
+        if (vector == null) {
+            throw new IllegalArgumentException("The send batch was not made by the epoll backend's sockets");
+        }
+        int size = batch.size();
+        if (from < 0 || from >= size) {
+            throw new IllegalArgumentException("No datagram " + from + " among the " + size + " of the batch");
+        }
+        ByteBuffer layout = vector.buffer();
+        int iovecs = batch.capacity() * MMSGHDR_SIZE;
+        for (int i = from; i < size; i++) {
+            layout.putInt(i * MMSGHDR_SIZE + MSG_NAMELEN, encodeTarget(batch, i));
+            layout.putLong(iovecs + i * IOVEC_SIZE, datagramBase(batch, i));
+            layout.putLong(iovecs + i * IOVEC_SIZE + 8, batch.length(i));
+        }
+        int sent;
+        int code = 0;
+        do {
+            sent = this.calls.sendmmsg(fd(socket), vector.address() + (long) from * MMSGHDR_SIZE, size - from, LinuxAbi.MSG_NOSIGNAL);
+        }
+        while (sent < 0 && isInterrupted(code = lastError()));
+        if (sent >= 0) {
+            return sent;
+        }
+        if (isWouldBlock(code)) {
+            return WOULD_BLOCK;
+        }
+        throw exception("sendmmsg", code);
     }
 
     @Override

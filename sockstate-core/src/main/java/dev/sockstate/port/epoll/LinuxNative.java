@@ -56,6 +56,8 @@ final class LinuxNative {
 
     private static native int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout);
 
+    private static native int sendmmsg(int fd, long msgvec, int vlen, int flags);
+
     private static native int setsockopt(int fd, int level, int name, long value, int len);
 
     private static native int getsockopt(int fd, int level, int name, long value, long len);
@@ -176,6 +178,11 @@ final class LinuxNative {
         @Override
         public int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) {
             return LinuxNative.recvmmsg(fd, msgvec, vlen, flags, timeout);
+        }
+
+        @Override
+        public int sendmmsg(int fd, long msgvec, int vlen, int flags) {
+            return LinuxNative.sendmmsg(fd, msgvec, vlen, flags);
         }
 
         @Override

@@ -6,6 +6,7 @@ import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
@@ -33,10 +34,22 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private static final int EDGE_BUDGET = 1024;
 
+    /** The most replies one send call takes. */
+    private static final int OUTGOING_BATCH = 64;
+
     private final Listener listener;
 
     /** Where the socket receives, made on its first receive: only the turn that holds the socket touches it. */
     private @Nullable DatagramBatch batch;
+
+    /** Where replies made on the turn's thread gather, to leave together; {@code null} where each leaves alone. */
+    private @Nullable OutgoingDatagrams outgoing;
+
+    /** Whether {@link #outgoing} was asked of the backend. */
+    private boolean outgoingAsked;
+
+    /** The thread of the turn under way, {@code null} between turns: only it gathers its replies. */
+    private @Nullable Thread turnThread;
 
     /** The index in {@link #batch} of the datagram the handler is called with, -1 between calls. */
     private int delivering = -1;
@@ -79,6 +92,22 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         if (events != 0 && (events & Events.IN) == 0) {
             return true;
         }
+        this.turnThread = Thread.currentThread();
+        try {
+            receive(runner);
+        }
+        finally {
+            this.delivering = -1;
+            this.turnThread = null;
+            if (this.outgoing != null && this.outgoing.size() > 0) {
+                sendGathered();
+            }
+        }
+        return true;
+    }
+
+    /** Receives until the socket would block or the turn's budget is spent, the replies of each batch sent together. */
+    private void receive(Runner runner) {
         NativeSockets sockets = this.sockets;
         DatagramBatch batch = batch();
         boolean edge = this.trigger.isEdge();
@@ -94,10 +123,10 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                     continue;
                 }
                 logger.log(Level.WARNING, "Listener '" + this.listener.name() + "' could not receive", ex);
-                return true;
+                return;
             }
             if (count == NativeSockets.WOULD_BLOCK) {
-                return true;
+                return;
             }
             ListenerObserver observer = this.observer;
             observer.receivedDatagrams(count);
@@ -113,12 +142,58 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 deliver(runner, datagram, batch.sender(i));
             }
             this.delivering = -1;
+            if (this.outgoing != null && this.outgoing.size() > 0) {
+                sendGathered();
+            }
             taken += count;
         }
         if (edge) {
             postRun();
         }
-        return true;
+    }
+
+    /**
+     * Sends the replies gathered in this turn in as few calls as the backend allows; one the socket does not
+     * take (its buffer full), or that fails (its target unreachable), is dropped and counted, as UDP allows.
+     */
+    private void sendGathered() {
+        OutgoingDatagrams outgoing = this.outgoing;
+        ListenerObserver observer = this.observer;
+        int size = outgoing.size();
+        int from = 0;
+        while (from < size) {
+            int sent;
+            try {
+                sent = this.sockets.sendBatch(this.handle, outgoing, from);
+            }
+            catch (NativeIoException ex) {
+                logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + outgoing.target(from), ex);
+                observer.datagramDropped();
+                from++;
+                continue;
+            }
+            if (sent == NativeSockets.WOULD_BLOCK) {
+                for (; from < size; from++) {
+                    observer.datagramDropped();
+                }
+                break;
+            }
+            for (int i = from; i < from + sent; i++) {
+                observer.sent(outgoing.length(i));
+            }
+            observer.sentDatagrams(sent);
+            from += sent;
+        }
+        outgoing.clear();
+    }
+
+    /** @return where the turn's replies gather, made on the first; {@code null} where the backend sends each alone */
+    private @Nullable OutgoingDatagrams outgoing() {
+        if (!this.outgoingAsked) {
+            this.outgoingAsked = true;
+            this.outgoing = this.sockets.outgoingDatagrams(OUTGOING_BATCH);
+        }
+        return this.outgoing;
     }
 
     /** @return the socket's batch, made on its first receive */
@@ -182,8 +257,28 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         observer.handled(timed ? System.nanoTime() - start : 0, failed);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A datagram sent on the worker, in the handler's call, is gathered with the other replies of the
+     * datagrams received in the same call where the backend sends many at once ({@code sendmmsg} on
+     * epoll): it leaves, as a copy, once the handler calls for those datagrams have returned, and this
+     * says it was taken; one the socket then refuses is dropped and counted.
+     */
     @Override
     public boolean send(ByteBuffer data, PeerAddress target) {
+        if (Thread.currentThread() == this.turnThread) {
+            OutgoingDatagrams outgoing = outgoing();
+            if (outgoing != null) {
+                if (outgoing.add(data, target)) {
+                    return true;
+                }
+                sendGathered();
+                if (outgoing.add(data, target)) {
+                    return true;
+                }
+            }
+        }
         try {
             // The datagram being handled goes out from where it was received; a heap buffer through native memory
             // lent for this call only.

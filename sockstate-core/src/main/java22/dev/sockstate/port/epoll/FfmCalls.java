@@ -85,6 +85,8 @@ final class FfmCalls implements EpollCalls {
 
     private MethodHandle recvmmsg = downcall("recvmmsg", INT, INT, LONG, INT, INT, LONG);
 
+    private MethodHandle sendmmsg = downcall("sendmmsg", INT, INT, LONG, INT, INT);
+
     private MethodHandle setsockopt = downcall("setsockopt", INT, INT, INT, INT, LONG, INT);
 
     private MethodHandle getsockopt = downcall("getsockopt", INT, INT, INT, INT, LONG, LONG);
@@ -518,6 +520,25 @@ final class FfmCalls implements EpollCalls {
             MemorySegment lent = Lent.take();
             try {
                 return Lent.kept((int) this.recvmmsg.invokeExact(lent, fd, msgvec, vlen, flags, timeout), lent);
+            }
+            finally {
+                Lent.giveBack(lent);
+            }
+        }
+        catch (Throwable ex) {
+            throw rethrow(ex);
+        }
+    }
+
+    @Override
+    public int sendmmsg(int fd, long msgvec, int vlen, int flags) {
+        try {
+            if (!Thread.currentThread().isVirtual()) {
+                return (int) this.sendmmsg.invokeExact(state(), fd, msgvec, vlen, flags);
+            }
+            MemorySegment lent = Lent.take();
+            try {
+                return Lent.kept((int) this.sendmmsg.invokeExact(lent, fd, msgvec, vlen, flags), lent);
             }
             finally {
                 Lent.giveBack(lent);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.NativeBuffer;
+import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.PeerAddress;
@@ -76,6 +77,15 @@ class EpollInterruptedCallsTest {
                 }
                 assertThat(count).as("datagrams received in a batch").isOne();
                 assertThat(batch.datagram(0).remaining()).isEqualTo(8);
+                OutgoingDatagrams outgoing = sockets.outgoingDatagrams(2);
+                outgoing.add(ByteBuffer.wrap("batched".getBytes(StandardCharsets.US_ASCII)), target);
+                assertThat(sockets.sendBatch(sender, outgoing, 0)).as("datagrams sent in a batch").isOne();
+                arrived.buffer().clear();
+                while ((length = sockets.receiveFrom(receiver, arrived, from)) == NativeSockets.WOULD_BLOCK) {
+                    assertThat(System.nanoTime()).as("a datagram within 5 s").isLessThan(deadline);
+                    Thread.sleep(1);
+                }
+                assertThat(length).as("the batch's datagram received").isEqualTo(7);
             }
             finally {
                 sockets.close(sender);
@@ -83,7 +93,7 @@ class EpollInterruptedCallsTest {
             }
             assertThat(calls.interrupted).as("the calls interrupted once each")
                     .containsOnlyKeys("accept4", "connect", "send", "recv", "sendto", "recvfrom",
-                            "recvmmsg");
+                            "recvmmsg", "sendmmsg");
         }
         finally {
             if (server != NativeSockets.NO_SOCKET) {
@@ -247,6 +257,11 @@ class EpollInterruptedCallsTest {
         @Override
         public int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) {
             return interrupt("recvmmsg") ? -1 : this.real.recvmmsg(fd, msgvec, vlen, flags, timeout);
+        }
+
+        @Override
+        public int sendmmsg(int fd, long msgvec, int vlen, int flags) {
+            return interrupt("sendmmsg") ? -1 : this.real.sendmmsg(fd, msgvec, vlen, flags);
         }
 
         @Override

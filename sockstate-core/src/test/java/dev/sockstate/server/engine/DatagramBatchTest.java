@@ -89,6 +89,51 @@ class DatagramBatchTest {
     }
 
     @Test
+    void theRepliesToABatchLeaveTogetherEachToItsSenderInOrder() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicLong handled = new AtomicLong();
+        DatagramHandler handler = (endpoint, data, sender) -> {
+            if (handled.incrementAndGet() == 1) {
+                held.countDown();
+                release.await(10, TimeUnit.SECONDS);
+            }
+            String text = StandardCharsets.UTF_8.decode(data).toString();
+            assertThat(endpoint.send(ByteBuffer.wrap(("re: " + text).getBytes(StandardCharsets.UTF_8)), sender)).isTrue();
+        };
+        InetSocketAddress target = start(handler, 0, 0);
+        int burst = 60;
+        try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                DatagramSocket second = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            first.setSoTimeout(5000);
+            second.setSoTimeout(5000);
+            send(first, target, "hold");
+            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < burst; i++) {
+                send((i % 2 == 0) ? first : second, target, "datagram " + i);
+            }
+            release.countDown();
+            assertThat(receive(first)).isEqualTo("re: hold");
+            for (int i = 0; i < burst; i++) {
+                assertThat(receive((i % 2 == 0) ? first : second)).isEqualTo("re: datagram " + i);
+            }
+        }
+        ServerFixture.await(() -> this.observer.sent.get() == burst + 1, "every reply counted as sent");
+        if (batches()) {
+            assertThat(this.observer.largestSend()).as("the most replies one send call took").isEqualTo(16);
+        }
+        else {
+            assertThat(this.observer.largestSend()).as("one reply a call").isOne();
+        }
+    }
+
+    private static String receive(DatagramSocket socket) throws Exception {
+        DatagramPacket packet = new DatagramPacket(new byte[64], 64);
+        socket.receive(packet);
+        return new String(packet.getData(), 0, packet.getLength(), StandardCharsets.UTF_8);
+    }
+
+    @Test
     void theDatagramsTheSystemDroppedForAFullReceiveBufferAreCountedWhereItReportsThem() throws Exception {
         AtomicLong handled = new AtomicLong();
         CountDownLatch held = new CountDownLatch(1);
@@ -169,7 +214,15 @@ class DatagramBatchTest {
 
         final AtomicLong overflowed = new AtomicLong();
 
+        final AtomicLong sent = new AtomicLong();
+
         private final AtomicLong largest = new AtomicLong();
+
+        private final AtomicLong largestSend = new AtomicLong();
+
+        long largestSend() {
+            return this.largestSend.get();
+        }
 
         long largestBatch() {
             return this.largest.get();
@@ -187,6 +240,12 @@ class DatagramBatchTest {
                     Recording.this.calls.incrementAndGet();
                     Recording.this.datagrams.addAndGet(count);
                     Recording.this.largest.accumulateAndGet(count, Math::max);
+                }
+
+                @Override
+                public void sentDatagrams(int count) {
+                    Recording.this.sent.addAndGet(count);
+                    Recording.this.largestSend.accumulateAndGet(count, Math::max);
                 }
 
                 @Override
