@@ -320,7 +320,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     /**
-     * Decodes the sender a batch call wrote into {@link #senderSlot}, its length at {@link SocketAddressLayout#LENGTH_OFFSET}.
+     * Decodes the sender a batch call wrote into {@link #senderMemory}, its length at {@link SocketAddressLayout#LENGTH_OFFSET}.
      * @param batch the batch
      * @param index the datagram's index
      */
@@ -329,7 +329,7 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     /**
-     * Encodes a send batch's target into its {@link #targetSlot}.
+     * Encodes a send batch's target into its {@link #targetMemory}.
      * @param batch the batch
      * @param index the datagram's index
      * @return the encoded address's length

@@ -63,7 +63,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
     }
 
     /** @param batch a send batch @param index a datagram's index @return native memory for its encoded target */
-    protected static NativeBuffer targetSlot(OutgoingDatagrams batch, int index) {
+    protected static NativeBuffer targetMemory(OutgoingDatagrams batch, int index) {
         return batch.address(index);
     }
 
@@ -87,7 +87,7 @@ public abstract class AbstractNativeSockets implements NativeSockets {
      * @param index a datagram's index
      * @return native memory for its sender's address ({@link SocketAddressLayout#STORAGE_SIZE} bytes, then its length)
      */
-    protected static NativeBuffer senderSlot(DatagramBatch batch, int index) {
+    protected static NativeBuffer senderMemory(DatagramBatch batch, int index) {
         return batch.address(index);
     }
 

@@ -149,7 +149,7 @@ public interface NativeSockets {
      * @throws NativeIoException when the datagram at {@code from} failed (its target unreachable, say)
      */
     default int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
-        throw new IllegalArgumentException("These sockets send each datagram alone: they made no send batch");
+        throw new UnsupportedOperationException("These sockets send each datagram alone: they made no send batch");
     }
 
     /**

@@ -49,8 +49,11 @@ public final class OutgoingDatagrams {
         this.targets = new PeerAddress[capacity];
         this.bases = new long[capacity];
         this.lengths = new int[capacity];
+        int addressRoom = SocketAddressLayout.STORAGE_SIZE + 8;
+        NativeBuffer names = sockets.allocate(capacity * addressRoom);
         for (int i = 0; i < capacity; i++) {
-            this.addresses[i] = sockets.allocate(SocketAddressLayout.STORAGE_SIZE + 8);
+            ByteBuffer view = names.buffer().slice(i * addressRoom, addressRoom).order(names.buffer().order());
+            this.addresses[i] = new NativeBuffer(view, names.address() + (long) i * addressRoom);
             this.targets[i] = PeerAddress.empty();
         }
     }

@@ -17,10 +17,10 @@ public interface DatagramEndpoint {
      * Sends one datagram without blocking. Sent from the handler on a worker, where the backend sends many
      * datagrams in one call ({@code sendmmsg} on epoll), the datagram is copied and gathered with the other
      * replies to the datagrams received in the same call, which leave together once their handler calls
-     * have returned: it is then taken, and one the socket refuses at that point is dropped and counted.
-     * @param data the datagram, from position to limit; consumed when sent or taken
+     * have returned: it is then gathered, and one the socket refuses at that point is dropped and counted.
+     * @param data the datagram, from position to limit; consumed when sent or gathered
      * @param target where to
-     * @return whether it was sent or taken; false when the socket's buffer is full (the datagram is
+     * @return whether it was sent or gathered; false when the socket's buffer is full (the datagram is
      * dropped, as UDP allows, and counted)
      */
     boolean send(ByteBuffer data, PeerAddress target);

@@ -45,7 +45,7 @@ final class EpollSockets extends AbstractBsdSockets {
     // struct cmsghdr: cmsg_len (size_t), cmsg_level, cmsg_type, then the data, 8-byte aligned.
     private static final int CMSG_HEADER = 16;
 
-    /** Room for a datagram's control messages: the overflow count's (24 bytes), and as much again. */
+    /** Room for a datagram's control messages: the overflow count's takes 24 bytes; one the room cannot hold is cut off. */
     private static final int CONTROL_ROOM = 64;
 
     private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
@@ -180,7 +180,7 @@ final class EpollSockets extends AbstractBsdSockets {
         for (int i = 0; i < capacity; i++) {
             int header = i * MMSGHDR_SIZE;
             int iovec = iovecs + i * IOVEC_SIZE;
-            layout.putLong(header + MSG_NAME, senderSlot(batch, i).address());
+            layout.putLong(header + MSG_NAME, senderMemory(batch, i).address());
             layout.putLong(header + MSG_IOV, vector.address() + iovec);
             layout.putLong(header + MSG_IOVLEN, 1);
             layout.putLong(header + MSG_CONTROL, vector.address() + controls + i * CONTROL_ROOM);
@@ -206,7 +206,7 @@ final class EpollSockets extends AbstractBsdSockets {
         int iovecs = capacity * MMSGHDR_SIZE;
         for (int i = 0; i < capacity; i++) {
             int header = i * MMSGHDR_SIZE;
-            layout.putLong(header + MSG_NAME, targetSlot(batch, i).address());
+            layout.putLong(header + MSG_NAME, targetMemory(batch, i).address());
             layout.putLong(header + MSG_IOV, vector.address() + iovecs + i * IOVEC_SIZE);
             layout.putLong(header + MSG_IOVLEN, 1);
         }
@@ -278,7 +278,13 @@ final class EpollSockets extends AbstractBsdSockets {
         for (int i = 0; i < received; i++) {
             int header = i * MMSGHDR_SIZE;
             received(batch, i, Math.min(layout.getInt(header + MSG_LEN), batch.datagramSize()));
-            senderSlot(batch, i).buffer().putInt(SocketAddressLayout.LENGTH_OFFSET, layout.getInt(header + MSG_NAMELEN));
+            int nameLength = layout.getInt(header + MSG_NAMELEN);
+            ByteBuffer name = senderMemory(batch, i).buffer();
+            if (nameLength < 2) {
+                // An unnamed Unix sender: the system wrote no address at all.
+                name.putShort(0, (short) LinuxAbi.AF_UNIX);
+            }
+            name.putInt(SocketAddressLayout.LENGTH_OFFSET, nameLength);
             decodeSender(batch, i);
             overflows = Math.max(overflows, overflows(layout, controls + i * CONTROL_ROOM, layout.getLong(header + MSG_CONTROLLEN)));
         }

@@ -131,8 +131,9 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             ListenerObserver observer = this.observer;
             observer.receivedDatagrams(count);
             long overflows = batch.overflows();
-            if (overflows > this.overflows) {
-                observer.datagramsOverflowed(overflows - Math.max(this.overflows, 0));
+            if (overflows >= 0 && overflows != this.overflows) {
+                // The system's count is 32 bits, and wraps.
+                observer.datagramsOverflowed((overflows - Math.max(this.overflows, 0)) & 0xFFFF_FFFFL);
                 this.overflows = overflows;
             }
             for (int i = 0; i < count; i++) {
@@ -161,30 +162,35 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         ListenerObserver observer = this.observer;
         int size = outgoing.size();
         int from = 0;
-        while (from < size) {
-            int sent;
-            try {
-                sent = this.sockets.sendBatch(this.handle, outgoing, from);
-            }
-            catch (NativeIoException ex) {
-                logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + outgoing.target(from), ex);
-                observer.datagramDropped();
-                from++;
-                continue;
-            }
-            if (sent == NativeSockets.WOULD_BLOCK) {
-                for (; from < size; from++) {
-                    observer.datagramDropped();
+        try {
+            while (from < size) {
+                int sent;
+                try {
+                    sent = this.sockets.sendBatch(this.handle, outgoing, from);
                 }
-                break;
+                catch (NativeIoException ex) {
+                    logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + outgoing.target(from), ex);
+                    observer.datagramDropped();
+                    from++;
+                    continue;
+                }
+                if (sent == NativeSockets.WOULD_BLOCK) {
+                    for (; from < size; from++) {
+                        observer.datagramDropped();
+                    }
+                    break;
+                }
+                for (int i = from; i < from + sent; i++) {
+                    observer.sent(outgoing.length(i));
+                }
+                observer.sentDatagrams(sent);
+                from += sent;
             }
-            for (int i = from; i < from + sent; i++) {
-                observer.sent(outgoing.length(i));
-            }
-            observer.sentDatagrams(sent);
-            from += sent;
         }
-        outgoing.clear();
+        finally {
+            // Never sent twice, whatever failed.
+            outgoing.clear();
+        }
     }
 
     /** @return where the turn's replies gather, made on the first; {@code null} where the backend sends each alone */

@@ -141,8 +141,8 @@ public interface ListenerObserver {
     }
 
     /**
-     * The system reported datagrams it dropped at a UDP listener's socket because its receive buffer was
-     * full (epoll: {@code SO_RXQ_OVFL}, learnt with the next datagram received).
+     * The system reported datagrams it dropped at a UDP listener's socket, mostly because its receive
+     * buffer was full (epoll: {@code SO_RXQ_OVFL}, learnt with the next datagram received).
      * @param datagrams how many more since the last report
      */
     default void datagramsOverflowed(long datagrams) {
@@ -152,7 +152,7 @@ public interface ListenerObserver {
     default void sentDatagrams(int datagrams) {
     }
 
-    /** A datagram was dropped because the socket's send buffer was full. */
+    /** A datagram was not sent: the socket's send buffer was full, or the send failed (its target unreachable, say). */
     default void datagramDropped() {
     }
 

@@ -84,8 +84,8 @@ class EchoPathAllocationTest {
 
     /**
      * A UDP listener's receive takes a batch ({@code recvmmsg}) into native memory of the socket's own, decodes
-     * each sender into a reusable address, and a reply of the datagram received goes out from where it was
-     * received: nothing a datagram.
+     * each sender into a reusable address, and the replies are copied into the socket's send batch, which
+     * leaves in one {@code sendmmsg}: nothing a datagram.
      */
     @Test
     void aUdpListenerReceivesInBatchesAndAnswersEachDatagramWithoutAllocating() throws Exception {

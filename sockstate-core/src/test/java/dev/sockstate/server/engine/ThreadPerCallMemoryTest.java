@@ -131,19 +131,22 @@ class ThreadPerCallMemoryTest {
         SocketServer server = this.fixture.start(2, ServerFixture.udp("udp").handlerExecutor(this.threadPerTask).handler(reply).build());
         InetSocketAddress target = new InetSocketAddress(((InetSocketAddress) server.listener("udp").address()).getAddress(),
                 server.listener("udp").portNumber());
-        long before = this.direct.getMemoryUsed();
-        long most = before;
         try (DatagramSocket client = new DatagramSocket()) {
             client.setSoTimeout(5000);
             byte[] datagram = new byte[100];
             DatagramPacket answer = new DatagramPacket(new byte[200], 200);
+            // The listener's socket takes its receive batch with its first datagram, once: what grows after is the calls'.
+            client.send(new DatagramPacket(datagram, datagram.length, target));
+            client.receive(answer);
+            long before = this.direct.getMemoryUsed();
+            long most = before;
             for (int i = 0; i < 5_000; i++) {
                 client.send(new DatagramPacket(datagram, datagram.length, target));
                 client.receive(answer);
                 most = Math.max(most, this.direct.getMemoryUsed());
             }
+            assertThat(most - before).as("direct memory grown at most over 5,000 datagrams").isLessThan(BOUND);
         }
-        assertThat(most - before).as("direct memory grown at most over 5,000 datagrams").isLessThan(BOUND);
     }
 
     @Test

@@ -157,7 +157,7 @@ class MicrometerListenerObserver implements ListenerObserver {
         FunctionCounter.builder("sockstate.datagrams.sent", observer.datagramsSent, LongAdder::sum)
                 .description("Datagrams sent").baseUnit("datagrams").tag("listener", listener).register(registry);
         FunctionCounter.builder("sockstate.datagrams.overflowed", observer.datagramsOverflowed, LongAdder::sum)
-                .description("Datagrams the system dropped at the listener's socket because its receive buffer was full"
+                .description("Datagrams the system dropped at the listener's socket, mostly because its receive buffer was full"
                         + " (reported on epoll, with the next datagram received)")
                 .baseUnit("datagrams").tag("listener", listener).register(registry);
         return observer;
@@ -216,7 +216,7 @@ class MicrometerListenerObserver implements ListenerObserver {
         this.received = bytes(registry, tag, listener, "sockstate.data.received", "Bytes received");
         this.sent = bytes(registry, tag, listener, "sockstate.data.sent", "Bytes sent");
         this.datagramsDropped = listenerOnly(accepts, "sockstate.datagrams.dropped",
-                "Datagrams not sent because the socket's buffer was full");
+                "Datagrams not sent: the socket's buffer was full, or the send failed");
         this.idleClosed = Counter.builder("sockstate.connections.idle.closed")
                 .description("Connections closed because they went without traffic for the idle timeout").tag(tag, listener)
                 .register(registry);

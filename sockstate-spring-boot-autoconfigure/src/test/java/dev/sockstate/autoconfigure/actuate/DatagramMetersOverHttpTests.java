@@ -73,14 +73,15 @@ class DatagramMetersOverHttpTests {
             client.receive(reply);
             assertThat(new String(reply.getData(), 0, reply.getLength(), StandardCharsets.UTF_8)).as("the reply, truncated to the room")
                     .isEqualTo("hold the worker: a datagram long");
-            awaitQuiet();
-            int handled = DatagramApplication.Reflector.handled.get();
             // The overflow count rides on the datagrams queued after a drop: the last, sent once the burst drained, carries it.
-            send(client, target, "last");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (DatagramApplication.Reflector.handled.get() == handled && System.nanoTime() < deadline) {
-                Thread.sleep(10);
+            int before;
+            do {
+                before = DatagramApplication.Reflector.handled.get();
+                Thread.sleep(200);
             }
+            while (DatagramApplication.Reflector.handled.get() != before);
+            send(client, target, "last");
+            assertThat(DatagramApplication.Reflector.last.await(10, TimeUnit.SECONDS)).as("the last datagram handled").isTrue();
             int received = DatagramApplication.Reflector.handled.get();
             assertThat(received).as("datagrams a 4 KB buffer held of %d sent", BURST + 2).isBetween(3, BURST + 1);
             // The answers to a batch are counted once they left, just after its last handler call returned.
@@ -104,15 +105,6 @@ class DatagramMetersOverHttpTests {
                 assertThat(overflowed).isZero();
             }
         }
-    }
-
-    private static void awaitQuiet() throws InterruptedException {
-        int before;
-        do {
-            before = DatagramApplication.Reflector.handled.get();
-            Thread.sleep(100);
-        }
-        while (DatagramApplication.Reflector.handled.get() != before);
     }
 
     private static void send(DatagramSocket client, InetSocketAddress target, String text) throws Exception {
@@ -139,10 +131,15 @@ class DatagramMetersOverHttpTests {
 
             static volatile CountDownLatch release = new CountDownLatch(0);
 
+            static final CountDownLatch last = new CountDownLatch(1);
+
             @OnDatagram
             byte[] reflect(byte[] datagram) throws InterruptedException {
                 if (handled.incrementAndGet() == 1) {
                     release.await(10, TimeUnit.SECONDS);
+                }
+                if (new String(datagram, StandardCharsets.UTF_8).equals("last")) {
+                    last.countDown();
                 }
                 return datagram;
             }
