@@ -329,6 +329,16 @@ public abstract class AbstractBsdSockets extends AbstractNativeSockets {
     }
 
     /**
+     * Encodes an address as the system's {@code sockaddr}.
+     * @param address an IP socket address or a Unix domain socket's path
+     * @param target native memory in native byte order, from its index 0, at least {@link SocketAddressLayout#STORAGE_SIZE} bytes
+     * @return the encoded length
+     */
+    protected final int encodeAddress(SocketAddress address, ByteBuffer target) {
+        return this.layout.encode(address, target);
+    }
+
+    /**
      * Encodes a send batch's target into its {@link #targetMemory}.
      * @param batch the batch
      * @param index the datagram's index

@@ -1,5 +1,6 @@
 package dev.sockstate.port;
 
+import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -127,6 +128,54 @@ public interface NativeSockets {
      * @throws NativeIoException on failure
      */
     int sendTo(long socket, ByteBuffer datagram, PeerAddress target) throws NativeIoException;
+
+    /**
+     * @return why this backend does not join multicast groups, in a sentence; {@code null} when it does
+     * ({@link #joinGroup}, {@link #leaveGroup}, {@link #sendMulticast})
+     */
+    default @Nullable String multicastUnsupported() {
+        return "the backend does not join multicast groups";
+    }
+
+    /**
+     * Joins a multicast group on a UDP socket: the group's datagrams reach it from then on (when its bound
+     * address and port take them).
+     * @param socket a UDP handle
+     * @param group the group's address, IPv4 or IPv6 (an IPv4 group on a dual-stack IPv6 socket too)
+     * @param interfaceIndex the interface to join on, by index; 0 for the system's choice by its routes
+     * @param source the one sender received (a source-specific join), {@code null} for any
+     * @throws NativeIoException when refused (the interface unknown or without multicast, the group joined
+     * already), {@link NativeError#NOT_SUPPORTED} where the backend does not join groups
+     */
+    default void joinGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        throw new NativeIoException("join(" + group.getHostAddress() + ")", NativeError.NOT_SUPPORTED, 0, String.valueOf(multicastUnsupported()));
+    }
+
+    /**
+     * Leaves a group joined with {@link #joinGroup} with the same arguments.
+     * @param socket a UDP handle
+     * @param group the group's address
+     * @param interfaceIndex the interface it was joined on, 0 for the system's choice
+     * @param source the sender of a source-specific join, {@code null} for any
+     * @throws NativeIoException when refused (not joined so)
+     */
+    default void leaveGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        throw new NativeIoException("leave(" + group.getHostAddress() + ")", NativeError.NOT_SUPPORTED, 0, String.valueOf(multicastUnsupported()));
+    }
+
+    /**
+     * Sets how the multicast datagrams a UDP socket sends go out.
+     * @param socket a UDP handle
+     * @param family the socket's family: an IPv6 socket (dual-stack) is set for IPv4 groups and IPv6 ones
+     * @param interfaceIndex the interface they leave from, by index; 0 for the system's choice
+     * @param hops the routers they may cross (IPv4's TTL, IPv6's hop limit), 0 to 255
+     * @param loopback whether they are delivered to this host's members of their group too
+     * @throws NativeIoException when refused
+     */
+    default void sendMulticast(long socket, StandardProtocolFamily family, int interfaceIndex, int hops, boolean loopback)
+            throws NativeIoException {
+        throw new NativeIoException("sendMulticast", NativeError.NOT_SUPPORTED, 0, String.valueOf(multicastUnsupported()));
+    }
 
     /**
      * Makes a batch for {@link #sendBatch}, where the backend has a call that sends many datagrams at once.

@@ -45,6 +45,7 @@ import org.jspecify.annotations.Nullable;
  * ({@code recvmmsg} on epoll; one a call elsewhere)
  * @param maxDatagramSize UDP: the room for each datagram received, in bytes, a longer one truncated to it;
  * 0 for the worker group's read buffer size
+ * @param multicast UDP: the multicast groups joined, and how multicast datagrams sent go out ({@link Multicast#NONE} for none)
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  * @param admission who may connect and how fast ({@link Admission#NONE} for anyone, up to {@code maxConnections})
@@ -54,7 +55,7 @@ import org.jspecify.annotations.Nullable;
 public record ListenerSettings(String name, Protocol protocol, @Nullable InetAddress address, int portNumber, @Nullable Path unixPath,
         @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
         boolean reuseAddress, boolean reusePort, int fastOpenQueue, int maxConnections, @Nullable ConnectionHandler connectionHandler,
-        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
+        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, Multicast multicast, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
         Admission admission, ConnectionSettings connection) {
 
     /**
@@ -64,6 +65,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
     public ListenerSettings {
         accept = (accept != null) ? accept : AcceptMode.SHARED;
         admission = (admission != null) ? admission : Admission.NONE;
+        multicast = (multicast != null) ? multicast : Multicast.NONE;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (protocol != Protocol.TCP) {
             ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol, connection.shaping());
@@ -100,6 +102,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         builder.maxDatagramsInFlight = this.maxDatagramsInFlight;
         builder.receiveBatch = this.receiveBatch;
         builder.maxDatagramSize = this.maxDatagramSize;
+        builder.multicast = this.multicast;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
         builder.admission = this.admission;
@@ -197,6 +200,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         private int receiveBatch = DEFAULT_RECEIVE_BATCH;
 
         private int maxDatagramSize;
+
+        private Multicast multicast = Multicast.NONE;
 
         private AcceptMode accept = AcceptMode.SHARED;
 
@@ -352,6 +357,17 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return this;
         }
 
+        /**
+         * @param multicast for a UDP listener on an IP port, the multicast groups it joins as it binds and how the
+         * multicast datagrams it sends go out; {@link Multicast#NONE} (the default) for none. To receive a group's
+         * datagrams the listener binds the wildcard address (no {@link #address}) or the group's own
+         * @return this
+         */
+        public Builder multicast(Multicast multicast) {
+            this.multicast = multicast;
+            return this;
+        }
+
         /** @param handler the TCP handler @return this */
         public Builder handler(ConnectionHandler handler) {
             this.connectionHandler = handler;
@@ -418,6 +434,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             require(this.maxDatagramSize >= 0 && this.maxDatagramSize <= 64 * 1024, Setting.MAX_DATAGRAM_SIZE, this.maxDatagramSize,
                     "between 1 and 65536 bytes, or 0 for the worker group's read buffer size");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
+            require(this.multicast == null || !this.multicast.isSet() || (this.protocol == Protocol.UDP && this.unixPath == null),
+                    Setting.MULTICAST, this.multicast, "none: multicast is for UDP listeners on an IP port");
             ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);
             ListenerChecks.serverTls(this.name, connection.tls());
             Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, connection.handlerExecutor());
@@ -426,7 +444,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
                     this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.receiveBatch,
-                    this.maxDatagramSize, this.accept, this.proxyProtocol, this.admission,
+                    this.maxDatagramSize, this.multicast, this.accept, this.proxyProtocol, this.admission,
                     connection);
         }
 

@@ -76,6 +76,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#maxDatagramSize(int)}. */
     MAX_DATAGRAM_SIZE(Scope.LISTENER, "maxDatagramSize"),
 
+    /** {@link ListenerSettings.Builder#multicast(Multicast)}. */
+    MULTICAST(Scope.LISTENER, "multicast"),
+
     /** {@link ConnectionSettings.Builder#group(String)}. */
     GROUP(Scope.LISTENER, "group"),
 

@@ -105,6 +105,10 @@ public class ListenerProperties extends ConnectionProperties {
     /** UDP: room for each datagram received, a longer one handed over truncated; the worker group's read buffer size when unset. A receive batch takes this times receive-batch of memory. */
     private @Nullable DataSize maxDatagramSize;
 
+    /** UDP: the multicast groups joined, and how multicast datagrams sent go out. */
+    @NestedConfigurationProperty
+    private final MulticastProperties multicast = new MulticastProperties();
+
     /** TLS of the listener's connections (TCP). */
     @NestedConfigurationProperty
     private final SslProperties ssl = new SslProperties();
@@ -255,6 +259,10 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setReceiveBatch(int receiveBatch) {
         this.receiveBatch = receiveBatch;
+    }
+
+    public MulticastProperties getMulticast() {
+        return this.multicast;
     }
 
     public @Nullable DataSize getMaxDatagramSize() {

@@ -13,6 +13,7 @@ import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.MessageMapper;
+import dev.sockstate.server.Multicast;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
@@ -26,6 +27,7 @@ import dev.sockstate.server.wiretap.Wiretap;
 import dev.sockstate.spring.handler.SocketHandlers.ListenerKind;
 import dev.sockstate.spring.handler.SocketHandlers;
 import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
 import java.nio.charset.Charset;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -239,6 +241,7 @@ final class ServerSettingsFactory {
         lines.from(Setting.RECEIVE_BATCH, "receive-batch", listener::getReceiveBatch).to(builder::receiveBatch);
         lines.from(Setting.MAX_DATAGRAM_SIZE, "max-datagram-size", listener::getMaxDatagramSize).as(ConnectionSettingsMapper::bytes)
                 .to(builder::maxDatagramSize);
+        lines.from(Setting.MULTICAST, "multicast", () -> multicast(path + "multicast.", listener.getMulticast())).to(builder::multicast);
         if (listener.isWiretap()) {
             require(listener.getProtocol() == Protocol.TCP, path + "wiretap", true, "The wiretap logs TCP connections; a UDP"
                     + " listener has none.");
@@ -365,6 +368,50 @@ final class ServerSettingsFactory {
 
     private static boolean positive(Duration duration) {
         return !duration.isNegative() && !duration.isZero();
+    }
+
+    /** @return the multicast the listener's {@code multicast.*} properties describe, {@code null} for none */
+    static @Nullable Multicast multicast(String path, MulticastProperties properties) {
+        if (!properties.isSet()) {
+            return null;
+        }
+        Multicast multicast;
+        try {
+            multicast = Multicast.NONE.withNetworkInterface(properties.getNetworkInterface()).withHops(properties.getHops())
+                    .withLoopback(properties.isLoopback());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + ((properties.getNetworkInterface() != null
+                    && properties.getNetworkInterface().isBlank()) ? "network-interface" : "hops"), properties.getHops(), ex.getMessage() + ".");
+        }
+        for (int i = 0; i < properties.getGroups().size(); i++) {
+            MulticastProperties.Group group = properties.getGroups().get(i);
+            String at = path + "groups[" + i + "].";
+            InetAddress address = literal(at + "address", group.getAddress(), true);
+            InetAddress source = (group.getSource() != null) ? literal(at + "source", group.getSource(), false) : null;
+            try {
+                multicast = multicast.join(new Multicast.Group(address, source));
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidConfigurationPropertyValueException(PREFIX + ((source != null && address.isMulticastAddress()) ? at + "source"
+                        : at + "address"), (source != null && address.isMulticastAddress()) ? group.getSource() : group.getAddress(),
+                        ex.getMessage() + ".");
+            }
+        }
+        return multicast;
+    }
+
+    /** @return an IP address written as a literal (no name is looked up) */
+    private static InetAddress literal(String property, @Nullable String text, boolean required) {
+        require(text != null || !required, property, null, "It must be set: the group's multicast address.");
+        try {
+            require(text != null && !text.isBlank() && (text.indexOf(':') >= 0 || Character.isDigit(text.charAt(0))), property, text,
+                    "It must be an IP address written as one (239.1.2.3, ff15::1), not a host name.");
+            return InetAddress.getByName(text);
+        }
+        catch (java.net.UnknownHostException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, text, "It must be an IP address: " + ex.getMessage() + ".");
+        }
     }
 
     /** @return the rules the listener's {@code admission.*} properties describe, {@code null} for none */

@@ -8,9 +8,14 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.SocketAddressLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Non-blocking Linux sockets through libc: descriptors an {@link EpollPort} registers. Each call is
@@ -189,6 +194,70 @@ final class EpollSockets extends AbstractBsdSockets {
         }
         vector(batch, vector);
         return batch;
+    }
+
+    @Override
+    public @Nullable String multicastUnsupported() {
+        return null;
+    }
+
+    @Override
+    public void joinGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        membership(socket, group, interfaceIndex, source, true);
+    }
+
+    @Override
+    public void leaveGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        membership(socket, group, interfaceIndex, source, false);
+    }
+
+    /**
+     * Joins or leaves with the protocol-independent calls ({@code MCAST_JOIN_GROUP} and the others): a
+     * {@code struct group_req} (the interface, then the group as a {@code sockaddr_storage} at 8) or a
+     * {@code struct group_source_req} (the source after it, at 136), at the level of the group's family.
+     */
+    private void membership(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source, boolean join)
+            throws NativeIoException {
+        boolean ipv4 = group instanceof Inet4Address;
+        int name = (source == null) ? (join ? LinuxAbi.MCAST_JOIN_GROUP : LinuxAbi.MCAST_LEAVE_GROUP)
+                : (join ? LinuxAbi.MCAST_JOIN_SOURCE_GROUP : LinuxAbi.MCAST_LEAVE_SOURCE_GROUP);
+        int storage = SocketAddressLayout.STORAGE_SIZE;
+        NativeBuffer request = allocate(8 + 2 * storage);
+        ByteBuffer bytes = request.buffer();
+        bytes.putInt(0, interfaceIndex);
+        encodeAddress(new InetSocketAddress(group, 0), bytes.slice(8, storage).order(bytes.order()));
+        if (source != null) {
+            encodeAddress(new InetSocketAddress(source, 0), bytes.slice(8 + storage, storage).order(bytes.order()));
+        }
+        int length = (source == null) ? 8 + storage : 8 + 2 * storage;
+        if (setOptionCall(socket, ipv4 ? LinuxAbi.IPPROTO_IP : LinuxAbi.IPPROTO_IPV6, name, request.address(), length) != 0) {
+            String what = (join ? "MCAST_JOIN" : "MCAST_LEAVE") + ((source != null) ? "_SOURCE_GROUP " : "_GROUP ") + group.getHostAddress()
+                    + ((source != null) ? " from " + source.getHostAddress() : "") + " on interface " + interfaceIndex;
+            throw lastException("setsockopt(" + what + ")");
+        }
+    }
+
+    @Override
+    public void sendMulticast(long socket, StandardProtocolFamily family, int interfaceIndex, int hops, boolean loopback)
+            throws NativeIoException {
+        // An IPv6 socket is dual-stack: it sends to IPv4 groups too, by the IPv4 options, which Linux takes on it.
+        setIntOption(socket, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_TTL, hops, "IP_MULTICAST_TTL");
+        setIntOption(socket, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_LOOP, loopback ? 1 : 0, "IP_MULTICAST_LOOP");
+        if (interfaceIndex > 0) {
+            // A struct ip_mreqn: no group, no local address, the interface's index.
+            NativeBuffer request = allocate(12);
+            request.buffer().putInt(8, interfaceIndex);
+            if (setOptionCall(socket, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_IF, request.address(), 12) != 0) {
+                throw lastException("setsockopt(IP_MULTICAST_IF " + interfaceIndex + ")");
+            }
+        }
+        if (family == StandardProtocolFamily.INET6) {
+            setIntOption(socket, LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_MULTICAST_HOPS, hops, "IPV6_MULTICAST_HOPS");
+            setIntOption(socket, LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_MULTICAST_LOOP, loopback ? 1 : 0, "IPV6_MULTICAST_LOOP");
+            if (interfaceIndex > 0) {
+                setIntOption(socket, LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_MULTICAST_IF, interfaceIndex, "IPV6_MULTICAST_IF");
+            }
+        }
     }
 
     /**

@@ -39,6 +39,16 @@ final class LinuxAbi {
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
     static final int IPV6_TCLASS = 67;
+    static final int IP_MULTICAST_IF = 32;
+    static final int IP_MULTICAST_TTL = 33;
+    static final int IP_MULTICAST_LOOP = 34;
+    static final int IPV6_MULTICAST_IF = 17;
+    static final int IPV6_MULTICAST_HOPS = 18;
+    static final int IPV6_MULTICAST_LOOP = 19;
+    static final int MCAST_JOIN_GROUP = 42;
+    static final int MCAST_LEAVE_GROUP = 45;
+    static final int MCAST_JOIN_SOURCE_GROUP = 46;
+    static final int MCAST_LEAVE_SOURCE_GROUP = 47;
 
     static final int MSG_NOSIGNAL = 0x4000;
     static final int SHUT_RD = 0;

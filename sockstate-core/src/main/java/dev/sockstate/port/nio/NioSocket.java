@@ -71,6 +71,9 @@ final class NioSocket {
     private int optionsSet;
 
 
+    /** The multicast groups a UDP socket joined, to leave by their key. */
+    final java.util.List<java.nio.channels.MembershipKey> memberships = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** The last sender a datagram came from, decoded once. */
     volatile @Nullable CachedAddress lastSender;
 

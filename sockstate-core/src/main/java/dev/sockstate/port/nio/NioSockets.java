@@ -10,12 +10,15 @@ import dev.sockstate.port.Protocol;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.MembershipKey;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -500,6 +503,84 @@ final class NioSockets extends AbstractNativeSockets {
     @Override
     protected long addressOf(ByteBuffer direct) {
         return 0;
+    }
+
+    @Override
+    public @Nullable String multicastUnsupported() {
+        return null;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The JDK joins a group on a named interface only: an interface index of 0 is refused.
+     */
+    @Override
+    public void joinGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        String call = "join(" + group.getHostAddress() + ((source != null) ? " from " + source.getHostAddress() : "") + ")";
+        DatagramChannel channel = datagramChannel(socket, call);
+        NetworkInterface networkInterface = networkInterface(interfaceIndex, call);
+        try {
+            MembershipKey key = (source != null) ? channel.join(group, networkInterface, source) : channel.join(group, networkInterface);
+            require(socket, call).memberships.add(key);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception(call, ex);
+        }
+    }
+
+    @Override
+    public void leaveGroup(long socket, InetAddress group, int interfaceIndex, @Nullable InetAddress source) throws NativeIoException {
+        String call = "leave(" + group.getHostAddress() + ((source != null) ? " from " + source.getHostAddress() : "") + ")";
+        NioSocket found = require(socket, call);
+        NetworkInterface networkInterface = networkInterface(interfaceIndex, call);
+        for (MembershipKey key : found.memberships) {
+            if (key.group().equals(group) && key.networkInterface().equals(networkInterface) && java.util.Objects.equals(key.sourceAddress(), source)) {
+                key.drop();
+                found.memberships.remove(key);
+                return;
+            }
+        }
+        throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "the socket has not joined the group so");
+    }
+
+    @Override
+    public void sendMulticast(long socket, StandardProtocolFamily family, int interfaceIndex, int hops, boolean loopback)
+            throws NativeIoException {
+        String call = "sendMulticast";
+        DatagramChannel channel = datagramChannel(socket, call);
+        try {
+            channel.setOption(StandardSocketOptions.IP_MULTICAST_TTL, hops);
+            channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, loopback);
+            if (interfaceIndex > 0) {
+                channel.setOption(StandardSocketOptions.IP_MULTICAST_IF, networkInterface(interfaceIndex, call));
+            }
+        }
+        catch (IOException | RuntimeException ex) {
+            throw JdkErrors.exception(call, ex);
+        }
+    }
+
+    private DatagramChannel datagramChannel(long socket, String call) throws NativeIoException {
+        DatagramChannel channel = require(socket, call).datagram;
+        if (channel == null) {
+            throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, "socket handle " + socket + " is not a UDP socket");
+        }
+        return channel;
+    }
+
+    private static NetworkInterface networkInterface(int index, String call) throws NativeIoException {
+        try {
+            NetworkInterface found = (index > 0) ? NetworkInterface.getByIndex(index) : null;
+            if (found == null) {
+                throw JdkErrors.exception(call, NativeError.INVALID_ARGUMENT, (index > 0) ? "no network interface has index " + index
+                        : "the JDK joins multicast groups on a named network interface only");
+            }
+            return found;
+        }
+        catch (java.net.SocketException ex) {
+            throw JdkErrors.exception(call, ex);
+        }
     }
 
     private NioSocket require(long socket, String call) throws NativeIoException {

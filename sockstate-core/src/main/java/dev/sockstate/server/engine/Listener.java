@@ -114,6 +114,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         this.profile.observer.closed();
     }
 
+    /** @return the sockets the listener registered: its UDP socket, or its listening TCP sockets; none before it bound */
+    List<SocketTurn> boundSockets() {
+        return this.state.boundSockets();
+    }
+
     /** @return how many sockets the listener registered: one, or one per worker when it accepts per worker */
     int ownSockets() {
         return this.state.sockets();

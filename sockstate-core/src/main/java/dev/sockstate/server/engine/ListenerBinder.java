@@ -60,14 +60,25 @@ final class ListenerBinder {
         if (settings.accept() == AcceptMode.PER_WORKER && listener.profile.ports() > 1 && spreadsConnections(settings, target, listener.profile.ports())) {
             return bindPerWorker(listener, target, dualStack);
         }
+        // Before the socket is opened: an interface the system has not is refused with nothing to close.
+        boolean multicast = settings.protocol() == Protocol.UDP && settings.multicast().isSet();
+        int multicastInterface = multicast ? MulticastMembership.interfaceIndex(settings) : 0;
         long handle = openListening(settings, target, dualStack, settings.reusePort());
         SocketTurn registered = null;
         try {
             if (settings.protocol() == Protocol.UDP) {
+                if (multicast) {
+                    MulticastMembership.configure(this.sockets, handle,
+                            (target.getAddress() instanceof Inet6Address) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET,
+                            multicastInterface, settings.multicast());
+                }
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
                 registered = new UdpSocket(listener, handle);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
+                if (multicast) {
+                    MulticastMembership.join(this.sockets, handle, multicastInterface, settings.multicast());
+                }
                 listener.bound(List.of(registered), this.sockets.localAddress(handle));
             }
             else {

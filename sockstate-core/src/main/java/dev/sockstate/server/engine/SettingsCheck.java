@@ -8,6 +8,7 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Multicast;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.SocketOptions;
@@ -108,10 +109,25 @@ final class SettingsCheck {
                 refuse(backend, sockets, Scope.LISTENER, listener.name(), NativeSocketOption.FAST_OPEN, listener.fastOpenQueue(),
                         listener.fastOpenQueue());
             }
+            checkMulticast(backend, sockets, listener);
         }
         for (ClientSettings client : clients) {
             refuseUnsupported(backend, sockets, Scope.CLIENT, client.name(),
                     SocketOptionList.of(client.connection().socketOptions(), Protocol.TCP, true, false), client.connection().socketOptions());
+        }
+    }
+
+    /** Refuses multicast where the backend has none (its interface is looked for as the listener binds). */
+    static void checkMulticast(Backend backend, NativeSockets sockets, ListenerSettings listener) {
+        Multicast multicast = listener.multicast();
+        if (!multicast.isSet()) {
+            return;
+        }
+        String why = sockets.multicastUnsupported();
+        if (why != null) {
+            throw new InvalidSettingException(Scope.LISTENER, listener.name(), Setting.MULTICAST, multicast, "The " + backend.name()
+                    + " backend cannot do multicast: " + why + ".", "Listener '" + listener.name() + "' sets " + Setting.MULTICAST
+                    + ", which the " + backend.name() + " backend cannot do: " + why);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Multicast;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
 import dev.sockstate.server.admission.Admission;
@@ -25,6 +26,7 @@ import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.shaping.Shaping;
 import dev.sockstate.server.tls.Tls;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -703,6 +705,69 @@ public final class SocketServer {
                 apply.accept(running);
             }
             return old;
+        }
+    }
+
+    /**
+     * Joins a multicast group on a UDP listener: at once when it runs, and as it binds from then on (the
+     * group is kept in its settings' {@link ListenerSettings#multicast()}).
+     * @param listener the listener's name
+     * @param group the group, any-source or source-specific
+     * @return the listener's multicast settings from now on
+     * @throws IllegalArgumentException when no listener has that name, or it joined the group already
+     * @throws InvalidSettingException when the listener cannot join groups: a TCP listener, a Unix socket,
+     * a backend without multicast, an interface the system has not
+     * @throws UncheckedIOException when the system refuses the group (the listener's settings unchanged)
+     */
+    public Multicast joinGroup(String listener, Multicast.Group group) {
+        return changeMembership(listener, group, true);
+    }
+
+    /**
+     * Leaves a multicast group a UDP listener joined: at once when it runs, and it joins it no more.
+     * @param listener the listener's name
+     * @param group the group, as it was joined
+     * @return the listener's multicast settings from now on
+     * @throws IllegalArgumentException when no listener has that name, or it has not joined the group
+     * @throws UncheckedIOException when the system refuses (the listener's settings unchanged)
+     */
+    public Multicast leaveGroup(String listener, Multicast.Group group) {
+        return changeMembership(listener, group, false);
+    }
+
+    private Multicast changeMembership(String listener, Multicast.Group group, boolean join) {
+        Objects.requireNonNull(group, "group");
+        synchronized (this.lifecycle) {
+            ListenerSettings old = listenerSettings(listener);
+            Multicast multicast = old.multicast();
+            if (multicast.groups().contains(group) == join) {
+                throw new IllegalArgumentException("Listener '" + listener + "' has " + (join ? "joined" : "not joined")
+                        + " multicast group " + group + (join ? " already" : ""));
+            }
+            ListenerSettings changed = old.toBuilder().multicast(join ? multicast.join(group) : multicast.leave(group)).build();
+            NativeSockets sockets = this.backend.sockets();
+            SettingsCheck.checkMulticast(this.backend, sockets, changed);
+            Listener running = runningListener(listener);
+            if (running != null) {
+                int index = MulticastMembership.interfaceIndex(changed);
+                for (SocketTurn socket : running.boundSockets()) {
+                    try {
+                        if (join) {
+                            sockets.joinGroup(socket.handle, group.address(), index, group.source());
+                        }
+                        else {
+                            sockets.leaveGroup(socket.handle, group.address(), index, group.source());
+                        }
+                    }
+                    catch (NativeIoException ex) {
+                        throw new UncheckedIOException("Listener '" + listener + "' could not " + (join ? "join" : "leave")
+                                + " multicast group " + group + ": " + ex.getMessage(), ex);
+                    }
+                }
+            }
+            this.listenerSettings = this.listenerSettings.stream().map((settings) -> (settings == old) ? changed : settings)
+                    .collect(Collectors.toUnmodifiableList());
+            return changed.multicast();
         }
     }
 

@@ -12,9 +12,7 @@ import dev.sockstate.server.SocketOptions.KeepAlive;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -27,26 +25,16 @@ import org.junit.jupiter.api.Timeout;
  * A peer behind a network that is cut, on the real backend: a client in a network namespace of the
  * test's own, joined to the server's by a veth pair whose far end is taken down, so that no FIN and no
  * reset ever arrives. The keep-alive (or TCP_USER_TIMEOUT) the listener sets finds it within its timing;
- * a listener without either still holds the connection. Needs root and iproute2 ({@code ip}), and
- * {@code socat} as the client: skipped without them, failed in CI, which has them.
+ * a listener without either still holds the connection. Needs root and iproute2 ({@code ip}) for the
+ * namespace ({@link VethNamespace}), and {@code socat} as the client: skipped without them, failed in CI,
+ * which has them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeadPeerTest {
 
-    /** A number of the run's own, in the names and the subnet: another run on the host takes another, most likely. */
-    private static final int NUMBER = java.util.concurrent.ThreadLocalRandom.current().nextInt(20, 250);
-
-    private static final String NAMESPACE = "sockstate-dead-" + NUMBER;
-
-    private static final String HOST_SIDE = "ssdead" + NUMBER + "h";
-
-    private static final String PEER_SIDE = "ssdead" + NUMBER + "p";
-
-    private static final String SERVER_ADDRESS = "10.251." + NUMBER + ".1";
-
     private final ServerFixture fixture = new ServerFixture();
 
-    private final List<Process> clients = new ArrayList<>();
+    private VethNamespace network;
 
     private final ConcurrentLinkedQueue<Ended> ended = new ConcurrentLinkedQueue<>();
 
@@ -54,31 +42,16 @@ class DeadPeerTest {
 
     @BeforeEach
     void makeTheNetwork() throws Exception {
-        UnixTools.require("ip");
         UnixTools.require("socat");
-        boolean root = "0".equals(run("id", "-u").trim());
-        if (System.getenv("CI") != null) {
-            assertThat(root).as("root, to make network namespaces (CI runs as root)").isTrue();
-        }
-        assumeTrue(root, "network namespaces need root");
-        removeTheNetwork();
-        ip("netns", "add", NAMESPACE);
-        ip("link", "add", HOST_SIDE, "type", "veth", "peer", "name", PEER_SIDE);
-        ip("link", "set", PEER_SIDE, "netns", NAMESPACE);
-        ip("addr", "add", SERVER_ADDRESS + "/30", "dev", HOST_SIDE);
-        ip("link", "set", HOST_SIDE, "up");
-        ip("netns", "exec", NAMESPACE, "ip", "addr", "add", "10.251." + NUMBER + ".2/30", "dev", PEER_SIDE);
-        ip("netns", "exec", NAMESPACE, "ip", "link", "set", PEER_SIDE, "up");
+        this.network = VethNamespace.make("dead", 251);
     }
 
     @AfterEach
     void removeTheNetwork() throws Exception {
-        for (Process client : this.clients) {
-            client.destroyForcibly();
-        }
         this.fixture.close();
-        new ProcessBuilder("ip", "netns", "del", NAMESPACE).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
-        new ProcessBuilder("ip", "link", "del", HOST_SIDE).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+        if (this.network != null) {
+            this.network.close();
+        }
     }
 
     @Test
@@ -150,37 +123,18 @@ class DeadPeerTest {
                 }
             }
         };
-        return ListenerSettings.tcp(name).address(InetAddress.getByName(SERVER_ADDRESS)).handler(handler);
+        return ListenerSettings.tcp(name).address(InetAddress.getByName(this.network.hostAddress())).handler(handler);
     }
 
     /** Starts socat in the namespace, connected to the port, its input held open so that it never closes. */
-    private void connectFromTheNamespace(int port) throws IOException {
-        Process client = new ProcessBuilder("ip", "netns", "exec", NAMESPACE, "socat", "-", "TCP:" + SERVER_ADDRESS + ":" + port)
-                .redirectErrorStream(true).start();
-        this.clients.add(client);
+    private void connectFromTheNamespace(int port) throws Exception {
+        this.network.startHeld("socat", "-", "TCP:" + this.network.hostAddress() + ":" + port);
     }
 
     /** Takes the peer's end of the link down: nothing it sent or would send arrives any more. @return when */
     private long cutTheNetwork() throws Exception {
-        ip("netns", "exec", NAMESPACE, "ip", "link", "set", PEER_SIDE, "down");
+        this.network.inside("ip", "link", "set", this.network.peerInterface(), "down");
         return System.nanoTime();
-    }
-
-    private static void ip(String... arguments) throws Exception {
-        String[] command = new String[arguments.length + 1];
-        command[0] = "ip";
-        System.arraycopy(arguments, 0, command, 1, arguments.length);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(10, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
-    }
-
-    private static String run(String... command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        process.waitFor(10, TimeUnit.SECONDS);
-        return output;
     }
 
     /** A connection that ended: its listener, when, and the error it ended with ({@code null} for none). */
