@@ -138,6 +138,14 @@ public interface NativeSockets {
     }
 
     /**
+     * @return whether {@link #joinGroup} takes an interface index of 0 (the system's choice by its routes);
+     * the JDK's channels join on a named interface only
+     */
+    default boolean joinsOnAnyInterface() {
+        return true;
+    }
+
+    /**
      * Joins a multicast group on a UDP socket: the group's datagrams reach it from then on (when its bound
      * address and port take them).
      * @param socket a UDP handle

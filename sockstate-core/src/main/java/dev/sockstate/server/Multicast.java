@@ -25,10 +25,14 @@ public record Multicast(List<Group> groups, @Nullable String networkInterface, i
     public static final Multicast NONE = new Multicast(List.of(), null, 1, true);
 
     /**
-     * @throws IllegalArgumentException when the hops are out of 0 to 255, or the interface's name blank
+     * @throws IllegalArgumentException when the hops are out of 0 to 255, the interface's name blank, or a group
+     * named twice
      */
     public Multicast {
         groups = List.copyOf(groups);
+        if (new java.util.HashSet<>(groups).size() != groups.size()) {
+            throw new IllegalArgumentException("A multicast group is joined once: " + groups + " names one twice");
+        }
         if (hops < 0 || hops > 255) {
             throw new IllegalArgumentException("Multicast hops must be between 0 and 255, not " + hops);
         }

@@ -101,6 +101,34 @@ final class MisbehavingSockets implements NativeSockets {
     // kernel drops those its buffers cannot take; a refusal would be a loss the handler sees.
 
     @Override
+    public @Nullable String multicastUnsupported() {
+        return this.real.multicastUnsupported();
+    }
+
+    @Override
+    public boolean joinsOnAnyInterface() {
+        return this.real.joinsOnAnyInterface();
+    }
+
+    @Override
+    public void joinGroup(long socket, java.net.InetAddress group, int interfaceIndex, java.net.@Nullable InetAddress source)
+            throws NativeIoException {
+        this.real.joinGroup(socket, group, interfaceIndex, source);
+    }
+
+    @Override
+    public void leaveGroup(long socket, java.net.InetAddress group, int interfaceIndex, java.net.@Nullable InetAddress source)
+            throws NativeIoException {
+        this.real.leaveGroup(socket, group, interfaceIndex, source);
+    }
+
+    @Override
+    public void sendMulticast(long socket, java.net.StandardProtocolFamily family, int interfaceIndex, int hops, boolean loopback)
+            throws NativeIoException {
+        this.real.sendMulticast(socket, family, interfaceIndex, hops, loopback);
+    }
+
+    @Override
     public @Nullable OutgoingDatagrams outgoingDatagrams(int datagrams) {
         return this.real.outgoingDatagrams(datagrams);
     }

@@ -381,8 +381,9 @@ final class ServerSettingsFactory {
                     .withLoopback(properties.isLoopback());
         }
         catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException(PREFIX + path + ((properties.getNetworkInterface() != null
-                    && properties.getNetworkInterface().isBlank()) ? "network-interface" : "hops"), properties.getHops(), ex.getMessage() + ".");
+            boolean blank = properties.getNetworkInterface() != null && properties.getNetworkInterface().isBlank();
+            throw new InvalidConfigurationPropertyValueException(PREFIX + path + (blank ? "network-interface" : "hops"),
+                    blank ? properties.getNetworkInterface() : properties.getHops(), ex.getMessage() + ".");
         }
         for (int i = 0; i < properties.getGroups().size(); i++) {
             MulticastProperties.Group group = properties.getGroups().get(i);

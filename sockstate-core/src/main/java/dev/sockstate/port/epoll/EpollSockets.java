@@ -125,6 +125,15 @@ final class EpollSockets extends AbstractBsdSockets {
         if (fd < 0) {
             throw lastException("socket");
         }
+        if (protocol == Protocol.UDP && domain != LinuxAbi.AF_UNIX) {
+            // Linux hands a wildcard-bound socket the datagrams of every group any socket of the host joined on
+            // its port (IP_MULTICAST_ALL, on by default): a socket receives those of its own groups only, as the
+            // JDK's do. (A kernel without the IPv6 option, before 4.20, refuses it: nothing to turn off there.)
+            multicastAllOff(fd, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_ALL);
+            if (domain == LinuxAbi.AF_INET6) {
+                multicastAllOff(fd, LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_MULTICAST_ALL);
+            }
+        }
         return fd;
     }
 
@@ -196,6 +205,14 @@ final class EpollSockets extends AbstractBsdSockets {
         return batch;
     }
 
+    private void multicastAllOff(int fd, int level, int name) {
+        try (Scratch local = scratch()) {
+            NativeBuffer value = local.option();
+            value.buffer().putInt(0, 0);
+            this.calls.setsockopt(fd, level, name, value.address(), 4);
+        }
+    }
+
     @Override
     public @Nullable String multicastUnsupported() {
         return null;
@@ -230,7 +247,9 @@ final class EpollSockets extends AbstractBsdSockets {
             encodeAddress(new InetSocketAddress(source, 0), bytes.slice(8 + storage, storage).order(bytes.order()));
         }
         int length = (source == null) ? 8 + storage : 8 + 2 * storage;
-        if (setOptionCall(socket, ipv4 ? LinuxAbi.IPPROTO_IP : LinuxAbi.IPPROTO_IPV6, name, request.address(), length) != 0) {
+        int result = setOptionCall(socket, ipv4 ? LinuxAbi.IPPROTO_IP : LinuxAbi.IPPROTO_IPV6, name, request.address(), length);
+        java.lang.ref.Reference.reachabilityFence(request);
+        if (result != 0) {
             String what = (join ? "MCAST_JOIN" : "MCAST_LEAVE") + ((source != null) ? "_SOURCE_GROUP " : "_GROUP ") + group.getHostAddress()
                     + ((source != null) ? " from " + source.getHostAddress() : "") + " on interface " + interfaceIndex;
             throw lastException("setsockopt(" + what + ")");
@@ -247,7 +266,9 @@ final class EpollSockets extends AbstractBsdSockets {
             // A struct ip_mreqn: no group, no local address, the interface's index.
             NativeBuffer request = allocate(12);
             request.buffer().putInt(8, interfaceIndex);
-            if (setOptionCall(socket, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_IF, request.address(), 12) != 0) {
+            int result = setOptionCall(socket, LinuxAbi.IPPROTO_IP, LinuxAbi.IP_MULTICAST_IF, request.address(), 12);
+            java.lang.ref.Reference.reachabilityFence(request);
+            if (result != 0) {
                 throw lastException("setsockopt(IP_MULTICAST_IF " + interfaceIndex + ")");
             }
         }

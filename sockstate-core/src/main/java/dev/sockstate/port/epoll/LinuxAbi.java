@@ -39,6 +39,8 @@ final class LinuxAbi {
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
     static final int IPV6_TCLASS = 67;
+    static final int IP_MULTICAST_ALL = 49;
+    static final int IPV6_MULTICAST_ALL = 29;
     static final int IP_MULTICAST_IF = 32;
     static final int IP_MULTICAST_TTL = 33;
     static final int IP_MULTICAST_LOOP = 34;

@@ -510,6 +510,11 @@ final class NioSockets extends AbstractNativeSockets {
         return null;
     }
 
+    @Override
+    public boolean joinsOnAnyInterface() {
+        return false;
+    }
+
     /**
      * {@inheritDoc}
      * <p>

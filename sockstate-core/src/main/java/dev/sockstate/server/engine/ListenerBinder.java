@@ -6,6 +6,7 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.AcceptMode;
+import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.engine.turn.SocketTurn;
@@ -62,7 +63,13 @@ final class ListenerBinder {
         }
         // Before the socket is opened: an interface the system has not is refused with nothing to close.
         boolean multicast = settings.protocol() == Protocol.UDP && settings.multicast().isSet();
-        int multicastInterface = multicast ? MulticastMembership.interfaceIndex(settings) : 0;
+        int multicastInterface;
+        try {
+            multicastInterface = multicast ? MulticastMembership.interfaceIndex(settings) : 0;
+        }
+        catch (InvalidSettingException ex) {
+            throw new ListenerBindException(settings.name(), target, ex.reason(), ex);
+        }
         long handle = openListening(settings, target, dualStack, settings.reusePort());
         SocketTurn registered = null;
         try {

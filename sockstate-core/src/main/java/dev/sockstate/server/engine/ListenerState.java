@@ -205,15 +205,15 @@ final class ListenerState {
         return this.connections.get();
     }
 
-    /**
-     * @param registered the listener's registered sockets
-     * @param address where they are bound
-     */
     /** @return the sockets the listener registered as it bound, none before */
     List<SocketTurn> boundSockets() {
         return this.sockets;
     }
 
+    /**
+     * @param registered the listener's registered sockets
+     * @param address where they are bound
+     */
     void bound(List<SocketTurn> registered, SocketAddress address) {
         // Added: a UDP socket is registered, and may fail, before it is bound.
         this.open.addAndGet(registered.size());

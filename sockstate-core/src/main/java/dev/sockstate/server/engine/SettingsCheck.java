@@ -129,6 +129,12 @@ final class SettingsCheck {
                     + " backend cannot do multicast: " + why + ".", "Listener '" + listener.name() + "' sets " + Setting.MULTICAST
                     + ", which the " + backend.name() + " backend cannot do: " + why);
         }
+        if (!multicast.groups().isEmpty() && multicast.networkInterface() == null && !sockets.joinsOnAnyInterface()) {
+            throw new InvalidSettingException(Scope.LISTENER, listener.name(), Setting.MULTICAST, multicast, "The " + backend.name()
+                    + " backend joins groups on a named network interface only: name the listener's interface.", "Listener '"
+                    + listener.name() + "' joins multicast groups on no named interface, which the " + backend.name()
+                    + " backend needs (the JDK joins on a named interface only)");
+        }
     }
 
     private static void refuseUnsupported(Backend backend, NativeSockets sockets, Scope owner, String name, SocketOptionList options,

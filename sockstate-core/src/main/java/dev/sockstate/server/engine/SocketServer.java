@@ -716,7 +716,8 @@ public final class SocketServer {
      * @return the listener's multicast settings from now on
      * @throws IllegalArgumentException when no listener has that name, or it joined the group already
      * @throws InvalidSettingException when the listener cannot join groups: a TCP listener, a Unix socket,
-     * a backend without multicast, an interface the system has not
+     * a backend without multicast (or the nio backend without a named interface); on a running listener,
+     * an interface the system has not
      * @throws UncheckedIOException when the system refuses the group (the listener's settings unchanged)
      */
     public Multicast joinGroup(String listener, Multicast.Group group) {
@@ -738,6 +739,8 @@ public final class SocketServer {
     private Multicast changeMembership(String listener, Multicast.Group group, boolean join) {
         Objects.requireNonNull(group, "group");
         synchronized (this.lifecycle) {
+            // Not while a stop closes the sockets: a descriptor closed meanwhile could be another's by now.
+            awaitStopped();
             ListenerSettings old = listenerSettings(listener);
             Multicast multicast = old.multicast();
             if (multicast.groups().contains(group) == join) {
@@ -751,6 +754,9 @@ public final class SocketServer {
             if (running != null) {
                 int index = MulticastMembership.interfaceIndex(changed);
                 for (SocketTurn socket : running.boundSockets()) {
+                    if (socket.isClosing()) {
+                        continue;
+                    }
                     try {
                         if (join) {
                             sockets.joinGroup(socket.handle, group.address(), index, group.source());

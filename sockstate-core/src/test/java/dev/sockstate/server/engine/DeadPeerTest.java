@@ -43,7 +43,7 @@ class DeadPeerTest {
     @BeforeEach
     void makeTheNetwork() throws Exception {
         UnixTools.require("socat");
-        this.network = VethNamespace.make("dead", 251);
+        this.network = VethNamespace.make("dead", 251, false);
     }
 
     @AfterEach

@@ -3,13 +3,18 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Multicast;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -54,25 +59,30 @@ class MulticastTest {
             aBackendWithoutMulticastRefusesTheListenerNamingItself();
             return;
         }
-        this.network = VethNamespace.make("mcast", 252);
+        this.network = VethNamespace.make("mcast", 252, false);
         int number = this.network.number();
         InetAddress joined = InetAddress.getByName("239.255." + number + ".1");
         InetAddress other = InetAddress.getByName("239.255." + number + ".2");
         Multicast multicast = Multicast.NONE.join(joined).withNetworkInterface(this.network.hostInterface());
-        SocketServer server = this.fixture.start(1, ServerFixture.udp("group").address(null).multicast(multicast).handler(this.recording).build());
+        // The IPv4 wildcard: Linux gives an IPv4 socket every group of its port the host joined, unless told not to.
+        SocketServer server = this.fixture.start(1, ServerFixture.udp("group").address(InetAddress.getByName("0.0.0.0")).multicast(multicast)
+                .handler(this.recording).build());
         int port = server.listener("group").portNumber();
-        sendFromTheNamespace(other, port, "to another group");
-        sendFromTheNamespace(joined, port, "to the group");
-        assertThat(this.received.poll(5, TimeUnit.SECONDS)).isEqualTo("to the group from /" + this.network.peerAddress() + ":" + senderPort());
-        assertThat(this.received.poll(300, TimeUnit.MILLISECONDS)).as("a datagram to a group not joined").isNull();
+        // Another socket of the host joins the other group, on another port: its datagrams are not the listener's.
+        try (DatagramChannel bystander = DatagramChannel.open(StandardProtocolFamily.INET)) {
+            bystander.bind(new InetSocketAddress(0));
+            bystander.join(other, NetworkInterface.getByName(this.network.hostInterface()));
+            sendFromTheNamespace(other, port, "to another group");
+            sendFromTheNamespace(joined, port, "to the group");
+            assertThat(this.received.poll(5, TimeUnit.SECONDS)).isEqualTo("to the group from /" + this.network.peerAddress() + ":" + senderPort());
+            assertThat(this.received.poll(300, TimeUnit.MILLISECONDS)).as("a datagram to a group another socket joined").isNull();
+        }
     }
 
     @Test
     void aSourceSpecificJoinReceivesItsSourceOnly() throws Exception {
-        if (!hasMulticast()) {
-            return;
-        }
-        this.network = VethNamespace.make("ssm", 253);
+        assumeTrue(hasMulticast(), "the backend joins groups (the refusal of one that does not is the first test's)");
+        this.network = VethNamespace.make("ssm", 253, false);
         int number = this.network.number();
         InetAddress fromPeer = InetAddress.getByName("232.1." + number + ".1");
         InetAddress fromElsewhere = InetAddress.getByName("232.1." + number + ".2");
@@ -89,10 +99,8 @@ class MulticastTest {
 
     @Test
     void anIpv6GroupIsJoinedAsAnIpv4OneIs() throws Exception {
-        if (!hasMulticast()) {
-            return;
-        }
-        this.network = VethNamespace.make("mcsix", 254);
+        assumeTrue(hasMulticast(), "the backend joins groups (the refusal of one that does not is the first test's)");
+        this.network = VethNamespace.make("mcsix", 254, true);
         int number = this.network.number();
         InetAddress group = InetAddress.getByName("ff15::5:" + Integer.toHexString(number));
         Multicast multicast = Multicast.NONE.join(group).withNetworkInterface(this.network.hostInterface());
@@ -108,10 +116,8 @@ class MulticastTest {
 
     @Test
     void aGroupJoinedWhileTheListenerRunsIsReceivedUntilItIsLeft() throws Exception {
-        if (!hasMulticast()) {
-            return;
-        }
-        this.network = VethNamespace.make("mclive", 250);
+        assumeTrue(hasMulticast(), "the backend joins groups (the refusal of one that does not is the first test's)");
+        this.network = VethNamespace.make("mclive", 250, false);
         int number = this.network.number();
         Multicast.Group group = new Multicast.Group(InetAddress.getByName("239.254." + number + ".1"), null);
         SocketServer server = this.fixture.start(1, ServerFixture.udp("live").address(null)
@@ -132,13 +138,20 @@ class MulticastTest {
 
     @Test
     void anInterfaceTheSystemHasNotIsRefusedNamingIt() {
-        if (!hasMulticast()) {
-            return;
-        }
+        assumeTrue(hasMulticast(), "the backend joins groups (the refusal of one that does not is the first test's)");
         ListenerSettings listener = ServerFixture.udp("nowhere").address(null)
                 .multicast(Multicast.NONE.join(address("239.255.7.7")).withNetworkInterface("nosuchif0")).handler(this.recording).build();
+        assertThatExceptionOfType(ListenerBindException.class).isThrownBy(() -> this.fixture.start(1, listener))
+                .withMessageContaining("'nowhere'").withMessageContaining("nosuchif0");
+    }
+
+    @Test
+    void aBackendThatJoinsOnNamedInterfacesOnlyRefusesAGroupWithoutOne() {
+        assumeTrue(hasMulticast() && !ServerFixture.backend().sockets().joinsOnAnyInterface(), "the backend needs a named interface");
+        ListenerSettings listener = ServerFixture.udp("unnamed").address(null).multicast(Multicast.NONE.join(address("239.255.7.7")))
+                .handler(this.recording).build();
         assertThatExceptionOfType(InvalidSettingException.class).isThrownBy(() -> this.fixture.start(1, listener))
-                .withMessageContaining("'nowhere'").withMessageContaining("multicast").withMessageContaining("nosuchif0");
+                .withMessageContaining("'unnamed'").withMessageContaining("named interface");
     }
 
     private void aBackendWithoutMulticastRefusesTheListenerNamingItself() {
@@ -167,5 +180,7 @@ class MulticastTest {
         Process sender = this.network.start(text + "\n", "socat", "-u", "-", "UDP4-SENDTO:" + group.getHostAddress() + ":" + port
                 + ",ip-multicast-if=" + this.network.peerAddress() + ",sourceport=" + senderPort() + ",reuseaddr");
         assertThat(sender.waitFor(10, TimeUnit.SECONDS)).as("socat sent").isTrue();
+        assertThat(sender.exitValue()).as("socat's exit: %s", new String(sender.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .isZero();
     }
 }

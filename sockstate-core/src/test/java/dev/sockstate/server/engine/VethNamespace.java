@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A network namespace of a test's own, joined to the host's by a veth pair: {@code 10.<net>.<n>.1/30}
- * and {@code fd00:<net>:<n>::1/64} on the host's side, {@code .2} and {@code ::2} on the far side, both
- * up. Needs root and iproute2 ({@code ip}): skipped without them, failed in CI, which has them. Closing it
- * ends the programs it started and removes the namespace and the pair.
+ * (and, when asked, {@code fd00:<net>:<n>::1/64}) on the host's side, {@code .2} (and {@code ::2}) on the
+ * far side, both up. Needs Linux, root and iproute2 ({@code ip}): skipped without them, failed in CI on
+ * Linux, which has them. Closing it ends the programs it started and removes the namespace and the pair.
  */
 final class VethNamespace implements AutoCloseable {
 
@@ -43,9 +43,11 @@ final class VethNamespace implements AutoCloseable {
     /**
      * @param name a short word for the names (at most 6 letters: interface names have 15)
      * @param net the second octet of its IPv4 subnet, the test's own
+     * @param ipv6 whether both sides get an IPv6 address too
      * @return the namespace, made
      */
-    static VethNamespace make(String name, int net) throws Exception {
+    static VethNamespace make(String name, int net, boolean ipv6) throws Exception {
+        assumeTrue(System.getProperty("os.name", "").startsWith("Linux"), "network namespaces are Linux's");
         UnixTools.require("ip");
         boolean root = "0".equals(run("id", "-u").trim());
         if (System.getenv("CI") != null) {
@@ -54,17 +56,25 @@ final class VethNamespace implements AutoCloseable {
         assumeTrue(root, "network namespaces need root");
         VethNamespace made = new VethNamespace(name, net, ThreadLocalRandom.current().nextInt(20, 250));
         made.remove();
-        made.ip("netns", "add", made.namespace);
-        made.ip("link", "add", made.hostSide, "type", "veth", "peer", "name", made.peerSide);
-        made.ip("link", "set", made.peerSide, "netns", made.namespace);
-        made.ip("addr", "add", made.hostAddress() + "/30", "dev", made.hostSide);
-        made.ip("-6", "addr", "add", made.hostAddress6() + "/64", "dev", made.hostSide, "nodad");
-        made.ip("link", "set", made.hostSide, "up");
-        made.inside("ip", "addr", "add", made.peerAddress() + "/30", "dev", made.peerSide);
-        made.inside("ip", "-6", "addr", "add", made.peerAddress6() + "/64", "dev", made.peerSide, "nodad");
-        made.inside("ip", "link", "set", made.peerSide, "up");
-        made.inside("ip", "link", "set", "lo", "up");
-        return made;
+        try {
+            made.ip("netns", "add", made.namespace);
+            made.ip("link", "add", made.hostSide, "type", "veth", "peer", "name", made.peerSide);
+            made.ip("link", "set", made.peerSide, "netns", made.namespace);
+            made.ip("addr", "add", made.hostAddress() + "/30", "dev", made.hostSide);
+            made.inside("ip", "addr", "add", made.peerAddress() + "/30", "dev", made.peerSide);
+            if (ipv6) {
+                made.ip("-6", "addr", "add", made.hostAddress6() + "/64", "dev", made.hostSide, "nodad");
+                made.inside("ip", "-6", "addr", "add", made.peerAddress6() + "/64", "dev", made.peerSide, "nodad");
+            }
+            made.ip("link", "set", made.hostSide, "up");
+            made.inside("ip", "link", "set", made.peerSide, "up");
+            made.inside("ip", "link", "set", "lo", "up");
+            return made;
+        }
+        catch (Exception | AssertionError ex) {
+            made.close();
+            throw ex;
+        }
     }
 
     /** @return the run's own number, in its names and its subnet (the third octet): another run on the host most likely takes another */
