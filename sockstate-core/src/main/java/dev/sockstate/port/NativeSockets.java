@@ -206,7 +206,7 @@ public interface NativeSockets {
      * @throws NativeIoException when the datagram at {@code from} failed (its target unreachable, say)
      */
     default int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
-        throw new UnsupportedOperationException("These sockets send each datagram alone: they made no send batch");
+        throw new IllegalStateException("These sockets send each datagram alone: they made no send batch");
     }
 
     /**

@@ -98,17 +98,7 @@ class EchoPathAllocationTest {
             client.setSoTimeout(5000);
             DatagramPacket message = new DatagramPacket(new byte[64], 64, address);
             DatagramPacket reply = new DatagramPacket(new byte[128], 128);
-            for (int round = 0; round < 3; round++) {
-                echoDatagrams(client, message, reply);
-            }
-            Thread worker = workerThread(WorkerGroupSettings.of("alloc", 1));
-            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            long fewest = Long.MAX_VALUE;
-            for (int measurement = 0; measurement < 3 && fewest >= ALLOWED_BYTES; measurement++) {
-                long before = threads.getThreadAllocatedBytes(worker.getId());
-                echoDatagrams(client, message, reply);
-                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
-            }
+            long fewest = fewestAllocated(WorkerGroupSettings.of("alloc", 1), () -> echoDatagrams(client, message, reply));
             assertThat(fewest).as("bytes the worker allocated answering %,d datagrams", MESSAGES).isLessThan(ALLOWED_BYTES);
         }
     }
@@ -160,20 +150,7 @@ class EchoPathAllocationTest {
             }
             ByteBuffer message = ByteBuffer.allocateDirect(64);
             ByteBuffer reply = ByteBuffer.allocateDirect(64);
-            for (int round = 0; round < 3; round++) {
-                echo(clients, message, reply);
-            }
-            Thread worker = workerThread(group);
-            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            // The fewest of up to three measurements: on a loaded machine the compiler may still be at
-            // work on the path in the first (interpreted code allocates what compiled code does not).
-            long fewest = Long.MAX_VALUE;
-            for (int measurement = 0; measurement < 3 && fewest >= ALLOWED_BYTES; measurement++) {
-                long before = threads.getThreadAllocatedBytes(worker.getId());
-                echo(clients, message, reply);
-                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
-            }
-            return fewest;
+            return fewestAllocated(group, () -> echo(clients, message, reply));
         }
         finally {
             for (SocketChannel client : clients) {
@@ -208,6 +185,32 @@ class EchoPathAllocationTest {
                 throw new AssertionError("message " + i + " came back changed");
             }
         }
+    }
+
+    /** One round of traffic through the server. */
+    private interface Round {
+
+        void run() throws IOException;
+    }
+
+    /**
+     * @return the bytes the group's worker allocated over one round (the fewest of up to three), after three
+     * rounds of warm-up: on a loaded machine the compiler may still be at work on the path in the first
+     * measured (interpreted code allocates what compiled code does not)
+     */
+    private static long fewestAllocated(WorkerGroupSettings group, Round round) throws IOException {
+        for (int warmUp = 0; warmUp < 3; warmUp++) {
+            round.run();
+        }
+        Thread worker = workerThread(group);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long fewest = Long.MAX_VALUE;
+        for (int measurement = 0; measurement < 3 && fewest >= ALLOWED_BYTES; measurement++) {
+            long before = threads.getThreadAllocatedBytes(worker.getId());
+            round.run();
+            fewest = Math.min(fewest, threads.getThreadAllocatedBytes(worker.getId()) - before);
+        }
+        return fewest;
     }
 
     private static Thread workerThread(WorkerGroupSettings group) {
