@@ -698,8 +698,7 @@ public final class SocketServer {
             ListenerSettings.Builder builder = old.toBuilder();
             change.accept(builder);
             ListenerSettings changed = builder.build();
-            this.listenerSettings = this.listenerSettings.stream().map((settings) -> (settings == old) ? changed : settings)
-                    .collect(Collectors.toUnmodifiableList());
+            replaceSettings(old, changed);
             Listener running = runningListener(listener);
             if (running != null) {
                 apply.accept(running);
@@ -771,10 +770,15 @@ public final class SocketServer {
                     }
                 }
             }
-            this.listenerSettings = this.listenerSettings.stream().map((settings) -> (settings == old) ? changed : settings)
-                    .collect(Collectors.toUnmodifiableList());
+            replaceSettings(old, changed);
             return changed.multicast();
         }
+    }
+
+    /** Keeps a listener's changed settings in place of its old ones; under the lock. */
+    private void replaceSettings(ListenerSettings old, ListenerSettings changed) {
+        this.listenerSettings = this.listenerSettings.stream().map((settings) -> (settings == old) ? changed : settings)
+                .collect(Collectors.toUnmodifiableList());
     }
 
     /** @return the running listener of that name, {@code null} when none runs; under the lock */
