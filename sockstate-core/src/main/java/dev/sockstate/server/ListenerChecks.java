@@ -50,6 +50,28 @@ final class ListenerChecks {
     }
 
     /**
+     * Refuses a socket per worker where a listener receives no datagrams on an IP port (TCP, a Unix
+     * domain socket), and beside multicast, which the system hands to every socket bound to the port.
+     */
+    static void receive(String name, Protocol protocol, boolean unix, Multicast multicast, ReceiveMode receive) {
+        if (receive != ReceiveMode.PER_WORKER) {
+            return;
+        }
+        if (protocol != Protocol.UDP) {
+            throw InvalidSettingException.mustBe(name, Setting.RECEIVE, receive, "SHARED for a TCP listener (it receives on the"
+                    + " connections it accepts; accept PER_WORKER gives each worker a listening socket)");
+        }
+        if (unix) {
+            throw InvalidSettingException.mustBe(name, Setting.RECEIVE, receive, "SHARED for a Unix domain socket (one path is one"
+                    + " socket)");
+        }
+        if (multicast.isSet()) {
+            throw InvalidSettingException.mustBe(name, Setting.RECEIVE, receive, "SHARED for a listener that joins multicast groups"
+                    + " (the system hands each group datagram to every socket bound to the port, so each worker would receive it)");
+        }
+    }
+
+    /**
      * Refuses the socket options a listener's sockets do not have: a UDP socket takes the buffers and
      * the traffic class, a Unix domain socket the buffers only; TCP Fast Open is a TCP port's.
      */

@@ -46,6 +46,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxDatagramSize UDP: the room for each datagram received, in bytes, a longer one truncated to it;
  * 0 for the worker group's read buffer size
  * @param multicast UDP: the multicast groups joined, and how multicast datagrams sent go out ({@link Multicast#NONE} for none)
+ * @param receive how a UDP listener receives: one socket, or one per worker ({@link ReceiveMode})
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  * @param admission who may connect and how fast ({@link Admission#NONE} for anyone, up to {@code maxConnections})
@@ -55,21 +56,24 @@ import org.jspecify.annotations.Nullable;
 public record ListenerSettings(String name, Protocol protocol, @Nullable InetAddress address, int portNumber, @Nullable Path unixPath,
         @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
         boolean reuseAddress, boolean reusePort, int fastOpenQueue, int maxConnections, @Nullable ConnectionHandler connectionHandler,
-        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, Multicast multicast, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
+        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, Multicast multicast, ReceiveMode receive, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
         Admission admission, ConnectionSettings connection) {
 
     /**
-     * The accept mode is SHARED when {@code null}; what only TCP has is refused on UDP; {@link Builder#build()}
+     * The accept and receive modes are SHARED when {@code null}; what only TCP has is refused on UDP, what only
+     * UDP has on TCP; {@link Builder#build()}
      * checks the rest.
      */
     public ListenerSettings {
         accept = (accept != null) ? accept : AcceptMode.SHARED;
+        receive = (receive != null) ? receive : ReceiveMode.SHARED;
         admission = (admission != null) ? admission : Admission.NONE;
         multicast = (multicast != null) ? multicast : Multicast.NONE;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
         if (protocol != Protocol.TCP) {
             ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol, connection.shaping());
         }
+        ListenerChecks.receive(name, protocol, unixPath != null, multicast, receive);
         ListenerChecks.socketOptions(name, protocol, unixPath != null, connection.socketOptions(), fastOpenQueue);
         ListenerChecks.admission(name, protocol, unixPath != null, proxyProtocol != null, admission);
     }
@@ -103,6 +107,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         builder.receiveBatch = this.receiveBatch;
         builder.maxDatagramSize = this.maxDatagramSize;
         builder.multicast = this.multicast;
+        builder.receive = this.receive;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
         builder.admission = this.admission;
@@ -204,6 +209,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         private Multicast multicast = Multicast.NONE;
 
         private AcceptMode accept = AcceptMode.SHARED;
+
+        private ReceiveMode receive = ReceiveMode.SHARED;
 
         private @Nullable ProxyProtocol proxyProtocol;
 
@@ -381,6 +388,19 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         }
 
         /**
+         * Gives each worker a UDP socket of its own ({@link ReceiveMode#PER_WORKER}): on a worker group
+         * with a port per worker, bound with {@code SO_REUSEPORT}, so that the kernel spreads the
+         * datagrams over the workers by sender. UDP only; see {@link ReceiveMode} for what it costs and
+         * where it falls back to one socket.
+         * @param receive how the listener receives: {@link ReceiveMode#SHARED} (the default) or {@link ReceiveMode#PER_WORKER}
+         * @return this builder
+         */
+        public Builder receive(ReceiveMode receive) {
+            this.receive = receive;
+            return this;
+        }
+
+        /**
          * Gives each worker a listening socket of its own ({@link AcceptMode#PER_WORKER}): on a worker
          * group with a port per worker, bound with {@code SO_REUSEPORT}, so that the kernel spreads
          * the connections over the workers and each is served by the worker that accepted it. TCP
@@ -434,6 +454,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             require(this.maxDatagramSize >= 0 && this.maxDatagramSize <= 64 * 1024, Setting.MAX_DATAGRAM_SIZE, this.maxDatagramSize,
                     "between 1 and 65536 bytes, or 0 for the worker group's read buffer size");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
+            require(this.receive != null, Setting.RECEIVE, null, "SHARED or PER_WORKER");
             require(this.multicast == null || !this.multicast.isSet() || (this.protocol == Protocol.UDP && this.unixPath == null),
                     Setting.MULTICAST, this.multicast, "none: multicast is for UDP listeners on an IP port");
             ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);
@@ -444,7 +465,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
                     this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.receiveBatch,
-                    this.maxDatagramSize, this.multicast, this.accept, this.proxyProtocol, this.admission,
+                    this.maxDatagramSize, this.multicast, this.receive, this.accept, this.proxyProtocol, this.admission,
                     connection);
         }
 

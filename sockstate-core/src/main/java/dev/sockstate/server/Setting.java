@@ -109,6 +109,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#accept}: one listening socket, or one per worker. */
     ACCEPT(Scope.LISTENER, "accept"),
 
+    /** {@link ListenerSettings.Builder#receive}: one UDP socket, or one per worker. */
+    RECEIVE(Scope.LISTENER, "receive"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

@@ -117,7 +117,9 @@ class ListenerSettingsCopyTest {
     /** @return settings that, between them, set every setting: some exclude others (a Unix path an address, the exclusive edge a trigger) */
     private List<ListenerSettings> fixtures() throws Exception {
         return List.of(everythingOnAnIpPort(), everythingOnAUnixSocket(), multicastOnUdp(),
-                ListenerSettings.tcp("copied").exclusiveEdge(true).handler(this.handler).build());
+                ListenerSettings.tcp("copied").exclusiveEdge(true).handler(this.handler).build(),
+                ListenerSettings.udp("copied").receive(ReceiveMode.PER_WORKER).handler((DatagramHandler) (endpoint, data, sender) -> {
+                }).build());
     }
 
     private ListenerSettings multicastOnUdp() throws Exception {

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
+import dev.sockstate.server.ReceiveMode;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,6 +99,9 @@ public class ListenerProperties extends ConnectionProperties {
 
     /** UDP with a handler executor: datagrams handed to it and not yet handled above which more are dropped and counted. */
     private int maxDatagramsInFlight = 1024;
+
+    /** How UDP datagrams are received: shared (one socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT, each sender's datagrams kept to one worker; one socket as shared where the system cannot spread datagrams, such as Windows). */
+    private ReceiveMode receive = ReceiveMode.SHARED;
 
     /** UDP: most datagrams one receive call takes where the backend receives many at once (recvmmsg on epoll; one a call elsewhere); each is still handed to the handler alone. */
     private int receiveBatch = 16;
@@ -251,6 +255,14 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setMaxDatagramsInFlight(int maxDatagramsInFlight) {
         this.maxDatagramsInFlight = maxDatagramsInFlight;
+    }
+
+    public ReceiveMode getReceive() {
+        return this.receive;
+    }
+
+    public void setReceive(ReceiveMode receive) {
+        this.receive = receive;
     }
 
     public int getReceiveBatch() {

@@ -9,6 +9,7 @@ import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.ReceiveMode;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -58,8 +59,11 @@ final class ListenerBinder {
             address = anyAddress();
         }
         InetSocketAddress target = new InetSocketAddress(address, settings.portNumber());
-        if (settings.accept() == AcceptMode.PER_WORKER && listener.profile.ports() > 1 && spreadsConnections(settings, target, listener.profile.ports())) {
+        if (settings.accept() == AcceptMode.PER_WORKER && listener.profile.ports() > 1 && spreads(settings, target, listener.profile.ports())) {
             return bindPerWorker(listener, target, dualStack);
+        }
+        if (settings.receive() == ReceiveMode.PER_WORKER && listener.profile.ports() > 1 && spreads(settings, target, listener.profile.ports())) {
+            return bindUdpPerWorker(listener, target, dualStack);
         }
         // Before the socket is opened: an interface the system has not is refused with nothing to close.
         boolean multicast = settings.protocol() == Protocol.UDP && settings.multicast().isSet();
@@ -80,7 +84,7 @@ final class ListenerBinder {
                             multicastInterface, settings.multicast());
                 }
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, handle);
+                registered = new UdpSocket(listener, listener.profile.home(), handle);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
                 if (multicast) {
@@ -157,7 +161,7 @@ final class ListenerBinder {
             options.applyTo(this.sockets, handle);
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, handle);
+                registered = new UdpSocket(listener, listener.profile.home(), handle);
                 register(listener, registered);
                 this.sockets.bind(handle, UnixDomainSocketAddress.of(bindPath));
                 bound = true;
@@ -279,11 +283,58 @@ final class ListenerBinder {
     }
 
     /**
-     * @return whether the system spreads the connections over listening sockets that share a port: a
-     * Linux kernel, with SO_REUSEPORT (a probe socket takes it); elsewhere the listener accepts on one
-     * socket, as with accept shared, which is logged
+     * Opens a UDP socket for each port of the listener's group, each with SO_REUSEPORT, registers each on
+     * its own port and then binds it (as the one socket of a shared listener: no datagram arrives
+     * unnoticed), all to the same address (to the port number the first one got, for an ephemeral one).
+     * A failure part-way closes every socket opened so far.
      */
-    private boolean spreadsConnections(ListenerSettings settings, InetSocketAddress target, int workers) {
+    private List<SocketTurn> bindUdpPerWorker(Listener listener, InetSocketAddress target, boolean dualStack) {
+        ListenerSettings settings = listener.settings();
+        int count = listener.profile.ports();
+        List<SocketTurn> registered = new ArrayList<>(count);
+        InetSocketAddress bound = null;
+        long handle = -1;
+        InetSocketAddress where = target;
+        try {
+            for (int i = 0; i < count; i++) {
+                where = (bound != null) ? bound : target;
+                handle = openListening(settings, where, dualStack, true);
+                UdpSocket socket = new UdpSocket(listener, listener.profile.homeOn(i), handle);
+                register(listener, socket);
+                registered.add(socket);
+                handle = -1;
+                this.sockets.bind(socket.handle, where);
+                if (bound == null) {
+                    bound = (InetSocketAddress) this.sockets.localAddress(socket.handle);
+                }
+            }
+        }
+        catch (NativeIoException | RuntimeException ex) {
+            if (!registered.isEmpty()) {
+                // Each closed once and taken out of the table; a listener that never served did not stop serving.
+                listener.stopping();
+                for (SocketTurn socket : registered) {
+                    socket.forceFinish();
+                }
+            }
+            if (handle != -1) {
+                closeQuietly(handle);
+            }
+            if (ex instanceof NativeIoException failure) {
+                throw new ListenerBindException(settings.name(), where, failure);
+            }
+            throw (RuntimeException) ex;
+        }
+        listener.bound(registered, bound);
+        return registered;
+    }
+
+    /**
+     * @return whether the system spreads the connections (or datagrams) over sockets that share a port: a
+     * Linux kernel, with SO_REUSEPORT (a probe socket takes it); elsewhere the listener accepts (or
+     * receives) on one socket, as when shared, which is logged
+     */
+    private boolean spreads(ListenerSettings settings, InetSocketAddress target, int workers) {
         String why = null;
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
             why = "this system (" + System.getProperty("os.name") + ") does not spread connections over sockets sharing a port number";
@@ -301,8 +352,11 @@ final class ListenerBinder {
             }
         }
         if (why != null) {
-            logger.log(Level.INFO, "Listener '" + settings.name() + "' accepts per worker, but " + why + ": one listening socket"
-                    + " accepts for its " + workers + " workers, as with accept shared");
+            logger.log(Level.INFO, (settings.protocol() == Protocol.UDP)
+                    ? "Listener '" + settings.name() + "' receives per worker, but " + why.replace("connections", "datagrams") + ": one"
+                            + " socket receives for its " + workers + " workers, as with receive shared"
+                    : "Listener '" + settings.name() + "' accepts per worker, but " + why + ": one listening socket"
+                            + " accepts for its " + workers + " workers, as with accept shared");
         }
         return why == null;
     }

@@ -42,6 +42,9 @@ final class ListenerState {
 
     private final AtomicInteger connections = new AtomicInteger();
 
+    /** A UDP listener's datagrams handed to its handler executor and not yet handled, over all its sockets. */
+    private final AtomicInteger datagramsInFlight = new AtomicInteger();
+
     private final LongAdder accepted = new LongAdder();
 
     private final LongAdder rejected = new LongAdder();
@@ -99,6 +102,23 @@ final class ListenerState {
             return false;
         }
         return true;
+    }
+
+    /**
+     * @param max the most datagrams that may wait for the handler executor
+     * @return false, with no place taken, when another datagram would exceed it
+     */
+    boolean admitDatagram(int max) {
+        if (this.datagramsInFlight.incrementAndGet() > max) {
+            this.datagramsInFlight.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** A datagram admitted to the handler executor was handled, or not handed over after all: its place is given back. */
+    void datagramHandled() {
+        this.datagramsInFlight.decrementAndGet();
     }
 
     /** An admitted connection was accepted and entered the table. */
@@ -238,12 +258,13 @@ final class ListenerState {
         }
         if (left <= 0) {
             this.observer.stoppedServing();
-            logger.log(Level.ERROR, this.label + " stopped serving: its " + ((this.sockets.size() > 1) ? "last listening "
+            logger.log(Level.ERROR, this.label + " stopped serving: its " + ((this.sockets.size() > 1) ? "last "
                     : "") + "socket was closed after a failure");
         }
         else {
-            logger.log(Level.ERROR, this.label + " serves on with " + left + " of its " + this.sockets.size() + " listening sockets: its " + socket
-                    + " was closed after a failure, and the kernel spreads the connections over the others");
+            // (The socket names itself: a TCP listener's listening socket, or a UDP listener's socket.)
+            logger.log(Level.ERROR, this.label + " serves on with " + left + " of its " + this.sockets.size() + " sockets: its " + socket
+                    + " was closed after a failure, and the kernel spreads what arrives over the others");
         }
     }
 

@@ -9,6 +9,7 @@ import dev.sockstate.server.AcceptMode;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Multicast;
+import dev.sockstate.server.ReceiveMode;
 import dev.sockstate.server.Setting.Scope;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.SocketOptions;
@@ -79,6 +80,15 @@ final class SettingsCheck {
                         + " (portPerWorker), or accept SHARED";
                 throw new InvalidSettingException(listener.name(), Setting.ACCEPT, listener.accept(), why + ".",
                         "Listener '" + listener.name() + "' accepts PER_WORKER on worker group '" + group.name()
+                                + "', whose workers share one port: " + why);
+            }
+            if (listener.receive() == ReceiveMode.PER_WORKER && group.workers() > 1 && !group.portPerWorker()) {
+                // As with accept per worker: sockets that any worker takes receive no faster than one.
+                String why = "receive per worker gives each worker's own port a UDP socket, and the " + group.workers()
+                        + " workers of worker group '" + group.name() + "' share one port. Give the group a port per worker"
+                        + " (portPerWorker), or receive SHARED";
+                throw new InvalidSettingException(listener.name(), Setting.RECEIVE, listener.receive(), why + ".",
+                        "Listener '" + listener.name() + "' receives PER_WORKER on worker group '" + group.name()
                                 + "', whose workers share one port: " + why);
             }
             if (listener.connection().tls() != null) {

@@ -256,7 +256,7 @@ public final class SocketServer {
     private void logBound(Listener listener) {
         ListenerSettings settings = listener.settings();
         logger.log(Level.INFO, "Listener '" + settings.name() + "' (" + settings.protocol() + ", " + listener.profile.trigger
-                + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ", a listening socket"
+                + (settings.exclusiveEdge() ? ", exclusive" : "") + ((listener.ownSockets() > 1) ? ((settings.protocol() == Protocol.UDP) ? ", a socket" : ", a listening socket")
                 + " on each of " + listener.ownSockets() + " workers" : "") + ") bound to " + AddressText.of(listener.boundAddress())
                 + " on " + this.backend.name());
     }

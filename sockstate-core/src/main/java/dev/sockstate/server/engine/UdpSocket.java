@@ -11,6 +11,7 @@ import dev.sockstate.port.PeerAddress;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.turn.Runner;
+import dev.sockstate.server.engine.turn.SocketHome;
 import dev.sockstate.server.engine.turn.SocketTurn;
 import dev.sockstate.server.observer.ListenerObserver;
 import java.lang.System.Logger.Level;
@@ -18,7 +19,6 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,11 +57,13 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** The receive-queue overflows the system last reported, -1 before any. */
     private long overflows = -1;
 
-    /** Datagrams handed to the handler executor and not yet handled. */
-    private final AtomicInteger inFlight = new AtomicInteger();
-
-    UdpSocket(Listener listener, long handle) {
-        super(listener.profile.home(), handle, listener.profile.trigger, true);
+    /**
+     * @param listener its listener
+     * @param home where it is served: a port of the listener's group (its worker's own, with receive per worker)
+     * @param handle the socket, open
+     */
+    UdpSocket(Listener listener, SocketHome home, long handle) {
+        super(home, handle, listener.profile.trigger, true);
         this.listener = listener;
         if (this.sockets.unsupported(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1) == null) {
             try {
@@ -219,8 +221,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
-            if (this.inFlight.incrementAndGet() > this.listener.profile.settings.maxDatagramsInFlight()) {
-                this.inFlight.decrementAndGet();
+            if (!this.listener.state.admitDatagram(this.listener.profile.settings.maxDatagramsInFlight())) {
                 this.listener.state.executorRefused("a datagram from " + from, "dropping it", new RejectedExecutionException(
                         this.listener.profile.settings.maxDatagramsInFlight() + " datagrams already wait for the handler executor"));
                 return;
@@ -231,12 +232,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                         call(copy, from);
                     }
                     finally {
-                        this.inFlight.decrementAndGet();
+                        this.listener.state.datagramHandled();
                     }
                 });
             }
             catch (RejectedExecutionException ex) {
-                this.inFlight.decrementAndGet();
+                this.listener.state.datagramHandled();
                 this.listener.state.executorRefused("a datagram from " + from, "dropping it", ex);
             }
             return;

@@ -2,10 +2,12 @@ package dev.sockstate.autoconfigure.actuate;
 
 import dev.sockstate.port.Availability;
 import dev.sockstate.port.Backend;
+import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.BoundListener;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Multicast;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.WorkerGroupState;
 import dev.sockstate.server.admission.Admission;
@@ -167,7 +169,8 @@ public class SockstateEndpoint {
                 (listener != null) ? listener.registrations() : 0, (listener != null) ? listener.accepted() : 0,
                 (listener != null) ? listener.rejected() : 0, rejectedBy(listener), (listener != null) ? listener.handlerErrors() : 0,
                 listener != null && listener.serving(), settings.accept().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-                tls(settings), proxyProtocol(settings), admission(settings),
+                (settings.protocol() == Protocol.UDP) ? settings.receive().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') : null,
+                multicast(settings), tls(settings), proxyProtocol(settings), admission(settings),
                 shaping((listener != null) ? listener.shaping() : settings.connection().shaping()));
     }
 
@@ -198,6 +201,19 @@ public class SockstateEndpoint {
 
     private static @Nullable String rate(@Nullable Rate rate) {
         return (rate != null) ? rate.toString() : null;
+    }
+
+    /** @return the groups a UDP listener has joined (those joined or left while it runs included), {@code null} for none */
+    private static @Nullable MulticastDescriptor multicast(ListenerSettings settings) {
+        Multicast multicast = settings.multicast();
+        if (!multicast.isSet()) {
+            return null;
+        }
+        List<GroupDescriptor> groups = new ArrayList<>(multicast.groups().size());
+        for (Multicast.Group group : multicast.groups()) {
+            groups.add(new GroupDescriptor(group.address().getHostAddress(), (group.source() != null) ? group.source().getHostAddress() : null));
+        }
+        return new MulticastDescriptor(groups, multicast.networkInterface(), multicast.hops(), multicast.loopback());
     }
 
     private static @Nullable ProxyProtocolDescriptor proxyProtocol(ListenerSettings settings) {
@@ -278,6 +294,8 @@ public class SockstateEndpoint {
      * @param handlerErrors handler calls that threw, or that the handler executor refused
      * @param serving whether its socket is registered and served
      * @param accept shared or per-worker: one listening socket, or one per worker
+     * @param receive a UDP listener's shared or per-worker: one socket, or one per worker; {@code null} for TCP
+     * @param multicast a UDP listener's multicast groups, {@code null} for none
      * @param tls its TLS, {@code null} for plaintext
      * @param proxyProtocol the PROXY protocol it reads, {@code null} for none
      * @param admission who may connect and how fast, {@code null} for no rule
@@ -285,8 +303,27 @@ public class SockstateEndpoint {
      */
     public record ListenerDescriptor(String name, String protocol, @Nullable String address, int port, String trigger, String group,
             boolean bound, int activeConnections, int registrations, long accepted, long rejected, Map<String, Long> rejectedBy,
-            long handlerErrors, boolean serving, String accept, @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol,
+            long handlerErrors, boolean serving, String accept, @Nullable String receive, @Nullable MulticastDescriptor multicast,
+            @Nullable TlsDescriptor tls, @Nullable ProxyProtocolDescriptor proxyProtocol,
             @Nullable AdmissionDescriptor admission, @Nullable ShapingDescriptor shaping) implements OperationResponseBody {
+    }
+
+    /**
+     * A UDP listener's multicast groups as it runs, with how what it sends to a group goes out.
+     * @param groups the groups joined
+     * @param networkInterface the interface they are joined on, {@code null} for the system's choice
+     * @param hops the hops (IPv4 TTL) of the multicast datagrams it sends
+     * @param loopback whether what it sends to a group is looped back to the host's own members
+     */
+    public record MulticastDescriptor(List<GroupDescriptor> groups, @Nullable String networkInterface, int hops, boolean loopback) {
+    }
+
+    /**
+     * A multicast group joined.
+     * @param address the group's address
+     * @param source the one source received from (a source-specific join), {@code null} for any
+     */
+    public record GroupDescriptor(String address, @Nullable String source) {
     }
 
     /**
