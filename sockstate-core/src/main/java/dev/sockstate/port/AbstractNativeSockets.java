@@ -96,6 +96,15 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         batch.received(index, length);
     }
 
+    /**
+     * @param batch a batch
+     * @param index a datagram's index, received
+     * @param size the size of the segments the system coalesced it from
+     */
+    protected static void segmentSize(DatagramBatch batch, int index, int size) {
+        batch.segmentSize(index, size);
+    }
+
     /** @param batch a batch @param count how many datagrams the call received, from index 0 */
     protected static void filled(DatagramBatch batch, int count) {
         batch.filled(count);

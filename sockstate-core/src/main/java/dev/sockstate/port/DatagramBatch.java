@@ -23,6 +23,8 @@ public final class DatagramBatch {
 
     private final PeerAddress[] senders;
 
+    private final int[] segmentSizes;
+
     private final byte[] scratch = new byte[SocketAddressLayout.UNIX_PATH_MAX];
 
     private final int datagramSize;
@@ -49,6 +51,7 @@ public final class DatagramBatch {
         this.datagrams = new NativeBuffer[capacity];
         this.addresses = new NativeBuffer[capacity];
         this.senders = new PeerAddress[capacity];
+        this.segmentSizes = new int[capacity];
         NativeBuffer data = sockets.allocate(capacity * datagramSize);
         int addressRoom = SocketAddressLayout.STORAGE_SIZE + 8;
         NativeBuffer names = sockets.allocate(capacity * addressRoom);
@@ -105,6 +108,16 @@ public final class DatagramBatch {
     }
 
     /**
+     * @param index below {@link #size()}
+     * @return for a datagram the system received coalesced (once the socket asked for it with
+     * {@link NativeSocketOption#RECEIVE_COALESCED}), the size of its segments: it holds datagrams of one
+     * sender of this size each, in order, the last perhaps shorter; 0 for a datagram received alone
+     */
+    public int segmentSize(int index) {
+        return this.segmentSizes[index];
+    }
+
+    /**
      * @return the datagrams the system dropped at the socket since it opened because its receive
      * buffer was full, as the last receive reported (Linux's {@code SO_RXQ_OVFL}, once the socket
      * asked for it with {@link NativeSocketOption#RECEIVE_QUEUE_OVERFLOWS}), or -1 when it has not
@@ -128,6 +141,11 @@ public final class DatagramBatch {
 
     void received(int index, int length) {
         this.datagrams[index].buffer().limit(length).position(0);
+        this.segmentSizes[index] = 0;
+    }
+
+    void segmentSize(int index, int size) {
+        this.segmentSizes[index] = size;
     }
 
     void filled(int count) {

@@ -72,7 +72,21 @@ public enum NativeSocketOption {
      * the system dropped at the socket since it opened because its receive buffer was full
      * ({@link DatagramBatch#overflows()}).
      */
-    RECEIVE_QUEUE_OVERFLOWS("SO_RXQ_OVFL");
+    RECEIVE_QUEUE_OVERFLOWS("SO_RXQ_OVFL"),
+
+    /**
+     * UDP_SEGMENT on a UDP socket: a datagram sent longer than the value leaves as datagrams of the
+     * value's size each, the last perhaps shorter, cut by the system (generic segmentation offload); 0
+     * for off. Linux 4.18 and later.
+     */
+    SEGMENT_SIZE("UDP_SEGMENT"),
+
+    /**
+     * UDP_GRO on a UDP socket, 1 for on: datagrams of one sender that arrive together (segmented by the
+     * sender's system, or coalesced by the receiving interface) may be received as one, whose segment
+     * size {@link DatagramBatch#segmentSize(int)} gives. Linux 5.0 and later.
+     */
+    RECEIVE_COALESCED("UDP_GRO");
 
     private final String nativeName;
 

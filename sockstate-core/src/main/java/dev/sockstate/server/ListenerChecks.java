@@ -50,6 +50,24 @@ final class ListenerChecks {
     }
 
     /**
+     * Refuses coalescing where a listener receives no datagrams on an IP port, and blocks handed to a
+     * handler executor, which calls the handler after the worker's turn.
+     */
+    static void coalescing(String name, Protocol protocol, boolean unix, boolean handlerExecutor, Coalescing coalescing) {
+        if (coalescing == Coalescing.OFF) {
+            return;
+        }
+        if (protocol != Protocol.UDP || unix) {
+            throw InvalidSettingException.mustBe(name, Setting.COALESCING, coalescing, "OFF for " + ((protocol != Protocol.UDP)
+                    ? "a TCP listener (it coalesces datagrams, which TCP has not)" : "a Unix domain socket (the system coalesces UDP only)"));
+        }
+        if (coalescing == Coalescing.BLOCKS && handlerExecutor) {
+            throw InvalidSettingException.mustBe(name, Setting.COALESCING, coalescing, "OFF or SEGMENTS with a handler executor (a"
+                    + " block's segment size is known in the worker's call only)");
+        }
+    }
+
+    /**
      * Refuses a socket per worker where a listener receives no datagrams on an IP port (TCP, a Unix
      * domain socket), and beside multicast, which the system hands to every socket bound to the port.
      */

@@ -47,6 +47,7 @@ import org.jspecify.annotations.Nullable;
  * 0 for the worker group's read buffer size
  * @param multicast UDP: the multicast groups joined, and how multicast datagrams sent go out ({@link Multicast#NONE} for none)
  * @param receive how a UDP listener receives: one socket, or one per worker ({@link ReceiveMode})
+ * @param coalescing whether a UDP listener receives datagrams coalesced by the system, and how its handler gets them ({@link Coalescing})
  * @param accept how a TCP listener accepts: one listening socket, or one per worker ({@link AcceptMode})
  * @param proxyProtocol the PROXY protocol header read first on each TCP connection, {@code null} for none
  * @param admission who may connect and how fast ({@link Admission#NONE} for anyone, up to {@code maxConnections})
@@ -56,7 +57,7 @@ import org.jspecify.annotations.Nullable;
 public record ListenerSettings(String name, Protocol protocol, @Nullable InetAddress address, int portNumber, @Nullable Path unixPath,
         @Nullable Set<PosixFilePermission> unixPermissions, int backlog, @Nullable Trigger trigger, boolean exclusiveEdge, int events,
         boolean reuseAddress, boolean reusePort, int fastOpenQueue, int maxConnections, @Nullable ConnectionHandler connectionHandler,
-        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, Multicast multicast, ReceiveMode receive, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
+        @Nullable DatagramHandler datagramHandler, int maxDatagramsInFlight, int receiveBatch, int maxDatagramSize, Multicast multicast, ReceiveMode receive, Coalescing coalescing, AcceptMode accept, @Nullable ProxyProtocol proxyProtocol,
         Admission admission, ConnectionSettings connection) {
 
     /**
@@ -67,6 +68,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
     public ListenerSettings {
         accept = (accept != null) ? accept : AcceptMode.SHARED;
         receive = (receive != null) ? receive : ReceiveMode.SHARED;
+        coalescing = (coalescing != null) ? coalescing : Coalescing.OFF;
         admission = (admission != null) ? admission : Admission.NONE;
         multicast = (multicast != null) ? multicast : Multicast.NONE;
         unixPermissions = (unixPermissions != null) ? Set.copyOf(unixPermissions) : null;
@@ -74,6 +76,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             ListenerChecks.refuseOnUdp(name, connection.stages(), connection.framing(), connection.tls(), accept, proxyProtocol, connection.shaping());
         }
         ListenerChecks.receive(name, protocol, unixPath != null, multicast, receive);
+        ListenerChecks.coalescing(name, protocol, unixPath != null, connection.handlerExecutor() != null, coalescing);
         ListenerChecks.socketOptions(name, protocol, unixPath != null, connection.socketOptions(), fastOpenQueue);
         ListenerChecks.admission(name, protocol, unixPath != null, proxyProtocol != null, admission);
     }
@@ -108,6 +111,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         builder.maxDatagramSize = this.maxDatagramSize;
         builder.multicast = this.multicast;
         builder.receive = this.receive;
+        builder.coalescing = this.coalescing;
         builder.accept = this.accept;
         builder.proxyProtocol = this.proxyProtocol;
         builder.admission = this.admission;
@@ -211,6 +215,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         private AcceptMode accept = AcceptMode.SHARED;
 
         private ReceiveMode receive = ReceiveMode.SHARED;
+
+        private Coalescing coalescing = Coalescing.OFF;
 
         private @Nullable ProxyProtocol proxyProtocol;
 
@@ -401,6 +407,20 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         }
 
         /**
+         * Receives datagrams coalesced by the system where it can (Linux's {@code UDP_GRO}): one receive
+         * takes a sender's datagrams that arrived together as one block. With {@link Coalescing#SEGMENTS}
+         * the handler still gets each datagram alone; with {@link Coalescing#BLOCKS} it gets the block. Each
+         * datagram's room is then 64 KB, whatever {@link #maxDatagramSize(int)} says. Where the system
+         * cannot, each datagram is received alone, which the start-up log says once. UDP on an IP port only.
+         * @param coalescing {@link Coalescing#OFF} (the default), {@link Coalescing#SEGMENTS} or {@link Coalescing#BLOCKS}
+         * @return this builder
+         */
+        public Builder coalescing(Coalescing coalescing) {
+            this.coalescing = coalescing;
+            return this;
+        }
+
+        /**
          * Gives each worker a listening socket of its own ({@link AcceptMode#PER_WORKER}): on a worker
          * group with a port per worker, bound with {@code SO_REUSEPORT}, so that the kernel spreads
          * the connections over the workers and each is served by the worker that accepted it. TCP
@@ -455,6 +475,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
                     "between 1 and 65536 bytes, or 0 for the worker group's read buffer size");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
             require(this.receive != null, Setting.RECEIVE, null, "SHARED or PER_WORKER");
+            require(this.coalescing != null, Setting.COALESCING, null, "OFF, SEGMENTS or BLOCKS");
             require(this.multicast == null || !this.multicast.isSet() || (this.protocol == Protocol.UDP && this.unixPath == null),
                     Setting.MULTICAST, this.multicast, "none: multicast is for UDP listeners on an IP port");
             ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);
@@ -465,7 +486,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
                     this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.receiveBatch,
-                    this.maxDatagramSize, this.multicast, this.receive, this.accept, this.proxyProtocol, this.admission,
+                    this.maxDatagramSize, this.multicast, this.receive, this.coalescing, this.accept, this.proxyProtocol, this.admission,
                     connection);
         }
 

@@ -112,6 +112,9 @@ public enum Setting {
     /** {@link ListenerSettings.Builder#receive}: one UDP socket, or one per worker. */
     RECEIVE(Scope.LISTENER, "receive"),
 
+    /** {@link ListenerSettings.Builder#coalescing}: datagrams received coalesced by the system, and handed over how. */
+    COALESCING(Scope.LISTENER, "coalescing"),
+
     /** {@link WorkerGroupSettings#name()}: the group's name. */
     GROUP_NAME(Scope.WORKER_GROUP, "name"),
 

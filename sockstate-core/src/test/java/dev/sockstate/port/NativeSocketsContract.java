@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -299,6 +300,78 @@ public abstract class NativeSocketsContract extends SocketsContract {
             }
             assertThat(batch.overflows()).as("dropped of %d sent, %d received", sent + 1, received).isEqualTo(sent + 1 - received);
         }
+    }
+
+    @Test
+    void aSocketWithASegmentSizeSendsALongerDatagramAsSegmentsOfThatSize() throws Exception {
+        String why = this.sockets.unsupported(NativeSocketOption.SEGMENT_SIZE, 1000);
+        long sender = open(Protocol.UDP, StandardProtocolFamily.INET);
+        if (why != null) {
+            assertThatExceptionOfType(NativeIoException.class)
+                    .isThrownBy(() -> this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 1000))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED)).withMessageContaining(why);
+            return;
+        }
+        try (DatagramSocket receiver = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            receiver.setSoTimeout(5000);
+            this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 1000);
+            ByteBuffer data = ByteBuffer.allocate(2500);
+            for (int i = 0; i < 2500; i++) {
+                data.put((byte) ('a' + i / 1000));
+            }
+            assertThat(this.sockets.sendTo(sender, data.flip(), PeerAddress.of(receiver.getLocalSocketAddress()))).isEqualTo(2500);
+            for (String expected : List.of("a".repeat(1000), "b".repeat(1000), "c".repeat(500))) {
+                DatagramPacket packet = new DatagramPacket(new byte[4096], 4096);
+                receiver.receive(packet);
+                assertThat(new String(packet.getData(), 0, packet.getLength(), StandardCharsets.US_ASCII)).isEqualTo(expected);
+            }
+            this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 0);
+            assertThat(this.sockets.sendTo(sender, ByteBuffer.allocate(2500), PeerAddress.of(receiver.getLocalSocketAddress())))
+                    .isEqualTo(2500);
+            DatagramPacket whole = new DatagramPacket(new byte[4096], 4096);
+            receiver.receive(whole);
+            assertThat(whole.getLength()).as("a datagram sent with the segment size off again").isEqualTo(2500);
+        }
+    }
+
+    @Test
+    void aSocketAskedToCoalesceReceivesASendersSegmentsAsOneBlockWithItsSegmentSize() throws Exception {
+        String why = this.sockets.unsupported(NativeSocketOption.RECEIVE_COALESCED, 1);
+        long receiver = open(Protocol.UDP, StandardProtocolFamily.INET);
+        if (why != null) {
+            assertThatExceptionOfType(NativeIoException.class)
+                    .isThrownBy(() -> this.sockets.setOption(receiver, NativeSocketOption.RECEIVE_COALESCED, 1))
+                    .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED)).withMessageContaining(why);
+            return;
+        }
+        this.sockets.setOption(receiver, NativeSocketOption.RECEIVE_COALESCED, 1);
+        this.sockets.bind(receiver, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        PeerAddress target = PeerAddress.of(this.sockets.localAddress(receiver));
+        long sender = open(Protocol.UDP, StandardProtocolFamily.INET);
+        this.sockets.bind(sender, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        // Segmented by the sender's system, the block reaches a socket that takes coalesced datagrams whole.
+        this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 100);
+        this.sockets.sendTo(sender, ByteBuffer.allocate(950), target);
+        this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 0);
+        this.sockets.sendTo(sender, ByteBuffer.allocate(70), target);
+        DatagramBatch batch = this.sockets.datagramBatch(4, 64 * 1024);
+        int received = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (received < 2 && System.nanoTime() < deadline) {
+            int count = this.sockets.receiveBatch(receiver, batch);
+            if (count == NativeSockets.WOULD_BLOCK) {
+                Thread.sleep(1);
+                continue;
+            }
+            assertThat(count).isEqualTo(2);
+            received = count;
+        }
+        assertThat(received).isEqualTo(2);
+        assertThat(batch.datagram(0).remaining()).as("the block: ten segments").isEqualTo(950);
+        assertThat(batch.segmentSize(0)).isEqualTo(100);
+        assertThat(batch.sender(0).toSocketAddress()).isEqualTo(this.sockets.localAddress(sender));
+        assertThat(batch.datagram(1).remaining()).isEqualTo(70);
+        assertThat(batch.segmentSize(1)).as("a datagram sent alone").isZero();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.sockstate.autoconfigure;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.server.AcceptMode;
+import dev.sockstate.server.Coalescing;
 import dev.sockstate.server.ReceiveMode;
 import dev.sockstate.server.proxy.ProxyProtocol;
 import java.time.Duration;
@@ -102,6 +103,9 @@ public class ListenerProperties extends ConnectionProperties {
 
     /** How UDP datagrams are received: shared (one socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT, each sender's datagrams kept to one worker; one socket as shared where the system cannot spread datagrams, such as Windows). */
     private ReceiveMode receive = ReceiveMode.SHARED;
+
+    /** UDP: whether datagrams are received coalesced by the system (UDP_GRO on Linux): off, segments (each segment still handed over alone) or blocks (the handler gets each block, its segment size from DatagramEndpoint.segmentSize()); each datagram's room is then 64KB. */
+    private Coalescing coalescing = Coalescing.OFF;
 
     /** UDP: most datagrams one receive call takes where the backend receives many at once (recvmmsg on epoll; one a call elsewhere); each is still handed to the handler alone. */
     private int receiveBatch = 16;
@@ -263,6 +267,14 @@ public class ListenerProperties extends ConnectionProperties {
 
     public void setReceive(ReceiveMode receive) {
         this.receive = receive;
+    }
+
+    public Coalescing getCoalescing() {
+        return this.coalescing;
+    }
+
+    public void setCoalescing(Coalescing coalescing) {
+        this.coalescing = coalescing;
     }
 
     public int getReceiveBatch() {

@@ -239,6 +239,7 @@ final class ServerSettingsFactory {
         lines.from(Setting.MAX_DATAGRAMS_IN_FLIGHT, "max-datagrams-in-flight", listener::getMaxDatagramsInFlight)
                 .to(builder::maxDatagramsInFlight);
         lines.from(Setting.RECEIVE, "receive", listener::getReceive).to(builder::receive);
+        lines.from(Setting.COALESCING, "coalescing", listener::getCoalescing).to(builder::coalescing);
         lines.from(Setting.RECEIVE_BATCH, "receive-batch", listener::getReceiveBatch).to(builder::receiveBatch);
         lines.from(Setting.MAX_DATAGRAM_SIZE, "max-datagram-size", listener::getMaxDatagramSize).as(ConnectionSettingsMapper::bytes)
                 .to(builder::maxDatagramSize);

@@ -2,6 +2,7 @@ package dev.sockstate.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.server.Coalescing;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Multicast;
 import dev.sockstate.server.engine.SocketServer;
@@ -14,7 +15,7 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * A UDP listener's {@code receive-batch}, {@code max-datagram-size} and {@code multicast.*}: mapped onto the runtime's
+ * A UDP listener's {@code receive-batch}, {@code max-datagram-size}, {@code coalescing} and {@code multicast.*}: mapped onto the runtime's
  * settings, their defaults, and values out of range refused naming their property. The server is
  * built, not started.
  */
@@ -46,6 +47,21 @@ class DatagramPropertiesTests {
             assertThat(udp.receiveBatch()).isEqualTo(ListenerSettings.DEFAULT_RECEIVE_BATCH).isEqualTo(16);
             assertThat(udp.maxDatagramSize()).as("the group's read buffer size").isZero();
         });
+    }
+
+    @Test
+    void aUdpListenerReceivesEachDatagramAloneUnlessToldToTakeThemCoalesced() {
+        this.runner.run((context) -> assertThat(context.getBean(SocketServer.class).listenerSettings("udp").coalescing())
+                .isEqualTo(Coalescing.OFF));
+        this.runner.withPropertyValues("sockstate.listeners.udp.coalescing=blocks").run((context) -> assertThat(
+                context.getBean(SocketServer.class).listenerSettings("udp").coalescing()).isEqualTo(Coalescing.BLOCKS));
+    }
+
+    @Test
+    void coalescingOnATcpListenerFailsNamingTheProperty() {
+        this.runner.withPropertyValues("sockstate.listeners.echo.coalescing=segments")
+                .run((context) -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("sockstate.listeners.echo.coalescing").hasMessageContaining("TCP"));
     }
 
     @Test

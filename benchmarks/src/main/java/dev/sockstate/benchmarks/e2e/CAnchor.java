@@ -36,25 +36,39 @@ final class CAnchor {
             throw new IOException("The C anchor's source " + SOURCE.toAbsolutePath() + " is missing: run the harness from the"
                     + " repository's root (benchmarks/run.sh does)");
         }
-        if (Files.isExecutable(BINARY)
-                && Files.getLastModifiedTime(BINARY).compareTo(Files.getLastModifiedTime(SOURCE)) > 0) {
-            return BINARY;
+        return compile(SOURCE, BINARY);
+    }
+
+    /**
+     * Compiles a C program of the benchmarks unless its binary is newer than its source.
+     * @param source its source, from the repository's root
+     * @param binary where its binary goes
+     * @return the binary, ready to run
+     * @throws IOException when gcc is missing or the compilation fails
+     */
+    static synchronized Path compile(Path source, Path binary) throws IOException, InterruptedException {
+        if (!Files.isRegularFile(source)) {
+            throw new IOException("The C source " + source.toAbsolutePath() + " is missing: run the harness from the repository's root");
         }
-        Files.createDirectories(BINARY.getParent());
-        List<String> command = List.of("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", BINARY.toString(),
-                SOURCE.toString());
+        if (Files.isExecutable(binary)
+                && Files.getLastModifiedTime(binary).compareTo(Files.getLastModifiedTime(source)) > 0) {
+            return binary;
+        }
+        Files.createDirectories(binary.getParent());
+        List<String> command = List.of("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", binary.toString(),
+                source.toString());
         Process gcc;
         try {
             gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
         }
         catch (IOException ex) {
-            throw new IOException("The C anchors (c-reuseport, c-oneshot) need gcc on the PATH to compile " + SOURCE
-                    + "; install gcc or leave them out of --servers (" + ex.getMessage() + ")", ex);
+            throw new IOException("The C programs of the benchmarks need gcc on the PATH to compile " + source
+                    + "; install gcc (" + ex.getMessage() + ")", ex);
         }
         String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!gcc.waitFor(2, TimeUnit.MINUTES) || gcc.exitValue() != 0) {
             throw new IOException(String.join(" ", command) + " failed:\n" + output);
         }
-        return BINARY;
+        return binary;
     }
 }

@@ -50,7 +50,10 @@ final class EpollSockets extends AbstractBsdSockets {
     // struct cmsghdr: cmsg_len (size_t), cmsg_level, cmsg_type, then the data, 8-byte aligned.
     private static final int CMSG_HEADER = 16;
 
-    /** Room for a datagram's control messages: the overflow count's takes 24 bytes; one the room cannot hold is cut off. */
+    /**
+     * Room for a datagram's control messages: the overflow count's and the coalesced segment size's take 24
+     * bytes each; one the room cannot hold is cut off.
+     */
     private static final int CONTROL_ROOM = 64;
 
     private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
@@ -78,6 +81,8 @@ final class EpollSockets extends AbstractBsdSockets {
         options.put(NativeSocketOption.TYPE_OF_SERVICE, new OptionName(LinuxAbi.IPPROTO_IP, LinuxAbi.IP_TOS));
         options.put(NativeSocketOption.IPV6_TRAFFIC_CLASS, new OptionName(LinuxAbi.IPPROTO_IPV6, LinuxAbi.IPV6_TCLASS));
         options.put(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, new OptionName(LinuxAbi.SOL_SOCKET, LinuxAbi.SO_RXQ_OVFL));
+        options.put(NativeSocketOption.SEGMENT_SIZE, new OptionName(LinuxAbi.SOL_UDP, LinuxAbi.UDP_SEGMENT));
+        options.put(NativeSocketOption.RECEIVE_COALESCED, new OptionName(LinuxAbi.SOL_UDP, LinuxAbi.UDP_GRO));
         return options;
     }
 
@@ -376,7 +381,7 @@ final class EpollSockets extends AbstractBsdSockets {
             }
             name.putInt(SocketAddressLayout.LENGTH_OFFSET, nameLength);
             decodeSender(batch, i);
-            overflows = Math.max(overflows, overflows(layout, controls + i * CONTROL_ROOM, layout.getLong(header + MSG_CONTROLLEN)));
+            overflows = Math.max(overflows, controls(batch, i, layout, controls + i * CONTROL_ROOM, layout.getLong(header + MSG_CONTROLLEN)));
         }
         if (overflows >= 0) {
             overflows(batch, overflows);
@@ -385,8 +390,11 @@ final class EpollSockets extends AbstractBsdSockets {
         return received;
     }
 
-    /** @return the SO_RXQ_OVFL count among one datagram's control messages, -1 when it has none */
-    private static long overflows(ByteBuffer layout, int control, long length) {
+    /**
+     * Reads one datagram's control messages: a coalesced datagram's segment size (UDP_GRO) into the batch.
+     * @return the SO_RXQ_OVFL count among them, -1 when they have none
+     */
+    private static long controls(DatagramBatch batch, int index, ByteBuffer layout, int control, long length) {
         long found = -1;
         int offset = 0;
         while (offset + CMSG_HEADER <= length) {
@@ -397,6 +405,10 @@ final class EpollSockets extends AbstractBsdSockets {
             if (layout.getInt(control + offset + 8) == LinuxAbi.SOL_SOCKET && layout.getInt(control + offset + 12) == LinuxAbi.SO_RXQ_OVFL
                     && messageLength >= CMSG_HEADER + Integer.BYTES) {
                 found = Integer.toUnsignedLong(layout.getInt(control + offset + CMSG_HEADER));
+            }
+            else if (layout.getInt(control + offset + 8) == LinuxAbi.SOL_UDP && layout.getInt(control + offset + 12) == LinuxAbi.UDP_GRO
+                    && messageLength >= CMSG_HEADER + Integer.BYTES) {
+                segmentSize(batch, index, layout.getInt(control + offset + CMSG_HEADER));
             }
             offset += (int) ((messageLength + 7) & ~7L);
         }

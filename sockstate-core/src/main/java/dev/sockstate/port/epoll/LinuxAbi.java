@@ -25,6 +25,9 @@ final class LinuxAbi {
     static final int SO_REUSEPORT = 15;
     static final int SO_PEERCRED = 17;
     static final int SO_RXQ_OVFL = 40;
+    static final int SOL_UDP = 17;
+    static final int UDP_SEGMENT = 103;
+    static final int UDP_GRO = 104;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
     static final int TCP_KEEPIDLE = 4;

@@ -38,7 +38,7 @@ final class JdkOptions {
             case KEEP_ALIVE_COUNT -> Extended.KEEP_ALIVE_COUNT;
             case LINGER -> StandardSocketOptions.SO_LINGER;
             case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> StandardSocketOptions.IP_TOS;
-            case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN, RECEIVE_QUEUE_OVERFLOWS -> null;
+            case IPV6_ONLY, USER_TIMEOUT, NOT_SENT_LOW_WATERMARK, FAST_OPEN, RECEIVE_QUEUE_OVERFLOWS, SEGMENT_SIZE, RECEIVE_COALESCED -> null;
         };
     }
 

@@ -6,6 +6,7 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.AcceptMode;
+import dev.sockstate.server.Coalescing;
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerBindException;
 import dev.sockstate.server.ListenerSettings;
@@ -62,8 +63,9 @@ final class ListenerBinder {
         if (settings.accept() == AcceptMode.PER_WORKER && listener.profile.ports() > 1 && spreads(settings, target, listener.profile.ports())) {
             return bindPerWorker(listener, target, dualStack);
         }
+        boolean coalesce = settings.protocol() == Protocol.UDP && settings.coalescing() != Coalescing.OFF && coalesces(settings, target);
         if (settings.receive() == ReceiveMode.PER_WORKER && listener.profile.ports() > 1 && spreads(settings, target, listener.profile.ports())) {
-            return bindUdpPerWorker(listener, target, dualStack);
+            return bindUdpPerWorker(listener, target, dualStack, coalesce);
         }
         // Before the socket is opened: an interface the system has not is refused with nothing to close.
         boolean multicast = settings.protocol() == Protocol.UDP && settings.multicast().isSet();
@@ -84,7 +86,7 @@ final class ListenerBinder {
                             multicastInterface, settings.multicast());
                 }
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, listener.profile.home(), handle);
+                registered = new UdpSocket(listener, listener.profile.home(), handle, coalesce);
                 register(listener, registered);
                 this.sockets.bind(handle, target);
                 if (multicast) {
@@ -161,7 +163,7 @@ final class ListenerBinder {
             options.applyTo(this.sockets, handle);
             if (settings.protocol() == Protocol.UDP) {
                 // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, listener.profile.home(), handle);
+                registered = new UdpSocket(listener, listener.profile.home(), handle, false);
                 register(listener, registered);
                 this.sockets.bind(handle, UnixDomainSocketAddress.of(bindPath));
                 bound = true;
@@ -288,7 +290,7 @@ final class ListenerBinder {
      * unnoticed), all to the same address (to the port number the first one got, for an ephemeral one).
      * A failure part-way closes every socket opened so far.
      */
-    private List<SocketTurn> bindUdpPerWorker(Listener listener, InetSocketAddress target, boolean dualStack) {
+    private List<SocketTurn> bindUdpPerWorker(Listener listener, InetSocketAddress target, boolean dualStack, boolean coalesce) {
         ListenerSettings settings = listener.settings();
         int count = listener.profile.ports();
         List<SocketTurn> registered = new ArrayList<>(count);
@@ -299,7 +301,7 @@ final class ListenerBinder {
             for (int i = 0; i < count; i++) {
                 where = (bound != null) ? bound : target;
                 handle = openListening(settings, where, dualStack, true);
-                UdpSocket socket = new UdpSocket(listener, listener.profile.homeOn(i), handle);
+                UdpSocket socket = new UdpSocket(listener, listener.profile.homeOn(i), handle, coalesce);
                 register(listener, socket);
                 registered.add(socket);
                 handle = -1;
@@ -357,6 +359,31 @@ final class ListenerBinder {
                             + " socket receives for its " + workers + " workers, as with receive shared"
                     : "Listener '" + settings.name() + "' accepts per worker, but " + why + ": one listening socket"
                             + " accepts for its " + workers + " workers, as with accept shared");
+        }
+        return why == null;
+    }
+
+    /**
+     * @return whether the backend and the system coalesce the datagrams a UDP socket receives (UDP_GRO: a
+     * probe socket takes it); where not, the listener receives each datagram alone, which is logged
+     */
+    private boolean coalesces(ListenerSettings settings, InetSocketAddress target) {
+        String why = this.sockets.unsupported(NativeSocketOption.RECEIVE_COALESCED, 1);
+        if (why == null) {
+            long probe = openSocket(settings, target);
+            try {
+                this.sockets.setOption(probe, NativeSocketOption.RECEIVE_COALESCED, 1);
+            }
+            catch (NativeIoException ex) {
+                why = "the system refused UDP_GRO (" + ex.getMessage() + ")";
+            }
+            finally {
+                closeQuietly(probe);
+            }
+        }
+        if (why != null) {
+            logger.log(Level.INFO, "Listener '" + settings.name() + "' asks for coalesced datagrams, but " + why
+                    + ": each datagram is received alone");
         }
         return why == null;
     }

@@ -42,6 +42,9 @@ final class ListenerState {
 
     private final AtomicInteger connections = new AtomicInteger();
 
+    /** What was said once for the listener, whichever of its sockets found it first. */
+    private final java.util.Set<String> said = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** A UDP listener's datagrams handed to its handler executor and not yet handled, over all its sockets. */
     private final AtomicInteger datagramsInFlight = new AtomicInteger();
 
@@ -119,6 +122,14 @@ final class ListenerState {
     /** A datagram admitted to the handler executor was handled, or not handed over after all: its place is given back. */
     void datagramHandled() {
         this.datagramsInFlight.decrementAndGet();
+    }
+
+    /**
+     * @param what what one of the listener's sockets found, to say once
+     * @return whether it is the first to find it
+     */
+    boolean firstTime(String what) {
+        return this.said.add(what);
     }
 
     /** An admitted connection was accepted and entered the table. */

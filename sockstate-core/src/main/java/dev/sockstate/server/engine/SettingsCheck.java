@@ -187,7 +187,7 @@ final class SettingsCheck {
             case NOT_SENT_LOW_WATERMARK -> Setting.NOT_SENT_LOW_WATERMARK;
             case FAST_OPEN -> Setting.FAST_OPEN_QUEUE;
             case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> Setting.TRAFFIC_CLASS;
-            case TCP_NODELAY, REUSE_ADDRESS, REUSE_PORT, IPV6_ONLY, RECEIVE_QUEUE_OVERFLOWS -> throw new IllegalArgumentException(option
+            case TCP_NODELAY, REUSE_ADDRESS, REUSE_PORT, IPV6_ONLY, RECEIVE_QUEUE_OVERFLOWS, SEGMENT_SIZE, RECEIVE_COALESCED -> throw new IllegalArgumentException(option
                     + " is set by the engine");
         };
     }

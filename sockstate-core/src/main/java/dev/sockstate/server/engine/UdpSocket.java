@@ -8,6 +8,7 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.PeerAddress;
+import dev.sockstate.server.Coalescing;
 import dev.sockstate.server.DatagramEndpoint;
 import dev.sockstate.server.InvalidMessageException;
 import dev.sockstate.server.engine.turn.Runner;
@@ -37,6 +38,15 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** The most replies one send call takes. */
     private static final int OUTGOING_BATCH = 64;
 
+    /** The most segments one segmented send takes: Linux's {@code UDP_MAX_SEGMENTS}. */
+    private static final int MAX_SEGMENTS = 64;
+
+    /** The most bytes one segmented send takes, within what one IPv4 or IPv6 datagram carries before it is cut. */
+    private static final int MAX_SEGMENTED_BYTES = 65_000;
+
+    /** The room for a datagram the system may coalesce: what one UDP datagram carries. */
+    private static final int COALESCED_ROOM = 64 * 1024;
+
     private final Listener listener;
 
     /** Where the socket receives, made on its first receive: only the turn that holds the socket touches it. */
@@ -57,14 +67,39 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** The receive-queue overflows the system last reported, -1 before any. */
     private long overflows = -1;
 
+    /** Whether the system coalesces the datagrams the socket receives (UDP_GRO taken). */
+    private final boolean coalesced;
+
+    /** The segment size of the block being handed over whole, 0 between calls and for a datagram received alone. */
+    private int deliveringSegment;
+
+    /** Whether the system was found to cut segmented sends (UDP_SEGMENT), once asked. */
+    private boolean segments;
+
+    /** Whether {@link #segments} was asked. */
+    private boolean segmentsAsked;
+
     /**
      * @param listener its listener
      * @param home where it is served: a port of the listener's group (its worker's own, with receive per worker)
      * @param handle the socket, open
+     * @param coalesce whether to ask the system to coalesce the datagrams it receives (UDP_GRO), which the
+     * binder found it takes
      */
-    UdpSocket(Listener listener, SocketHome home, long handle) {
+    UdpSocket(Listener listener, SocketHome home, long handle, boolean coalesce) {
         super(home, handle, listener.profile.trigger, true);
         this.listener = listener;
+        boolean coalesced = false;
+        if (coalesce) {
+            try {
+                this.sockets.setOption(handle, NativeSocketOption.RECEIVE_COALESCED, 1);
+                coalesced = true;
+            }
+            catch (NativeIoException ex) {
+                logger.log(Level.DEBUG, "Listener '" + listener.name() + "' receives each datagram alone: the system refused UDP_GRO", ex);
+            }
+        }
+        this.coalesced = coalesced;
         if (this.sockets.unsupported(NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1) == null) {
             try {
                 this.sockets.setOption(handle, NativeSocketOption.RECEIVE_QUEUE_OVERFLOWS, 1);
@@ -131,18 +166,32 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 return;
             }
             ListenerObserver observer = this.observer;
-            observer.receivedDatagrams(count);
+            observer.receivedDatagrams(this.coalesced ? segments(batch, count) : count);
             long overflows = batch.overflows();
             if (overflows >= 0 && overflows != this.overflows) {
                 // The system's count is 32 bits, and wraps.
                 observer.datagramsOverflowed((overflows - Math.max(this.overflows, 0)) & 0xFFFF_FFFFL);
                 this.overflows = overflows;
             }
+            boolean split = this.coalesced && this.listener.profile.settings.coalescing() == Coalescing.SEGMENTS;
             for (int i = 0; i < count; i++) {
                 ByteBuffer datagram = batch.datagram(i);
-                observer.received(datagram.remaining());
                 this.delivering = i;
+                int segment = batch.segmentSize(i);
+                if (split && segment > 0 && datagram.remaining() > segment) {
+                    // Each segment in turn, through the same view of the block: nothing allocated.
+                    int end = datagram.limit();
+                    for (int from = 0; from < end; from += segment) {
+                        datagram.limit(Math.min(from + segment, end)).position(from);
+                        observer.received(datagram.remaining());
+                        deliver(runner, datagram, batch.sender(i));
+                    }
+                    continue;
+                }
+                this.deliveringSegment = segment;
+                observer.received(datagram.remaining());
                 deliver(runner, datagram, batch.sender(i));
+                this.deliveringSegment = 0;
             }
             this.delivering = -1;
             if (this.outgoing != null && this.outgoing.size() > 0) {
@@ -204,12 +253,24 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         return this.outgoing;
     }
 
+    /** @return the datagrams a receive took, a coalesced block counted as its segments */
+    private static int segments(DatagramBatch batch, int count) {
+        int datagrams = count;
+        for (int i = 0; i < count; i++) {
+            int segment = batch.segmentSize(i);
+            if (segment > 0) {
+                datagrams += (batch.datagram(i).remaining() - 1) / segment;
+            }
+        }
+        return datagrams;
+    }
+
     /** @return the socket's batch, made on its first receive */
     private DatagramBatch batch() {
         DatagramBatch batch = this.batch;
         if (batch == null) {
             ConnectionProfile profile = this.listener.profile;
-            batch = this.sockets.datagramBatch(profile.settings.receiveBatch(), profile.datagramRoom());
+            batch = this.sockets.datagramBatch(profile.settings.receiveBatch(), this.coalesced ? COALESCED_ROOM : profile.datagramRoom());
             this.batch = batch;
         }
         return batch;
@@ -305,6 +366,121 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         }
         this.observer.datagramDropped();
         return false;
+    }
+
+    @Override
+    public boolean sendSegments(ByteBuffer data, int segmentSize, PeerAddress target) {
+        if (segmentSize < 1 || segmentSize > MAX_SEGMENTED_BYTES) {
+            throw new IllegalArgumentException("A segment of " + segmentSize + " bytes; segments are 1 to " + MAX_SEGMENTED_BYTES + " bytes");
+        }
+        if (data.remaining() <= segmentSize) {
+            return send(data, target);
+        }
+        if (Thread.currentThread() == this.turnThread && segments()) {
+            if (this.outgoing != null && this.outgoing.size() > 0) {
+                // The replies gathered before the segments leave before them.
+                sendGathered();
+            }
+            return sendSegmented(data, segmentSize, target);
+        }
+        boolean all = true;
+        int end = data.limit();
+        try {
+            while (data.position() < end) {
+                int next = Math.min(data.position() + segmentSize, end);
+                data.limit(next);
+                all &= send(data, target);
+                data.limit(end).position(next);
+            }
+        }
+        finally {
+            data.limit(end);
+        }
+        return all;
+    }
+
+    /**
+     * Sends data as segments the system cuts: UDP_SEGMENT set for the calls, at most {@value #MAX_SEGMENTS}
+     * segments each, and set off again after them, so that the replies after them leave whole.
+     */
+    private boolean sendSegmented(ByteBuffer data, int segmentSize, PeerAddress target) {
+        ListenerObserver observer = this.observer;
+        int chunk = Math.max(1, Math.min(MAX_SEGMENTS, MAX_SEGMENTED_BYTES / segmentSize)) * segmentSize;
+        int end = data.limit();
+        boolean all = true;
+        try {
+            this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, segmentSize);
+        }
+        catch (NativeIoException ex) {
+            logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not set UDP_SEGMENT; its segments go one a call", ex);
+            this.segments = false;
+            return sendSegments(data, segmentSize, target);
+        }
+        try {
+            while (data.position() < end) {
+                int next = Math.min(data.position() + chunk, end);
+                int count = (next - data.position() + segmentSize - 1) / segmentSize;
+                data.limit(next);
+                int sent;
+                try {
+                    sent = this.sockets.sendTo(this.handle, data, target);
+                }
+                catch (NativeIoException ex) {
+                    logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + target, ex);
+                    sent = NativeSockets.WOULD_BLOCK;
+                }
+                if (sent >= 0) {
+                    observer.sent(sent);
+                    observer.sentDatagrams(count);
+                }
+                else {
+                    all = false;
+                    for (int i = 0; i < count; i++) {
+                        observer.datagramDropped();
+                    }
+                }
+                data.limit(end).position(next);
+            }
+        }
+        finally {
+            data.limit(end);
+            try {
+                this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, 0);
+            }
+            catch (NativeIoException ex) {
+                // Left set, a later reply longer than the segment would leave cut: the socket cannot go on safely.
+                logger.log(Level.ERROR, "Listener '" + this.listener.name() + "' could not set UDP_SEGMENT off again; its " + this
+                        + " is closed", ex);
+                requestClose(true);
+            }
+        }
+        return all;
+    }
+
+    /** @return whether the backend and the system cut segmented sends, asked once; where not, said once for the listener */
+    private boolean segments() {
+        if (!this.segmentsAsked) {
+            this.segmentsAsked = true;
+            String why = this.sockets.unsupported(NativeSocketOption.SEGMENT_SIZE, 1);
+            if (why == null) {
+                try {
+                    this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, 0);
+                }
+                catch (NativeIoException ex) {
+                    why = "the system refused UDP_SEGMENT (" + ex.getMessage() + ")";
+                }
+            }
+            this.segments = why == null;
+            if (why != null && this.listener.state.firstTime("segments")) {
+                logger.log(Level.INFO, "Listener '" + this.listener.name() + "' sends each segment in a call of its own: " + why);
+            }
+        }
+        return this.segments;
+    }
+
+    @Override
+    public int segmentSize() {
+        return (Thread.currentThread() == this.turnThread) ? this.deliveringSegment : 0;
     }
 
     @Override

@@ -210,7 +210,7 @@ class DatagramBatchTest {
     }
 
     /** Records what the UDP listener's observer hears. */
-    private static final class Recording implements ServerObserver {
+    static final class Recording implements ServerObserver {
 
         final AtomicLong calls = new AtomicLong();
 

@@ -1,0 +1,345 @@
+package dev.sockstate.benchmarks.e2e;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * UDP at fixed rates: a C sender ({@code benchmarks/src/main/c/udp_sender.c}, {@code sendmmsg} every
+ * 100 µs) against one receiver at a time, each in a process of its own, one thread receiving, each
+ * datagram counted and answered with its count:
+ * <ul>
+ * <li>{@code sockstate}: the sample application's counting UDP listener (its jar, {@code SAMPLE_JAR} or
+ * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call);</li>
+ * <li>{@code netty-epoll}: Netty's epoll datagram channel with its batch reads on ({@link DatagramReceiver});</li>
+ * <li>{@code jdk-nio}: the JDK's {@code DatagramChannel} on a selector ({@link DatagramReceiver});</li>
+ * <li>{@code c-recvmmsg}: the limit, {@code benchmarks/src/main/c/udp_receiver.c}: edge-triggered epoll,
+ * {@code recvmmsg} of 64 and the answers in one {@code sendmmsg}.</li>
+ * </ul>
+ * Every receiver has the system's default receive buffer. For each datagram size, each round starts each
+ * receiver afresh (in a rotated order), warms it up, measures its processor time per datagram at
+ * {@code --cpu-rate}, then raises the rate through {@code --rates} until more than {@value #LOSS_LIMIT_PERCENT}%
+ * of a window's datagrams are lost: its lossless rate is the last rate it held.
+ * <p>
+ * {@code DatagramRate [--rounds n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
+ * [--receivers a,b,...] [--out dir] [--results dir]}
+ */
+public final class DatagramRate {
+
+    /** The most loss a window may have and count as held, in percent. */
+    static final double LOSS_LIMIT_PERCENT = 0.1;
+
+    static final Path SENDER_SOURCE = Path.of("benchmarks", "src", "main", "c", "udp_sender.c");
+
+    static final Path SENDER = Path.of("benchmarks", "target", "udp_sender");
+
+    static final Path RECEIVER_SOURCE = Path.of("benchmarks", "src", "main", "c", "udp_receiver.c");
+
+    static final Path RECEIVER = Path.of("benchmarks", "target", "udp_receiver");
+
+    /** The sample's UDP listener's port, which every receiver binds. */
+    static final int PORT = 7009;
+
+    private static final Pattern SENDER_LINE = Pattern.compile("sent (\\d+) received (\\d+) late_ticks (\\d+)");
+
+    private DatagramRate() {
+    }
+
+    /**
+     * @param args the options
+     * @throws Exception when a receiver cannot start or a window fails
+     */
+    public static void main(String[] args) throws Exception {
+        int rounds = 3;
+        long measure = 10_000;
+        int[] sizes = { 64, 1200 };
+        int[] rates = { 50_000, 75_000, 100_000, 125_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000 };
+        int cpuRate = 40_000;
+        List<String> receivers = List.of("sockstate", "netty-epoll", "jdk-nio", "c-recvmmsg");
+        Path results = null;
+        Path out = Path.of("benchmarks", "target", "udp", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        for (int i = 0; i < args.length; i += 2) {
+            String value = (i + 1 < args.length) ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--measure" -> measure = Long.parseLong(value);
+                case "--sizes" -> sizes = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--rates" -> rates = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).sorted().toArray();
+                case "--cpu-rate" -> cpuRate = Integer.parseInt(value);
+                case "--receivers" -> receivers = List.of(value.split(","));
+                case "--out" -> out = Path.of(value);
+                case "--results" -> results = Path.of(value);
+                default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; use --rounds n, --measure ms, --sizes a,b,"
+                        + " --rates r1,r2,..., --cpu-rate r, --receivers a,b,..., --out dir, --results dir");
+            }
+        }
+        for (String receiver : receivers) {
+            if (!List.of("sockstate", "netty-epoll", "jdk-nio", "c-recvmmsg").contains(receiver)) {
+                throw new IllegalArgumentException("Unknown receiver " + receiver + "; the receivers are sockstate, netty-epoll, jdk-nio,"
+                        + " c-recvmmsg");
+            }
+        }
+        Files.createDirectories(out);
+        CAnchor.compile(SENDER_SOURCE, SENDER);
+        CAnchor.compile(RECEIVER_SOURCE, RECEIVER);
+        LocalDate day = ResultsDirectory.day(Instant.now());
+        Map<String, List<String>> backends = new LinkedHashMap<>();
+        StringBuilder samples = new StringBuilder("round,size,receiver,window,rate,sent,received,loss_percent,cpu_ms,cpu_ns_per_datagram,"
+                + "late_ticks\n");
+        // size -> receiver -> the rounds' figures
+        Map<Integer, Map<String, List<Double>>> lossless = new LinkedHashMap<>();
+        Map<Integer, Map<String, List<Double>>> cpuPerDatagram = new LinkedHashMap<>();
+        for (int size : sizes) {
+            for (int round = 1; round <= rounds; round++) {
+                List<String> order = new ArrayList<>(receivers);
+                java.util.Collections.rotate(order, -(round - 1));
+                for (String name : order) {
+                    try (Receiver receiver = Receiver.start(name, out.resolve(name + ".log"))) {
+                        receiver.noteBackend(backends);
+                        // Warm-up: the JIT compiles the receive path; not counted.
+                        window(receiver, cpuRate, size, Math.min(measure, 5000));
+                        Window cpu = window(receiver, cpuRate, size, measure);
+                        samples.append(cpu.csv(round, size, name, "cpu"));
+                        cpuPerDatagram.computeIfAbsent(size, (key) -> new LinkedHashMap<>()).computeIfAbsent(name, (key) -> new ArrayList<>())
+                                .add(cpu.cpuNanosPerDatagram());
+                        int held = 0;
+                        for (int rate : rates) {
+                            Window step = window(receiver, rate, size, measure);
+                            samples.append(step.csv(round, size, name, "rate"));
+                            System.err.printf(Locale.ROOT, "%d B, round %d, %s: %s%n", size, round, name, step);
+                            if (step.lossPercent() > LOSS_LIMIT_PERCENT) {
+                                break;
+                            }
+                            held = rate;
+                        }
+                        lossless.computeIfAbsent(size, (key) -> new LinkedHashMap<>()).computeIfAbsent(name, (key) -> new ArrayList<>())
+                                .add((double) held);
+                        System.err.printf(Locale.ROOT, "%d B, round %d, %s: lossless up to %,d/s; %.0f ns of CPU a datagram at %,d/s%n", size,
+                                round, name, held, cpu.cpuNanosPerDatagram(), cpuRate);
+                    }
+                }
+            }
+        }
+        String report = report(receivers, sizes, lossless, cpuPerDatagram, rounds, measure, rates, cpuRate);
+        Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("samples.csv"), samples, StandardCharsets.UTF_8);
+        System.out.print(report);
+        if (results != null) {
+            RunDescription run = RunDescription.here(List.of(args), backends, day,
+                    ResultsDirectory.commit(System.getenv("COMMIT"), ResultsDirectory::git));
+            Path written = ResultsDirectory.write(results, "UDP receive rate", run, report, out.resolve("samples.csv"), List.of());
+            System.err.println("Results to commit in " + written);
+        }
+    }
+
+    private static String report(List<String> receivers, int[] sizes, Map<Integer, Map<String, List<Double>>> lossless,
+            Map<Integer, Map<String, List<Double>>> cpuPerDatagram, int rounds, long measure, int[] rates, int cpuRate) {
+        StringBuilder report = new StringBuilder();
+        report.append(String.format(Locale.ROOT, "%d rounds a datagram size, each receiver started afresh each round in a rotated order;"
+                + " windows of %d ms; the C sender paces sendmmsg every 100 µs; every receiver answers each datagram with its count,"
+                + " on one thread, with the system's default receive buffer. Lossless: the highest of %s datagrams a second at which"
+                + " a window lost at most %.1f%%. CPU: the receiver process's processor time (user and system) over the datagrams it"
+                + " received in a window at %,d a second. Median (min–max) over the rounds.%n%n", rounds, measure,
+                Arrays.toString(rates), LOSS_LIMIT_PERCENT, cpuRate));
+        for (int size : sizes) {
+            report.append("### ").append(size).append("-byte datagrams\n\n");
+            report.append("| receiver | lossless datagrams/s | × C | CPU ns/datagram | × C |\n|---|---|---|---|---|\n");
+            Spread limit = Spread.of(lossless.get(size).getOrDefault("c-recvmmsg", List.of()));
+            Spread limitCpu = Spread.of(cpuPerDatagram.get(size).getOrDefault("c-recvmmsg", List.of()));
+            for (String name : receivers) {
+                Spread rate = Spread.of(lossless.get(size).get(name));
+                Spread cpu = Spread.of(cpuPerDatagram.get(size).get(name));
+                report.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", name, rate.format("%,.0f"),
+                        Double.isNaN(limit.median()) ? "–" : String.format(Locale.ROOT, "%.2f", rate.median() / limit.median()),
+                        cpu.format("%,.0f"),
+                        Double.isNaN(limitCpu.median()) ? "–" : String.format(Locale.ROOT, "%.2f", cpu.median() / limitCpu.median())));
+            }
+            report.append('\n');
+        }
+        return report.toString();
+    }
+
+    /** Runs the sender for one window and reads the receiver's processor time around it. */
+    private static Window window(Receiver receiver, int rate, int size, long millis) throws IOException, InterruptedException {
+        long cpuBefore = receiver.cpuNanos();
+        Process sender = new ProcessBuilder(SENDER.toString(), Integer.toString(PORT), Integer.toString(rate), Integer.toString(size),
+                Long.toString(millis)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String line = new String(sender.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+        if (!sender.waitFor(millis + 30_000, TimeUnit.MILLISECONDS) || sender.exitValue() != 0) {
+            throw new IOException("The sender failed against " + receiver.name + ": " + line);
+        }
+        long cpu = receiver.cpuNanos() - cpuBefore;
+        Matcher matcher = SENDER_LINE.matcher(line);
+        if (!matcher.find()) {
+            throw new IOException("The sender said " + line);
+        }
+        return new Window(rate, Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)), cpu, Long.parseLong(matcher.group(3)));
+    }
+
+    /**
+     * One window: what the sender sent and the receiver took.
+     * @param cpuNanos the receiver's processor time over the window, its probes and pauses included
+     */
+    private record Window(int rate, long sent, long received, long cpuNanos, long lateTicks) {
+
+        double lossPercent() {
+            return (this.sent == 0) ? 0 : 100.0 * Math.max(0, this.sent - this.received) / this.sent;
+        }
+
+        double cpuNanosPerDatagram() {
+            return (this.received == 0) ? Double.NaN : (double) this.cpuNanos / this.received;
+        }
+
+        String csv(int round, int size, String receiver, String window) {
+            return String.format(Locale.ROOT, "%d,%d,%s,%s,%d,%d,%d,%.4f,%.1f,%.1f,%d%n", round, size, receiver, window, this.rate, this.sent,
+                    this.received, lossPercent(), this.cpuNanos / 1e6, cpuNanosPerDatagram(), this.lateTicks);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%,d/s: sent %,d, received %,d (%.3f%% lost), %.0f ns of CPU a datagram, %d late ticks",
+                    this.rate, this.sent, this.received, lossPercent(), cpuNanosPerDatagram(), this.lateTicks);
+        }
+    }
+
+    /** A receiver in a process of its own, bound to {@link #PORT} and answering. */
+    private static final class Receiver implements AutoCloseable {
+
+        private static final Pattern DETAIL = Pattern.compile("\"detail\"\\s*:\\s*\"([^\"]*)\"");
+
+        final String name;
+
+        private final Process process;
+
+        private final Path log;
+
+        private Receiver(String name, Process process, Path log) {
+            this.name = name;
+            this.process = process;
+            this.log = log;
+        }
+
+        static Receiver start(String name, Path log) throws IOException, InterruptedException {
+            List<String> command = new ArrayList<>();
+            if (name.equals("c-recvmmsg")) {
+                command.addAll(List.of(RECEIVER.toString(), Integer.toString(PORT)));
+            }
+            else {
+                command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED"));
+                if (Runtime.version().feature() >= 24) {
+                    command.add("--sun-misc-unsafe-memory-access=allow");
+                }
+                if (name.equals("sockstate")) {
+                    String jar = System.getenv().getOrDefault("SAMPLE_JAR", "sample-app/target/sample-app.jar");
+                    if (!Files.isRegularFile(Path.of(jar))) {
+                        throw new IOException("The sample's jar " + jar + " is missing: build it (mvn -B -q -DskipTests package) or set SAMPLE_JAR");
+                    }
+                    command.addAll(List.of("-jar", jar, "--sockstate.listeners.udp.port=" + PORT, "--logging.level.root=WARN",
+                            "--logging.level.dev.sockstate=INFO"));
+                }
+                else {
+                    command.addAll(List.of("-cp", System.getProperty("java.class.path"), DatagramReceiver.class.getName(), name,
+                            Integer.toString(PORT)));
+                }
+            }
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            Receiver receiver = new Receiver(name, process, log);
+            try {
+                receiver.awaitAnswer();
+            }
+            catch (IOException | RuntimeException ex) {
+                receiver.close();
+                throw ex;
+            }
+            return receiver;
+        }
+
+        /** Waits until a datagram sent to the port is answered. */
+        private void awaitAnswer() throws IOException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+                probe.setSoTimeout(200);
+                InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), PORT);
+                while (System.nanoTime() < deadline) {
+                    if (!this.process.isAlive()) {
+                        throw new IOException(this.name + " ended before it answered; see " + this.log);
+                    }
+                    probe.send(new DatagramPacket(new byte[] { 'p' }, 1, target));
+                    try {
+                        probe.receive(new DatagramPacket(new byte[32], 32));
+                        return;
+                    }
+                    catch (SocketTimeoutException ex) {
+                        // not bound yet
+                    }
+                }
+            }
+            throw new IOException(this.name + " did not answer within 90 s; see " + this.log);
+        }
+
+        long cpuNanos() {
+            return ProcStats.cpuNanos(this.process.pid());
+        }
+
+        /** Notes the sample's backend, as its actuator endpoint describes it. */
+        void noteBackend(Map<String, List<String>> backends) {
+            if (!this.name.equals("sockstate")) {
+                return;
+            }
+            try {
+                HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:8081/actuator/sockstate")).timeout(Duration.ofSeconds(10)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                Matcher matcher = DETAIL.matcher(response.body());
+                if (matcher.find()) {
+                    List<String> named = backends.computeIfAbsent(matcher.group(1), (description) -> new ArrayList<>());
+                    if (!named.contains(this.name)) {
+                        named.add(this.name);
+                    }
+                }
+            }
+            catch (IOException | InterruptedException ex) {
+                throw new IllegalStateException("The sample's actuator endpoint did not answer: " + ex, ex);
+            }
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            this.process.getOutputStream().close();
+            if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+                this.process.destroy();
+                if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+                    this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+}
