@@ -2,7 +2,11 @@ package dev.sockstate.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sockstate.port.PeerAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,14 +15,18 @@ import org.junit.jupiter.api.Test;
  */
 class DatagramCounterTest {
 
-    private static final InetSocketAddress OTHER_HOST = new InetSocketAddress("192.0.2.7", 5353);
+    private static final PeerAddress OTHER_HOST = PeerAddress.of(new InetSocketAddress("192.0.2.7", 5353));
+
+    private static @Nullable String text(@Nullable ByteBuffer answer) {
+        return (answer != null) ? StandardCharsets.US_ASCII.decode(answer).toString() : null;
+    }
 
     @Test
     void aSenderOnAnotherHostIsCountedAndNotAnsweredUnlessAsked() {
         DatagramCounter counter = new DatagramCounter(false);
-        assertThat(counter.count(new byte[64], OTHER_HOST)).as("a source anyone may forge").isNull();
-        assertThat(counter.count(new byte[1], new InetSocketAddress("127.0.0.1", 5353))).asString().isEqualTo("2");
-        assertThat(counter.count(new byte[1], new InetSocketAddress("::1", 5353))).asString().isEqualTo("3");
+        assertThat(text(counter.count(ByteBuffer.allocate(64), OTHER_HOST))).as("a source anyone may forge").isNull();
+        assertThat(text(counter.count(ByteBuffer.allocate(1), PeerAddress.of(new InetSocketAddress("127.0.0.1", 5353))))).isEqualTo("2");
+        assertThat(text(counter.count(ByteBuffer.allocate(1), PeerAddress.of(new InetSocketAddress("::1", 5353))))).isEqualTo("3");
         assertThat(counter.count()).isEqualTo(3);
     }
 
@@ -26,9 +34,20 @@ class DatagramCounterTest {
     void answeringOtherHostsNeverSendsMoreBytesThanCame() {
         DatagramCounter counter = new DatagramCounter(true);
         for (int i = 1; i <= 9; i++) {
-            assertThat(counter.count(new byte[1], OTHER_HOST)).asString().isEqualTo(Integer.toString(i));
+            assertThat(text(counter.count(ByteBuffer.allocate(1), OTHER_HOST))).isEqualTo(Integer.toString(i));
         }
-        assertThat(counter.count(new byte[1], OTHER_HOST)).as("\"10\" for one byte").isNull();
-        assertThat(counter.count(new byte[2], OTHER_HOST)).asString().isEqualTo("11");
+        assertThat(text(counter.count(ByteBuffer.allocate(1), OTHER_HOST))).as("\"10\" for one byte").isNull();
+        assertThat(text(counter.count(ByteBuffer.allocate(2), OTHER_HOST))).isEqualTo("11");
+    }
+
+    @Test
+    void theAnswerHoldsEveryDigitOfTheCount() {
+        DatagramCounter counter = new DatagramCounter(false);
+        PeerAddress local = PeerAddress.of(new InetSocketAddress("127.0.0.1", 5353));
+        String last = null;
+        for (int i = 1; i <= 1234; i++) {
+            last = text(counter.count(ByteBuffer.allocate(1), local));
+        }
+        assertThat(last).isEqualTo("1234");
     }
 }

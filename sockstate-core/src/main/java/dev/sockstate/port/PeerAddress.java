@@ -109,6 +109,36 @@ public final class PeerAddress {
         return !this.unix && this.addressLength == 16;
     }
 
+    /**
+     * @return whether the address is a loopback address of this host, read without allocating: IPv4's
+     * 127.0.0.0/8, IPv6's {@code ::1}, or an IPv4 loopback address mapped into IPv6 ({@code ::ffff:127.0.0.1})
+     */
+    public boolean isLoopback() {
+        if (this.unix) {
+            return false;
+        }
+        if (this.addressLength == 4) {
+            return this.address[0] == 127;
+        }
+        if (this.addressLength != 16) {
+            return false;
+        }
+        for (int i = 0; i < 10; i++) {
+            if (this.address[i] != 0) {
+                return false;
+            }
+        }
+        if (this.address[10] == (byte) 0xff && this.address[11] == (byte) 0xff) {
+            return this.address[12] == 127;
+        }
+        for (int i = 10; i < 15; i++) {
+            if (this.address[i] != 0) {
+                return false;
+            }
+        }
+        return this.address[15] == 1;
+    }
+
     /** @return whether the address is a Unix domain socket's path (possibly empty: an unnamed sender) */
     public boolean isUnix() {
         return this.unix;

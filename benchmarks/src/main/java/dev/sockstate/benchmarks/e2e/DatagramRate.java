@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  * datagram counted and answered with its count:
  * <ul>
  * <li>{@code sockstate}: the sample application's counting UDP listener (its jar, {@code SAMPLE_JAR} or
- * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call);</li>
+ * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call);
+ * {@code sockstate-no-yield} the same with its worker group's {@code yield-before-wait} off;</li>
  * <li>{@code netty-epoll}: Netty's epoll datagram channel with its batch reads on ({@link DatagramReceiver});</li>
  * <li>{@code jdk-nio}: the JDK's {@code DatagramChannel} on a selector ({@link DatagramReceiver});</li>
  * <li>{@code c-recvmmsg}: the limit, {@code benchmarks/src/main/c/udp_receiver.c}: edge-triggered epoll,
@@ -79,7 +80,7 @@ public final class DatagramRate {
         int rounds = 3;
         long measure = 10_000;
         int[] sizes = { 64, 1200 };
-        int[] rates = { 50_000, 75_000, 100_000, 125_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000 };
+        int[] rates = { 50_000, 75_000, 90_000, 100_000, 110_000, 125_000, 150_000, 200_000, 250_000, 300_000 };
         int cpuRate = 40_000;
         List<String> receivers = List.of("sockstate", "netty-epoll", "jdk-nio", "c-recvmmsg");
         Path results = null;
@@ -100,9 +101,9 @@ public final class DatagramRate {
             }
         }
         for (String receiver : receivers) {
-            if (!List.of("sockstate", "netty-epoll", "jdk-nio", "c-recvmmsg").contains(receiver)) {
-                throw new IllegalArgumentException("Unknown receiver " + receiver + "; the receivers are sockstate, netty-epoll, jdk-nio,"
-                        + " c-recvmmsg");
+            if (!List.of("sockstate", "sockstate-no-yield", "netty-epoll", "jdk-nio", "c-recvmmsg").contains(receiver)) {
+                throw new IllegalArgumentException("Unknown receiver " + receiver + "; the receivers are sockstate, sockstate-no-yield,"
+                        + " netty-epoll, jdk-nio, c-recvmmsg");
             }
         }
         Files.createDirectories(out);
@@ -256,13 +257,16 @@ public final class DatagramRate {
                 if (Runtime.version().feature() >= 24) {
                     command.add("--sun-misc-unsafe-memory-access=allow");
                 }
-                if (name.equals("sockstate")) {
+                if (name.startsWith("sockstate")) {
                     String jar = System.getenv().getOrDefault("SAMPLE_JAR", "sample-app/target/sample-app.jar");
                     if (!Files.isRegularFile(Path.of(jar))) {
                         throw new IOException("The sample's jar " + jar + " is missing: build it (mvn -B -q -DskipTests package) or set SAMPLE_JAR");
                     }
                     command.addAll(List.of("-jar", jar, "--sockstate.listeners.udp.port=" + PORT, "--logging.level.root=WARN",
                             "--logging.level.dev.sockstate=INFO"));
+                    if (name.equals("sockstate-no-yield")) {
+                        command.add("--sockstate.groups.udp.yield-before-wait=false");
+                    }
                 }
                 else {
                     command.addAll(List.of("-cp", System.getProperty("java.class.path"), DatagramReceiver.class.getName(), name,
@@ -311,7 +315,7 @@ public final class DatagramRate {
 
         /** Notes the sample's backend, as its actuator endpoint describes it. */
         void noteBackend(Map<String, List<String>> backends) {
-            if (!this.name.equals("sockstate")) {
+            if (!this.name.startsWith("sockstate")) {
                 return;
             }
             try {
