@@ -188,14 +188,6 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WIN_SO_ERROR 0x1007
 #define WIN_SO_TYPE 0x1008
 #define WIN_IPV6_V6ONLY 27
-/* ws2ipdef.h: UDP segmentation offload's segment size, at IPPROTO_UDP; Linux's UDP_SEGMENT at SOL_UDP. */
-#define WIN_UDP_SEND_MSG_SIZE 2
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
 /* ws2ipdef.h: TCP_KEEPIDLE (its TCP_KEEPALIVE), TCP_KEEPCNT and TCP_KEEPINTVL, at IPPROTO_TCP. */
 #define WIN_TCP_KEEPIDLE 3
 #define WIN_TCP_KEEPCNT 16
@@ -873,11 +865,6 @@ static int linux_option(int level, int name, int *linux_level, int *linux_name) 
     if (level == IPPROTO_IPV6 && name == WIN_IPV6_V6ONLY) {
         *linux_level = IPPROTO_IPV6;
         *linux_name = IPV6_V6ONLY;
-        return 0;
-    }
-    if (level == IPPROTO_UDP && name == WIN_UDP_SEND_MSG_SIZE) {
-        *linux_level = SOL_UDP;
-        *linux_name = UDP_SEGMENT;
         return 0;
     }
     return -1;

@@ -77,7 +77,8 @@ public enum NativeSocketOption {
     /**
      * UDP_SEGMENT on a UDP socket: a datagram sent longer than the value leaves as datagrams of the
      * value's size each, the last perhaps shorter, cut by the system (generic segmentation offload); 0
-     * for off. Linux 4.18 and later.
+     * for off. Linux 4.18 and later. (A send batch gives the size with each datagram instead:
+     * {@link OutgoingDatagrams#add(java.nio.ByteBuffer, PeerAddress, int)}.)
      */
     SEGMENT_SIZE("UDP_SEGMENT"),
 

@@ -24,6 +24,8 @@ public final class OutgoingDatagrams {
 
     private final int[] lengths;
 
+    private final int[] segmentSizes;
+
     private final byte[] scratch = new byte[SocketAddressLayout.UNIX_PATH_MAX];
 
     private int size;
@@ -49,6 +51,7 @@ public final class OutgoingDatagrams {
         this.targets = new PeerAddress[capacity];
         this.bases = new long[capacity];
         this.lengths = new int[capacity];
+        this.segmentSizes = new int[capacity];
         int addressRoom = SocketAddressLayout.STORAGE_SIZE + 8;
         NativeBuffer names = sockets.allocate(capacity * addressRoom);
         for (int i = 0; i < capacity; i++) {
@@ -75,7 +78,24 @@ public final class OutgoingDatagrams {
      * @return whether it was taken: false when the batch is full (send it, then add again)
      */
     public boolean add(ByteBuffer datagram, PeerAddress target) {
-        int length = datagram.remaining();
+        return add(datagram, target, 0);
+    }
+
+    /**
+     * Gathers a copy of data that leaves as datagrams of {@code segmentSize} bytes each, the last perhaps
+     * shorter, cut by the system in the same call (Linux's {@code UDP_SEGMENT} given with the datagram,
+     * where {@link NativeSocketOption#SEGMENT_SIZE} is supported), consuming the buffer.
+     * @param data from position to limit, at most 65,536 bytes, and at most 64 segments
+     * @param segmentSize the size of each datagram, 1 to 65,535 bytes; 0 to send the data as one datagram
+     * @param target where to; copied
+     * @return whether it was taken: false when the batch is full (send it, then add again)
+     */
+    public boolean add(ByteBuffer data, PeerAddress target, int segmentSize) {
+        if (segmentSize < 0 || segmentSize > 0xFFFF) {
+            throw new IllegalArgumentException("A segment size is 0 to 65535 bytes, not " + segmentSize);
+        }
+        int length = data.remaining();
+        ByteBuffer datagram = data;
         if (length > 64 * 1024) {
             throw new IllegalArgumentException("A datagram of " + length + " bytes exceeds the 65536 bytes UDP carries");
         }
@@ -85,6 +105,7 @@ public final class OutgoingDatagrams {
         this.copies.buffer().put(this.copied, datagram, datagram.position(), length);
         datagram.position(datagram.limit());
         take(this.copies.address() + this.copied, length, target);
+        this.segmentSizes[this.size - 1] = segmentSize;
         this.copied += length;
         return true;
     }
@@ -101,6 +122,7 @@ public final class OutgoingDatagrams {
         }
         ByteBuffer bytes = datagram.buffer();
         take(datagram.address() + bytes.position(), bytes.remaining(), target);
+        this.segmentSizes[this.size - 1] = 0;
         bytes.position(bytes.limit());
         return true;
     }
@@ -115,6 +137,11 @@ public final class OutgoingDatagrams {
     /** @param index below {@link #size()} @return the datagram's length */
     public int length(int index) {
         return this.lengths[index];
+    }
+
+    /** @param index below {@link #size()} @return the size of the segments it leaves as, 0 for one datagram */
+    public int segmentSize(int index) {
+        return this.segmentSizes[index];
     }
 
     /** @param index below {@link #size()} @return its target */

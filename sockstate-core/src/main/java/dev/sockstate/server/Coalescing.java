@@ -3,9 +3,9 @@ package dev.sockstate.server;
 /**
  * Whether a UDP listener receives datagrams coalesced by the system ({@link ListenerSettings.Builder#coalescing(Coalescing)}):
  * Linux's {@code UDP_GRO}, which hands over the datagrams of one sender that arrive together (segmented
- * by the sender's system with {@code UDP_SEGMENT}, or merged by the receiving interface) as one block of
- * equal-size segments, the last perhaps shorter, for one system call and one pass through the stack
- * instead of one each.
+ * by the sender's system with {@code UDP_SEGMENT}, or merged by the receiving interface) as one
+ * coalesced datagram of equal-size segments, the last perhaps shorter, for one system call and one pass
+ * through the stack instead of one each.
  */
 public enum Coalescing {
 
@@ -16,9 +16,9 @@ public enum Coalescing {
     SEGMENTS,
 
     /**
-     * Coalesced by the system and handed to the handler as received: a block of segments, whose size
+     * Coalesced by the system and handed to the handler whole: a coalesced datagram, whose segment size
      * {@link DatagramEndpoint#segmentSize()} gives in the handler's call (0 for a datagram received alone).
      * Refused with a handler executor, whose calls come after the worker's turn.
      */
-    BLOCKS
+    WHOLE
 }

@@ -28,10 +28,12 @@ public interface DatagramEndpoint {
     /**
      * Sends data to one peer as datagrams of {@code segmentSize} bytes each, the last perhaps shorter, in
      * order: a bulk reply (a file, a stream of records) in a few system calls. Sent from the handler on a
-     * worker where the system segments datagrams (Linux's {@code UDP_SEGMENT}, epoll backend), up to 64
-     * segments leave in one call, cut by the system (or the network interface) after the replies gathered
-     * before them; elsewhere, and off the worker, each segment is sent as {@link #send(ByteBuffer, PeerAddress)}
-     * sends a datagram. Segments the socket refuses are dropped and counted, as UDP allows.
+     * worker where the system cuts datagrams (Linux's {@code UDP_SEGMENT}, epoll backend), up to 64
+     * segments leave in one call, after the replies gathered before them, the segment size given with
+     * the call (a datagram another thread sends meanwhile leaves whole); a call the system refuses to cut
+     * (a route's MTU below the segment size) goes again a segment a call. Elsewhere (nio, Windows) and
+     * off the worker, each segment is sent as {@link #send(ByteBuffer, PeerAddress)} sends a datagram.
+     * Segments the socket refuses are dropped and counted, as UDP allows.
      * @param data the data, from position to limit; consumed
      * @param segmentSize the size of each datagram, 1 to 65,000 bytes
      * @param target where to
@@ -41,8 +43,8 @@ public interface DatagramEndpoint {
     boolean sendSegments(ByteBuffer data, int segmentSize, PeerAddress target);
 
     /**
-     * @return in the handler's call on the worker, for a listener that hands over coalesced blocks
-     * ({@link Coalescing#BLOCKS}), the size of the segments of the datagram being handled: it holds
+     * @return in the handler's call on the worker, for a listener that hands coalesced datagrams over whole
+     * ({@link Coalescing#WHOLE}), the size of the segments of the datagram being handled: it holds
      * datagrams of one sender of this size each, the last perhaps shorter; 0 for a datagram received
      * alone, and outside such a call
      */

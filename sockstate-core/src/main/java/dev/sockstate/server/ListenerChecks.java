@@ -50,7 +50,7 @@ final class ListenerChecks {
     }
 
     /**
-     * Refuses coalescing where a listener receives no datagrams on an IP port, and blocks handed to a
+     * Refuses coalescing where a listener receives no datagrams on an IP port, and coalesced datagrams handed whole to a
      * handler executor, which calls the handler after the worker's turn.
      */
     static void coalescing(String name, Protocol protocol, boolean unix, boolean handlerExecutor, Coalescing coalescing) {
@@ -61,9 +61,9 @@ final class ListenerChecks {
             throw InvalidSettingException.mustBe(name, Setting.COALESCING, coalescing, "OFF for " + ((protocol != Protocol.UDP)
                     ? "a TCP listener (it coalesces datagrams, which TCP has not)" : "a Unix domain socket (the system coalesces UDP only)"));
         }
-        if (coalescing == Coalescing.BLOCKS && handlerExecutor) {
+        if (coalescing == Coalescing.WHOLE && handlerExecutor) {
             throw InvalidSettingException.mustBe(name, Setting.COALESCING, coalescing, "OFF or SEGMENTS with a handler executor (a"
-                    + " block's segment size is known in the worker's call only)");
+                    + " coalesced datagram's segment size is known in the worker's call only)");
         }
     }
 

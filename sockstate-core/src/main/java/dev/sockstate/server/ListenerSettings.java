@@ -408,11 +408,11 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
 
         /**
          * Receives datagrams coalesced by the system where it can (Linux's {@code UDP_GRO}): one receive
-         * takes a sender's datagrams that arrived together as one block. With {@link Coalescing#SEGMENTS}
-         * the handler still gets each datagram alone; with {@link Coalescing#BLOCKS} it gets the block. Each
+         * takes a sender's datagrams that arrived together as one. With {@link Coalescing#SEGMENTS} the
+         * handler still gets each datagram alone; with {@link Coalescing#WHOLE} it gets the coalesced one. Each
          * datagram's room is then 64 KB, whatever {@link #maxDatagramSize(int)} says. Where the system
          * cannot, each datagram is received alone, which the start-up log says once. UDP on an IP port only.
-         * @param coalescing {@link Coalescing#OFF} (the default), {@link Coalescing#SEGMENTS} or {@link Coalescing#BLOCKS}
+         * @param coalescing {@link Coalescing#OFF} (the default), {@link Coalescing#SEGMENTS} or {@link Coalescing#WHOLE}
          * @return this builder
          */
         public Builder coalescing(Coalescing coalescing) {
@@ -475,7 +475,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
                     "between 1 and 65536 bytes, or 0 for the worker group's read buffer size");
             require(this.accept != null, Setting.ACCEPT, null, "SHARED or PER_WORKER");
             require(this.receive != null, Setting.RECEIVE, null, "SHARED or PER_WORKER");
-            require(this.coalescing != null, Setting.COALESCING, null, "OFF, SEGMENTS or BLOCKS");
+            require(this.coalescing != null, Setting.COALESCING, null, "OFF, SEGMENTS or WHOLE");
             require(this.multicast == null || !this.multicast.isSet() || (this.protocol == Protocol.UDP && this.unixPath == null),
                     Setting.MULTICAST, this.multicast, "none: multicast is for UDP listeners on an IP port");
             ConnectionSettings connection = buildConnection(Scope.LISTENER, this.name);

@@ -118,7 +118,7 @@ class ListenerSettingsCopyTest {
     private List<ListenerSettings> fixtures() throws Exception {
         return List.of(everythingOnAnIpPort(), everythingOnAUnixSocket(), multicastOnUdp(),
                 ListenerSettings.tcp("copied").exclusiveEdge(true).handler(this.handler).build(),
-                ListenerSettings.udp("copied").receive(ReceiveMode.PER_WORKER).coalescing(Coalescing.BLOCKS).handler((DatagramHandler) (endpoint, data, sender) -> {
+                ListenerSettings.udp("copied").receive(ReceiveMode.PER_WORKER).coalescing(Coalescing.WHOLE).handler((DatagramHandler) (endpoint, data, sender) -> {
                 }).build());
     }
 

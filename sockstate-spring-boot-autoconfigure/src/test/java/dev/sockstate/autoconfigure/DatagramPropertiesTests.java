@@ -53,8 +53,8 @@ class DatagramPropertiesTests {
     void aUdpListenerReceivesEachDatagramAloneUnlessToldToTakeThemCoalesced() {
         this.runner.run((context) -> assertThat(context.getBean(SocketServer.class).listenerSettings("udp").coalescing())
                 .isEqualTo(Coalescing.OFF));
-        this.runner.withPropertyValues("sockstate.listeners.udp.coalescing=blocks").run((context) -> assertThat(
-                context.getBean(SocketServer.class).listenerSettings("udp").coalescing()).isEqualTo(Coalescing.BLOCKS));
+        this.runner.withPropertyValues("sockstate.listeners.udp.coalescing=whole").run((context) -> assertThat(
+                context.getBean(SocketServer.class).listenerSettings("udp").coalescing()).isEqualTo(Coalescing.WHOLE));
     }
 
     @Test

@@ -56,6 +56,9 @@ final class EpollSockets extends AbstractBsdSockets {
      */
     private static final int CONTROL_ROOM = 64;
 
+    /** A segment size's control message ({@code UDP_SEGMENT}, a u16), its length rounded up to 8: CMSG_SPACE(2). */
+    private static final int SEGMENT_CONTROL = 24;
+
     private static final Constants CONSTANTS = new Constants(LinuxAbi.AF_INET, LinuxAbi.AF_INET6, LinuxAbi.AF_UNIX,
             LinuxAbi.SOL_SOCKET, LinuxAbi.SO_ERROR, LinuxAbi.SO_PEERCRED, options(), Integer.BYTES, LinuxAbi.ENOPROTOOPT, "accept4",
             "close");
@@ -289,21 +292,27 @@ final class EpollSockets extends AbstractBsdSockets {
     /**
      * {@inheritDoc}
      * <p>
-     * Beside its datagrams and targets, the batch holds one {@code struct mmsghdr} and one {@code iovec}
-     * a datagram, pointed at each other once here; each send writes their targets and lengths.
+     * Beside its datagrams and targets, the batch holds one {@code struct mmsghdr}, one {@code iovec} and
+     * room for one control message a datagram, pointed at each other once here; each send writes their
+     * targets and lengths, and a segmented datagram's segment size ({@code UDP_SEGMENT}, a u16).
      */
     @Override
     public OutgoingDatagrams outgoingDatagrams(int datagrams) {
         OutgoingDatagrams batch = fullOutgoingDatagrams(datagrams);
         int capacity = batch.capacity();
-        NativeBuffer vector = allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE));
+        NativeBuffer vector = allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE + SEGMENT_CONTROL));
         ByteBuffer layout = vector.buffer();
         int iovecs = capacity * MMSGHDR_SIZE;
+        int controls = iovecs + capacity * IOVEC_SIZE;
         for (int i = 0; i < capacity; i++) {
             int header = i * MMSGHDR_SIZE;
             layout.putLong(header + MSG_NAME, targetMemory(batch, i).address());
             layout.putLong(header + MSG_IOV, vector.address() + iovecs + i * IOVEC_SIZE);
             layout.putLong(header + MSG_IOVLEN, 1);
+            int control = controls + i * SEGMENT_CONTROL;
+            layout.putLong(control, CMSG_HEADER + Short.BYTES);
+            layout.putInt(control + 8, LinuxAbi.SOL_UDP);
+            layout.putInt(control + 12, LinuxAbi.UDP_SEGMENT);
         }
         vector(batch, vector);
         return batch;
@@ -321,10 +330,23 @@ final class EpollSockets extends AbstractBsdSockets {
         }
         ByteBuffer layout = vector.buffer();
         int iovecs = batch.capacity() * MMSGHDR_SIZE;
+        int controls = iovecs + batch.capacity() * IOVEC_SIZE;
         for (int i = from; i < size; i++) {
-            layout.putInt(i * MMSGHDR_SIZE + MSG_NAMELEN, encodeTarget(batch, i));
+            int header = i * MMSGHDR_SIZE;
+            layout.putInt(header + MSG_NAMELEN, encodeTarget(batch, i));
             layout.putLong(iovecs + i * IOVEC_SIZE, datagramBase(batch, i));
             layout.putLong(iovecs + i * IOVEC_SIZE + 8, batch.length(i));
+            int segmentSize = batch.segmentSize(i);
+            if (segmentSize > 0) {
+                int control = controls + i * SEGMENT_CONTROL;
+                layout.putShort(control + CMSG_HEADER, (short) segmentSize);
+                layout.putLong(header + MSG_CONTROL, vector.address() + control);
+                layout.putLong(header + MSG_CONTROLLEN, SEGMENT_CONTROL);
+            }
+            else {
+                layout.putLong(header + MSG_CONTROL, 0);
+                layout.putLong(header + MSG_CONTROLLEN, 0);
+            }
         }
         int sent;
         int code = 0;

@@ -33,8 +33,6 @@ final class WinsockNative {
     static final int IPPROTO_TCP = 6;
     static final int IPPROTO_UDP = 17;
     static final int IPPROTO_IPV6 = 41;
-    /** ws2ipdef.h, at IPPROTO_UDP: a send longer than the value leaves as datagrams of that size (UDP segmentation offload); 0 for off. */
-    static final int UDP_SEND_MSG_SIZE = 2;
     static final int WSA_FLAG_OVERLAPPED = 0x01;
     static final int WSA_FLAG_NO_HANDLE_INHERIT = 0x80;
 

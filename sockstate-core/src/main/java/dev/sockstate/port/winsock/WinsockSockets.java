@@ -41,7 +41,6 @@ final class WinsockSockets extends AbstractBsdSockets {
         options.put(NativeSocketOption.KEEP_ALIVE_INTERVAL, new OptionName(IPPROTO_TCP, WinsockNative.TCP_KEEPINTVL));
         options.put(NativeSocketOption.KEEP_ALIVE_COUNT, new OptionName(IPPROTO_TCP, WinsockNative.TCP_KEEPCNT));
         options.put(NativeSocketOption.LINGER, new OptionName(WinsockNative.SOL_SOCKET, WinsockNative.SO_LINGER));
-        options.put(NativeSocketOption.SEGMENT_SIZE, new OptionName(WinsockNative.IPPROTO_UDP, WinsockNative.UDP_SEND_MSG_SIZE));
         return options;
     }
 
@@ -203,8 +202,9 @@ final class WinsockSockets extends AbstractBsdSockets {
                     + " dead peer there";
             case NOT_SENT_LOW_WATERMARK -> "Windows has no TCP_NOTSENT_LOWAT";
             case FAST_OPEN -> "the winsock backend does not set TCP_FASTOPEN on listening sockets";
-            case RECEIVE_COALESCED -> "the winsock backend does not receive coalesced datagrams (Windows' UDP_RECV_MAX_COALESCED_SIZE"
-                    + " hands over their segment size through WSARecvMsg, which it does not call)";
+            case SEGMENT_SIZE, RECEIVE_COALESCED -> "the winsock backend neither sends segmented nor receives coalesced datagrams"
+                    + " (Windows' UDP_SEND_MSG_SIZE and UDP_RECV_MAX_COALESCED_SIZE carry their segment size in WSASendMsg's and"
+                    + " WSARecvMsg's control messages, which it does not call)";
             case TYPE_OF_SERVICE, IPV6_TRAFFIC_CLASS -> "Windows ignores " + option.nativeName()
                     + " set on a socket: its traffic classes are set by Quality of Service policy";
             default -> "Windows has no " + option.nativeName();

@@ -44,8 +44,8 @@ final class ListenerBinder {
 
     /**
      * @param listener the listener to bind
-     * @return its registered sockets, armed: its UDP socket, or its listening TCP sockets (one, or
-     * one per worker when it accepts per worker)
+     * @return its registered sockets, armed: its UDP sockets or its listening TCP sockets (one, or one
+     * per worker when it receives or accepts per worker)
      * @throws ListenerBindException when a socket cannot be opened, configured or bound; every socket
      * of the listener opened by then is closed again
      */

@@ -21,12 +21,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * A listener's or a client's counts and reports: its own registered sockets, its admission, its
  * failures (a handler's or a stage's, logged and counted), and the warnings that may repeat (logged at most
- * once a second). A listener's sockets are its UDP socket, or
- * its listening TCP sockets: one, or one per worker with accept per worker, which may accept at once,
- * so a connection takes its place under the maximum atomically. A listener with several listening
- * sockets serves while one of them accepts: when one closes after a failure, the kernel spreads the
- * connections over those left (only those queued on the closed one are lost), so the listener goes
- * on, which an error log says; it stops serving with its last socket.
+ * once a second). A listener's sockets are its UDP sockets (one, or one per worker with receive per
+ * worker) or its listening TCP sockets (one, or one per worker with accept per worker, which may accept
+ * at once, so a connection takes its place under the maximum atomically). A listener with several
+ * sockets serves while one of them does: when one closes after a failure, the kernel spreads the
+ * connections or datagrams over those left (only those queued on the closed one are lost), so the
+ * listener goes on, which an error log says; it stops serving with its last socket.
  */
 final class ListenerState {
 
@@ -289,7 +289,7 @@ final class ListenerState {
         return false;
     }
 
-    /** @return its registered sockets (its UDP socket, or its listening TCP sockets), none before it was bound */
+    /** @return its registered sockets (its UDP sockets, or its listening TCP sockets), none before it was bound */
     List<SocketTurn> ownSockets() {
         return this.sockets;
     }

@@ -715,7 +715,7 @@ public final class SocketServer {
      * @return the listener's multicast settings from now on
      * @throws IllegalArgumentException when no listener has that name, or it joined the group already
      * @throws InvalidSettingException when the listener cannot join groups: a TCP listener, a Unix socket,
-     * a backend without multicast (or the nio backend without a named interface); on a running listener,
+     * a listener that receives per worker, a backend without multicast (or the nio backend without a named interface); on a running listener,
      * an interface the system has not
      * @throws UncheckedIOException when the system refuses the group (the listener's settings unchanged)
      */

@@ -70,14 +70,14 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** Whether the system coalesces the datagrams the socket receives (UDP_GRO taken). */
     private final boolean coalesced;
 
-    /** The segment size of the block being handed over whole, 0 between calls and for a datagram received alone. */
+    /** The segment size of the coalesced datagram being handed over whole, 0 between calls and for a datagram received alone. */
     private int deliveringSegment;
 
     /** Whether the system was found to cut segmented sends (UDP_SEGMENT), once asked. */
-    private boolean segments;
+    private boolean segmentOffload;
 
-    /** Whether {@link #segments} was asked. */
-    private boolean segmentsAsked;
+    /** Whether {@link #segmentOffload} was asked. */
+    private boolean segmentOffloadAsked;
 
     /**
      * @param listener its listener
@@ -149,6 +149,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         DatagramBatch batch = batch();
         boolean edge = this.trigger.isEdge();
         int budget = edge ? EDGE_BUDGET : LEVEL_BUDGET;
+        boolean split = this.coalesced && this.listener.profile.settings.coalescing() == Coalescing.SEGMENTS;
         for (int taken = 0; taken < budget; ) {
             int count;
             try {
@@ -166,20 +167,20 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 return;
             }
             ListenerObserver observer = this.observer;
-            observer.receivedDatagrams(this.coalesced ? segments(batch, count) : count);
+            int datagrams = this.coalesced ? datagramsIn(batch, count) : count;
+            observer.receivedDatagrams(datagrams);
             long overflows = batch.overflows();
             if (overflows >= 0 && overflows != this.overflows) {
                 // The system's count is 32 bits, and wraps.
                 observer.datagramsOverflowed((overflows - Math.max(this.overflows, 0)) & 0xFFFF_FFFFL);
                 this.overflows = overflows;
             }
-            boolean split = this.coalesced && this.listener.profile.settings.coalescing() == Coalescing.SEGMENTS;
             for (int i = 0; i < count; i++) {
                 ByteBuffer datagram = batch.datagram(i);
                 this.delivering = i;
                 int segment = batch.segmentSize(i);
                 if (split && segment > 0 && datagram.remaining() > segment) {
-                    // Each segment in turn, through the same view of the block: nothing allocated.
+                    // Each segment in turn, through the same view of the coalesced datagram: nothing allocated.
                     int end = datagram.limit();
                     for (int from = 0; from < end; from += segment) {
                         datagram.limit(Math.min(from + segment, end)).position(from);
@@ -188,7 +189,8 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                     }
                     continue;
                 }
-                this.deliveringSegment = segment;
+                // (Set for a listener that takes coalesced datagrams whole only: split, a lone one is a datagram like any.)
+                this.deliveringSegment = split ? 0 : segment;
                 observer.received(datagram.remaining());
                 deliver(runner, datagram, batch.sender(i));
                 this.deliveringSegment = 0;
@@ -197,7 +199,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             if (this.outgoing != null && this.outgoing.size() > 0) {
                 sendGathered();
             }
-            taken += count;
+            taken += datagrams;
         }
         if (edge) {
             postRun();
@@ -253,8 +255,8 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         return this.outgoing;
     }
 
-    /** @return the datagrams a receive took, a coalesced block counted as its segments */
-    private static int segments(DatagramBatch batch, int count) {
+    /** @return the datagrams a receive took, a coalesced datagram counted as its segments */
+    private static int datagramsIn(DatagramBatch batch, int count) {
         int datagrams = count;
         for (int i = 0; i < count; i++) {
             int segment = batch.segmentSize(i);
@@ -376,13 +378,19 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         if (data.remaining() <= segmentSize) {
             return send(data, target);
         }
-        if (Thread.currentThread() == this.turnThread && segments()) {
-            if (this.outgoing != null && this.outgoing.size() > 0) {
+        OutgoingDatagrams outgoing = (Thread.currentThread() == this.turnThread) ? outgoing() : null;
+        if (outgoing != null && offloadsSegments()) {
+            if (outgoing.size() > 0) {
                 // The replies gathered before the segments leave before them.
                 sendGathered();
             }
-            return sendSegmented(data, segmentSize, target);
+            return sendSegmented(outgoing, data, segmentSize, target);
         }
+        return sendEachSegment(data, segmentSize, target);
+    }
+
+    /** Sends each segment as {@link #send(ByteBuffer, PeerAddress)} sends a datagram: gathered on the turn's thread. */
+    private boolean sendEachSegment(ByteBuffer data, int segmentSize, PeerAddress target) {
         boolean all = true;
         int end = data.limit();
         try {
@@ -400,37 +408,41 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     }
 
     /**
-     * Sends data as segments the system cuts: UDP_SEGMENT set for the calls, at most {@value #MAX_SEGMENTS}
-     * segments each, and set off again after them, so that the replies after them leave whole.
+     * Sends data as segments the system cuts, {@value #MAX_SEGMENTS} at most a call, each call's segment size
+     * given with its data (UDP_SEGMENT as a control message: nothing is set on the socket, which other
+     * threads may send on meanwhile). A call the system refuses (a route whose MTU is below the segment
+     * size, a device that cannot checksum what it cuts) is sent again a segment a call, as are the calls
+     * after it: the peer receives the same datagrams either way.
      */
-    private boolean sendSegmented(ByteBuffer data, int segmentSize, PeerAddress target) {
+    private boolean sendSegmented(OutgoingDatagrams outgoing, ByteBuffer data, int segmentSize, PeerAddress target) {
         ListenerObserver observer = this.observer;
         int chunk = Math.max(1, Math.min(MAX_SEGMENTS, MAX_SEGMENTED_BYTES / segmentSize)) * segmentSize;
         int end = data.limit();
         boolean all = true;
         try {
-            this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, segmentSize);
-        }
-        catch (NativeIoException ex) {
-            logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not set UDP_SEGMENT; its segments go one a call", ex);
-            this.segments = false;
-            return sendSegments(data, segmentSize, target);
-        }
-        try {
             while (data.position() < end) {
-                int next = Math.min(data.position() + chunk, end);
-                int count = (next - data.position() + segmentSize - 1) / segmentSize;
+                int start = data.position();
+                int next = Math.min(start + chunk, end);
+                int count = (next - start + segmentSize - 1) / segmentSize;
                 data.limit(next);
+                outgoing.add(data, target, segmentSize);
                 int sent;
                 try {
-                    sent = this.sockets.sendTo(this.handle, data, target);
+                    sent = this.sockets.sendBatch(this.handle, outgoing, 0);
                 }
                 catch (NativeIoException ex) {
-                    logger.log(Level.DEBUG, "Listener '" + this.listener.name() + "' could not send to " + target, ex);
-                    sent = NativeSockets.WOULD_BLOCK;
+                    if (this.listener.state.firstTime("segments refused")) {
+                        logger.log(Level.INFO, "Listener '" + this.listener.name() + "' sends segments of " + segmentSize + " bytes to "
+                                + target + " a segment a call: the system refused to cut them (" + ex.getMessage() + ")");
+                    }
+                    // This call's data and the rest, once the batch is empty again: they gather in it.
+                    outgoing.clear();
+                    data.limit(end).position(start);
+                    return sendEachSegment(data, segmentSize, target) && all;
                 }
-                if (sent >= 0) {
-                    observer.sent(sent);
+                outgoing.clear();
+                if (sent > 0) {
+                    observer.sent(next - start);
                     observer.sentDatagrams(count);
                 }
                 else {
@@ -442,40 +454,37 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 data.limit(end).position(next);
             }
         }
+        catch (RuntimeException | Error ex) {
+            // Never sent twice, whatever failed.
+            outgoing.clear();
+            throw ex;
+        }
         finally {
             data.limit(end);
-            try {
-                this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, 0);
-            }
-            catch (NativeIoException ex) {
-                // Left set, a later reply longer than the segment would leave cut: the socket cannot go on safely.
-                logger.log(Level.ERROR, "Listener '" + this.listener.name() + "' could not set UDP_SEGMENT off again; its " + this
-                        + " is closed", ex);
-                requestClose(true);
-            }
         }
         return all;
     }
 
     /** @return whether the backend and the system cut segmented sends, asked once; where not, said once for the listener */
-    private boolean segments() {
-        if (!this.segmentsAsked) {
-            this.segmentsAsked = true;
+    private boolean offloadsSegments() {
+        if (!this.segmentOffloadAsked) {
+            this.segmentOffloadAsked = true;
             String why = this.sockets.unsupported(NativeSocketOption.SEGMENT_SIZE, 1);
             if (why == null) {
                 try {
+                    // Off, as it is: only asks whether the system has the option.
                     this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, 0);
                 }
                 catch (NativeIoException ex) {
                     why = "the system refused UDP_SEGMENT (" + ex.getMessage() + ")";
                 }
             }
-            this.segments = why == null;
+            this.segmentOffload = why == null;
             if (why != null && this.listener.state.firstTime("segments")) {
                 logger.log(Level.INFO, "Listener '" + this.listener.name() + "' sends each segment in a call of its own: " + why);
             }
         }
-        return this.segments;
+        return this.segmentOffload;
     }
 
     @Override

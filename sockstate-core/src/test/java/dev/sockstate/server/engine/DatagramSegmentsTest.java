@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.sockstate.port.Backend;
 import dev.sockstate.port.DatagramBatch;
+import dev.sockstate.port.NativeError;
+import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
+import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Coalescing;
@@ -26,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Segmented sends and coalesced receives: a handler sends a bulk reply as datagrams of one size (cut by
  * the system with UDP_SEGMENT on epoll, one a call elsewhere), and a listener that asks for coalescing
- * receives a sender's segments as one block (UDP_GRO on epoll), handed over segment by segment or whole.
+ * receives a sender's segments as one coalesced datagram (UDP_GRO on epoll), handed over segment by segment or whole.
  * Whatever the backend, the peer and the handler see the same datagrams in the same order.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -58,15 +63,19 @@ class DatagramSegmentsTest {
                 && sockets().unsupported(NativeSocketOption.RECEIVE_COALESCED, 1) == null;
     }
 
-    /** Answers "bulk" with 2,500 bytes as datagrams of 1,000 (a's, b's, then 500 c's), then "done". */
+    /** The 1,500 bytes sent whole after the segments: longer than a segment, which it would be cut to were the size left set. */
+    private static final String AFTER = "z".repeat(1500);
+
+    /** Answers "bulk" with "first", then 2,500 bytes as datagrams of 1,000 (a's, b's, then 500 c's), then {@link #AFTER} whole. */
     private static final DatagramHandler BULK = (endpoint, data, sender) -> {
+        endpoint.send(ByteBuffer.wrap("first".getBytes(StandardCharsets.US_ASCII)), sender);
         ByteBuffer bulk = ByteBuffer.allocate(2500);
         for (int i = 0; i < 2500; i++) {
             bulk.put((byte) ('a' + i / 1000));
         }
         assertThat(endpoint.sendSegments(bulk.flip(), 1000, sender)).isTrue();
         assertThat(bulk.hasRemaining()).as("consumed").isFalse();
-        endpoint.send(ByteBuffer.wrap("done".getBytes(StandardCharsets.US_ASCII)), sender);
+        endpoint.send(ByteBuffer.wrap(AFTER.getBytes(StandardCharsets.US_ASCII)), sender);
     };
 
     @Test
@@ -75,11 +84,11 @@ class DatagramSegmentsTest {
         try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             client.setSoTimeout(5000);
             send(client, target, "bulk");
-            for (String expected : List.of("a".repeat(1000), "b".repeat(1000), "c".repeat(500), "done")) {
+            for (String expected : List.of("first", "a".repeat(1000), "b".repeat(1000), "c".repeat(500), AFTER)) {
                 assertThat(receive(client)).isEqualTo(expected);
             }
         }
-        ServerFixture.await(() -> this.observer.sent.get() == 4, "four datagrams counted as sent");
+        ServerFixture.await(() -> this.observer.sent.get() == 5, "five datagrams counted as sent");
     }
 
     @Test
@@ -96,7 +105,7 @@ class DatagramSegmentsTest {
             List<String> received = new CopyOnWriteArrayList<>();
             List<Integer> segmentSizes = new CopyOnWriteArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (received.size() < 2 && System.nanoTime() < deadline) {
+            while (received.size() < 3 && System.nanoTime() < deadline) {
                 int count = sockets.receiveBatch(client, batch);
                 if (count == NativeSockets.WOULD_BLOCK) {
                     Thread.sleep(1);
@@ -107,13 +116,40 @@ class DatagramSegmentsTest {
                     segmentSizes.add(batch.segmentSize(i));
                 }
             }
-            assertThat(received).as("one block, cut by the sending system, then the reply after it")
-                    .containsExactly("a".repeat(1000) + "b".repeat(1000) + "c".repeat(500), "done");
-            assertThat(segmentSizes).containsExactly(1000, 0);
+            assertThat(received).as("the reply before, one coalesced datagram cut by the sending system, the reply after whole")
+                    .containsExactly("first", "a".repeat(1000) + "b".repeat(1000) + "c".repeat(500), AFTER);
+            assertThat(segmentSizes).containsExactly(0, 1000, 0);
         }
         finally {
             sockets.close(client);
         }
+    }
+
+    @Test
+    void segmentsTheSystemRefusesToCutGoASegmentACallAndArriveAllTheSame() throws Exception {
+        assumeTrue(offloads(), "the backend has the system cut datagrams");
+        AtomicInteger refused = new AtomicInteger();
+        // As a route whose MTU is below the segment size refuses them: EINVAL for a batch that asks to cut.
+        Backend refusing = AcceptPerWorkerFailureTest.withSockets(ServerFixture.backend(), (real, method, arguments) -> {
+            if (method.equals("sendBatch") && ((OutgoingDatagrams) arguments[1]).segmentSize((Integer) arguments[2]) > 0) {
+                refused.incrementAndGet();
+                throw new NativeIoException("sendmmsg", NativeError.INVALID_ARGUMENT, 22, "Invalid argument");
+            }
+        });
+        SocketServer server = this.fixture.start(refusing, List.of(WorkerGroupSettings.of("default", 1)), this.observer,
+                ServerFixture.udp("udp").handler(BULK).build());
+        InetSocketAddress target = (InetSocketAddress) server.listener("udp").address();
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            client.setSoTimeout(5000);
+            for (int round = 0; round < 2; round++) {
+                send(client, target, "bulk");
+                for (String expected : List.of("first", "a".repeat(1000), "b".repeat(1000), "c".repeat(500), AFTER)) {
+                    assertThat(receive(client)).isEqualTo(expected);
+                }
+            }
+        }
+        assertThat(refused.get()).as("segmented calls refused: one a bulk reply, the rest of it sent a segment a call").isEqualTo(2);
+        ServerFixture.await(() -> this.observer.sent.get() == 10, "ten datagrams counted as sent");
     }
 
     @Test
@@ -131,24 +167,24 @@ class DatagramSegmentsTest {
         assertThat(segmentSizes).as("each handed over alone").containsOnly(0);
         assertThat(this.observer.datagrams.get()).as("datagrams counted").isEqualTo(10);
         if (offloads()) {
-            assertThat(this.observer.calls.get()).as("receive calls: the block in one").isOne();
+            assertThat(this.observer.calls.get()).as("receive calls: the coalesced datagram in one").isOne();
         }
     }
 
     @Test
-    void aListenerThatTakesBlocksHandsTheBlockOverWithItsSegmentSize() throws Exception {
+    void aListenerThatTakesCoalescedDatagramsWholeHandsThemOverWithTheirSegmentSize() throws Exception {
         List<Integer> lengths = new CopyOnWriteArrayList<>();
         List<Integer> segmentSizes = new CopyOnWriteArrayList<>();
-        InetSocketAddress target = start(ServerFixture.udp("udp").coalescing(Coalescing.BLOCKS).handler((endpoint, data, sender) -> {
+        InetSocketAddress target = start(ServerFixture.udp("udp").coalescing(Coalescing.WHOLE).handler((endpoint, data, sender) -> {
             lengths.add(data.remaining());
             segmentSizes.add(endpoint.segmentSize());
         }));
         sendTenSegments(target);
         if (offloads()) {
-            ServerFixture.await(() -> lengths.size() == 1, "the block handled");
+            ServerFixture.await(() -> lengths.size() == 1, "the coalesced datagram handled");
             assertThat(lengths).containsExactly(950);
             assertThat(segmentSizes).containsExactly(100);
-            assertThat(this.observer.datagrams.get()).as("datagrams counted: the block's segments").isEqualTo(10);
+            assertThat(this.observer.datagrams.get()).as("datagrams counted: its segments").isEqualTo(10);
         }
         else {
             ServerFixture.await(() -> lengths.size() == 10, "ten datagrams handled");
@@ -157,9 +193,9 @@ class DatagramSegmentsTest {
     }
 
     @Test
-    void blocksAreRefusedWithAHandlerExecutorAndCoalescingOnTcp() {
+    void wholeCoalescedDatagramsAreRefusedWithAHandlerExecutorAndCoalescingOnTcp() {
         assertThatExceptionOfType(InvalidSettingException.class)
-                .isThrownBy(() -> ServerFixture.udp("udp").coalescing(Coalescing.BLOCKS).handlerExecutor(Executors.newSingleThreadExecutor())
+                .isThrownBy(() -> ServerFixture.udp("udp").coalescing(Coalescing.WHOLE).handlerExecutor(Executors.newSingleThreadExecutor())
                         .handler((endpoint, data, sender) -> { }).build())
                 .satisfies((ex) -> assertThat(ex.setting()).isEqualTo(Setting.COALESCING)).withMessageContaining("handler executor");
         assertThatExceptionOfType(InvalidSettingException.class)

@@ -22,8 +22,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 
 /**
- * A UDP listener in the {@code sockstate} endpoint over real HTTP: how it receives ({@code receive}),
- * and the multicast groups it has joined, as configured and as changed while it runs. A TCP listener
+ * A UDP listener in the {@code sockstate} endpoint over real HTTP: how it is set to receive
+ * ({@code receive}), and the multicast groups it joins, as configured and as changed since. A TCP listener
  * has no {@code receive}. (The server is not started: joining a group needs a multicast interface,
  * which the core's {@code MulticastTest} makes; the endpoint shows the settings the groups change.)
  */
@@ -53,7 +53,7 @@ class DatagramEndpointOverHttpTests {
     }
 
     @Test
-    void aUdpListenerShowsItsGroupsAndThoseItJoinsWhileItRuns() throws Exception {
+    void aUdpListenerShowsItsGroupsAsSetAndAsJoinedAndLeftSince() throws Exception {
         Http http = new Http(this.httpPort);
         assertThat(http.json("/actuator/sockstate/ticks")).containsEntry("receive", "shared").containsEntry("multicast", Map.of(
                 "groups", List.of(Map.of("address", "239.1.2.3"), Map.of("address", "232.1.1.1", "source", "10.0.0.5")),
