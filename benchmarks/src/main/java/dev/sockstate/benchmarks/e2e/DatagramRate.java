@@ -46,7 +46,8 @@ import java.util.regex.Pattern;
  * Every receiver has the system's default receive buffer. For each datagram size, each round starts each
  * receiver afresh (in a rotated order), warms it up, measures its processor time per datagram at
  * {@code --cpu-rate}, then raises the rate through {@code --rates} until more than {@value #LOSS_LIMIT_PERCENT}%
- * of a window's datagrams are lost: its lossless rate is the last rate it held.
+ * of a window's datagrams are lost: its lossless rate is the last rate it held (0 in a round where it held
+ * not even the lowest).
  * <p>
  * {@code DatagramRate [--rounds n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
  * [--receivers a,b,...] [--out dir] [--results dir]}
@@ -180,7 +181,9 @@ public final class DatagramRate {
                 // A receiver that held the highest rate tried may hold more: its figure is a floor, and so a ratio to it.
                 boolean floor = rate.max() >= top;
                 boolean limitFloor = limit.max() >= top;
-                report.append(String.format(Locale.ROOT, "| %s | %s%s | %s | %s | %s |%n", name, floor ? "≥ " : "", rate.format("%,.0f"),
+                // A receiver that lost too much at the lowest rate tried in every round held none of them.
+                String held = (rate.max() == 0) ? String.format(Locale.ROOT, "< %,d", rates[0]) : (floor ? "≥ " : "") + rate.format("%,.0f");
+                report.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", name, held,
                         (Double.isNaN(limit.median()) || limitFloor) ? "–" : String.format(Locale.ROOT, "%.2f", rate.median() / limit.median()),
                         cpu.format("%,.0f"),
                         Double.isNaN(limitCpu.median()) ? "–" : String.format(Locale.ROOT, "%.2f", cpu.median() / limitCpu.median())));
