@@ -66,6 +66,13 @@ class ReceivePerWorkerTest {
 
         final Map<SocketAddress, List<Integer>> order = new ConcurrentHashMap<>();
 
+        /** @return the threads that received any sender's datagrams */
+        Set<String> workers() {
+            Set<String> workers = ConcurrentHashMap.newKeySet();
+            this.threads.values().forEach(workers::addAll);
+            return workers;
+        }
+
         @Override
         public void onDatagram(dev.sockstate.server.DatagramEndpoint endpoint, ByteBuffer data, dev.sockstate.port.PeerAddress sender) {
             SocketAddress from = sender.toSocketAddress();
@@ -73,6 +80,16 @@ class ReceivePerWorkerTest {
             this.order.computeIfAbsent(from, (key) -> java.util.Collections.synchronizedList(new ArrayList<>()))
                     .add(Integer.parseInt(StandardCharsets.UTF_8.decode(data.duplicate()).toString()));
             endpoint.send(data, sender);
+        }
+    }
+
+    /** One round trip from each of that many senders, each a socket of its own, opened and closed in turn. */
+    private static void roundTripsFromNewSenders(SocketAddress target, int senders) throws IOException {
+        for (int c = 0; c < senders; c++) {
+            try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+                client.setSoTimeout(5000);
+                roundTrip(client, target, c);
+            }
         }
     }
 
@@ -113,9 +130,7 @@ class ReceivePerWorkerTest {
         assertThat(handler.threads).as("senders heard").hasSize(64);
         handler.threads.forEach((sender, threads) -> assertThat(threads).as("workers receiving from %s", sender).hasSize(1));
         handler.order.forEach((sender, values) -> assertThat(values).as("datagrams of %s", sender).containsExactly(0, 1, 2, 3, 4));
-        Set<String> workers = ConcurrentHashMap.newKeySet();
-        handler.threads.values().forEach(workers::addAll);
-        assertThat(workers).as("workers that received datagrams (64 senders over 4 sockets)").hasSize(4);
+        assertThat(handler.workers()).as("workers that received datagrams (64 senders over 4 sockets)").hasSize(4);
         assertThat(server.listener("echo").serving()).isTrue();
     }
 
@@ -131,14 +146,8 @@ class ReceivePerWorkerTest {
         assertThat(server.listener("echo").portNumber()).isEqualTo(port);
         assertThat(server.ownSockets("echo")).isEqualTo(2);
         SocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-        for (int c = 0; c < 32; c++) {
-            try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-                client.setSoTimeout(5000);
-                roundTrip(client, target, c);
-            }
-        }
-        Set<String> workers = ConcurrentHashMap.newKeySet();
-        handler.threads.values().forEach(workers::addAll);
+        roundTripsFromNewSenders(target, 32);
+        Set<String> workers = handler.workers();
         assertThat(workers).as("workers that received datagrams").hasSize(2);
     }
 
@@ -149,14 +158,8 @@ class ReceivePerWorkerTest {
         SocketServer server = this.fixture.start(AcceptPerWorkerTest.portPerWorker(3), perWorker("echo").handler(handler).build());
         assertThat(server.ownSockets("echo")).as("UDP sockets").isEqualTo(1);
         SocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber());
-        for (int c = 0; c < 9; c++) {
-            try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-                client.setSoTimeout(5000);
-                roundTrip(client, target, c);
-            }
-        }
-        Set<String> workers = ConcurrentHashMap.newKeySet();
-        handler.threads.values().forEach(workers::addAll);
+        roundTripsFromNewSenders(target, 9);
+        Set<String> workers = handler.workers();
         assertThat(workers).as("the one receiving worker").hasSize(1);
     }
 
