@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  * <p>
  * Where a fault would hide readiness from an edge-triggered persistent registration (a read or
  * write cut short, a would-block that was not), the port owes it a notification, as the edge that
- * the rest of the data would have raised. Notifications nothing caused go only to persistent
+ * the rest of the data would have raised: with the hang-up once one was notified, since the
+ * kernel's readiness keeps a FIN that is in. Notifications nothing caused go only to persistent
  * registrations, or to a one-shot one that is armed on a port only one thread dequeues from, which
  * is disarmed first: a one-shot registration is never notified twice per arm.
  * <p>
@@ -222,6 +223,12 @@ public class MisbehavingBackend extends ForwardingBackend {
         /** Whether an error was notified: what the socket still holds then came before it, and reads tell it truthfully. */
         volatile boolean failed;
 
+        /**
+         * Whether a hang-up was notified: the peer's FIN is in, and the kernel's readiness keeps it,
+         * so every later edge (an owed one too) carries the hang-up with the data.
+         */
+        volatile boolean hungUp;
+
         /** Events owed by a fault; only for an edge-triggered persistent registration. */
         private final AtomicInteger owed = new AtomicInteger();
 
@@ -241,7 +248,8 @@ public class MisbehavingBackend extends ForwardingBackend {
 
         void owe(int events) {
             if (isEdge() && !isOneShot()) {
-                this.owed.getAndUpdate((current) -> current | events);
+                int owed = ((events & Events.IN) != 0 && this.hungUp) ? events | Events.HANGUP : events;
+                this.owed.getAndUpdate((current) -> current | owed);
                 this.port.owes(this);
             }
         }

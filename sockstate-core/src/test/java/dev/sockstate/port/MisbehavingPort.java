@@ -215,6 +215,9 @@ final class MisbehavingPort extends ForwardingPort {
             if ((notifications.events(i) & Events.ERR) != 0) {
                 registration.failed = true;
             }
+            if ((notifications.events(i) & Events.HANGUP) != 0) {
+                registration.hungUp = true;
+            }
         }
         return count;
     }

@@ -106,6 +106,55 @@ class MisbehavingPortTest {
     }
 
     @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = { 31, 32 })
+    void aPeerThatHalfClosesGetsItsReplyAndTheCloseThroughFalseWouldBlocksOnEveryTrigger(long seed) throws Exception {
+        // A read that would block after the hang-up was notified owes an edge; the kernel's next edge
+        // carries the hang-up still, so a read that drains the data must not end the turn before the FIN.
+        MisbehavingBackend backend = new MisbehavingBackend(realBackend(), seed, EnumSet.of(Fault.READ_WOULD_BLOCK));
+        ConnectionHandler echo = (connection, data) -> connection.write(data);
+        List<ListenerSettings> listeners = new ArrayList<>();
+        for (Trigger trigger : Trigger.values()) {
+            listeners.add(ServerFixture.tcp(trigger.name()).trigger(trigger).handler(echo).build());
+        }
+        listeners.add(ServerFixture.tcp("exclusive").exclusiveEdge(true).handler(echo).build());
+        SocketServer server = this.fixture.start(backend, List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2).withPortPerWorker(true)),
+                ServerObserver.NONE, listeners.toArray(new ListenerSettings[0]));
+        for (ListenerSettings listener : listeners) {
+            List<Future<String>> outcomes = new ArrayList<>();
+            for (int i = 0; i < 5 * CLIENTS; i++) {
+                outcomes.add(this.clients.submit(() -> halfClose(server, listener.name())));
+            }
+            for (Future<String> outcome : outcomes) {
+                assertThat(outcome.get(60, TimeUnit.SECONDS)).as("what a half-closing client of %s saw", listener.name())
+                        .isEqualTo("x, then the end");
+            }
+        }
+        assertThat(backend.made().get(Fault.READ_WOULD_BLOCK)).as("false would-blocks made").isPositive();
+    }
+
+    /** @return what a client that sends one byte and half-closes reads back: the byte, then the end, or what it saw */
+    private static String halfClose(SocketServer server, String listener) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener(listener).portNumber()), 5000);
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write('x');
+            socket.shutdownOutput();
+            InputStream in = socket.getInputStream();
+            int reply = in.read();
+            if (reply != 'x') {
+                return "a reply of " + reply;
+            }
+            try {
+                int end = in.read();
+                return (end == -1) ? "x, then the end" : "x, then " + end;
+            }
+            catch (java.net.SocketTimeoutException ex) {
+                return "x, then no end within 5 s";
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = { 21, 22, 23 })
     void aRefusedRegistrationClosesItsConnectionAloneAndLeavesNothingOpen(long seed) throws Exception {
         Set<Fault> faults = EnumSet.copyOf(MisbehavingBackend.CONTRACT_FAULTS);

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.ListenerSettings;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -67,6 +69,50 @@ class PauseReadingTest {
         long reply = 256 * LIMIT;
         assertThat(client.getInputStream().readNBytes((int) reply)).hasSize((int) reply);
         await(() -> this.received.get() == 11, "the rest to be read once the queue drained");
+    }
+
+    @Test
+    void aFinThatArrivesWhileReadingIsPausedIsHeardAfterTheResume() throws Exception {
+        assertFinWhilePausedIsHeard(ServerFixture.tcp("paused"));
+    }
+
+    @Test
+    void aFinThatArrivesWhileReadingIsPausedIsHeardAfterTheResumeInTheExclusiveEdgeMode() throws Exception {
+        // The hang-up's only edge comes while paused: the resume's read must not take a short read for the end.
+        assertFinWhilePausedIsHeard(ServerFixture.tcp("paused").exclusiveEdge(true));
+    }
+
+    private void assertFinWhilePausedIsHeard(ListenerSettings.Builder listener) throws Exception {
+        CountDownLatch hungUp = new CountDownLatch(1);
+        ConnectionHandler handler = new ConnectionHandler() {
+
+            @Override
+            public void onOpen(Connection connection) {
+                connection.pauseReading();
+                PauseReadingTest.this.opened.add(connection);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                PauseReadingTest.this.received.addAndGet(data.remaining());
+                data.position(data.limit());
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                hungUp.countDown();
+            }
+        };
+        SocketServer server = this.fixture.start(2, listener.handler(handler).build());
+        Socket client = this.fixture.connect(server, "paused");
+        await(() -> this.opened.size() == 1, "the connection to open, paused");
+        client.getOutputStream().write(new byte[100]);
+        client.shutdownOutput();
+        Thread.sleep(200);
+        assertThat(this.received.get()).as("bytes read while paused").isZero();
+        this.opened.get(0).resumeReading();
+        await(() -> this.received.get() == 100, "the bytes that waited to be read on resume");
+        assertThat(hungUp.await(5, TimeUnit.SECONDS)).as("the peer's FIN heard after the bytes").isTrue();
     }
 
     /** @return a client of a listener that counts what it reads and answers each read with that many bytes */
