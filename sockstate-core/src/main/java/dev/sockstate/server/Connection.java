@@ -1,6 +1,8 @@
 package dev.sockstate.server;
 
 import dev.sockstate.server.proxy.ProxyHeader;
+import dev.sockstate.server.tls.ApplicationProtocol;
+import dev.sockstate.server.tls.Tls;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -160,6 +162,17 @@ public interface Connection {
      */
     default @Nullable SSLSession tlsSession() {
         return published(SSLSession.class);
+    }
+
+    /**
+     * @return the application protocol its TLS handshake chose (ALPN: {@code "h2"}, {@code "mqtt"}...),
+     * on a connection whose listener or client names some ({@link Tls#withApplicationProtocols}), once
+     * the handshake succeeded; {@code null} for none (a client that offered none, a server that picked
+     * none, a plaintext connection); any thread
+     */
+    default @Nullable String applicationProtocol() {
+        ApplicationProtocol chosen = published(ApplicationProtocol.class);
+        return (chosen != null) ? chosen.name() : null;
     }
 
     /**

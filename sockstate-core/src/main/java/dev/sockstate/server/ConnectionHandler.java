@@ -1,6 +1,8 @@
 package dev.sockstate.server;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Receives the events of a TCP listener's connections. One connection is never handled by two
@@ -9,6 +11,22 @@ import java.nio.ByteBuffer;
  * with the listener's name and counted.
  */
 public interface ConnectionHandler {
+
+    /**
+     * A handler that hands each connection to the handler of the application protocol its TLS
+     * handshake chose ({@link Connection#applicationProtocol()}, ALPN), for a listener that serves
+     * several protocols on one port ({@link dev.sockstate.server.tls.Tls#withApplicationProtocols}).
+     * A connection with none, or one the map has no handler for, goes to {@code otherwise}; without
+     * that, it is closed as it opens.
+     * @param handlers the handlers by application protocol name
+     * @param otherwise the handler of the other connections, {@code null} to close them
+     * @return the handler that picks one by the connection's application protocol
+     * @throws IllegalArgumentException when no handler is given
+     */
+    static ConnectionHandler byApplicationProtocol(Map<String, ? extends ConnectionHandler> handlers,
+            @Nullable ConnectionHandler otherwise) {
+        return new ApplicationProtocolRoutes(handlers, otherwise);
+    }
 
     /**
      * A connection was accepted and registered.

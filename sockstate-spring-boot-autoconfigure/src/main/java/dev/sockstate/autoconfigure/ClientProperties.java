@@ -155,6 +155,9 @@ public class ClientProperties extends ConnectionProperties {
         /** How long a connect may take to finish its handshake before it fails (and the backoff's next wait begins). */
         private Duration handshakeTimeout = Tls.DEFAULT_HANDSHAKE_TIMEOUT;
 
+        /** Application protocols offered in the handshake (ALPN), in order; the server's choice is the connection's applicationProtocol(). */
+        private List<String> applicationProtocols = new ArrayList<>();
+
         public @Nullable String getBundle() {
             return this.bundle;
         }
@@ -185,6 +188,14 @@ public class ClientProperties extends ConnectionProperties {
 
         public void setHandshakeTimeout(Duration handshakeTimeout) {
             this.handshakeTimeout = handshakeTimeout;
+        }
+
+        public List<String> getApplicationProtocols() {
+            return this.applicationProtocols;
+        }
+
+        public void setApplicationProtocols(List<String> applicationProtocols) {
+            this.applicationProtocols = applicationProtocols;
         }
     }
 

@@ -139,6 +139,8 @@ final class ClientSettingsFactory {
                     "A server name is asked for in a TLS handshake: set the client's ssl.bundle too.");
             require(ssl.getHandshakeTimeout() == null || ssl.getHandshakeTimeout().equals(Tls.DEFAULT_HANDSHAKE_TIMEOUT),
                     path + "handshake-timeout", ssl.getHandshakeTimeout(), "A handshake timeout bounds a TLS handshake: set the client's ssl.bundle too.");
+            require(ssl.getApplicationProtocols().isEmpty(), path + "application-protocols", ssl.getApplicationProtocols(),
+                    "Application protocols are offered in a TLS handshake: set the client's ssl.bundle too.");
             return null;
         }
         Duration handshakeTimeout = ssl.getHandshakeTimeout();
@@ -162,7 +164,8 @@ final class ClientSettingsFactory {
                     + ssl.getBundle() + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
         }
         return Tls.client(context).withServerName(ssl.getServerName()).withHostnameVerification(ssl.isVerifyHostname())
-                .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers);
+                .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers)
+                .withApplicationProtocols(ServerSettingsFactory.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
     }
 
     private static void require(boolean valid, String property, @Nullable Object value, String reason) {

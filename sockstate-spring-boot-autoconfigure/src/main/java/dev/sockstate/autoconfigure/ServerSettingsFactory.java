@@ -93,7 +93,8 @@ final class ServerSettingsFactory {
     /** @return what the handler needs to know of a listener */
     ListenerKind kind(String name, ListenerProperties listener) {
         return new ListenerKind(listener.getProtocol(), listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
-                ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix());
+                ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix(),
+                List.copyOf(listener.getSsl().getApplicationProtocols()));
     }
 
     /**
@@ -448,6 +449,21 @@ final class ServerSettingsFactory {
                 : Rate.perSecond(properties.getPerSecond());
     }
 
+    /**
+     * @param property the property, below {@code sockstate.}
+     * @param names its application protocol names
+     * @return them, checked as the runtime checks them
+     * @throws InvalidConfigurationPropertyValueException naming the property and the name refused
+     */
+    static String[] applicationProtocols(String property, List<String> names) {
+        try {
+            return Tls.applicationProtocols(names.toArray(new String[0])).toArray(new String[0]);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, names, ex.getMessage() + ".");
+        }
+    }
+
     /** Sets one part of the rules, reporting the runtime's refusal of it against its property. */
     private static void admissionPart(String property, @Nullable Object value, Runnable set) {
         try {
@@ -464,6 +480,8 @@ final class ServerSettingsFactory {
         if (ssl.getBundle() == null) {
             require(ssl.getServerNameBundles().isEmpty(), path + "server-name-bundles", null,
                     "Bundles by server name need the listener's own ssl.bundle, for the other names.");
+            require(ssl.getApplicationProtocols().isEmpty(), path + "application-protocols", ssl.getApplicationProtocols(),
+                    "Application protocols are negotiated in a TLS handshake: set the listener's ssl.bundle too.");
             return null;
         }
         require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
@@ -472,7 +490,8 @@ final class ServerSettingsFactory {
         SslBundle own = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
         requireTrust(own, ssl.getBundle(), ssl.getClientAuth(), path + "client-auth", ssl.getClientAuth());
         Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
-                .withHandshakeTimeout(ssl.getHandshakeTimeout());
+                .withHandshakeTimeout(ssl.getHandshakeTimeout())
+                .withApplicationProtocols(applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
         for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
             SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
             String property = path + "server-name-bundles[" + i + "]";

@@ -18,6 +18,9 @@ public class SslProperties {
     /** How long a connection may take to finish its handshake before it is closed. */
     private Duration handshakeTimeout = Duration.ofSeconds(10);
 
+    /** Application protocols negotiated in the handshake (ALPN), most preferred first, such as h2 or mqtt; a client offering only others is refused. */
+    private List<String> applicationProtocols = new ArrayList<>();
+
     /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
@@ -43,6 +46,14 @@ public class SslProperties {
 
     public void setHandshakeTimeout(Duration handshakeTimeout) {
         this.handshakeTimeout = handshakeTimeout;
+    }
+
+    public List<String> getApplicationProtocols() {
+        return this.applicationProtocols;
+    }
+
+    public void setApplicationProtocols(List<String> applicationProtocols) {
+        this.applicationProtocols = applicationProtocols;
     }
 
     public List<ServerNameBundle> getServerNameBundles() {

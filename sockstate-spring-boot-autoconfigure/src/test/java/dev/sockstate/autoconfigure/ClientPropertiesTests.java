@@ -15,6 +15,7 @@ import dev.sockstate.spring.handler.SocketHandlerDefinitionException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +118,27 @@ class ClientPropertiesTests {
                     assertThat(secure.connection().tls().verifiesHostname()).isFalse();
                     assertThat(secure.connection().tls().handshakeTimeout()).isEqualTo(Duration.ofMillis(750));
                     assertThat(secure.connection().tls().context().get()).isNotNull();
+                });
+    }
+
+    @Test
+    void applicationProtocolsAreOfferedInTheirOrderAndRefusedWithoutABundleOrWhenNoNameCanBeOne() {
+        this.runner.withPropertyValues("sockstate.clients.secure.address=127.0.0.1:8883", "sockstate.clients.secure.ssl.bundle=trust",
+                "sockstate.clients.secure.ssl.application-protocols=mqtt,x-legacy",
+                "spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    ClientSettings secure = context.getBean(SocketServer.class).clientSettings().get(0);
+                    assertThat(secure.connection().tls().applicationProtocols()).containsExactly("mqtt", "x-legacy");
+                });
+        assertInvalid("sockstate.clients.plain.address=127.0.0.1:8883,sockstate.clients.plain.ssl.application-protocols=mqtt",
+                "sockstate.clients.plain.ssl.application-protocols", List.of("mqtt"));
+        this.runner.withPropertyValues("sockstate.clients.secure.address=127.0.0.1:8883", "sockstate.clients.secure.ssl.bundle=trust",
+                "sockstate.clients.secure.ssl.application-protocols=mqtt,mqtt",
+                "spring.ssl.bundle.pem.trust.truststore.certificate=classpath:tls/ca.crt").run((context) -> {
+                    InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
+                            InvalidConfigurationPropertyValueException.class);
+                    assertThat(failure.getName()).isEqualTo("sockstate.clients.secure.ssl.application-protocols");
+                    assertThat(failure.getReason()).contains("'mqtt' cannot be an application protocol (ALPN) name: it is named twice");
                 });
     }
 

@@ -1,8 +1,10 @@
 package dev.sockstate.server.tls;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -43,11 +45,15 @@ public final class Tls {
 
     private final @Nullable Executor taskExecutor;
 
+    /** The application protocols (ALPN): a server's, most preferred first; a client's, offered in order. */
+    private final List<String> applicationProtocols;
+
     /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
     private final @Nullable ClientSide client;
 
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String @Nullable [] protocols, String @Nullable [] cipherSuites,
-            Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, @Nullable ClientSide client) {
+            Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, List<String> applicationProtocols,
+            @Nullable ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -55,6 +61,7 @@ public final class Tls {
         this.handshakeTimeout = handshakeTimeout;
         this.serverNames = serverNames;
         this.taskExecutor = taskExecutor;
+        this.applicationProtocols = applicationProtocols;
         this.client = client;
     }
 
@@ -65,7 +72,7 @@ public final class Tls {
      */
     public static Tls server(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, null);
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), null);
     }
 
     /**
@@ -83,7 +90,7 @@ public final class Tls {
      */
     public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
-                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.client);
+                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -93,7 +100,7 @@ public final class Tls {
      */
     public Tls withProtocols(String @Nullable ... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -104,7 +111,7 @@ public final class Tls {
      */
     public Tls withCipherSuites(String @Nullable ... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -118,7 +125,7 @@ public final class Tls {
             throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
-                this.taskExecutor, this.client);
+                this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -141,7 +148,7 @@ public final class Tls {
             });
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -161,7 +168,7 @@ public final class Tls {
         Map<String, Tls> names = new LinkedHashMap<>(this.serverNames);
         names.put(serverName.toLowerCase(Locale.ROOT), named);
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.client);
     }
 
     /**
@@ -172,7 +179,54 @@ public final class Tls {
      */
     public Tls withTaskExecutor(@Nullable Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                executor, this.client);
+                executor, this.applicationProtocols, this.client);
+    }
+
+    /**
+     * The application protocols negotiated in the handshake (ALPN, RFC 7301), such as {@code "h2"},
+     * {@code "http/1.1"} or {@code "mqtt"}. A server picks the first of its own list that the client
+     * offers; a client that offers only others fails the handshake with a {@code no_application_protocol}
+     * alert, and one that offers none is served without one. A client offers the list in order, and
+     * is served without one by a server that picks none. Either way the handler reads what was chosen
+     * with {@link dev.sockstate.server.Connection#applicationProtocol()}. On a server, they apply to
+     * every context chosen by server name too.
+     * @param names the protocols' names, most preferred first: printable ASCII without spaces, at most
+     * 255 characters each, no name twice; none for no ALPN
+     * @return a copy with those application protocols
+     * @throws IllegalArgumentException for a name that cannot be one
+     */
+    public Tls withApplicationProtocols(String @Nullable ... names) {
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, applicationProtocols(names), this.client);
+    }
+
+    /**
+     * @param names application protocol names, as {@link #withApplicationProtocols} takes them
+     * @return them, checked, in order; empty for none
+     * @throws IllegalArgumentException naming the first that cannot be an application protocol's name, and why
+     */
+    public static List<String> applicationProtocols(String @Nullable ... names) {
+        if (names == null || names.length == 0) {
+            return List.of();
+        }
+        List<String> checked = new ArrayList<>(names.length);
+        for (String name : names) {
+            String why = (name == null || name.isEmpty()) ? "it is empty"
+                    : (name.length() > 255) ? "it is longer than 255 characters"
+                    : !name.chars().allMatch((c) -> c > 0x20 && c < 0x7f) ? "it has a character that is not printable ASCII (or a space)"
+                    : checked.contains(name) ? "it is named twice" : null;
+            if (why != null) {
+                throw new IllegalArgumentException("'" + name + "' cannot be an application protocol (ALPN) name: " + why
+                        + "; the names were " + Arrays.toString(names));
+            }
+            checked.add(name);
+        }
+        return List.copyOf(checked);
+    }
+
+    /** @return the application protocols (ALPN), most preferred first; empty for none */
+    public List<String> applicationProtocols() {
+        return this.applicationProtocols;
     }
 
     /**
@@ -185,7 +239,7 @@ public final class Tls {
      */
     public static Tls client(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, new ClientSide(null, true));
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), new ClientSide(null, true));
     }
 
     /**
@@ -206,7 +260,7 @@ public final class Tls {
     public Tls withServerName(@Nullable String serverName) {
         requireClient("a server name to ask for");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
+                this.taskExecutor, this.applicationProtocols, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
                         this.client.verifyHostname()));
     }
 
@@ -219,7 +273,7 @@ public final class Tls {
     public Tls withHostnameVerification(boolean verify) {
         requireClient("host name verification");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, new ClientSide(this.client.serverName(), verify));
+                this.taskExecutor, this.applicationProtocols, new ClientSide(this.client.serverName(), verify));
     }
 
     private void requireClient(String what) {
@@ -304,11 +358,15 @@ public final class Tls {
         if (this.client != null) {
             return "client TLS (server name " + ((this.client.serverName() != null) ? this.client.serverName() : "the host's")
                     + ", host name " + (this.client.verifyHostname() ? "checked" : "not checked") + ", handshake within "
-                    + this.handshakeTimeout + ")";
+                    + this.handshakeTimeout + alpn() + ")";
         }
         return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
                 : "the context's") + ", handshake within " + this.handshakeTimeout
-                + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + ")";
+                + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + alpn() + ")";
+    }
+
+    private String alpn() {
+        return this.applicationProtocols.isEmpty() ? "" : ", application protocols " + String.join(", ", this.applicationProtocols);
     }
 
     /** A client's side of the handshake. */

@@ -38,6 +38,8 @@ class ClientTlsTest {
 
     private Process opensslServer;
 
+    private int opensslPort;
+
     ClientTlsTest() throws Exception {
         this.tls = new TlsFixture();
     }
@@ -62,6 +64,16 @@ class ClientTlsTest {
     }
 
     @Test
+    void aClientOffersItsApplicationProtocolsAndItsConnectionSeesTheOneTheListenerChose() throws Exception {
+        int port = this.tls.start(this.tls.serverTls().withApplicationProtocols("mqtt", "x-legacy"), new ClientTest.LineEcho(),
+                (listener) -> listener.framing(Framing.line())).listener("tls").portNumber();
+        SocketClient client = startOpen(ClientSettings.builder("alpn").address("localhost", port).framing(Framing.line())
+                .tls(Tls.client(this.tls.certificates.context(null)).withApplicationProtocols("x-legacy", "mqtt")));
+        assertThat(client.request("over tls", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over tls");
+        assertThat(client.connection().applicationProtocol()).as("the listener's choice").isEqualTo("mqtt");
+    }
+
+    @Test
     void aServerWhoseCertificateNamesAnotherHostIsRefusedAndTheFailureNamed() throws Exception {
         int port = this.tls.start(this.tls.serverTls(), new ClientTest.LineEcho(), (listener) -> listener.framing(Framing.line()))
                 .listener("tls").portNumber();
@@ -78,22 +90,21 @@ class ClientTlsTest {
     @Test
     void aClientSpeaksTlsToOpensslsServer(@TempDir Path directory) throws Exception {
         String openssl = TlsOpensslTest.openssl();
-        Path key = directory.resolve("key.pem");
-        Path certificate = directory.resolve("cert.pem");
-        Process made = new ProcessBuilder(openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key.toString(), "-out", certificate.toString(), "-subj", "/CN=localhost", "-addext",
-                "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1").redirectErrorStream(true).start();
-        made.getInputStream().readAllBytes();
-        assertThat(made.waitFor()).as("openssl req's exit").isZero();
-        int port = ClientTest.freePort();
-        this.opensslServer = new ProcessBuilder(openssl, "s_server", "-accept", "127.0.0.1:" + port, "-cert", certificate.toString(),
-                "-key", key.toString(), "-rev", "-quiet").redirectErrorStream(true).redirectOutput(directory.resolve("s_server.log").toFile())
-                .start();
-        await(() -> answers(port), "openssl s_server to listen on port " + port);
-        SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", port).framing(Framing.line())
+        Path certificate = opensslServer(openssl, directory);
+        SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
                 .tls(Tls.client(trusting(certificate))));
         assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
         assertThat(client.request("sockstate", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("etatskcos");
+    }
+
+    @Test
+    void aClientIsToldTheApplicationProtocolOpensslsServerChose(@TempDir Path directory) throws Exception {
+        String openssl = TlsOpensslTest.openssl();
+        Path certificate = opensslServer(openssl, directory, "-alpn", "mqtt");
+        SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
+                .tls(Tls.client(trusting(certificate)).withApplicationProtocols("h2", "mqtt")));
+        assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
+        assertThat(client.connection().applicationProtocol()).isEqualTo("mqtt");
     }
 
     @Test
@@ -109,6 +120,30 @@ class ClientTlsTest {
             assertThat(this.connects.outcomes).doesNotContain("connected");
             assertThat(client.connections()).isEmpty();
         }
+    }
+
+    /**
+     * Starts {@code openssl s_server} on a free port ({@link #opensslPort}), answering each line reversed,
+     * with a certificate for localhost it makes.
+     * @return the certificate, to trust
+     */
+    private Path opensslServer(String openssl, Path directory, String... options) throws Exception {
+        Path key = directory.resolve("key.pem");
+        Path certificate = directory.resolve("cert.pem");
+        Process made = new ProcessBuilder(openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key.toString(), "-out", certificate.toString(), "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1").redirectErrorStream(true).start();
+        made.getInputStream().readAllBytes();
+        assertThat(made.waitFor()).as("openssl req's exit").isZero();
+        int port = ClientTest.freePort();
+        List<String> command = new java.util.ArrayList<>(List.of(openssl, "s_server", "-accept", "127.0.0.1:" + port, "-cert",
+                certificate.toString(), "-key", key.toString(), "-rev", "-quiet"));
+        command.addAll(List.of(options));
+        this.opensslServer = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("s_server.log").toFile())
+                .start();
+        await(() -> answers(port), "openssl s_server to listen on port " + port);
+        this.opensslPort = port;
+        return certificate;
     }
 
     private SocketClient start(ClientSettings.Builder client) {

@@ -103,6 +103,32 @@ class TlsOpensslTest {
         }
     }
 
+    @Test
+    void opensslIsToldTheServersMostPreferredApplicationProtocolItOffersAndRefusedWhenItOffersNone() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "a failed handshake's alert is sent as far as the socket takes it at once: a short write cuts it");
+        String openssl = openssl();
+        TlsFixture.Recording handler = new TlsFixture.Recording();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withApplicationProtocols("h2", "http/1.1"), handler);
+        int port = server.listener("tls").portNumber();
+        String chosen = sClient(openssl, port, "-alpn", "http/1.1,h2");
+        assertThat(chosen).contains("ALPN protocol: h2");
+        String refused = sClient(openssl, port, "-alpn", "spdy/3,imap");
+        assertThat(refused).contains("no application protocol").doesNotContain("ALPN protocol:");
+        ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "both handshakes reported");
+        assertThat(this.fixture.handshakes).containsExactly("ok", "application-protocol");
+    }
+
+    /** @return what s_client printed, connecting with these options and leaving at once */
+    private String sClient(String openssl, int port, String... options) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-CAfile",
+                this.fixture.certificates.caPem().toString()));
+        command.addAll(List.of(options));
+        Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+        client.getOutputStream().close();
+        assertThat(client.waitFor(10, TimeUnit.SECONDS)).as("s_client ended").isTrue();
+        return new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
     private String roundTrip(String protocol) throws Exception {
         String openssl = openssl();
         TlsFixture.Recording handler = new TlsFixture.Recording();

@@ -46,4 +46,11 @@ public @interface SocketHandler {
 
     /** @return the name of the outbound client whose connections this bean serves, instead of a listener */
     String client() default "";
+
+    /**
+     * @return the application protocol (ALPN) of the listener's connections this bean serves, one of
+     * those its TLS negotiates ({@code ssl.application-protocols}): a listener may then have a bean per
+     * protocol, and one that names none serves the connections without one; empty to serve them all
+     */
+    String applicationProtocol() default "";
 }

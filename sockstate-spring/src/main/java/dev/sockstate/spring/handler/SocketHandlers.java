@@ -19,7 +19,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * The handler of each listener, found among the {@link SocketHandler} beans and checked against the
- * configured listeners: every listener has exactly one handler, every handler names a configured
+ * configured listeners: every listener has exactly one handler (or one per application protocol its
+ * TLS negotiates, and one for the rest), every handler names a configured
  * listener (or a configured client, which may have one handler or none), and every annotated method
  * has a signature the runtime can call. Spring Boot's
  * auto-configuration resolves them as the context starts; a plain Spring application calls
@@ -41,8 +42,21 @@ public final class SocketHandlers {
      * @param framed whether its TCP connections are framed, so that a handler can take whole messages
      * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
      * @param unix whether it is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
+     * @param applicationProtocols the application protocols its TLS negotiates (ALPN), which handler beans may name; empty for none
      */
-    public record ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix) {
+    public record ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix,
+            List<String> applicationProtocols) {
+
+        /**
+         * A listener that negotiates no application protocol.
+         * @param protocol its transport
+         * @param framed whether its TCP connections are framed
+         * @param mapper reads and writes its messages of other types, or {@code null}
+         * @param unix whether it is on a Unix domain socket
+         */
+        public ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix) {
+            this(protocol, framed, mapper, unix, List.of());
+        }
 
         /**
          * A listener on an IP address and port.
@@ -84,7 +98,9 @@ public final class SocketHandlers {
      */
     public static SocketHandlers resolve(ListableBeanFactory beans, Map<String, ListenerKind> listeners,
             Map<String, ListenerKind> clients) {
-        Map<String, String> beanOfListener = new LinkedHashMap<>();
+        // The bean of each listener, by the application protocol it serves ("" for the connections of any or none).
+        Map<String, Map<String, String>> beansOfListener = new LinkedHashMap<>();
+        Map<String, Map<String, ConnectionHandler>> byProtocol = new LinkedHashMap<>();
         Map<String, String> beanOfClient = new LinkedHashMap<>();
         Map<String, Object> handlers = new LinkedHashMap<>();
         Map<String, ConnectionHandler> clientHandlers = new LinkedHashMap<>();
@@ -92,10 +108,16 @@ public final class SocketHandlers {
             SocketHandler annotation = beans.findAnnotationOnBean(beanName, SocketHandler.class);
             String listener = (annotation != null) ? annotation.value() : "";
             String client = (annotation != null) ? annotation.client() : "";
+            String applicationProtocol = (annotation != null) ? annotation.applicationProtocol() : "";
             if (!client.isBlank()) {
                 if (!listener.isBlank()) {
                     throw new SocketHandlerDefinitionException("Bean '" + beanName + "' names both listener '" + listener
                             + "' and client '" + client + "'", "Give each a @SocketHandler bean of its own.");
+                }
+                if (!applicationProtocol.isEmpty()) {
+                    throw new SocketHandlerDefinitionException("Bean '" + beanName + "' serves client '" + client
+                            + "' and names application protocol '" + applicationProtocol + "'", "A client has one handler, whatever"
+                                    + " the server chose (its connections' applicationProtocol() tells it): remove applicationProtocol.");
                 }
                 clientHandlers.put(client, clientHandler(beans, beanName, client, clients, beanOfClient));
                 continue;
@@ -113,13 +135,30 @@ public final class SocketHandlers {
                                 + " configured in a profile that is not active, give the bean that profile too (@Profile), as any"
                                 + " bean that only makes sense with it.");
             }
-            String other = beanOfListener.putIfAbsent(listener, beanName);
-            if (other != null) {
-                throw new SocketHandlerDefinitionException("Listener '" + listener + "' has two handlers: beans '" + other + "' and '"
-                        + beanName + "'", "Keep one @SocketHandler(\"" + listener + "\") bean.");
+            if (!applicationProtocol.isEmpty() && !kind.applicationProtocols().contains(applicationProtocol)) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' serves the '" + applicationProtocol
+                        + "' connections of listener '" + listener + "', which does not negotiate it", kind.applicationProtocols().isEmpty()
+                                ? "Name it in sockstate.listeners." + listener + ".ssl.application-protocols (with ssl.bundle)."
+                                : "Name one of its ssl.application-protocols " + kind.applicationProtocols() + ", or add it there.");
             }
-            handlers.put(listener, adapt(beanName, beans.getBean(beanName), new Served("listener", listener), kind));
+            Map<String, String> beansByProtocol = beansOfListener.computeIfAbsent(listener, (name) -> new LinkedHashMap<>());
+            String other = beansByProtocol.putIfAbsent(applicationProtocol, beanName);
+            if (other != null) {
+                throw new SocketHandlerDefinitionException("Listener '" + listener + "' has two handlers" + (applicationProtocol.isEmpty()
+                        ? "" : " for application protocol '" + applicationProtocol + "'") + ": beans '" + other + "' and '" + beanName + "'",
+                        "Keep one @SocketHandler(\"" + listener + "\") bean" + (applicationProtocol.isEmpty() ? "" : " for it") + ".");
+            }
+            Object handler = adapt(beanName, beans.getBean(beanName), new Served("listener", listener), kind);
+            if (!applicationProtocol.isEmpty()) {
+                byProtocol.computeIfAbsent(listener, (name) -> new LinkedHashMap<>()).put(applicationProtocol, (ConnectionHandler) handler);
+            }
+            else {
+                handlers.put(listener, handler);
+            }
         }
+        // A listener with beans by application protocol: one handler picks among them, the bean naming none the otherwise.
+        byProtocol.forEach((listener, routes) -> handlers.put(listener,
+                ConnectionHandler.byApplicationProtocol(routes, (ConnectionHandler) handlers.get(listener))));
         for (String listener : listeners.keySet()) {
             if (!handlers.containsKey(listener)) {
                 throw new SocketHandlerDefinitionException("Listener '" + listener + "' has no handler",

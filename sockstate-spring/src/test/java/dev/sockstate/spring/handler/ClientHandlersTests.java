@@ -65,6 +65,16 @@ class ClientHandlersTests {
     }
 
     @Test
+    void aClientHandlerNamingAnApplicationProtocolIsRefused() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Echo.class, ByProtocol.class)) {
+            assertThatExceptionOfType(SocketHandlerDefinitionException.class)
+                    .isThrownBy(() -> SocketHandlers.resolve(context, ECHO_LISTENER, REDIS_CLIENT))
+                    .withMessageContaining("serves client 'redis' and names application protocol 'resp3'")
+                    .satisfies((ex) -> assertThat(ex.action()).contains("A client has one handler"));
+        }
+    }
+
+    @Test
     void anOnMessageMethodOfAClientWithoutFramingIsRefusedNamingTheClientsProperty() {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Echo.class, Pushes.class)) {
             assertThatExceptionOfType(SocketHandlerDefinitionException.class)
@@ -120,6 +130,14 @@ class ClientHandlersTests {
 
         @OnData
         void data(ByteBuffer data) {
+        }
+    }
+
+    @SocketHandler(client = "redis", applicationProtocol = "resp3")
+    static class ByProtocol {
+
+        @OnMessage
+        void message(String message) {
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.sockstate.server.engine.tls;
 
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
+import dev.sockstate.server.tls.ApplicationProtocol;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -206,6 +207,10 @@ public final class TlsStage extends TlsPump implements Stage {
         this.legacy = !"TLSv1.3".equals(session.getProtocol());
         this.deadline.cancel();
         this.context.publish(SSLSession.class, session);
+        String applicationProtocol = this.engine.getApplicationProtocol();
+        if (applicationProtocol != null && !applicationProtocol.isEmpty()) {
+            this.context.publish(ApplicationProtocol.class, new ApplicationProtocol(applicationProtocol));
+        }
         report(true, null);
         this.context.passOpen();
         flushWaitingWrites();

@@ -44,6 +44,9 @@ public final class TlsSupport {
     /** Whether the context is chosen by the client's server name, which waits for its ClientHello. */
     final boolean byServerName;
 
+    /** The application protocols (ALPN) every engine negotiates, {@code null} for none. */
+    private final String @Nullable [] applicationProtocols;
+
     /**
      * Bytes a connection keeps at most while its engine's tasks run (the input held, the rest of the
      * read at hand waits: up to a read buffer, after what the handshake held), or of unfinished records.
@@ -68,6 +71,7 @@ public final class TlsSupport {
         this.observer = observer;
         this.taskExecutor = settings.taskExecutor();
         this.byServerName = !settings.serverNames().isEmpty();
+        this.applicationProtocols = settings.applicationProtocols().isEmpty() ? null : settings.applicationProtocols().toArray(new String[0]);
     }
 
     /**
@@ -184,6 +188,12 @@ public final class TlsSupport {
             // (An engine given a list keeps a copy of its own, about 100 B a connection.)
             engine.setEnabledCipherSuites(cipherSuites);
         }
+        if (this.applicationProtocols != null) {
+            // A server picks the first of its own it is offered, and refuses a client that offers only others.
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setApplicationProtocols(this.applicationProtocols);
+            engine.setSSLParameters(parameters);
+        }
         switch (client ? Tls.ClientAuth.NONE : this.settings.clientAuth()) {
             case NEED -> engine.setNeedClientAuth(true);
             case WANT -> engine.setWantClientAuth(true);
@@ -233,7 +243,8 @@ public final class TlsSupport {
     /**
      * @param failure what an engine threw
      * @return the observer's word for it: {@code certificate} for a certificate missing or not
-     * trusted, {@code plaintext} for bytes that are no TLS, {@code protocol} for the rest
+     * trusted, {@code plaintext} for bytes that are no TLS, {@code application-protocol} for no
+     * application protocol (ALPN) both sides name, {@code protocol} for the rest
      */
     static String reason(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -247,6 +258,9 @@ public final class TlsSupport {
             }
             if (message.contains("unrecognized ssl message") || message.contains("plaintext")) {
                 return "plaintext";
+            }
+            if (message.contains("application layer protocol") || message.contains("no_application_protocol")) {
+                return "application-protocol";
             }
             if (cause.getCause() == cause) {
                 break;
