@@ -482,6 +482,8 @@ final class ServerSettingsFactory {
                     "Bundles by server name need the listener's own ssl.bundle, for the other names.");
             require(ssl.getApplicationProtocols().isEmpty(), path + "application-protocols", ssl.getApplicationProtocols(),
                     "Application protocols are negotiated in a TLS handshake: set the listener's ssl.bundle too.");
+            require(!ssl.isServePlaintext(), path + "serve-plaintext", true,
+                    "A listener without TLS serves plaintext already: set the listener's ssl.bundle too, or remove serve-plaintext.");
             return null;
         }
         require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
@@ -491,7 +493,8 @@ final class ServerSettingsFactory {
         requireTrust(own, ssl.getBundle(), ssl.getClientAuth(), path + "client-auth", ssl.getClientAuth());
         Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
                 .withHandshakeTimeout(ssl.getHandshakeTimeout())
-                .withApplicationProtocols(applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
+                .withApplicationProtocols(applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
+                .withPlaintextServed(ssl.isServePlaintext());
         for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
             SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
             String property = path + "server-name-bundles[" + i + "]";

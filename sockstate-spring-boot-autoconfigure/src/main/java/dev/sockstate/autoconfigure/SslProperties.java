@@ -21,6 +21,9 @@ public class SslProperties {
     /** Application protocols negotiated in the handshake (ALPN), most preferred first, such as h2 or mqtt; a client offering only others is refused. */
     private List<String> applicationProtocols = new ArrayList<>();
 
+    /** Whether a connection whose first bytes are no TLS handshake is served in plaintext on the same port (one port for both, as during a migration to TLS); refused with an alert when off. */
+    private boolean servePlaintext;
+
     /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
@@ -54,6 +57,14 @@ public class SslProperties {
 
     public void setApplicationProtocols(List<String> applicationProtocols) {
         this.applicationProtocols = applicationProtocols;
+    }
+
+    public boolean isServePlaintext() {
+        return this.servePlaintext;
+    }
+
+    public void setServePlaintext(boolean servePlaintext) {
+        this.servePlaintext = servePlaintext;
     }
 
     public List<ServerNameBundle> getServerNameBundles() {

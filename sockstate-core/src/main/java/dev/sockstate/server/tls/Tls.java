@@ -48,12 +48,15 @@ public final class Tls {
     /** The application protocols (ALPN): a server's, most preferred first; a client's, offered in order. */
     private final List<String> applicationProtocols;
 
+    /** Whether a server serves a connection whose first bytes are no TLS handshake in plaintext, on the same port. */
+    private final boolean plaintextServed;
+
     /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
     private final @Nullable ClientSide client;
 
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String @Nullable [] protocols, String @Nullable [] cipherSuites,
             Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, List<String> applicationProtocols,
-            @Nullable ClientSide client) {
+            boolean plaintextServed, @Nullable ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -62,6 +65,7 @@ public final class Tls {
         this.serverNames = serverNames;
         this.taskExecutor = taskExecutor;
         this.applicationProtocols = applicationProtocols;
+        this.plaintextServed = plaintextServed;
         this.client = client;
     }
 
@@ -72,7 +76,7 @@ public final class Tls {
      */
     public static Tls server(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), null);
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), false, null);
     }
 
     /**
@@ -90,7 +94,7 @@ public final class Tls {
      */
     public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
-                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
+                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -100,7 +104,7 @@ public final class Tls {
      */
     public Tls withProtocols(String @Nullable ... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -111,7 +115,7 @@ public final class Tls {
      */
     public Tls withCipherSuites(String @Nullable ... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -125,7 +129,7 @@ public final class Tls {
             throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.client);
+                this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -148,7 +152,7 @@ public final class Tls {
             });
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -168,7 +172,7 @@ public final class Tls {
         Map<String, Tls> names = new LinkedHashMap<>(this.serverNames);
         names.put(serverName.toLowerCase(Locale.ROOT), named);
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -179,7 +183,7 @@ public final class Tls {
      */
     public Tls withTaskExecutor(@Nullable Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                executor, this.applicationProtocols, this.client);
+                executor, this.applicationProtocols, this.plaintextServed, this.client);
     }
 
     /**
@@ -197,7 +201,7 @@ public final class Tls {
      */
     public Tls withApplicationProtocols(String @Nullable ... names) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, applicationProtocols(names), this.client);
+                this.taskExecutor, applicationProtocols(names), this.plaintextServed, this.client);
     }
 
     /**
@@ -230,6 +234,30 @@ public final class Tls {
     }
 
     /**
+     * Serves TLS and plaintext on one port (port unification), as during a migration to TLS: a
+     * connection whose first bytes are not a TLS handshake is served in plaintext, its handler seeing
+     * no {@link dev.sockstate.server.Connection#tlsSession() TLS session}; one whose first byte begins
+     * a handshake is served TLS as before. The first bytes decide, so the listener's protocol is one
+     * whose client speaks first and whose first byte is never 22 (a TLS handshake record) or above 127
+     * (an SSL 2 hello): text protocols, HTTP, RESP. Off (the default), plaintext is refused with an alert.
+     * @param served whether plaintext connections are served
+     * @return a copy that serves them, or not
+     * @throws IllegalStateException on a client's TLS
+     */
+    public Tls withPlaintextServed(boolean served) {
+        if (this.client != null) {
+            throw new IllegalStateException("Only a server's TLS serves plaintext beside it (Tls.server)");
+        }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, this.applicationProtocols, served, this.client);
+    }
+
+    /** @return whether a server serves connections whose first bytes are no TLS handshake in plaintext, on its port */
+    public boolean plaintextServed() {
+        return this.plaintextServed;
+    }
+
+    /**
      * TLS for a client's connections: the client begins the handshake, asks for the server name (SNI)
      * and checks that the server's certificate names it, as HTTPS does.
      * @param context asked once per new connection for the context its engine is made of (its trust
@@ -239,7 +267,7 @@ public final class Tls {
      */
     public static Tls client(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), new ClientSide(null, true));
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), false, new ClientSide(null, true));
     }
 
     /**
@@ -260,7 +288,7 @@ public final class Tls {
     public Tls withServerName(@Nullable String serverName) {
         requireClient("a server name to ask for");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
+                this.taskExecutor, this.applicationProtocols, this.plaintextServed, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
                         this.client.verifyHostname()));
     }
 
@@ -273,7 +301,7 @@ public final class Tls {
     public Tls withHostnameVerification(boolean verify) {
         requireClient("host name verification");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, new ClientSide(this.client.serverName(), verify));
+                this.taskExecutor, this.applicationProtocols, this.plaintextServed, new ClientSide(this.client.serverName(), verify));
     }
 
     private void requireClient(String what) {
@@ -362,7 +390,8 @@ public final class Tls {
         }
         return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
                 : "the context's") + ", handshake within " + this.handshakeTimeout
-                + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + alpn() + ")";
+                + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + alpn()
+                + (this.plaintextServed ? ", plaintext served" : "") + ")";
     }
 
     private String alpn() {

@@ -85,7 +85,8 @@ public class SockstateEndpoint {
             return null;
         }
         return new TlsDescriptor(this.bundleOf.apply(settings.name()), tls.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
-                (tls.protocols() != null) ? List.of(tls.protocols()) : List.of(), tls.serverNames().keySet(), tls.applicationProtocols());
+                (tls.protocols() != null) ? List.of(tls.protocols()) : List.of(), tls.serverNames().keySet(), tls.applicationProtocols(),
+                tls.plaintextServed());
     }
 
     /** @return what the servers look like now */
@@ -368,8 +369,9 @@ public class SockstateEndpoint {
      * @param protocols the protocols enabled, empty for the SSL context's defaults
      * @param serverNames the server names (SNI) with a bundle of their own
      * @param applicationProtocols the application protocols it negotiates (ALPN), most preferred first
+     * @param plaintextServed whether it serves plaintext connections on the same port
      */
     public record TlsDescriptor(@Nullable String bundle, String clientAuth, List<String> protocols, Set<String> serverNames,
-            List<String> applicationProtocols) {
+            List<String> applicationProtocols, boolean plaintextServed) {
     }
 }

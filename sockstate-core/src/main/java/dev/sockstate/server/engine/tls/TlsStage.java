@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * delegated tasks run on the listener's task executor, and the stage goes on with
  * {@link StageContext#resume} on the connection's owner, keeping what arrives or is written
  * meanwhile. A handshake that outlasts the limit ends at the stage's deadline ({@link StageContext#deadline}). A
- * graceful end of the output sends close_notify; the peer's close_notify is a hang-up.
+ * graceful end of the output sends close_notify; the peer's close_notify is a hang-up. On a listener
+ * that serves plaintext beside TLS, a connection whose first byte begins no handshake is opened at
+ * once and passed through unchanged.
  * <p>
  * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
  * and dropped once it is whole; while tasks run the connection stops reading ({@link StageContext#holdInput}),
@@ -67,6 +69,12 @@ public final class TlsStage extends TlsPump implements Stage {
     /** A server's ClientHello read so far, until it is whole; then dropped. */
     private TlsRecords.@Nullable HelloAssembly hello;
 
+    /**
+     * The connection's first bytes were no TLS handshake, on a listener that serves plaintext beside
+     * TLS: the stage passes everything on unchanged.
+     */
+    private boolean plaintext;
+
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
@@ -87,7 +95,8 @@ public final class TlsStage extends TlsPump implements Stage {
     @Override
     public void open(StageContext context) throws Exception {
         this.context = context;
-        if (!this.tls.byServerName) {
+        if (!this.tls.byServerName && !this.tls.settings.plaintextServed()) {
+            // (Otherwise the ClientHello makes it: a connection may turn out plaintext, or name a server.)
             makeEngine(this.tls.settings);
         }
         if (!this.tls.settings.isClient()) {
@@ -120,9 +129,17 @@ public final class TlsStage extends TlsPump implements Stage {
             in.position(in.limit());
             return;
         }
+        if (this.plaintext) {
+            context.passData(in);
+            return;
+        }
         if (!this.firstByteSeen && in.hasRemaining()) {
             this.firstByteSeen = true;
             if (!TlsRecords.mayStartHello(in.get(in.position()))) {
+                if (this.tls.settings.plaintextServed()) {
+                    servePlaintext(context, in);
+                    return;
+                }
                 in.position(in.limit());
                 fail("plaintext", new SSLHandshakeException("The peer's first bytes are no TLS handshake (plaintext?)"));
                 return;
@@ -193,6 +210,19 @@ public final class TlsStage extends TlsPump implements Stage {
             in.position(in.limit());
         }
         return !this.failed;
+    }
+
+    /** The connection is plaintext from its first byte on: opened without a handshake, then passed through. */
+    private void servePlaintext(StageContext context, ByteBuffer in) {
+        this.plaintext = true;
+        this.hello = null;
+        // No handshake: neither reported (its close is no failed one) nor timed.
+        this.reported = true;
+        this.deadline.cancel();
+        context.passOpen();
+        if (in.hasRemaining() && context.takesInput()) {
+            context.passData(in);
+        }
     }
 
     @Override
@@ -315,6 +345,10 @@ public final class TlsStage extends TlsPump implements Stage {
 
     @Override
     public void write(StageContext context, ByteBuffer data) {
+        if (this.plaintext) {
+            context.write(data);
+            return;
+        }
         if (!this.failed && this.handshakeDone && !this.tasksRunning && this.waitingWrites == null) {
             wrap(data);
         }
@@ -349,6 +383,10 @@ public final class TlsStage extends TlsPump implements Stage {
 
     @Override
     public void hangup(StageContext context) {
+        if (this.plaintext) {
+            context.passHangup();
+            return;
+        }
         if (this.failed) {
             return;
         }
