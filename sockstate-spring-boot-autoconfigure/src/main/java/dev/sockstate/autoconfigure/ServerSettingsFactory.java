@@ -94,7 +94,7 @@ final class ServerSettingsFactory {
     ListenerKind kind(String name, ListenerProperties listener) {
         return new ListenerKind(listener.getProtocol(), listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
                 ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix(),
-                List.copyOf(listener.getSsl().getApplicationProtocols()));
+                List.copyOf(listener.getSsl().getApplicationProtocols()), listener.getSsl().isServePlaintext());
     }
 
     /**
@@ -457,7 +457,7 @@ final class ServerSettingsFactory {
      */
     static String[] applicationProtocols(String property, List<String> names) {
         try {
-            return Tls.applicationProtocols(names.toArray(new String[0])).toArray(new String[0]);
+            return Tls.checkedApplicationProtocols(names.toArray(new String[0])).toArray(new String[0]);
         }
         catch (IllegalArgumentException ex) {
             throw new InvalidConfigurationPropertyValueException(PREFIX + property, names, ex.getMessage() + ".");
@@ -491,6 +491,9 @@ final class ServerSettingsFactory {
                 path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
         SslBundle own = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
         requireTrust(own, ssl.getBundle(), ssl.getClientAuth(), path + "client-auth", ssl.getClientAuth());
+        require(!ssl.isServePlaintext() || ssl.getClientAuth() != Tls.ClientAuth.NEED, path + "serve-plaintext", true,
+                "A listener whose client-auth is need cannot serve plaintext beside TLS: a plaintext client would be served without"
+                        + " a certificate. Set client-auth to want, or remove serve-plaintext.");
         Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
                 .withHandshakeTimeout(ssl.getHandshakeTimeout())
                 .withApplicationProtocols(applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))

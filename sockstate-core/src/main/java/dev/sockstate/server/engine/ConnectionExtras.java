@@ -32,6 +32,14 @@ final class ConnectionExtras {
     /** The local address, asked of the socket once, from any thread. */
     volatile @Nullable SocketAddress localAddress;
 
+    /**
+     * Whether a notification carried the peer's hang-up, kept where a short read may end a turn (the
+     * exclusive edge mode): the kernel keeps it in every later edge's events, so a turn no
+     * notification started (a resume, a released hold, a refilled share) reads on past a short read,
+     * as such an edge would have it read; the owner's.
+     */
+    boolean hangupNotified;
+
     /** The peer's credentials on a Unix domain socket, read as the connection opens by its owner. */
     volatile @Nullable PeerCredentials peerCredentials;
 

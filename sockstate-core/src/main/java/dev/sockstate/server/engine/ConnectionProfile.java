@@ -276,8 +276,15 @@ final class ConnectionProfile {
      * notification without one (a FIN may come with the data)
      */
     boolean shortReadDrains(int events) {
-        return this.settings.exclusiveEdge() && this.changeRules.edgeOnEveryArrival()
-                && (this.settings.events() & Events.HANGUP) != 0 && (events & Events.HANGUP) == 0;
+        return shortReadsMayDrain() && (events & Events.HANGUP) == 0;
+    }
+
+    /**
+     * @return whether a short read may drain the socket: in the exclusive edge mode on a backend that
+     * raises an edge for every arrival, for a registration that hears of hang-ups
+     */
+    boolean shortReadsMayDrain() {
+        return this.settings.exclusiveEdge() && this.changeRules.edgeOnEveryArrival() && (this.settings.events() & Events.HANGUP) != 0;
     }
 
     /** @param task run with memory lent by the worker group, on the calling thread */

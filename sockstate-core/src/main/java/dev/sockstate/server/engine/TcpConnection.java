@@ -42,8 +42,9 @@ import org.jspecify.annotations.Nullable;
  * the peer's FIN is in. Level-triggered, a turn reads once and re-arms. Edge-triggered, a turn reads
  * until the socket would block, or, in the exclusive edge mode on a backend that raises an edge for
  * every arrival (epoll), until a read comes back shorter than the buffer (the socket was drained
- * then; later data raises a new edge) unless the notification carried a hang-up, after which it reads
- * until end of stream, since data and FIN can arrive in one read. Where edges only follow a change
+ * then; later data raises a new edge) unless a notification carried a hang-up, this one or one
+ * before (the kernel keeps it in every later edge), after which it reads until end of stream,
+ * since data and FIN can arrive in one read. Where edges only follow a change
  * after the registration was enabled (Windows), each enable is followed by a turn that reads until
  * would-block. Either way a turn reads at most {@link SocketTurn#TURN_BUDGET} times, then yields to
  * other sockets. With a handler executor, every turn with something for the handler runs there,
@@ -478,6 +479,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (isAborting()) {
             return true;
         }
+        if ((events & Events.HANGUP) != 0 && this.profile.shortReadsMayDrain()) {
+            // (Kept even where this turn does not read: what reads later reads to the end.)
+            extras().hangupNotified = true;
+        }
         if (hasRefusal() && this.lingering) {
             // Nothing is owed any more: the close goes on without the handler.
             takeRefusal();
@@ -649,7 +654,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         // HANGUP says so, so without one the turn reads on until the socket would block. Where the
         // backend does not raise an edge for every arrival, data that came after the short read but
         // before the turn ends raises none: the turn reads on until would-block there too.
-        boolean shortReadDrains = this.profile.shortReadDrains(events);
+        ConnectionExtras extras = this.extras;
+        boolean shortReadDrains = this.profile.shortReadDrains(events) && (extras == null || !extras.hangupNotified);
         while (true) {
             if ((edge || untilWouldBlock) && turnWork() >= TURN_BUDGET) {
                 // Budget spent with data maybe left: come back after the other sockets had their turn.

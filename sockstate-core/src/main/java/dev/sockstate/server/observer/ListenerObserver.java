@@ -161,7 +161,9 @@ public interface ListenerObserver {
      * @param success whether it succeeded: the handler hears of the connection only then
      * @param reason why it failed, one word of a few: {@code "timeout"} (not done within the
      * listener's handshake timeout), {@code "plaintext"} (the peer spoke something else than TLS),
-     * {@code "certificate"} (a certificate missing or not trusted), {@code "protocol"} (no common
+     * {@code "certificate"} (a certificate missing or not trusted), {@code "application-protocol"} (no
+     * application protocol (ALPN) both sides name: a listener refused a client that offered only
+     * others, or a client was so refused), {@code "protocol"} (no common
      * protocol or cipher suite, a malformed or unexpected message), {@code "renegotiation"} (refused
      * after the handshake), {@code "closed"} (the peer left or the connection closed first),
      * {@code "rejected"} (the task executor refused the engine's work), {@code "configuration"} (no
@@ -169,6 +171,13 @@ public interface ListenerObserver {
      * @param nanos how long it took from the connection's open
      */
     default void handshake(boolean success, @Nullable String reason, long nanos) {
+    }
+
+    /**
+     * A connection of a listener that serves plaintext beside TLS began with something else than a
+     * TLS handshake, and is served in plaintext.
+     */
+    default void plaintextServed() {
     }
 
     /**

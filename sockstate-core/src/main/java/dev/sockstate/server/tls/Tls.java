@@ -93,6 +93,10 @@ public final class Tls {
      * @return a copy with that client authentication
      */
     public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
+        if (clientAuth == ClientAuth.NEED && this.plaintextServed) {
+            throw new IllegalStateException("A listener that serves plaintext beside TLS cannot need client certificates"
+                    + " (ClientAuth.NEED): a plaintext client would be served without one");
+        }
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
                 this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
     }
@@ -159,10 +163,11 @@ public final class Tls {
      * Serves a client that asks for this server name (SNI; compared without regard to case) with the
      * given TLS's context, protocols and cipher suites; what it does not name (protocols, cipher
      * suites) is this TLS's. Its context's trust store is the one that checks such a client's
-     * certificate; client authentication, the handshake limit and the task executor are this TLS's.
+     * certificate; client authentication, the handshake limit, the task executor, the application
+     * protocols and whether plaintext is served are this TLS's.
      * @param serverName the host name a client asks for
      * @param named the server TLS that serves it (its own server names, client authentication,
-     * handshake limit and task executor are not used)
+     * handshake limit, task executor, application protocols and plaintext are not used)
      * @return a copy that serves that name so, beside the names set before
      */
     public Tls withServerNameTls(String serverName, Tls named) {
@@ -201,7 +206,7 @@ public final class Tls {
      */
     public Tls withApplicationProtocols(String @Nullable ... names) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, applicationProtocols(names), this.plaintextServed, this.client);
+                this.taskExecutor, checkedApplicationProtocols(names), this.plaintextServed, this.client);
     }
 
     /**
@@ -209,13 +214,13 @@ public final class Tls {
      * @return them, checked, in order; empty for none
      * @throws IllegalArgumentException naming the first that cannot be an application protocol's name, and why
      */
-    public static List<String> applicationProtocols(String @Nullable ... names) {
+    public static List<String> checkedApplicationProtocols(String @Nullable ... names) {
         if (names == null || names.length == 0) {
             return List.of();
         }
         List<String> checked = new ArrayList<>(names.length);
         for (String name : names) {
-            String why = (name == null || name.isEmpty()) ? "it is empty"
+            String why = (name == null) ? "it is null" : name.isEmpty() ? "it is empty"
                     : (name.length() > 255) ? "it is longer than 255 characters"
                     : !name.chars().allMatch((c) -> c > 0x20 && c < 0x7f) ? "it has a character that is not printable ASCII (or a space)"
                     : checked.contains(name) ? "it is named twice" : null;
@@ -242,11 +247,15 @@ public final class Tls {
      * (an SSL 2 hello): text protocols, HTTP, RESP. Off (the default), plaintext is refused with an alert.
      * @param served whether plaintext connections are served
      * @return a copy that serves them, or not
-     * @throws IllegalStateException on a client's TLS
+     * @throws IllegalStateException to serve them on a client's TLS, or beside {@link ClientAuth#NEED}
      */
     public Tls withPlaintextServed(boolean served) {
-        if (this.client != null) {
+        if (served && this.client != null) {
             throw new IllegalStateException("Only a server's TLS serves plaintext beside it (Tls.server)");
+        }
+        if (served && this.clientAuth == ClientAuth.NEED) {
+            throw new IllegalStateException("A listener that needs client certificates (ClientAuth.NEED) cannot serve plaintext beside"
+                    + " TLS: a plaintext client would be served without one");
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, this.applicationProtocols, served, this.client);

@@ -6,6 +6,8 @@ import dev.sockstate.port.Trigger;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
 import dev.sockstate.server.WorkerGroupSettings;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -94,6 +97,55 @@ class HalfCloseTest {
     @Test
     void anExclusiveEdgePeerThatHalfClosesDuringAOneSecondCallOnTheExecutorCostsNoWorkerCpu() throws Exception {
         assertNoSpinDuringASlowCall(ServerFixture.tcp("slow").exclusiveEdge(true));
+    }
+
+    /**
+     * Data and FIN are in when the first read fills its buffer; a stage then holds the input and lets
+     * go in the same turn (as TLS does when its engine's step runs at once). No registration change
+     * follows, so no new edge: the read that takes the rest must not take its short read for the end of
+     * what the socket holds, since the notification it was the rest of carried the hang-up.
+     */
+    @Test
+    void anExclusiveEdgeConnectionWhoseStageHoldsAndLetsGoInOneTurnStillHearsTheFin() throws Exception {
+        int connections = 20;
+        int bytes = 100_000;
+        AtomicInteger hangups = new AtomicInteger();
+        AtomicLong received = new AtomicLong();
+        ConnectionHandler counter = new ConnectionHandler() {
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                received.addAndGet(data.remaining());
+                data.position(data.limit());
+            }
+
+            @Override
+            public void onHangup(Connection connection) {
+                hangups.incrementAndGet();
+                connection.close();
+            }
+        };
+        SocketServer server = this.fixture.start(2, ServerFixture.tcp("held").exclusiveEdge(true).stage(() -> new Stage() {
+
+            private boolean held;
+
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                context.passData(data);
+                if (!this.held) {
+                    this.held = true;
+                    context.holdInput(true);
+                    context.resume(() -> context.holdInput(false));
+                }
+            }
+        }).handler(counter).build());
+        for (int i = 0; i < connections; i++) {
+            Socket client = this.fixture.connect(server, "held");
+            client.getOutputStream().write(new byte[bytes]);
+            client.shutdownOutput();
+        }
+        ServerFixture.await(() -> received.get() == (long) connections * bytes, "every byte read");
+        ServerFixture.await(() -> hangups.get() == connections, "every FIN heard");
     }
 
     @Test

@@ -78,7 +78,7 @@ class PauseReadingTest {
 
     @Test
     void aFinThatArrivesWhileReadingIsPausedIsHeardAfterTheResumeInTheExclusiveEdgeMode() throws Exception {
-        // The hang-up's only edge comes while paused: the resume's read must not take a short read for the end.
+        // Paused before it was first armed: the resume's enable raises the edge, which carries the hang-up.
         assertFinWhilePausedIsHeard(ServerFixture.tcp("paused").exclusiveEdge(true));
     }
 

@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Backend;
+import dev.sockstate.port.ForwardingBackend;
+import dev.sockstate.port.ForwardingPort;
+import dev.sockstate.port.NotificationBatch;
+import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.Operation;
+import dev.sockstate.port.RegistrationBatch;
+import dev.sockstate.port.Protocol;
+import dev.sockstate.port.Trigger;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
@@ -18,6 +26,7 @@ import dev.sockstate.server.Multicast;
 import dev.sockstate.server.ReceiveMode;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.observer.ServerObserver;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -33,8 +42,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -186,6 +197,81 @@ class ReceivePerWorkerTest {
         assertThat(server.isRunning()).isFalse();
         assertThat(OpenDescriptors.count()).as("descriptors: %s", OpenDescriptors.networkDescriptors()).isEqualTo(descriptors);
         assertThat(LifecycleTest.sockstateThreads()).isEmpty();
+    }
+
+    @Test
+    void aSocketThatFailsBeforeAListenerAddedAtRunTimeIsBoundLeavesItServingOnTheOthersWithoutAStopHeard() throws Exception {
+        assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads datagrams over sockets sharing a port");
+        AtomicLong first = new AtomicLong(-1);
+        // Once asked, the ports refuse every re-arm of the first socket.
+        AtomicLong refused = new AtomicLong(-1);
+        AtomicInteger refusals = new AtomicInteger();
+        Backend refusing = new ForwardingBackend(ServerFixture.backend()) {
+
+            @Override
+            public NotificationPort openPort() throws NativeIoException {
+                return new ForwardingPort(super.openPort()) {
+
+                    @Override
+                    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
+                            throws NativeIoException {
+                        int count = super.doProcess(changes, notifications, timeoutMillis);
+                        for (int i = 0; changes != null && i < changes.size(); i++) {
+                            if (changes.operation(i) == Operation.ENABLE && changes.socket(i) == refused.get() && !changes.failed(i)) {
+                                storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
+                                refusals.incrementAndGet();
+                            }
+                        }
+                        return count;
+                    }
+                };
+            }
+        };
+        CountDownLatch firstClosed = new CountDownLatch(1);
+        AtomicInteger binds = new AtomicInteger();
+        // The first socket, registered and bound, hears a datagram while the second binds; its re-arm is refused,
+        // which closes it: the bind waits until it is closed and its listener heard so, before the listener is bound.
+        Backend backend = AcceptPerWorkerFailureTest.withSockets(refusing, (real, method, arguments) -> {
+            if (method.equals("bind") && binds.incrementAndGet() == 1) {
+                first.set((Long) arguments[0]);
+            }
+            else if (method.equals("bind") && binds.get() == 2) {
+                refused.set(first.get());
+                int port = ((InetSocketAddress) real.localAddress(first.get())).getPort();
+                try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+                    client.send(new DatagramPacket(new byte[] {'0'}, 1, InetAddress.getLoopbackAddress(), port));
+                    assertThat(firstClosed.await(10, TimeUnit.SECONDS)).as("the first socket closed").isTrue();
+                    // (Its listener hears of it right after the close, on the same thread.)
+                    Thread.sleep(200);
+                }
+                catch (IOException | InterruptedException ex) {
+                    throw new AssertionError(ex);
+                }
+            }
+            else if (method.equals("close") && arguments[0] instanceof Long handle && handle == first.get()) {
+                firstClosed.countDown();
+            }
+        });
+        AtomicInteger stoppedServing = new AtomicInteger();
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ServerObserver.ActiveCounts active) {
+                return new ListenerObserver() {
+                    @Override
+                    public void stoppedServing() {
+                        stoppedServing.incrementAndGet();
+                    }
+                };
+            }
+        };
+        // Added while the server runs: its workers serve the first socket while the second binds.
+        SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer);
+        assertThat(server.addListener(perWorker("echo").trigger(Trigger.LEVEL_ONESHOT).handler(new ThreadRecordingEcho()).build()))
+                .isNotNull();
+        assertThat(refusals.get()).as("re-arms refused").isPositive();
+        assertThat(stoppedServing.get()).as("stops the observer heard").isZero();
+        assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
+        roundTripsFromNewSenders(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber()), 8);
     }
 
     @Test

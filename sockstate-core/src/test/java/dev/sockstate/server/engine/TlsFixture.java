@@ -38,6 +38,9 @@ final class TlsFixture implements AutoCloseable {
     /** Each handshake's outcome, "ok" or the reason it failed, in the order reported. */
     final Queue<String> handshakes = new ConcurrentLinkedQueue<>();
 
+    /** Connections served in plaintext beside TLS. */
+    final AtomicInteger plaintext = new AtomicInteger();
+
     private final Queue<Socket> clients = new ConcurrentLinkedQueue<>();
 
     private final ServerObserver observer = new ServerObserver() {
@@ -49,6 +52,11 @@ final class TlsFixture implements AutoCloseable {
                 @Override
                 public void handshake(boolean success, String reason, long nanos) {
                     TlsFixture.this.handshakes.add(success ? "ok" : reason);
+                }
+
+                @Override
+                public void plaintextServed() {
+                    TlsFixture.this.plaintext.incrementAndGet();
                 }
             };
         }

@@ -104,7 +104,7 @@ class TlsOpensslTest {
     }
 
     @Test
-    void opensslIsToldTheServersMostPreferredApplicationProtocolItOffersAndRefusedWhenItOffersNone() throws Exception {
+    void opensslIsToldTheServersMostPreferredApplicationProtocolItOffersAndRefusedWhenItOffersOnlyOthers() throws Exception {
         assumeFalse(MisbehavingBackend.asked(), "a failed handshake's alert is sent as far as the socket takes it at once: a short write cuts it");
         String openssl = openssl();
         TlsFixture.Recording handler = new TlsFixture.Recording();

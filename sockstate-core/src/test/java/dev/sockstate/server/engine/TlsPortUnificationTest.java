@@ -50,6 +50,7 @@ class TlsPortUnificationTest {
         assertThat(TlsFixture.echo(secure, "secure hello")).isEqualTo("secure hello");
         assertThat(handler.seen).containsExactly("plaintext", "TLSv1.3");
         assertThat(this.fixture.handshakes).as("handshakes counted").containsExactly("ok");
+        assertThat(this.fixture.plaintext.get()).as("plaintext connections counted").isEqualTo(1);
         plain.shutdownOutput();
         assertThat(plain.getInputStream().read()).as("a plain hang-up closes as on a plaintext listener").isEqualTo(-1);
         ServerFixture.await(() -> handler.closed.get() == 1, "the plain connection closed");
@@ -93,9 +94,16 @@ class TlsPortUnificationTest {
     }
 
     @Test
-    void onlyAServersTlsServesPlaintext() {
+    void onlyAServersTlsThatNeedsNoClientCertificateServesPlaintext() {
         assertThatIllegalStateException().isThrownBy(() -> Tls.client(() -> null).withPlaintextServed(true))
                 .withMessageContaining("Only a server's TLS");
+        assertThat(Tls.client(() -> null).withPlaintextServed(false).plaintextServed()).isFalse();
+        Tls server = Tls.server(() -> null);
+        assertThatIllegalStateException().isThrownBy(() -> server.withClientAuth(Tls.ClientAuth.NEED).withPlaintextServed(true))
+                .withMessageContaining("cannot serve plaintext beside TLS");
+        assertThatIllegalStateException().isThrownBy(() -> server.withPlaintextServed(true).withClientAuth(Tls.ClientAuth.NEED))
+                .withMessageContaining("cannot need client certificates");
+        assertThat(server.withPlaintextServed(true).withClientAuth(Tls.ClientAuth.WANT).plaintextServed()).isTrue();
     }
 
     private static byte[] readAll(InputStream in) throws IOException {

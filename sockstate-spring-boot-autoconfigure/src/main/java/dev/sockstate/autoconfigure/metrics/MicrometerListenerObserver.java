@@ -97,6 +97,9 @@ class MicrometerListenerObserver implements ListenerObserver {
     /** TLS handshakes by outcome and reason, registered as they first happen (a plaintext listener has none). */
     private final Map<String, Counter> handshakes = new ConcurrentHashMap<>();
 
+    /** Connections served in plaintext beside TLS, registered with the first. */
+    private volatile @Nullable Counter plaintext;
+
     private volatile @Nullable Timer handshakeTime;
 
     /** Time throttled by traffic shaping, reading and writing, registered as it first happens (an unshaped listener has none). */
@@ -376,6 +379,18 @@ class MicrometerListenerObserver implements ListenerObserver {
             this.handshakeTime = time;
         }
         time.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void plaintextServed() {
+        Counter plaintext = this.plaintext;
+        if (plaintext == null) {
+            plaintext = Counter.builder("sockstate.tls.plaintext")
+                    .description("Connections of a listener serving plaintext beside TLS that were served in plaintext")
+                    .tag(this.tag, this.listener).register(this.registry);
+            this.plaintext = plaintext;
+        }
+        plaintext.increment();
     }
 
     @Override

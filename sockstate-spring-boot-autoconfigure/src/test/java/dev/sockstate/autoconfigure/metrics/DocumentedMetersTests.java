@@ -48,6 +48,7 @@ class DocumentedMetersTests {
                     "sockstate.listeners.echo.shaping.connection-write=16KB",
                     "sockstate.listeners.ticks.address=127.0.0.1", "sockstate.listeners.ticks.port=0", "sockstate.listeners.ticks.protocol=udp",
                     "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=server",
+                    "sockstate.listeners.secure.ssl.serve-plaintext=true",
                     "sockstate.listeners.proxied.address=127.0.0.1", "sockstate.listeners.proxied.port=0",
                     "sockstate.listeners.proxied.proxy-protocol=v1", "sockstate.listeners.proxied.trusted-proxies=127.0.0.0/8,::1", "sockstate.clients.out.address=127.0.0.1:1",
                     "sockstate.clients.out.reconnect.initial=1s",
@@ -64,6 +65,12 @@ class DocumentedMetersTests {
             try (SSLSocket client = TlsClients.connect(TlsClients.client(null), secure)) {
                 client.startHandshake();
             }
+            // A plaintext connection beside TLS: its counter is registered with the first.
+            try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), secure)) {
+                plain.setSoTimeout(5000);
+                plain.getOutputStream().write("plain".getBytes(StandardCharsets.US_ASCII));
+                plain.getInputStream().readNBytes(5);
+            }
             // A PROXY protocol header: its counter is registered as the first is read.
             int proxied = context.getEnvironment().getProperty("local.sockstate.proxied.port", Integer.class);
             try (Socket balancer = new Socket(InetAddress.getLoopbackAddress(), proxied)) {
@@ -79,6 +86,7 @@ class DocumentedMetersTests {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while ((meters.find("sockstate.tls.handshake").timer() == null || meters.find("sockstate.proxy.headers").counter() == null
+                    || meters.find("sockstate.tls.plaintext").counter() == null
                     || meters.find("sockstate.connections.throttled").counter() == null) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }

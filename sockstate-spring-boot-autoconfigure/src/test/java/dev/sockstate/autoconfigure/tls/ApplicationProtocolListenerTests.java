@@ -85,6 +85,22 @@ class ApplicationProtocolListenerTests {
     }
 
     @Test
+    void withoutABeanNamingNoProtocolEveryProtocolNeedsOneAndPlaintextIsNotServed() {
+        this.runner.withUserConfiguration(Mqtt.class).withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt,x-legacy")
+                .run((context) -> {
+                    SocketHandlerDefinitionException failure = StartupFailures.find(context, SocketHandlerDefinitionException.class);
+                    assertThat(failure).hasMessageContaining("Listener 'secure' has handlers by application protocol, and none for the"
+                            + " connections of [x-legacy]");
+                    assertThat(failure.action()).contains("@SocketHandler(\"secure\")");
+                });
+        this.runner.withUserConfiguration(Mqtt.class).withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt",
+                "sockstate.listeners.secure.ssl.serve-plaintext=true").run((context) -> assertThat(
+                        StartupFailures.find(context, SocketHandlerDefinitionException.class)).hasMessageContaining("its plaintext connections"));
+        this.runner.withUserConfiguration(Mqtt.class).withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt")
+                .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void twoBeansForOneProtocolFailStartUpNamingBoth() {
         this.runner.withUserConfiguration(Mqtt.class, OtherMqtt.class)
                 .withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt").run((context) -> assertThat(
@@ -124,10 +140,11 @@ class ApplicationProtocolListenerTests {
         }
     }
 
+    /** @return who answers, the connection's application protocol as its handler reads it, and the data */
     private static ByteBuffer answer(String who, Connection connection, ByteBuffer data) {
         String protocol = connection.applicationProtocol();
-        assertThat(who).isEqualTo((protocol != null) ? protocol : "none");
-        String text = who + ":" + StandardCharsets.US_ASCII.decode(data);
+        String text = who + ((who.equals((protocol != null) ? protocol : "none")) ? "" : "(but " + protocol + ")") + ":"
+                + StandardCharsets.US_ASCII.decode(data);
         return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
     }
 

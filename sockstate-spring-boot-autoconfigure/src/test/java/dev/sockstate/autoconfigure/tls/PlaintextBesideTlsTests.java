@@ -7,9 +7,12 @@ import dev.sockstate.autoconfigure.StartupFailures;
 import dev.sockstate.autoconfigure.TlsClients;
 import dev.sockstate.autoconfigure.actuate.SockstateEndpoint;
 import dev.sockstate.autoconfigure.actuate.SockstateEndpointAutoConfiguration;
+import dev.sockstate.autoconfigure.metrics.SockstateMetricsAutoConfiguration;
 import dev.sockstate.server.Connection;
 import dev.sockstate.spring.handler.OnData;
 import dev.sockstate.spring.handler.SocketHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -31,7 +34,8 @@ class PlaintextBesideTlsTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class,
-                    SockstateEndpointAutoConfiguration.class))
+                    SockstateMetricsAutoConfiguration.class, SockstateEndpointAutoConfiguration.class))
+            .withBean(SimpleMeterRegistry.class)
             .withUserConfiguration(Either.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "management.endpoints.web.exposure.include=sockstate",
                     "sockstate.listeners.either.address=127.0.0.1", "sockstate.listeners.either.port=0",
@@ -51,6 +55,22 @@ class PlaintextBesideTlsTests {
                         assertThat(ask(secure.getOutputStream(), secure.getInputStream(), "TLSv1.3")).isEqualTo("TLSv1.3:hi");
                     }
                     assertThat(context.getBean(SockstateEndpoint.class).sockstate().listeners().get(0).tls().plaintextServed()).isTrue();
+                    assertThat(context.getBean(MeterRegistry.class).get("sockstate.tls.plaintext").tag("listener", "either").counter().count())
+                            .as("plaintext connections counted").isEqualTo(1);
+                    assertThat(context.getBean(MeterRegistry.class).get("sockstate.tls.handshakes").tag("outcome", "success").counter()
+                            .count()).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void servePlaintextBesideClientAuthNeedFailsStartUpNamingTheProperty() {
+        this.runner.withPropertyValues("sockstate.listeners.either.ssl.bundle=server", "sockstate.listeners.either.ssl.serve-plaintext=true",
+                "sockstate.listeners.either.ssl.client-auth=need", "spring.ssl.bundle.pem.server.truststore.certificate=classpath:tls/ca.crt")
+                .run((context) -> {
+                    InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
+                            InvalidConfigurationPropertyValueException.class);
+                    assertThat(failure.getName()).isEqualTo("sockstate.listeners.either.ssl.serve-plaintext");
+                    assertThat(failure.getReason()).contains("a plaintext client would be served without a certificate");
                 });
     }
 

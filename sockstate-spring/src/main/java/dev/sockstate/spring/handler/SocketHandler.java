@@ -50,7 +50,8 @@ public @interface SocketHandler {
     /**
      * @return the application protocol (ALPN) of the listener's connections this bean serves, one of
      * those its TLS negotiates ({@code ssl.application-protocols}): a listener may then have a bean per
-     * protocol, and one that names none serves the connections without one; empty to serve them all
+     * protocol, and one that names none serves the rest (those of a protocol no bean names, those
+     * without one), which it must have unless every protocol has a bean; empty to name none
      */
     String applicationProtocol() default "";
 }

@@ -43,9 +43,10 @@ public final class SocketHandlers {
      * @param mapper reads and writes its messages of other types than bytes and text, or {@code null}
      * @param unix whether it is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
      * @param applicationProtocols the application protocols its TLS negotiates (ALPN), which handler beans may name; empty for none
+     * @param plaintextServed whether its TLS serves plaintext connections beside it, which have no application protocol
      */
     public record ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix,
-            List<String> applicationProtocols) {
+            List<String> applicationProtocols, boolean plaintextServed) {
 
         /**
          * A listener that negotiates no application protocol.
@@ -55,7 +56,7 @@ public final class SocketHandlers {
          * @param unix whether it is on a Unix domain socket
          */
         public ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix) {
-            this(protocol, framed, mapper, unix, List.of());
+            this(protocol, framed, mapper, unix, List.of(), false);
         }
 
         /**
@@ -137,7 +138,10 @@ public final class SocketHandlers {
             }
             if (!applicationProtocol.isEmpty() && !kind.applicationProtocols().contains(applicationProtocol)) {
                 throw new SocketHandlerDefinitionException("Bean '" + beanName + "' serves the '" + applicationProtocol
-                        + "' connections of listener '" + listener + "', which does not negotiate it", kind.applicationProtocols().isEmpty()
+                        + "' connections of listener '" + listener + "', which does not negotiate it", kind.protocol() != Protocol.TCP
+                                ? "Application protocols are negotiated in a TLS handshake, which a UDP listener has not: remove"
+                                        + " applicationProtocol."
+                                : kind.applicationProtocols().isEmpty()
                                 ? "Name it in sockstate.listeners." + listener + ".ssl.application-protocols (with ssl.bundle)."
                                 : "Name one of its ssl.application-protocols " + kind.applicationProtocols() + ", or add it there.");
             }
@@ -157,8 +161,22 @@ public final class SocketHandlers {
             }
         }
         // A listener with beans by application protocol: one handler picks among them, the bean naming none the otherwise.
-        byProtocol.forEach((listener, routes) -> handlers.put(listener,
-                ConnectionHandler.byApplicationProtocol(routes, (ConnectionHandler) handlers.get(listener))));
+        byProtocol.forEach((listener, routes) -> {
+            ConnectionHandler otherwise = (ConnectionHandler) handlers.get(listener);
+            ListenerKind kind = listeners.get(listener);
+            if (otherwise == null) {
+                List<String> unserved = kind.applicationProtocols().stream().filter((name) -> !routes.containsKey(name)).toList();
+                if (!unserved.isEmpty() || kind.plaintextServed()) {
+                    throw new SocketHandlerDefinitionException("Listener '" + listener + "' has handlers by application protocol,"
+                            + " and none for " + (unserved.isEmpty() ? "" : "the connections of " + unserved
+                                    + (kind.plaintextServed() ? " and " : "")) + (kind.plaintextServed() ? "its plaintext connections" : ""),
+                            "Add a @SocketHandler(\"" + listener + "\") bean that names no application protocol: it serves the"
+                                    + " connections no other bean does" + (unserved.isEmpty() ? "." : ", or a bean for each of "
+                                    + unserved + "."));
+                }
+            }
+            handlers.put(listener, ConnectionHandler.byApplicationProtocol(routes, otherwise));
+        });
         for (String listener : listeners.keySet()) {
             if (!handlers.containsKey(listener)) {
                 throw new SocketHandlerDefinitionException("Listener '" + listener + "' has no handler",

@@ -219,6 +219,7 @@ public final class TlsStage extends TlsPump implements Stage {
         // No handshake: neither reported (its close is no failed one) nor timed.
         this.reported = true;
         this.deadline.cancel();
+        this.tls.observer.plaintextServed();
         context.passOpen();
         if (in.hasRemaining() && context.takesInput()) {
             context.passData(in);

@@ -165,14 +165,18 @@ public final class TlsSupport {
         String serverName = (this.settings.serverName() != null) ? this.settings.serverName() : host;
         SSLEngine engine = client ? made.createSSLEngine(serverName, port) : made.createSSLEngine();
         engine.setUseClientMode(client);
-        if (client) {
+        if (client || this.applicationProtocols != null) {
             SSLParameters parameters = engine.getSSLParameters();
-            if (this.settings.verifiesHostname()) {
+            if (client && this.settings.verifiesHostname()) {
                 // The JDK then checks the server's certificate against the engine's host, as HTTPS does.
                 parameters.setEndpointIdentificationAlgorithm("HTTPS");
             }
-            if (serverName != null && !isLiteralAddress(serverName)) {
+            if (client && serverName != null && !isLiteralAddress(serverName)) {
                 parameters.setServerNames(List.of(new SNIHostName(serverName)));
+            }
+            if (this.applicationProtocols != null) {
+                // A server picks the first of its own it is offered, and refuses a client that offers only others.
+                parameters.setApplicationProtocols(this.applicationProtocols);
             }
             engine.setSSLParameters(parameters);
         }
@@ -187,12 +191,6 @@ public final class TlsSupport {
         if (cipherSuites != null) {
             // (An engine given a list keeps a copy of its own, about 100 B a connection.)
             engine.setEnabledCipherSuites(cipherSuites);
-        }
-        if (this.applicationProtocols != null) {
-            // A server picks the first of its own it is offered, and refuses a client that offers only others.
-            SSLParameters parameters = engine.getSSLParameters();
-            parameters.setApplicationProtocols(this.applicationProtocols);
-            engine.setSSLParameters(parameters);
         }
         switch (client ? Tls.ClientAuth.NONE : this.settings.clientAuth()) {
             case NEED -> engine.setNeedClientAuth(true);
