@@ -91,6 +91,7 @@ public final class Tls {
     /**
      * @param clientAuth whether clients are asked for a certificate, {@code null} for {@link ClientAuth#NONE}
      * @return a copy with that client authentication
+     * @throws IllegalStateException for {@link ClientAuth#NEED} beside plaintext served ({@link #withPlaintextServed})
      */
     public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
         if (clientAuth == ClientAuth.NEED && this.plaintextServed) {

@@ -385,6 +385,10 @@ class MicrometerListenerObserver implements ListenerObserver {
     public void plaintextServed() {
         Counter plaintext = this.plaintext;
         if (plaintext == null) {
+            if (this.retired) {
+                // (No meter is registered once the listener is gone.)
+                return;
+            }
             plaintext = Counter.builder("sockstate.tls.plaintext")
                     .description("Connections of a listener serving plaintext beside TLS that were served in plaintext")
                     .tag(this.tag, this.listener).register(this.registry);

@@ -94,8 +94,11 @@ class ApplicationProtocolListenerTests {
                     assertThat(failure.action()).contains("@SocketHandler(\"secure\")");
                 });
         this.runner.withUserConfiguration(Mqtt.class).withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt",
-                "sockstate.listeners.secure.ssl.serve-plaintext=true").run((context) -> assertThat(
-                        StartupFailures.find(context, SocketHandlerDefinitionException.class)).hasMessageContaining("its plaintext connections"));
+                "sockstate.listeners.secure.ssl.serve-plaintext=true").run((context) -> {
+                    SocketHandlerDefinitionException failure = StartupFailures.find(context, SocketHandlerDefinitionException.class);
+                    assertThat(failure).hasMessageContaining("none for its plaintext connections");
+                    assertThat(failure.action()).contains("or remove sockstate.listeners.secure.ssl.serve-plaintext");
+                });
         this.runner.withUserConfiguration(Mqtt.class).withPropertyValues("sockstate.listeners.secure.ssl.application-protocols=mqtt")
                 .run((context) -> assertThat(context).hasNotFailed());
     }

@@ -51,7 +51,8 @@ public @interface SocketHandler {
      * @return the application protocol (ALPN) of the listener's connections this bean serves, one of
      * those its TLS negotiates ({@code ssl.application-protocols}): a listener may then have a bean per
      * protocol, and one that names none serves the rest (those of a protocol no bean names, those
-     * without one), which it must have unless every protocol has a bean; empty to name none
+     * without one), which it must have unless every protocol has a bean and the listener serves no
+     * plaintext beside TLS; empty to name none
      */
     String applicationProtocol() default "";
 }

@@ -171,8 +171,10 @@ public final class SocketHandlers {
                             + " and none for " + (unserved.isEmpty() ? "" : "the connections of " + unserved
                                     + (kind.plaintextServed() ? " and " : "")) + (kind.plaintextServed() ? "its plaintext connections" : ""),
                             "Add a @SocketHandler(\"" + listener + "\") bean that names no application protocol: it serves the"
-                                    + " connections no other bean does" + (unserved.isEmpty() ? "." : ", or a bean for each of "
-                                    + unserved + "."));
+                                    + " connections no other bean does" + (unserved.isEmpty() ? "" : ", or a bean for each of " + unserved
+                                    + (kind.plaintextServed() ? " and" : ""))
+                                    + (kind.plaintextServed() ? ", or remove sockstate.listeners." + listener + ".ssl.serve-plaintext" : "")
+                                    + ".");
                 }
             }
             handlers.put(listener, ConnectionHandler.byApplicationProtocol(routes, otherwise));
