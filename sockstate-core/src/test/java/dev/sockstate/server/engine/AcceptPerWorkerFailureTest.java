@@ -6,17 +6,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Backend;
 import dev.sockstate.port.ForwardingBackend;
-import dev.sockstate.port.ForwardingPort;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
-import dev.sockstate.port.NotificationBatch;
-import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.OpenDescriptors;
 import dev.sockstate.port.Operation;
 import dev.sockstate.port.Protocol;
-import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerBindException;
@@ -89,7 +85,11 @@ class AcceptPerWorkerFailureTest {
     @Test
     void aListeningSocketThatFailsLeavesTheOthersServingAndTheLastOneStopsTheListener() throws Exception {
         assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads connections over sockets sharing a port");
-        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend());
+        // The ports refuse every ENABLE and DISABLE of the keys named: the pause of a listening socket's back-off (a
+        // DISABLE) or its resumption (an ENABLE), whichever comes; the resumption alone was not always refused in time.
+        Set<Long> refused = ConcurrentHashMap.newKeySet();
+        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend(),
+                (operation, socket, key) -> (operation == Operation.ENABLE || operation == Operation.DISABLE) && refused.contains(key));
         // An accept that finds no descriptor pauses its listening socket (a registration change);
         // the port then refuses that change, or the one that resumes it, which closes that socket.
         // The accepts of one listening socket (the first to accept) fail until the port refused as many
@@ -118,8 +118,8 @@ class AcceptPerWorkerFailureTest {
         SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer,
                 AcceptPerWorkerTest.perWorker("echo").handler(new EchoHandler()).build());
         // The listening sockets were registered first: slots 0 and 1, generation 1.
-        refusing.refused.add(1L << 32);
-        refusing.refused.add((1L << 32) | 1);
+        refused.add(1L << 32);
+        refused.add((1L << 32) | 1);
         refusalsWanted.set(1);
         connectUntil(server, () -> registered(server) == 1, "one listening socket failed and was closed");
         assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
@@ -282,43 +282,5 @@ class AcceptPerWorkerFailureTest {
                 return hooked;
             }
         };
-    }
-
-    /**
-     * Opens ports that refuse every ENABLE and DISABLE of the keys in {@link #refused}: the pause of a
-     * listening socket's back-off (a DISABLE) or its resumption (an ENABLE), whichever comes; the
-     * resumption alone was not always refused in time (CI on JDK 25 timed out waiting for the close).
-     */
-    private static final class RefusingBackend extends ForwardingBackend {
-
-        final Set<Long> refused = ConcurrentHashMap.newKeySet();
-
-        /** Changes refused so far. */
-        final AtomicInteger refusals = new AtomicInteger();
-
-        RefusingBackend(Backend delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public NotificationPort openPort() throws NativeIoException {
-            return new ForwardingPort(super.openPort()) {
-
-                @Override
-                protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
-                        throws NativeIoException {
-                    int count = super.doProcess(changes, notifications, timeoutMillis);
-                    for (int i = 0; changes != null && i < changes.size(); i++) {
-                        Operation operation = changes.operation(i);
-                        if ((operation == Operation.ENABLE || operation == Operation.DISABLE) && RefusingBackend.this.refused.contains(changes.key(i))
-                                && !changes.failed(i)) {
-                            storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
-                            RefusingBackend.this.refusals.incrementAndGet();
-                        }
-                    }
-                    return count;
-                }
-            };
-        }
     }
 }

@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sockstate.port.Backend;
-import dev.sockstate.port.ForwardingBackend;
-import dev.sockstate.port.ForwardingPort;
-import dev.sockstate.port.NotificationBatch;
-import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Operation;
-import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.port.Trigger;
 import dev.sockstate.port.NativeError;
@@ -205,28 +200,8 @@ class ReceivePerWorkerTest {
         AtomicLong first = new AtomicLong(-1);
         // Once asked, the ports refuse every re-arm of the first socket.
         AtomicLong refused = new AtomicLong(-1);
-        AtomicInteger refusals = new AtomicInteger();
-        Backend refusing = new ForwardingBackend(ServerFixture.backend()) {
-
-            @Override
-            public NotificationPort openPort() throws NativeIoException {
-                return new ForwardingPort(super.openPort()) {
-
-                    @Override
-                    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
-                            throws NativeIoException {
-                        int count = super.doProcess(changes, notifications, timeoutMillis);
-                        for (int i = 0; changes != null && i < changes.size(); i++) {
-                            if (changes.operation(i) == Operation.ENABLE && changes.socket(i) == refused.get() && !changes.failed(i)) {
-                                storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
-                                refusals.incrementAndGet();
-                            }
-                        }
-                        return count;
-                    }
-                };
-            }
-        };
+        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend(),
+                (operation, socket, key) -> operation == Operation.ENABLE && socket == refused.get());
         CountDownLatch firstClosed = new CountDownLatch(1);
         AtomicInteger binds = new AtomicInteger();
         // The first socket, registered and bound, hears a datagram while the second binds; its re-arm is refused,
@@ -268,7 +243,7 @@ class ReceivePerWorkerTest {
         SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer);
         assertThat(server.addListener(perWorker("echo").trigger(Trigger.LEVEL_ONESHOT).handler(new ThreadRecordingEcho()).build()))
                 .isNotNull();
-        assertThat(refusals.get()).as("re-arms refused").isPositive();
+        assertThat(refusing.refusals.get()).as("re-arms refused").isPositive();
         assertThat(stoppedServing.get()).as("stops the observer heard").isZero();
         assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
         roundTripsFromNewSenders(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber()), 8);

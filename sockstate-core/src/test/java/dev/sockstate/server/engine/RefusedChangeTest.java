@@ -2,15 +2,9 @@ package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sockstate.port.Backend;
-import dev.sockstate.port.ForwardingBackend;
-import dev.sockstate.port.ForwardingPort;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
-import dev.sockstate.port.NotificationBatch;
-import dev.sockstate.port.NotificationPort;
 import dev.sockstate.port.Operation;
-import dev.sockstate.port.RegistrationBatch;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.ListenerSettings;
@@ -62,7 +56,8 @@ class RefusedChangeTest {
                 finished.countDown();
             }
         };
-        SocketServer server = this.fixture.start(refusing(ServerFixture.backend()),
+        SocketServer server = this.fixture.start(new RefusingBackend(ServerFixture.backend(),
+                (operation, socket, key) -> operation == Operation.ENABLE && key == this.refusedKey),
                 List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), ServerObserver.NONE,
                 ServerFixture.tcp("refused").handler(handler).build());
         Socket client = this.fixture.connect(server, "refused");
@@ -89,30 +84,5 @@ class RefusedChangeTest {
             // a reset also ends the connection
             return "";
         }
-    }
-
-    /** @return the backend whose ports report the ENABLEs of {@link #refusedKey} refused (they were applied) */
-    private Backend refusing(Backend real) {
-        return new ForwardingBackend(real) {
-
-            @Override
-            public NotificationPort openPort() throws NativeIoException {
-                return new ForwardingPort(super.openPort()) {
-
-                    @Override
-                    protected int doProcess(RegistrationBatch changes, NotificationBatch notifications, long timeoutMillis)
-                            throws NativeIoException {
-                        int count = super.doProcess(changes, notifications, timeoutMillis);
-                        long refused = RefusedChangeTest.this.refusedKey;
-                        for (int i = 0; changes != null && i < changes.size(); i++) {
-                            if (changes.operation(i) == Operation.ENABLE && changes.key(i) == refused) {
-                                storeResult(changes, i, NativeError.BAD_DESCRIPTOR, 9);
-                            }
-                        }
-                        return count;
-                    }
-                };
-            }
-        };
     }
 }
