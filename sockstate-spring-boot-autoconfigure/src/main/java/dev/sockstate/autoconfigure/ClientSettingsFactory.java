@@ -165,7 +165,7 @@ final class ClientSettingsFactory {
         }
         return Tls.client(context).withServerName(ssl.getServerName()).withHostnameVerification(ssl.isVerifyHostname())
                 .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers)
-                .withApplicationProtocols(ServerSettingsFactory.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
+                .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
     }
 
     private static void require(boolean valid, String property, @Nullable Object value, String reason) {

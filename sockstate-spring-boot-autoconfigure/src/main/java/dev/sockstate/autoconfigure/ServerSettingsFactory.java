@@ -449,21 +449,6 @@ final class ServerSettingsFactory {
                 : Rate.perSecond(properties.getPerSecond());
     }
 
-    /**
-     * @param property the property, below {@code sockstate.}
-     * @param names its application protocol names
-     * @return them, checked as the runtime checks them
-     * @throws InvalidConfigurationPropertyValueException naming the property and the name refused
-     */
-    static String[] applicationProtocols(String property, List<String> names) {
-        try {
-            return Tls.checkedApplicationProtocols(names.toArray(new String[0])).toArray(new String[0]);
-        }
-        catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException(PREFIX + property, names, ex.getMessage() + ".");
-        }
-    }
-
     /** Sets one part of the rules, reporting the runtime's refusal of it against its property. */
     private static void admissionPart(String property, @Nullable Object value, Runnable set) {
         try {
@@ -496,7 +481,7 @@ final class ServerSettingsFactory {
                         + " a certificate. Set client-auth to want, or remove serve-plaintext.");
         Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
                 .withHandshakeTimeout(ssl.getHandshakeTimeout())
-                .withApplicationProtocols(applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
+                .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
                 .withPlaintextServed(ssl.isServePlaintext());
         for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
             SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);

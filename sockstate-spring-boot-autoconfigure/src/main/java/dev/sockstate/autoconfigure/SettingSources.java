@@ -4,7 +4,9 @@ import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.Setting;
 import dev.sockstate.server.Setting.Scope;
+import dev.sockstate.server.tls.Tls;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +27,21 @@ final class SettingSources {
 
     /** The property of each setting mapped, by owner and setting ({@link #key}). */
     private final Map<String, String> properties = new HashMap<>();
+
+    /**
+     * @param property the property, below {@code sockstate.}
+     * @param names its application protocol names
+     * @return them, checked as the runtime checks them
+     * @throws InvalidConfigurationPropertyValueException naming the property and the name refused
+     */
+    static String[] applicationProtocols(String property, List<String> names) {
+        try {
+            return Tls.checkedApplicationProtocols(names.toArray(new String[0])).toArray(new String[0]);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + property, names, ex.getMessage() + ".");
+        }
+    }
 
     /**
      * @param scope what the owner is
