@@ -423,6 +423,11 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     private boolean inputClosed;
 
+    /**
+     * Reading stopped because the connection's own queue was over its limit: a read broke off, or
+     * the filter left IN out. Bytes a read left in the socket raise no edge of their own, so the
+     * turn that finds the queue back under its limit reads on.
+     */
     private boolean readPaused;
 
     private boolean wouldBlock;
@@ -554,9 +559,11 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (this.output.flush() && handlerOpened()) {
                 inboundWritable();
             }
-            if (this.readPaused && !this.output.isPending() && this.trigger.isEdge()) {
-                events |= Events.IN;
-            }
+        }
+        if (this.readPaused && this.trigger.isEdge() && !pausesForOwnWrites()) {
+            // The queue that stopped reading went back under its limit (here, or in a turn whose filter stayed as
+            // it was): what the read left in the socket raises no new edge.
+            events |= Events.IN;
         }
         if (this.output.drainedSinceOwed() && handlerOpened()) {
             inboundWritable();
@@ -706,7 +713,11 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
             if (!readsOn() && !(untilWouldBlock && isDraining()) || inputRefused() || this.inputClosed || this.inputHeld
-                    || this.readingPaused || pausesForOwnWrites()) {
+                    || this.readingPaused) {
+                return true;
+            }
+            if (pausesForOwnWrites()) {
+                readPaused();
                 return true;
             }
             if (read == asked && asked < bytes.capacity() && readAllowance(false) == 0) {
@@ -740,6 +751,14 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         return (buffer != null) ? this.sockets.recv(this.handle, buffer) : this.sockets.recv(this.handle, bytes);
     }
 
+    /** Reading stops until the connection's own queue is back under its limit (counted once a pause). */
+    private void readPaused() {
+        if (!this.readPaused) {
+            this.readPaused = true;
+            this.observer.readPaused();
+        }
+    }
+
     private void hungUp() {
         this.inputClosed = true;
         inboundHangup();
@@ -757,8 +776,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         }
         if (!this.inputClosed && readsOn()) {
             boolean paused = pausesForOwnWrites();
-            if (paused && !this.readPaused) {
-                this.observer.readPaused();
+            if (paused) {
+                readPaused();
             }
             this.readPaused = paused;
             if (!this.readPaused && !this.inputHeld && !this.readingPaused && !inputThrottled()) {

@@ -7,14 +7,20 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.PendingWriteLimitException;
+import dev.sockstate.server.observer.ServerObserver;
+import dev.sockstate.server.WorkerGroupSettings;
+import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.framing.Framing;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -110,6 +116,73 @@ class PipelinedBackPressureTest {
             out.write("next\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(in.readLine()).startsWith("next:");
         }
+    }
+
+    /**
+     * A read stopped because the connection's queue passed its limit leaves the rest of the peer's
+     * bytes in the socket, whose edge was spent. When the queue drains in the same turn (the peer read
+     * the answers while the handler ran, and a write from another thread has the turn flush again),
+     * the filter is what it was and no change raises a new edge: the turn itself must read on.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Trigger.class)
+    @BlocksWorkers("holds the handler's call while the peer reads and another thread writes")
+    void bytesLeftUnreadWhenTheQueueWasOverItsLimitAreReadOnceItDrainsInTheSameTurn(Trigger trigger) throws Exception {
+        int readBuffer = 4 * 1024;
+        int sent = 4 * readBuffer;
+        long limit = 4 * 1024;
+        CountDownLatch allSent = new CountDownLatch(1);
+        CountDownLatch overLimit = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        AtomicReference<Connection> held = new AtomicReference<>();
+        AtomicLong written = new AtomicLong();
+        AtomicLong pendingWhenHeld = new AtomicLong();
+        AtomicLong received = new AtomicLong();
+        ConnectionHandler handler = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) throws Exception {
+                // Nothing is read before every byte is in the socket: no arrival raises an edge later.
+                allSent.await(10, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) throws Exception {
+                received.addAndGet(data.remaining());
+                data.position(data.limit());
+                if (held.get() != null) {
+                    return;
+                }
+                held.set(connection);
+                // Answers until the socket takes no more and the queue is over its limit.
+                for (int i = 0; i < 100_000 && connection.pendingWriteBytes() <= limit; i++) {
+                    connection.write(ByteBuffer.allocate(1024));
+                    written.addAndGet(1024);
+                }
+                pendingWhenHeld.set(connection.pendingWriteBytes());
+                overLimit.countDown();
+                letGo.await(10, TimeUnit.SECONDS);
+            }
+        };
+        WorkerGroupSettings defaults = WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 1);
+        WorkerGroupSettings group = new WorkerGroupSettings(defaults.name(), 1, defaults.batchSize(), defaults.dequeueTimeout(),
+                readBuffer, defaults.threadNamePrefix());
+        SocketServer server = this.fixture.start(List.of(group), ServerObserver.NONE, ServerFixture.tcp("left")
+                .trigger(trigger).maxPendingWriteBytes(limit).handler(handler).build());
+        Socket client = this.fixture.connectWithSmallWindow(server, "left");
+        client.getOutputStream().write(new byte[sent]);
+        allSent.countDown();
+        assertThat(overLimit.await(10, TimeUnit.SECONDS)).as("the first read's answers over the limit").isTrue();
+        assertThat(pendingWhenHeld.get()).isGreaterThan(limit);
+        assertThat(received.get()).as("bytes read while the handler is held").isLessThan(sent);
+        // The peer reads what the socket took, so that the queue will fit; a write from another thread has the
+        // turn flush it once the handler returns.
+        InputStream in = client.getInputStream();
+        assertThat(ServerFixture.readCount(in, written.get() - pendingWhenHeld.get())).isEqualTo(written.get() - pendingWhenHeld.get());
+        held.get().write(ByteBuffer.wrap(new byte[] { '!' }));
+        letGo.countDown();
+        assertThat(ServerFixture.readCount(in, pendingWhenHeld.get() + 1)).as("the queue and the other thread's write")
+                .isEqualTo(pendingWhenHeld.get() + 1);
+        ServerFixture.await(() -> received.get() == sent, "every byte the peer sent read");
     }
 
     @Test
