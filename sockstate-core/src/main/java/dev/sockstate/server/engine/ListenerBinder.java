@@ -85,14 +85,16 @@ final class ListenerBinder {
                             (target.getAddress() instanceof Inet6Address) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET,
                             multicastInterface, settings.multicast());
                 }
-                // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, listener.profile.home(), handle, coalesce);
-                register(listener, registered);
+                // Bound before it is armed (its first arming reads what came meanwhile), and armed once its listener
+                // is bound: nothing closes the socket while it binds, nor is it lost before the listener knows it.
+                UdpSocket socket = new UdpSocket(listener, listener.profile.home(), handle, coalesce);
                 this.sockets.bind(handle, target);
                 if (multicast) {
                     MulticastMembership.join(this.sockets, handle, multicastInterface, settings.multicast());
                 }
-                listener.bound(List.of(registered), this.sockets.localAddress(handle));
+                listener.bound(List.of(socket), this.sockets.localAddress(handle));
+                registered = socket;
+                register(listener, registered);
             }
             else {
                 this.sockets.bind(handle, target);
@@ -161,10 +163,10 @@ final class ListenerBinder {
         try {
             SocketOptionList options = SocketOptionList.of(settings.connection().socketOptions(), settings.protocol(), false, true);
             options.applyTo(this.sockets, handle);
+            UdpSocket datagrams = null;
             if (settings.protocol() == Protocol.UDP) {
-                // As the reference does: register before binding, so no datagram arrives unnoticed.
-                registered = new UdpSocket(listener, listener.profile.home(), handle, false);
-                register(listener, registered);
+                // Armed once its listener is bound, as a UDP listener's socket on an address is.
+                datagrams = new UdpSocket(listener, listener.profile.home(), handle, false);
                 this.sockets.bind(handle, UnixDomainSocketAddress.of(bindPath));
                 bound = true;
                 UnixSocketFile.restrict(bindPath, settings.unixPermissions());
@@ -184,15 +186,10 @@ final class ListenerBinder {
             step = "its socket file could not be read after the bind";
             fileMade = UnixSocketFile.made(path);
             listener.socketFile(fileMade);
-            if (registered == null) {
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0, options);
-                listener.bound(List.of(acceptor), target);
-                registered = acceptor;
-                register(listener, registered);
-            }
-            else {
-                listener.bound(List.of(registered), target);
-            }
+            SocketTurn socket = (datagrams != null) ? datagrams : new TcpAcceptor(listener, listener.profile.home(), handle, 0, options);
+            listener.bound(List.of(socket), target);
+            registered = socket;
+            register(listener, registered);
             return registered;
         }
         catch (IOException ex) {
@@ -263,37 +260,46 @@ final class ListenerBinder {
         }
         // Known before they are armed: one failing as it is first armed leaves the others serving.
         listener.bound(acceptors, bound);
-        int registered = 0;
-        try {
-            for (; registered < handles.length; registered++) {
-                register(listener, acceptors.get(registered));
-            }
-        }
-        catch (RuntimeException ex) {
-            listener.stopping();
-            for (int i = 0; i < handles.length; i++) {
-                if (i < registered) {
-                    acceptors.get(i).forceFinish();
-                }
-                else {
-                    closeQuietly(handles[i]);
-                }
-            }
-            throw ex;
-        }
+        registerAll(listener, acceptors);
         return acceptors;
     }
 
     /**
-     * Opens a UDP socket for each port of the listener's group, each with SO_REUSEPORT, registers each on
-     * its own port and then binds it (as the one socket of a shared listener: no datagram arrives
-     * unnoticed), all to the same address (to the port number the first one got, for an ephemeral one).
-     * A failure part-way closes every socket opened so far.
+     * Enters a listener's bound sockets in the table and arms each; when one finds no room, those armed
+     * are finished and the others' descriptors closed.
+     */
+    private void registerAll(Listener listener, List<SocketTurn> sockets) {
+        int registered = 0;
+        try {
+            for (; registered < sockets.size(); registered++) {
+                register(listener, sockets.get(registered));
+            }
+        }
+        catch (RuntimeException ex) {
+            listener.stopping();
+            for (int i = 0; i < sockets.size(); i++) {
+                if (i < registered) {
+                    sockets.get(i).forceFinish();
+                }
+                else {
+                    closeQuietly(sockets.get(i).handle);
+                }
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens a UDP socket for each port of the listener's group, each with SO_REUSEPORT, and binds each
+     * to the same address (to the port number the first one got, for an ephemeral one); only once all
+     * are bound, and the listener with them, is each armed on its own port (its first arming reads what
+     * the kernel spread to it meanwhile). No socket is served, and so none fails and closes, before its
+     * listener knows them all. A failure part-way closes every socket opened so far.
      */
     private List<SocketTurn> bindUdpPerWorker(Listener listener, InetSocketAddress target, boolean dualStack, boolean coalesce) {
         ListenerSettings settings = listener.settings();
         int count = listener.profile.ports();
-        List<SocketTurn> registered = new ArrayList<>(count);
+        List<SocketTurn> made = new ArrayList<>(count);
         InetSocketAddress bound = null;
         long handle = -1;
         InetSocketAddress where = target;
@@ -302,8 +308,7 @@ final class ListenerBinder {
                 where = (bound != null) ? bound : target;
                 handle = openListening(settings, where, dualStack, true);
                 UdpSocket socket = new UdpSocket(listener, listener.profile.homeOn(i), handle, coalesce);
-                register(listener, socket);
-                registered.add(socket);
+                made.add(socket);
                 handle = -1;
                 this.sockets.bind(socket.handle, where);
                 if (bound == null) {
@@ -312,23 +317,21 @@ final class ListenerBinder {
             }
         }
         catch (NativeIoException | RuntimeException ex) {
-            if (!registered.isEmpty()) {
-                // Each closed once and taken out of the table; a listener that never served did not stop serving.
-                listener.stopping();
-                for (SocketTurn socket : registered) {
-                    socket.forceFinish();
-                }
+            // Neither armed nor in the table yet: their descriptors are all there is to close.
+            for (SocketTurn socket : made) {
+                closeQuietly(socket.handle);
             }
             if (handle != -1) {
                 closeQuietly(handle);
             }
             if (ex instanceof NativeIoException failure) {
-                throw new ListenerBindException(settings.name(), where, failure);
+                throw new ListenerBindException(settings.name(), target, failure);
             }
             throw (RuntimeException) ex;
         }
-        listener.bound(registered, bound);
-        return registered;
+        listener.bound(made, bound);
+        registerAll(listener, made);
+        return made;
     }
 
     /**

@@ -79,15 +79,8 @@ final class ListenerState {
     /** Whether the server stops: the sockets closing is then no failure. */
     private volatile boolean stopping;
 
-    /**
-     * The sockets not finished yet, once the listener is bound; before, below zero: the sockets that
-     * finished before the listener was bound (a UDP socket is registered, and may fail, before it is
-     * bound) count down from {@link #NOT_BOUND}, and {@link #bound} adds them up.
-     */
-    private final AtomicInteger open = new AtomicInteger(NOT_BOUND);
-
-    /** What {@link #open} counts from until the listener is bound. */
-    private static final int NOT_BOUND = Integer.MIN_VALUE / 2;
+    /** The sockets not finished yet (none is armed before the listener is bound, so none finishes before). */
+    private final AtomicInteger open = new AtomicInteger();
 
     /**
      * @param label how messages name the listener or client
@@ -249,17 +242,13 @@ final class ListenerState {
     }
 
     /**
-     * @param registered the listener's registered sockets
+     * @param registered the listener's sockets, bound and not armed yet
      * @param address where they are bound
      */
     void bound(List<SocketTurn> registered, SocketAddress address) {
         this.sockets = List.copyOf(registered);
         this.boundAddress = address;
-        // Those that finished meanwhile (a UDP socket may fail between its registration and the bind) are heard of now.
-        int left = this.open.addAndGet(registered.size() - NOT_BOUND);
-        if (left < registered.size() && !this.stopping) {
-            lost(left, null);
-        }
+        this.open.set(registered.size());
     }
 
     /** The server stops: from now on the sockets closing is expected. */
@@ -274,11 +263,9 @@ final class ListenerState {
      */
     void finished(SocketTurn socket) {
         int left = this.open.decrementAndGet();
-        if (this.stopping || left < 0) {
-            // (Below zero, the listener is not bound yet: the bind hears of it, knowing how many sockets there are.)
-            return;
+        if (!this.stopping) {
+            lost(left, socket);
         }
-        lost(left, socket);
     }
 
     /**
@@ -286,7 +273,7 @@ final class ListenerState {
      * @param left the sockets still open
      * @param socket the socket lost, {@code null} for those lost before the listener was bound
      */
-    private void lost(int left, @Nullable SocketTurn socket) {
+    private void lost(int left, SocketTurn socket) {
         if (left <= 0) {
             this.observer.stoppedServing();
             logger.log(Level.ERROR, this.label + " stopped serving: its " + ((this.sockets.size() > 1) ? "last "
@@ -295,9 +282,7 @@ final class ListenerState {
         else {
             // (The socket names itself: a TCP listener's listening socket, or a UDP listener's socket.)
             logger.log(Level.ERROR, this.label + " serves on with " + left + " of its " + this.sockets.size() + " sockets: "
-                    + ((socket != null) ? "its " + socket + " was" : (this.sockets.size() - left == 1) ? "one was"
-                            : (this.sockets.size() - left) + " were")
-                    + " closed after a failure, and the kernel spreads what arrives over the others");
+                    + "its " + socket + " was closed after a failure, and the kernel spreads what arrives over the others");
         }
     }
 

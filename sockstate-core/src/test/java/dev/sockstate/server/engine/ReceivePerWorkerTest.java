@@ -39,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -195,36 +196,30 @@ class ReceivePerWorkerTest {
     }
 
     @Test
-    void aSocketThatFailsBeforeAListenerAddedAtRunTimeIsBoundLeavesItServingOnTheOthersWithoutAStopHeard() throws Exception {
+    void aListenerAddedAtRunTimeArmsNoSocketBeforeItIsBoundSoOneWhoseArmingIsRefusedLeavesItServingOnTheOthers()
+            throws Exception {
         assumeTrue(AcceptPerWorkerTest.spreads(), "the backend spreads datagrams over sockets sharing a port");
-        AtomicLong first = new AtomicLong(-1);
-        // Once asked, the ports refuse every re-arm of the first socket.
+        // Once the listener is added, the ports refuse the first socket's arming (as epoll_ctl does past max_user_watches),
+        // which closes that socket; a socket armed before its bind would be closed while the bind still used its number.
         AtomicLong refused = new AtomicLong(-1);
-        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend(),
-                (operation, socket, key) -> operation == Operation.ENABLE && socket == refused.get());
-        CountDownLatch firstClosed = new CountDownLatch(1);
-        AtomicInteger binds = new AtomicInteger();
-        // The first socket, registered and bound, hears a datagram while the second binds; its re-arm is refused,
-        // which closes it: the bind waits until it is closed and its listener heard so, before the listener is bound.
+        AtomicInteger closes = new AtomicInteger();
+        AtomicBoolean adding = new AtomicBoolean();
+        RefusingBackend refusing = new RefusingBackend(ServerFixture.backend(), (operation, socket, key) -> adding.get()
+                && operation == Operation.ENABLE && (refused.compareAndSet(-1, socket) || refused.get() == socket));
+        CountDownLatch refusedClosed = new CountDownLatch(1);
         Backend backend = AcceptPerWorkerFailureTest.withSockets(refusing, (real, method, arguments) -> {
-            if (method.equals("bind") && binds.incrementAndGet() == 1) {
-                first.set((Long) arguments[0]);
-            }
-            else if (method.equals("bind") && binds.get() == 2) {
-                refused.set(first.get());
-                int port = ((InetSocketAddress) real.localAddress(first.get())).getPort();
-                try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-                    client.send(new DatagramPacket(new byte[] {'0'}, 1, InetAddress.getLoopbackAddress(), port));
-                    assertThat(firstClosed.await(10, TimeUnit.SECONDS)).as("the first socket closed").isTrue();
-                    // (Its listener hears of it right after the close, on the same thread.)
-                    Thread.sleep(200);
+            if (method.equals("bind") && adding.get()) {
+                // Gives a socket armed before it is bound the time to be refused and closed before its bind.
+                try {
+                    refusedClosed.await(1, TimeUnit.SECONDS);
                 }
-                catch (IOException | InterruptedException ex) {
+                catch (InterruptedException ex) {
                     throw new AssertionError(ex);
                 }
             }
-            else if (method.equals("close") && arguments[0] instanceof Long handle && handle == first.get()) {
-                firstClosed.countDown();
+            else if (method.equals("close") && arguments[0] instanceof Long handle && handle == refused.get()) {
+                closes.incrementAndGet();
+                refusedClosed.countDown();
             }
         });
         AtomicInteger stoppedServing = new AtomicInteger();
@@ -239,14 +234,18 @@ class ReceivePerWorkerTest {
                 };
             }
         };
-        // Added while the server runs: its workers serve the first socket while the second binds.
         SocketServer server = this.fixture.start(backend, AcceptPerWorkerTest.portPerWorker(2), observer);
+        int descriptors = OpenDescriptors.count();
+        adding.set(true);
         assertThat(server.addListener(perWorker("echo").trigger(Trigger.LEVEL_ONESHOT).handler(new ThreadRecordingEcho()).build()))
                 .isNotNull();
-        assertThat(refusing.refusals.get()).as("re-arms refused").isPositive();
+        assertThat(refusedClosed.await(10, TimeUnit.SECONDS)).as("the refused socket closed").isTrue();
+        assertThat(refusing.refusals.get()).as("armings refused").isPositive();
         assertThat(stoppedServing.get()).as("stops the observer heard").isZero();
         assertThat(server.listener("echo").serving()).as("serving on the other socket").isTrue();
         roundTripsFromNewSenders(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("echo").portNumber()), 8);
+        assertThat(closes.get()).as("closes of the refused socket").isEqualTo(1);
+        assertThat(OpenDescriptors.count()).as("descriptors: %s", OpenDescriptors.networkDescriptors()).isEqualTo(descriptors + 1);
     }
 
     @Test
