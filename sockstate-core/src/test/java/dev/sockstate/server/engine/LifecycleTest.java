@@ -268,8 +268,8 @@ class LifecycleTest {
                             ServerFixture.udp("udp").portNumber(taken.getLocalPort()).reuseAddress(false)
                                     .handler(UdpServingTest::reflect).build()),
                     ServerObserver.NONE);
-            // The datagram socket is registered before it binds (as the reference does): the failed bind
-            // has a registration to undo, on one of the group's two ports.
+            // The datagram socket fails its bind before it is armed, beside a TCP listener already bound:
+            // the start-up undoes both, on a group of two ports.
             assertThatExceptionOfType(ListenerBindException.class).isThrownBy(server::start)
                     .withMessageContaining("Listener 'udp' could not bind");
             assertThat(server.isRunning()).isFalse();
