@@ -165,6 +165,24 @@ public interface Connection {
     }
 
     /**
+     * Starts TLS on a connection that began in plaintext, as its protocol's STARTTLS asks, on a
+     * listener or client whose TLS starts on request ({@link Tls#withStartTls}). Typically called from
+     * the handler's call that handled the command and wrote its answer: what the handler wrote before
+     * goes out in plaintext, what it writes after is sent once the handshake ended, in order. The
+     * bytes that arrived after the command (those of the frame's read that follow it, or those the
+     * handler leaves unconsumed in the buffer of the call) are the handshake's: the handler is not
+     * handed them. From another thread (a client's application, once its request's answer came), the
+     * start is handed to the connection's thread after the writes that thread made before it. A
+     * client's connection sends its hello at once. {@link #tlsSession()} is set once the handshake
+     * succeeded; a failed one aborts the connection, and the handler's {@code onError} hears why.
+     * @throws IllegalStateException on a connection whose TLS does not start on request, or, on the
+     * connection's thread, once TLS was started (asked again from another thread, the connection fails)
+     */
+    default void startTls() {
+        throw new IllegalStateException("Connection " + id() + " has no TLS to start on request (Tls.withStartTls, ssl.start-tls)");
+    }
+
+    /**
      * @return the application protocol its TLS handshake chose (ALPN: {@code "h2"}, {@code "mqtt"}...),
      * on a connection whose listener or client names some ({@link Tls#withApplicationProtocols}), once
      * the handshake succeeded; {@code null} for none (a client that offered none, a server that picked

@@ -195,6 +195,11 @@ final class ConnectionProfile {
                 makers, builtIn, reports);
     }
 
+    /** @return whether its connections' TLS starts on their handler's request (STARTTLS) */
+    boolean startsTlsOnRequest() {
+        return this.tlsSupport != null && this.tlsSupport.startsOnRequest();
+    }
+
     /** The connections keep the time of their last traffic (a client's heartbeat watches it); before any is made. */
     void trackActivity() {
         this.tracksActivity = true;

@@ -221,6 +221,11 @@ final class Framer {
                 return;
             }
             long unfinished = frames(connection, data);
+            if (connection.tlsStarting()) {
+                // A frame's call started TLS: what follows it is the handshake's, never a frame.
+                connection.tlsRest(data);
+                return;
+            }
             if (data.hasRemaining() && delivering(connection)) {
                 int held = data.remaining();
                 hold(connection, keep(data, unfinished));
@@ -277,6 +282,11 @@ final class Framer {
         release(connection);
         connection.framingKept(SEARCHED);
         long unfinished = frames(connection, held);
+        if (connection.tlsStarting()) {
+            // A held frame's call started TLS: what followed it, held or read since, is the handshake's.
+            connection.tlsRest((held.hasRemaining() || data.hasRemaining()) ? joined(held, data) : data);
+            return false;
+        }
         if (!held.hasRemaining()) {
             return true;
         }
@@ -547,9 +557,18 @@ final class Framer {
         return grown;
     }
 
-    /** Whether frames still go to the handler: not once the connection is aborted, or closing other than for a graceful stop. */
+    /**
+     * Whether frames still go to the handler: not once the connection is aborted, or closing other than
+     * for a graceful stop, nor after a frame whose call started TLS.
+     */
     private static boolean delivering(RouteHost connection) {
-        return connection.takesInput();
+        return connection.takesInput() && !connection.tlsStarting();
+    }
+
+    /** @return the bytes of both, in order, in one buffer (consumed) */
+    private static ByteBuffer joined(ByteBuffer first, ByteBuffer second) {
+        ByteBuffer both = ByteBuffer.allocate(first.remaining() + second.remaining()).put(first).put(second);
+        return both.flip();
     }
 
     /** @return the framed replies gathered for the connection and not sent yet; its owner, else 0 */
@@ -660,7 +679,8 @@ final class Framer {
     }
 
     /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
-    private void sendGathered(RouteHost connection) {
+    /** Sends the replies gathered for the connection so far (all of them, once a read's frames are out); the owner. */
+    void sendGathered(RouteHost connection) {
         ByteBuffer gathered = connection.framingReplies();
         if (gathered == null) {
             return;

@@ -4,6 +4,7 @@ import dev.sockstate.server.Connection;
 import dev.sockstate.server.Stage;
 import dev.sockstate.server.StageContext;
 import dev.sockstate.server.engine.HandlerCalls.Callback;
+import dev.sockstate.server.engine.tls.TlsStage;
 import dev.sockstate.server.engine.turn.Handoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -42,6 +43,12 @@ final class Pipeline {
     private final Stage[] stages;
 
     private final Link[] links;
+
+    /** The route's TLS stage, where its TLS starts on the handler's request; {@code null} otherwise. */
+    private final @Nullable TlsStage startsTls;
+
+    /** Its position. */
+    private final int tlsIndex;
 
     /** Which positions (the stages, then the handler) the open reached. */
     private final boolean[] opened;
@@ -98,6 +105,60 @@ final class Pipeline {
                 closeStages(i);
                 throw ex;
             }
+        }
+        int tls = -1;
+        for (int i = 0; i < builtIn && tls < 0; i++) {
+            if (this.stages[i] instanceof TlsStage stage && stage.startsOnRequest()) {
+                tls = i;
+            }
+        }
+        this.tlsIndex = tls;
+        this.startsTls = (tls >= 0) ? (TlsStage) this.stages[tls] : null;
+    }
+
+    /** @return whether the connection's TLS starts on its handler's request ({@link Connection#startTls()}) */
+    boolean startsTlsOnRequest() {
+        return this.startsTls != null;
+    }
+
+    /**
+     * Starts TLS, as the handler asked ({@link Connection#startTls()}); a stage that cannot (its engine
+     * not made) aborts the connection.
+     * @throws IllegalStateException where TLS does not start on request, or was started already
+     */
+    void startTls() {
+        TlsStage tls = this.startsTls;
+        if (tls == null) {
+            throw new IllegalStateException("Connection " + this.connection.id() + " has no TLS to start on request (Tls.withStartTls,"
+                    + " ssl.start-tls)");
+        }
+        if (!tls.awaitsStart()) {
+            throw new IllegalStateException("TLS was started already on connection " + this.connection.id());
+        }
+        try {
+            tls.startTls();
+        }
+        catch (Throwable ex) {
+            stageFailed(this.tlsIndex, ex);
+        }
+    }
+
+    /**
+     * @return whether TLS just started and the bytes held after the command are still to be handed
+     * back ({@link #tlsRest}): nothing more is handed out above meanwhile
+     */
+    boolean tlsStarting() {
+        return this.startsTls != null && this.startsTls.awaitsRest();
+    }
+
+    /** @param rest the bytes that followed the command that started TLS: the handshake's first bytes; consumed */
+    void tlsRest(ByteBuffer rest) {
+        try {
+            this.startsTls.restAfterStart(rest);
+        }
+        catch (Throwable ex) {
+            rest.position(rest.limit());
+            stageFailed(this.tlsIndex, ex);
         }
     }
 

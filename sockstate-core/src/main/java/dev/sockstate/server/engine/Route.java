@@ -82,6 +82,17 @@ final class Route {
         }
         else {
             this.handler.call(Callback.DATA, connection, data, null);
+            if (connection.tlsStarting()) {
+                // What the handler left of the bytes after starting TLS is the handshake's.
+                connection.tlsRest(data);
+            }
+        }
+    }
+
+    /** Sends the framed replies the connection gathered so far, ahead of what it writes next; the owner. */
+    void sendGathered(RouteHost connection) {
+        if (this.framer != null) {
+            this.framer.sendGathered(connection);
         }
     }
 

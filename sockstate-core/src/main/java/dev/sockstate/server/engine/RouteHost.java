@@ -40,6 +40,15 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
         return -1;
     }
 
+    /**
+     * @return whether the handler started TLS in the call at hand ({@link Connection#startTls()}) and the
+     * bytes after its command are still to be handed back ({@link #tlsRest}): nothing more goes to the handler
+     */
+    boolean tlsStarting();
+
+    /** @param rest the bytes held after the command that started TLS: the handshake's first bytes; consumed */
+    void tlsRest(ByteBuffer rest);
+
     /** @param data bytes that passed the stages inbound: to the framing, or to the handler as they are */
     void handlerEnd(ByteBuffer data);
 

@@ -1330,6 +1330,39 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     @Override
+    public void startTls() {
+        if (!this.profile.startsTlsOnRequest()) {
+            throw new IllegalStateException("Connection " + id() + " has no TLS to start on request (Tls.withStartTls, ssl.start-tls)");
+        }
+        if (!isOwnedByCurrentThread()) {
+            // After the writes this thread handed over before, and before those it hands over after.
+            this.output.handOverStartTls();
+            return;
+        }
+        startTlsNow();
+    }
+
+    /**
+     * Starts TLS on the owning thread: the replies framed so far go out in plaintext first.
+     * @throws IllegalStateException once TLS was started
+     */
+    void startTlsNow() {
+        this.profile.route.sendGathered(this);
+        this.pipeline.startTls();
+    }
+
+    @Override
+    public boolean tlsStarting() {
+        Pipeline pipeline = this.pipeline;
+        return pipeline != null && pipeline.tlsStarting();
+    }
+
+    @Override
+    public void tlsRest(ByteBuffer rest) {
+        this.pipeline.tlsRest(rest);
+    }
+
+    @Override
     public void socketEnd(ByteBuffer data, boolean owned) {
         this.output.send(data, owned);
     }

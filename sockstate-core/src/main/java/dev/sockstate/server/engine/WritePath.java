@@ -28,6 +28,9 @@ final class WritePath {
     /** An output shutdown handed over, among the writes. */
     static final Object SHUTDOWN_OUTPUT = new Object();
 
+    /** A request: start TLS ({@link dev.sockstate.server.Connection#startTls()}), handed over by another thread. */
+    static final Object START_TLS = new Object();
+
     /** The most bytes the writes taken together gather for one send. */
     static final int CORK_ROOM = 64 * 1024;
 
@@ -117,6 +120,18 @@ final class WritePath {
             this.drainOwed = true;
         }
         Handoff.push(REQUESTS, this, copy);
+        this.connection.requestRun();
+    }
+
+    /** Hands a start of TLS over to the owner, from another thread: after the writes handed over before it. */
+    final void handOverStartTls() {
+        ConnectionExtras extras = this.connection.extrasIfMade();
+        WriteBundle writes = (extras != null) ? extras.bundle : null;
+        if (writes != null && this.connection.onItsOnlyWorker()) {
+            // The start goes after the bundle; this worker's later writes start another, after it.
+            writes.close();
+        }
+        Handoff.push(REQUESTS, this, START_TLS);
         this.connection.requestRun();
     }
 
@@ -255,6 +270,10 @@ final class WritePath {
             askFin();
             return;
         }
+        if (request == START_TLS) {
+            startTls();
+            return;
+        }
         if (request instanceof WriteBundle writes) {
             takeBundle(writes);
             return;
@@ -264,6 +283,19 @@ final class WritePath {
         takeWrite(data, true);
         // (Counted until sent or queued; bytes gathered for one send are counted nowhere until it.)
         PENDING_BYTES.getAndAdd(this, -bytes);
+    }
+
+    /** Starts TLS as another thread asked; asked again once started, the connection fails, its handler told why. */
+    private void startTls() {
+        if (this.connection.isClosing()) {
+            return;
+        }
+        try {
+            this.connection.startTlsNow();
+        }
+        catch (IllegalStateException ex) {
+            this.connection.failed(ex);
+        }
     }
 
     /**

@@ -31,6 +31,9 @@ public final class Tls {
     /** The handshake's time limit unless told otherwise. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
+    private static final String BOTH_PLAINTEXT = "TLS cannot both serve plaintext beside it (the first bytes decide) and start on"
+            + " the handler's request (STARTTLS): a connection begins one way or the other";
+
     private final Supplier<SSLContext> context;
 
     private final ClientAuth clientAuth;
@@ -48,15 +51,15 @@ public final class Tls {
     /** The application protocols (ALPN): a server's, most preferred first; a client's, offered in order. */
     private final List<String> applicationProtocols;
 
-    /** Whether a server serves a connection whose first bytes are no TLS handshake in plaintext, on the same port. */
-    private final boolean plaintextServed;
+    /** How a connection begins: with the handshake, in plaintext where its first bytes begin none, or in plaintext until its handler starts TLS. */
+    private final Opening opening;
 
     /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
     private final @Nullable ClientSide client;
 
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String @Nullable [] protocols, String @Nullable [] cipherSuites,
             Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, List<String> applicationProtocols,
-            boolean plaintextServed, @Nullable ClientSide client) {
+            Opening opening, @Nullable ClientSide client) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -65,7 +68,7 @@ public final class Tls {
         this.serverNames = serverNames;
         this.taskExecutor = taskExecutor;
         this.applicationProtocols = applicationProtocols;
-        this.plaintextServed = plaintextServed;
+        this.opening = opening;
         this.client = client;
     }
 
@@ -76,7 +79,7 @@ public final class Tls {
      */
     public static Tls server(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), false, null);
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), Opening.HANDSHAKE, null);
     }
 
     /**
@@ -94,12 +97,12 @@ public final class Tls {
      * @throws IllegalStateException for {@link ClientAuth#NEED} beside plaintext served ({@link #withPlaintextServed})
      */
     public Tls withClientAuth(@Nullable ClientAuth clientAuth) {
-        if (clientAuth == ClientAuth.NEED && this.plaintextServed) {
+        if (clientAuth == ClientAuth.NEED && this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) {
             throw new IllegalStateException("A listener that serves plaintext beside TLS cannot need client certificates"
                     + " (ClientAuth.NEED): a plaintext client would be served without one");
         }
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
-                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -109,7 +112,7 @@ public final class Tls {
      */
     public Tls withProtocols(String @Nullable ... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -120,7 +123,7 @@ public final class Tls {
      */
     public Tls withCipherSuites(String @Nullable ... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -134,7 +137,7 @@ public final class Tls {
             throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -157,7 +160,7 @@ public final class Tls {
             });
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -178,7 +181,7 @@ public final class Tls {
         Map<String, Tls> names = new LinkedHashMap<>(this.serverNames);
         names.put(serverName.toLowerCase(Locale.ROOT), named);
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.plaintextServed, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -189,7 +192,7 @@ public final class Tls {
      */
     public Tls withTaskExecutor(@Nullable Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                executor, this.applicationProtocols, this.plaintextServed, this.client);
+                executor, this.applicationProtocols, this.opening, this.client);
     }
 
     /**
@@ -207,7 +210,7 @@ public final class Tls {
      */
     public Tls withApplicationProtocols(String @Nullable ... names) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, checkedApplicationProtocols(names), this.plaintextServed, this.client);
+                this.taskExecutor, checkedApplicationProtocols(names), this.opening, this.client);
     }
 
     /**
@@ -258,13 +261,47 @@ public final class Tls {
             throw new IllegalStateException("A listener that needs client certificates (ClientAuth.NEED) cannot serve plaintext beside"
                     + " TLS: a plaintext client would be served without one");
         }
+        if (served && this.opening == Opening.PLAINTEXT_UNTIL_STARTED) {
+            throw new IllegalStateException(BOTH_PLAINTEXT);
+        }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, served, this.client);
+                this.taskExecutor, this.applicationProtocols,
+                served ? Opening.PLAINTEXT_OR_HANDSHAKE : (this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) ? Opening.HANDSHAKE : this.opening,
+                this.client);
     }
 
     /** @return whether a server serves connections whose first bytes are no TLS handshake in plaintext, on its port */
     public boolean plaintextServed() {
-        return this.plaintextServed;
+        return this.opening == Opening.PLAINTEXT_OR_HANDSHAKE;
+    }
+
+    /**
+     * Begins each connection in plaintext, as protocols that upgrade do (STARTTLS in SMTP, IMAP, XMPP,
+     * LDAP; PostgreSQL's and others' requests for TLS): the handler reads and writes plaintext until
+     * its protocol says to secure the connection, then calls {@link dev.sockstate.server.Connection#startTls()},
+     * and the handshake begins (the client's hello, on a client). What the handler wrote before the
+     * call goes out in plaintext, what it writes after once the handshake ended; the bytes that came
+     * after the command that asked for TLS are the handshake's, never handed to the handler as
+     * plaintext (a client that pipelined commands after it fails the handshake). A connection that
+     * never starts TLS stays plaintext. Client authentication, application protocols, server names
+     * and the handshake's limit (counted from the call) apply to the handshake once started.
+     * @param startTls whether connections begin in plaintext until their handler starts TLS
+     * @return a copy that begins them so, or with the handshake
+     * @throws IllegalStateException beside {@link #withPlaintextServed plaintext served}
+     */
+    public Tls withStartTls(boolean startTls) {
+        if (startTls && this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) {
+            throw new IllegalStateException(BOTH_PLAINTEXT);
+        }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, this.applicationProtocols,
+                startTls ? Opening.PLAINTEXT_UNTIL_STARTED : (this.opening == Opening.PLAINTEXT_UNTIL_STARTED) ? Opening.HANDSHAKE : this.opening,
+                this.client);
+    }
+
+    /** @return whether connections begin in plaintext until their handler starts TLS ({@link #withStartTls}) */
+    public boolean startsTlsOnRequest() {
+        return this.opening == Opening.PLAINTEXT_UNTIL_STARTED;
     }
 
     /**
@@ -277,7 +314,8 @@ public final class Tls {
      */
     public static Tls client(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), false, new ClientSide(null, true));
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), Opening.HANDSHAKE,
+                new ClientSide(null, true));
     }
 
     /**
@@ -298,7 +336,7 @@ public final class Tls {
     public Tls withServerName(@Nullable String serverName) {
         requireClient("a server name to ask for");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.plaintextServed, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
+                this.taskExecutor, this.applicationProtocols, this.opening, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
                         this.client.verifyHostname()));
     }
 
@@ -311,7 +349,7 @@ public final class Tls {
     public Tls withHostnameVerification(boolean verify) {
         requireClient("host name verification");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.plaintextServed, new ClientSide(this.client.serverName(), verify));
+                this.taskExecutor, this.applicationProtocols, this.opening, new ClientSide(this.client.serverName(), verify));
     }
 
     private void requireClient(String what) {
@@ -396,16 +434,33 @@ public final class Tls {
         if (this.client != null) {
             return "client TLS (server name " + ((this.client.serverName() != null) ? this.client.serverName() : "the host's")
                     + ", host name " + (this.client.verifyHostname() ? "checked" : "not checked") + ", handshake within "
-                    + this.handshakeTimeout + alpn() + ")";
+                    + this.handshakeTimeout + alpn() + startTls() + ")";
         }
         return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
                 : "the context's") + ", handshake within " + this.handshakeTimeout
                 + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + alpn()
-                + (this.plaintextServed ? ", plaintext served" : "") + ")";
+                + ((this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) ? ", plaintext served" : "") + startTls() + ")";
+    }
+
+    private String startTls() {
+        return (this.opening == Opening.PLAINTEXT_UNTIL_STARTED) ? ", started by the handler (STARTTLS)" : "";
     }
 
     private String alpn() {
         return this.applicationProtocols.isEmpty() ? "" : ", application protocols " + String.join(", ", this.applicationProtocols);
+    }
+
+    /** How a connection begins. */
+    private enum Opening {
+
+        /** With the handshake. */
+        HANDSHAKE,
+
+        /** With the handshake when its first byte begins one, else in plaintext for good (a server's). */
+        PLAINTEXT_OR_HANDSHAKE,
+
+        /** In plaintext, until the handler starts TLS. */
+        PLAINTEXT_UNTIL_STARTED
     }
 
     /** A client's side of the handshake. */

@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * meanwhile. A handshake that outlasts the limit ends at the stage's deadline ({@link StageContext#deadline}). A
  * graceful end of the output sends close_notify; the peer's close_notify is a hang-up. On a listener
  * that serves plaintext beside TLS, a connection whose first byte begins no handshake is opened at
- * once and passed through unchanged.
+ * once and passed through unchanged. On one whose TLS starts on request (STARTTLS), the connection is
+ * opened at once and passed through until its handler calls {@link #startTls}: the handshake then
+ * begins, and the bytes that came after the command are its first ones.
  * <p>
  * <b>Buffers.</b> Only an unfinished record is copied, into {@link #held}, as long as the record,
  * and dropped once it is whole; while tasks run the connection stops reading ({@link StageContext#holdInput}),
@@ -40,7 +42,8 @@ public final class TlsStage extends TlsPump implements Stage {
      */
     static final int MOST_HELD_HANDSHAKING = 64 * 1024;
 
-    private final long started;
+    /** When the handshake's time began: the connection's start, or the handler's start of TLS. */
+    private long started;
 
     /** The handshake's limit, cancelled once it ended. */
     private StageContext.Deadline deadline = StageContext.Deadline.NONE;
@@ -75,6 +78,21 @@ public final class TlsStage extends TlsPump implements Stage {
      */
     private boolean plaintext;
 
+    /** Plaintext passes through until the handler starts TLS ({@link #startTls}); false once it did. */
+    private boolean awaitingStart;
+
+    /**
+     * TLS started and the framing (or the handler's call) has still to hand back what it holds after
+     * the command ({@link #restAfterStart}); until then nothing more is handed out above.
+     */
+    private boolean awaitsRest;
+
+    /** Whether {@link #data} is passing plaintext on now (a start of TLS then returns to it). */
+    private boolean passingPlaintext;
+
+    /** The bytes after the command, handed back while {@link #data} passed plaintext on: the handshake's, once it returns. */
+    private @Nullable ByteBuffer rest;
+
     /** The stage failed or the connection closed: delegated tasks not begun are skipped. */
     private volatile boolean dead;
 
@@ -95,6 +113,20 @@ public final class TlsStage extends TlsPump implements Stage {
     @Override
     public void open(StageContext context) throws Exception {
         this.context = context;
+        if (this.tls.settings.startsTlsOnRequest()) {
+            // Plaintext until the handler starts TLS: neither a handshake to report nor one to time yet.
+            this.awaitingStart = true;
+            this.reported = true;
+            context.passOpen();
+            return;
+        }
+        // The limit counts from the connection's start (when the stage was made), not from this open,
+        // which a PROXY protocol header before it may have delayed.
+        beginHandshake(context);
+    }
+
+    /** Makes the engine (unless the ClientHello picks it), times the handshake from {@link #started}, and sends a client's hello. */
+    private void beginHandshake(StageContext context) throws Exception {
         if (!this.tls.byServerName && !this.tls.settings.plaintextServed()) {
             // (Otherwise the ClientHello makes it: a connection may turn out plaintext, or name a server.)
             makeEngine(this.tls.settings);
@@ -103,13 +135,64 @@ public final class TlsStage extends TlsPump implements Stage {
             // A server reads the ClientHello whole before the engine sees it (see chooseContext).
             this.hello = new TlsRecords.HelloAssembly();
         }
-        // The limit counts from the connection's start (when the stage was made), not from this open,
-        // which a PROXY protocol header before it may have delayed.
         this.deadline = context.deadline(this.tls.settings.handshakeTimeout().minusNanos(System.nanoTime() - this.started), this::expire);
         if (this.tls.settings.isClient()) {
             // A client speaks first: its hello goes out now.
             after(this.engine.getHandshakeStatus());
         }
+    }
+
+    /**
+     * The handler starts TLS on a connection that began in plaintext (STARTTLS), on its own thread:
+     * the handshake begins now, timed from now; what the framing or the handler's call holds after the
+     * command comes back through {@link #restAfterStart} as its first bytes.
+     * @throws IllegalStateException when TLS does not start on request here, or was started already
+     * @throws Exception when the engine cannot be made
+     */
+    public void startTls() throws Exception {
+        if (!this.awaitingStart) {
+            throw new IllegalStateException("TLS was started already, or began with the connection");
+        }
+        this.awaitingStart = false;
+        this.awaitsRest = true;
+        this.reported = false;
+        this.firstByteSeen = false;
+        this.started = System.nanoTime();
+        beginHandshake(this.context);
+    }
+
+    /** @return whether the connection's TLS starts on its handler's request, as its listener or client says */
+    public boolean startsOnRequest() {
+        return this.tls.settings.startsTlsOnRequest();
+    }
+
+    /** @return whether the connection is still plaintext, its TLS to be started by its handler */
+    public boolean awaitsStart() {
+        return this.awaitingStart;
+    }
+
+    /** @return whether TLS just started and the bytes after the command are still to come back ({@link #restAfterStart}) */
+    public boolean awaitsRest() {
+        return this.awaitsRest;
+    }
+
+    /**
+     * The bytes that followed the command that started TLS, as the framing or the handler's call held
+     * them: the handshake's first bytes, never the handler's plaintext.
+     * @param bytes those bytes, from position to limit; consumed (copied when kept for later)
+     * @throws Exception to abort the connection
+     */
+    public void restAfterStart(ByteBuffer bytes) throws Exception {
+        this.awaitsRest = false;
+        if (!bytes.hasRemaining()) {
+            return;
+        }
+        if (this.passingPlaintext) {
+            // data() passes plaintext on below this call: the bytes are the handshake's once it returns.
+            this.rest = TlsRecords.append(this.rest, bytes);
+            return;
+        }
+        data(this.context, bytes);
     }
 
     private void makeEngine(Tls served) throws Exception {
@@ -133,6 +216,11 @@ public final class TlsStage extends TlsPump implements Stage {
             context.passData(in);
             return;
         }
+        if (this.awaitingStart) {
+            passPlaintextUntilStarted(context, in);
+            return;
+        }
+        this.awaitsRest = false;
         if (!this.firstByteSeen && in.hasRemaining()) {
             this.firstByteSeen = true;
             if (!TlsRecords.mayStartHello(in.get(in.position()))) {
@@ -210,6 +298,32 @@ public final class TlsStage extends TlsPump implements Stage {
             in.position(in.limit());
         }
         return !this.failed;
+    }
+
+    /**
+     * Passes plaintext on before TLS started; when the handler starts it meanwhile, what came after the
+     * command (handed back, or left in the bytes) begins the handshake.
+     */
+    private void passPlaintextUntilStarted(StageContext context, ByteBuffer in) throws Exception {
+        this.passingPlaintext = true;
+        try {
+            context.passData(in);
+        }
+        finally {
+            this.passingPlaintext = false;
+        }
+        if (this.awaitingStart || this.failed) {
+            return;
+        }
+        this.awaitsRest = false;
+        ByteBuffer rest = this.rest;
+        if (rest != null) {
+            this.rest = null;
+            data(context, rest.flip());
+        }
+        if (in.hasRemaining() && !this.failed) {
+            data(context, in);
+        }
     }
 
     /** The connection is plaintext from its first byte on: opened without a handshake, then passed through. */
@@ -346,7 +460,7 @@ public final class TlsStage extends TlsPump implements Stage {
 
     @Override
     public void write(StageContext context, ByteBuffer data) {
-        if (this.plaintext) {
+        if (this.plaintext || this.awaitingStart) {
             context.write(data);
             return;
         }
@@ -384,7 +498,7 @@ public final class TlsStage extends TlsPump implements Stage {
 
     @Override
     public void hangup(StageContext context) {
-        if (this.plaintext) {
+        if (this.plaintext || this.awaitingStart) {
             context.passHangup();
             return;
         }
@@ -447,6 +561,7 @@ public final class TlsStage extends TlsPump implements Stage {
             closeOutbound();
         }
         this.held = null;
+        this.rest = null;
         this.waitingWrites = null;
         this.context.abort(cause);
     }
@@ -473,11 +588,12 @@ public final class TlsStage extends TlsPump implements Stage {
             report(false, "closed");
         }
         this.held = null;
+        this.rest = null;
         this.waitingWrites = null;
     }
 
     /** @return whether the stage holds a buffer of its own now; for tests of an idle connection */
     public boolean holdsBuffers() {
-        return this.held != null || this.waitingWrites != null;
+        return this.held != null || this.rest != null || this.waitingWrites != null;
     }
 }

@@ -266,4 +266,9 @@ public final class TlsSupport {
         }
         return "protocol";
     }
+
+    /** @return whether connections begin in plaintext until their handler starts TLS (STARTTLS) */
+    public boolean startsOnRequest() {
+        return this.settings.startsTlsOnRequest();
+    }
 }
