@@ -158,6 +158,9 @@ public class ClientProperties extends ConnectionProperties {
         /** Application protocols offered in the handshake (ALPN), in order; the server's choice is the connection's applicationProtocol(). */
         private List<String> applicationProtocols = new ArrayList<>();
 
+        /** Whether connections begin in plaintext until the handler, or the application, calls startTls() on them (STARTTLS). */
+        private boolean startTls;
+
         public @Nullable String getBundle() {
             return this.bundle;
         }
@@ -196,6 +199,14 @@ public class ClientProperties extends ConnectionProperties {
 
         public void setApplicationProtocols(List<String> applicationProtocols) {
             this.applicationProtocols = applicationProtocols;
+        }
+
+        public boolean isStartTls() {
+            return this.startTls;
+        }
+
+        public void setStartTls(boolean startTls) {
+            this.startTls = startTls;
         }
     }
 

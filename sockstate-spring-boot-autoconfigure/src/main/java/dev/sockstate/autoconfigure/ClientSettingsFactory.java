@@ -141,6 +141,7 @@ final class ClientSettingsFactory {
                     path + "handshake-timeout", ssl.getHandshakeTimeout(), "A handshake timeout bounds a TLS handshake: set the client's ssl.bundle too.");
             require(ssl.getApplicationProtocols().isEmpty(), path + "application-protocols", ssl.getApplicationProtocols(),
                     "Application protocols are offered in a TLS handshake: set the client's ssl.bundle too.");
+            require(!ssl.isStartTls(), path + "start-tls", true, "Starting TLS needs TLS to start: set the client's ssl.bundle too.");
             return null;
         }
         Duration handshakeTimeout = ssl.getHandshakeTimeout();
@@ -165,7 +166,8 @@ final class ClientSettingsFactory {
         }
         return Tls.client(context).withServerName(ssl.getServerName()).withHostnameVerification(ssl.isVerifyHostname())
                 .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers)
-                .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()));
+                .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
+                .withStartTls(ssl.isStartTls());
     }
 
     private static void require(boolean valid, String property, @Nullable Object value, String reason) {

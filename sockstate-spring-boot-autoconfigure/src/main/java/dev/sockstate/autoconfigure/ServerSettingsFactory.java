@@ -94,7 +94,8 @@ final class ServerSettingsFactory {
     ListenerKind kind(String name, ListenerProperties listener) {
         return new ListenerKind(listener.getProtocol(), listener.getFraming().getType() != FramingType.NONE, this.messageMapper,
                 ListenerAddress.of(PREFIX + "listeners." + name + ".address", listener.getAddress()).isUnix(),
-                List.copyOf(listener.getSsl().getApplicationProtocols()), listener.getSsl().isServePlaintext());
+                List.copyOf(listener.getSsl().getApplicationProtocols()), listener.getSsl().isServePlaintext(),
+                listener.getSsl().getBundle() != null && listener.getSsl().isStartTls());
     }
 
     /**
@@ -469,6 +470,7 @@ final class ServerSettingsFactory {
                     "Application protocols are negotiated in a TLS handshake: set the listener's ssl.bundle too.");
             require(!ssl.isServePlaintext(), path + "serve-plaintext", true,
                     "A listener without TLS serves plaintext already: set the listener's ssl.bundle too, or remove serve-plaintext.");
+            require(!ssl.isStartTls(), path + "start-tls", true, "Starting TLS needs TLS to start: set the listener's ssl.bundle too.");
             return null;
         }
         require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
@@ -479,10 +481,13 @@ final class ServerSettingsFactory {
         require(!ssl.isServePlaintext() || ssl.getClientAuth() != Tls.ClientAuth.NEED, path + "serve-plaintext", true,
                 "A listener whose client-auth is need cannot serve plaintext beside TLS: a plaintext client would be served without"
                         + " a certificate. Set client-auth to want, or remove serve-plaintext.");
+        require(!ssl.isStartTls() || !ssl.isServePlaintext(), path + "start-tls", true,
+                "A connection begins either with the handshake or in plaintext, as the first bytes decide (serve-plaintext), or in"
+                        + " plaintext until its handler starts TLS (start-tls), not both ways: remove one of them.");
         Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
                 .withHandshakeTimeout(ssl.getHandshakeTimeout())
                 .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
-                .withPlaintextServed(ssl.isServePlaintext());
+                .withPlaintextServed(ssl.isServePlaintext()).withStartTls(ssl.isStartTls());
         for (int i = 0; i < ssl.getServerNameBundles().size(); i++) {
             SslProperties.ServerNameBundle named = ssl.getServerNameBundles().get(i);
             String property = path + "server-name-bundles[" + i + "]";

@@ -24,6 +24,9 @@ public class SslProperties {
     /** Whether a connection whose first bytes are no TLS handshake is served in plaintext on the same port (one port for both, as during a migration to TLS); refused with an alert when off. */
     private boolean servePlaintext;
 
+    /** Whether connections begin in plaintext until their handler calls startTls() on them, as protocols with STARTTLS do. */
+    private boolean startTls;
+
     /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
@@ -65,6 +68,14 @@ public class SslProperties {
 
     public void setServePlaintext(boolean servePlaintext) {
         this.servePlaintext = servePlaintext;
+    }
+
+    public boolean isStartTls() {
+        return this.startTls;
+    }
+
+    public void setStartTls(boolean startTls) {
+        this.startTls = startTls;
     }
 
     public List<ServerNameBundle> getServerNameBundles() {

@@ -86,7 +86,7 @@ public class SockstateEndpoint {
         }
         return new TlsDescriptor(this.bundleOf.apply(settings.name()), tls.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
                 (tls.protocols() != null) ? List.of(tls.protocols()) : List.of(), tls.serverNames().keySet(), tls.applicationProtocols(),
-                tls.plaintextServed());
+                tls.plaintextServed(), tls.startsTlsOnRequest());
     }
 
     /** @return what the servers look like now */
@@ -370,8 +370,9 @@ public class SockstateEndpoint {
      * @param serverNames the server names (SNI) with a bundle of their own
      * @param applicationProtocols the application protocols it negotiates (ALPN), most preferred first
      * @param plaintextServed whether it serves plaintext connections on the same port
+     * @param startTls whether its connections begin in plaintext until their handler starts TLS (STARTTLS)
      */
     public record TlsDescriptor(@Nullable String bundle, String clientAuth, List<String> protocols, Set<String> serverNames,
-            List<String> applicationProtocols, boolean plaintextServed) {
+            List<String> applicationProtocols, boolean plaintextServed, boolean startTls) {
     }
 }

@@ -44,9 +44,25 @@ public final class SocketHandlers {
      * @param unix whether it is on a Unix domain socket, whose addresses are no {@code InetSocketAddress}
      * @param applicationProtocols the application protocols its TLS negotiates (ALPN), which handler beans may name; empty for none
      * @param plaintextServed whether its TLS serves plaintext connections beside it, which have no application protocol
+     * @param startTls whether its TLS starts on the handler's request (STARTTLS): its connections open in plaintext,
+     * before any application protocol is negotiated
      */
     public record ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix,
-            List<String> applicationProtocols, boolean plaintextServed) {
+            List<String> applicationProtocols, boolean plaintextServed, boolean startTls) {
+
+        /**
+         * A listener whose TLS, if any, begins with the connection.
+         * @param protocol its transport
+         * @param framed whether its TCP connections are framed
+         * @param mapper reads and writes its messages of other types, or {@code null}
+         * @param unix whether it is on a Unix domain socket
+         * @param applicationProtocols the application protocols its TLS negotiates; empty for none
+         * @param plaintextServed whether its TLS serves plaintext connections beside it
+         */
+        public ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix,
+                List<String> applicationProtocols, boolean plaintextServed) {
+            this(protocol, framed, mapper, unix, applicationProtocols, plaintextServed, false);
+        }
 
         /**
          * A listener that negotiates no application protocol.
@@ -56,7 +72,7 @@ public final class SocketHandlers {
          * @param unix whether it is on a Unix domain socket
          */
         public ListenerKind(Protocol protocol, boolean framed, @Nullable MessageMapper mapper, boolean unix) {
-            this(protocol, framed, mapper, unix, List.of(), false);
+            this(protocol, framed, mapper, unix, List.of(), false, false);
         }
 
         /**
@@ -144,6 +160,14 @@ public final class SocketHandlers {
                                 : kind.applicationProtocols().isEmpty()
                                 ? "Name it in sockstate.listeners." + listener + ".ssl.application-protocols (with ssl.bundle)."
                                 : "Name one of its ssl.application-protocols " + kind.applicationProtocols() + ", or add it there.");
+            }
+            if (!applicationProtocol.isEmpty() && kind.startTls()) {
+                throw new SocketHandlerDefinitionException("Bean '" + beanName + "' serves the '" + applicationProtocol
+                        + "' connections of listener '" + listener + "', whose TLS starts on the handler's request: its connections"
+                        + " open in plaintext, before any application protocol is negotiated",
+                        "Serve the listener with one @SocketHandler(\"" + listener + "\") bean naming no application protocol (it reads"
+                                + " connection.applicationProtocol() once TLS started), or remove sockstate.listeners." + listener
+                                + ".ssl.start-tls.");
             }
             Map<String, String> beansByProtocol = beansOfListener.computeIfAbsent(listener, (name) -> new LinkedHashMap<>());
             String other = beansByProtocol.putIfAbsent(applicationProtocol, beanName);
