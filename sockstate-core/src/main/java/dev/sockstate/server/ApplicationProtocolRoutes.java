@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The handler {@link ConnectionHandler#byApplicationProtocol} makes: each call goes to the handler of
  * the connection's application protocol, which its handshake chose before the open and which never
- * changes after it.
+ * changes after it (a listener whose TLS starts on request, after the open, refuses it).
  */
 final class ApplicationProtocolRoutes implements ConnectionHandler {
 

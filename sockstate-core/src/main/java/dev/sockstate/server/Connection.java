@@ -171,8 +171,11 @@ public interface Connection {
      * goes out in plaintext, what it writes after is sent once the handshake ended, in order. The
      * bytes that arrived after the command (those of the frame's read that follow it, or those the
      * handler leaves unconsumed in the buffer of the call) are the handshake's: the handler is not
-     * handed them. From another thread (a client's application, once its request's answer came), the
-     * start is handed to the connection's thread after the writes that thread made before it. A
+     * handed them (nor are what the listener's own stages pass on after it, in the same read). From
+     * another thread the start is handed to the connection's thread after the writes that thread made
+     * before it; what arrived meanwhile is read as plaintext still, so a client whose protocol must not
+     * read anything after the server's answer in plaintext starts TLS where the answer is read: in its
+     * handler, or in the request's {@code ReplyHandler}, which runs on the connection's thread. A
      * client's connection sends its hello at once. {@link #tlsSession()} is set once the handshake
      * succeeded; a failed one aborts the connection, and the handler's {@code onError} hears why.
      * @throws IllegalStateException on a connection whose TLS does not start on request, or, on the

@@ -17,7 +17,8 @@ public interface ConnectionHandler {
      * handshake chose ({@link Connection#applicationProtocol()}, ALPN), for a listener that serves
      * several protocols on one port ({@link dev.sockstate.server.tls.Tls#withApplicationProtocols}).
      * A connection with none, or one the map has no handler for, goes to {@code otherwise}; without
-     * that, it is closed as it opens.
+     * that, it is closed as it opens. A listener whose TLS starts on request ({@code Tls.withStartTls})
+     * refuses it: its connections open in plaintext, before any protocol is negotiated.
      * @param handlers the handlers by application protocol name
      * @param otherwise the handler of the other connections, {@code null} to close them
      * @return the handler that picks one by the connection's application protocol

@@ -170,6 +170,16 @@ final class ListenerChecks {
         require(tls == null || !tls.isClient(), name, Setting.TLS, tls, "a server's TLS (Tls.server): a client's is for ClientSettings");
     }
 
+    /**
+     * Refuses handlers chosen by application protocol beside TLS started on request: the connection opens
+     * in plaintext, before any protocol is negotiated, and its handler could not change after the open.
+     */
+    static void routesByApplicationProtocol(String name, @Nullable Tls tls, @Nullable ConnectionHandler connectionHandler) {
+        require(!(connectionHandler instanceof ApplicationProtocolRoutes) || tls == null || !tls.startsTlsOnRequest(), name, Setting.HANDLER,
+                "handlers chosen by application protocol", "one handler where TLS starts on request (Tls.withStartTls): its"
+                        + " connections open in plaintext, before an application protocol is negotiated");
+    }
+
     private static void require(boolean valid, String name, Setting setting, @Nullable Object value, String expected) {
         if (!valid) {
             throw InvalidSettingException.mustBe(name, setting, value, expected);

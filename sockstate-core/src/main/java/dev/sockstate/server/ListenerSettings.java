@@ -483,6 +483,7 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
             Trigger chosen = ListenerChecks.trigger(this.name, this.protocol, this.trigger, this.exclusiveEdge, connection.handlerExecutor());
             int filter = ListenerChecks.events(this.name, this.protocol, this.events);
             ListenerChecks.handlers(this.name, this.protocol, this.connectionHandler, this.datagramHandler);
+            ListenerChecks.routesByApplicationProtocol(this.name, connection.tls(), this.connectionHandler);
             return new ListenerSettings(this.name, this.protocol, this.address, this.portNumber, this.unixPath, permissions,
                     this.backlog, chosen, this.exclusiveEdge, filter, this.reuseAddress, this.reusePort, this.fastOpenQueue,
                     this.maxConnections, this.connectionHandler, this.datagramHandler, this.maxDatagramsInFlight, this.receiveBatch,

@@ -211,6 +211,12 @@ final class Framer {
         // The frames' calls are one run: timed together or call by call, the read's clock for the requests they send.
         long outer = RunClock.startRun(this.handler.summing(), this.handler.summingRequests());
         try {
+            if (connection.tlsStarting()) {
+                // TLS started and what follows the command still comes (a stage passes a read on in pieces, or the
+                // start came between reads): it is the handshake's, with whatever the framing kept, never a frame.
+                handBackToTls(connection, data);
+                return;
+            }
             if (connection.framingKept() == HELD && !releaseHeld(connection, data)) {
                 return;
             }
@@ -259,6 +265,23 @@ final class Framer {
             connection.framingGathers(false);
             sendGathered(connection);
         }
+    }
+
+    /** Hands the bytes the framing kept for the connection, then these, to its TLS as the handshake's; consumed. */
+    private void handBackToTls(RouteHost connection, ByteBuffer data) {
+        ByteBuffer kept = connection.framingPartial();
+        if (kept == null) {
+            // (Nor is the rest of a refused frame skipped any more: what comes is the handshake's.)
+            connection.framingSkip(0);
+            connection.framingKept(SEARCHED);
+            connection.tlsRest(data);
+            return;
+        }
+        ByteBuffer held = kept.flip();
+        release(connection);
+        connection.framingKept(SEARCHED);
+        forgetProgress(connection);
+        connection.tlsRest(joined(held, data));
     }
 
     /**
@@ -678,8 +701,10 @@ final class Framer {
         return true;
     }
 
-    /** Sends the replies gathered for the connection, if any, and gives their buffer back. */
-    /** Sends the replies gathered for the connection so far (all of them, once a read's frames are out); the owner. */
+    /**
+     * Sends the replies gathered for the connection, if any, and gives their buffer back: once a read's
+     * frames are out, or before TLS starts; the owner.
+     */
     void sendGathered(RouteHost connection) {
         ByteBuffer gathered = connection.framingReplies();
         if (gathered == null) {

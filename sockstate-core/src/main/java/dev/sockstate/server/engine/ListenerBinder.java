@@ -77,7 +77,7 @@ final class ListenerBinder {
             throw new ListenerBindException(settings.name(), target, ex.reason(), ex);
         }
         long handle = openListening(settings, target, dualStack, settings.reusePort());
-        SocketTurn registered = null;
+        SocketTurn socket;
         try {
             if (settings.protocol() == Protocol.UDP) {
                 if (multicast) {
@@ -87,39 +87,29 @@ final class ListenerBinder {
                 }
                 // Bound before it is armed (its first arming reads what came meanwhile), and armed once its listener
                 // is bound: nothing closes the socket while it binds, nor is it lost before the listener knows it.
-                UdpSocket socket = new UdpSocket(listener, listener.profile.home(), handle, coalesce);
+                socket = new UdpSocket(listener, listener.profile.home(), handle, coalesce);
                 this.sockets.bind(handle, target);
                 if (multicast) {
                     MulticastMembership.join(this.sockets, handle, multicastInterface, settings.multicast());
                 }
                 listener.bound(List.of(socket), this.sockets.localAddress(handle));
-                registered = socket;
-                register(listener, registered);
             }
             else {
                 this.sockets.bind(handle, target);
                 this.sockets.listen(handle, settings.backlog());
                 SocketAddress bound = this.sockets.localAddress(handle);
                 // Known before it is armed: a failure of its first arming is then the listener's last socket failing.
-                TcpAcceptor acceptor = new TcpAcceptor(listener, listener.profile.home(), handle, 0, inheritedOptions(settings, target));
-                listener.bound(List.of(acceptor), bound);
-                registered = acceptor;
-                register(listener, registered);
+                socket = new TcpAcceptor(listener, listener.profile.home(), handle, 0, inheritedOptions(settings, target));
+                listener.bound(List.of(socket), bound);
             }
-            return List.of(registered);
         }
         catch (NativeIoException ex) {
-            if (registered != null) {
-                // Closes the socket once and takes it out of the table, so the teardown does not close it again;
-                // a listener that never served did not stop serving.
-                listener.stopping();
-                registered.forceFinish();
-            }
-            else {
-                closeQuietly(handle);
-            }
+            // Neither armed nor in the table yet: its descriptor is all there is to close.
+            closeQuietly(handle);
             throw new ListenerBindException(settings.name(), target, ex);
         }
+        registerAll(listener, List.of(socket));
+        return List.of(socket);
     }
 
     /**
@@ -155,7 +145,7 @@ final class ListenerBinder {
             }
             throw new ListenerBindException(settings.name(), target, ex);
         }
-        SocketTurn registered = null;
+        SocketTurn socket;
         boolean bound = false;
         boolean published = privatePath == null;
         UnixSocketFile fileMade = null;
@@ -186,22 +176,12 @@ final class ListenerBinder {
             step = "its socket file could not be read after the bind";
             fileMade = UnixSocketFile.made(path);
             listener.socketFile(fileMade);
-            SocketTurn socket = (datagrams != null) ? datagrams : new TcpAcceptor(listener, listener.profile.home(), handle, 0, options);
+            socket = (datagrams != null) ? datagrams : new TcpAcceptor(listener, listener.profile.home(), handle, 0, options);
             listener.bound(List.of(socket), target);
-            registered = socket;
-            register(listener, registered);
-            return registered;
         }
         catch (IOException ex) {
-            if (registered != null) {
-                // Closes the socket once and takes it out of the table, so the teardown does not close it again;
-                // a listener that never served did not stop serving.
-                listener.stopping();
-                registered.forceFinish();
-            }
-            else {
-                closeQuietly(handle);
-            }
+            // Neither armed nor in the table yet: its descriptor is all there is to close.
+            closeQuietly(handle);
             if (fileMade != null) {
                 fileMade.remove(settings.name());
             }
@@ -219,6 +199,14 @@ final class ListenerBinder {
                     ? "a file was put at its path while its socket was bound; it is refused rather than replaced"
                     : step + ": " + ex, ex);
         }
+        try {
+            registerAll(listener, List.of(socket));
+        }
+        catch (RuntimeException ex) {
+            fileMade.remove(settings.name());
+            throw ex;
+        }
+        return socket;
     }
 
     /**
@@ -325,7 +313,7 @@ final class ListenerBinder {
                 closeQuietly(handle);
             }
             if (ex instanceof NativeIoException failure) {
-                throw new ListenerBindException(settings.name(), target, failure);
+                throw new ListenerBindException(settings.name(), where, failure);
             }
             throw (RuntimeException) ex;
         }

@@ -269,9 +269,9 @@ final class ListenerState {
     }
 
     /**
-     * Says that sockets were lost after a failure: the last one's loss stops the listener serving.
+     * Says that a socket was lost after a failure: the last one's loss stops the listener serving.
      * @param left the sockets still open
-     * @param socket the socket lost, {@code null} for those lost before the listener was bound
+     * @param socket the socket lost
      */
     private void lost(int left, SocketTurn socket) {
         if (left <= 0) {

@@ -123,10 +123,11 @@ final class Pipeline {
 
     /**
      * Starts TLS, as the handler asked ({@link Connection#startTls()}); a stage that cannot (its engine
-     * not made) aborts the connection.
+     * not made) aborts the connection. Nothing starts on a connection that is closed.
+     * @param before what goes out first, in plaintext (the replies framed so far)
      * @throws IllegalStateException where TLS does not start on request, or was started already
      */
-    void startTls() {
+    void startTls(Runnable before) {
         TlsStage tls = this.startsTls;
         if (tls == null) {
             throw new IllegalStateException("Connection " + this.connection.id() + " has no TLS to start on request (Tls.withStartTls,"
@@ -135,6 +136,10 @@ final class Pipeline {
         if (!tls.awaitsStart()) {
             throw new IllegalStateException("TLS was started already on connection " + this.connection.id());
         }
+        if (dead()) {
+            return;
+        }
+        before.run();
         try {
             tls.startTls();
         }

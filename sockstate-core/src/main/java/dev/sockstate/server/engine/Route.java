@@ -80,6 +80,10 @@ final class Route {
         if (this.framer != null) {
             this.framer.inbound(connection, data);
         }
+        else if (connection.tlsStarting()) {
+            // TLS started and what follows the command still comes (a stage passes a read on in pieces): the handshake's.
+            connection.tlsRest(data);
+        }
         else {
             this.handler.call(Callback.DATA, connection, data, null);
             if (connection.tlsStarting()) {

@@ -1347,8 +1347,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      * @throws IllegalStateException once TLS was started
      */
     void startTlsNow() {
-        this.profile.route.sendGathered(this);
-        this.pipeline.startTls();
+        this.pipeline.startTls(() -> this.profile.route.sendGathered(this));
     }
 
     @Override

@@ -211,7 +211,7 @@ class ReceivePerWorkerTest {
             if (method.equals("bind") && adding.get()) {
                 // Gives a socket armed before it is bound the time to be refused and closed before its bind.
                 try {
-                    refusedClosed.await(1, TimeUnit.SECONDS);
+                    refusedClosed.await(300, TimeUnit.MILLISECONDS);
                 }
                 catch (InterruptedException ex) {
                     throw new AssertionError(ex);

@@ -1,13 +1,17 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.Stage;
+import dev.sockstate.server.StageContext;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.Framing;
@@ -22,8 +26,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
@@ -34,6 +41,8 @@ import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * STARTTLS on the real backend: a connection of a listener whose TLS starts on request speaks
@@ -51,9 +60,12 @@ class StartTlsTest {
         this.fixture = new TlsFixture();
     }
 
+    private final ExecutorService executor = Executors.newFixedThreadPool(2);
+
     @AfterEach
     void stop() throws Exception {
         this.fixture.close();
+        this.executor.shutdownNow();
     }
 
     private SocketServer start(ConnectionHandler handler) throws Exception {
@@ -65,13 +77,22 @@ class StartTlsTest {
                 (listener) -> listener.framing(Framing.line()));
     }
 
-    @Test
-    void aHandlerStartsTlsAfterItsAnswerAndTheClientGoesOnOverTls() throws Exception {
-        Upgrading handler = new Upgrading();
-        SocketServer server = start(handler);
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "framed", "unframed", "framed on a handler executor" })
+    void aHandlerStartsTlsAfterItsAnswerAndTheClientGoesOnOverTls(String route) throws Exception {
+        boolean framed = route.startsWith("framed");
+        Upgrading handler = new Upgrading(framed);
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withStartTls(true), handler, (listener) -> {
+            ListenerSettings.Builder routed = framed ? listener.framing(Framing.line()) : listener;
+            return route.endsWith("executor") ? routed.handlerExecutor(this.executor) : routed;
+        });
         Socket plain = this.fixture.plain(server);
         assertThat(ask(plain, "HELLO\n", "plain HELLO\n")).isEqualTo("plain HELLO\n");
-        assertThat(ask(plain, "STARTTLS\n", READY)).isEqualTo(READY);
+        // The command in two reads.
+        plain.getOutputStream().write("START".getBytes(StandardCharsets.US_ASCII));
+        plain.getOutputStream().flush();
+        Thread.sleep(50);
+        assertThat(ask(plain, "TLS\n", READY)).isEqualTo(READY);
         SSLSocket secure = overTls(plain, server);
         secure.startHandshake();
         assertThat(secure.getSession().getProtocol()).isEqualTo("TLSv1.3");
@@ -113,11 +134,25 @@ class StartTlsTest {
         assertThat(this.fixture.handshakes).containsExactly("ok");
     }
 
-    @Test
-    void plaintextPipelinedAfterTheCommandFailsTheHandshakeAndNeverReachesTheHandler() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "as read", "through a stage that passes each read on in two pieces" })
+    void plaintextPipelinedAfterTheCommandFailsTheHandshakeAndNeverReachesTheHandler(String route) throws Exception {
         assumeFalse(MisbehavingBackend.asked(), "a failed handshake's alert is sent as far as the socket takes it at once: a short write cuts it");
         Upgrading handler = new Upgrading();
-        SocketServer server = start(handler);
+        Stage halves = new Stage() {
+            @Override
+            public void data(StageContext context, ByteBuffer data) {
+                int end = data.limit();
+                data.limit(data.position() + data.remaining() / 2);
+                context.passData(data);
+                data.limit(end);
+                context.passData(data);
+            }
+        };
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withStartTls(true), handler, (listener) -> {
+            ListenerSettings.Builder framed = listener.framing(Framing.line());
+            return route.equals("as read") ? framed : framed.stage(() -> halves);
+        });
         Socket plain = this.fixture.plain(server);
         // A command injected behind STARTTLS (a man in the middle's) would run as if sent over TLS if it were handed on.
         plain.getOutputStream().write("STARTTLS\nMAIL FROM:<mallory@example.org>\n".getBytes(StandardCharsets.US_ASCII));
@@ -139,15 +174,22 @@ class StartTlsTest {
         assertThat(ask(plain, "HELLO\n", "plain HELLO\n")).isEqualTo("plain HELLO\n");
         Thread.sleep(600);
         assertThat(ask(plain, "STARTTLS\n", READY)).as("plaintext longer than the handshake timeout").isEqualTo(READY);
-        // No hello: the handshake started is closed at its limit (an alert, maybe, then the end or a reset).
-        byte[] end = readAll(plain.getInputStream());
+        assertThat(ask(overTls(plain, server), "HELLO\n", "TLSv1.3 HELLO\n")).as("a handshake right after the start")
+                .isEqualTo("TLSv1.3 HELLO\n");
+        // No hello after the start: the handshake is closed at its limit.
+        Socket silent = this.fixture.plain(server);
+        assertThat(ask(silent, "STARTTLS\n", READY)).isEqualTo(READY);
+        byte[] end = readAll(silent.getInputStream());
         assertThat(end.length == 0 || end[0] == 21).as("nothing but an alert before the end").isTrue();
         ServerFixture.await(() -> this.fixture.handshakes.contains("timeout"), "the timed-out handshake counted");
+        assertThat(this.fixture.handshakes).containsExactly("ok", "timeout");
         assertThat(handler.errors).singleElement().satisfies((error) -> assertThat(error).hasMessageContaining("did not end within"));
     }
 
     @Test
     void opensslStartsTlsOnAnSmtpDialog() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "s_client reads the answer to STARTTLS with one read: an answer the faults cut in"
+                + " two leaves its rest to be taken for the handshake's first record");
         String openssl = TlsOpensslTest.openssl();
         Smtp handler = new Smtp();
         SocketServer server = start(handler);
@@ -206,6 +248,11 @@ class StartTlsTest {
         assertThatIllegalStateException().isThrownBy(() -> Tls.server(() -> null).withPlaintextServed(true).withStartTls(true))
                 .withMessageContaining("cannot both serve plaintext beside it");
         assertThat(Tls.server(() -> null).withStartTls(true).withStartTls(false).startsTlsOnRequest()).isFalse();
+        ConnectionHandler echo = new EchoHandler();
+        assertThatExceptionOfType(InvalidSettingException.class).isThrownBy(() -> ServerFixture.tcp("routed")
+                .tls(Tls.server(() -> null).withStartTls(true).withApplicationProtocols("h2"))
+                .handler(ConnectionHandler.byApplicationProtocol(Map.of("h2", echo), echo)).build())
+                .withMessageContaining("one handler where TLS starts on request");
     }
 
     @Test
@@ -224,6 +271,48 @@ class StartTlsTest {
         assertThat(client.request("HELLO", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("TLSv1.3 HELLO");
         assertThat(client.connection().tlsSession().getProtocol()).isEqualTo("TLSv1.3");
         assertThat(handler.lines).containsExactly("HELLO", "STARTTLS", "HELLO");
+    }
+
+    @Test
+    void aClientThatStartsTlsInItsReplysHandlerTakesWhatFollowsTheReplyAsTheHandshakesNeverAsAFrame() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "the answer and the injected line must reach the client in one read");
+        // A server that injects a plaintext line behind its answer to STARTTLS, as a man in the middle would.
+        Upgrading injecting = new Upgrading() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                if (StandardCharsets.US_ASCII.decode(data.duplicate()).toString().equals("STARTTLS")) {
+                    data.position(data.limit());
+                    connection.write(READY.trim().getBytes(StandardCharsets.US_ASCII));
+                    connection.write("250 INJECTED".getBytes(StandardCharsets.US_ASCII));
+                    connection.startTls();
+                    return;
+                }
+                super.onData(connection, data);
+            }
+        };
+        int port = start(injecting).listener("tls").portNumber();
+        Queue<String> unsolicited = new ConcurrentLinkedQueue<>();
+        ConnectionHandler hearing = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                unsolicited.add(text(data));
+            }
+        };
+        ClientSettings settings = ClientSettings.builder("upgrading").address("localhost", port).framing(Framing.line()).handler(hearing)
+                .tls(Tls.client(this.fixture.certificates.context(null)).withStartTls(true)).build();
+        SocketClient client = this.fixture.servers.startWithClients(List.of(settings), ServerObserver.NONE).client("upgrading");
+        ServerFixture.await(() -> client.connections().size() == 1, "the client to connect");
+        Connection first = client.connection();
+        java.util.concurrent.CompletableFuture<String> answered = new java.util.concurrent.CompletableFuture<>();
+        client.request("STARTTLS", (reply, failure) -> {
+            // The reply's handler runs on the connection's thread as the reply arrives: the start is at once.
+            answered.complete((reply != null) ? text(reply) : String.valueOf(failure));
+            client.connection().startTls();
+        });
+        assertThat(answered.get(10, TimeUnit.SECONDS)).isEqualTo(READY.trim());
+        ServerFixture.await(() -> !first.isOpen(), "the connection whose handshake met plaintext closed");
+        assertThat(unsolicited).as("frames handed to the client's handler").isEmpty();
+        assertThat(first.tlsSession()).isNull();
     }
 
     private SSLSocket overTls(Socket plain, SocketServer server) throws Exception {
@@ -264,9 +353,22 @@ class StartTlsTest {
      * Answers each line with the connection's TLS protocol ("plain" before) and the line; answers
      * STARTTLS with {@link #READY}, then starts TLS; TWICE starts it twice.
      */
-    static final class Upgrading extends EchoHandler {
+    static class Upgrading extends EchoHandler {
+
+        /** Whether the route frames lines: without, the handler takes a read's line and ends its answers itself. */
+        private final boolean framed;
+
+        private final StringBuilder unframed = new StringBuilder();
 
         final Queue<String> lines = new ConcurrentLinkedQueue<>();
+
+        Upgrading() {
+            this(true);
+        }
+
+        Upgrading(boolean framed) {
+            this.framed = framed;
+        }
 
         final Queue<Throwable> refusals = new ConcurrentLinkedQueue<>();
 
@@ -280,10 +382,28 @@ class StartTlsTest {
 
         @Override
         public void onData(Connection connection, ByteBuffer data) {
-            String line = text(data);
+            String line;
+            if (this.framed) {
+                line = text(data);
+            }
+            else {
+                // One line at most: what follows its end is left in the buffer (the handshake's, after STARTTLS).
+                while (data.hasRemaining()) {
+                    char next = (char) data.get();
+                    if (next == '\n') {
+                        break;
+                    }
+                    this.unframed.append(next);
+                }
+                if (data.position() == 0 || data.get(data.position() - 1) != '\n') {
+                    return;
+                }
+                line = this.unframed.toString();
+                this.unframed.setLength(0);
+            }
             this.lines.add(line);
             if (line.equals("STARTTLS") || line.equals("TWICE")) {
-                connection.write(READY.substring(0, READY.length() - 1).getBytes(StandardCharsets.US_ASCII));
+                answer(connection, READY.substring(0, READY.length() - 1));
                 connection.startTls();
                 if (line.equals("TWICE")) {
                     try {
@@ -296,7 +416,11 @@ class StartTlsTest {
                 return;
             }
             String protocol = (connection.tlsSession() != null) ? connection.tlsSession().getProtocol() : "plain";
-            connection.write((protocol + " " + line).getBytes(StandardCharsets.US_ASCII));
+            answer(connection, protocol + " " + line);
+        }
+
+        private void answer(Connection connection, String text) {
+            connection.write((this.framed ? text : text + "\n").getBytes(StandardCharsets.US_ASCII));
         }
     }
 

@@ -42,7 +42,6 @@ class StartTlsListenerTests {
             .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class,
                     SockstateMetricsAutoConfiguration.class, SockstateEndpointAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
-            .withUserConfiguration(Mail.class)
             .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s", "management.endpoints.web.exposure.include=sockstate",
                     "sockstate.listeners.mail.address=127.0.0.1", "sockstate.listeners.mail.framing.type=line",
                     "spring.ssl.bundle.pem.server.keystore.certificate=classpath:tls/server.crt",
@@ -51,7 +50,7 @@ class StartTlsListenerTests {
 
     @Test
     void aHandlerBeanStartsTlsAfterItsAnswerAndTheClientGoesOnOverTls() {
-        this.runner.withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.bundle=server",
+        this.runner.withUserConfiguration(Mail.class).withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.bundle=server",
                 "sockstate.listeners.mail.ssl.start-tls=true").run((context) -> {
                     assertThat(context).hasNotFailed();
                     int port = context.getEnvironment().getProperty("local.sockstate.mail.port", Integer.class);
@@ -69,12 +68,28 @@ class StartTlsListenerTests {
     }
 
     @Test
+    void anUnframedHandlerBeanThatReadsTextStartsTlsWithNothingOfItsReadLeftForTheHandshake() {
+        this.runner.withUserConfiguration(TextMail.class).withPropertyValues("sockstate.listeners.mail.port=0",
+                "sockstate.listeners.mail.framing.type=none", "sockstate.listeners.mail.ssl.bundle=server",
+                "sockstate.listeners.mail.ssl.start-tls=true").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    int port = context.getEnvironment().getProperty("local.sockstate.mail.port", Integer.class);
+                    try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                        plain.setSoTimeout(5000);
+                        assertThat(ask(plain.getOutputStream(), plain.getInputStream(), "STARTTLS", "220 ready")).isEqualTo("220 ready");
+                        SSLSocket secure = (SSLSocket) TlsClients.client(null).getSocketFactory().createSocket(plain, "localhost", port, true);
+                        assertThat(ask(secure.getOutputStream(), secure.getInputStream(), "HELLO", "TLSv1.3 HELLO")).isEqualTo("TLSv1.3 HELLO");
+                    }
+                });
+    }
+
+    @Test
     void aClientWhoseTlsStartsOnRequestUpgradesFromTheApplicationsThread() throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = free.getLocalPort();
         }
-        this.runner.withPropertyValues("sockstate.listeners.mail.port=" + port, "sockstate.listeners.mail.ssl.bundle=server",
+        this.runner.withUserConfiguration(Mail.class).withPropertyValues("sockstate.listeners.mail.port=" + port, "sockstate.listeners.mail.ssl.bundle=server",
                 "sockstate.listeners.mail.ssl.start-tls=true", "sockstate.clients.mailer.address=127.0.0.1:" + port,
                 "sockstate.clients.mailer.framing.type=line", "sockstate.clients.mailer.ssl.bundle=trust",
                 "sockstate.clients.mailer.ssl.server-name=localhost", "sockstate.clients.mailer.ssl.start-tls=true").run((context) -> {
@@ -94,12 +109,12 @@ class StartTlsListenerTests {
 
     @Test
     void startTlsWithoutABundleFailsStartUpNamingTheProperty() {
-        this.runner.withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.start-tls=true").run((context) -> {
+        this.runner.withUserConfiguration(Mail.class).withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.start-tls=true").run((context) -> {
             InvalidConfigurationPropertyValueException failure = StartupFailures.find(context, InvalidConfigurationPropertyValueException.class);
             assertThat(failure.getName()).isEqualTo("sockstate.listeners.mail.ssl.start-tls");
             assertThat(failure.getReason()).contains("set the listener's ssl.bundle too");
         });
-        this.runner.withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.clients.mailer.address=127.0.0.1:25",
+        this.runner.withUserConfiguration(Mail.class).withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.clients.mailer.address=127.0.0.1:25",
                 "sockstate.clients.mailer.ssl.start-tls=true").run((context) -> {
                     InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
                             InvalidConfigurationPropertyValueException.class);
@@ -110,7 +125,7 @@ class StartTlsListenerTests {
 
     @Test
     void startTlsBesideServePlaintextFailsStartUpNamingTheProperty() {
-        this.runner.withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.bundle=server",
+        this.runner.withUserConfiguration(Mail.class).withPropertyValues("sockstate.listeners.mail.port=0", "sockstate.listeners.mail.ssl.bundle=server",
                 "sockstate.listeners.mail.ssl.start-tls=true", "sockstate.listeners.mail.ssl.serve-plaintext=true").run((context) -> {
                     InvalidConfigurationPropertyValueException failure = StartupFailures.find(context,
                             InvalidConfigurationPropertyValueException.class);
@@ -121,7 +136,7 @@ class StartTlsListenerTests {
 
     @Test
     void aBeanChosenByApplicationProtocolOnAListenerWhoseTlsStartsOnRequestFailsStartUp() {
-        this.runner.withUserConfiguration(Submission.class).withPropertyValues("sockstate.listeners.mail.port=0",
+        this.runner.withUserConfiguration(Mail.class, Submission.class).withPropertyValues("sockstate.listeners.mail.port=0",
                 "sockstate.listeners.mail.ssl.bundle=server", "sockstate.listeners.mail.ssl.start-tls=true",
                 "sockstate.listeners.mail.ssl.application-protocols=smtp").run((context) -> {
                     SocketHandlerDefinitionException failure = StartupFailures.find(context, SocketHandlerDefinitionException.class);
@@ -151,6 +166,23 @@ class StartTlsListenerTests {
             }
             String tls = (connection.tlsSession() != null) ? connection.tlsSession().getProtocol() : "plain";
             connection.write((tls + " " + command).getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    /** Reads each read as text, a line each (no framing), and ends its answers itself. */
+    @SocketHandler("mail")
+    static class TextMail {
+
+        @OnData
+        void answer(Connection connection, String read) {
+            String command = read.strip();
+            if (command.equals("STARTTLS")) {
+                connection.write("220 ready\n".getBytes(StandardCharsets.US_ASCII));
+                connection.startTls();
+                return;
+            }
+            String tls = (connection.tlsSession() != null) ? connection.tlsSession().getProtocol() : "plain";
+            connection.write((tls + " " + command + "\n").getBytes(StandardCharsets.US_ASCII));
         }
     }
 

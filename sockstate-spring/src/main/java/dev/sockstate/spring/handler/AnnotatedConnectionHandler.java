@@ -66,6 +66,10 @@ final class AnnotatedConnectionHandler implements ConnectionHandler {
             return;
         }
         Object reply = this.data.invoke(connection, bytes, null, null, null);
+        if (!this.data.takesBuffer()) {
+            // Read whole (as bytes, text or a message): none is left over, for a TLS started in the call either.
+            bytes.position(bytes.limit());
+        }
         if (reply != null) {
             connection.send(reply);
         }

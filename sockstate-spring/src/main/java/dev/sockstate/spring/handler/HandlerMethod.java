@@ -183,10 +183,19 @@ final class HandlerMethod {
     /** Whether a parameter is the connection's peer address. */
     private final boolean takesPeerAddress;
 
-    private HandlerMethod(Method method, MethodHandle call, boolean takesPeerAddress) {
+    /** Whether a parameter is the bytes' buffer itself, which the method consumes as far as it reads. */
+    private final boolean takesBuffer;
+
+    private HandlerMethod(Method method, MethodHandle call, boolean takesPeerAddress, boolean takesBuffer) {
         this.method = method;
         this.call = call;
         this.takesPeerAddress = takesPeerAddress;
+        this.takesBuffer = takesBuffer;
+    }
+
+    /** @return whether a parameter is the bytes' {@code ByteBuffer} itself (a {@code byte[]}, text or payload is a copy of them all) */
+    boolean takesBuffer() {
+        return this.takesBuffer;
     }
 
     /** @return whether a parameter is the peer's address ({@code SocketAddress} or {@code InetSocketAddress}) */
@@ -255,7 +264,7 @@ final class HandlerMethod {
         ReflectionUtils.makeAccessible(invocable);
         boolean peerAddress = java.util.Arrays.stream(arguments)
                 .anyMatch((argument) -> argument == Argument.ADDRESS || argument == Argument.SOCKET_ADDRESS);
-        return new HandlerMethod(invocable, call(bean, invocable, arguments), peerAddress);
+        return new HandlerMethod(invocable, call(bean, invocable, arguments), peerAddress, Arrays.asList(arguments).contains(Argument.BUFFER));
     }
 
     /**

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * TLS on one connection, the first stage of its pipeline, between the socket's records and the
  * plaintext the stages above and the handler see (the records pass the engine in {@link TlsPump}).
  * The handshake runs first; the open is passed on once it succeeded, and a failure aborts the
- * connection before the handler heard of it, counted by the observer with a reason. The engine's
+ * connection before the handler heard of it (after a start on request, the handler, opened in
+ * plaintext, hears why), counted by the observer with a reason. The engine's
  * delegated tasks run on the listener's task executor, and the stage goes on with
  * {@link StageContext#resume} on the connection's owner, keeping what arrives or is written
  * meanwhile. A handshake that outlasts the limit ends at the stage's deadline ({@link StageContext#deadline}). A
@@ -183,16 +184,18 @@ public final class TlsStage extends TlsPump implements Stage {
      * @throws Exception to abort the connection
      */
     public void restAfterStart(ByteBuffer bytes) throws Exception {
-        this.awaitsRest = false;
-        if (!bytes.hasRemaining()) {
-            return;
-        }
         if (this.passingPlaintext) {
-            // data() passes plaintext on below this call: the bytes are the handshake's once it returns.
-            this.rest = TlsRecords.append(this.rest, bytes);
+            // data() passes plaintext on below this call, maybe in more pieces (a stage of the listener's may cut
+            // it): all of them are the handshake's, taken once it returns.
+            if (bytes.hasRemaining()) {
+                this.rest = TlsRecords.append(this.rest, bytes);
+            }
             return;
         }
-        data(this.context, bytes);
+        this.awaitsRest = false;
+        if (bytes.hasRemaining()) {
+            data(this.context, bytes);
+        }
     }
 
     private void makeEngine(Tls served) throws Exception {
@@ -535,7 +538,8 @@ public final class TlsStage extends TlsPump implements Stage {
 
     /**
      * The handshake or the session failed: counted, the peer told with an alert when it can be, and
-     * the connection aborted (its handler hears of it only if the handshake had succeeded).
+     * the connection aborted (its handler hears of it only if it was opened: the handshake had
+     * succeeded, or began on the handler's request).
      */
     @Override
     void fail(String reason, Throwable cause) {
