@@ -54,6 +54,12 @@ enum ServerKind {
     SOCKSTATE_ADMISSION("sockstate-admission", false, () -> new StarterEchoServer(List.of(
             "sockstate.listeners.echo.admission.max-connections-per-source=" + AdmissionFlood.CAP), false)),
 
+    /**
+     * Not compared by default: {@code sockstate} with its workers' {@code yield-before-wait} off, for the
+     * open-loop latency run that decides its default ({@link OpenLoopLatency}).
+     */
+    SOCKSTATE_NO_YIELD("sockstate-no-yield", false, () -> new StarterEchoServer(List.of("sockstate.workers.yield-before-wait=false"), false)),
+
     NETTY("netty-epoll", true, NettyEchoServer::new),
 
     /** A plain JDK NIO selector server. */
@@ -125,7 +131,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
+                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, sockstate-no-yield, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
                 + " netty-epoll-tls, c-reuseport or c-oneshot");
     }
 }

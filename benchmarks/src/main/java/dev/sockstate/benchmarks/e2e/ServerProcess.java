@@ -60,7 +60,18 @@ final class ServerProcess implements AutoCloseable {
      * @throws IOException when it cannot start
      */
     static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException, InterruptedException {
+        return start(kind, workers, log, null);
+    }
+
+    /**
+     * As {@link #start(ServerKind, int, Path)}, the server's process held to some processors.
+     * @param cpus the processors it may run on, as {@code taskset -c} takes them (such as {@code 0}); {@code null} for any
+     */
+    static ServerProcess start(ServerKind kind, int workers, Path log, String cpus) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
+        if (cpus != null) {
+            command.addAll(List.of("taskset", "-c", cpus));
+        }
         if (kind.anchorMode != null) {
             command.addAll(List.of(CAnchor.binary().toString(), kind.anchorMode, Integer.toString(workers)));
             return launch(kind, command, log);

@@ -26,4 +26,14 @@ class ServerKindTest {
         assertThat(histogram.options).isEqualTo(expected);
         assertThat(histogram.metrics).isTrue();
     }
+
+    @Test
+    void theServerWithoutTheYieldIsTheDefaultServerWithItsWorkersYieldOff() {
+        StarterEchoServer plain = (StarterEchoServer) ServerKind.SOCKSTATE.create();
+        StarterEchoServer noYield = (StarterEchoServer) ServerKind.SOCKSTATE_NO_YIELD.create();
+        List<String> expected = new java.util.ArrayList<>(plain.options);
+        expected.add("sockstate.workers.yield-before-wait=false");
+        assertThat(noYield.options).isEqualTo(expected);
+        assertThat(ServerKind.parse("sockstate-no-yield")).isEqualTo(ServerKind.SOCKSTATE_NO_YIELD);
+    }
 }
