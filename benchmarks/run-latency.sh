@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Latency at fixed request rates (an open loop, measured from each request's intended send time): sockstate with
-# yield-before-wait on and off, Netty's epoll transport and a JDK NIO server, each with one worker held to processor 0,
+# yield-before-wait off (the default) and on, Netty's epoll transport and a JDK NIO server, each with one worker held to processor 0,
 # the client held to processor 1, on an idle host and beside a thread that spins on processor 0 (OpenLoopLatency).
 #
 #   benchmarks/run-latency.sh [--servers a,b,...] [--rounds n] [--loads 25,50,75] [--measure ms] [--connections n]

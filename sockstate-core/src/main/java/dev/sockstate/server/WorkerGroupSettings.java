@@ -16,12 +16,13 @@ import org.jspecify.annotations.Nullable;
  * has a listening socket on every worker's port instead, and each connection stays on the worker
  * that accepted it.
  * <p>
- * A worker that served sockets yields its processor once ({@link Thread#yield}) before its next
- * dequeue that may wait ({@code yieldBeforeWait}, on by default): where the processors are all busy,
- * as when the server's peers run on the same host, a peer it just answered that was woken onto its
- * processor can run at once, and its next request is often in when the worker looks again, so that it
- * neither sleeps nor is woken for it. It costs one system call per wait that follows a served batch
- * where a processor is free, and never spins: an idle worker waits as before.
+ * With {@code yieldBeforeWait} (off by default), a worker that served sockets yields its processor
+ * once ({@link Thread#yield}) before its next dequeue that may wait: where the server's peers share
+ * its processors (a proxy beside its backend), a peer it just answered that was woken onto its
+ * processor can run at once, and its next request is often in when the worker looks again. Beside a
+ * thread that keeps its processor busy (a collector's, the application's, another container's) the
+ * yield hands that thread a whole time slice instead, and the worker's answers wait for it: off keeps
+ * the latency of a server that shares its processors with other work. It never spins either way.
  *
  * @param name the group's name
  * @param workers how many threads dequeue from the group's port
@@ -61,7 +62,7 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
      */
     public WorkerGroupSettings(String name, int workers, int batchSize, Duration dequeueTimeout, int readBufferSize,
             String threadNamePrefix, boolean portPerWorker) {
-        this(name, workers, batchSize, dequeueTimeout, readBufferSize, threadNamePrefix, portPerWorker, true);
+        this(name, workers, batchSize, dequeueTimeout, readBufferSize, threadNamePrefix, portPerWorker, false);
     }
 
     /**

@@ -169,9 +169,10 @@ public class SockstateProperties {
 
         /**
          * Whether a worker that served sockets yields its processor once before a dequeue that may
-         * wait, so that a peer on a busy host answers before the worker sleeps.
+         * wait, so that a peer sharing its processor answers before the worker sleeps; off, a busy
+         * thread beside the worker does not delay its answers by a time slice.
          */
-        private boolean yieldBeforeWait = true;
+        private boolean yieldBeforeWait;
 
         public @Nullable Integer getThreads() {
             return this.threads;

@@ -119,7 +119,7 @@ class SockstateAutoConfigurationTests {
                 .withPropertyValues("sockstate.listeners.echo.address=127.0.0.1", "sockstate.listeners.echo.port=0", "sockstate.listeners.echo.backlog=77",
                         "sockstate.listeners.echo.trigger=level-persistent", "sockstate.listeners.echo.group=poll",
                         "sockstate.groups.poll.threads=1", "sockstate.groups.poll.thread-name-prefix=poller-",
-                        "sockstate.groups.poll.read-buffer-size=16KB", "sockstate.groups.poll.yield-before-wait=false",
+                        "sockstate.groups.poll.read-buffer-size=16KB", "sockstate.groups.poll.yield-before-wait=true",
                         "sockstate.listeners.echo.events=hangup,in",
                         "sockstate.listeners.echo.reuse-address=false", "sockstate.listeners.echo.reuse-port=true",
                         "sockstate.listeners.echo.tcp-no-delay=false", "sockstate.listeners.echo.receive-buffer-size=128KB",
@@ -152,9 +152,9 @@ class SockstateAutoConfigurationTests {
                     assertThat(poll.readBufferSize()).isEqualTo(16 * 1024);
                     assertThat(poll.batchSize()).isEqualTo(32);
                     assertThat(poll.dequeueTimeout()).isEqualTo(Duration.ofMillis(250));
-                    assertThat(poll.yieldBeforeWait()).isFalse();
+                    assertThat(poll.yieldBeforeWait()).isTrue();
                     assertThat(server.workerGroupSettings().get(0).workers()).isEqualTo(2);
-                    assertThat(server.workerGroupSettings().get(0).yieldBeforeWait()).as("the default").isTrue();
+                    assertThat(server.workerGroupSettings().get(0).yieldBeforeWait()).as("the default").isFalse();
                     assertThat(Thread.getAllStackTraces().keySet()).anyMatch((thread) -> thread.getName().equals("poller-poll-1"));
                 });
     }

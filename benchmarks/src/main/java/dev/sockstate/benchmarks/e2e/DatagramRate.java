@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>{@code sockstate}: the sample application's counting UDP listener (its jar, {@code SAMPLE_JAR} or
  * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call);
- * {@code sockstate-no-yield} the same with its worker group's {@code yield-before-wait} off;</li>
+ * {@code sockstate-yield} the same with its worker group's {@code yield-before-wait} on;</li>
  * <li>{@code netty-epoll}: Netty's epoll datagram channel with its batch reads on ({@link DatagramReceiver});</li>
  * <li>{@code jdk-nio}: the JDK's {@code DatagramChannel} on a selector ({@link DatagramReceiver});</li>
  * <li>{@code c-recvmmsg}: the limit, {@code benchmarks/src/main/c/udp_receiver.c}: edge-triggered epoll,
@@ -102,8 +102,8 @@ public final class DatagramRate {
             }
         }
         for (String receiver : receivers) {
-            if (!List.of("sockstate", "sockstate-no-yield", "netty-epoll", "jdk-nio", "c-recvmmsg").contains(receiver)) {
-                throw new IllegalArgumentException("Unknown receiver " + receiver + "; the receivers are sockstate, sockstate-no-yield,"
+            if (!List.of("sockstate", "sockstate-yield", "netty-epoll", "jdk-nio", "c-recvmmsg").contains(receiver)) {
+                throw new IllegalArgumentException("Unknown receiver " + receiver + "; the receivers are sockstate, sockstate-yield,"
                         + " netty-epoll, jdk-nio, c-recvmmsg");
             }
         }
@@ -271,8 +271,8 @@ public final class DatagramRate {
                     }
                     command.addAll(List.of("-jar", jar, "--sockstate.listeners.udp.port=" + PORT, "--logging.level.root=WARN",
                             "--logging.level.dev.sockstate=INFO"));
-                    if (name.equals("sockstate-no-yield")) {
-                        command.add("--sockstate.groups.udp.yield-before-wait=false");
+                    if (name.equals("sockstate-yield")) {
+                        command.add("--sockstate.groups.udp.yield-before-wait=true");
                     }
                 }
                 else {

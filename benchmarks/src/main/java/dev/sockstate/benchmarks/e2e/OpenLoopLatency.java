@@ -45,7 +45,7 @@ public final class OpenLoopLatency {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> servers = List.of("sockstate", "sockstate-no-yield", "netty-epoll", "jdk-nio");
+        List<String> servers = List.of("sockstate", "sockstate-yield", "netty-epoll", "jdk-nio");
         int rounds = 3;
         int[] loads = { 25, 50, 75 };
         long measure = 8_000;

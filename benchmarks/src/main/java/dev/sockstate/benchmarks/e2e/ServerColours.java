@@ -21,7 +21,7 @@ final class ServerColours {
             case SOCKSTATE_PER_WORKER -> "#2ca02c";
             case SOCKSTATE_NIO -> "#8c564b";
             case SOCKSTATE_NIO_ONESHOT -> "#c49c94";
-            case SOCKSTATE_NO_YIELD -> "#aec7e8";
+            case SOCKSTATE_YIELD -> "#aec7e8";
             case SOCKSTATE_ONESHOT_METRICS -> "#bcbd22";
             case SOCKSTATE_ONESHOT_HISTOGRAM -> "#dbdb8d";
             case SOCKSTATE_TLS -> "#393b79";

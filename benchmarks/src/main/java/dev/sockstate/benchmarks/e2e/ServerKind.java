@@ -55,10 +55,10 @@ enum ServerKind {
             "sockstate.listeners.echo.admission.max-connections-per-source=" + AdmissionFlood.CAP), false)),
 
     /**
-     * Not compared by default: {@code sockstate} with its workers' {@code yield-before-wait} off, for the
-     * open-loop latency run that decides its default ({@link OpenLoopLatency}).
+     * Not compared by default: {@code sockstate} with its workers' {@code yield-before-wait} on, for the
+     * open-loop latency run ({@link OpenLoopLatency}) and shared processors.
      */
-    SOCKSTATE_NO_YIELD("sockstate-no-yield", false, () -> new StarterEchoServer(List.of("sockstate.workers.yield-before-wait=false"), false)),
+    SOCKSTATE_YIELD("sockstate-yield", false, () -> new StarterEchoServer(List.of("sockstate.workers.yield-before-wait=true"), false)),
 
     NETTY("netty-epoll", true, NettyEchoServer::new),
 
@@ -131,7 +131,7 @@ enum ServerKind {
             }
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
-                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, sockstate-no-yield, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
+                + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, sockstate-yield, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
                 + " netty-epoll-tls, c-reuseport or c-oneshot");
     }
 }

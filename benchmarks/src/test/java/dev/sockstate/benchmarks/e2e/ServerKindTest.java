@@ -28,12 +28,12 @@ class ServerKindTest {
     }
 
     @Test
-    void theServerWithoutTheYieldIsTheDefaultServerWithItsWorkersYieldOff() {
+    void theYieldingServerIsTheDefaultServerWithItsWorkersYieldOn() {
         StarterEchoServer plain = (StarterEchoServer) ServerKind.SOCKSTATE.create();
-        StarterEchoServer noYield = (StarterEchoServer) ServerKind.SOCKSTATE_NO_YIELD.create();
+        StarterEchoServer yielding = (StarterEchoServer) ServerKind.SOCKSTATE_YIELD.create();
         List<String> expected = new java.util.ArrayList<>(plain.options);
-        expected.add("sockstate.workers.yield-before-wait=false");
-        assertThat(noYield.options).isEqualTo(expected);
-        assertThat(ServerKind.parse("sockstate-no-yield")).isEqualTo(ServerKind.SOCKSTATE_NO_YIELD);
+        expected.add("sockstate.workers.yield-before-wait=true");
+        assertThat(yielding.options).isEqualTo(expected);
+        assertThat(ServerKind.parse("sockstate-yield")).isEqualTo(ServerKind.SOCKSTATE_YIELD);
     }
 }

@@ -35,7 +35,7 @@ class YieldBeforeWaitTest {
     @ValueSource(booleans = { true, false })
     void aWorkerThatServedManyTurnsCostsNoProcessorTimeOnceTheTrafficStops(boolean yieldBeforeWait) throws Exception {
         WorkerGroupSettings group = WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2).withYieldBeforeWait(yieldBeforeWait);
-        assertThat(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2).yieldBeforeWait()).as("the default").isTrue();
+        assertThat(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2).yieldBeforeWait()).as("the default").isFalse();
         ConnectionHandler echo = (connection, data) -> connection.write(data);
         SocketServer server = this.fixture.start(List.of(group), ServerFixture.tcp("echo").handler(echo).build());
         assertThat(server.workerGroupSettings().get(0).yieldBeforeWait()).isEqualTo(yieldBeforeWait);
