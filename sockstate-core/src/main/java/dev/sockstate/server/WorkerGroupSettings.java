@@ -51,7 +51,7 @@ public record WorkerGroupSettings(String name, int workers, int batchSize, Durat
     }
 
     /**
-     * A group that yields before a dequeue that may wait, as {@link #of} makes one.
+     * A group whose workers do not yield before a dequeue that may wait, as {@link #of} makes one.
      * @param name the group's name
      * @param workers how many threads dequeue from the group's port
      * @param batchSize the most notifications one dequeue call returns

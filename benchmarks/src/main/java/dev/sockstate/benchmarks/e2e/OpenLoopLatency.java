@@ -77,8 +77,8 @@ public final class OpenLoopLatency {
         if (capacity <= 0) {
             capacity = calibrate(kinds, connections, size, out, backends);
         }
-        StringBuilder samples = new StringBuilder("round,host,server,load_percent,rate,requests,late_sends,p50_us,p90_us,p99_us,p999_us,"
-                + "max_us,server_cpu_us_per_request\n");
+        StringBuilder samples = new StringBuilder("round,host,server,load_percent,rate,requests,late_sends,unanswered,p50_us,p90_us,p99_us,"
+                + "p999_us,max_us,server_cpu_us_per_request\n");
         // host -> load -> server -> the rounds' quantiles
         Map<String, Map<Integer, Map<String, List<Point>>>> points = new LinkedHashMap<>();
         for (String host : List.of("idle", "busy")) {
@@ -140,9 +140,12 @@ public final class OpenLoopLatency {
         return lowest;
     }
 
-    /** A thread that spins on the servers' processor for as long as it lives. */
+    /** A thread that spins on the servers' processor for as long as it lives, and no longer than this JVM. */
     private static Process spin() throws IOException {
-        return new ProcessBuilder("taskset", "-c", SERVER_CPU, "sh", "-c", "while :; do :; done").start();
+        Process spinning = new ProcessBuilder("taskset", "-c", SERVER_CPU, "sh", "-c", "while :; do :; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Runtime.getRuntime().addShutdownHook(new Thread(spinning::destroyForcibly));
+        return spinning;
     }
 
     private static String report(List<ServerKind> kinds, int[] loads, Map<String, Map<Integer, Map<String, List<Point>>>> points,
@@ -150,21 +153,26 @@ public final class OpenLoopLatency {
         StringBuilder report = new StringBuilder();
         report.append(String.format(Locale.ROOT, "Open loop: requests of %d bytes leave at fixed intervals over %d connections, whatever"
                 + " the server does, and each latency counts from the request's intended time (a stall delays every request meant to"
-                + " leave during it). Each server has one worker and runs on one processor; the client on another. Capacity: the"
+                + " leave during it). Each server has one worker and runs on one processor; the client on another, the"
+                + " processors this page's head counts being the client's. Capacity: the"
                 + " lowest closed-loop rate of the servers (one request in flight a connection), %,.0f requests/s; the loads are shares"
                 + " of it. Busy: a thread spins on the servers' processor throughout. %d rounds, the servers started afresh each round in"
                 + " a rotated order; windows of %d ms after 1 s at the rate (and 8 s at half the capacity once a server started)."
-                + " Latency in µs, median over the rounds (p99 with its min–max).%n%n", size, connections, capacity, rounds, measure));
+                + " Latency in µs, median over the rounds (p99 with its min–max); unanswered requests count with what they waited at least."
+                + " Sent late: requests the client itself sent more than 100 µs after their time (its own noise), the worst round.%n%n", size, connections, capacity, rounds, measure));
         for (Map.Entry<String, Map<Integer, Map<String, List<Point>>>> host : points.entrySet()) {
             report.append("### ").append(host.getKey().equals("idle") ? "Idle host" : "Beside a busy thread").append("\n\n");
-            report.append("| server | load | p50 | p90 | p99 | p99.9 | max | CPU µs/request |\n|---|---|---|---|---|---|---|---|\n");
+            report.append("| server | load | p50 | p90 | p99 | p99.9 | max | CPU µs/request | sent late % (max) | unanswered |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|\n");
             for (ServerKind kind : kinds) {
                 for (int load : loads) {
                     List<Point> rounds1 = host.getValue().getOrDefault(load, Map.of()).getOrDefault(kind.label, List.of());
-                    report.append(String.format(Locale.ROOT, "| %s | %d%% | %s | %s | %s | %s | %s | %s |%n", kind.label, load,
+                    report.append(String.format(Locale.ROOT, "| %s | %d%% | %s | %s | %s | %s | %s | %s | %.2f | %d |%n", kind.label, load,
                             median(rounds1, Point::p50), median(rounds1, Point::p90),
                             Spread.of(rounds1.stream().map(Point::p99).toList()).format("%.0f"), median(rounds1, Point::p999),
-                            median(rounds1, Point::max), Spread.of(rounds1.stream().map(Point::cpuMicrosPerRequest).toList()).format("%.1f")));
+                            median(rounds1, Point::max), Spread.of(rounds1.stream().map(Point::cpuMicrosPerRequest).toList()).format("%.1f"),
+                            rounds1.stream().mapToDouble(Point::latePercent).max().orElse(0),
+                            rounds1.stream().mapToLong(Point::unanswered).sum()));
                 }
             }
             report.append('\n');
@@ -187,8 +195,13 @@ public final class OpenLoopLatency {
             double cpuMicrosPerRequest) {
 
         String csv() {
-            return String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.2f", this.requests, this.lateSends, this.p50, this.p90,
-                    this.p99, this.p999, this.max, this.cpuMicrosPerRequest);
+            return String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.2f", this.requests, this.lateSends, this.unanswered,
+                    this.p50, this.p90, this.p99, this.p999, this.max, this.cpuMicrosPerRequest);
+        }
+
+        /** @return the share of the window's requests the client sent late, in percent */
+        double latePercent() {
+            return (this.requests == 0) ? 0 : 100.0 * this.lateSends / this.requests;
         }
 
         @Override
@@ -255,12 +268,13 @@ public final class OpenLoopLatency {
             InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
             for (int c = 0; c < count; c++) {
                 SocketChannel channel = SocketChannel.open();
+                Connection connection = new Connection(channel, this.size);
+                // Closed with the others whatever happens next.
+                this.connections.add(connection);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 channel.connect(server);
                 channel.configureBlocking(false);
-                Connection connection = new Connection(channel, this.size);
                 channel.register(this.selector, SelectionKey.OP_READ, connection);
-                this.connections.add(connection);
             }
             double interval = 1e9 / rate;
             long start = System.nanoTime();
@@ -308,6 +322,11 @@ public final class OpenLoopLatency {
                 return null;
             }
             long unanswered = inWindow - this.recorded;
+            long gaveUp = System.nanoTime();
+            for (Connection connection : this.connections) {
+                // Each one unanswered counts with what it waited at least, so that a server that stalls is not flattered.
+                connection.unanswered(this.measureFrom, this.measureTo, (time) -> this.latency.record(gaveUp - time));
+            }
             double cpu = (inWindow == 0) ? Double.NaN : (cpuAfter - cpuBefore) / 1000.0 / inWindow;
             return new Point(inWindow, this.late, unanswered, this.latency.quantile(0.5) / 1000.0, this.latency.quantile(0.9) / 1000.0,
                     this.latency.quantile(0.99) / 1000.0, this.latency.quantile(0.999) / 1000.0, this.latency.quantile(1.0) / 1000.0, cpu);
@@ -397,6 +416,15 @@ public final class OpenLoopLatency {
                 loop.answered(this.times[this.head], arrived);
                 this.head = (this.head + 1) % this.times.length;
                 this.count--;
+            }
+        }
+
+        void unanswered(long from, long to, java.util.function.LongConsumer waited) {
+            for (int i = 0; i < this.count; i++) {
+                long intended = this.times[(this.head + i) % this.times.length];
+                if (intended >= from && intended < to) {
+                    waited.accept(intended);
+                }
             }
         }
 

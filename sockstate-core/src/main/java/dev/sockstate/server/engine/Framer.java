@@ -267,6 +267,22 @@ final class Framer {
         }
     }
 
+    /**
+     * TLS started between reads: the bytes kept (an unfinished frame, frames held back) go to it as the
+     * handshake's, and the rest of a refused frame is no longer skipped. With none kept, nothing is
+     * handed: the next read goes to TLS as it comes (and, inside a release of held frames, their rest
+     * follows the frame that started it).
+     */
+    void handBackKept(RouteHost connection) {
+        if (connection.framingKept() == SKIPPING) {
+            connection.framingSkip(0);
+            connection.framingKept(SEARCHED);
+        }
+        if (connection.framingPartial() != null) {
+            handBackToTls(connection, ByteBuffer.allocate(0));
+        }
+    }
+
     /** Hands the bytes the framing kept for the connection, then these, to its TLS as the handshake's; consumed. */
     private void handBackToTls(RouteHost connection, ByteBuffer data) {
         ByteBuffer kept = connection.framingPartial();

@@ -156,6 +156,14 @@ final class Pipeline {
         return this.startsTls != null && this.startsTls.awaitsRest();
     }
 
+    /**
+     * @return whether TLS just started outside a read being passed on (from another thread's request,
+     * or between reads): what the framing keeps unhanded is then to be handed back at once
+     */
+    boolean tlsStartedBetweenReads() {
+        return this.startsTls != null && this.startsTls.awaitsRest() && !this.startsTls.passesPlaintext();
+    }
+
     /** @param rest the bytes that followed the command that started TLS: the handshake's first bytes; consumed */
     void tlsRest(ByteBuffer rest) {
         try {

@@ -93,6 +93,16 @@ final class Route {
         }
     }
 
+    /**
+     * Hands what the connection's framing keeps and has not handed out (an unfinished frame, frames
+     * held back) to its TLS, started between reads; the owner.
+     */
+    void handBackKept(RouteHost connection) {
+        if (this.framer != null) {
+            this.framer.handBackKept(connection);
+        }
+    }
+
     /** Sends the framed replies the connection gathered so far, ahead of what it writes next; the owner. */
     void sendGathered(RouteHost connection) {
         if (this.framer != null) {

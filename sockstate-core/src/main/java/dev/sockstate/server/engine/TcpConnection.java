@@ -1343,11 +1343,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     }
 
     /**
-     * Starts TLS on the owning thread: the replies framed so far go out in plaintext first.
+     * Starts TLS on the owning thread: the replies framed so far go out in plaintext first, and what
+     * the framing keeps unhanded goes to the handshake.
      * @throws IllegalStateException once TLS was started
      */
     void startTlsNow() {
         this.pipeline.startTls(() -> this.profile.route.sendGathered(this));
+        if (this.pipeline.tlsStartedBetweenReads()) {
+            // Bytes the framing keeps, not handed out yet (an unfinished frame, frames held back), came after
+            // what the handler read: the handshake's, never to be joined with what TLS will pass on.
+            this.profile.route.handBackKept(this);
+        }
     }
 
     @Override

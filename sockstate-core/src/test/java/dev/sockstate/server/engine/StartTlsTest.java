@@ -167,6 +167,42 @@ class StartTlsTest {
     }
 
     @Test
+    void anUnfinishedPlaintextFrameKeptWhenAnotherThreadStartsTlsIsTheHandshakesNeverJoinedWithWhatTlsPassesOn() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "a failed handshake's alert is sent as far as the socket takes it at once: a short write cuts it");
+        Upgrading handler = new Upgrading() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                if (StandardCharsets.US_ASCII.decode(data.duplicate()).toString().equals("LATER")) {
+                    // Answers, and leaves the start to another thread.
+                    data.position(data.limit());
+                    this.lines.add("LATER");
+                    connection.write(READY.trim().getBytes(StandardCharsets.US_ASCII));
+                    return;
+                }
+                super.onData(connection, data);
+            }
+        };
+        SocketServer server = start(handler);
+        Socket plain = this.fixture.plain(server);
+        assertThat(ask(plain, "LATER\n", READY)).isEqualTo(READY);
+        // An unfinished plaintext frame, kept by the framing, then the start from this thread.
+        plain.getOutputStream().write("MAIL FROM:<m".getBytes(StandardCharsets.US_ASCII));
+        plain.getOutputStream().flush();
+        Thread.sleep(200);
+        handler.last.startTls();
+        // The kept bytes began the handshake: it fails, and no frame of them and of later bytes reaches the handler.
+        SSLSocket secure = overTls(plain, server);
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> {
+            secure.startHandshake();
+            secure.getOutputStream().write("allory@example.org>\n".getBytes(StandardCharsets.US_ASCII));
+            secure.getInputStream().read();
+        });
+        ServerFixture.await(() -> handler.closed.get() == 1, "the connection closed");
+        assertThat(handler.lines).containsExactly("LATER");
+        assertThat(this.fixture.handshakes).containsExactly("plaintext");
+    }
+
+    @Test
     void theHandshakeTimeoutCountsFromTheStartOfTlsNotFromTheConnection() throws Exception {
         Upgrading handler = new Upgrading();
         SocketServer server = start(handler, (tls) -> tls.withHandshakeTimeout(Duration.ofMillis(300)));

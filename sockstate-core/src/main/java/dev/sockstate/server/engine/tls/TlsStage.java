@@ -167,6 +167,11 @@ public final class TlsStage extends TlsPump implements Stage {
         return this.tls.settings.startsTlsOnRequest();
     }
 
+    /** @return whether the stage is passing a read's plaintext on now, so that a start of TLS returns to it */
+    public boolean passesPlaintext() {
+        return this.passingPlaintext;
+    }
+
     /** @return whether the connection is still plaintext, its TLS to be started by its handler */
     public boolean awaitsStart() {
         return this.awaitingStart;
