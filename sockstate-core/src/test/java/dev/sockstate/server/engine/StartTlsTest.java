@@ -156,7 +156,7 @@ class StartTlsTest {
         Socket plain = this.fixture.plain(server);
         // A command injected behind STARTTLS (a man in the middle's) would run as if sent over TLS if it were handed on.
         plain.getOutputStream().write("STARTTLS\nMAIL FROM:<mallory@example.org>\n".getBytes(StandardCharsets.US_ASCII));
-        byte[] answer = readAll(plain.getInputStream());
+        byte[] answer = TlsFixture.readAll(plain.getInputStream());
         assertThat(new String(answer, 0, READY.length(), StandardCharsets.US_ASCII)).isEqualTo(READY);
         assertThat(answer).as("the answer, then a TLS alert").hasSizeGreaterThan(READY.length());
         assertThat(answer[READY.length()]).as("a TLS alert record").isEqualTo((byte) 21);
@@ -215,7 +215,7 @@ class StartTlsTest {
         // No hello after the start: the handshake is closed at its limit.
         Socket silent = this.fixture.plain(server);
         assertThat(ask(silent, "STARTTLS\n", READY)).isEqualTo(READY);
-        byte[] end = readAll(silent.getInputStream());
+        byte[] end = TlsFixture.readAll(silent.getInputStream());
         assertThat(end.length == 0 || end[0] == 21).as("nothing but an alert before the end").isTrue();
         ServerFixture.await(() -> this.fixture.handshakes.contains("timeout"), "the timed-out handshake counted");
         assertThat(this.fixture.handshakes).containsExactly("ok", "timeout");
@@ -364,21 +364,6 @@ class StartTlsTest {
         socket.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         return new String(TlsFixture.readFully(socket.getInputStream(), expected.length()), StandardCharsets.US_ASCII);
-    }
-
-    private static byte[] readAll(InputStream in) throws IOException {
-        ByteArrayOutputStream read = new ByteArrayOutputStream();
-        byte[] chunk = new byte[1024];
-        try {
-            int count;
-            while ((count = in.read(chunk)) >= 0) {
-                read.write(chunk, 0, count);
-            }
-        }
-        catch (IOException ex) {
-            // reset after the alert
-        }
-        return read.toByteArray();
     }
 
     private static String text(ByteBuffer data) {

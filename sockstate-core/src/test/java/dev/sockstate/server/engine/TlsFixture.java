@@ -135,6 +135,22 @@ final class TlsFixture implements AutoCloseable {
         return new String(readFully(socket.getInputStream(), bytes.length), StandardCharsets.UTF_8);
     }
 
+    /** @return what arrived until the stream ended, or was reset (as after an alert) */
+    static byte[] readAll(InputStream in) {
+        java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+        byte[] chunk = new byte[1024];
+        try {
+            int count;
+            while ((count = in.read(chunk)) >= 0) {
+                read.write(chunk, 0, count);
+            }
+        }
+        catch (IOException ex) {
+            // reset after the alert
+        }
+        return read.toByteArray();
+    }
+
     static byte[] readFully(InputStream in, int length) throws IOException {
         byte[] read = new byte[length];
         int done = 0;

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.tls.Tls;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Queue;
@@ -86,7 +83,7 @@ class TlsPortUnificationTest {
         SocketServer server = this.fixture.start(this.fixture.serverTls(), new Sessions());
         try (Socket plain = this.fixture.plain(server)) {
             plain.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            byte[] answer = readAll(plain.getInputStream());
+            byte[] answer = TlsFixture.readAll(plain.getInputStream());
             assertThat(answer).as("what the plaintext client got").isNotEmpty();
             assertThat(answer[0]).as("a TLS alert record").isEqualTo((byte) 21);
         }
@@ -104,21 +101,6 @@ class TlsPortUnificationTest {
         assertThatIllegalStateException().isThrownBy(() -> server.withPlaintextServed(true).withClientAuth(Tls.ClientAuth.NEED))
                 .withMessageContaining("cannot need client certificates");
         assertThat(server.withPlaintextServed(true).withClientAuth(Tls.ClientAuth.WANT).plaintextServed()).isTrue();
-    }
-
-    private static byte[] readAll(InputStream in) throws IOException {
-        ByteArrayOutputStream read = new ByteArrayOutputStream();
-        byte[] chunk = new byte[1024];
-        try {
-            int count;
-            while ((count = in.read(chunk)) >= 0) {
-                read.write(chunk, 0, count);
-            }
-        }
-        catch (IOException ex) {
-            // reset after the alert
-        }
-        return read.toByteArray();
     }
 
     /** Echoes, and keeps each connection's TLS protocol as it opened ("plaintext" without a session). */
