@@ -58,6 +58,13 @@ class LayeringTest {
             .that().resideOutsideOfPackages("dev.sockstate.port.epoll..", "dev.sockstate.port.winsock..")
             .should().dependOnClassesThat().resideInAPackage("com.sun.jna..");
 
+    /** Netty is an optional dependency: one class names it, and only once the probe found it on the class path. */
+    @ArchTest
+    static final ArchRule onlyTheNativeTlsEnginesTouchNetty = noClasses()
+            .that().doNotHaveFullyQualifiedName("dev.sockstate.server.engine.tls.OpenSslEngines")
+            .and().haveNameNotMatching("dev\\.sockstate\\.server\\.engine\\.tls\\.OpenSslEngines\\$.*")
+            .should().dependOnClassesThat().resideInAnyPackage("io.netty..");
+
     @ArchTest
     static final ArchRule onlyTheFfmBindingTouchesTheForeignFunctionApi = noClasses()
             .that().haveNameNotMatching(FFM_BINDING)

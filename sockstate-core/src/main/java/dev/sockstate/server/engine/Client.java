@@ -596,6 +596,11 @@ final class Client implements SocketClient, Connector.Pool {
         }
 
         @Override
+        public long nativeTlsEngines() {
+            return Client.this.profile.nativeTlsEngines();
+        }
+
+        @Override
         public int pendingRequests() {
             return Client.this.pendingRequests();
         }

@@ -205,6 +205,11 @@ final class ConnectionProfile {
         this.tracksActivity = true;
     }
 
+    /** @return native TLS engines its connections hold now */
+    long nativeTlsEngines() {
+        return (this.tlsSupport != null) ? this.tlsSupport.liveNativeEngines() : 0;
+    }
+
     /** @return bytes of the direct buffers its TLS and framing made to lend the connections' turns, lent now or idle */
     long pooledBufferBytes() {
         return ((this.route != null) ? this.route.pooledBufferBytes() : 0) + ((this.tlsSupport != null) ? this.tlsSupport.pooledBufferBytes() : 0);

@@ -74,6 +74,11 @@ final class Listener implements ServerObserver.ActiveCounts {
         return this.profile.pooledBufferBytes();
     }
 
+    @Override
+    public long nativeTlsEngines() {
+        return this.profile.nativeTlsEngines();
+    }
+
     /** @return the listener's name */
     String name() {
         return this.profile.name();

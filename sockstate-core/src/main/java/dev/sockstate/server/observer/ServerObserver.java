@@ -98,6 +98,14 @@ public interface ServerObserver {
             return 0;
         }
 
+        /**
+         * @return native TLS engines (OpenSSL's) its connections hold now, each with its native memory,
+         *     freed as its connection ends; 0 on the JDK's engine
+         */
+        default long nativeTlsEngines() {
+            return 0;
+        }
+
         /** @return a client's requests sent and not yet answered; 0 for a listener */
         default int pendingRequests() {
             return 0;

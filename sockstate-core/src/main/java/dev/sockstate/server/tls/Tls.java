@@ -57,9 +57,12 @@ public final class Tls {
     /** A client's side of the handshake: the server name it asks for and checks; {@code null} for a server's TLS. */
     private final @Nullable ClientSide client;
 
+    /** Whose engine serves the connections, and the managers a native one is made of. */
+    private final EngineChoice engineChoice;
+
     private Tls(Supplier<SSLContext> context, ClientAuth clientAuth, String @Nullable [] protocols, String @Nullable [] cipherSuites,
             Duration handshakeTimeout, Map<String, Tls> serverNames, @Nullable Executor taskExecutor, List<String> applicationProtocols,
-            Opening opening, @Nullable ClientSide client) {
+            Opening opening, @Nullable ClientSide client, EngineChoice engineChoice) {
         this.context = context;
         this.clientAuth = clientAuth;
         this.protocols = protocols;
@@ -70,6 +73,7 @@ public final class Tls {
         this.applicationProtocols = applicationProtocols;
         this.opening = opening;
         this.client = client;
+        this.engineChoice = engineChoice;
     }
 
     /**
@@ -79,7 +83,7 @@ public final class Tls {
      */
     public static Tls server(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
-        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), Opening.HANDSHAKE, null);
+        return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), Opening.HANDSHAKE, null, EngineChoice.JDK);
     }
 
     /**
@@ -102,7 +106,7 @@ public final class Tls {
                     + " (ClientAuth.NEED): a plaintext client would be served without one");
         }
         return new Tls(this.context, (clientAuth != null) ? clientAuth : ClientAuth.NONE, this.protocols, this.cipherSuites,
-                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                this.handshakeTimeout, this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -112,7 +116,7 @@ public final class Tls {
      */
     public Tls withProtocols(String @Nullable ... protocols) {
         return new Tls(this.context, this.clientAuth, names(protocols, "protocol"), this.cipherSuites, this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -123,7 +127,7 @@ public final class Tls {
      */
     public Tls withCipherSuites(String @Nullable ... cipherSuites) {
         return new Tls(this.context, this.clientAuth, this.protocols, names(cipherSuites, "cipher suite"), this.handshakeTimeout,
-                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                this.serverNames, this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -137,7 +141,7 @@ public final class Tls {
             throw new IllegalArgumentException("The TLS handshake timeout must be positive, not " + timeout);
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, timeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -160,7 +164,7 @@ public final class Tls {
             });
         }
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -181,7 +185,7 @@ public final class Tls {
         Map<String, Tls> names = new LinkedHashMap<>(this.serverNames);
         names.put(serverName.toLowerCase(Locale.ROOT), named);
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout,
-                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client);
+                Map.copyOf(names), this.taskExecutor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -192,7 +196,7 @@ public final class Tls {
      */
     public Tls withTaskExecutor(@Nullable Executor executor) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                executor, this.applicationProtocols, this.opening, this.client);
+                executor, this.applicationProtocols, this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -210,7 +214,7 @@ public final class Tls {
      */
     public Tls withApplicationProtocols(String @Nullable ... names) {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, checkedApplicationProtocols(names), this.opening, this.client);
+                this.taskExecutor, checkedApplicationProtocols(names), this.opening, this.client, this.engineChoice);
     }
 
     /**
@@ -267,7 +271,7 @@ public final class Tls {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, this.applicationProtocols,
                 served ? Opening.PLAINTEXT_OR_HANDSHAKE : (this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) ? Opening.HANDSHAKE : this.opening,
-                this.client);
+                this.client, this.engineChoice);
     }
 
     /** @return whether a server serves connections whose first bytes are no TLS handshake in plaintext, on its port */
@@ -296,7 +300,7 @@ public final class Tls {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, this.applicationProtocols,
                 startTls ? Opening.PLAINTEXT_UNTIL_STARTED : (this.opening == Opening.PLAINTEXT_UNTIL_STARTED) ? Opening.HANDSHAKE : this.opening,
-                this.client);
+                this.client, this.engineChoice);
     }
 
     /** @return whether connections begin in plaintext until their handler starts TLS ({@link #withStartTls}) */
@@ -315,7 +319,7 @@ public final class Tls {
     public static Tls client(Supplier<SSLContext> context) {
         Objects.requireNonNull(context, "TLS needs an SSLContext supplier");
         return new Tls(context, ClientAuth.NONE, null, null, DEFAULT_HANDSHAKE_TIMEOUT, Map.of(), null, List.of(), Opening.HANDSHAKE,
-                new ClientSide(null, true));
+                new ClientSide(null, true), EngineChoice.JDK);
     }
 
     /**
@@ -337,7 +341,7 @@ public final class Tls {
         requireClient("a server name to ask for");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, this.applicationProtocols, this.opening, new ClientSide((serverName == null || serverName.isBlank()) ? null : serverName,
-                        this.client.verifyHostname()));
+                        this.client.verifyHostname()), this.engineChoice);
     }
 
     /**
@@ -349,7 +353,7 @@ public final class Tls {
     public Tls withHostnameVerification(boolean verify) {
         requireClient("host name verification");
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
-                this.taskExecutor, this.applicationProtocols, this.opening, new ClientSide(this.client.serverName(), verify));
+                this.taskExecutor, this.applicationProtocols, this.opening, new ClientSide(this.client.serverName(), verify), this.engineChoice);
     }
 
     private void requireClient(String what) {
@@ -376,6 +380,43 @@ public final class Tls {
     /** @return the supplier of the default context */
     public Supplier<SSLContext> context() {
         return this.context;
+    }
+
+    /**
+     * Chooses the library whose engine serves the connections: the JDK's, OpenSSL's (BoringSSL through
+     * netty-tcnative, as Netty, Vert.x and gRPC run it: the same handshakes and records at a fraction
+     * of the CPU), or OpenSSL's where it loads and else the JDK's. The native engine is made of key and
+     * trust managers rather than of an {@link SSLContext}: the supplier is asked once per new
+     * connection, as the context's is, and a native context is made once per managers it gives (so a
+     * reload that gives new managers serves the connections accepted after it). Each connection's
+     * native engine is freed when the connection ends. Everything else (client authentication,
+     * protocols, cipher suites, server names, application protocols, renegotiation refused) is served
+     * alike by either engine; a context chosen by server name needs managers of its own
+     * ({@link #withProvider} on the TLS given to {@link #withServerNameTls}).
+     * @param provider whose engine; {@code null} for {@link Provider#JDK}
+     * @param managers asked once per new connection for the key and trust managers a native engine is
+     * made of; {@code null} only for {@link Provider#JDK}
+     * @return a copy with that engine
+     * @throws IllegalArgumentException for a native or automatic choice without managers
+     */
+    public Tls withProvider(@Nullable Provider provider, @Nullable Supplier<TlsManagers> managers) {
+        Provider chosen = (provider != null) ? provider : Provider.JDK;
+        if (chosen != Provider.JDK && managers == null) {
+            throw new IllegalArgumentException("The " + chosen + " TLS engine is made of key and trust managers: give their supplier");
+        }
+        return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
+                this.taskExecutor, this.applicationProtocols, this.opening, this.client,
+                (chosen == Provider.JDK) ? EngineChoice.JDK : new EngineChoice(chosen, managers));
+    }
+
+    /** @return whose engine serves the connections ({@link #withProvider}) */
+    public Provider provider() {
+        return this.engineChoice.provider();
+    }
+
+    /** @return the supplier of the managers a native engine is made of; {@code null} for the JDK's engine */
+    public @Nullable Supplier<TlsManagers> managers() {
+        return this.engineChoice.managers();
     }
 
     /** @return whether clients are asked for a certificate */
@@ -434,12 +475,16 @@ public final class Tls {
         if (this.client != null) {
             return "client TLS (server name " + ((this.client.serverName() != null) ? this.client.serverName() : "the host's")
                     + ", host name " + (this.client.verifyHostname() ? "checked" : "not checked") + ", handshake within "
-                    + this.handshakeTimeout + alpn() + startTls() + ")";
+                    + this.handshakeTimeout + engineName() + alpn() + startTls() + ")";
         }
-        return "TLS (client auth " + this.clientAuth + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
+        return "TLS (client auth " + this.clientAuth + engineName() + ", protocols " + ((this.protocols != null) ? String.join(", ", this.protocols)
                 : "the context's") + ", handshake within " + this.handshakeTimeout
                 + (this.serverNames.isEmpty() ? "" : ", contexts for " + this.serverNames.keySet()) + alpn()
                 + ((this.opening == Opening.PLAINTEXT_OR_HANDSHAKE) ? ", plaintext served" : "") + startTls() + ")";
+    }
+
+    private String engineName() {
+        return (this.engineChoice.provider() == Provider.JDK) ? "" : ", engine " + this.engineChoice.provider();
     }
 
     private String startTls() {
@@ -461,6 +506,29 @@ public final class Tls {
 
         /** In plaintext, until the handler starts TLS. */
         PLAINTEXT_UNTIL_STARTED
+    }
+
+    /** Whose engine, and what a native one is made of. */
+    private record EngineChoice(Provider provider, @Nullable Supplier<TlsManagers> managers) {
+
+        static final EngineChoice JDK = new EngineChoice(Provider.JDK, null);
+    }
+
+    /** The library whose TLS engine serves the connections. */
+    public enum Provider {
+
+        /** The JDK's own engine, of the {@link SSLContext} the context supplier gives. */
+        JDK,
+
+        /**
+         * OpenSSL's: BoringSSL through netty-tcnative ({@code io.netty:netty-handler} and
+         * {@code io.netty:netty-tcnative-boringssl-static} on the class path); a server or client fails
+         * to start, naming the cause, where it does not load.
+         */
+        OPENSSL,
+
+        /** OpenSSL's where it loads, else the JDK's (said once in an INFO line, with the cause). */
+        AUTO
     }
 
     /** A client's side of the handshake. */

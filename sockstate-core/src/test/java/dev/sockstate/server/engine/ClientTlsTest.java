@@ -57,7 +57,7 @@ class ClientTlsTest {
         int port = this.tls.start(this.tls.serverTls(), new ClientTest.LineEcho(), (listener) -> listener.framing(Framing.line()))
                 .listener("tls").portNumber();
         SocketClient client = startOpen(ClientSettings.builder("secure").address("localhost", port).framing(Framing.line())
-                .tls(Tls.client(this.tls.certificates.context(null))));
+                .tls(this.tls.certificates.client(null)));
         assertThat(client.request("over tls", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over tls");
         assertThat(client.connection().tlsSession().getProtocol()).isEqualTo("TLSv1.3");
         assertThat(this.connects.outcomes).containsExactly("connected");
@@ -68,7 +68,7 @@ class ClientTlsTest {
         int port = this.tls.start(this.tls.serverTls().withApplicationProtocols("mqtt", "x-legacy"), new ClientTest.LineEcho(),
                 (listener) -> listener.framing(Framing.line())).listener("tls").portNumber();
         SocketClient client = startOpen(ClientSettings.builder("alpn").address("localhost", port).framing(Framing.line())
-                .tls(Tls.client(this.tls.certificates.context(null)).withApplicationProtocols("x-legacy", "mqtt")));
+                .tls(this.tls.certificates.client(null).withApplicationProtocols("x-legacy", "mqtt")));
         assertThat(client.request("over tls", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over tls");
         assertThat(client.connection().applicationProtocol()).as("the listener's choice").isEqualTo("mqtt");
     }
@@ -79,7 +79,7 @@ class ClientTlsTest {
                 .listener("tls").portNumber();
         SocketClient client = start(ClientSettings.builder("misnamed").address("127.0.0.1", port).framing(Framing.line())
                 .reconnect(new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(5), 0))
-                .tls(Tls.client(this.tls.certificates.context(null)).withServerName("elsewhere.test")));
+                .tls(this.tls.certificates.client(null).withServerName("elsewhere.test")));
         await(() -> this.connects.outcomes.contains("tls"), "the handshake to fail");
         assertThat(this.connects.outcomes).doesNotContain("connected");
         assertThatThrownBy(() -> client.request("x").get(5, TimeUnit.SECONDS)).cause().isInstanceOf(ClientException.class)
@@ -113,7 +113,7 @@ class ClientTlsTest {
             // Accepted by the system's backlog, never answered: the ClientHello goes unread.
             SocketClient client = start(ClientSettings.builder("stalled").address("127.0.0.1", stalling.getLocalPort()).framing(Framing.line())
                     .reconnect(new Backoff(Duration.ofSeconds(30), Duration.ofSeconds(30), 0))
-                    .tls(Tls.client(this.tls.certificates.context(null)).withHandshakeTimeout(Duration.ofMillis(300))));
+                    .tls(this.tls.certificates.client(null).withHandshakeTimeout(Duration.ofMillis(300))));
             long start = System.nanoTime();
             await(() -> !this.connects.outcomes.isEmpty(), "the connect's end");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("when the stalled handshake ended").isLessThan(2_000);

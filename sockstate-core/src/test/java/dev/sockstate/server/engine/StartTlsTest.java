@@ -296,7 +296,7 @@ class StartTlsTest {
         Upgrading handler = new Upgrading();
         int port = start(handler).listener("tls").portNumber();
         ClientSettings settings = ClientSettings.builder("upgrading").address("localhost", port).framing(Framing.line())
-                .tls(Tls.client(this.fixture.certificates.context(null)).withStartTls(true)).build();
+                .tls(this.fixture.certificates.client(null).withStartTls(true)).build();
         SocketClient client = this.fixture.servers.startWithClients(List.of(settings), ServerObserver.NONE).client("upgrading");
         ServerFixture.await(() -> client.connections().size() == 1, "the client to connect");
         assertThat(client.request("HELLO", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("plain HELLO");
@@ -335,7 +335,7 @@ class StartTlsTest {
             }
         };
         ClientSettings settings = ClientSettings.builder("upgrading").address("localhost", port).framing(Framing.line()).handler(hearing)
-                .tls(Tls.client(this.fixture.certificates.context(null)).withStartTls(true)).build();
+                .tls(this.fixture.certificates.client(null).withStartTls(true)).build();
         SocketClient client = this.fixture.servers.startWithClients(List.of(settings), ServerObserver.NONE).client("upgrading");
         ServerFixture.await(() -> client.connections().size() == 1, "the client to connect");
         Connection first = client.connection();

@@ -167,8 +167,7 @@ class TlsBadInputTest {
      */
     @Test
     void aClientHelloDeclaringSixteenMebibytesOnTheServerNamePathIsRefusedAtTheHellosLimit() throws Exception {
-        SSLContext alpha = this.fixture.certificates.context("alpha");
-        start(this.fixture.serverTls().withServerNames(java.util.Map.of("alpha.test", () -> alpha)));
+        start(this.fixture.serverTls().withServerNameTls("alpha.test", this.fixture.certificates.server("alpha")));
         byte[] record = new byte[5 + 16384];
         record[0] = 22;
         record[1] = 3;

@@ -1,5 +1,7 @@
 package dev.sockstate.server.engine;
 
+import dev.sockstate.server.tls.Tls;
+import dev.sockstate.server.tls.TlsManagers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +33,13 @@ import javax.net.ssl.X509ExtendedTrustManager;
 public final class TlsCertificates {
 
     private static final String PASSWORD = "changeit-test";
+
+    /**
+     * The TLS engine the suites' listeners and clients run on: the JDK's unless
+     * {@code -Dsockstate.test.tls.provider=openssl} (the native engine's execution of the TLS suites).
+     */
+    static final Tls.Provider PROVIDER = Tls.Provider.valueOf(System.getProperty("sockstate.test.tls.provider", "jdk")
+            .toUpperCase(java.util.Locale.ROOT));
 
     private static TlsCertificates made;
 
@@ -130,6 +139,18 @@ public final class TlsCertificates {
      */
     SSLContext context(String keyAlias, UnaryOperator<X509ExtendedKeyManager> keyManager,
             UnaryOperator<X509ExtendedTrustManager> trustManager) throws Exception {
+        TlsManagers managers = managers(keyAlias);
+        SSLContext context = SSLContext.getInstance("TLS");
+        KeyManager[] made = managers.keyManagers().getKeyManagers();
+        made[0] = keyManager.apply((X509ExtendedKeyManager) made[0]);
+        TrustManager[] trusting = managers.trustManagers().getTrustManagers();
+        trusting[0] = trustManager.apply((X509ExtendedTrustManager) trusting[0]);
+        context.init(made, trusting, null);
+        return context;
+    }
+
+    /** @return the managers a native engine is made of: the alias's key (or none, for {@code null}), trusting the CA */
+    public TlsManagers managers(String keyAlias) throws Exception {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         if (keyAlias != null) {
@@ -144,12 +165,24 @@ public final class TlsCertificates {
         trusted.setCertificateEntry("ca", this.store.getCertificate("ca"));
         TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         trustManagers.init(trusted);
-        SSLContext context = SSLContext.getInstance("TLS");
-        KeyManager[] made = keyManagers.getKeyManagers();
-        made[0] = keyManager.apply((X509ExtendedKeyManager) made[0]);
-        TrustManager[] trusting = trustManagers.getTrustManagers();
-        trusting[0] = trustManager.apply((X509ExtendedTrustManager) trusting[0]);
-        context.init(made, trusting, null);
-        return context;
+        return new TlsManagers(keyManagers, trustManagers);
+    }
+
+    /**
+     * @param keyAlias the server's key's alias
+     * @return a server's TLS of that key, trusting the CA, on the engine the tests run ({@link #PROVIDER})
+     */
+    public Tls server(String keyAlias) throws Exception {
+        TlsManagers managers = managers(keyAlias);
+        return Tls.server(context(keyAlias)).withProvider(PROVIDER, (PROVIDER == Tls.Provider.JDK) ? null : () -> managers);
+    }
+
+    /**
+     * @param keyAlias the client's key's alias, or {@code null} for none
+     * @return a client's TLS of that key, trusting the CA, on the engine the tests run ({@link #PROVIDER})
+     */
+    public Tls client(String keyAlias) throws Exception {
+        TlsManagers managers = managers(keyAlias);
+        return Tls.client(context(keyAlias)).withProvider(PROVIDER, (PROVIDER == Tls.Provider.JDK) ? null : () -> managers);
     }
 }

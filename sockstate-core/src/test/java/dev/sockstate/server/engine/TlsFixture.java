@@ -38,6 +38,9 @@ final class TlsFixture implements AutoCloseable {
     /** Each handshake's outcome, "ok" or the reason it failed, in the order reported. */
     final Queue<String> handshakes = new ConcurrentLinkedQueue<>();
 
+    /** The counts of the listener started last, as its observer was given them. */
+    volatile ServerObserver.ActiveCounts counts;
+
     /** Connections served in plaintext beside TLS. */
     final AtomicInteger plaintext = new AtomicInteger();
 
@@ -47,6 +50,7 @@ final class TlsFixture implements AutoCloseable {
 
         @Override
         public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+            TlsFixture.this.counts = active;
             return new ListenerObserver() {
 
                 @Override
@@ -90,7 +94,7 @@ final class TlsFixture implements AutoCloseable {
 
     /** @return TLS with the server certificate (CN localhost), trusting the test CA for client certificates */
     Tls serverTls() throws Exception {
-        return Tls.server(this.certificates.context("server"));
+        return this.certificates.server("server");
     }
 
     /** @return a connected TLS client, its handshake not started, with only the protocol enabled */

@@ -97,8 +97,7 @@ class TlsPeerInputTest {
 
     @Test
     void aClientHelloSplitOverTwoRecordsGetsTheCertificateOfTheNameItAsksFor() throws Exception {
-        SSLContext alpha = this.fixture.certificates.context("alpha");
-        Tls tls = this.fixture.serverTls().withServerNames(Map.of("alpha.test", () -> alpha));
+        Tls tls = this.fixture.serverTls().withServerNameTls("alpha.test", this.fixture.certificates.server("alpha"));
         SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
         for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
             SSLEngine engine = this.fixture.certificates.context(null).createSSLEngine("alpha.test", 443);

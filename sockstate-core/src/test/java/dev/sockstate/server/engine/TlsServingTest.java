@@ -228,8 +228,7 @@ class TlsServingTest {
 
     @Test
     void theServerNameChoosesTheContextAndOtherNamesGetTheDefault() throws Exception {
-        SSLContext alpha = this.fixture.certificates.context("alpha");
-        Tls tls = this.fixture.serverTls().withServerNames(Map.of("Alpha.Test", () -> alpha));
+        Tls tls = this.fixture.serverTls().withServerNameTls("Alpha.Test", this.fixture.certificates.server("alpha"));
         SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
         assertThat(served(server, "alpha.test")).isEqualTo(new X500Principal("CN=alpha.test"));
         assertThat(served(server, "other.test")).as("an unknown name").isEqualTo(new X500Principal("CN=localhost"));
@@ -238,10 +237,10 @@ class TlsServingTest {
 
     @Test
     void aServerNamesOwnTlsServesItsProtocolsAndOtherNamesKeepTheListeners() throws Exception {
-        SSLContext alpha = this.fixture.certificates.context("alpha");
+        Tls alpha = this.fixture.certificates.server("alpha");
         Tls tls = this.fixture.serverTls().withProtocols("TLSv1.3")
-                .withServerNameTls("alpha.test", Tls.server(alpha).withProtocols("TLSv1.2"))
-                .withServerNameTls("beta.test", Tls.server(alpha));
+                .withServerNameTls("alpha.test", alpha.withProtocols("TLSv1.2"))
+                .withServerNameTls("beta.test", alpha);
         SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
         assertThat(session(server, "alpha.test", "TLSv1.2").getProtocol()).isEqualTo("TLSv1.2");
         assertThatExceptionOfType(IOException.class).as("TLS 1.3 for a name served by TLS 1.2 only")

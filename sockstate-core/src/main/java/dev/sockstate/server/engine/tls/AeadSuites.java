@@ -2,7 +2,6 @@ package dev.sockstate.server.engine.tls;
 
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import org.jspecify.annotations.Nullable;
 
@@ -30,7 +29,7 @@ final class AeadSuites {
      * @return the defaults that are AEAD, or all of them when none is (a provider without AEAD suites,
      * which the settings' own list must then choose among)
      */
-    String[] of(SSLContext context, SSLEngine engine) {
+    String[] of(Object context, SSLEngine engine) {
         for (Entry entry : this.entries) {
             if (entry != null && entry.context.get() == context) {
                 return entry.suites;
@@ -59,6 +58,6 @@ final class AeadSuites {
     }
 
     /** A context's suites; the context weakly held, so that a reloaded bundle's old one (its keys) may go. */
-    private record Entry(WeakReference<SSLContext> context, String[] suites) {
+    private record Entry(WeakReference<Object> context, String[] suites) {
     }
 }

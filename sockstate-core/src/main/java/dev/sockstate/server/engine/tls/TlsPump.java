@@ -7,7 +7,6 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -97,6 +96,10 @@ abstract class TlsPump {
                 }
                 if (status == Status.CLOSED) {
                     out = deliver(out);
+                    if (!this.handshakeDone && result.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+                        // The native engine ends the handshake and reads the peer's close_notify in one call.
+                        finished();
+                    }
                     peerClosed();
                     return;
                 }
@@ -127,7 +130,9 @@ abstract class TlsPump {
      */
     private void refuseRenegotiation() {
         this.renegotiationRefused = true;
-        this.engine.setEnabledCipherSuites(new String[] {"TLS_EMPTY_RENEGOTIATION_INFO_SCSV"});
+        if (!this.tls.nativeEngines()) {
+            this.engine.setEnabledCipherSuites(new String[] {"TLS_EMPTY_RENEGOTIATION_INFO_SCSV"});
+        }
     }
 
     /** Passes on the plaintext gathered in {@code out}, if any, and clears it; @return it */
@@ -187,7 +192,10 @@ abstract class TlsPump {
                     continue;
                 }
                 HandshakeStatus status = result.getHandshakeStatus();
-                if (status == HandshakeStatus.NEED_WRAP && result.getStatus() == Status.OK && result.bytesProduced() > 0) {
+                if (result.getStatus() == Status.OK && result.bytesProduced() > 0
+                        && (status == HandshakeStatus.NEED_WRAP || (this.handshakeDone && this.tls.nativeEngines()))) {
+                    // After the handshake the native engine hands out a failure's alert first, and throws the failure
+                    // (bad records, a refused renegotiation: BoringSSL does not renegotiate) on the wrap after it.
                     continue;
                 }
                 send(out);

@@ -2,6 +2,8 @@ package dev.sockstate.server.engine.tls;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -237,11 +239,62 @@ public final class TlsRecords {
      * @return the host name it asks for (the SNI extension), {@code null} when there is none
      */
     public static @Nullable String serverName(ByteBuffer hello) {
+        int at = extension(hello, SERVER_NAME);
+        return (at < 0) ? null : hostName(hello, at, at + unsigned(hello, at - 2, 2));
+    }
+
+    /**
+     * @param hello a whole ClientHello, from its handshake header (position) to its end (limit), left as it is
+     * @return the application protocols (ALPN) it offers, in its order; {@code null} when it offers none
+     */
+    public static @Nullable List<String> applicationProtocols(ByteBuffer hello) {
+        int at = extension(hello, APPLICATION_LAYER_PROTOCOL_NEGOTIATION);
+        if (at < 0 || at + 2 > hello.limit()) {
+            return null;
+        }
+        int listEnd = Math.min(at + unsigned(hello, at - 2, 2), at + 2 + unsigned(hello, at, 2));
+        List<String> names = new ArrayList<>(4);
+        for (at += 2; at < listEnd; ) {
+            int length = hello.get(at) & 0xff;
+            if (at + 1 + length > listEnd) {
+                break;
+            }
+            byte[] name = new byte[length];
+            hello.get(at + 1, name);
+            names.add(new String(name, StandardCharsets.ISO_8859_1));
+            at += 1 + length;
+        }
+        return names.isEmpty() ? null : names;
+    }
+
+    /** The alert for a message that does not belong where it came: bytes that are no TLS record. */
+    public static final byte UNEXPECTED_MESSAGE = 10;
+
+    /** The alert a server sends when no application protocol matches (RFC 7301). */
+    public static final byte NO_APPLICATION_PROTOCOL = 120;
+
+    /**
+     * @param description the alert's description
+     * @return a fatal alert record in plaintext, as a server sends before any key is agreed
+     */
+    public static ByteBuffer fatalAlert(byte description) {
+        return ByteBuffer.wrap(new byte[] {21, 3, 3, 0, 2, 2, description});
+    }
+
+    private static final int SERVER_NAME = 0;
+
+    private static final int APPLICATION_LAYER_PROTOCOL_NEGOTIATION = 16;
+
+    /**
+     * @return where the data of the ClientHello's extension of that type begins (its two length bytes
+     * just before), or -1 when it has none or its lengths run past its end
+     */
+    private static int extension(ByteBuffer hello, int wanted) {
         int at = hello.position();
         int end = hello.limit();
         ByteBuffer record = hello;
         if (end - at < 4 || record.get(at) != 1) {
-            return null;
+            return -1;
         }
         at += 4;
         // Version and random, the session id, the cipher suites and the compression methods.
@@ -250,7 +303,7 @@ public final class TlsRecords {
         at = skip(record, at, end, 2);
         at = skip(record, at, end, 1);
         if (at < 0 || at + 2 > end) {
-            return null;
+            return -1;
         }
         int extensionsEnd = Math.min(end, at + 2 + unsigned(record, at, 2));
         at += 2;
@@ -259,14 +312,14 @@ public final class TlsRecords {
             int length = unsigned(record, at + 2, 2);
             at += 4;
             if (at + length > extensionsEnd) {
-                return null;
+                return -1;
             }
-            if (type == 0) {
-                return hostName(record, at, at + length);
+            if (type == wanted) {
+                return at;
             }
             at += length;
         }
-        return null;
+        return -1;
     }
 
     /** @return the first host name in a server_name extension's list, or {@code null} */

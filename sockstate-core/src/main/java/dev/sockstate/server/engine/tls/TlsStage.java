@@ -6,6 +6,8 @@ import dev.sockstate.server.tls.ApplicationProtocol;
 import dev.sockstate.server.tls.Tls;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
@@ -128,7 +130,7 @@ public final class TlsStage extends TlsPump implements Stage {
 
     /** Makes the engine (unless the ClientHello picks it), times the handshake from {@link #started}, and sends a client's hello. */
     private void beginHandshake(StageContext context) throws Exception {
-        if (!this.tls.byServerName && !this.tls.settings.plaintextServed()) {
+        if (!this.tls.byServerName && !this.tls.settings.plaintextServed() && !this.tls.checksOfferedProtocols()) {
             // (Otherwise the ClientHello makes it: a connection may turn out plaintext, or name a server.)
             makeEngine(this.tls.settings);
         }
@@ -237,6 +239,10 @@ public final class TlsStage extends TlsPump implements Stage {
                     return;
                 }
                 in.position(in.limit());
+                if (this.tls.nativeEngines()) {
+                    // The JDK's engine, closed now, tells the peer with an alert; the native one, before any hello, would not.
+                    context.write(TlsRecords.fatalAlert(TlsRecords.UNEXPECTED_MESSAGE));
+                }
                 fail("plaintext", new SSLHandshakeException("The peer's first bytes are no TLS handshake (plaintext?)"));
                 return;
             }
@@ -296,6 +302,9 @@ public final class TlsStage extends TlsPump implements Stage {
             return false;
         }
         this.hello = null;
+        if (hello != null && this.tls.checksOfferedProtocols() && !offersServedProtocol(hello)) {
+            return false;
+        }
         if (this.engine == null) {
             makeEngine(this.tls.settings.forServerName((hello != null) ? TlsRecords.serverName(hello) : null));
         }
@@ -306,6 +315,23 @@ public final class TlsStage extends TlsPump implements Stage {
             in.position(in.limit());
         }
         return !this.failed;
+    }
+
+    /**
+     * Refuses, as the JDK's engine does, a ClientHello that offers application protocols (ALPN) of
+     * which the listener serves none; the native engine would go on without one.
+     * @return false when refused: the peer was sent a no_application_protocol alert and the connection fails
+     */
+    private boolean offersServedProtocol(ByteBuffer hello) {
+        List<String> offered = TlsRecords.applicationProtocols(hello);
+        String[] served = this.tls.applicationProtocols();
+        if (offered == null || served == null || Arrays.stream(served).anyMatch(offered::contains)) {
+            return true;
+        }
+        this.context.write(TlsRecords.fatalAlert(TlsRecords.NO_APPLICATION_PROTOCOL));
+        fail("application-protocol", new SSLHandshakeException("No application protocol (ALPN) both sides name: the client offered "
+                + offered + ", the listener serves " + Arrays.toString(served)));
+        return false;
     }
 
     /**
@@ -557,6 +583,14 @@ public final class TlsStage extends TlsPump implements Stage {
             reason = "renegotiation";
             cause = refused;
         }
+        if (this.tls.nativeEngines() && cause instanceof SSLException && cause.getCause() != null && cause.getMessage() != null
+                && cause.getMessage().startsWith("General OpenSslEngine problem")) {
+            // The native engine says so of what a Java trust or key manager refused: name that instead.
+            SSLException named = this.handshakeDone ? new SSLException(cause.getCause().getMessage())
+                    : new SSLHandshakeException(cause.getCause().getMessage());
+            named.initCause(cause);
+            cause = named;
+        }
         this.failed = true;
         this.dead = true;
         this.deadline.cancel();
@@ -593,6 +627,10 @@ public final class TlsStage extends TlsPump implements Stage {
     public void closed(StageContext context) {
         this.dead = true;
         this.deadline.cancel();
+        if (this.engine != null) {
+            // A native engine's memory goes with its connection (a JDK engine's with the garbage).
+            this.tls.release(this.engine);
+        }
         if (this.context != null) {
             report(false, "closed");
         }

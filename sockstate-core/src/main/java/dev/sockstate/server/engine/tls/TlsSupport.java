@@ -56,6 +56,9 @@ public final class TlsSupport {
     /** A server's default cipher suites: its context's, less those that are not AEAD. */
     private final AeadSuites aead = new AeadSuites();
 
+    /** OpenSSL's engines when the settings chose them and they load; {@code null} for the JDK's. */
+    private final @Nullable OpenSslEngines openSsl;
+
     private final LendingPool<ByteBuffer> packets = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
 
     private final LendingPool<ByteBuffer> plaintexts = new LendingPool<>(() -> ByteBuffer.allocateDirect(ROOM), MOST_LENT);
@@ -72,6 +75,50 @@ public final class TlsSupport {
         this.taskExecutor = settings.taskExecutor();
         this.byServerName = !settings.serverNames().isEmpty();
         this.applicationProtocols = settings.applicationProtocols().isEmpty() ? null : settings.applicationProtocols().toArray(new String[0]);
+        if (NativeTls.chosen(settings)) {
+            Throwable unavailable = NativeTls.unavailability();
+            if (unavailable != null) {
+                throw new IllegalStateException("OpenSSL's TLS engine does not load here: " + unavailable, unavailable);
+            }
+            this.openSsl = new OpenSslEngines(settings.isClient(), this.applicationProtocols);
+            this.openSsl.warm(settings);
+        }
+        else {
+            this.openSsl = null;
+        }
+    }
+
+    /** @return whether the connections' engines are OpenSSL's (native) rather than the JDK's */
+    public boolean nativeEngines() {
+        return this.openSsl != null;
+    }
+
+    /** @return native engines made and not yet released (their connections not yet ended); 0 for the JDK's */
+    public long liveNativeEngines() {
+        return (this.openSsl != null) ? this.openSsl.live() : 0;
+    }
+
+    /**
+     * Frees what the engine holds outside the heap (a native engine's memory), once; nothing for the JDK's.
+     * @param engine an engine {@link #engine} made, its connection ended
+     */
+    public void release(SSLEngine engine) {
+        if (this.openSsl != null) {
+            this.openSsl.release(engine);
+        }
+    }
+
+    /**
+     * @return whether a server must check the application protocols a ClientHello offers itself: the
+     * native engine goes on without one where none matches, which the JDK's refuses with an alert
+     */
+    boolean checksOfferedProtocols() {
+        return this.openSsl != null && this.applicationProtocols != null && !this.settings.isClient();
+    }
+
+    /** @return the application protocols (ALPN) served, most preferred first; {@code null} for none */
+    String @Nullable [] applicationProtocols() {
+        return this.applicationProtocols;
     }
 
     /**
@@ -91,8 +138,56 @@ public final class TlsSupport {
      * @throws InvalidSettingException naming the listener, its TLS setting and what the engine refused
      */
     public static void check(String listener, Tls tls) {
+        if (NativeTls.chosen(tls)) {
+            Throwable unavailable = NativeTls.unavailability();
+            if (unavailable != null) {
+                throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "an engine that loads here: OpenSSL's does not ("
+                        + unavailable + (unavailable.getCause() != null ? ": " + unavailable.getCause() : "") + ")");
+            }
+            tls.serverNames().forEach((name, named) -> {
+                if (named.managers() == null) {
+                    throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "key and trust managers for the server name '"
+                            + name + "' too, for OpenSSL's engine (Tls.withProvider on its TLS)");
+                }
+            });
+            checkNative(listener, tls, tls);
+            tls.serverNames().values().forEach((named) -> checkNative(listener, tls, named));
+            return;
+        }
         check(listener, tls, tls);
         tls.serverNames().values().forEach((named) -> check(listener, tls, named));
+    }
+
+    private static void checkNative(String listener, Tls tls, Tls served) {
+        String[] protocols = protocols(tls, served);
+        String[] cipherSuites = cipherSuites(tls, served);
+        if (protocols == null && cipherSuites == null) {
+            return;
+        }
+        OpenSslEngines engines = new OpenSslEngines(tls.isClient(), null);
+        SSLEngine engine;
+        try {
+            engine = engines.engine(served, null, -1);
+        }
+        catch (Exception ex) {
+            // Managers that cannot make a context now fail each handshake, counted as "configuration".
+            return;
+        }
+        try {
+            if (protocols != null) {
+                engine.setEnabledProtocols(protocols);
+            }
+            if (cipherSuites != null) {
+                engine.setEnabledCipherSuites(cipherSuites);
+            }
+        }
+        catch (IllegalArgumentException ex) {
+            throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "protocols and cipher suites OpenSSL's TLS engine"
+                    + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
+        }
+        finally {
+            engines.release(engine);
+        }
     }
 
     private static void check(String listener, Tls tls, Tls served) {
@@ -157,15 +252,37 @@ public final class TlsSupport {
      * @throws Exception when the context or the settings do not make one
      */
     public SSLEngine engine(Tls served, @Nullable String host, int port) throws Exception {
-        SSLContext made = served.context().get();
-        if (made == null) {
-            throw new IllegalStateException("The TLS context supplier gave no SSLContext");
-        }
         boolean client = this.settings.isClient();
         String serverName = (this.settings.serverName() != null) ? this.settings.serverName() : host;
-        SSLEngine engine = client ? made.createSSLEngine(serverName, port) : made.createSSLEngine();
+        Object made;
+        SSLEngine engine;
+        if (this.openSsl != null) {
+            made = this.openSsl.contextOf(served);
+            engine = this.openSsl.engine(served, serverName, port);
+        }
+        else {
+            SSLContext context = served.context().get();
+            if (context == null) {
+                throw new IllegalStateException("The TLS context supplier gave no SSLContext");
+            }
+            made = context;
+            engine = client ? context.createSSLEngine(serverName, port) : context.createSSLEngine();
+        }
+        try {
+            configure(engine, made, served, client, serverName);
+        }
+        catch (Exception | LinkageError ex) {
+            release(engine);
+            throw ex;
+        }
+        return engine;
+    }
+
+    private void configure(SSLEngine engine, Object made, Tls served, boolean client, @Nullable String serverName) throws Exception {
         engine.setUseClientMode(client);
-        if (client || this.applicationProtocols != null) {
+        // The native engine takes its application protocols from its context.
+        String[] applicationProtocols = (this.openSsl != null) ? null : this.applicationProtocols;
+        if (client || applicationProtocols != null) {
             SSLParameters parameters = engine.getSSLParameters();
             if (client && this.settings.verifiesHostname()) {
                 // The JDK then checks the server's certificate against the engine's host, as HTTPS does.
@@ -174,9 +291,9 @@ public final class TlsSupport {
             if (client && serverName != null && !isLiteralAddress(serverName)) {
                 parameters.setServerNames(List.of(new SNIHostName(serverName)));
             }
-            if (this.applicationProtocols != null) {
+            if (applicationProtocols != null) {
                 // A server picks the first of its own it is offered, and refuses a client that offers only others.
-                parameters.setApplicationProtocols(this.applicationProtocols);
+                parameters.setApplicationProtocols(applicationProtocols);
             }
             engine.setSSLParameters(parameters);
         }
@@ -198,7 +315,6 @@ public final class TlsSupport {
             default -> engine.setNeedClientAuth(false);
         }
         engine.beginHandshake();
-        return engine;
     }
 
     /** @return whether the host is an IPv4 or IPv6 literal, which SNI does not carry */

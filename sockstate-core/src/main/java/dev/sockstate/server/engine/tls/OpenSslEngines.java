@@ -1,0 +1,206 @@
+package dev.sockstate.server.engine.tls;
+
+import dev.sockstate.server.tls.Tls;
+import dev.sockstate.server.tls.TlsManagers;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.OpenSslSessionTicketKey;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.internal.tcnative.SSL;
+import io.netty.util.ReferenceCounted;
+import java.security.SecureRandom;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The native TLS engines of one listener or client: OpenSSL's (BoringSSL through netty-tcnative) by
+ * way of Netty's reference-counted engine, the only class that names Netty. A native context is made
+ * once per managers the settings' supplier gives (compared by identity), with session tickets of its
+ * own keys and a session cache, so that clients resume; each engine holds native memory until
+ * {@link #release}, which the connection's end calls. Engines run their handshake's steps in the call
+ * (no delegated tasks), as Netty's own handler runs them.
+ */
+final class OpenSslEngines {
+
+    private static final SecureRandom TICKET_KEYS = new SecureRandom();
+
+    private final boolean client;
+
+    private final @Nullable ApplicationProtocolConfig applicationProtocols;
+
+    /** The last native context made for each settings (the listener's, and each chosen by server name), with its managers. */
+    private final Map<Tls, Made> contexts = new IdentityHashMap<>();
+
+    private final AtomicLong made = new AtomicLong();
+
+    private final AtomicLong released = new AtomicLong();
+
+    /**
+     * @param client whether the engines begin handshakes (a client's)
+     * @param applicationProtocols the application protocols (ALPN), most preferred first; {@code null} for none
+     */
+    OpenSslEngines(boolean client, String @Nullable [] applicationProtocols) {
+        this.client = client;
+        // A server picks the first of its own the client offers; the stage refuses a client that offers only others
+        // (OpenSSL would go on without one), so the engine is never asked to choose among none.
+        this.applicationProtocols = (applicationProtocols == null) ? null : new ApplicationProtocolConfig(
+                ApplicationProtocolConfig.Protocol.ALPN, ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, applicationProtocols);
+    }
+
+    /**
+     * Asked only once the class path holds Netty's handler (see {@link NativeTls}).
+     * @return why OpenSSL's engine does not load here, {@code null} when it does
+     */
+    static @Nullable Throwable unavailabilityCause() {
+        return OpenSsl.isAvailable() ? null : OpenSsl.unavailabilityCause();
+    }
+
+    /** @return the library's name and version, as OpenSSL reports it */
+    static String version() {
+        return OpenSsl.versionString();
+    }
+
+    /**
+     * @param served the settings whose managers make the engine's context
+     * @param host a client's server name (and session cache key), {@code null} on a server
+     * @param port a client's port
+     * @return a new engine, not yet configured beyond its context
+     * @throws SSLException when the managers do not make a context
+     */
+    SSLEngine engine(Tls served, @Nullable String host, int port) throws SSLException {
+        SslContext context = context(served);
+        SSLEngine engine = (this.client && host != null) ? context.newEngine(ByteBufAllocator.DEFAULT, host, port)
+                : context.newEngine(ByteBufAllocator.DEFAULT);
+        this.made.incrementAndGet();
+        if (this.client && engine instanceof ReferenceCountedOpenSslEngine openSsl) {
+            // Netty lets a BoringSSL client renegotiate once when a server asks; sockstate refuses, as with the JDK's engine.
+            try {
+                SSL.setRenegotiateMode(openSsl.sslPointer(), SSL.SSL_RENEGOTIATE_NEVER);
+            }
+            catch (Exception ex) {
+                // A library other than BoringSSL has no such mode, and Netty set none on it.
+            }
+        }
+        return engine;
+    }
+
+    /**
+     * @param served the settings an engine is made of
+     * @return the native context its engines are made of now, the key under which its defaults are kept
+     * @throws SSLException when the managers do not make a context
+     */
+    Object contextOf(Tls served) throws SSLException {
+        return context(served);
+    }
+
+    /**
+     * Makes the settings' first context and one engine of it, and frees the engine: the classes an engine
+     * needs initialize here (one reads a file), on the thread that starts the listener or client, not on a
+     * worker at its first connection. Managers that make no context now are left to fail the handshakes.
+     * @param settings the listener's or client's settings
+     */
+    void warm(Tls settings) {
+        try {
+            // (A client's engine for a dotted name, whose check of it as an SNI name initializes the class that reads a file.)
+            release(engine(settings, this.client ? "warm-up.invalid" : null, -1));
+        }
+        catch (SSLException | RuntimeException ex) {
+            // Counted as "configuration" by each handshake that meets it.
+        }
+    }
+
+    /** @param engine an engine {@link #engine} made: its native memory freed, once */
+    void release(SSLEngine engine) {
+        if (engine instanceof ReferenceCounted counted && counted.refCnt() > 0 && counted.release()) {
+            this.released.incrementAndGet();
+        }
+    }
+
+    /** @return engines made and not yet released */
+    long live() {
+        return this.made.get() - this.released.get();
+    }
+
+    private SslContext context(Tls served) throws SSLException {
+        Supplier<TlsManagers> supplier = served.managers();
+        TlsManagers managers = (supplier != null) ? supplier.get() : null;
+        if (managers == null) {
+            throw new SSLException("The native TLS engine has no key and trust managers for " + served
+                    + ": its settings need a managers supplier (Tls.withProvider) that gives them");
+        }
+        synchronized (this.contexts) {
+            Made last = this.contexts.get(served);
+            if (last != null && last.managers == managers) {
+                return last.context;
+            }
+            SslContext context = build(managers);
+            this.contexts.put(served, new Made(managers, context));
+            if (last != null) {
+                // The engines made of it hold it until they are released.
+                ((ReferenceCounted) last.context).release();
+            }
+            return context;
+        }
+    }
+
+    private SslContext build(TlsManagers managers) throws SSLException {
+        SslContextBuilder builder;
+        if (this.client) {
+            builder = SslContextBuilder.forClient().keyManager(managers.keyManagers());
+        }
+        else {
+            if (managers.keyManagers() == null) {
+                throw new SSLException("A server's native TLS engine needs key managers (its certificate and key)");
+            }
+            builder = SslContextBuilder.forServer(managers.keyManagers());
+        }
+        if (managers.trustManagers() != null) {
+            builder.trustManager(managers.trustManagers());
+        }
+        builder.sslProvider(SslProvider.OPENSSL_REFCNT).applicationProtocolConfig(this.applicationProtocols);
+        if (!this.client) {
+            // Every AEAD suite the library has (Netty's defaults leave some out, ChaCha20-Poly1305's among them), as the
+            // JDK's defaults less their CBC ones; settings that name suites choose among all on the engine.
+            builder.ciphers(OpenSsl.availableJavaCipherSuites().stream().filter(AeadSuites::isAead).sorted(OpenSslEngines::preferred)
+                    .toList());
+        }
+        SslContext context = builder.build();
+        if (!this.client) {
+            OpenSslSessionContext sessions = (OpenSslSessionContext) context.sessionContext();
+            // Tickets (Netty turns them off unless given keys): TLS 1.3 resumes by them only.
+            byte[] name = new byte[OpenSslSessionTicketKey.NAME_SIZE];
+            byte[] hmac = new byte[OpenSslSessionTicketKey.HMAC_KEY_SIZE];
+            byte[] aes = new byte[OpenSslSessionTicketKey.AES_KEY_SIZE];
+            TICKET_KEYS.nextBytes(name);
+            TICKET_KEYS.nextBytes(hmac);
+            TICKET_KEYS.nextBytes(aes);
+            sessions.setTicketKeys(new OpenSslSessionTicketKey(name, hmac, aes));
+        }
+        return context;
+    }
+
+    /** @return ECDHE before plain RSA key exchange, then AES-GCM before ChaCha20-Poly1305, 128 bits before 256 */
+    private static int preferred(String one, String other) {
+        return Integer.compare(rank(one), rank(other));
+    }
+
+    private static int rank(String suite) {
+        return (suite.contains("_ECDHE_") || !suite.contains("_WITH_") ? 0 : 4) + (suite.contains("CHACHA20") ? 2 : 0)
+                + (suite.contains("256") ? 1 : 0);
+    }
+
+    /** A native context and the managers it was made of. */
+    private record Made(TlsManagers managers, SslContext context) {
+    }
+}
