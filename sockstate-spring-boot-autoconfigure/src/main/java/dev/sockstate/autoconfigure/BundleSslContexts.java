@@ -1,5 +1,6 @@
 package dev.sockstate.autoconfigure;
 
+import dev.sockstate.server.tls.TlsManagers;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -55,6 +56,20 @@ final class BundleSslContexts {
      * @return the bundle's current SSL context, made now (so that a bad key or store fails start-up)
      */
     Supplier<SSLContext> context(String property, String name) {
+        return current(property, name)::context;
+    }
+
+    /**
+     * @param property the property that names the bundle, for the error
+     * @param name the bundle's name
+     * @return the bundle's current key and trust managers, which a native TLS engine is made of: the
+     *     same instance until the bundle is reloaded
+     */
+    Supplier<TlsManagers> managers(String property, String name) {
+        return current(property, name)::managers;
+    }
+
+    private Current current(String property, String name) {
         return this.contexts.computeIfAbsent(name, (key) -> {
             Current current = new Current(property, name, bundle(property, name));
             this.bundles.addBundleUpdateHandler(name, current::update);
@@ -62,24 +77,25 @@ final class BundleSslContexts {
         });
     }
 
-    /** One bundle's context, replaced when the bundle is. */
-    private static final class Current implements Supplier<SSLContext> {
+    /** One bundle's context and managers, replaced together when the bundle is. */
+    private static final class Current {
 
         private final String property;
 
         private final String name;
 
-        private volatile SSLContext context;
+        private volatile Made made;
 
         Current(String property, String name, SslBundle bundle) {
             this.property = property;
             this.name = name;
-            this.context = create(bundle);
+            this.made = create(bundle);
         }
 
-        private SSLContext create(SslBundle bundle) {
+        private Made create(SslBundle bundle) {
             try {
-                return bundle.createSslContext();
+                return new Made(bundle.createSslContext(), new TlsManagers(bundle.getManagers().getKeyManagerFactory(),
+                        bundle.getManagers().getTrustManagerFactory()));
             }
             catch (RuntimeException ex) {
                 throw new InvalidConfigurationPropertyValueException(this.property, this.name,
@@ -90,16 +106,23 @@ final class BundleSslContexts {
         /** A reloaded bundle that cannot make a context leaves the one in use, saying why. */
         void update(SslBundle bundle) {
             try {
-                this.context = create(bundle);
+                this.made = create(bundle);
             }
             catch (InvalidConfigurationPropertyValueException ex) {
                 logger.warn("Keeping the SSL context in use for " + this.property + ": " + ex.getReason());
             }
         }
 
-        @Override
-        public SSLContext get() {
-            return this.context;
+        SSLContext context() {
+            return this.made.context();
         }
+
+        TlsManagers managers() {
+            return this.made.managers();
+        }
+    }
+
+    /** A context and the managers it was made of. */
+    private record Made(SSLContext context, TlsManagers managers) {
     }
 }

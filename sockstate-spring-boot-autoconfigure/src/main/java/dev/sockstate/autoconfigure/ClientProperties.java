@@ -161,6 +161,9 @@ public class ClientProperties extends ConnectionProperties {
         /** Whether connections begin in plaintext until the handler, or the application, calls startTls() on them (STARTTLS). */
         private boolean startTls;
 
+        /** The TLS engine: jdk, openssl (BoringSSL through netty-tcnative, on the class path) or auto (openssl where it loads). */
+        private Tls.Provider provider = Tls.Provider.JDK;
+
         public @Nullable String getBundle() {
             return this.bundle;
         }
@@ -203,6 +206,14 @@ public class ClientProperties extends ConnectionProperties {
 
         public boolean isStartTls() {
             return this.startTls;
+        }
+
+        public Tls.Provider getProvider() {
+            return this.provider;
+        }
+
+        public void setProvider(Tls.Provider provider) {
+            this.provider = provider;
         }
 
         public void setStartTls(boolean startTls) {

@@ -167,7 +167,9 @@ final class ClientSettingsFactory {
         return Tls.client(context).withServerName(ssl.getServerName()).withHostnameVerification(ssl.isVerifyHostname())
                 .withHandshakeTimeout(handshakeTimeout).withProtocols(protocols).withCipherSuites(ciphers)
                 .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
-                .withStartTls(ssl.isStartTls());
+                .withStartTls(ssl.isStartTls())
+                .withProvider(ssl.getProvider(), (ssl.getProvider() == Tls.Provider.JDK) ? null
+                        : this.ssl.managers(PREFIX + path + "bundle", ssl.getBundle()));
     }
 
     private static void require(boolean valid, String property, @Nullable Object value, String reason) {

@@ -484,7 +484,7 @@ final class ServerSettingsFactory {
         require(!ssl.isStartTls() || !ssl.isServePlaintext(), path + "start-tls", true,
                 "A connection begins either with the handshake or in plaintext, as the first bytes decide (serve-plaintext), or in"
                         + " plaintext until its handler starts TLS (start-tls), not both ways: remove one of them.");
-        Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own).withClientAuth(ssl.getClientAuth())
+        Tls tls = bundleTls(path + "bundle", ssl.getBundle(), own, ssl.getProvider()).withClientAuth(ssl.getClientAuth())
                 .withHandshakeTimeout(ssl.getHandshakeTimeout())
                 .withApplicationProtocols(SettingSources.applicationProtocols(path + "application-protocols", ssl.getApplicationProtocols()))
                 .withPlaintextServed(ssl.isServePlaintext()).withStartTls(ssl.isStartTls());
@@ -496,7 +496,7 @@ final class ServerSettingsFactory {
             require(named.getBundle() != null, property + ".bundle", null, "It must be set.");
             SslBundle bundle = this.ssl.bundle(PREFIX + property + ".bundle", named.getBundle());
             requireTrust(bundle, named.getBundle(), ssl.getClientAuth(), property + ".bundle", named.getBundle());
-            tls = tls.withServerNameTls(named.getServerName(), bundleTls(property + ".bundle", named.getBundle(), bundle));
+            tls = tls.withServerNameTls(named.getServerName(), bundleTls(property + ".bundle", named.getBundle(), bundle, ssl.getProvider()));
         }
         return tls;
     }
@@ -522,7 +522,7 @@ final class ServerSettingsFactory {
      * @param bundle the bundle
      * @return server TLS of the bundle's context, protocols and ciphers (its {@code options})
      */
-    private Tls bundleTls(String property, String name, SslBundle bundle) {
+    private Tls bundleTls(String property, String name, SslBundle bundle, Tls.Provider provider) {
         Supplier<SSLContext> context = this.ssl.context(PREFIX + property, name);
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();
@@ -539,7 +539,8 @@ final class ServerSettingsFactory {
             throw new InvalidConfigurationPropertyValueException(PREFIX + property, name, "The options of SSL bundle '"
                     + name + "' (enabled-protocols, ciphers) name what this JDK does not offer: " + ex.getMessage());
         }
-        return Tls.server(context).withProtocols(protocols).withCipherSuites(ciphers);
+        return Tls.server(context).withProtocols(protocols).withCipherSuites(ciphers)
+                .withProvider(provider, (provider == Tls.Provider.JDK) ? null : this.ssl.managers(PREFIX + property, name));
     }
 
     /**

@@ -27,6 +27,9 @@ public class SslProperties {
     /** Whether connections begin in plaintext until their handler calls startTls() on them, as protocols with STARTTLS do. */
     private boolean startTls;
 
+    /** The TLS engine: jdk, openssl (BoringSSL through netty-tcnative, on the class path) or auto (openssl where it loads). */
+    private Tls.Provider provider = Tls.Provider.JDK;
+
     /** Bundles chosen by the server name a client asks for (SNI), each with its own key, options and trust store; other names get the listener's bundle. */
     private List<ServerNameBundle> serverNameBundles = new ArrayList<>();
 
@@ -76,6 +79,14 @@ public class SslProperties {
 
     public void setStartTls(boolean startTls) {
         this.startTls = startTls;
+    }
+
+    public Tls.Provider getProvider() {
+        return this.provider;
+    }
+
+    public void setProvider(Tls.Provider provider) {
+        this.provider = provider;
     }
 
     public List<ServerNameBundle> getServerNameBundles() {

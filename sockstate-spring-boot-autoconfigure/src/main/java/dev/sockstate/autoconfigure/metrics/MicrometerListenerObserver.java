@@ -238,6 +238,10 @@ class MicrometerListenerObserver implements ListenerObserver {
                 .description("Bytes of the direct buffers TLS and framing made to lend the connections' turns, lent or idle;"
                         + " bounded by their pools, not by the connections")
                 .baseUnit("bytes").tag(tag, listener).register(registry);
+        Gauge.builder("sockstate.tls.engines.native", this, (observer) -> observer.active.nativeTlsEngines())
+                .description("Native TLS engines (OpenSSL's) the connections hold, each with its native memory, freed as its"
+                        + " connection ends; 0 on the JDK's engine")
+                .tag(tag, listener).register(registry);
     }
 
     /** @param active the counts of the listener that now runs under this name */
