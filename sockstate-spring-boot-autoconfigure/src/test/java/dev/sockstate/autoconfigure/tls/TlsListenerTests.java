@@ -35,6 +35,8 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -79,10 +81,12 @@ class TlsListenerTests {
         });
     }
 
-    @Test
-    void withClientAuthNeedOnlyAClientCertifiedByTheTrustedCaIsServedAndItsPrincipalReachesTheHandler() {
+    @ParameterizedTest(name = "on the {0} engine")
+    @ValueSource(strings = { "jdk", "openssl" })
+    void withClientAuthNeedOnlyAClientCertifiedByTheTrustedCaIsServedAndItsPrincipalReachesTheHandler(String provider) {
         this.runner.withConfiguration(AutoConfigurations.of(SockstateMetricsAutoConfiguration.class, SockstateEndpointAutoConfiguration.class))
-                .withBean(SimpleMeterRegistry.class).withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need",
+                .withBean(SimpleMeterRegistry.class).withPropertyValues("sockstate.listeners.secure.ssl.provider=" + provider,
+                        "sockstate.listeners.secure.ssl.client-auth=need",
                         "management.endpoints.web.exposure.include=sockstate").run((context) -> {
             int port = context.getEnvironment().getProperty("local.sockstate.secure.port", Integer.class);
             Secure secure = context.getBean(Secure.class);
@@ -113,14 +117,16 @@ class TlsListenerTests {
         });
     }
 
-    @Test
-    void aReloadedBundleServesNewConnections(@TempDir Path directory) throws Exception {
+    @ParameterizedTest(name = "on the {0} engine")
+    @ValueSource(strings = { "jdk", "openssl" })
+    void aReloadedBundleServesNewConnections(String provider, @TempDir Path directory) throws Exception {
         copy("server", directory);
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, SockstateAutoConfiguration.class))
                 .withUserConfiguration(Secure.class)
                 .withPropertyValues("sockstate.workers.threads=1", "sockstate.shutdown.timeout=5s",
                         "sockstate.listeners.secure.address=127.0.0.1", "sockstate.listeners.secure.port=0", "sockstate.listeners.secure.ssl.bundle=reloading",
+                        "sockstate.listeners.secure.ssl.provider=" + provider,
                         "spring.ssl.bundle.watch.file.quiet-period=100ms", "spring.ssl.bundle.pem.reloading.reload-on-update=true",
                         "spring.ssl.bundle.pem.reloading.keystore.certificate=" + directory.resolve("server.crt").toUri(),
                         "spring.ssl.bundle.pem.reloading.keystore.private-key=" + directory.resolve("server.key").toUri())
@@ -201,9 +207,10 @@ class TlsListenerTests {
                 });
     }
 
-    @Test
-    void aBundleChosenByServerNameChecksClientsAgainstItsOwnTrustStoreAndServesItsOwnOptions() {
-        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.client-auth=need",
+    @ParameterizedTest(name = "on the {0} engine")
+    @ValueSource(strings = { "jdk", "openssl" })
+    void aBundleChosenByServerNameChecksClientsAgainstItsOwnTrustStoreAndServesItsOwnOptions(String provider) {
+        this.runner.withPropertyValues("sockstate.listeners.secure.ssl.provider=" + provider, "sockstate.listeners.secure.ssl.client-auth=need",
                 "spring.ssl.bundle.pem.server.options.enabled-protocols=TLSv1.3",
                 "spring.ssl.bundle.pem.sni.keystore.certificate=classpath:tls/server2.crt",
                 "spring.ssl.bundle.pem.sni.keystore.private-key=classpath:tls/server2.key",
