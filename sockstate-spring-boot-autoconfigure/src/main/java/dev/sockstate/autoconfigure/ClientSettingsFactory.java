@@ -147,16 +147,18 @@ final class ClientSettingsFactory {
         Duration handshakeTimeout = ssl.getHandshakeTimeout();
         require(handshakeTimeout != null && handshakeTimeout.compareTo(Duration.ZERO) > 0, path + "handshake-timeout", handshakeTimeout,
                 "It must be positive.");
+        SettingSources.requireEngine(PREFIX + path + "provider", ssl.getProvider());
         SslBundle bundle = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();
         var context = this.ssl.context(PREFIX + path + "bundle", ssl.getBundle());
         try {
-            SSLEngine engine = context.get().createSSLEngine();
-            if (protocols != null && protocols.length > 0) {
+            // (OpenSSL's engine checks them itself as the client starts.)
+            SSLEngine engine = (ssl.getProvider() == Tls.Provider.OPENSSL) ? null : context.get().createSSLEngine();
+            if (engine != null && protocols != null && protocols.length > 0) {
                 engine.setEnabledProtocols(protocols);
             }
-            if (ciphers != null && ciphers.length > 0) {
+            if (engine != null && ciphers != null && ciphers.length > 0) {
                 engine.setEnabledCipherSuites(ciphers);
             }
         }

@@ -476,6 +476,7 @@ final class ServerSettingsFactory {
         require(listener.getProtocol() == Protocol.TCP, path + "bundle", ssl.getBundle(), "TLS is for TCP listeners.");
         require(ssl.getHandshakeTimeout() != null && ssl.getHandshakeTimeout().compareTo(Duration.ZERO) > 0,
                 path + "handshake-timeout", ssl.getHandshakeTimeout(), "It must be positive.");
+        SettingSources.requireEngine(PREFIX + path + "provider", ssl.getProvider());
         SslBundle own = this.ssl.bundle(PREFIX + path + "bundle", ssl.getBundle());
         requireTrust(own, ssl.getBundle(), ssl.getClientAuth(), path + "client-auth", ssl.getClientAuth());
         require(!ssl.isServePlaintext() || ssl.getClientAuth() != Tls.ClientAuth.NEED, path + "serve-plaintext", true,
@@ -527,11 +528,12 @@ final class ServerSettingsFactory {
         String[] protocols = bundle.getOptions().getEnabledProtocols();
         String[] ciphers = bundle.getOptions().getCiphers();
         try {
-            SSLEngine engine = context.get().createSSLEngine();
-            if (protocols != null && protocols.length > 0) {
+            // (OpenSSL's engine checks them itself as the server starts.)
+            SSLEngine engine = (provider == Tls.Provider.OPENSSL) ? null : context.get().createSSLEngine();
+            if (engine != null && protocols != null && protocols.length > 0) {
                 engine.setEnabledProtocols(protocols);
             }
-            if (ciphers != null && ciphers.length > 0) {
+            if (engine != null && ciphers != null && ciphers.length > 0) {
                 engine.setEnabledCipherSuites(ciphers);
             }
         }

@@ -71,6 +71,21 @@ final class SettingSources {
         return translated;
     }
 
+    /**
+     * @param property the {@code ssl.provider} property, for the error
+     * @param provider the engine it asks for
+     * @throws InvalidConfigurationPropertyValueException naming the property and the cause when it asks for OpenSSL's
+     *     engine and that does not load here
+     */
+    static void requireEngine(String property, Tls.Provider provider) {
+        Throwable unavailable = (provider == Tls.Provider.OPENSSL) ? Tls.openSslUnavailability() : null;
+        if (unavailable != null) {
+            throw new InvalidConfigurationPropertyValueException(property, "openssl", "OpenSSL's TLS engine does not load here: "
+                    + unavailable + ((unavailable.getCause() != null) ? " (" + unavailable.getCause() + ")" : "")
+                    + ". Add io.netty:netty-handler and io.netty:netty-tcnative-boringssl-static, or choose jdk or auto.");
+        }
+    }
+
     /** @return where the properties of an owner are, below {@code sockstate.}, without a trailing dot */
     static String ownerPath(Scope scope, String name) {
         return switch (scope) {

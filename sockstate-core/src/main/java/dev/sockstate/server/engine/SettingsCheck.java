@@ -206,6 +206,9 @@ final class SettingsCheck {
                 throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.CLIENT_NAME, client.name(),
                         "Each client needs a name of its own.", "Client '" + client.name() + "' is defined twice");
             }
+            if (client.connection().tls() != null) {
+                TlsSupport.check(Setting.Scope.CLIENT, client.name(), client.connection().tls());
+            }
             if (!groupNames.contains(client.connection().group())) {
                 throw new InvalidSettingException(Scope.CLIENT, client.name(), Setting.GROUP, client.connection().group(), "No such worker group;"
                         + " the groups are " + groupNames + ".", "Client '" + client.name() + "' names worker group '" + client.connection().group()

@@ -384,12 +384,11 @@ public final class Tls {
 
     /**
      * Chooses the library whose engine serves the connections: the JDK's, OpenSSL's (BoringSSL through
-     * netty-tcnative, as Netty, Vert.x and gRPC run it: the same handshakes and records at a fraction
-     * of the CPU), or OpenSSL's where it loads and else the JDK's. The native engine is made of key and
-     * trust managers rather than of an {@link SSLContext}: the supplier is asked once per new
-     * connection, as the context's is, and a native context is made once per managers it gives (so a
-     * reload that gives new managers serves the connections accepted after it). Each connection's
-     * native engine is freed when the connection ends. Everything else (client authentication,
+     * netty-tcnative, as Netty, Vert.x and gRPC run it), or OpenSSL's where it loads and else the
+     * JDK's. The native engine is made of key and trust managers rather than of an {@link SSLContext}:
+     * the supplier is asked once per new connection, as the context's is, and a native context is made
+     * once per managers it gives (new managers' off the workers, on the task executor, the connections
+     * meanwhile served by the last). Each connection's native engine is freed when the connection ends. Everything else (client authentication,
      * protocols, cipher suites, server names, application protocols, renegotiation refused) is served
      * alike by either engine; a context chosen by server name needs managers of its own
      * ({@link #withProvider} on the TLS given to {@link #withServerNameTls}).
@@ -407,6 +406,14 @@ public final class Tls {
         return new Tls(this.context, this.clientAuth, this.protocols, this.cipherSuites, this.handshakeTimeout, this.serverNames,
                 this.taskExecutor, this.applicationProtocols, this.opening, this.client,
                 (chosen == Provider.JDK) ? EngineChoice.JDK : new EngineChoice(chosen, managers));
+    }
+
+    /**
+     * @return why OpenSSL's engine ({@link Provider#OPENSSL}) does not load in this process, {@code null}
+     *     when it does: found once, on the first call
+     */
+    public static @Nullable Throwable openSslUnavailability() {
+        return OpenSslProbe.CAUSE;
     }
 
     /** @return whose engine serves the connections ({@link #withProvider}) */

@@ -78,6 +78,52 @@ class NativeTlsTest {
     }
 
     @Test
+    void reloadedManagersServeTheNextConnectionsWithTheirContextMadeOffTheWorkers() throws Exception {
+        TlsManagers localhost = this.fixture.certificates.managers("server");
+        TlsManagers alpha = this.fixture.certificates.managers("alpha");
+        java.util.concurrent.atomic.AtomicReference<TlsManagers> current = new java.util.concurrent.atomic.AtomicReference<>(localhost);
+        java.util.Queue<Runnable> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.ExecutorService tasks = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            // The handshakes' tasks run; the making of a context (a task of OpenSslEngines') is held until let go.
+            Tls tls = Tls.server(this.fixture.certificates.context("server")).withProvider(Tls.Provider.OPENSSL, current::get)
+                    .withTaskExecutor((task) -> {
+                        if (task.getClass().getName().contains("OpenSslEngines")) {
+                            held.add(task);
+                        }
+                        else {
+                            tasks.execute(task);
+                        }
+                    });
+            SocketServer server = this.fixture.start(tls, new TlsFixture.Recording());
+            SSLSocket before = this.fixture.client(server, null, "TLSv1.3");
+            assertThat(TlsFixture.echo(before, "before")).isEqualTo("before");
+            assertThat(principal(before)).isEqualTo("CN=localhost");
+            current.set(alpha);
+            for (int i = 0; i < 3; i++) {
+                try (SSLSocket client = this.fixture.client(server, null, "TLSv1.3")) {
+                    assertThat(TlsFixture.echo(client, "meanwhile")).isEqualTo("meanwhile");
+                    assertThat(principal(client)).as("served by the last context while the new one is made").isEqualTo("CN=localhost");
+                }
+            }
+            assertThat(held).as("the new context's making, asked once, on the task executor").hasSize(1);
+            held.poll().run();
+            try (SSLSocket client = this.fixture.client(server, null, "TLSv1.3")) {
+                assertThat(TlsFixture.echo(client, "after")).isEqualTo("after");
+                assertThat(principal(client)).as("a connection after the new context was made").isEqualTo("CN=alpha.test");
+            }
+            assertThat(TlsFixture.echo(before, "still")).as("the connection open before goes on").isEqualTo("still");
+        }
+        finally {
+            tasks.shutdownNow();
+        }
+    }
+
+    private static String principal(SSLSocket client) throws Exception {
+        return ((java.security.cert.X509Certificate) client.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+    }
+
+    @Test
     void opensslResumesItsSessionOverTls13AndTls12(@TempDir Path directory) throws Exception {
         String openssl = TlsOpensslTest.openssl();
         SocketServer server = this.fixture.start(openSsl("server"), new TlsFixture.Recording());

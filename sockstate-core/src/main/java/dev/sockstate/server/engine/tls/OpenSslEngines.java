@@ -14,8 +14,11 @@ import io.netty.handler.ssl.SslProvider;
 import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCounted;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
@@ -24,13 +27,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The native TLS engines of one listener or client: OpenSSL's (BoringSSL through netty-tcnative) by
- * way of Netty's reference-counted engine, the only class that names Netty. A native context is made
- * once per managers the settings' supplier gives (compared by identity), with session tickets of its
- * own keys and a session cache, so that clients resume; each engine holds native memory until
- * {@link #release}, which the connection's end calls. Engines run their handshake's steps in the call
- * (no delegated tasks), as Netty's own handler runs them.
+ * way of Netty's engine, the only class that names Netty. A native context is made once per managers
+ * the settings' supplier gives (compared by identity), with session tickets of its own keys and a
+ * session cache, so that clients resume: the first ones as the listener or client is made, those of
+ * reloaded managers on the task executor while the connections meanwhile get the context before
+ * (a worker never builds one). A context no engine holds any more is freed by Netty's finalizer once
+ * collected; each engine holds native memory until {@link #release}, which the connection's end
+ * calls. As with the JDK's engine, the handshake's callbacks into Java (the key and trust managers)
+ * come back as delegated tasks, which the stage runs off the worker.
  */
 final class OpenSslEngines {
+
+    private static final System.Logger logger = System.getLogger(OpenSslEngines.class.getName());
 
     private static final SecureRandom TICKET_KEYS = new SecureRandom();
 
@@ -41,6 +49,12 @@ final class OpenSslEngines {
     /** The last native context made for each settings (the listener's, and each chosen by server name), with its managers. */
     private final Map<Tls, Made> contexts = new IdentityHashMap<>();
 
+    /** Managers whose context is being made on the task executor, or could not be made: not asked for again. */
+    private final Map<TlsManagers, Boolean> rebuilt = new IdentityHashMap<>();
+
+    /** Where the contexts of reloaded managers are made. */
+    private final Executor builder;
+
     private final AtomicLong made = new AtomicLong();
 
     private final AtomicLong released = new AtomicLong();
@@ -48,27 +62,16 @@ final class OpenSslEngines {
     /**
      * @param client whether the engines begin handshakes (a client's)
      * @param applicationProtocols the application protocols (ALPN), most preferred first; {@code null} for none
+     * @param builder where the contexts of reloaded managers are made: never a worker
      */
-    OpenSslEngines(boolean client, String @Nullable [] applicationProtocols) {
+    OpenSslEngines(boolean client, String @Nullable [] applicationProtocols, Executor builder) {
         this.client = client;
+        this.builder = builder;
         // A server picks the first of its own the client offers; the stage refuses a client that offers only others
         // (OpenSSL would go on without one), so the engine is never asked to choose among none.
         this.applicationProtocols = (applicationProtocols == null) ? null : new ApplicationProtocolConfig(
                 ApplicationProtocolConfig.Protocol.ALPN, ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                 ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, applicationProtocols);
-    }
-
-    /**
-     * Asked only once the class path holds Netty's handler (see {@link NativeTls}).
-     * @return why OpenSSL's engine does not load here, {@code null} when it does
-     */
-    static @Nullable Throwable unavailabilityCause() {
-        return OpenSsl.isAvailable() ? null : OpenSsl.unavailabilityCause();
-    }
-
-    /** @return the library's name and version, as OpenSSL reports it */
-    static String version() {
-        return OpenSsl.versionString();
     }
 
     /**
@@ -96,27 +99,24 @@ final class OpenSslEngines {
     }
 
     /**
-     * @param served the settings an engine is made of
-     * @return the native context its engines are made of now, the key under which its defaults are kept
-     * @throws SSLException when the managers do not make a context
-     */
-    Object contextOf(Tls served) throws SSLException {
-        return context(served);
-    }
-
-    /**
-     * Makes the settings' first context and one engine of it, and frees the engine: the classes an engine
-     * needs initialize here (one reads a file), on the thread that starts the listener or client, not on a
-     * worker at its first connection. Managers that make no context now are left to fail the handshakes.
+     * Makes the first contexts of the settings and of each chosen by server name, and an engine of
+     * each that it frees: the contexts and the classes an engine needs (one reads a file) are made on
+     * the thread that starts the listener or client, not on a worker at its first connection. Managers
+     * that make no context now are left to fail the handshakes that need them.
      * @param settings the listener's or client's settings
      */
     void warm(Tls settings) {
-        try {
-            // (A client's engine for a dotted name, whose check of it as an SNI name initializes the class that reads a file.)
-            release(engine(settings, this.client ? "warm-up.invalid" : null, -1));
-        }
-        catch (SSLException | RuntimeException ex) {
-            // Counted as "configuration" by each handshake that meets it.
+        List<Tls> all = new ArrayList<>();
+        all.add(settings);
+        all.addAll(settings.serverNames().values());
+        for (Tls served : all) {
+            try {
+                // (A client's engine for a dotted name, whose check of it as an SNI name initializes the class that reads a file.)
+                release(engine(served, this.client ? "warm-up.invalid" : null, -1));
+            }
+            catch (SSLException | RuntimeException ex) {
+                // Counted as "configuration" by each handshake that meets it.
+            }
         }
     }
 
@@ -141,16 +141,35 @@ final class OpenSslEngines {
         }
         synchronized (this.contexts) {
             Made last = this.contexts.get(served);
-            if (last != null && last.managers == managers) {
+            if (last != null) {
+                if (last.managers != managers && this.rebuilt.putIfAbsent(managers, Boolean.TRUE) == null) {
+                    // Reloaded managers: their context is made off the worker, the connections meanwhile served by the last.
+                    this.builder.execute(() -> rebuild(served, managers));
+                }
                 return last.context;
             }
+        }
+        // No context yet (the listener's warm-up could not make one): made here, once.
+        SslContext context = build(managers);
+        synchronized (this.contexts) {
+            return this.contexts.computeIfAbsent(served, (key) -> new Made(managers, context)).context;
+        }
+    }
+
+    /** The task executor's thread: makes the context of reloaded managers, which then serves the next connections. */
+    private void rebuild(Tls served, TlsManagers managers) {
+        try {
             SslContext context = build(managers);
-            this.contexts.put(served, new Made(managers, context));
-            if (last != null) {
-                // The engines made of it hold it until they are released.
-                ((ReferenceCounted) last.context).release();
+            synchronized (this.contexts) {
+                // Dropped, the last is freed once its engines are (Netty's finalizer, as the collector finds it).
+                this.contexts.put(served, new Made(managers, context));
+                this.rebuilt.remove(managers);
             }
-            return context;
+        }
+        catch (SSLException | RuntimeException ex) {
+            // Left in rebuilt, so that they are not tried again: the last context goes on serving.
+            logger.log(System.Logger.Level.WARNING, "Keeping the native TLS context in use: reloaded key and trust managers"
+                    + " make none (" + ex + ")");
         }
     }
 
@@ -168,7 +187,7 @@ final class OpenSslEngines {
         if (managers.trustManagers() != null) {
             builder.trustManager(managers.trustManagers());
         }
-        builder.sslProvider(SslProvider.OPENSSL_REFCNT).applicationProtocolConfig(this.applicationProtocols);
+        builder.sslProvider(SslProvider.OPENSSL).applicationProtocolConfig(this.applicationProtocols);
         if (!this.client) {
             // Every AEAD suite the library has (Netty's defaults leave some out, ChaCha20-Poly1305's among them), as the
             // JDK's defaults less their CBC ones; settings that name suites choose among all on the engine.

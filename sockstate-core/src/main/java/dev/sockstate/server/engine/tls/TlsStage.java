@@ -586,8 +586,8 @@ public final class TlsStage extends TlsPump implements Stage {
         if (this.tls.nativeEngines() && cause instanceof SSLException && cause.getCause() != null && cause.getMessage() != null
                 && cause.getMessage().startsWith("General OpenSslEngine problem")) {
             // The native engine says so of what a Java trust or key manager refused: name that instead.
-            SSLException named = this.handshakeDone ? new SSLException(cause.getCause().getMessage())
-                    : new SSLHandshakeException(cause.getCause().getMessage());
+            String why = (cause.getCause().getMessage() != null) ? cause.getCause().getMessage() : cause.getCause().toString();
+            SSLException named = this.handshakeDone ? new SSLException(why) : new SSLHandshakeException(why);
             named.initCause(cause);
             cause = named;
         }

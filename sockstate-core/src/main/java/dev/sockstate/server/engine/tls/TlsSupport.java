@@ -80,7 +80,7 @@ public final class TlsSupport {
             if (unavailable != null) {
                 throw new IllegalStateException("OpenSSL's TLS engine does not load here: " + unavailable, unavailable);
             }
-            this.openSsl = new OpenSslEngines(settings.isClient(), this.applicationProtocols);
+            this.openSsl = new OpenSslEngines(settings.isClient(), this.applicationProtocols, this.taskExecutor);
             this.openSsl.warm(settings);
         }
         else {
@@ -138,33 +138,44 @@ public final class TlsSupport {
      * @throws InvalidSettingException naming the listener, its TLS setting and what the engine refused
      */
     public static void check(String listener, Tls tls) {
+        check(Setting.Scope.LISTENER, listener, tls);
+    }
+
+    /**
+     * As {@link #check(String, Tls)}, for a listener's or a client's TLS.
+     * @param scope whose TLS: a listener's or a client's
+     * @param listener the listener's or client's name
+     * @param tls its TLS settings
+     * @throws InvalidSettingException naming the listener or client, its TLS setting and what the engine refused
+     */
+    public static void check(Setting.Scope scope, String listener, Tls tls) {
         if (NativeTls.chosen(tls)) {
             Throwable unavailable = NativeTls.unavailability();
             if (unavailable != null) {
-                throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "an engine that loads here: OpenSSL's does not ("
+                throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "an engine that loads here: OpenSSL's does not ("
                         + unavailable + (unavailable.getCause() != null ? ": " + unavailable.getCause() : "") + ")");
             }
             tls.serverNames().forEach((name, named) -> {
                 if (named.managers() == null) {
-                    throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "key and trust managers for the server name '"
+                    throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "key and trust managers for the server name '"
                             + name + "' too, for OpenSSL's engine (Tls.withProvider on its TLS)");
                 }
             });
-            checkNative(listener, tls, tls);
-            tls.serverNames().values().forEach((named) -> checkNative(listener, tls, named));
+            checkNative(scope, listener, tls, tls);
+            tls.serverNames().values().forEach((named) -> checkNative(scope, listener, tls, named));
             return;
         }
-        check(listener, tls, tls);
-        tls.serverNames().values().forEach((named) -> check(listener, tls, named));
+        check(scope, listener, tls, tls);
+        tls.serverNames().values().forEach((named) -> check(scope, listener, tls, named));
     }
 
-    private static void checkNative(String listener, Tls tls, Tls served) {
+    private static void checkNative(Setting.Scope scope, String listener, Tls tls, Tls served) {
         String[] protocols = protocols(tls, served);
         String[] cipherSuites = cipherSuites(tls, served);
         if (protocols == null && cipherSuites == null) {
             return;
         }
-        OpenSslEngines engines = new OpenSslEngines(tls.isClient(), null);
+        OpenSslEngines engines = new OpenSslEngines(tls.isClient(), null, Runnable::run);
         SSLEngine engine;
         try {
             engine = engines.engine(served, null, -1);
@@ -182,7 +193,7 @@ public final class TlsSupport {
             }
         }
         catch (IllegalArgumentException ex) {
-            throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "protocols and cipher suites OpenSSL's TLS engine"
+            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "protocols and cipher suites OpenSSL's TLS engine"
                     + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
         }
         finally {
@@ -190,7 +201,7 @@ public final class TlsSupport {
         }
     }
 
-    private static void check(String listener, Tls tls, Tls served) {
+    private static void check(Setting.Scope scope, String listener, Tls tls, Tls served) {
         String[] protocols = protocols(tls, served);
         String[] cipherSuites = cipherSuites(tls, served);
         if (protocols == null && cipherSuites == null) {
@@ -217,7 +228,7 @@ public final class TlsSupport {
             }
         }
         catch (IllegalArgumentException ex) {
-            throw InvalidSettingException.mustBe(listener, Setting.TLS, tls, "protocols and cipher suites this JDK's TLS engine"
+            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "protocols and cipher suites this JDK's TLS engine"
                     + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
         }
     }
@@ -254,10 +265,12 @@ public final class TlsSupport {
     public SSLEngine engine(Tls served, @Nullable String host, int port) throws Exception {
         boolean client = this.settings.isClient();
         String serverName = (this.settings.serverName() != null) ? this.settings.serverName() : host;
+        // The context the engine was made of, whose default cipher suites a server narrows to the AEAD ones; none for a
+        // native engine, whose context has only those.
         Object made;
         SSLEngine engine;
         if (this.openSsl != null) {
-            made = this.openSsl.contextOf(served);
+            made = null;
             engine = this.openSsl.engine(served, serverName, port);
         }
         else {
@@ -278,7 +291,8 @@ public final class TlsSupport {
         return engine;
     }
 
-    private void configure(SSLEngine engine, Object made, Tls served, boolean client, @Nullable String serverName) throws Exception {
+    private void configure(SSLEngine engine, @Nullable Object made, Tls served, boolean client, @Nullable String serverName)
+            throws Exception {
         engine.setUseClientMode(client);
         // The native engine takes its application protocols from its context.
         String[] applicationProtocols = (this.openSsl != null) ? null : this.applicationProtocols;
@@ -302,7 +316,7 @@ public final class TlsSupport {
             engine.setEnabledProtocols(protocols);
         }
         String[] cipherSuites = cipherSuites(this.settings, served);
-        if (cipherSuites == null && !client) {
+        if (cipherSuites == null && !client && made != null) {
             cipherSuites = this.aead.of(made, engine);
         }
         if (cipherSuites != null) {
