@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The TLS comparison in one command: sockstate's TLS listener (through the starter, on an SSL bundle)
-# against Netty's SslHandler on native epoll, both on the JDK's provider, each in its own JVM on
-# loopback, one TLS client, rounds rotated.
+# against Netty's SslHandler on native epoll, each on the JDK's engine and on OpenSSL's (BoringSSL),
+# each in its own JVM on loopback, one TLS client, rounds rotated.
 #
-#   benchmarks/run-tls.sh [--rounds n] [--workers n] [--measure ms] [--idle n] [--out dir] [--results dir]
+#   benchmarks/run-tls.sh [--rounds n] [--workers n] [--measure ms] [--warm-up ms] [--idle n] [--out dir] [--results dir]
 #
-# The defaults (3 rounds, 5 s windows, 2,000 idle connections) take about four minutes. Results: a
+# The defaults (3 rounds, 15 s warm-up, 5 s windows, 2,000 idle connections) take about eighteen minutes. Results: a
 # Markdown report on standard output and in benchmarks/target/tls/<time>/report.md; --results dir also writes
 # dir/<yyyy-MM-dd>-<short commit>/, meant to be committed, with the charts, as benchmarks/run.sh does.
 # Environment: JAVA (default: java on the PATH), MVN (default: mvn), SKIP_BUILD=1 to reuse the build.

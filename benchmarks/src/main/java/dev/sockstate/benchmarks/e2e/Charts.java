@@ -85,6 +85,9 @@ final class Charts {
                 chart("tls-cpu-per-connection.svg", "TLS 1.3: server CPU µs per connection", "Connect, full handshake, echo 1 KiB,"
                         + " close; " + LOWER, "µs per connection", servers, List.of(one("full handshake", servers,
                                 spread.apply(TlsComparison.Figures::cpuMicrosPerConnection)))),
+                chart("tls-cpu-per-resumed.svg", "TLS 1.3: server CPU µs per resumed connection", "Connect, resumed handshake (a"
+                        + " ticket), echo 1 KiB, close; " + LOWER, "µs per connection", servers, List.of(one("resumed handshake",
+                                servers, spread.apply(TlsComparison.Figures::cpuMicrosPerResumed)))),
                 chart("tls-idle-memory.svg", "Memory per idle TLS connection: bytes", "Growth of heap in use and native buffers"
                         + " after a full collection; " + LOWER, "bytes per connection", servers, List.of(one("idle TLS connections",
                                 servers, spread.apply((f) -> f.heapPerIdle() + f.nativePerIdle())))));

@@ -30,18 +30,19 @@ import java.net.InetSocketAddress;
  */
 final class NettyEchoServer implements EchoServer {
 
-    /** Whether an {@code SslHandler} on the JDK's provider comes first in each pipeline ({@link TlsKeys}). */
-    private final boolean tls;
+    /** The provider of the {@code SslHandler} first in each pipeline ({@link TlsKeys}), {@code null} for none. */
+    private final SslProvider tls;
 
     private EventLoopGroup group;
 
     private Channel channel;
 
     NettyEchoServer() {
-        this(false);
+        this(null);
     }
 
-    NettyEchoServer(boolean tls) {
+    /** @param tls the provider of an {@code SslHandler} first in each pipeline, {@code null} for none */
+    NettyEchoServer(SslProvider tls) {
         this.tls = tls;
     }
 
@@ -54,7 +55,7 @@ final class NettyEchoServer implements EchoServer {
         EchoHandler echo = new EchoHandler();
         LineEchoHandler lineEcho = new LineEchoHandler();
         boolean lines = EchoServer.linesFramed();
-        SslContext ssl = this.tls ? SslContextBuilder.forServer(TlsKeys.keyManagers()).sslProvider(SslProvider.JDK).build() : null;
+        SslContext ssl = (this.tls != null) ? SslContextBuilder.forServer(TlsKeys.keyManagers()).sslProvider(this.tls).build() : null;
         ServerBootstrap bootstrap = new ServerBootstrap().group(this.group).channel(EpollServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4096).childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -25,9 +25,11 @@ final class ServerColours {
             case SOCKSTATE_ONESHOT_METRICS -> "#bcbd22";
             case SOCKSTATE_ONESHOT_HISTOGRAM -> "#dbdb8d";
             case SOCKSTATE_TLS -> "#393b79";
+            case SOCKSTATE_TLS_OPENSSL -> "#5254a3";
             case SOCKSTATE_ADMISSION -> "#637939";
             case NETTY -> "#ff7f0e";
             case NETTY_TLS -> "#fdae6b";
+            case NETTY_TLS_OPENSSL -> "#e6550d";
             case NIO -> "#7f7f7f";
             case C_REUSEPORT -> "#252525";
             case C_ONESHOT -> "#d62728";

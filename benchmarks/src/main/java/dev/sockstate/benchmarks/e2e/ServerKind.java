@@ -79,10 +79,16 @@ enum ServerKind {
             List.of(StarterEchoServer.SHARED_PORT, "management.metrics.distribution.percentiles-histogram.sockstate.handler=true"), true)),
 
     /** The TLS comparison's: {@code sockstate-oneshot} with its listener on an SSL bundle ({@link TlsKeys}). */
-    SOCKSTATE_TLS("sockstate-tls", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties(), false)),
+    SOCKSTATE_TLS("sockstate-tls", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties("jdk"), false)),
+
+    /** The TLS comparison's: {@code sockstate-tls} on OpenSSL's engine ({@code ssl.provider: openssl}, netty-tcnative's BoringSSL). */
+    SOCKSTATE_TLS_OPENSSL("sockstate-tls-openssl", false, () -> new StarterEchoServer(TlsKeys.sockstateProperties("openssl"), false)),
 
     /** The TLS comparison's: {@code netty-epoll} with Netty's {@code SslHandler} on the JDK's provider first in each pipeline. */
-    NETTY_TLS("netty-epoll-tls", false, () -> new NettyEchoServer(true)),
+    NETTY_TLS("netty-epoll-tls", false, () -> new NettyEchoServer(io.netty.handler.ssl.SslProvider.JDK)),
+
+    /** The TLS comparison's: {@code netty-epoll-tls} on Netty's OpenSSL provider (netty-tcnative's BoringSSL), as its users run it for speed. */
+    NETTY_TLS_OPENSSL("netty-epoll-tls-openssl", false, () -> new NettyEchoServer(io.netty.handler.ssl.SslProvider.OPENSSL)),
 
     /**
      * Not compared by default: the C anchor ({@link CAnchor}) with a listening socket and an epoll

@@ -81,10 +81,13 @@ final class TlsKeys {
         return context;
     }
 
-    /** @return the properties that put sockstate's echo listener on the store, as a user writes them */
-    static List<String> sockstateProperties() {
+    /**
+     * @param provider the listener's TLS engine ({@code ssl.provider}: jdk or openssl)
+     * @return the properties that put sockstate's echo listener on the store, as a user writes them
+     */
+    static List<String> sockstateProperties(String provider) {
         return List.of("spring.ssl.bundle.jks.bench.keystore.location=file:" + store(),
                 "spring.ssl.bundle.jks.bench.keystore.password=" + PASSWORD, "spring.ssl.bundle.jks.bench.keystore.type=PKCS12",
-                "sockstate.listeners.echo.ssl.bundle=bench");
+                "sockstate.listeners.echo.ssl.bundle=bench", "sockstate.listeners.echo.ssl.provider=" + provider);
     }
 }

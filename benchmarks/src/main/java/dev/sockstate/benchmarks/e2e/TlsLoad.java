@@ -16,8 +16,9 @@ import javax.net.ssl.SSLSocket;
 
 /**
  * The TLS comparison's client: the JDK's {@link SSLSocket}s on TLS 1.3, each connection on a thread
- * of its own, the same for every server. Each connection names a server host of its own, so the
- * client's session cache never offers one to resume: every handshake is a full one.
+ * of its own, the same for every server. A connection for a full handshake names a server host of
+ * its own, so the client's session cache never offers one to resume; one meant to resume names its
+ * thread's host again.
  */
 final class TlsLoad {
 
@@ -34,13 +35,21 @@ final class TlsLoad {
 
     /** @return a connected TLS socket, its full handshake done */
     SSLSocket connect() throws IOException {
+        // A host of its own: no cached session matches, so nothing is resumed.
+        return connect("host-" + HOSTS.incrementAndGet());
+    }
+
+    /**
+     * @param host the server name the client gives, the key of its session cache: the same again resumes the
+     *     session (its ticket) the last connection to it got
+     * @return a connected TLS socket, its handshake done
+     */
+    SSLSocket connect(String host) throws IOException {
         Socket plain = new Socket();
         plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 10_000);
         plain.setTcpNoDelay(true);
         plain.setSoTimeout(30_000);
-        // A host of its own: no cached session matches, so nothing is resumed.
-        SSLSocket socket = (SSLSocket) this.context.getSocketFactory().createSocket(plain, "host-" + HOSTS.incrementAndGet(),
-                this.port, true);
+        SSLSocket socket = (SSLSocket) this.context.getSocketFactory().createSocket(plain, host, this.port, true);
         socket.setEnabledProtocols(new String[] {"TLSv1.3"});
         socket.startHandshake();
         return socket;
