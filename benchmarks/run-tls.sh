@@ -5,7 +5,8 @@
 #
 #   benchmarks/run-tls.sh [--rounds n] [--workers n] [--measure ms] [--warm-up ms] [--idle n] [--out dir] [--results dir]
 #
-# The defaults (3 rounds, 15 s warm-up, 5 s windows, 2,000 idle connections) take about eighteen minutes. Results: a
+# The defaults (3 rounds, 15 s warm-up, 5 s windows, 2,000 idle connections) take about twelve minutes.
+# The OpenSSL servers load netty-tcnative's linux-x86_64 build (benchmarks/pom.xml): elsewhere they do not start. Results: a
 # Markdown report on standard output and in benchmarks/target/tls/<time>/report.md; --results dir also writes
 # dir/<yyyy-MM-dd>-<short commit>/, meant to be committed, with the charts, as benchmarks/run.sh does.
 # Environment: JAVA (default: java on the PATH), MVN (default: mvn), SKIP_BUILD=1 to reuse the build.

@@ -22,9 +22,12 @@ final class OpenSslProbe {
         try {
             openSsl = Class.forName("io.netty.handler.ssl.OpenSsl", true, OpenSslProbe.class.getClassLoader());
         }
-        catch (ClassNotFoundException | LinkageError ex) {
+        catch (ClassNotFoundException ex) {
             return new ClassNotFoundException("io.netty:netty-handler and io.netty:netty-tcnative-boringssl-static are not on the"
                     + " class path", ex);
+        }
+        catch (LinkageError ex) {
+            return new IllegalStateException("Netty's OpenSsl class is on the class path but does not load", ex);
         }
         try {
             if ((Boolean) openSsl.getMethod("isAvailable").invoke(null)) {

@@ -199,6 +199,11 @@ class NativeTlsTest {
                 .withMessageContaining("OpenSSL's TLS engine").withMessageContaining("TLSv9");
         assertThatIllegalArgumentException().isThrownBy(() -> Tls.server(this.fixture.certificates.context("server"))
                 .withProvider(Tls.Provider.OPENSSL, null)).withMessageContaining("key and trust managers");
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> this.fixture.start(Tls.server(this.fixture.certificates.context("server"))
+                        .withProvider(Tls.Provider.OPENSSL, () -> new TlsManagers(null, null)), new TlsFixture.Recording()))
+                .withMessageContaining("key and trust managers that OpenSSL's TLS engine is made of")
+                .withMessageContaining("needs key managers");
         javax.net.ssl.SSLContext alpha = this.fixture.certificates.context("alpha");
         assertThatExceptionOfType(InvalidSettingException.class)
                 .isThrownBy(() -> this.fixture.start(openSsl("server").withServerNames(java.util.Map.of("alpha.test", () -> alpha)),

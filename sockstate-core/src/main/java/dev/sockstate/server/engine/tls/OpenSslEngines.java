@@ -3,22 +3,22 @@ package dev.sockstate.server.engine.tls;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.tls.TlsManagers;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslSessionContext;
-import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCounted;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
@@ -28,11 +28,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * The native TLS engines of one listener or client: OpenSSL's (BoringSSL through netty-tcnative) by
  * way of Netty's engine, the only class that names Netty. A native context is made once per managers
- * the settings' supplier gives (compared by identity), with session tickets of its own keys and a
- * session cache, so that clients resume: the first ones as the listener or client is made, those of
- * reloaded managers on the task executor while the connections meanwhile get the context before
- * (a worker never builds one). A context no engine holds any more is freed by Netty's finalizer once
- * collected; each engine holds native memory until {@link #release}, which the connection's end
+ * the settings' supplier gives (compared by their parts, each by identity), with session tickets
+ * (under keys BoringSSL rotates) and a session cache, so that clients resume: the first ones as the
+ * listener or client starts, those of reloaded managers on the task executor while the connections
+ * meanwhile get the last one (a worker makes one only when the start could not). A context no
+ * engine holds any more is freed by Netty's finalizer once collected (not at all where the JVM runs
+ * no finalizers); each engine holds native memory until {@link #release}, which the connection's end
  * calls. As with the JDK's engine, the handshake's callbacks into Java (the key and trust managers)
  * come back as delegated tasks, which the stage runs off the worker.
  */
@@ -40,7 +41,12 @@ final class OpenSslEngines {
 
     private static final System.Logger logger = System.getLogger(OpenSslEngines.class.getName());
 
-    private static final SecureRandom TICKET_KEYS = new SecureRandom();
+    /**
+     * What an engine copies a heap buffer into when it is handed one (a partial record the stage held,
+     * a heap buffer of a turn's own when every lent one is in use): native memory of its own each
+     * time, never a pool whose lock could park a worker.
+     */
+    private static final ByteBufAllocator ALLOCATOR = new UnpooledByteBufAllocator(true, true, true);
 
     private final boolean client;
 
@@ -49,8 +55,8 @@ final class OpenSslEngines {
     /** The last native context made for each settings (the listener's, and each chosen by server name), with its managers. */
     private final Map<Tls, Made> contexts = new IdentityHashMap<>();
 
-    /** Managers whose context is being made on the task executor, or could not be made: not asked for again. */
-    private final Map<TlsManagers, Boolean> rebuilt = new IdentityHashMap<>();
+    /** For each settings, the reloaded managers whose context is being made, or could not be: not asked for again. */
+    private final Map<Tls, TlsManagers> pending = new IdentityHashMap<>();
 
     /** Where the contexts of reloaded managers are made. */
     private final Executor builder;
@@ -83,8 +89,7 @@ final class OpenSslEngines {
      */
     SSLEngine engine(Tls served, @Nullable String host, int port) throws SSLException {
         SslContext context = context(served);
-        SSLEngine engine = (this.client && host != null) ? context.newEngine(ByteBufAllocator.DEFAULT, host, port)
-                : context.newEngine(ByteBufAllocator.DEFAULT);
+        SSLEngine engine = (this.client && host != null) ? context.newEngine(ALLOCATOR, host, port) : context.newEngine(ALLOCATOR);
         this.made.incrementAndGet();
         if (this.client && engine instanceof ReferenceCountedOpenSslEngine openSsl) {
             // Netty lets a BoringSSL client renegotiate once when a server asks; sockstate refuses, as with the JDK's engine.
@@ -101,8 +106,8 @@ final class OpenSslEngines {
     /**
      * Makes the first contexts of the settings and of each chosen by server name, and an engine of
      * each that it frees: the contexts and the classes an engine needs (one reads a file) are made on
-     * the thread that starts the listener or client, not on a worker at its first connection. Managers
-     * that make no context now are left to fail the handshakes that need them.
+     * the thread that starts the listener or client, not on a worker at its first connection (the
+     * start's check refused managers that make none).
      * @param settings the listener's or client's settings
      */
     void warm(Tls settings) {
@@ -142,14 +147,23 @@ final class OpenSslEngines {
         synchronized (this.contexts) {
             Made last = this.contexts.get(served);
             if (last != null) {
-                if (last.managers != managers && this.rebuilt.putIfAbsent(managers, Boolean.TRUE) == null) {
+                if (!last.managers.equals(managers) && !managers.equals(this.pending.get(served))) {
                     // Reloaded managers: their context is made off the worker, the connections meanwhile served by the last.
-                    this.builder.execute(() -> rebuild(served, managers));
+                    this.pending.put(served, managers);
+                    try {
+                        this.builder.execute(() -> rebuild(served, managers));
+                    }
+                    catch (RejectedExecutionException ex) {
+                        this.pending.remove(served);
+                        logger.log(System.Logger.Level.WARNING, "Keeping the native TLS context in use: the task executor"
+                                + " refused to make the context of reloaded key and trust managers", ex);
+                    }
                 }
                 return last.context;
             }
         }
-        // No context yet (the listener's warm-up could not make one): made here, once.
+        // No context yet: the start made none (its managers failed then, and the start said so), so the first connection
+        // after them makes it.
         SslContext context = build(managers);
         synchronized (this.contexts) {
             return this.contexts.computeIfAbsent(served, (key) -> new Made(managers, context)).context;
@@ -158,18 +172,23 @@ final class OpenSslEngines {
 
     /** The task executor's thread: makes the context of reloaded managers, which then serves the next connections. */
     private void rebuild(Tls served, TlsManagers managers) {
+        SslContext context;
         try {
-            SslContext context = build(managers);
-            synchronized (this.contexts) {
-                // Dropped, the last is freed once its engines are (Netty's finalizer, as the collector finds it).
-                this.contexts.put(served, new Made(managers, context));
-                this.rebuilt.remove(managers);
-            }
+            context = build(managers);
         }
         catch (SSLException | RuntimeException ex) {
-            // Left in rebuilt, so that they are not tried again: the last context goes on serving.
+            // Left pending, so that they are not tried again (newer managers are): the last context goes on serving.
             logger.log(System.Logger.Level.WARNING, "Keeping the native TLS context in use: reloaded key and trust managers"
-                    + " make none (" + ex + ")");
+                    + " make none", ex);
+            return;
+        }
+        synchronized (this.contexts) {
+            if (managers.equals(this.pending.get(served))) {
+                // The last is dropped, freed once its engines are (Netty's finalizer, as the collector finds it). Managers
+                // reloaded again meanwhile leave this one unused: theirs comes next.
+                this.pending.remove(served);
+                this.contexts.put(served, new Made(managers, context));
+            }
         }
     }
 
@@ -196,15 +215,8 @@ final class OpenSslEngines {
         }
         SslContext context = builder.build();
         if (!this.client) {
-            OpenSslSessionContext sessions = (OpenSslSessionContext) context.sessionContext();
-            // Tickets (Netty turns them off unless given keys): TLS 1.3 resumes by them only.
-            byte[] name = new byte[OpenSslSessionTicketKey.NAME_SIZE];
-            byte[] hmac = new byte[OpenSslSessionTicketKey.HMAC_KEY_SIZE];
-            byte[] aes = new byte[OpenSslSessionTicketKey.AES_KEY_SIZE];
-            TICKET_KEYS.nextBytes(name);
-            TICKET_KEYS.nextBytes(hmac);
-            TICKET_KEYS.nextBytes(aes);
-            sessions.setTicketKeys(new OpenSslSessionTicketKey(name, hmac, aes));
+            // Tickets for TLS 1.2 too (Netty turns them on for TLS 1.3 only), under keys BoringSSL makes and rotates itself.
+            ((OpenSslSessionContext) context.sessionContext()).setTicketKeys();
         }
         return context;
     }

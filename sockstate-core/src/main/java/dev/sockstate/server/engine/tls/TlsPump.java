@@ -215,6 +215,45 @@ abstract class TlsPump {
      * @param data the plaintext; what remains when the engine's tasks start waits for them
      */
     final void wrap(ByteBuffer data) {
+        if (this.tls.nativeEngines() && !data.isDirect()) {
+            wrapThroughDirect(data);
+        }
+        else {
+            wrapAsIs(data);
+        }
+    }
+
+    /**
+     * The native engine reads plaintext from native memory: it would copy a heap buffer into a direct
+     * one of its allocator's at each call (Netty's pooled allocator may park the worker on its lock).
+     * The plaintext is copied into a lent direct buffer instead, a buffer's worth at a time.
+     */
+    private void wrapThroughDirect(ByteBuffer data) {
+        ByteBuffer direct = this.tls.plaintextBuffer(this.engine);
+        try {
+            if (!direct.isDirect()) {
+                // Every lent buffer is in use: the engine copies, into memory of its own allocator's.
+                wrapAsIs(data);
+                return;
+            }
+            while (data.hasRemaining() && !this.failed) {
+                int start = data.position();
+                int chunk = Math.min(direct.capacity(), data.remaining());
+                direct.clear().put(0, data, start, chunk).limit(chunk);
+                wrapAsIs(direct);
+                data.position(start + chunk - direct.remaining());
+                if (direct.hasRemaining()) {
+                    // The engine's tasks started, or its output closed: the rest waits, or has nowhere to go.
+                    return;
+                }
+            }
+        }
+        finally {
+            this.tls.releasePlaintext(direct);
+        }
+    }
+
+    private void wrapAsIs(ByteBuffer data) {
         ByteBuffer out = this.tls.packetBuffer(this.engine);
         HandshakeStatus status = HandshakeStatus.NOT_HANDSHAKING;
         try {

@@ -172,17 +172,15 @@ public final class TlsSupport {
     private static void checkNative(Setting.Scope scope, String listener, Tls tls, Tls served) {
         String[] protocols = protocols(tls, served);
         String[] cipherSuites = cipherSuites(tls, served);
-        if (protocols == null && cipherSuites == null) {
-            return;
-        }
         OpenSslEngines engines = new OpenSslEngines(tls.isClient(), null, Runnable::run);
         SSLEngine engine;
         try {
             engine = engines.engine(served, null, -1);
         }
-        catch (Exception ex) {
-            // Managers that cannot make a context now fail each handshake, counted as "configuration".
-            return;
+        catch (Exception | LinkageError ex) {
+            // The native context is made as the listener or client starts: managers that make none fail the start.
+            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "key and trust managers that OpenSSL's TLS engine"
+                    + " is made of" + ((served != tls) ? " (for a server name)" : "") + ", which they are not: " + ex);
         }
         try {
             if (protocols != null) {
