@@ -2,7 +2,9 @@ package dev.sockstate.autoconfigure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import javax.net.ssl.KeyManagerFactory;
@@ -48,5 +50,17 @@ public final class TlsClients {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init((keyManagers != null) ? keyManagers.getKeyManagers() : null, trustManagers.getTrustManagers(), null);
         return context;
+    }
+
+    /**
+     * Writes a command line and reads the answer line to it.
+     * @param expected the answer looked for: as many bytes as it has, and the line end, are read
+     * @return the answer, without its line end
+     */
+    public static String ask(OutputStream out, InputStream in, String command, String expected) throws IOException {
+        out.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        String answer = new String(in.readNBytes(expected.length() + 1), StandardCharsets.US_ASCII);
+        return answer.endsWith("\n") ? answer.substring(0, answer.length() - 1) : answer;
     }
 }

@@ -28,7 +28,7 @@ import javax.net.ssl.SSLSocket;
  * at once, 15 s unless told), so that what is timed is compiled code. Four measures: TLS 1.3 echo of
  * 1 KiB on 64 connections (messages/s, server CPU per message); connect, full handshake, one 1 KiB
  * echo and close from 4 threads (connections/s, server CPU per connection); the same with the
- * handshake resumed (each thread offering its last session's ticket; the share that resumed is
+ * handshake resumed (each thread offering the ticket of its last connection; the share that resumed is
  * reported); memory per idle TLS connection (each handshaken and echoed once, then held). Usage
  * (see {@code benchmarks/run-tls.sh}): {@code TlsComparison [--rounds n] [--workers n] [--measure ms] [--warm-up ms] [--idle n]
  * [--out dir] [--results dir] [--histogram]}; {@code --histogram} saves each server's live-object histogram while the idle connections
@@ -137,31 +137,9 @@ public final class TlsComparison {
             // handshake's paths (the AES-GCM intrinsics among them) before anything is timed.
             warm(load, message, warmUp, server);
             // Echo: 64 connections, one message in flight on each.
-            long[] echo = window(ECHO_CONNECTIONS, (index) -> {
-                SSLSocket socket = load.connect();
-                byte[] into = new byte[MESSAGE];
-                return new TlsLoad.LoopState() {
-
-                    @Override
-                    public void once() throws Exception {
-                        TlsLoad.echo(socket, message, into);
-                    }
-
-                    @Override
-                    public void close() throws Exception {
-                        socket.close();
-                    }
-                };
-            }, server, measure);
+            long[] echo = window(ECHO_CONNECTIONS, echoes(load, message), server, measure);
             // Connections: connect, full handshake, one echo, close.
-            long[] connections = window(HANDSHAKE_THREADS, (index) -> {
-                byte[] into = new byte[MESSAGE];
-                return () -> {
-                    try (Socket socket = load.connect()) {
-                        TlsLoad.echo(socket, message, into);
-                    }
-                };
-            }, server, measure);
+            long[] connections = window(HANDSHAKE_THREADS, fullHandshakes(load, message), server, measure);
             // Resumed: each thread connects to its own host name again, offering the session (ticket) of its last
             // connection: connect, resumed handshake, one echo, close. A connection that was not resumed is counted apart.
             AtomicLong fresh = new AtomicLong();
@@ -215,15 +193,9 @@ public final class TlsComparison {
         }
     }
 
-    /** Echo on 16 connections and full handshakes from 4 threads at once, for {@code warmUp} ms. */
-    private static void warm(TlsLoad load, byte[] message, long warmUp, ServerProcess server) throws Exception {
-        if (warmUp <= 0) {
-            return;
-        }
-        AtomicLong counted = new AtomicLong();
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> loops = new ArrayList<>(TlsLoad.loops(16, (index) -> {
+    /** @return loops that each echo the message on a connection of their own, one message in flight */
+    private static TlsLoad.LoopBody echoes(TlsLoad load, byte[] message) {
+        return (index) -> {
             SSLSocket socket = load.connect();
             byte[] into = new byte[MESSAGE];
             return new TlsLoad.LoopState() {
@@ -238,15 +210,31 @@ public final class TlsComparison {
                     socket.close();
                 }
             };
-        }, counted, running, failure));
-        loops.addAll(TlsLoad.loops(HANDSHAKE_THREADS, (index) -> {
+        };
+    }
+
+    /** @return loops that each connect, make a full handshake, echo the message once and close, again and again */
+    private static TlsLoad.LoopBody fullHandshakes(TlsLoad load, byte[] message) {
+        return (index) -> {
             byte[] into = new byte[MESSAGE];
             return () -> {
                 try (Socket socket = load.connect()) {
                     TlsLoad.echo(socket, message, into);
                 }
             };
-        }, counted, running, failure));
+        };
+    }
+
+    /** Echo on 16 connections and full handshakes from 4 threads at once, for {@code warmUp} ms. */
+    private static void warm(TlsLoad load, byte[] message, long warmUp, ServerProcess server) throws Exception {
+        if (warmUp <= 0) {
+            return;
+        }
+        AtomicLong counted = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> loops = new ArrayList<>(TlsLoad.loops(16, echoes(load, message), counted, running, failure));
+        loops.addAll(TlsLoad.loops(HANDSHAKE_THREADS, fullHandshakes(load, message), counted, running, failure));
         try {
             Thread.sleep(warmUp);
             if (failure.get() != null) {

@@ -13,8 +13,6 @@ import dev.sockstate.spring.handler.OnData;
 import dev.sockstate.spring.handler.SocketHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -55,7 +53,7 @@ class NativeTlsListenerTests {
             try (SSLSocket client = (SSLSocket) TlsClients.client(null).getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
                     port)) {
                 client.setSoTimeout(5000);
-                assertThat(ask(client.getOutputStream(), client.getInputStream(), "hello", "TLSv1.3 hello")).isEqualTo("TLSv1.3 hello");
+                assertThat(TlsClients.ask(client.getOutputStream(), client.getInputStream(), "hello", "TLSv1.3 hello")).isEqualTo("TLSv1.3 hello");
                 assertThat(nativeEngines(meters, "listener", "echo")).as("while the connection is open").isEqualTo(1);
             }
             await(() -> nativeEngines(meters, "listener", "echo") == 0, "the engine freed with its connection");
@@ -103,14 +101,6 @@ class NativeTlsListenerTests {
             }
             Thread.sleep(10);
         }
-    }
-
-    /** @return the answer line to the command line */
-    private static String ask(OutputStream out, InputStream in, String command, String expected) throws Exception {
-        out.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        String answer = new String(in.readNBytes(expected.length() + 1), StandardCharsets.US_ASCII);
-        return answer.endsWith("\n") ? answer.substring(0, answer.length() - 1) : answer;
     }
 
     @SocketHandler("echo")

@@ -16,8 +16,6 @@ import dev.sockstate.spring.handler.SocketHandler;
 import dev.sockstate.spring.handler.SocketHandlerDefinitionException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -56,10 +54,10 @@ class StartTlsListenerTests {
                     int port = context.getEnvironment().getProperty("local.sockstate.mail.port", Integer.class);
                     try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), port)) {
                         plain.setSoTimeout(5000);
-                        assertThat(ask(plain.getOutputStream(), plain.getInputStream(), "HELLO", "plain HELLO")).isEqualTo("plain HELLO");
-                        assertThat(ask(plain.getOutputStream(), plain.getInputStream(), "STARTTLS", "220 ready")).isEqualTo("220 ready");
+                        assertThat(TlsClients.ask(plain.getOutputStream(), plain.getInputStream(), "HELLO", "plain HELLO")).isEqualTo("plain HELLO");
+                        assertThat(TlsClients.ask(plain.getOutputStream(), plain.getInputStream(), "STARTTLS", "220 ready")).isEqualTo("220 ready");
                         SSLSocket secure = (SSLSocket) TlsClients.client(null).getSocketFactory().createSocket(plain, "localhost", port, true);
-                        assertThat(ask(secure.getOutputStream(), secure.getInputStream(), "HELLO", "TLSv1.3 HELLO")).isEqualTo("TLSv1.3 HELLO");
+                        assertThat(TlsClients.ask(secure.getOutputStream(), secure.getInputStream(), "HELLO", "TLSv1.3 HELLO")).isEqualTo("TLSv1.3 HELLO");
                     }
                     assertThat(context.getBean(SockstateEndpoint.class).sockstate().listeners().get(0).tls().startTls()).isTrue();
                     assertThat(context.getBean(MeterRegistry.class).get("sockstate.tls.handshakes").tag("outcome", "success").counter()
@@ -76,9 +74,9 @@ class StartTlsListenerTests {
                     int port = context.getEnvironment().getProperty("local.sockstate.mail.port", Integer.class);
                     try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), port)) {
                         plain.setSoTimeout(5000);
-                        assertThat(ask(plain.getOutputStream(), plain.getInputStream(), "STARTTLS", "220 ready")).isEqualTo("220 ready");
+                        assertThat(TlsClients.ask(plain.getOutputStream(), plain.getInputStream(), "STARTTLS", "220 ready")).isEqualTo("220 ready");
                         SSLSocket secure = (SSLSocket) TlsClients.client(null).getSocketFactory().createSocket(plain, "localhost", port, true);
-                        assertThat(ask(secure.getOutputStream(), secure.getInputStream(), "HELLO", "TLSv1.3 HELLO")).isEqualTo("TLSv1.3 HELLO");
+                        assertThat(TlsClients.ask(secure.getOutputStream(), secure.getInputStream(), "HELLO", "TLSv1.3 HELLO")).isEqualTo("TLSv1.3 HELLO");
                     }
                 });
     }
@@ -143,14 +141,6 @@ class StartTlsListenerTests {
                     assertThat(failure).hasMessageContaining("whose TLS starts on the handler's request");
                     assertThat(failure.action()).contains("or remove sockstate.listeners.mail.ssl.start-tls");
                 });
-    }
-
-    /** @return the answer line to the command line */
-    private static String ask(OutputStream out, InputStream in, String command, String expected) throws Exception {
-        out.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        String answer = new String(in.readNBytes(expected.length() + 1), StandardCharsets.US_ASCII);
-        return answer.endsWith("\n") ? answer.substring(0, answer.length() - 1) : answer;
     }
 
     @SocketHandler("mail")

@@ -183,16 +183,7 @@ public final class TlsSupport {
                     + " is made of" + ((served != tls) ? " (for a server name)" : "") + ", which they are not: " + ex);
         }
         try {
-            if (protocols != null) {
-                engine.setEnabledProtocols(protocols);
-            }
-            if (cipherSuites != null) {
-                engine.setEnabledCipherSuites(cipherSuites);
-            }
-        }
-        catch (IllegalArgumentException ex) {
-            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "protocols and cipher suites OpenSSL's TLS engine"
-                    + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
+            enable(scope, listener, tls, engine, "OpenSSL's TLS engine", protocols, cipherSuites);
         }
         finally {
             engines.release(engine);
@@ -217,6 +208,15 @@ public final class TlsSupport {
             // A context that cannot be made now fails each handshake, counted as "configuration".
             return;
         }
+        enable(scope, listener, tls, engine, "this JDK's TLS engine", protocols, cipherSuites);
+    }
+
+    /**
+     * Enables the settings' protocols and cipher suites on an engine made to check them.
+     * @throws InvalidSettingException naming the listener or client and what the engine refused
+     */
+    private static void enable(Setting.Scope scope, String listener, Tls tls, SSLEngine engine, String engineName,
+            String @Nullable [] protocols, String @Nullable [] cipherSuites) {
         try {
             if (protocols != null) {
                 engine.setEnabledProtocols(protocols);
@@ -226,7 +226,7 @@ public final class TlsSupport {
             }
         }
         catch (IllegalArgumentException ex) {
-            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "protocols and cipher suites this JDK's TLS engine"
+            throw InvalidSettingException.mustBe(scope, listener, Setting.TLS, tls, "protocols and cipher suites " + engineName
                     + " offers (" + ex.getMessage() + "; it offers " + String.join(", ", engine.getSupportedProtocols()) + ")");
         }
     }
