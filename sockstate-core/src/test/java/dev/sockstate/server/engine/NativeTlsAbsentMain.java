@@ -2,7 +2,6 @@ package dev.sockstate.server.engine;
 
 import dev.sockstate.server.InvalidSettingException;
 import dev.sockstate.server.tls.Tls;
-import dev.sockstate.server.tls.TlsManagers;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -17,8 +16,7 @@ final class NativeTlsAbsentMain {
 
     public static void main(String[] args) throws Exception {
         try (TlsFixture fixture = new TlsFixture()) {
-            TlsManagers managers = fixture.certificates.managers("server");
-            Tls tls = Tls.server(fixture.certificates.context("server")).withProvider(Tls.Provider.valueOf(args[0]), () -> managers);
+            Tls tls = fixture.certificates.server("server", Tls.Provider.valueOf(args[0]));
             SocketServer server;
             try {
                 server = fixture.start(tls, new TlsFixture.Recording());

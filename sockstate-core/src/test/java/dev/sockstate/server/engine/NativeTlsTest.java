@@ -41,15 +41,10 @@ class NativeTlsTest {
         this.fixture.close();
     }
 
-    private Tls openSsl(String keyAlias) throws Exception {
-        TlsManagers managers = this.fixture.certificates.managers(keyAlias);
-        return Tls.server(this.fixture.certificates.context(keyAlias)).withProvider(Tls.Provider.OPENSSL, () -> managers);
-    }
-
     @Test
     void everyConnectionsNativeEngineIsFreedWhenItEndsHoweverItEnds() throws Exception {
         TlsFixture.Recording handler = new TlsFixture.Recording();
-        SocketServer server = this.fixture.start(openSsl("server").withHandshakeTimeout(java.time.Duration.ofMillis(300)), handler);
+        SocketServer server = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL).withHandshakeTimeout(java.time.Duration.ofMillis(300)), handler);
         List<Socket> open = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             SSLSocket client = this.fixture.client(server, null, (i % 2 == 0) ? "TLSv1.3" : "TLSv1.2");
@@ -126,7 +121,7 @@ class NativeTlsTest {
     @Test
     void opensslResumesItsSessionOverTls13AndTls12(@TempDir Path directory) throws Exception {
         String openssl = TlsOpensslTest.openssl();
-        SocketServer server = this.fixture.start(openSsl("server"), new TlsFixture.Recording());
+        SocketServer server = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL), new TlsFixture.Recording());
         int port = server.listener("tls").portNumber();
         for (String protocol : List.of("-tls1_3", "-tls1_2")) {
             Path session = directory.resolve("session" + protocol);
@@ -169,7 +164,7 @@ class NativeTlsTest {
 
     @Test
     void aJdkClientResumesItsSession() throws Exception {
-        SocketServer server = this.fixture.start(openSsl("server"), new TlsFixture.Recording());
+        SocketServer server = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL), new TlsFixture.Recording());
         for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
             // One client context: the JDK keeps the session (its ticket) for the host and port, and offers it again.
             javax.net.ssl.SSLContext context = this.fixture.certificates.context(null);
@@ -195,7 +190,7 @@ class NativeTlsTest {
     @Test
     void namesTheNativeEngineDoesNotOfferFailTheStartAndItNeedsManagers() throws Exception {
         assertThatExceptionOfType(InvalidSettingException.class)
-                .isThrownBy(() -> this.fixture.start(openSsl("server").withProtocols("TLSv9"), new TlsFixture.Recording()))
+                .isThrownBy(() -> this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL).withProtocols("TLSv9"), new TlsFixture.Recording()))
                 .withMessageContaining("OpenSSL's TLS engine").withMessageContaining("TLSv9");
         assertThatIllegalArgumentException().isThrownBy(() -> Tls.server(this.fixture.certificates.context("server"))
                 .withProvider(Tls.Provider.OPENSSL, null)).withMessageContaining("key and trust managers");
@@ -206,7 +201,7 @@ class NativeTlsTest {
                 .withMessageContaining("needs key managers");
         javax.net.ssl.SSLContext alpha = this.fixture.certificates.context("alpha");
         assertThatExceptionOfType(InvalidSettingException.class)
-                .isThrownBy(() -> this.fixture.start(openSsl("server").withServerNames(java.util.Map.of("alpha.test", () -> alpha)),
+                .isThrownBy(() -> this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL).withServerNames(java.util.Map.of("alpha.test", () -> alpha)),
                         new TlsFixture.Recording()))
                 .withMessageContaining("key and trust managers for the server name 'alpha.test'");
     }

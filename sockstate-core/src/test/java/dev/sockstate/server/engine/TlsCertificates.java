@@ -173,8 +173,17 @@ public final class TlsCertificates {
      * @return a server's TLS of that key, trusting the CA, on the engine the tests run ({@link #PROVIDER})
      */
     public Tls server(String keyAlias) throws Exception {
+        return server(keyAlias, PROVIDER);
+    }
+
+    /**
+     * @param keyAlias the server's key's alias
+     * @param provider the engine
+     * @return a server's TLS of that key, trusting the CA, on that engine
+     */
+    public Tls server(String keyAlias, Tls.Provider provider) throws Exception {
         TlsManagers managers = managers(keyAlias);
-        return Tls.server(context(keyAlias)).withProvider(PROVIDER, (PROVIDER == Tls.Provider.JDK) ? null : () -> managers);
+        return Tls.server(context(keyAlias)).withProvider(provider, (provider == Tls.Provider.JDK) ? null : () -> managers);
     }
 
     /**
