@@ -30,7 +30,7 @@
  * R1 An edge-triggered registration notifies a condition (IN, OUT, HANGUP, ERR) that rises while
  *    it is enabled, never one that already held when it was enabled; and a condition rises again
  *    only after it fell, which is seen only when a call returns WSAEWOULDBLOCK (recv, recvfrom,
- *    accept for IN; send, sendto for OUT) or fails (ERR). Data arriving while earlier data is
+ *    WSARecvMsg, accept for IN; send, sendto, WSASendMsg for OUT) or fails (ERR). Data arriving while earlier data is
  *    unread is no new edge.
  * R2 Completion packets are delivered as they were queued: a level-triggered IN or OUT is not
  *    checked again when dequeued, so it may be stale.
@@ -48,6 +48,17 @@
  *    refused with WSAESOCKTNOSUPPORT. A path is no port: R7 does not apply, and the kernel is not
  *    asked to share ports for it. The reference notes in ../shared/reference/ do not cover AF_UNIX:
  *    this rule follows Microsoft's afunix.h and announcement, not those notes.
+ * R10 UDP segmentation and receive coalescing, which Windows 10 version 2004 (build 19041) and later
+ *    have (Microsoft's "IPPROTO_UDP socket options" page and ws2ipdef.h, not the notes in
+ *    ../shared/reference/): UDP_SEND_MSG_SIZE (2) and UDP_RECV_MAX_COALESCED_SIZE (3) at IPPROTO_UDP,
+ *    DWORDs. A segment size set on a socket, or given with one WSASendMsg call as a control message
+ *    of that type, cuts what is sent into datagrams of that size, the last perhaps shorter. A non-zero
+ *    UDP_RECV_MAX_COALESCED_SIZE lets datagrams of one sender, all of one size but the last, arrive as
+ *    one message of at most that many bytes; only a receive with control data reports their size (a
+ *    UDP_COALESCED_INFO (3) control message, a DWORD): WSARecvMsg, which ws2_32 does not export and
+ *    WSAIoctl(SIO_GET_EXTENSION_FUNCTION_POINTER, WSAID_WSARECVMSG) hands out. Mapped onto Linux's
+ *    UDP_SEGMENT and UDP_GRO. emu_set_udp_offload(0) makes an older build: both options fail with
+ *    WSAENOPROTOOPT, and a WSASendMsg asking to segment with WSAEINVAL.
  * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
  * the enabling call itself, so that tests know what is queued without waiting.
  * In both modes: one queued packet per registration, events coalescing into it; ONESHOT disables
@@ -73,6 +84,8 @@
  * - int emu_reject_batches_with(SOCKET s, DWORD code): every call of ProcessSocketNotifications
  *   with a registration of s fails whole with code, until called again with code 0. Returns 0, or
  *   -1 for a bad argument or when too many sockets are named.
+ * - int emu_set_udp_offload(int on): 0 makes the emulator a Windows build without R10's options, 1
+ *   (the default) one with them; returns the previous setting, -1 for another value.
  * - void emu_reset(void): cancels every hook and restores the mode read from the environment.
  *
  * Readiness comes from one epoll instance per port, read by a pump thread that queues packets as
@@ -107,6 +120,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -194,6 +208,21 @@ _Static_assert(offsetof(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred) == 24, "dw
 #define WIN_TCP_KEEPINTVL 17
 #define WIN_FIONBIO ((int32_t) 0x8004667E)
 #define WIN_SIO_UDP_CONNRESET 0x9800000Cu
+/* mswsock.h/ws2def.h: _WSAIORW(IOC_WS2, 6), and the GUID that asks it for WSARecvMsg. */
+#define WIN_SIO_GET_EXTENSION_FUNCTION_POINTER 0xC8000006u
+/* ws2ipdef.h (R10): options at IPPROTO_UDP (17, as on Linux), and a control message type. */
+#define WIN_UDP_SEND_MSG_SIZE 2
+#define WIN_UDP_RECV_MAX_COALESCED_SIZE 3
+#define WIN_UDP_COALESCED_INFO 3
+/* winsock2.h: WSAMSG's dwFlags on return. */
+#define WIN_MSG_TRUNC 0x0100
+#define WIN_MSG_CTRUNC 0x0200
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 #define WSA_FLAG_NO_HANDLE_INHERIT 0x80
 
 #define SOCK_NOTIFY_REGISTER_EVENT_ALL 0x07
@@ -362,6 +391,8 @@ struct socket_state {
     /** emu_fail_sends_for: until when (CLOCK_MONOTONIC, ns) sends fail, and with what. */
     long long failing_until;
     int failing_until_code;
+    /** UDP_RECV_MAX_COALESCED_SIZE as the program set it (R10): Linux's UDP_GRO keeps a switch only. */
+    DWORD max_coalesced;
 };
 
 static struct socket_state *socket_states;
@@ -411,6 +442,9 @@ static int any_failing_code;
 
 /** Set once a send hook was armed, so that sends take the lock only then. */
 static int send_hooks_armed;
+
+/** R10: whether the emulated build has UDP segmentation and receive coalescing (emu_set_udp_offload). */
+static int udp_offload = 1;
 
 /** A condition of a socket fell (R1); defined with the completion ports. */
 static void condition_fell(int fd, DWORD events);
@@ -543,17 +577,72 @@ EXPORT SOCKET WSASocketW(int family, int type, int protocol, void *info, unsigne
     return (track(fd, strict, type == SOCK_STREAM, type == SOCK_STREAM, family != AF_UNIX) != 0) ? INVALID_SOCKET : (SOCKET) fd;
 }
 
+/* winsock2.h's WSABUF and WSAMSG, and ws2def.h's WSACMSGHDR, on x64. */
+typedef struct WSABUF {
+    ULONG len;
+    char *buf;
+} WSABUF;
+
+typedef struct WSAMSG {
+    void *name;
+    int namelen;
+    WSABUF *lpBuffers;
+    ULONG dwBufferCount;
+    WSABUF Control;
+    ULONG dwFlags;
+} WSAMSG;
+
+typedef struct WSACMSGHDR {
+    size_t cmsg_len;
+    int cmsg_level;
+    int cmsg_type;
+} WSACMSGHDR;
+
+_Static_assert(sizeof(WSABUF) == 16, "WSABUF is 16 bytes on x64");
+_Static_assert(sizeof(WSAMSG) == 56, "WSAMSG is 56 bytes on x64");
+_Static_assert(offsetof(WSAMSG, lpBuffers) == 16 && offsetof(WSAMSG, dwBufferCount) == 24, "WSAMSG's buffers at 16 and 24");
+_Static_assert(offsetof(WSAMSG, Control) == 32 && offsetof(WSAMSG, dwFlags) == 48, "WSAMSG's control at 32, flags at 48");
+_Static_assert(sizeof(WSACMSGHDR) == 16, "WSACMSGHDR is 16 bytes on x64: its data at 16");
+
+/** WSA_CMSG_LEN(sizeof(DWORD)) and WSA_CMSG_SPACE(sizeof(DWORD)) on x64. */
+#define WIN_CMSG_DWORD_LEN 20
+#define WIN_CMSG_DWORD_SPACE 24
+
+/** The most WSABUFs one WSASendMsg or WSARecvMsg takes here. */
+#define MAX_WSABUFS 16
+
+/** WSAID_WSARECVMSG (mswsock.h): {F689D7C8-6F1F-436B-8A53-E54FE351C322}. */
+static const unsigned char WSARECVMSG_GUID[16] = {
+    0xc8, 0xd7, 0x89, 0xf6, 0x1f, 0x6f, 0x6b, 0x43, 0x8a, 0x53, 0xe5, 0x4f, 0xe3, 0x51, 0xc3, 0x22
+};
+
+static int WSARecvMsg(SOCKET s, WSAMSG *message, DWORD *received, void *overlapped, void *routine);
+
 EXPORT int WSAIoctl(SOCKET s, DWORD code, void *in, DWORD in_length, void *out, DWORD out_length,
         DWORD *returned, void *overlapped, void *routine) {
-    (void) in;
-    (void) in_length;
-    (void) out;
-    (void) out_length;
     if (!is_socket(fd_of(s))) {
         set_last_error(WSAENOTSOCK);
         return SOCKET_ERROR;
     }
-    if (code != WIN_SIO_UDP_CONNRESET || overlapped != NULL || routine != NULL) {
+    if (overlapped != NULL || routine != NULL) {
+        set_last_error(WSAEINVAL);
+        return SOCKET_ERROR;
+    }
+    if (code == WIN_SIO_GET_EXTENSION_FUNCTION_POINTER) {
+        /* Only WSARecvMsg's pointer is asked for here; another GUID is one this emulator does not serve. */
+        if (in == NULL || in_length != sizeof WSARECVMSG_GUID || memcmp(in, WSARECVMSG_GUID, sizeof WSARECVMSG_GUID) != 0
+                || out == NULL || out_length < sizeof(void *)) {
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
+        }
+        int (*function)(SOCKET, WSAMSG *, DWORD *, void *, void *) = WSARecvMsg;
+        memcpy(out, &function, sizeof function);
+        if (returned != NULL) {
+            *returned = (DWORD) sizeof function;
+        }
+        return 0;
+    }
+    if (code != WIN_SIO_UDP_CONNRESET) {
         set_last_error(WSAEINVAL);
         return SOCKET_ERROR;
     }
@@ -838,6 +927,170 @@ EXPORT int sendto(SOCKET s, const char *buffer, int length, int flags, const voi
     return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
 }
 
+/** Copies a WSAMSG's buffers into iovecs; returns their count, or -1 (the error set) when they do not fit. */
+static int iovecs_of(const WSAMSG *message, struct iovec out[MAX_WSABUFS]) {
+    if (message->dwBufferCount > MAX_WSABUFS || (message->dwBufferCount > 0 && message->lpBuffers == NULL)) {
+        set_last_error(message->dwBufferCount > MAX_WSABUFS ? WSAEINVAL : WSAEFAULT);
+        return -1;
+    }
+    for (ULONG i = 0; i < message->dwBufferCount; i++) {
+        out[i].iov_base = message->lpBuffers[i].buf;
+        out[i].iov_len = message->lpBuffers[i].len;
+    }
+    return (int) message->dwBufferCount;
+}
+
+/**
+ * WSASendMsg, synchronously (no overlapped form here): a datagram from a WSAMSG, whose control data
+ * may carry R10's segment size (UDP_SEND_MSG_SIZE at IPPROTO_UDP, a DWORD), which Linux takes as a
+ * UDP_SEGMENT control message (a u16). Any other control message is refused with WSAEINVAL.
+ */
+EXPORT int WSASendMsg(SOCKET s, WSAMSG *message, DWORD flags, DWORD *sent, void *overlapped, void *routine) {
+    int fd = fd_of(s);
+    if (message == NULL) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    if (overlapped != NULL || routine != NULL || flags != 0 || !is_datagram(fd)) {
+        set_last_error(is_socket(fd) ? WSAEINVAL : WSAENOTSOCK);
+        return SOCKET_ERROR;
+    }
+    struct iovec iov[MAX_WSABUFS];
+    int iov_count = iovecs_of(message, iov);
+    if (iov_count < 0) {
+        return SOCKET_ERROR;
+    }
+    struct sockaddr_storage address;
+    struct msghdr header = { .msg_iov = iov, .msg_iovlen = (size_t) iov_count };
+    if (message->name != NULL) {
+        if (address_in(message->name, message->namelen, &address) != 0) {
+            set_last_error(WSAEFAULT);
+            return SOCKET_ERROR;
+        }
+        header.msg_name = &address;
+        header.msg_namelen = (socklen_t) message->namelen;
+    }
+    union {
+        char bytes[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } control;
+    size_t offset = 0;
+    size_t control_length = (message->Control.buf != NULL) ? message->Control.len : 0;
+    while (offset + sizeof(WSACMSGHDR) <= control_length) {
+        WSACMSGHDR windows;
+        memcpy(&windows, message->Control.buf + offset, sizeof windows);
+        if (windows.cmsg_len < sizeof windows || offset + windows.cmsg_len > control_length) {
+            break;
+        }
+        DWORD size;
+        if (windows.cmsg_level != IPPROTO_UDP || windows.cmsg_type != WIN_UDP_SEND_MSG_SIZE || windows.cmsg_len < WIN_CMSG_DWORD_LEN
+                || !__atomic_load_n(&udp_offload, __ATOMIC_ACQUIRE) || header.msg_control != NULL) {
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
+        }
+        memcpy(&size, message->Control.buf + offset + sizeof windows, sizeof size);
+        if (size > 0xFFFF) {
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
+        }
+        memset(&control, 0, sizeof control);
+        header.msg_control = control.bytes;
+        header.msg_controllen = sizeof control.bytes;
+        struct cmsghdr *linux_message = CMSG_FIRSTHDR(&header);
+        linux_message->cmsg_level = SOL_UDP;
+        linux_message->cmsg_type = UDP_SEGMENT;
+        linux_message->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        uint16_t segment = (uint16_t) size;
+        memcpy(CMSG_DATA(linux_message), &segment, sizeof segment);
+        offset += (windows.cmsg_len + 7) & ~(size_t) 7;
+    }
+    int injected = injected_send_failure(fd);
+    if (injected != 0) {
+        return injected_failure(injected);
+    }
+    long written = syscall(SYS_sendmsg, fd, &header, MSG_NOSIGNAL);
+    if (written < 0) {
+        return transfer_error(fd, SOCK_NOTIFY_EVENT_OUT);
+    }
+    if (sent != NULL) {
+        *sent = (DWORD) written;
+    }
+    return 0;
+}
+
+/**
+ * WSARecvMsg, synchronously: never exported (R10), reached through WSAIoctl's extension pointer. A
+ * coalesced message's segment size (Linux's UDP_GRO control message) is written as UDP_COALESCED_INFO;
+ * a datagram longer than the buffers fills them and fails with WSAEMSGSIZE, MSG_TRUNC set, as recvfrom.
+ */
+static int WSARecvMsg(SOCKET s, WSAMSG *message, DWORD *received, void *overlapped, void *routine) {
+    int fd = fd_of(s);
+    if (message == NULL) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    if (overlapped != NULL || routine != NULL || !is_datagram(fd)) {
+        set_last_error(is_socket(fd) ? WSAEINVAL : WSAENOTSOCK);
+        return SOCKET_ERROR;
+    }
+    struct iovec iov[MAX_WSABUFS];
+    int iov_count = iovecs_of(message, iov);
+    if (iov_count < 0) {
+        return SOCKET_ERROR;
+    }
+    union {
+        char bytes[CMSG_SPACE(sizeof(int)) * 4];
+        struct cmsghdr align;
+    } control;
+    struct msghdr header = { .msg_iov = iov, .msg_iovlen = (size_t) iov_count, .msg_control = control.bytes,
+            .msg_controllen = sizeof control.bytes };
+    if (message->name != NULL) {
+        header.msg_name = message->name;
+        header.msg_namelen = (socklen_t) message->namelen;
+    }
+    long read = syscall(SYS_recvmsg, fd, &header, 0);
+    if (read < 0) {
+        return transfer_error(fd, SOCK_NOTIFY_EVENT_IN);
+    }
+    address_out(message->name);
+    if (message->name != NULL) {
+        message->namelen = (int) header.msg_namelen;
+    }
+    ULONG flags = 0;
+    ULONG written = 0;
+    for (struct cmsghdr *linux_message = CMSG_FIRSTHDR(&header); linux_message != NULL;
+            linux_message = CMSG_NXTHDR(&header, linux_message)) {
+        if (linux_message->cmsg_level != SOL_UDP || linux_message->cmsg_type != UDP_GRO) {
+            continue;
+        }
+        int segment;
+        memcpy(&segment, CMSG_DATA(linux_message), sizeof segment);
+        if (message->Control.buf == NULL || message->Control.len < written + WIN_CMSG_DWORD_SPACE) {
+            flags |= WIN_MSG_CTRUNC;
+            continue;
+        }
+        WSACMSGHDR windows = { WIN_CMSG_DWORD_LEN, IPPROTO_UDP, WIN_UDP_COALESCED_INFO };
+        DWORD size = (DWORD) segment;
+        memset(message->Control.buf + written, 0, WIN_CMSG_DWORD_SPACE);
+        memcpy(message->Control.buf + written, &windows, sizeof windows);
+        memcpy(message->Control.buf + written + sizeof windows, &size, sizeof size);
+        written += WIN_CMSG_DWORD_SPACE;
+    }
+    message->Control.len = written;
+    if (header.msg_flags & MSG_TRUNC) {
+        flags |= WIN_MSG_TRUNC;
+    }
+    message->dwFlags = flags;
+    if (received != NULL) {
+        *received = (DWORD) read;
+    }
+    if (flags & WIN_MSG_TRUNC) {
+        set_last_error(WSAEMSGSIZE);
+        return SOCKET_ERROR;
+    }
+    return 0;
+}
+
 /** Translates a Windows option level and name; returns -1 for an option Linux does not have. */
 static int linux_option(int level, int name, int *linux_level, int *linux_name) {
     if (level == WIN_SOL_SOCKET) {
@@ -945,7 +1198,78 @@ static int get_linger(int fd, char *value, int *length) {
     return 0;
 }
 
+/** R10's options at IPPROTO_UDP: a segment size (Linux's UDP_SEGMENT), and the most bytes a coalesced receive holds (UDP_GRO on or off). */
+static int is_udp_offload_option(int level, int name) {
+    return level == IPPROTO_UDP && (name == WIN_UDP_SEND_MSG_SIZE || name == WIN_UDP_RECV_MAX_COALESCED_SIZE);
+}
+
+static int set_udp_offload_option(int fd, int name, const char *value, int length) {
+    DWORD size;
+    if (!__atomic_load_n(&udp_offload, __ATOMIC_ACQUIRE)) {
+        set_last_error(WSAENOPROTOOPT);
+        return SOCKET_ERROR;
+    }
+    if (value == NULL || length < (int) sizeof size) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    memcpy(&size, value, sizeof size);
+    if (name == WIN_UDP_SEND_MSG_SIZE) {
+        if (size > 0xFFFF) {
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
+        }
+        return (linux_flag(fd, SOL_UDP, UDP_SEGMENT, (int) size) != 0) ? socket_error() : 0;
+    }
+    if (linux_flag(fd, SOL_UDP, UDP_GRO, size != 0) != 0) {
+        return socket_error();
+    }
+    pthread_mutex_lock(&lock);
+    struct socket_state *state = state_of(fd);
+    if (state != NULL) {
+        state->max_coalesced = size;
+    }
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+static int get_udp_offload_option(int fd, int name, char *value, int *length) {
+    if (!__atomic_load_n(&udp_offload, __ATOMIC_ACQUIRE)) {
+        set_last_error(WSAENOPROTOOPT);
+        return SOCKET_ERROR;
+    }
+    if (value == NULL || length == NULL || *length < (int) sizeof(DWORD)) {
+        set_last_error(WSAEFAULT);
+        return SOCKET_ERROR;
+    }
+    DWORD size = 0;
+    if (name == WIN_UDP_SEND_MSG_SIZE) {
+        int segment = 0;
+        socklen_t segment_length = sizeof segment;
+        if (syscall(SYS_getsockopt, fd, SOL_UDP, UDP_SEGMENT, &segment, &segment_length) != 0) {
+            return socket_error();
+        }
+        size = (DWORD) segment;
+    }
+    else {
+        if (!is_datagram(fd)) {
+            set_last_error(WSAENOPROTOOPT);
+            return SOCKET_ERROR;
+        }
+        pthread_mutex_lock(&lock);
+        const struct socket_state *state = state_of(fd);
+        size = (state != NULL) ? state->max_coalesced : 0;
+        pthread_mutex_unlock(&lock);
+    }
+    memcpy(value, &size, sizeof size);
+    *length = (int) sizeof size;
+    return 0;
+}
+
 EXPORT int setsockopt(SOCKET s, int level, int name, const char *value, int length) {
+    if (is_udp_offload_option(level, name)) {
+        return set_udp_offload_option(fd_of(s), name, value, length);
+    }
     if (level == WIN_SOL_SOCKET && (name == WIN_SO_REUSEADDR || name == WIN_SO_EXCLUSIVEADDRUSE)) {
         return set_address_option(fd_of(s), name, value, length);
     }
@@ -999,6 +1323,9 @@ static int emulated_option(int fd, int level, int name, char *value, int *length
 EXPORT int getsockopt(SOCKET s, int level, int name, char *value, int *length) {
     if (emulated_option(fd_of(s), level, name, value, length)) {
         return 0;
+    }
+    if (is_udp_offload_option(level, name)) {
+        return get_udp_offload_option(fd_of(s), name, value, length);
     }
     if (level == WIN_SOL_SOCKET && name == WIN_SO_LINGER) {
         return get_linger(fd_of(s), value, length);
@@ -1912,7 +2239,15 @@ EXPORT int emu_reject_batches_with(SOCKET s, DWORD code) {
     return result;
 }
 
+EXPORT int emu_set_udp_offload(int on) {
+    if (on != 0 && on != 1) {
+        return -1;
+    }
+    return __atomic_exchange_n(&udp_offload, on, __ATOMIC_ACQ_REL);
+}
+
 EXPORT void emu_reset(void) {
+    __atomic_store_n(&udp_offload, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&lock);
     mode = initial_mode;
     rejected_port = NULL;

@@ -91,6 +91,17 @@ public abstract class AbstractNativeSockets implements NativeSockets {
         return batch.address(index);
     }
 
+    /**
+     * Receives one datagram into a batch with {@link #receiveFrom}, as {@link NativeSockets#receiveBatch} does by default.
+     * @param socket a UDP handle (or a Unix datagram one)
+     * @param batch the batch
+     * @return 1, or {@link #WOULD_BLOCK}
+     * @throws NativeIoException on failure
+     */
+    protected final int receiveAlone(long socket, DatagramBatch batch) throws NativeIoException {
+        return batch.receiveAlone(this, socket);
+    }
+
     /** @param batch a batch @param index a datagram's index @param length how long it is, within its room */
     protected static void received(DatagramBatch batch, int index, int length) {
         batch.received(index, length);

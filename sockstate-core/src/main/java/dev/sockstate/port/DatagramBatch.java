@@ -131,6 +131,20 @@ public final class DatagramBatch {
         return this.addresses[index];
     }
 
+    /** Receives one datagram into the batch with {@link NativeSockets#receiveFrom}: where the system has no call that takes more. */
+    int receiveAlone(NativeSockets sockets, long socket) throws NativeIoException {
+        filled(0);
+        NativeBuffer slot = this.datagrams[0];
+        slot.buffer().clear();
+        int length = sockets.receiveFrom(socket, slot, this.senders[0]);
+        if (length == NativeSockets.WOULD_BLOCK) {
+            return NativeSockets.WOULD_BLOCK;
+        }
+        received(0, slot.buffer().position());
+        filled(1);
+        return 1;
+    }
+
     PeerAddress senderSlot(int index) {
         return this.senders[index];
     }

@@ -77,7 +77,7 @@ public enum NativeSocketOption {
     /**
      * UDP_SEGMENT on a UDP socket: a datagram sent longer than the value leaves as datagrams of the
      * value's size each, the last perhaps shorter, cut by the system (generic segmentation offload); 0
-     * for off. Linux 4.18 and later. (A send batch gives the size with each datagram instead:
+     * for off. Linux 4.18 and later; Windows' {@code UDP_SEND_MSG_SIZE}, Windows 10 2004 and later. (A send batch gives the size with each datagram instead:
      * {@link OutgoingDatagrams#add(java.nio.ByteBuffer, PeerAddress, int)}.)
      */
     SEGMENT_SIZE("UDP_SEGMENT"),
@@ -85,7 +85,9 @@ public enum NativeSocketOption {
     /**
      * UDP_GRO on a UDP socket, 1 for on: datagrams of one sender that arrive together (segmented by the
      * sender's system, or coalesced by the receiving interface) may be received as one, whose segment
-     * size {@link DatagramBatch#segmentSize(int)} gives. Linux 5.0 and later.
+     * size {@link DatagramBatch#segmentSize(int)} gives (a batch made for it:
+     * {@link NativeSockets#datagramBatch(int, int, boolean)}). Linux 5.0 and later; Windows'
+     * {@code UDP_RECV_MAX_COALESCED_SIZE} (set to 65,535 bytes), Windows 10 2004 and later.
      */
     RECEIVE_COALESCED("UDP_GRO");
 

@@ -186,7 +186,8 @@ public interface NativeSockets {
     }
 
     /**
-     * Makes a batch for {@link #sendBatch}, where the backend has a call that sends many datagrams at once.
+     * Makes a batch for {@link #sendBatch}, where the backend has a call that sends many datagrams at once
+     * ({@code sendmmsg}), or one that sends a datagram with its segment size ({@code WSASendMsg}).
      * @param datagrams the most datagrams one call should send, 1 to {@link DatagramBatch#MAX_CAPACITY}
      * @return the batch, with room for copies of 64 KiB; {@code null} where each datagram is sent by a
      * call of its own ({@link #sendTo})
@@ -196,8 +197,9 @@ public interface NativeSockets {
     }
 
     /**
-     * Sends the datagrams gathered in a batch, from one of them on, in one call ({@code sendmmsg}). A
-     * datagram that fails stops the call: the ones before it are sent, and the caller goes on past it.
+     * Sends the datagrams gathered in a batch, from one of them on, in one call ({@code sendmmsg}), or a
+     * call each where the system has no call for many ({@code WSASendMsg}). A datagram that fails stops:
+     * the ones before it are sent, and the caller goes on past it.
      * @param socket a UDP handle (or a Unix datagram one)
      * @param batch the batch, made by these sockets' {@link #outgoingDatagrams}
      * @param from the index of the first to send
@@ -218,6 +220,20 @@ public interface NativeSockets {
      * @return the batch, its native memory released with it by the garbage collector
      */
     default DatagramBatch datagramBatch(int datagrams, int datagramSize) {
+        return datagramBatch(datagrams, datagramSize, false);
+    }
+
+    /**
+     * Makes a batch for {@link #receiveBatch} from a socket that may take coalesced datagrams, as
+     * {@link #datagramBatch(int, int)} does.
+     * @param datagrams the most datagrams one receive should take, 1 to {@link DatagramBatch#MAX_CAPACITY}
+     * @param datagramSize the room for each, 1 to 65,536 bytes: a longer datagram is truncated to it
+     * @param coalesced whether the socket it receives from was asked for coalesced datagrams
+     * ({@link NativeSocketOption#RECEIVE_COALESCED}): their segment sizes are then read, which on Windows takes
+     * another receive call than a lone datagram's
+     * @return the batch, its native memory released with it by the garbage collector
+     */
+    default DatagramBatch datagramBatch(int datagrams, int datagramSize, boolean coalesced) {
         return new DatagramBatch(this, 1, datagramSize);
     }
 
@@ -232,16 +248,7 @@ public interface NativeSockets {
      * @throws NativeIoException on failure, before any datagram was received
      */
     default int receiveBatch(long socket, DatagramBatch batch) throws NativeIoException {
-        batch.filled(0);
-        NativeBuffer slot = batch.nativeDatagram(0);
-        slot.buffer().clear();
-        int length = receiveFrom(socket, slot, batch.senderSlot(0));
-        if (length == WOULD_BLOCK) {
-            return WOULD_BLOCK;
-        }
-        batch.received(0, slot.buffer().position());
-        batch.filled(1);
-        return 1;
+        return batch.receiveAlone(this, socket);
     }
 
     /**

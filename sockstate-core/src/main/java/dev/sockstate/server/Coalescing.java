@@ -2,10 +2,11 @@ package dev.sockstate.server;
 
 /**
  * Whether a UDP listener receives datagrams coalesced by the system ({@link ListenerSettings.Builder#coalescing(Coalescing)}):
- * Linux's {@code UDP_GRO}, which hands over the datagrams of one sender that arrive together (segmented
- * by the sender's system with {@code UDP_SEGMENT}, or merged by the receiving interface) as one
- * coalesced datagram of equal-size segments, the last perhaps shorter, for one system call and one pass
- * through the stack instead of one each.
+ * Linux's {@code UDP_GRO}, Windows' {@code UDP_RECV_MAX_COALESCED_SIZE}, which hand over the datagrams of
+ * one sender that arrive together (segmented by the sender's system with {@code UDP_SEGMENT} or
+ * {@code UDP_SEND_MSG_SIZE}, or merged by the receiving interface) as one coalesced datagram of
+ * equal-size segments, the last perhaps shorter, for one system call and one pass through the stack
+ * instead of one each.
  */
 public enum Coalescing {
 

@@ -28,11 +28,12 @@ public interface DatagramEndpoint {
     /**
      * Sends data to one peer as datagrams of {@code segmentSize} bytes each, the last perhaps shorter, in
      * order: a bulk reply (a file, a stream of records) in a few system calls. Sent from the handler on a
-     * worker where the system cuts datagrams (Linux's {@code UDP_SEGMENT}, epoll backend), up to 64
-     * segments leave in one call, after the replies gathered before them, the segment size given with
-     * the call (a datagram another thread sends meanwhile leaves whole); a call the system refuses to cut
-     * (a route's MTU below the segment size) goes again a segment a call. Elsewhere (nio, Windows) and
-     * off the worker, each segment is sent as {@link #send(ByteBuffer, PeerAddress)} sends a datagram.
+     * worker where the system cuts datagrams (Linux's {@code UDP_SEGMENT} on the epoll backend, Windows'
+     * {@code UDP_SEND_MSG_SIZE} on the winsock one, Windows 10 2004 and later), up to 64 segments leave in
+     * one call, after the replies gathered before them, the segment size given with the call (a datagram
+     * another thread sends meanwhile leaves whole); a call the system refuses to cut (a route's MTU below
+     * the segment size) goes again a segment a call. Elsewhere (nio, older Windows) and off the worker,
+     * each segment is sent as {@link #send(ByteBuffer, PeerAddress)} sends a datagram.
      * Segments the socket refuses are dropped and counted, as UDP allows.
      * @param data the data, from position to limit; consumed
      * @param segmentSize the size of each datagram, 1 to 65,000 bytes

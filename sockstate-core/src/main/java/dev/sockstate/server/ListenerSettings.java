@@ -407,7 +407,8 @@ public record ListenerSettings(String name, Protocol protocol, @Nullable InetAdd
         }
 
         /**
-         * Receives datagrams coalesced by the system where it can (Linux's {@code UDP_GRO}): one receive
+         * Receives datagrams coalesced by the system where it can (Linux's {@code UDP_GRO}, Windows'
+         * {@code UDP_RECV_MAX_COALESCED_SIZE}, Windows 10 2004 and later): one receive
          * takes a sender's datagrams that arrived together as one. With {@link Coalescing#SEGMENTS} the
          * handler still gets each datagram alone; with {@link Coalescing#WHOLE} it gets the coalesced one. Each
          * datagram's room is then 64 KB, whatever {@link #maxDatagramSize(int)} says. Where the system

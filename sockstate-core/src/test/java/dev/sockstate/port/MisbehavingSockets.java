@@ -84,8 +84,8 @@ final class MisbehavingSockets implements NativeSockets {
     }
 
     @Override
-    public DatagramBatch datagramBatch(int datagrams, int datagramSize) {
-        return this.real.datagramBatch(datagrams, datagramSize);
+    public DatagramBatch datagramBatch(int datagrams, int datagramSize, boolean coalesced) {
+        return this.real.datagramBatch(datagrams, datagramSize, coalesced);
     }
 
     @Override

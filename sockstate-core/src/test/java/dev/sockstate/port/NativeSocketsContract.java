@@ -165,6 +165,11 @@ public abstract class NativeSocketsContract extends SocketsContract {
         return false;
     }
 
+    /** @return whether the backend makes send batches: those that receive batches, and those that send segments with each datagram */
+    protected boolean makesSendBatches() {
+        return receivesBatches();
+    }
+
     @Test
     void aBatchReceivesTheDatagramsWaitingInOrderWithTheirSendersEachTruncatedToItsRoom() throws Exception {
         long server = open(Protocol.UDP, StandardProtocolFamily.INET);
@@ -215,11 +220,11 @@ public abstract class NativeSocketsContract extends SocketsContract {
     }
 
     @Test
-    void aSendBatchSendsItsDatagramsToTheirTargetsInOrderInOneCallWhereTheBackendHasOne() throws Exception {
+    void aSendBatchSendsItsDatagramsToTheirTargetsInOrderWhereTheBackendMakesOne() throws Exception {
         long server = open(Protocol.UDP, StandardProtocolFamily.INET);
         this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         OutgoingDatagrams batch = this.sockets.outgoingDatagrams(4);
-        if (!receivesBatches()) {
+        if (!makesSendBatches()) {
             assertThat(batch).as("each datagram sent alone").isNull();
             return;
         }
@@ -378,7 +383,7 @@ public abstract class NativeSocketsContract extends SocketsContract {
         this.sockets.sendTo(sender, ByteBuffer.allocate(950), target);
         this.sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 0);
         this.sockets.sendTo(sender, ByteBuffer.allocate(70), target);
-        DatagramBatch batch = this.sockets.datagramBatch(4, 64 * 1024);
+        DatagramBatch batch = this.sockets.datagramBatch(4, 64 * 1024, true);
         List<Integer> lengths = new java.util.ArrayList<>();
         List<Integer> segmentSizes = new java.util.ArrayList<>();
         List<Object> senders = new java.util.ArrayList<>();

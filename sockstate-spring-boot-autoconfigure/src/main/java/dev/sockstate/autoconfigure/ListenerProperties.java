@@ -104,7 +104,7 @@ public class ListenerProperties extends ConnectionProperties {
     /** How UDP datagrams are received: shared (one socket) or per-worker (one per worker of a port-per-worker group, with SO_REUSEPORT, each sender's datagrams kept to one worker; one socket as shared where the system cannot spread datagrams, such as Windows). */
     private ReceiveMode receive = ReceiveMode.SHARED;
 
-    /** UDP: whether datagrams are received coalesced by the system (UDP_GRO on Linux): off, segments (each segment still handed over alone) or whole (the handler gets each coalesced datagram, its segment size from DatagramEndpoint.segmentSize()); each datagram's room is then 64KB. */
+    /** UDP: whether datagrams are received coalesced by the system (UDP_GRO on Linux, UDP_RECV_MAX_COALESCED_SIZE on Windows): off, segments (each segment still handed over alone) or whole (the handler gets each coalesced datagram, its segment size from DatagramEndpoint.segmentSize()); each datagram's room is then 64KB. */
     private Coalescing coalescing = Coalescing.OFF;
 
     /** UDP: most datagrams one receive call takes where the backend receives many at once (recvmmsg on epoll; one a call elsewhere); each is still handed to the handler alone. */

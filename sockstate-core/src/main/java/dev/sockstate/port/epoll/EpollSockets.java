@@ -189,10 +189,11 @@ final class EpollSockets extends AbstractBsdSockets {
      * {@inheritDoc}
      * <p>
      * The batch holds, beside its datagrams and senders, one {@code struct mmsghdr} a datagram, its
-     * {@code iovec} and room for its control messages, pointed at each other once here.
+     * {@code iovec} and room for its control messages, pointed at each other once here: {@code recvmmsg}
+     * reads a coalesced datagram's segment size with the others, whatever {@code coalesced} says.
      */
     @Override
-    public DatagramBatch datagramBatch(int datagrams, int datagramSize) {
+    public DatagramBatch datagramBatch(int datagrams, int datagramSize, boolean coalesced) {
         DatagramBatch batch = fullDatagramBatch(datagrams, datagramSize);
         int capacity = batch.capacity();
         NativeBuffer vector = allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE + CONTROL_ROOM));

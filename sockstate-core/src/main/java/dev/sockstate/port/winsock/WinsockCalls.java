@@ -7,8 +7,8 @@ import java.nio.ByteBuffer;
  * hands to its port and sockets: a binding (JNA's in {@link WinsockNative}, another one day) is one
  * class implementing this. Handles ({@code SOCKET}, {@code HANDLE}) and pointers are {@code long}
  * (the x64 ABI); results are the functions' own, and the error of a failed call is
- * {@link #lastError()}. Every call allocates nothing, but {@link #addressOf} and the probe's
- * {@link #lookUpSocketNotifications()}.
+ * {@link #lastError()}. Every call allocates nothing, but {@link #addressOf}, the probe's
+ * {@link #lookUpSocketNotifications()} and {@link #WSARecvMsg}, which JNA binds only by its address.
  */
 interface WinsockCalls {
 
@@ -51,6 +51,19 @@ interface WinsockCalls {
 
     /** @return {@code sendto(...)}: the bytes sent, or {@code SOCKET_ERROR} */
     int sendto(long socket, long buffer, int length, int flags, long to, int toLength);
+
+    /**
+     * @return {@code WSASendMsg(socket, message, flags, bytesSent, NULL, NULL)}, which ws2_32 exports: 0, or
+     * {@code SOCKET_ERROR}
+     */
+    int WSASendMsg(long socket, long message, int flags, long bytesSent);
+
+    /**
+     * Calls {@code WSARecvMsg} at the address {@code WSAIoctl(SIO_GET_EXTENSION_FUNCTION_POINTER)} gave: ws2_32
+     * does not export it.
+     * @return {@code WSARecvMsg(socket, message, bytesReceived, NULL, NULL)}: 0, or {@code SOCKET_ERROR}
+     */
+    int WSARecvMsg(long function, long socket, long message, long bytesReceived);
 
     /** @return {@code setsockopt(socket, level, name, value, length)}: 0, or {@code SOCKET_ERROR} */
     int setsockopt(long socket, int level, int name, long value, int length);

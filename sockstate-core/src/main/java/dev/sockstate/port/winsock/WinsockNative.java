@@ -1,7 +1,10 @@
 package dev.sockstate.port.winsock;
 
+import com.sun.jna.Function;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ws2_32 and kernel32 functions the winsock backend calls, bound with JNA direct mapping
@@ -74,6 +77,28 @@ final class WinsockNative {
     /** {@code SIO_UDP_CONNRESET}: whether an ICMP port-unreachable fails the next {@code recvfrom}. */
     static final int SIO_UDP_CONNRESET = 0x9800000C;
 
+    /** {@code SIO_GET_EXTENSION_FUNCTION_POINTER}: the address of a function Winsock does not export, named by its GUID. */
+    static final int SIO_GET_EXTENSION_FUNCTION_POINTER = 0xC8000006;
+
+    /**
+     * {@code UDP_SEND_MSG_SIZE} (ws2ipdef.h), at {@code IPPROTO_UDP}: a {@code DWORD} segment size that cuts a
+     * datagram sent into datagrams of that size, set on a socket or given with one {@code WSASendMsg} as a
+     * control message of this type. Windows 10 2004 (build 19041) and later.
+     */
+    static final int UDP_SEND_MSG_SIZE = 2;
+
+    /**
+     * {@code UDP_RECV_MAX_COALESCED_SIZE} (ws2ipdef.h), at {@code IPPROTO_UDP}: a {@code DWORD}, the most bytes
+     * of one sender's datagrams the system may hand over as one message; 0 (the default) for none.
+     */
+    static final int UDP_RECV_MAX_COALESCED_SIZE = 3;
+
+    /** {@code UDP_COALESCED_INFO} (ws2ipdef.h): the control message, at {@code IPPROTO_UDP}, of a coalesced message's segment size. */
+    static final int UDP_COALESCED_INFO = 3;
+
+    /** {@code MSG_TRUNC}, in a {@code WSAMSG}'s flags on return: the datagram was longer than the buffers. */
+    static final int MSG_TRUNC = 0x0100;
+
     static final int SD_RECEIVE = 0;
     static final int SD_SEND = 1;
     static final int SD_BOTH = 2;
@@ -137,6 +162,8 @@ final class WinsockNative {
 
     private static native int sendto(long socket, long buffer, int length, int flags, long to, int toLength);
 
+    private static native int WSASendMsg(long socket, long message, int flags, long bytesSent, long overlapped, long completionRoutine);
+
     private static native int setsockopt(long socket, int level, int name, long value, int length);
 
     private static native int getsockopt(long socket, int level, int name, long value, long length);
@@ -196,6 +223,9 @@ final class WinsockNative {
      * {@link LinkageError} when JNA cannot.
      */
     static final class Binding implements WinsockCalls {
+
+        /** {@code WSARecvMsg} at the address Winsock last gave, bound on its first call. */
+        private volatile @Nullable Function recvMsg;
 
         /**
          * The error code of this thread's last failed call: JNA captures {@code GetLastError()} (which
@@ -269,6 +299,27 @@ final class WinsockNative {
         @Override
         public int sendto(long socket, long buffer, int length, int flags, long to, int toLength) {
             return WinsockNative.sendto(socket, buffer, length, flags, to, toLength);
+        }
+
+        @Override
+        public int WSASendMsg(long socket, long message, int flags, long bytesSent) {
+            return WinsockNative.WSASendMsg(socket, message, flags, bytesSent, 0, 0);
+        }
+
+        /**
+         * {@inheritDoc}
+         * <p>
+         * JNA calls a function by its address through {@link Function}, which boxes the arguments: this
+         * call allocates a few small objects where the direct-mapped ones allocate nothing.
+         */
+        @Override
+        public int WSARecvMsg(long function, long socket, long message, long bytesReceived) {
+            Function bound = this.recvMsg;
+            if (bound == null || Pointer.nativeValue(bound) != function) {
+                bound = Function.getFunction(new Pointer(function));
+                this.recvMsg = bound;
+            }
+            return bound.invokeInt(new Object[] {socket, message, bytesReceived, 0L, 0L});
         }
 
         @Override

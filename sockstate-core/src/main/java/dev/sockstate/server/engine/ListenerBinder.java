@@ -366,7 +366,7 @@ final class ListenerBinder {
                 this.sockets.setOption(probe, NativeSocketOption.RECEIVE_COALESCED, 1);
             }
             catch (NativeIoException ex) {
-                why = "the system refused UDP_GRO (" + ex.getMessage() + ")";
+                why = "the system refused to coalesce them (" + ex.getMessage() + ")";
             }
             finally {
                 closeQuietly(probe);

@@ -96,7 +96,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 coalesced = true;
             }
             catch (NativeIoException ex) {
-                logger.log(Level.DEBUG, "Listener '" + listener.name() + "' receives each datagram alone: the system refused UDP_GRO", ex);
+                logger.log(Level.DEBUG, "Listener '" + listener.name() + "' receives each datagram alone: the system refused to coalesce them", ex);
             }
         }
         this.coalesced = coalesced;
@@ -272,7 +272,8 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         DatagramBatch batch = this.batch;
         if (batch == null) {
             ConnectionProfile profile = this.listener.profile;
-            batch = this.sockets.datagramBatch(profile.settings.receiveBatch(), this.coalesced ? COALESCED_ROOM : profile.datagramRoom());
+            batch = this.sockets.datagramBatch(profile.settings.receiveBatch(), this.coalesced ? COALESCED_ROOM : profile.datagramRoom(),
+                    this.coalesced);
             this.batch = batch;
         }
         return batch;
@@ -476,7 +477,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                     this.sockets.setOption(this.handle, NativeSocketOption.SEGMENT_SIZE, 0);
                 }
                 catch (NativeIoException ex) {
-                    why = "the system refused UDP_SEGMENT (" + ex.getMessage() + ")";
+                    why = "the system refused to cut them (" + ex.getMessage() + ")";
                 }
             }
             this.segmentOffload = why == null;

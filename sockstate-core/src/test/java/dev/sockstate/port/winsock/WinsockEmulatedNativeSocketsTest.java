@@ -13,4 +13,10 @@ class WinsockEmulatedNativeSocketsTest extends NativeSocketsContract {
     protected Backend backend() {
         return new WinsockBackend();
     }
+
+    /** A datagram a {@code WSASendMsg}, which carries a segment size. */
+    @Override
+    protected boolean makesSendBatches() {
+        return true;
+    }
 }

@@ -3,6 +3,7 @@ package dev.sockstate.port.winsock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.sockstate.port.DatagramBatch;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
@@ -10,6 +11,7 @@ import dev.sockstate.port.NativeSocketOption;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.port.NotificationBatch;
 import dev.sockstate.port.NotificationPort;
+import dev.sockstate.port.OutgoingDatagrams;
 import dev.sockstate.port.PeerAddress;
 import dev.sockstate.port.Protocol;
 import java.net.DatagramPacket;
@@ -17,6 +19,8 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -73,6 +77,73 @@ class WinsockEmulatedSpecificsTest {
         }
         finally {
             sockets.close(server);
+        }
+    }
+
+    @Test
+    void aBuildWithoutSegmentationOrCoalescingRefusesBothNamingTheBuildThatHasThemAndStillSendsABatch() throws Exception {
+        WinsockEmulator emulator = WinsockEmulator.load();
+        try {
+            emulator.emu_set_udp_offload(0);
+            NativeSockets sockets = new WinsockFreshBackend().sockets();
+            assertThat(sockets.unsupported(NativeSocketOption.SEGMENT_SIZE, 1000)).contains("UDP_SEND_MSG_SIZE").contains("19041");
+            assertThat(sockets.unsupported(NativeSocketOption.RECEIVE_COALESCED, 1)).contains("UDP_RECV_MAX_COALESCED_SIZE").contains("19041");
+            long socket = sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+            try (DatagramSocket receiver = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+                assertThatExceptionOfType(NativeIoException.class)
+                        .isThrownBy(() -> sockets.setOption(socket, NativeSocketOption.RECEIVE_COALESCED, 1))
+                        .satisfies((ex) -> assertThat(ex.error()).isEqualTo(NativeError.NOT_SUPPORTED)).withMessageContaining("19041");
+                // WSASendMsg is older than the options: a batch of whole datagrams leaves as on any build.
+                OutgoingDatagrams batch = sockets.outgoingDatagrams(4);
+                assertThat(batch).isNotNull();
+                PeerAddress target = PeerAddress.of(receiver.getLocalSocketAddress());
+                batch.add(ByteBuffer.wrap("one".getBytes(StandardCharsets.US_ASCII)), target);
+                batch.add(ByteBuffer.wrap("two".getBytes(StandardCharsets.US_ASCII)), target);
+                assertThat(sockets.sendBatch(socket, batch, 0)).isEqualTo(2);
+                receiver.setSoTimeout(5000);
+                for (String expected : new String[] {"one", "two"}) {
+                    DatagramPacket packet = new DatagramPacket(new byte[64], 64);
+                    receiver.receive(packet);
+                    assertThat(new String(packet.getData(), 0, packet.getLength(), StandardCharsets.US_ASCII)).isEqualTo(expected);
+                }
+            }
+            finally {
+                sockets.close(socket);
+            }
+        }
+        finally {
+            emulator.emu_reset();
+        }
+    }
+
+    @Test
+    void aCoalescingSocketReceivesThroughTheWSARecvMsgWinsockHandsOutAndReadsTheSegmentSize() throws Exception {
+        NativeSockets sockets = this.backend.sockets();
+        long receiver = sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+        long sender = sockets.open(Protocol.UDP, StandardProtocolFamily.INET);
+        try {
+            sockets.setOption(receiver, NativeSocketOption.RECEIVE_COALESCED, 1);
+            assertThat(sockets.getOption(receiver, NativeSocketOption.RECEIVE_COALESCED)).as("read back as a switch").isOne();
+            sockets.bind(receiver, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            sockets.bind(sender, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            DatagramBatch plain = sockets.datagramBatch(1, 64 * 1024, false);
+            DatagramBatch coalesced = sockets.datagramBatch(1, 64 * 1024, true);
+            sockets.setOption(sender, NativeSocketOption.SEGMENT_SIZE, 100);
+            sockets.sendTo(sender, ByteBuffer.allocate(950), PeerAddress.of(sockets.localAddress(receiver)));
+            int count;
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while ((count = sockets.receiveBatch(receiver, coalesced)) == NativeSockets.WOULD_BLOCK && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(count).isOne();
+            assertThat(coalesced.datagram(0).remaining()).isEqualTo(950);
+            assertThat(coalesced.segmentSize(0)).as("UDP_COALESCED_INFO").isEqualTo(100);
+            assertThat(coalesced.sender(0).toSocketAddress()).isEqualTo(sockets.localAddress(sender));
+            assertThat(sockets.receiveBatch(receiver, plain)).as("drained").isEqualTo(NativeSockets.WOULD_BLOCK);
+        }
+        finally {
+            sockets.close(sender);
+            sockets.close(receiver);
         }
     }
 

@@ -111,6 +111,16 @@ public interface WinsockEmulator extends Library {
      */
     int emu_reject_batches_with(long socket, int code);
 
+    /**
+     * Makes the emulator a Windows build with or without UDP segmentation offload and receive coalescing
+     * ({@code UDP_SEND_MSG_SIZE}, {@code UDP_RECV_MAX_COALESCED_SIZE}: Windows 10 2004 and later); without,
+     * both options fail with {@code WSAENOPROTOOPT}. Sockets that already asked keep their answer: see
+     * {@link WinsockFreshBackend}.
+     * @param on 1 for a build with them (the default), 0 for one without
+     * @return the previous setting, or -1 for another value
+     */
+    int emu_set_udp_offload(int on);
+
     /** Cancels every hook and restores the mode read from the environment when the library loaded. */
     void emu_reset();
 }

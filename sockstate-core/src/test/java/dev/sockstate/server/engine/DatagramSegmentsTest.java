@@ -92,7 +92,7 @@ class DatagramSegmentsTest {
     }
 
     @Test
-    void onEpollTheSystemCutsTheSegmentsSoAPeerThatCoalescesReceivesThemAsOneBlock() throws Exception {
+    void whereTheSystemCutsTheSegmentsAPeerThatCoalescesReceivesThemAsOneBlock() throws Exception {
         assumeTrue(offloads(), "the backend has the system cut and coalesce datagrams");
         InetSocketAddress target = start(ServerFixture.udp("udp").handler(BULK));
         NativeSockets sockets = sockets();
@@ -101,7 +101,7 @@ class DatagramSegmentsTest {
             sockets.setOption(client, NativeSocketOption.RECEIVE_COALESCED, 1);
             sockets.bind(client, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             sockets.sendTo(client, ByteBuffer.wrap("bulk".getBytes(StandardCharsets.US_ASCII)), PeerAddress.of(target));
-            DatagramBatch batch = sockets.datagramBatch(4, 64 * 1024);
+            DatagramBatch batch = sockets.datagramBatch(4, 64 * 1024, true);
             List<String> received = new CopyOnWriteArrayList<>();
             List<Integer> segmentSizes = new CopyOnWriteArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
