@@ -57,7 +57,8 @@
  *    one message of at most that many bytes; only a receive with control data reports their size (a
  *    UDP_COALESCED_INFO (3) control message, a DWORD): WSARecvMsg, which ws2_32 does not export and
  *    WSAIoctl(SIO_GET_EXTENSION_FUNCTION_POINTER, WSAID_WSARECVMSG) hands out. Mapped onto Linux's
- *    UDP_SEGMENT and UDP_GRO. emu_set_udp_offload(0) makes an older build: both options fail with
+ *    UDP_SEGMENT and UDP_GRO (which coalesces up to 64 KB whatever non-zero size was set; the size is
+ *    kept and read back). emu_set_udp_offload(0) makes an older build: both options fail with
  *    WSAENOPROTOOPT, and a WSASendMsg asking to segment with WSAEINVAL.
  * And a strict level-triggered registration's conditions that hold when it is enabled are queued by
  * the enabling call itself, so that tests know what is queued without waiting.
@@ -976,11 +977,17 @@ EXPORT int WSASendMsg(SOCKET s, WSAMSG *message, DWORD flags, DWORD *sent, void 
     } control;
     size_t offset = 0;
     size_t control_length = (message->Control.buf != NULL) ? message->Control.len : 0;
-    while (offset + sizeof(WSACMSGHDR) <= control_length) {
+    while (offset < control_length) {
         WSACMSGHDR windows;
+        if (offset + sizeof windows > control_length) {
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
+        }
         memcpy(&windows, message->Control.buf + offset, sizeof windows);
         if (windows.cmsg_len < sizeof windows || offset + windows.cmsg_len > control_length) {
-            break;
+            /* A malformed control message is refused, never sent as if it were absent. */
+            set_last_error(WSAEINVAL);
+            return SOCKET_ERROR;
         }
         DWORD size;
         if (windows.cmsg_level != IPPROTO_UDP || windows.cmsg_type != WIN_UDP_SEND_MSG_SIZE || windows.cmsg_len < WIN_CMSG_DWORD_LEN

@@ -197,6 +197,15 @@ public interface NativeSockets {
     }
 
     /**
+     * @return whether {@link #sendBatch} sends many datagrams in one call ({@code sendmmsg}), so that replies
+     * are worth gathering; where it sends one a call ({@code WSASendMsg}, made for its segment size) a reply
+     * is better sent at once
+     */
+    default boolean sendsManyInOneCall() {
+        return false;
+    }
+
+    /**
      * Sends the datagrams gathered in a batch, from one of them on, in one call ({@code sendmmsg}), or a
      * call each where the system has no call for many ({@code WSASendMsg}). A datagram that fails stops:
      * the ones before it are sent, and the caller goes on past it.

@@ -134,6 +134,11 @@ final class MisbehavingSockets implements NativeSockets {
     }
 
     @Override
+    public boolean sendsManyInOneCall() {
+        return this.real.sendsManyInOneCall();
+    }
+
+    @Override
     public int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
         return this.real.sendBatch(socket, batch, from);
     }

@@ -320,6 +320,11 @@ final class EpollSockets extends AbstractBsdSockets {
     }
 
     @Override
+    public boolean sendsManyInOneCall() {
+        return true;
+    }
+
+    @Override
     public int sendBatch(long socket, OutgoingDatagrams batch, int from) throws NativeIoException {
         NativeBuffer vector = vector(batch);
         if (vector == null) {

@@ -97,7 +97,7 @@ final class WinsockSockets extends AbstractBsdSockets {
     /** Why the build has no receive coalescing, {@code ""} when it has it; asked once. */
     private volatile @Nullable String coalescingAbsence;
 
-    /** The address of {@code WSARecvMsg}, found with the first socket asked to coalesce; 0 before. */
+    /** The address of {@code WSARecvMsg}, found with the first socket asked to coalesce or receiving coalesced; 0 before. */
     private volatile long recvMsg;
 
     /** @param calls the binding the sockets call Winsock through */
@@ -299,40 +299,45 @@ final class WinsockSockets extends AbstractBsdSockets {
 
     private String offloadAbsence(boolean segmentation) {
         String why = segmentation ? this.segmentationAbsence : this.coalescingAbsence;
-        if (why == null) {
-            why = segmentation ? probe(WinsockNative.UDP_SEND_MSG_SIZE, "UDP_SEND_MSG_SIZE")
-                    : probe(WinsockNative.UDP_RECV_MAX_COALESCED_SIZE, "UDP_RECV_MAX_COALESCED_SIZE");
-            if (segmentation) {
-                this.segmentationAbsence = why;
-            }
-            else {
-                this.coalescingAbsence = why;
-            }
+        if (why != null) {
+            return why;
         }
-        return why;
-    }
-
-    /** @return why a UDP socket refuses to read the option, {@code ""} when it reads it */
-    private String probe(int name, String label) {
+        String label = segmentation ? "UDP_SEND_MSG_SIZE" : "UDP_RECV_MAX_COALESCED_SIZE";
         long probe;
         try {
             probe = openSocket(WinsockNative.AF_INET, Protocol.UDP);
         }
         catch (NativeIoException ex) {
+            // Not kept: a shortage of sockets passes, and the next socket asks again.
             return "no UDP socket could be opened to ask whether this Windows build has " + label + " (" + ex.getMessage() + ")";
         }
         try (Scratch local = scratch()) {
             NativeBuffer holder = local.option();
             holder.buffer().putInt(0, 0).putInt(4, 4);
-            if (this.calls.getsockopt(probe, WinsockNative.IPPROTO_UDP, name, holder.address(), holder.address() + 4) != 0) {
-                return "this Windows build has no " + label + " (Windows 10 version 2004, build 19041, and later have it: "
-                        + lastException("getsockopt(" + label + ")").getMessage() + ")";
+            int name = segmentation ? WinsockNative.UDP_SEND_MSG_SIZE : WinsockNative.UDP_RECV_MAX_COALESCED_SIZE;
+            if (this.calls.getsockopt(probe, WinsockNative.IPPROTO_UDP, name, holder.address(), holder.address() + 4) == 0) {
+                why = "";
             }
-            return "";
+            else {
+                int code = lastError();
+                why = "this Windows build has no " + label + " (Windows 10 version 2004, build 19041, and later have it: "
+                        + exception("getsockopt(" + label + ")", code).getMessage() + ")";
+                if (code != WsaError.WSAENOPROTOOPT && code != WsaError.WSAEINVAL) {
+                    // Not an answer about the build: asked again next time.
+                    return why;
+                }
+            }
         }
         finally {
             this.calls.closesocket(probe);
         }
+        if (segmentation) {
+            this.segmentationAbsence = why;
+        }
+        else {
+            this.coalescingAbsence = why;
+        }
+        return why;
     }
 
     @Override
@@ -419,13 +424,13 @@ final class WinsockSockets extends AbstractBsdSockets {
     /**
      * {@inheritDoc}
      * <p>
-     * A batch for a socket that coalesces holds a {@code WSAMSG} for {@code WSARecvMsg}, whose control data
-     * tells a coalesced message's segment size; any other receives a datagram a {@code recvfrom}.
+     * A batch for a socket that coalesces holds a {@code WSAMSG} for {@code WSARecvMsg} (its address asked of
+     * Winsock on the first receive, if no socket was set to coalesce before), whose control data tells a
+     * coalesced message's segment size; any other receives a datagram a {@code recvfrom}.
      */
     @Override
     public DatagramBatch datagramBatch(int datagrams, int datagramSize, boolean coalesced) {
-        long function = this.recvMsg;
-        if (!coalesced || function == 0) {
+        if (!coalesced) {
             return fullDatagramBatch(1, datagramSize);
         }
         DatagramBatch batch = fullDatagramBatch(1, datagramSize);
@@ -447,6 +452,7 @@ final class WinsockSockets extends AbstractBsdSockets {
             return receiveAlone(socket, batch);
         }
         filled(batch, 0);
+        findRecvMsg(socket);
         ByteBuffer layout = vector.buffer();
         long message = vector.address();
         int result;
@@ -457,6 +463,8 @@ final class WinsockSockets extends AbstractBsdSockets {
             layout.putLong(MSG_CONTROL, message + CONTROL_AT);
             layout.putInt(MSG_FLAGS, 0);
             layout.putInt(RECEIVE_BYTES_AT, 0);
+            // No control message from the last receive is read again if this one writes none.
+            layout.putLong(CONTROL_AT, 0);
             result = this.calls.WSARecvMsg(this.recvMsg, socket, message, message + RECEIVE_BYTES_AT);
         }
         while (result != 0 && isInterrupted(code = lastError()));

@@ -52,7 +52,10 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** Where the socket receives, made on its first receive: only the turn that holds the socket touches it. */
     private @Nullable DatagramBatch batch;
 
-    /** Where replies made on the turn's thread gather, to leave together; {@code null} where each leaves alone. */
+    /**
+     * Where replies made on the turn's thread gather to leave together, where the backend sends many in one call,
+     * and where segments leave with their size; {@code null} where each datagram leaves by a call of its own.
+     */
     private @Nullable OutgoingDatagrams outgoing;
 
     /** Whether {@link #outgoing} was asked of the backend. */
@@ -338,7 +341,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
      */
     @Override
     public boolean send(ByteBuffer data, PeerAddress target) {
-        if (Thread.currentThread() == this.turnThread) {
+        if (Thread.currentThread() == this.turnThread && this.sockets.sendsManyInOneCall()) {
             OutgoingDatagrams outgoing = outgoing();
             if (outgoing != null) {
                 if (outgoing.add(data, target)) {

@@ -16,4 +16,16 @@ class WinsockNativeSocketsTest extends NativeSocketsContract {
     protected Backend backend() {
         return new WinsockBackend();
     }
+
+    /** A datagram a {@code WSASendMsg}, which carries a segment size. */
+    @Override
+    protected boolean makesSendBatches() {
+        return true;
+    }
+
+    /** Coalescing is asked for and taken; whether Windows' loopback coalesces is not known (the emulator's rule R10 tests the reading). */
+    @Override
+    protected boolean loopbackCoalesces() {
+        return false;
+    }
 }
