@@ -21,9 +21,10 @@ import org.jspecify.annotations.Nullable;
  * through the binding ({@link Binding#lastError()}). The bound methods are private: the backend calls
  * them through a {@link Binding}, the {@link WinsockCalls} it is given, and reads only the constants
  * and library names here. This is the only class of the backend that touches JNA's native binding;
- * its three parts bind separately: the socket calls here, the completion port calls in
- * {@link Kernel32}, and {@code ProcessSocketNotifications} in {@link Notifications}, bound only when
- * first used since Windows before build 20348 does not have it.
+ * its parts bind separately: the socket calls here, the completion port calls in
+ * {@link Kernel32}, {@code ProcessSocketNotifications} in {@link Notifications}, bound only when
+ * first used since Windows before build 20348 does not have it, and the functions Winsock hands out
+ * by address in {@link ByAddress}.
  */
 final class WinsockNative {
 
@@ -218,14 +219,35 @@ final class WinsockNative {
     }
 
     /**
+     * The functions Winsock hands out by address ({@code WSARecvMsg}), called through JNA's {@link Function},
+     * which boxes the arguments: a call allocates a few small objects where the direct-mapped ones allocate
+     * nothing. A class of its own, loaded on the first such call only: JNA's classes stay unloaded where the
+     * backend is merely looked at (another backend serving).
+     */
+    static final class ByAddress {
+
+        /** {@code WSARecvMsg} at the address Winsock last gave, bound on its first call. */
+        private static volatile @Nullable Function recvMsg;
+
+        private ByAddress() {
+        }
+
+        static int WSARecvMsg(long function, long socket, long message, long bytesReceived) {
+            Function bound = recvMsg;
+            if (bound == null || Pointer.nativeValue(bound) != function) {
+                bound = Function.getFunction(new Pointer(function));
+                recvMsg = bound;
+            }
+            return bound.invokeInt(new Object[] {socket, message, bytesReceived, 0L, 0L});
+        }
+    }
+
+    /**
      * JNA's binding as the instance the backend is given: each call is the bound static method, so
      * it costs what a direct call costs. Each part binds on its first call, and throws a
      * {@link LinkageError} when JNA cannot.
      */
     static final class Binding implements WinsockCalls {
-
-        /** {@code WSARecvMsg} at the address Winsock last gave, bound on its first call. */
-        private volatile @Nullable Function recvMsg;
 
         /**
          * The error code of this thread's last failed call: JNA captures {@code GetLastError()} (which
@@ -306,20 +328,9 @@ final class WinsockNative {
             return WinsockNative.WSASendMsg(socket, message, flags, bytesSent, 0, 0);
         }
 
-        /**
-         * {@inheritDoc}
-         * <p>
-         * JNA calls a function by its address through {@link Function}, which boxes the arguments: this
-         * call allocates a few small objects where the direct-mapped ones allocate nothing.
-         */
         @Override
         public int WSARecvMsg(long function, long socket, long message, long bytesReceived) {
-            Function bound = this.recvMsg;
-            if (bound == null || Pointer.nativeValue(bound) != function) {
-                bound = Function.getFunction(new Pointer(function));
-                this.recvMsg = bound;
-            }
-            return bound.invokeInt(new Object[] {socket, message, bytesReceived, 0L, 0L});
+            return ByAddress.WSARecvMsg(function, socket, message, bytesReceived);
         }
 
         @Override

@@ -10,6 +10,7 @@ import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
+import dev.sockstate.server.tls.TlsManagers;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -92,7 +93,7 @@ class ClientTlsTest {
         String openssl = TlsOpensslTest.openssl();
         Path certificate = opensslServer(openssl, directory);
         SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
-                .tls(Tls.client(trusting(certificate))));
+                .tls(trusting(certificate)));
         assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
         assertThat(client.request("sockstate", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("etatskcos");
     }
@@ -102,7 +103,7 @@ class ClientTlsTest {
         String openssl = TlsOpensslTest.openssl();
         Path certificate = opensslServer(openssl, directory, "-alpn", "mqtt");
         SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
-                .tls(Tls.client(trusting(certificate)).withApplicationProtocols("h2", "mqtt")));
+                .tls(trusting(certificate).withApplicationProtocols("h2", "mqtt")));
         assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
         assertThat(client.connection().applicationProtocol()).isEqualTo("mqtt");
     }
@@ -166,8 +167,8 @@ class ClientTlsTest {
         }
     }
 
-    /** @return a context that trusts the certificate alone */
-    private static SSLContext trusting(Path certificate) throws Exception {
+    /** @return a client's TLS that trusts the certificate alone, on the engine the tests run ({@link TlsCertificates#PROVIDER}) */
+    private static Tls trusting(Path certificate) throws Exception {
         KeyStore trusted = KeyStore.getInstance("PKCS12");
         trusted.load(null, null);
         try (InputStream in = Files.newInputStream(certificate)) {
@@ -177,6 +178,8 @@ class ClientTlsTest {
         trust.init(trusted);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, trust.getTrustManagers(), null);
-        return context;
+        TlsManagers managers = new TlsManagers(null, trust);
+        return Tls.client(context).withProvider(TlsCertificates.PROVIDER,
+                (TlsCertificates.PROVIDER == Tls.Provider.JDK) ? null : () -> managers);
     }
 }

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import dev.sockstate.server.InvalidSettingException;
+import dev.sockstate.server.client.ClientSettings;
+import dev.sockstate.server.client.SocketClient;
+import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.observer.ListenerObserver;
+import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.tls.Tls;
 import dev.sockstate.server.tls.TlsManagers;
 import java.io.OutputStream;
@@ -12,9 +17,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * OpenSSL's engine (BoringSSL through netty-tcnative) on a real listener: what differs from the JDK's
  * and what the TLS suites, run again on it ({@code -Dsockstate.test.tls.provider=openssl}), cannot
- * see: each connection's native engine freed as it ends (Netty's count of its references down to none,
- * which frees its memory), sessions resumed, and the settings' refusals.
+ * see: each connection's native engine freed as it ends, a listener's and a client's (Netty's count of
+ * its references down to none, which frees its memory), sessions resumed, and the settings' refusals.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NativeTlsTest {
@@ -44,7 +51,7 @@ class NativeTlsTest {
     @Test
     void everyConnectionsNativeEngineIsFreedWhenItEndsHoweverItEnds() throws Exception {
         TlsFixture.Recording handler = new TlsFixture.Recording();
-        SocketServer server = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL).withHandshakeTimeout(java.time.Duration.ofMillis(300)), handler);
+        SocketServer server = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.OPENSSL).withHandshakeTimeout(Duration.ofMillis(300)), handler);
         List<Socket> open = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             SSLSocket client = this.fixture.client(server, null, (i % 2 == 0) ? "TLSv1.3" : "TLSv1.2");
@@ -70,6 +77,30 @@ class NativeTlsTest {
         ServerFixture.await(() -> this.fixture.counts.nativeTlsEngines() == 0, "every engine freed");
         plaintext.close();
         stalled.close();
+    }
+
+    @Test
+    void aNativeClientsEnginesAreFreedWhenItsConnectionsEnd() throws Exception {
+        int port = this.fixture.start(this.fixture.certificates.server("server", Tls.Provider.JDK), new ClientTest.LineEcho(),
+                (listener) -> listener.framing(Framing.line())).listener("tls").portNumber();
+        AtomicReference<ServerObserver.ActiveCounts> counts = new AtomicReference<>();
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver client(String client, ServerObserver.ActiveCounts active) {
+                counts.set(active);
+                return ListenerObserver.NONE;
+            }
+        };
+        TlsManagers managers = this.fixture.certificates.managers(null);
+        ClientSettings settings = ClientSettings.builder("native").address("localhost", port).poolSize(3).framing(Framing.line())
+                .tls(Tls.client(this.fixture.certificates.context(null)).withProvider(Tls.Provider.OPENSSL, () -> managers)).build();
+        SocketServer clients = this.fixture.servers.startWithClients(List.of(settings), observer);
+        SocketClient client = clients.client("native");
+        ServerFixture.await(() -> client.connections().size() == 3, "the client's three connections");
+        assertThat(client.request("over openssl", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over openssl");
+        assertThat(counts.get().nativeTlsEngines()).as("an engine a connection").isEqualTo(3);
+        clients.stop(Duration.ofSeconds(10));
+        ServerFixture.await(() -> counts.get().nativeTlsEngines() == 0, "every engine of the client freed");
     }
 
     @Test
