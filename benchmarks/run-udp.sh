@@ -3,10 +3,11 @@
 # with batch reads, the JDK's DatagramChannel and a C recvmmsg receiver (DatagramRate): the highest rate each
 # receives losing at most 0.1% of a window, and its CPU per datagram at a rate all of them hold.
 #
-#   benchmarks/run-udp.sh [--rounds n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
+#   benchmarks/run-udp.sh [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
 #                         [--receivers a,b,...] [--out dir] [--results dir]
 #
-# The defaults (3 rounds, 10 s windows, 64- and 1,200-byte datagrams, four receivers) take about half an hour.
+# The defaults (3 rounds, a rate held by one of 2 windows, 10 s windows, 64- and 1,200-byte datagrams, four receivers)
+# take about 35 minutes. A window loses 0.1% to a 10 ms pause of the host: run it on an otherwise idle machine.
 # Results: a Markdown report on standard output and in benchmarks/target/udp/<time>/report.md; --results dir
 # also writes dir/<yyyy-MM-dd>-<short commit>/, meant to be committed, as benchmarks/run.sh does.
 # Environment: JAVA (default: java on the PATH; the receivers run on it too), MVN (default: mvn), SKIP_BUILD=1 to

@@ -46,10 +46,11 @@ import java.util.regex.Pattern;
  * Every receiver has the system's default receive buffer. For each datagram size, each round starts each
  * receiver afresh (in a rotated order), warms it up, measures its processor time per datagram at
  * {@code --cpu-rate}, then raises the rate through {@code --rates} until more than {@value #LOSS_LIMIT_PERCENT}%
- * of a window's datagrams are lost: its lossless rate is the last rate it held (0 in a round where it held
- * not even the lowest).
+ * of a window's datagrams are lost in each of {@code --tries} windows (2: on a small host a pause of 10 ms
+ * loses that much, whatever the receiver): its lossless rate is the last rate it held (0 in a round where it
+ * held not even the lowest).
  * <p>
- * {@code DatagramRate [--rounds n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
+ * {@code DatagramRate [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
  * [--receivers a,b,...] [--out dir] [--results dir]}
  */
 public final class DatagramRate {
@@ -79,6 +80,7 @@ public final class DatagramRate {
      */
     public static void main(String[] args) throws Exception {
         int rounds = 3;
+        int tries = 2;
         long measure = 10_000;
         int[] sizes = { 64, 1200 };
         int[] rates = { 50_000, 75_000, 90_000, 100_000, 110_000, 125_000, 150_000, 200_000, 250_000, 300_000 };
@@ -90,6 +92,7 @@ public final class DatagramRate {
             String value = (i + 1 < args.length) ? args[i + 1] : null;
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--tries" -> tries = Integer.parseInt(value);
                 case "--measure" -> measure = Long.parseLong(value);
                 case "--sizes" -> sizes = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--rates" -> rates = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).sorted().toArray();
@@ -98,7 +101,7 @@ public final class DatagramRate {
                 case "--out" -> out = Path.of(value);
                 case "--results" -> results = Path.of(value);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; use --rounds n, --measure ms, --sizes a,b,"
-                        + " --rates r1,r2,..., --cpu-rate r, --receivers a,b,..., --out dir, --results dir");
+                        + " --rates r1,r2,..., --cpu-rate r, --tries n, --receivers a,b,..., --out dir, --results dir");
             }
         }
         for (String receiver : receivers) {
@@ -132,10 +135,16 @@ public final class DatagramRate {
                                 .add(cpu.cpuNanosPerDatagram());
                         int held = 0;
                         for (int rate : rates) {
-                            Window step = window(receiver, rate, size, measure);
-                            samples.append(step.csv(round, size, name, "rate"));
-                            System.err.printf(Locale.ROOT, "%d B, round %d, %s: %s%n", size, round, name, step);
-                            if (step.lossPercent() > LOSS_LIMIT_PERCENT) {
+                            // A window may lose to a pause of the host (a 10 ms stall of either side loses 0.1%): the rate
+                            // is tried again, up to --tries windows, and held if one of them lost no more than the limit.
+                            boolean kept = false;
+                            for (int attempt = 1; attempt <= tries && !kept; attempt++) {
+                                Window step = window(receiver, rate, size, measure);
+                                samples.append(step.csv(round, size, name, "rate"));
+                                System.err.printf(Locale.ROOT, "%d B, round %d, %s: %s%n", size, round, name, step);
+                                kept = step.lossPercent() <= LOSS_LIMIT_PERCENT;
+                            }
+                            if (!kept) {
                                 break;
                             }
                             held = rate;
@@ -148,7 +157,7 @@ public final class DatagramRate {
                 }
             }
         }
-        String report = report(receivers, sizes, lossless, cpuPerDatagram, rounds, measure, rates, cpuRate);
+        String report = report(receivers, sizes, lossless, cpuPerDatagram, rounds, tries, measure, rates, cpuRate);
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("samples.csv"), samples, StandardCharsets.UTF_8);
         System.out.print(report);
@@ -161,14 +170,14 @@ public final class DatagramRate {
     }
 
     private static String report(List<String> receivers, int[] sizes, Map<Integer, Map<String, List<Double>>> lossless,
-            Map<Integer, Map<String, List<Double>>> cpuPerDatagram, int rounds, long measure, int[] rates, int cpuRate) {
+            Map<Integer, Map<String, List<Double>>> cpuPerDatagram, int rounds, int tries, long measure, int[] rates, int cpuRate) {
         StringBuilder report = new StringBuilder();
         report.append(String.format(Locale.ROOT, "%d rounds a datagram size, each receiver started afresh each round in a rotated order;"
                 + " windows of %d ms; the C sender paces sendmmsg every 100 µs; every receiver answers each datagram with its count,"
                 + " on one thread, with the system's default receive buffer. Lossless: the highest of %s datagrams a second at which"
-                + " a window lost at most %.1f%%. CPU: the receiver process's processor time (user and system) over the datagrams it"
-                + " received in a window at %,d a second. Median (min–max) over the rounds.%n%n", rounds, measure,
-                Arrays.toString(rates), LOSS_LIMIT_PERCENT, cpuRate));
+                + " one of %d windows lost at most %.1f%% (each rate held before the next is tried). CPU: the receiver process's"
+                + " processor time (user and system) over the datagrams it received in a window at %,d a second. Median (min–max)"
+                + " over the rounds.%n%n", rounds, measure, Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate));
         for (int size : sizes) {
             report.append("### ").append(size).append("-byte datagrams\n\n");
             report.append("| receiver | lossless datagrams/s | × C | CPU ns/datagram | × C |\n|---|---|---|---|---|\n");
