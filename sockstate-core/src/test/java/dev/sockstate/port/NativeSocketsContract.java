@@ -233,6 +233,7 @@ public abstract class NativeSocketsContract extends SocketsContract {
         long server = open(Protocol.UDP, StandardProtocolFamily.INET);
         this.sockets.bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         OutgoingDatagrams batch = this.sockets.outgoingDatagrams(4);
+        assertThat(this.sockets.sendsManyInOneCall()).as("many datagrams a call where many are received a call").isEqualTo(receivesBatches());
         if (!makesSendBatches()) {
             assertThat(batch).as("each datagram sent alone").isNull();
             return;

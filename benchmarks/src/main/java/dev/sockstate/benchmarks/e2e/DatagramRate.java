@@ -46,9 +46,10 @@ import java.util.regex.Pattern;
  * Every receiver has the system's default receive buffer. For each datagram size, each round starts each
  * receiver afresh (in a rotated order), warms it up, measures its processor time per datagram at
  * {@code --cpu-rate}, then raises the rate through {@code --rates} until more than {@value #LOSS_LIMIT_PERCENT}%
- * of a window's datagrams are lost in each of {@code --tries} windows (2: on a small host a pause of 10 ms
- * loses that much, whatever the receiver): its lossless rate is the last rate it held (0 in a round where it
- * held not even the lowest).
+ * of a window's datagrams are lost in each of {@code --tries} windows (2: on a small host a pause of 10 ms,
+ * of the host or of a receiver's own, loses that much; the second window forgives one such pause to every
+ * receiver, a JVM's collector or compiler included): its lossless rate is the last rate it held (0 in a round
+ * where it held not even the lowest).
  * <p>
  * {@code DatagramRate [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
  * [--receivers a,b,...] [--out dir] [--results dir]}
@@ -92,7 +93,7 @@ public final class DatagramRate {
             String value = (i + 1 < args.length) ? args[i + 1] : null;
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(value);
-                case "--tries" -> tries = Integer.parseInt(value);
+                case "--tries" -> tries = Math.max(1, Integer.parseInt(value));
                 case "--measure" -> measure = Long.parseLong(value);
                 case "--sizes" -> sizes = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--rates" -> rates = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).sorted().toArray();

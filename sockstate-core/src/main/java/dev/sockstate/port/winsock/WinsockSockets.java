@@ -320,12 +320,12 @@ final class WinsockSockets extends AbstractBsdSockets {
             }
             else {
                 int code = lastError();
-                why = "this Windows build has no " + label + " (Windows 10 version 2004, build 19041, and later have it: "
-                        + exception("getsockopt(" + label + ")", code).getMessage() + ")";
+                String failure = exception("getsockopt(" + label + ")", code).getMessage();
                 if (code != WsaError.WSAENOPROTOOPT && code != WsaError.WSAEINVAL) {
                     // Not an answer about the build: asked again next time.
-                    return why;
+                    return "could not ask whether this Windows build has " + label + " (" + failure + ")";
                 }
+                why = "this Windows build has no " + label + " (Windows 10 version 2004, build 19041, and later have it: " + failure + ")";
             }
         }
         finally {

@@ -249,7 +249,10 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         }
     }
 
-    /** @return where the turn's replies gather, made on the first; {@code null} where the backend sends each alone */
+    /**
+     * @return where the turn's replies gather (where the backend sends many in one call) and its segments leave with
+     * their size, made on the first; {@code null} where the backend has no such batch (each datagram a call of its own)
+     */
     private @Nullable OutgoingDatagrams outgoing() {
         if (!this.outgoingAsked) {
             this.outgoingAsked = true;
@@ -393,7 +396,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         return sendEachSegment(data, segmentSize, target);
     }
 
-    /** Sends each segment as {@link #send(ByteBuffer, PeerAddress)} sends a datagram: gathered on the turn's thread. */
+    /** Sends each segment as {@link #send(ByteBuffer, PeerAddress)} sends a datagram: gathered on the turn's thread where replies are. */
     private boolean sendEachSegment(ByteBuffer data, int segmentSize, PeerAddress target) {
         boolean all = true;
         int end = data.limit();
