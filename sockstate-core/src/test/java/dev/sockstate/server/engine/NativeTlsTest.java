@@ -70,6 +70,8 @@ class NativeTlsTest {
         plaintext.getOutputStream().write("GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         ServerFixture.await(() -> this.fixture.handshakes.containsAll(List.of("timeout", "plaintext", "closed")),
                 "the timeout, the plaintext refused and the reset reported");
+        // Each is reported as its connection closes, and its engine released just after.
+        ServerFixture.await(() -> this.fixture.counts.nativeTlsEngines() <= 20, "the ended connections' engines freed");
         assertThat(this.fixture.counts.nativeTlsEngines()).as("the open connections' engines").isEqualTo(20);
         for (Socket socket : open) {
             socket.close();
