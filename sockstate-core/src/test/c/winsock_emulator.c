@@ -928,8 +928,19 @@ EXPORT int sendto(SOCKET s, const char *buffer, int length, int flags, const voi
     return (sent < 0) ? transfer_error(fd_of(s), SOCK_NOTIFY_EVENT_OUT) : (int) sent;
 }
 
-/** Copies a WSAMSG's buffers into iovecs; returns their count, or -1 (the error set) when they do not fit. */
-static int iovecs_of(const WSAMSG *message, struct iovec out[MAX_WSABUFS]) {
+/**
+ * Checks a synchronous WSASendMsg or WSARecvMsg on a datagram socket (no overlapped form here, no flags)
+ * and copies its WSAMSG's buffers into iovecs; returns their count, or -1 with the error set.
+ */
+static int iovecs_of(int fd, const WSAMSG *message, int refused, struct iovec out[MAX_WSABUFS]) {
+    if (message == NULL) {
+        set_last_error(WSAEFAULT);
+        return -1;
+    }
+    if (refused || !is_datagram(fd)) {
+        set_last_error(is_socket(fd) ? WSAEINVAL : WSAENOTSOCK);
+        return -1;
+    }
     if (message->dwBufferCount > MAX_WSABUFS || (message->dwBufferCount > 0 && message->lpBuffers == NULL)) {
         set_last_error(message->dwBufferCount > MAX_WSABUFS ? WSAEINVAL : WSAEFAULT);
         return -1;
@@ -948,16 +959,8 @@ static int iovecs_of(const WSAMSG *message, struct iovec out[MAX_WSABUFS]) {
  */
 EXPORT int WSASendMsg(SOCKET s, WSAMSG *message, DWORD flags, DWORD *sent, void *overlapped, void *routine) {
     int fd = fd_of(s);
-    if (message == NULL) {
-        set_last_error(WSAEFAULT);
-        return SOCKET_ERROR;
-    }
-    if (overlapped != NULL || routine != NULL || flags != 0 || !is_datagram(fd)) {
-        set_last_error(is_socket(fd) ? WSAEINVAL : WSAENOTSOCK);
-        return SOCKET_ERROR;
-    }
     struct iovec iov[MAX_WSABUFS];
-    int iov_count = iovecs_of(message, iov);
+    int iov_count = iovecs_of(fd, message, overlapped != NULL || routine != NULL || flags != 0, iov);
     if (iov_count < 0) {
         return SOCKET_ERROR;
     }
@@ -1032,16 +1035,8 @@ EXPORT int WSASendMsg(SOCKET s, WSAMSG *message, DWORD flags, DWORD *sent, void 
  */
 static int WSARecvMsg(SOCKET s, WSAMSG *message, DWORD *received, void *overlapped, void *routine) {
     int fd = fd_of(s);
-    if (message == NULL) {
-        set_last_error(WSAEFAULT);
-        return SOCKET_ERROR;
-    }
-    if (overlapped != NULL || routine != NULL || !is_datagram(fd)) {
-        set_last_error(is_socket(fd) ? WSAEINVAL : WSAENOTSOCK);
-        return SOCKET_ERROR;
-    }
     struct iovec iov[MAX_WSABUFS];
-    int iov_count = iovecs_of(message, iov);
+    int iov_count = iovecs_of(fd, message, overlapped != NULL || routine != NULL, iov);
     if (iov_count < 0) {
         return SOCKET_ERROR;
     }
