@@ -4,6 +4,8 @@ import static dev.sockstate.server.engine.ServerFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.client.Backoff;
 import dev.sockstate.server.client.ClientException;
 import dev.sockstate.server.client.ClientSettings;
@@ -14,12 +16,16 @@ import dev.sockstate.server.tls.TlsManagers;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -72,6 +78,41 @@ class ClientTlsTest {
                 .tls(this.tls.certificates.client(null).withApplicationProtocols("x-legacy", "mqtt")));
         assertThat(client.request("over tls", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("echo over tls");
         assertThat(client.connection().applicationProtocol()).as("the listener's choice").isEqualTo("mqtt");
+    }
+
+    @Test
+    void aClientOverTls13AndTls12ReadsTheGreetingOfAListenerThatSpeaksFirstAndAnswersIt() throws Exception {
+        ConnectionHandler greeting = new ConnectionHandler() {
+            @Override
+            public void onOpen(Connection connection) {
+                connection.send("ready");
+            }
+
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                connection.send("heard " + StandardCharsets.UTF_8.decode(data));
+            }
+        };
+        int port = this.tls.start(this.tls.serverTls(), greeting, (listener) -> listener.framing(Framing.line()))
+                .listener("tls").portNumber();
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            Queue<String> heard = new ConcurrentLinkedQueue<>();
+            ConnectionHandler answering = new ConnectionHandler() {
+                @Override
+                public void onData(Connection connection, ByteBuffer data) {
+                    String line = StandardCharsets.UTF_8.decode(data).toString();
+                    heard.add(line);
+                    if (line.equals("ready")) {
+                        connection.send("hello");
+                    }
+                }
+            };
+            SocketClient client = startOpen(ClientSettings.builder("greeted").address("localhost", port).framing(Framing.line())
+                    .handler(answering).tls(this.tls.certificates.client(null).withProtocols(protocol)));
+            await(() -> heard.contains("heard hello"), "the greeting read and answered, " + protocol);
+            assertThat(heard).containsExactly("ready", "heard hello");
+            assertThat(client.connection().tlsSession().getProtocol()).isEqualTo(protocol);
+        }
     }
 
     @Test

@@ -118,6 +118,37 @@ class TlsOpensslTest {
         assertThat(this.fixture.handshakes).containsExactly("ok", "application-protocol");
     }
 
+    @Test
+    void opensslThatSendsNothingAfterItsHandshakeReadsTheGreetingOfAServerThatSpeaksFirst() throws Exception {
+        String openssl = openssl();
+        TlsFixture.Recording handler = new TlsFixture.Recording() {
+            @Override
+            public void onOpen(dev.sockstate.server.Connection connection) throws Exception {
+                super.onOpen(connection);
+                connection.write(java.nio.ByteBuffer.wrap("* OK ready\r\n".getBytes(StandardCharsets.US_ASCII)));
+            }
+        };
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
+        int port = server.listener("tls").portNumber();
+        for (String protocol : List.of("-tls1_3", "-tls1_2")) {
+            // s_client's input stays open and silent: it sends nothing after its Finished until the greeting came.
+            Process client = new ProcessBuilder(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-CAfile",
+                    this.fixture.certificates.caPem().toString(), "-verify_return_error", "-quiet", protocol)
+                    .redirectErrorStream(true).start();
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
+            Thread reader = new Thread(() -> copy(client.getInputStream(), output));
+            reader.start();
+            try {
+                ServerFixture.await(() -> text(output).contains("* OK ready"), "the greeting reached s_client, " + protocol);
+            }
+            finally {
+                client.destroyForcibly();
+                reader.join(5000);
+            }
+        }
+        assertThat(this.fixture.handshakes).containsExactly("ok", "ok");
+    }
+
     /** @return what s_client printed, connecting with these options and leaving at once */
     private String sClient(String openssl, int port, String... options) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of(openssl, "s_client", "-connect", "127.0.0.1:" + port, "-CAfile",

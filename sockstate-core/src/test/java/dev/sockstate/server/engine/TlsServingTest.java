@@ -72,6 +72,30 @@ class TlsServingTest {
     }
 
     @Test
+    void aServerThatSpeaksFirstGreetsAClientThatSendsNothingAfterItsHandshake() throws Exception {
+        // As SMTPS, IMAPS and POP3S servers do: the client's Finished is the last it sends before the greeting.
+        dev.sockstate.server.ConnectionHandler greeter = new dev.sockstate.server.ConnectionHandler() {
+            @Override
+            public void onOpen(dev.sockstate.server.Connection connection) {
+                connection.write(java.nio.ByteBuffer.wrap("* OK ready\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            }
+
+            @Override
+            public void onData(dev.sockstate.server.Connection connection, java.nio.ByteBuffer data) {
+                data.position(data.limit());
+            }
+        };
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), greeter);
+        for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+            SSLSocket client = this.fixture.client(server, null, protocol);
+            client.startHandshake();
+            assertThat(new String(TlsFixture.readFully(client.getInputStream(), 12), java.nio.charset.StandardCharsets.US_ASCII))
+                    .as("the greeting, " + protocol).isEqualTo("* OK ready\r\n");
+        }
+        assertThat(this.fixture.handshakes).containsExactly("ok", "ok");
+    }
+
+    @Test
     void manyRecordsEachWayArriveWholeAndInOrder() throws Exception {
         SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Recording());
         SSLSocket client = this.fixture.client(server, null, "TLSv1.3");

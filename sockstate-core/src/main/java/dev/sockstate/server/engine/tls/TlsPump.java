@@ -68,8 +68,10 @@ abstract class TlsPump {
     /** Unwraps the records in {@code src} and passes their plaintext on; stops at an unfinished record, a task or the end. */
     final void unwrap(ByteBuffer src) {
         ByteBuffer out = null;
+        boolean askAgain = false;
         try {
-            while (src.hasRemaining() && reading() && !this.tasksRunning) {
+            while ((src.hasRemaining() || askAgain) && reading() && !this.tasksRunning) {
+                askAgain = false;
                 if (this.handshakeDone && this.legacy && !this.renegotiationRefused
                         && src.get(src.position()) == TlsRecords.HANDSHAKE) {
                     refuseRenegotiation();
@@ -88,6 +90,10 @@ abstract class TlsPump {
                 }
                 Status status = result.getStatus();
                 if (status == Status.BUFFER_UNDERFLOW) {
+                    if (result.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+                        // The native engine's handshake, ended by the record before, said on this call.
+                        after(HandshakeStatus.FINISHED);
+                    }
                     return;
                 }
                 if (status == Status.BUFFER_OVERFLOW) {
@@ -111,6 +117,11 @@ abstract class TlsPump {
                     // No progress without more bytes: wait for them rather than ask again.
                     return;
                 }
+                // The native engine reads a TLS 1.3 client's Finished and ends the server's handshake only on the
+                // call after, bytes or none: asked once more, a client that sends nothing more (as when the server
+                // speaks first) is opened all the same.
+                askAgain = this.tls.nativeEngines() && !this.handshakeDone && result.bytesConsumed() > 0
+                        && result.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP;
             }
         }
         finally {
