@@ -1254,6 +1254,9 @@ class ClientTest {
         /** The outcomes of the requests ended, as counted. */
         final Queue<String> requests = new ConcurrentLinkedQueue<>();
 
+        /** The TLS handshakes' outcomes: "ok", or the reason of a failure. */
+        final Queue<String> handshakes = new ConcurrentLinkedQueue<>();
+
         @Override
         public ListenerObserver client(String client, ActiveCounts active) {
             return new ListenerObserver() {
@@ -1266,6 +1269,11 @@ class ClientTest {
                 @Override
                 public void request(String outcome, long nanos) {
                     Connects.this.requests.add(outcome);
+                }
+
+                @Override
+                public void handshake(boolean success, String reason, long nanos) {
+                    Connects.this.handshakes.add(success ? "ok" : String.valueOf(reason));
                 }
             };
         }

@@ -132,7 +132,7 @@ class ClientTlsTest {
     @Test
     void aClientSpeaksTlsToOpensslsServer(@TempDir Path directory) throws Exception {
         String openssl = TlsOpensslTest.openssl();
-        Path certificate = opensslServer(openssl, directory);
+        Path certificate = opensslServer(openssl, directory, "-rev", "-quiet");
         SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
                 .tls(trusting(certificate)));
         assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
@@ -142,11 +142,28 @@ class ClientTlsTest {
     @Test
     void aClientIsToldTheApplicationProtocolOpensslsServerChose(@TempDir Path directory) throws Exception {
         String openssl = TlsOpensslTest.openssl();
-        Path certificate = opensslServer(openssl, directory, "-alpn", "mqtt");
+        Path certificate = opensslServer(openssl, directory, "-rev", "-quiet", "-alpn", "mqtt");
         SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
                 .tls(trusting(certificate).withApplicationProtocols("h2", "mqtt")));
         assertThat(client.request("hello", String.class).get(10, TimeUnit.SECONDS)).isEqualTo("olleh");
         assertThat(client.connection().applicationProtocol()).isEqualTo("mqtt");
+    }
+
+    @Test
+    void aRenegotiationThatOpensslsServerAsksForIsRefusedAndTheConnectionEndsCountingWhy(@TempDir Path directory) throws Exception {
+        String openssl = TlsOpensslTest.openssl();
+        Path certificate = opensslServer(openssl, directory, "-tls1_2");
+        SocketClient client = startOpen(ClientSettings.builder("openssl").address("localhost", this.opensslPort).framing(Framing.line())
+                .reconnect(new Backoff(Duration.ofSeconds(30), Duration.ofSeconds(30), 0)).tls(trusting(certificate)));
+        assertThat(client.connection().tlsSession().getProtocol()).isEqualTo("TLSv1.2");
+        assertThat(this.connects.handshakes).containsExactly("ok");
+        // s_server's command 'r' sends a HelloRequest: the server asks the client to renegotiate.
+        this.opensslServer.getOutputStream().write("r\n".getBytes(StandardCharsets.US_ASCII));
+        this.opensslServer.getOutputStream().flush();
+        await(() -> client.connections().isEmpty(), "the connection to end");
+        await(() -> this.connects.handshakes.size() == 2, "the refusal counted");
+        assertThat(this.connects.handshakes).containsExactly("ok", "renegotiation");
+        await(() -> serverLog(directory).contains("alert"), "s_server to read the client's alert");
     }
 
     @Test
@@ -165,8 +182,9 @@ class ClientTlsTest {
     }
 
     /**
-     * Starts {@code openssl s_server} on a free port ({@link #opensslPort}), answering each line reversed,
-     * with a certificate for localhost it makes.
+     * Starts {@code openssl s_server} on a free port ({@link #opensslPort}) with a certificate for
+     * localhost it makes: with {@code -rev -quiet} it answers each line reversed; without, it takes
+     * commands on its input.
      * @return the certificate, to trust
      */
     private Path opensslServer(String openssl, Path directory, String... options) throws Exception {
@@ -179,13 +197,22 @@ class ClientTlsTest {
         assertThat(made.waitFor()).as("openssl req's exit").isZero();
         int port = ClientTest.freePort();
         List<String> command = new java.util.ArrayList<>(List.of(openssl, "s_server", "-accept", "127.0.0.1:" + port, "-cert",
-                certificate.toString(), "-key", key.toString(), "-rev", "-quiet"));
+                certificate.toString(), "-key", key.toString()));
         command.addAll(List.of(options));
         this.opensslServer = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("s_server.log").toFile())
                 .start();
         await(() -> answers(port), "openssl s_server to listen on port " + port);
         this.opensslPort = port;
         return certificate;
+    }
+
+    private static String serverLog(Path directory) {
+        try {
+            return Files.readString(directory.resolve("s_server.log"));
+        }
+        catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     private SocketClient start(ClientSettings.Builder client) {

@@ -15,12 +15,14 @@ import dev.sockstate.server.StageContext;
 import dev.sockstate.server.client.ClientSettings;
 import dev.sockstate.server.client.SocketClient;
 import dev.sockstate.server.framing.Framing;
+import dev.sockstate.server.proxy.ProxyProtocol;
 import dev.sockstate.server.observer.ServerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -114,6 +116,25 @@ class StartTlsTest {
                 .isEqualTo(answers);
         SSLSocket secure = overTls(plain, server);
         assertThat(ask(secure, "THREE\n", "TLSv1.3 THREE\n")).isEqualTo("TLSv1.3 THREE\n");
+    }
+
+    @Test
+    void behindABalancersProxyHeaderTlsStartsOnRequestAndTheConnectionKeepsTheClientTheHeaderNamed() throws Exception {
+        Upgrading handler = new Upgrading();
+        SocketServer server = this.fixture.start(this.fixture.serverTls().withStartTls(true), handler,
+                (listener) -> listener.framing(Framing.line())
+                        .proxyProtocol(ProxyProtocol.accept(ProxyProtocol.Version.ANY).withTrustedProxies(List.of("127.0.0.0/8"))));
+        Socket balancer = this.fixture.plain(server);
+        // The header and the client's first command in one write, as a balancer forwards them.
+        assertThat(ask(balancer, "PROXY TCP4 192.0.2.7 198.51.100.1 51000 25\r\nHELLO\n", "plain HELLO\n")).isEqualTo("plain HELLO\n");
+        assertThat(ask(balancer, "STARTTLS\n", READY)).isEqualTo(READY);
+        SSLSocket secure = overTls(balancer, server);
+        assertThat(ask(secure, "HELLO\n", "TLSv1.3 HELLO\n")).isEqualTo("TLSv1.3 HELLO\n");
+        assertThat(handler.lines).containsExactly("HELLO", "STARTTLS", "HELLO");
+        assertThat(handler.last.remoteAddress()).as("the client the header named, over TLS as before it")
+                .isEqualTo(new InetSocketAddress("192.0.2.7", 51000));
+        assertThat(handler.last.proxyHeader().destination()).isEqualTo(new InetSocketAddress("198.51.100.1", 25));
+        assertThat(this.fixture.handshakes).containsExactly("ok");
     }
 
     @Test

@@ -60,7 +60,7 @@ class TlsEmbeddedTest {
     void recordsHandedOverOneByteAtATimeAreHeldUntilWholeAndTheHandlerSeesLines() throws Exception {
         for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
             EchoHandler handler = new EchoHandler();
-            EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server")), handler);
+            EmbeddedConnection embedded = open(this.certificates.server("server"), handler);
             TlsPeer peer = new TlsPeer(this.certificates.context(null), protocol);
             handshake(embedded, peer, 1);
             assertThat(handler.opened.get()).as("onOpen once the handshake ended").isEqualTo(1);
@@ -77,7 +77,7 @@ class TlsEmbeddedTest {
 
     @Test
     void anUnfinishedRecordIsHeldOnlyUntilItIsWhole() throws Exception {
-        EmbeddedConnection embedded = open(Tls.server(this.certificates.context("server")), new EchoHandler());
+        EmbeddedConnection embedded = open(this.certificates.server("server"), new EchoHandler());
         TlsPeer peer = new TlsPeer(this.certificates.context(null), "TLSv1.3");
         handshake(embedded, peer, 4096);
         TlsStage stage = (TlsStage) ((TcpConnection) embedded.connection()).firstStage();
