@@ -385,8 +385,9 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         if (data.remaining() <= segmentSize) {
             return send(data, target);
         }
-        OutgoingDatagrams outgoing = (Thread.currentThread() == this.turnThread) ? outgoing() : null;
-        if (outgoing != null && offloadsSegments()) {
+        // The send batch is made only where the system cuts segments: elsewhere they leave a call each.
+        OutgoingDatagrams outgoing = (Thread.currentThread() == this.turnThread && offloadsSegments()) ? outgoing() : null;
+        if (outgoing != null) {
             if (outgoing.size() > 0) {
                 // The replies gathered before the segments leave before them.
                 sendGathered();
