@@ -24,8 +24,8 @@ import javax.net.ssl.SSLSocket;
  * The TLS comparison: sockstate's TLS listener through the starter against Netty's
  * {@code SslHandler} on its native epoll transport, each on the JDK's engine and on OpenSSL's
  * (netty-tcnative's BoringSSL), one EC P-256 certificate, each in a JVM of its own, driven by one
- * client ({@link TlsLoad}), rounds rotated. Each server is warmed up first (echo and full handshakes
- * at once, 15 s unless told), so that what is timed is compiled code. Four measures: TLS 1.3 echo of
+ * client ({@link TlsLoad}), rounds rotated. Each server is warmed up first (echo, full and resumed
+ * handshakes at once, 15 s unless told), so that what is timed is compiled code. Four measures: TLS 1.3 echo of
  * 1 KiB on 64 connections (messages/s, server CPU per message); connect, full handshake, one 1 KiB
  * echo and close from 4 threads (connections/s, server CPU per connection); the same with the
  * handshake resumed (each thread offering the ticket of its last connection; the share that resumed is
@@ -133,8 +133,8 @@ public final class TlsComparison {
             TlsLoad load = new TlsLoad(server.port);
             byte[] message = new byte[MESSAGE];
             Arrays.fill(message, (byte) 'x');
-            // Warm-up: echo and full handshakes at once, so that the server's JIT compiled the records' and the
-            // handshake's paths (the AES-GCM intrinsics among them) before anything is timed.
+            // Warm-up: echo, full and resumed handshakes at once, so that the server's JIT compiled the records' and
+            // both handshakes' paths (the AES-GCM intrinsics among them) before anything is timed.
             warm(load, message, warmUp, server);
             // Echo: 64 connections, one message in flight on each.
             long[] echo = window(ECHO_CONNECTIONS, echoes(load, message), server, measure);
@@ -143,21 +143,7 @@ public final class TlsComparison {
             // Resumed: each thread connects to its own host name again, offering the session (ticket) of its last
             // connection: connect, resumed handshake, one echo, close. A connection that was not resumed is counted apart.
             AtomicLong fresh = new AtomicLong();
-            long[] resumed = window(HANDSHAKE_THREADS, (index) -> {
-                byte[] into = new byte[MESSAGE];
-                String host = "resume-" + index + "-" + System.nanoTime();
-                long[] created = {-1};
-                return () -> {
-                    try (SSLSocket socket = load.connect(host)) {
-                        TlsLoad.echo(socket, message, into);
-                        long creation = socket.getSession().getCreationTime();
-                        if (creation != created[0]) {
-                            fresh.incrementAndGet();
-                            created[0] = creation;
-                        }
-                    }
-                };
-            }, server, measure);
+            long[] resumed = window(HANDSHAKE_THREADS, resumedHandshakes(load, message, fresh), server, measure);
             double resumedShare = 1 - (double) fresh.get() / Math.max(1, resumed[2]);
             // Idle: handshaken, echoed once, held.
             ServerProcess.Memory before = server.gc();
@@ -225,7 +211,30 @@ public final class TlsComparison {
         };
     }
 
-    /** Echo on 16 connections and full handshakes from 4 threads at once, for {@code warmUp} ms. */
+    /**
+     * @param fresh counts the connections that were not resumed (a thread's first, and any the server did not resume)
+     * @return loops that each connect to a host name of their own again and again, offering the session (ticket) of
+     *     their last connection: connect, resumed handshake, one echo, close
+     */
+    private static TlsLoad.LoopBody resumedHandshakes(TlsLoad load, byte[] message, AtomicLong fresh) {
+        return (index) -> {
+            byte[] into = new byte[MESSAGE];
+            String host = "resume-" + index + "-" + System.nanoTime();
+            long[] created = {-1};
+            return () -> {
+                try (SSLSocket socket = load.connect(host)) {
+                    TlsLoad.echo(socket, message, into);
+                    long creation = socket.getSession().getCreationTime();
+                    if (creation != created[0]) {
+                        fresh.incrementAndGet();
+                        created[0] = creation;
+                    }
+                }
+            };
+        };
+    }
+
+    /** Echo on 16 connections, full handshakes from 4 threads and resumed ones from 4 more, all at once, for {@code warmUp} ms. */
     private static void warm(TlsLoad load, byte[] message, long warmUp, ServerProcess server) throws Exception {
         if (warmUp <= 0) {
             return;
@@ -235,6 +244,7 @@ public final class TlsComparison {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> loops = new ArrayList<>(TlsLoad.loops(16, echoes(load, message), counted, running, failure));
         loops.addAll(TlsLoad.loops(HANDSHAKE_THREADS, fullHandshakes(load, message), counted, running, failure));
+        loops.addAll(TlsLoad.loops(HANDSHAKE_THREADS, resumedHandshakes(load, message, new AtomicLong()), counted, running, failure));
         try {
             Thread.sleep(warmUp);
             if (failure.get() != null) {
