@@ -385,7 +385,8 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         if (data.remaining() <= segmentSize) {
             return send(data, target);
         }
-        // The send batch is made only where the system cuts segments: elsewhere they leave a call each.
+        // A system that cuts no segments never needs the send batch for them: each segment is sent as send sends a
+        // datagram (gathered with the replies only where one call sends many, in the batch those make).
         OutgoingDatagrams outgoing = (Thread.currentThread() == this.turnThread && offloadsSegments()) ? outgoing() : null;
         if (outgoing != null) {
             if (outgoing.size() > 0) {

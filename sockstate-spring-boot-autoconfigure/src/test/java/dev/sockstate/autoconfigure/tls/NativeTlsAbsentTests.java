@@ -4,16 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code ssl.provider} where OpenSSL's engine does not load: an application started in a JVM whose
  * class path leaves Netty out ({@link NativeTlsAbsentApplication}).
  */
+@Timeout(value = 150, unit = TimeUnit.SECONDS)
 class NativeTlsAbsentTests {
 
     @Test
@@ -38,14 +41,23 @@ class NativeTlsAbsentTests {
 
     private static Run runWithoutNetty(String provider) throws Exception {
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter((entry) -> !entry.contains("netty")).collect(Collectors.joining(File.pathSeparator));
+                .filter((entry) -> !Path.of(entry).getFileName().toString().startsWith("netty-"))
+                .collect(Collectors.joining(File.pathSeparator));
+        Path output = Files.createTempFile("native-tls-absent", ".log");
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", classPath, NativeTlsAbsentApplication.class.getName(), provider)
-                .redirectErrorStream(true).start();
-        child.getOutputStream().close();
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the JVM without Netty ended").isTrue();
-        return new Run(child.exitValue(), output);
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try {
+            child.getOutputStream().close();
+            boolean ended = child.waitFor(60, TimeUnit.SECONDS);
+            String text = Files.readString(output, StandardCharsets.UTF_8);
+            assertThat(ended).as("the JVM without Netty ended; output:%n%s", text).isTrue();
+            return new Run(child.exitValue(), text);
+        }
+        finally {
+            child.destroyForcibly();
+            Files.deleteIfExists(output);
+        }
     }
 
     private record Run(int exit, String output) {

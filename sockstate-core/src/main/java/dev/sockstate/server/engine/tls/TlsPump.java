@@ -72,7 +72,7 @@ abstract class TlsPump {
         try {
             while ((src.hasRemaining() || askAgain) && reading() && !this.tasksRunning) {
                 askAgain = false;
-                if (this.handshakeDone && this.legacy && !this.renegotiationRefused
+                if (this.handshakeDone && this.legacy && !this.renegotiationRefused && src.hasRemaining()
                         && src.get(src.position()) == TlsRecords.HANDSHAKE) {
                     refuseRenegotiation();
                 }
