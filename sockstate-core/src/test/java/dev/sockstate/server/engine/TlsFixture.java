@@ -182,6 +182,18 @@ final class TlsFixture implements AutoCloseable {
     }
 
     /** Echoes, and records what the handler heard: opens, sessions, errors, closes. */
+    /** Greets each connection as it opens, as SMTPS, IMAPS and POP3S servers do, then records and echoes as {@link Recording}. */
+    static final class Greeting extends Recording {
+
+        static final String GREETING = "* OK ready\r\n";
+
+        @Override
+        public void onOpen(Connection connection) throws Exception {
+            super.onOpen(connection);
+            connection.write(ByteBuffer.wrap(GREETING.getBytes(StandardCharsets.US_ASCII)));
+        }
+    }
+
     static class Recording extends EchoHandler {
 
         final Queue<SSLSession> sessions = new ConcurrentLinkedQueue<>();

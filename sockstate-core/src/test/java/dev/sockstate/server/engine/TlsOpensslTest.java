@@ -121,13 +121,7 @@ class TlsOpensslTest {
     @Test
     void opensslThatSendsNothingAfterItsHandshakeReadsTheGreetingOfAServerThatSpeaksFirst() throws Exception {
         String openssl = openssl();
-        TlsFixture.Recording handler = new TlsFixture.Recording() {
-            @Override
-            public void onOpen(dev.sockstate.server.Connection connection) throws Exception {
-                super.onOpen(connection);
-                connection.write(java.nio.ByteBuffer.wrap("* OK ready\r\n".getBytes(StandardCharsets.US_ASCII)));
-            }
-        };
+        TlsFixture.Greeting handler = new TlsFixture.Greeting();
         SocketServer server = this.fixture.start(this.fixture.serverTls(), handler);
         int port = server.listener("tls").portNumber();
         for (String protocol : List.of("-tls1_3", "-tls1_2")) {
@@ -139,7 +133,7 @@ class TlsOpensslTest {
             Thread reader = new Thread(() -> copy(client.getInputStream(), output));
             reader.start();
             try {
-                ServerFixture.await(() -> text(output).contains("* OK ready"), "the greeting reached s_client, " + protocol);
+                ServerFixture.await(() -> text(output).contains(TlsFixture.Greeting.GREETING.strip()), "the greeting reached s_client, " + protocol);
             }
             finally {
                 client.destroyForcibly();

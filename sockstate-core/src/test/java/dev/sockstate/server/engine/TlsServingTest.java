@@ -8,6 +8,7 @@ import dev.sockstate.server.Setting;
 import dev.sockstate.server.framing.Framing;
 import dev.sockstate.server.tls.Tls;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -73,24 +74,14 @@ class TlsServingTest {
 
     @Test
     void aServerThatSpeaksFirstGreetsAClientThatSendsNothingAfterItsHandshake() throws Exception {
-        // As SMTPS, IMAPS and POP3S servers do: the client's Finished is the last it sends before the greeting.
-        dev.sockstate.server.ConnectionHandler greeter = new dev.sockstate.server.ConnectionHandler() {
-            @Override
-            public void onOpen(dev.sockstate.server.Connection connection) {
-                connection.write(java.nio.ByteBuffer.wrap("* OK ready\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
-            }
-
-            @Override
-            public void onData(dev.sockstate.server.Connection connection, java.nio.ByteBuffer data) {
-                data.position(data.limit());
-            }
-        };
-        SocketServer server = this.fixture.start(this.fixture.serverTls(), greeter);
+        // The client's Finished is the last it sends before the greeting.
+        SocketServer server = this.fixture.start(this.fixture.serverTls(), new TlsFixture.Greeting());
         for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
             SSLSocket client = this.fixture.client(server, null, protocol);
             client.startHandshake();
-            assertThat(new String(TlsFixture.readFully(client.getInputStream(), 12), java.nio.charset.StandardCharsets.US_ASCII))
-                    .as("the greeting, " + protocol).isEqualTo("* OK ready\r\n");
+            String greeting = TlsFixture.Greeting.GREETING;
+            assertThat(new String(TlsFixture.readFully(client.getInputStream(), greeting.length()), StandardCharsets.US_ASCII))
+                    .as("the greeting, " + protocol).isEqualTo(greeting);
         }
         assertThat(this.fixture.handshakes).containsExactly("ok", "ok");
     }
