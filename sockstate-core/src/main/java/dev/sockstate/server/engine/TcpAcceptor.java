@@ -21,9 +21,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * A listening TCP socket. On a notification it accepts every pending connection, up to a bound,
  * registers each and re-arms itself (level one-shot). One of a listener's sockets per worker, which
- * only its worker dequeues, stays registered level persistent and accepts one connection a
- * notification: while more are pending its registration reports it again, so no accept is spent
- * finding the backlog empty. Out of descriptors, it stays disarmed for a short, growing
+ * only its worker dequeues, stays registered level persistent, with no re-arm, and accepts what is
+ * pending up to a smaller bound: its worker serves the connections it accepts, and a registration
+ * that reports the socket again while more are pending lets them have their turns between. (Accepting
+ * one a notification instead spares the accept that finds the backlog empty, but costs a dequeue a
+ * connection, which measured dearer.) Out of descriptors, it stays disarmed for a short, growing
  * interval instead of spinning on a level-triggered listener that stays readable, then tries again.
  */
 final class TcpAcceptor extends SocketTurn {
@@ -34,10 +36,10 @@ final class TcpAcceptor extends SocketTurn {
     static final int ACCEPTS_PER_NOTIFICATION = 256;
 
     /**
-     * Connections a socket per worker accepts per notification: its level-persistent registration
-     * reports it again while connections are pending.
+     * Connections a socket per worker accepts per notification, at most: its level-persistent
+     * registration reports it again while connections are pending.
      */
-    static final int ACCEPTS_PER_PERSISTENT_NOTIFICATION = 1;
+    static final int ACCEPTS_PER_PERSISTENT_NOTIFICATION = 64;
 
     static final long BACKOFF_START_MILLIS = 5;
 
