@@ -52,7 +52,8 @@ final class ServerProcess implements AutoCloseable {
     /**
      * Starts a server JVM with the same options for every server, plus those in the environment
      * variable {@code SERVER_JVM_OPTS} (a profiler's, for example); a C anchor runs as its own binary,
-     * compiled first if need be ({@link CAnchor}).
+     * compiled first if need be ({@link CAnchor}). The environment variable {@code SERVER_CPUS} holds
+     * every server to those processors ({@code taskset -c}), the client then started on others.
      * @param kind which server
      * @param workers its worker threads
      * @param log where its standard error goes
@@ -60,7 +61,8 @@ final class ServerProcess implements AutoCloseable {
      * @throws IOException when it cannot start
      */
     static ServerProcess start(ServerKind kind, int workers, Path log) throws IOException, InterruptedException {
-        return start(kind, workers, log, null);
+        String cpus = System.getenv("SERVER_CPUS");
+        return start(kind, workers, log, (cpus == null || cpus.isBlank()) ? null : cpus.trim());
     }
 
     /**
