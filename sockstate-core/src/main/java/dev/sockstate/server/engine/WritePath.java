@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import dev.sockstate.port.LendingPool;
+import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
@@ -599,7 +600,9 @@ final class WritePath {
             if (allowance < data.remaining()) {
                 data.limit(data.position() + allowance);
             }
-            sent = this.connection.sockets.send(this.connection.handle, data);
+            NativeBuffer delivering = this.connection.delivering;
+            sent = (delivering != null && delivering.buffer() == data) ? this.connection.sockets.send(this.connection.handle, delivering)
+                    : this.connection.sockets.send(this.connection.handle, data);
         }
         finally {
             data.limit(end);
