@@ -28,11 +28,12 @@ import java.util.stream.Stream;
  * @param cpu the processor's model name
  * @param processors the processors available to the JVM
  * @param serverJvmOptions what {@code SERVER_JVM_OPTS} added to every server JVM, or an empty string
+ * @param serverCpus the processors {@code SERVER_CPUS} held every server to, or an empty string
  * @param date the day the run began, in UTC
  * @param commit the commit measured
  */
 record RunDescription(List<String> options, String jdk, Map<String, List<String>> backends, String system, String cpu,
-        int processors, String serverJvmOptions, LocalDate date, String commit) {
+        int processors, String serverJvmOptions, String serverCpus, LocalDate date, String commit) {
 
     /** What an absolute path is shown as. */
     static final String PATH_SHOWN = "…";
@@ -61,10 +62,12 @@ record RunDescription(List<String> options, String jdk, Map<String, List<String>
      */
     static RunDescription here(List<String> options, Map<String, List<String>> backends, LocalDate date, String commit) {
         String extra = System.getenv("SERVER_JVM_OPTS");
+        String cpus = System.getenv("SERVER_CPUS");
         return new RunDescription(options, System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")",
                 backends, System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
                         + System.getProperty("os.arch") + ")",
-                cpuModel(CPU_INFO), Runtime.getRuntime().availableProcessors(), (extra != null) ? extra.trim() : "", date, commit);
+                cpuModel(CPU_INFO), Runtime.getRuntime().availableProcessors(), (extra != null) ? extra.trim() : "",
+                (cpus != null) ? cpus.trim() : "", date, commit);
     }
 
     /**
@@ -107,6 +110,9 @@ record RunDescription(List<String> options, String jdk, Map<String, List<String>
         out.append('\n');
         if (!this.serverJvmOptions.isBlank()) {
             out.append("- Added to every server JVM (`SERVER_JVM_OPTS`): `").append(withoutPaths(this.serverJvmOptions)).append("`\n");
+        }
+        if (!this.serverCpus.isBlank()) {
+            out.append("- Every server held to processors `").append(this.serverCpus).append("` (`SERVER_CPUS`)\n");
         }
         out.append("- System: ").append(withoutPaths(this.system)).append("; CPU: ").append(withoutPaths(this.cpu)).append(", ")
                 .append(this.processors).append(" available processors\n");

@@ -53,7 +53,8 @@ final class ServerProcess implements AutoCloseable {
      * Starts a server JVM with the same options for every server, plus those in the environment
      * variable {@code SERVER_JVM_OPTS} (a profiler's, for example); a C anchor runs as its own binary,
      * compiled first if need be ({@link CAnchor}). The environment variable {@code SERVER_CPUS} holds
-     * every server to those processors ({@code taskset -c}), the client then started on others.
+     * every server to those processors ({@code taskset -c}); the harness, and its client, run where they
+     * were started (under {@code taskset} on other processors, for a pinned comparison).
      * @param kind which server
      * @param workers its worker threads
      * @param log where its standard error goes

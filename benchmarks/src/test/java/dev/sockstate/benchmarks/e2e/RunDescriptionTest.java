@@ -48,10 +48,11 @@ class RunDescriptionTest {
         RunDescription run = new RunDescription(List.of("--out", "relative/folder", "--framing", "line"), "25 (Vendor)", Map.of(),
                 "Linux 6.1 (amd64)", "Some CPU", 2, "-agentpath:/opt/profiler/lib/libasyncProfiler.so=start,event=cpu,file=/tmp/p.html"
                         + " -Xlog:gc:file=~/gc.log",
-                DAY, "1a2b3c4");
+                "0", DAY, "1a2b3c4");
         String header = run.markdown();
         assertThat(header).contains("`--framing line`", "-agentpath:…=start,event=cpu,file=…", "-Xlog:gc:file=…")
-                .contains("not reported (no sockstate server ran)").doesNotContain("relative/folder", "/opt", "/tmp", "~/");
+                .contains("not reported (no sockstate server ran)").contains("- Every server held to processors `0` (`SERVER_CPUS`)")
+                .doesNotContain("relative/folder", "/opt", "/tmp", "~/");
         assertThat(ABSOLUTE_PATH.matcher(header).find()).as("an absolute path in:\n" + header).isFalse();
     }
 

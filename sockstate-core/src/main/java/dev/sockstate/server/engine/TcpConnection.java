@@ -434,12 +434,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     private boolean inputDrained;
 
-    /**
-     * The runner's native buffer while its bytes are passed inbound, else {@code null}: a write of that
-     * very buffer (an echo) is sent from it, with no lookup of its native address; the owner only.
-     */
-    @Nullable NativeBuffer delivering;
-
     /** How long a connection whose bytes were refused waits for its peer's FIN, once it sent its own, before it is aborted. */
     private static final long REFUSAL_LINGER_MILLIS = 1000;
 
@@ -716,13 +710,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             this.observer.received(read);
             touch();
             bytes.flip();
-            this.delivering = buffer;
-            try {
-                inboundData(bytes);
-            }
-            finally {
-                this.delivering = null;
-            }
+            inboundData(bytes);
             // (A graceful stop's drain reads on: it is closing, but answers what it reads.)
             if (!readsOn() && !(untilWouldBlock && isDraining()) || inputRefused() || this.inputClosed || this.inputHeld
                     || this.readingPaused) {

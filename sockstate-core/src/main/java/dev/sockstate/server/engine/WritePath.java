@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.port.NativeSockets;
 import dev.sockstate.server.PendingWriteLimitException;
 import dev.sockstate.server.engine.turn.Handoff;
+import dev.sockstate.server.engine.turn.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -600,8 +601,10 @@ final class WritePath {
             if (allowance < data.remaining()) {
                 data.limit(data.position() + allowance);
             }
-            NativeBuffer delivering = this.connection.delivering;
-            sent = (delivering != null && delivering.buffer() == data) ? this.connection.sockets.send(this.connection.handle, delivering)
+            // The worker's own read buffer written back (an echo) goes out from its native memory as it is:
+            // no memory lent for the call to find the buffer's address in.
+            NativeBuffer readBuffer = Worker.readBufferOfThisThread();
+            sent = (readBuffer != null && readBuffer.buffer() == data) ? this.connection.sockets.send(this.connection.handle, readBuffer)
                     : this.connection.sockets.send(this.connection.handle, data);
         }
         finally {

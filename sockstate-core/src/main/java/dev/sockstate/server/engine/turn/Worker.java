@@ -256,6 +256,11 @@ public final class Worker implements Runnable, Runner {
         this.ownRuns.add(socket);
     }
 
+    /** @return the calling thread's read buffer when it is a worker, else {@code null} */
+    public static @Nullable NativeBuffer readBufferOfThisThread() {
+        return (Thread.currentThread() instanceof WorkerThread thread) ? thread.worker.readBuffer : null;
+    }
+
     /**
      * @param port a socket's port
      * @return whether the calling thread is the only worker of that port, serving: the one thread that
