@@ -1,7 +1,9 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.port.NativeBuffer;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ListenerSettings;
@@ -34,6 +36,7 @@ class EchoFromReadBufferTest {
 
     @Test
     void anEchoedReadIsSentFromTheWorkersNativeBufferAndACopyFromItsView() throws Exception {
+        assumeFalse(MisbehavingBackend.asked(), "counts the real backend's calls: short sends queue a copy, sent through its view");
         AtomicInteger fromNative = new AtomicInteger();
         AtomicInteger fromView = new AtomicInteger();
         SocketServer server = this.fixture.start(AcceptPerWorkerFailureTest.withSockets(ServerFixture.backend(),
