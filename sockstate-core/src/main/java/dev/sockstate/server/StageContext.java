@@ -44,6 +44,16 @@ public interface StageContext {
     void abort(Throwable reason);
 
     /**
+     * Ends the connection for a failure after its last words: as {@link #abort}, the handler's
+     * {@code onError} receives the reason now and nothing more is read or passed on, but the bytes
+     * written before (a stage's alert to the peer, say, behind what was queued for it) are sent
+     * first. The socket closes once they are, or is reset when the peer has not taken them within
+     * a second.
+     * @param reason why, such as a protocol violation of the peer
+     */
+    void fail(Throwable reason);
+
+    /**
      * Goes on with the stage on the thread that owns the connection: the way back for work the stage
      * handed to another thread, such as a TLS engine's delegated task. The task runs in the
      * connection's turn, as the stage's own methods do (never beside one of them), with the stage's

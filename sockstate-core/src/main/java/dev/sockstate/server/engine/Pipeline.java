@@ -422,6 +422,13 @@ final class Pipeline {
         }
 
         @Override
+        public void fail(Throwable reason) {
+            if (!dead()) {
+                Pipeline.this.connection.failedAfterWrites(reason);
+            }
+        }
+
+        @Override
         public void resume(Runnable task) {
             Pipeline.this.resume(this.index, task);
         }

@@ -68,6 +68,12 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
     void failed(Throwable error);
 
     /**
+     * @param error why a stage failed the connection: the handler's onError is told, nothing more is
+     * read, and the connection closes once what was written is sent (reset if that takes too long)
+     */
+    void failedAfterWrites(Throwable error);
+
+    /**
      * The peer's bytes were refused (they do not frame, or do not read as the handler's message
      * type): the handler's onError hears why, then the connection closes once its answer is sent.
      */

@@ -437,6 +437,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     /** How long a connection whose bytes were refused waits for its peer's FIN, once it sent its own, before it is aborted. */
     private static final long REFUSAL_LINGER_MILLIS = 1000;
 
+    /** How long a connection a stage failed has to send its last words (a TLS alert, and what was queued before it) before it is reset. */
+    static final long LAST_WORDS_MILLIS = 1000;
+
     /** Whether an error notification came with no error pending (SO_ERROR read 0): the next one fails the connection. */
     private boolean errorUnnamed;
 
@@ -1501,7 +1504,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public void failed(Throwable error) {
+        ConnectionExtras kept = extrasIfMade();
+        boolean told = kept != null && kept.inputRefused && kept.failure != null && isClosing();
         keepFailure(error);
+        if (told) {
+            // Closing after a failure the handler heard of, with its last words under way: the socket
+            // failing now (a peer gone meanwhile) ends it without a second error.
+            if (!isAborting()) {
+                requestClose(true);
+            }
+            return;
+        }
         if (this.outputEnded && isClosing() && peerGone(error)) {
             // Closing, with the stages' last words (a TLS close_notify) under way: all the handler wrote
             // went to the socket before them, and its conversation is over. A peer gone meanwhile ends it
@@ -1516,6 +1529,29 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (handlerOpened()) {
                 this.profile.route.call(Callback.ERROR, this, null, error);
             }
+        }
+    }
+
+    @Override
+    public void failedAfterWrites(Throwable error) {
+        if (isAborting() || !this.output.isPending()) {
+            // Nothing waits to be sent (or nothing more will be): the abort loses nothing.
+            failed(error);
+            return;
+        }
+        keepFailure(error);
+        if (isClosing() && !isDraining() && extras().inputRefused) {
+            // Failing already (or the peer's bytes refused): that close stands, and the handler heard why.
+            return;
+        }
+        // Nothing after the failure is read or handed on; what was written goes out before the close.
+        extras().inputRefused = true;
+        requestClose(false);
+        if (!this.profile.schedule(() -> requestClose(true), LAST_WORDS_MILLIS)) {
+            requestClose(true);
+        }
+        if (handlerOpened()) {
+            this.profile.route.call(Callback.ERROR, this, null, error);
         }
     }
 

@@ -3,9 +3,7 @@ package dev.sockstate.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.sockstate.port.MisbehavingBackend;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.tls.Tls;
@@ -67,7 +65,6 @@ class ApplicationProtocolTest {
 
     @Test
     void aClientThatOffersOnlyOtherProtocolsIsRefusedWithTheAlertAndTheFailureIsCountedAsSuch() throws Exception {
-        assumeFalse(MisbehavingBackend.asked(), "a failed handshake's alert is sent as far as the socket takes it at once: a short write cuts it");
         Seen handler = new Seen();
         SocketServer server = this.fixture.start(this.fixture.serverTls().withApplicationProtocols("h2", "http/1.1"), handler);
         SSLSocket client = offering(server, "spdy/3");

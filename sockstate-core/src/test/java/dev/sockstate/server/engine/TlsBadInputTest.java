@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.sockstate.port.OpenDescriptors;
+import dev.sockstate.server.Connection;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.tls.Tls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -262,6 +265,83 @@ class TlsBadInputTest {
         ServerFixture.await(() -> this.handler.closed.get() == 2, "the handler told of the close");
         assertThat(this.handler.errors).singleElement().satisfies((error) -> assertThat(error).hasMessageContaining("renegotiation"));
         serverIsUnharmed();
+    }
+
+    @Test
+    void aRefusedRenegotiationsAlertFollowsTheRepliesStillQueuedBeforeTheConnectionCloses() throws Exception {
+        int reply = 1024 * 1024;
+        TlsFixture.Recording bulk = new TlsFixture.Recording() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                connection.write(ByteBuffer.allocate(reply));
+            }
+        };
+        // A small send buffer on the server and a small window on the client: most of the reply waits in
+        // the connection's queue when the refusal's alert is written behind it.
+        this.server = this.fixture.start(this.fixture.serverTls(), bulk,
+                (listener) -> listener.socketOptions(new SocketOptions(true, 0, 16 * 1024, null, null, null, 0, -1)));
+        SSLSocket client = (SSLSocket) this.fixture.certificates.context(null).getSocketFactory().createSocket();
+        try (client) {
+            client.setReceiveBufferSize(4096);
+            client.connect(TlsFixture.address(this.server), 5000);
+            client.setSoTimeout(10_000);
+            client.setEnabledProtocols(new String[] {"TLSv1.2"});
+            client.getOutputStream().write("send me a lot\n".getBytes(StandardCharsets.US_ASCII));
+            client.getOutputStream().flush();
+            // The client asks to renegotiate while the reply is on its way; its reads begin once the refusal was made.
+            client.startHandshake();
+            ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "the refusal reported");
+            InputStream in = client.getInputStream();
+            byte[] chunk = new byte[16 * 1024];
+            long read = 0;
+            IOException end = null;
+            try {
+                for (int n; (n = in.read(chunk)) >= 0;) {
+                    read += n;
+                }
+            }
+            catch (IOException ex) {
+                end = ex;
+            }
+            assertThat(read).as("the reply's bytes the client read").isEqualTo(reply);
+            assertThat(end).as("how the connection ended for the client").isInstanceOf(javax.net.ssl.SSLException.class)
+                    .hasMessageContaining("alert");
+        }
+        assertThat(this.fixture.handshakes).containsExactly("ok", "renegotiation");
+        ServerFixture.await(() -> bulk.closed.get() == 1, "the handler told of the close");
+        assertThat(bulk.errors).singleElement().satisfies((error) -> assertThat(error).hasMessageContaining("renegotiation"));
+    }
+
+    @Test
+    void aFailedConnectionWhosePeerReadsNothingIsResetWhenItsLastWordsWaitASecond() throws Exception {
+        TlsFixture.Recording bulk = new TlsFixture.Recording() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                connection.write(ByteBuffer.allocate(1024 * 1024));
+            }
+        };
+        this.server = this.fixture.start(this.fixture.serverTls(), bulk,
+                (listener) -> listener.socketOptions(new SocketOptions(true, 0, 16 * 1024, null, null, null, 0, -1)));
+        SSLSocket client = (SSLSocket) this.fixture.certificates.context(null).getSocketFactory().createSocket();
+        try (client) {
+            client.setReceiveBufferSize(4096);
+            client.connect(TlsFixture.address(this.server), 5000);
+            client.setEnabledProtocols(new String[] {"TLSv1.2"});
+            client.getOutputStream().write("send me a lot\n".getBytes(StandardCharsets.US_ASCII));
+            client.getOutputStream().flush();
+            client.startHandshake();
+            ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "the refusal reported");
+            long refused = System.nanoTime();
+            // The client reads nothing: the reply and the alert behind it never leave the server's queue.
+            ServerFixture.await(() -> this.server.listener("tls").activeConnections() == 0, "the connection ended");
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refused);
+            assertThat(waited).as("how long the unread alert held the connection, in ms")
+                    .isBetween(TcpConnection.LAST_WORDS_MILLIS - 200, TcpConnection.LAST_WORDS_MILLIS + 2_000);
+            ServerFixture.await(() -> bulk.closed.get() == 1, "the handler told of the close");
+            assertThat(bulk.errors).singleElement().satisfies((error) -> assertThat(error).hasMessageContaining("renegotiation"));
+        }
     }
 
     @Test

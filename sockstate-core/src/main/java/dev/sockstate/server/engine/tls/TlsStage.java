@@ -606,7 +606,8 @@ public final class TlsStage extends TlsPump implements Stage {
         this.held = null;
         this.rest = null;
         this.waitingWrites = null;
-        this.context.abort(cause);
+        // The alert goes out behind what was queued before the connection closes, as far as the peer takes it.
+        this.context.fail(cause);
     }
 
     private void report(boolean success, @Nullable String reason) {
