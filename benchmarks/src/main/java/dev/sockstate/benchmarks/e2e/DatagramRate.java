@@ -49,7 +49,8 @@ import java.util.regex.Pattern;
  * of a window's datagrams are lost in each of {@code --tries} windows (2: on a small host a pause of 10 ms,
  * of the host or of a receiver's own, loses that much; the second window forgives one such pause to every
  * receiver, a JVM's collector or compiler included): its lossless rate is the last rate it held (0 in a round
- * where it held not even the lowest).
+ * where it held not even the lowest). The environment variable {@code SERVER_JVM_OPTS} adds options to
+ * every receiver JVM (a collector's log, a profiler's agent), as to the echo harness's servers.
  * <p>
  * {@code DatagramRate [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
  * [--receivers a,b,...] [--out dir] [--results dir]}
@@ -273,6 +274,11 @@ public final class DatagramRate {
                 command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED"));
                 if (Runtime.version().feature() >= 24) {
                     command.add("--sun-misc-unsafe-memory-access=allow");
+                }
+                String extra = System.getenv("SERVER_JVM_OPTS");
+                if (extra != null && !extra.isBlank()) {
+                    // A profiler's agent, a GC log: as the echo harness adds them to every server JVM.
+                    command.addAll(List.of(extra.trim().split("\\s+")));
                 }
                 if (name.startsWith("sockstate")) {
                     String jar = System.getenv().getOrDefault("SAMPLE_JAR", "sample-app/target/sample-app.jar");
