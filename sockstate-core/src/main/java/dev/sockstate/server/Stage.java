@@ -34,7 +34,8 @@ import java.nio.ByteBuffer;
  * but later, from {@link #data}, once its handshake ended. Until a stage passed the open on, it must
  * not pass data on (the pipeline refuses it, failing the connection);</li>
  * <li>ask for a close: {@link StageContext#close()} closes once queued bytes are sent,
- * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError};</li>
+ * {@link StageContext#abort} at once, reporting the reason to the handler's {@code onError}, and
+ * {@link StageContext#fail} reports it too but closes once what was written before (an alert) is sent;</li>
  * <li>write a last message as the output ends ({@link #outputEnding}): TLS's {@code close_notify};</li>
  * <li>hold the input while it cannot take more ({@link StageContext#holdInput}), keep time
  * ({@link StageContext#deadline}: a handshake's limit, a heartbeat), and publish what it learnt
@@ -98,7 +99,8 @@ public interface Stage {
      * graceful stop of the server), or the handler shut it down ({@link Connection#shutdownOutput()}).
      * The last moment to write: what the stage writes now goes out before the FIN. Called at most
      * once per connection, in outbound order (the stage nearest the handler first), once what was
-     * written before is sent; not called when the connection is aborted.
+     * written before is sent; not called when the connection is aborted, but called (after the
+     * failing stage's last words) when a stage fails it.
      * @param context this stage's context
      * @throws Exception to abort the connection
      */

@@ -45,13 +45,16 @@ public interface StageContext {
 
     /**
      * Ends the connection for a failure after its last words: as {@link #abort}, the handler's
-     * {@code onError} receives the reason now and nothing more is read or passed on, but the bytes
-     * written before (a stage's alert to the peer, say, behind what was queued for it) are sent
-     * first. The socket closes once they are, or is reset when the peer has not taken them within
-     * a second.
+     * {@code onError} receives the reason (unless it heard of an earlier failure the connection is
+     * closing for) and nothing more is read or passed on, but the bytes written before (a stage's
+     * alert to the peer, say, behind what was queued for it) leave first, and the connection then
+     * closes as a close does. It is aborted instead when the peer has not taken them within a second,
+     * or when nothing waits to be sent.
      * @param reason why, such as a protocol violation of the peer
      */
-    void fail(Throwable reason);
+    default void fail(Throwable reason) {
+        abort(reason);
+    }
 
     /**
      * Goes on with the stage on the thread that owns the connection: the way back for work the stage

@@ -53,8 +53,9 @@ final class ConnectionExtras {
     volatile @Nullable Throwable failure;
 
     /**
-     * Whether the peer's bytes were refused: nothing more is read or handed on (the rest of a read, a
-     * TLS record's plaintext, frames held back), while replies owed are still written; the owner's.
+     * Whether the peer's bytes were refused, or a stage failed the connection after its last words:
+     * nothing more is read or handed on (the rest of a read, a TLS record's plaintext, frames held
+     * back), while what is owed or queued is still written; the owner's.
      */
     boolean inputRefused;
 

@@ -64,12 +64,16 @@ interface RouteHost extends Connection, FrameDecoder.Progress {
      */
     void toSocket(ByteBuffer data, boolean owned);
 
-    /** @param error why the connection failed (a native call, a stage): it is aborted, and the handler's onError told */
+    /**
+     * @param error why the connection failed (a native call, a stage): it is aborted, and the handler's
+     * onError told, unless it heard of an earlier failure the connection is closing for
+     */
     void failed(Throwable error);
 
     /**
-     * @param error why a stage failed the connection: the handler's onError is told, nothing more is
-     * read, and the connection closes once what was written is sent (reset if that takes too long)
+     * @param error why a stage failed the connection: nothing more is read, the handler's onError is told
+     * (unless it heard of an earlier failure), and the connection closes once what was written is sent,
+     * or is aborted when that takes too long or nothing waits to be sent
      */
     void failedAfterWrites(Throwable error);
 

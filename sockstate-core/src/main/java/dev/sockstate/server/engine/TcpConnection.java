@@ -1539,18 +1539,17 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             failed(error);
             return;
         }
+        ConnectionExtras extras = extras();
+        boolean told = extras.inputRefused && extras.failure != null && isClosing();
         keepFailure(error);
-        if (isClosing() && !isDraining() && extras().inputRefused) {
-            // Failing already (or the peer's bytes refused): that close stands, and the handler heard why.
-            return;
-        }
-        // Nothing after the failure is read or handed on; what was written goes out before the close.
-        extras().inputRefused = true;
+        // Nothing after the failure is read or handed on; what was written goes out before the close,
+        // which ends a graceful stop's drain too. The timer bounds the wait for a peer that reads nothing.
+        extras.inputRefused = true;
         requestClose(false);
         if (!this.profile.schedule(() -> requestClose(true), LAST_WORDS_MILLIS)) {
             requestClose(true);
         }
-        if (handlerOpened()) {
+        if (!told && handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, error);
         }
     }

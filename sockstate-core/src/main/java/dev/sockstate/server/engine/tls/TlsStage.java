@@ -569,8 +569,8 @@ public final class TlsStage extends TlsPump implements Stage {
 
     /**
      * The handshake or the session failed: counted, the peer told with an alert when it can be, and
-     * the connection aborted (its handler hears of it only if it was opened: the handshake had
-     * succeeded, or began on the handler's request).
+     * the connection failed once the alert is sent (its handler hears of it only if it was opened: the
+     * handshake had succeeded, or began on the handler's request).
      */
     @Override
     void fail(String reason, Throwable cause) {
