@@ -270,25 +270,12 @@ class TlsBadInputTest {
     @Test
     void aRefusedRenegotiationsAlertFollowsTheRepliesStillQueuedBeforeTheConnectionCloses() throws Exception {
         int reply = 256 * 1024;
-        TlsFixture.Recording bulk = new TlsFixture.Recording() {
-            @Override
-            public void onData(Connection connection, ByteBuffer data) {
-                data.position(data.limit());
-                connection.write(ByteBuffer.allocate(reply));
-            }
-        };
         // A small send buffer on the server and a small window on the client: most of the reply waits in
         // the connection's queue when the refusal's alert is written behind it.
-        this.server = this.fixture.start(this.fixture.serverTls(), bulk,
-                (listener) -> listener.socketOptions(new SocketOptions(true, 0, 16 * 1024, null, null, null, 0, -1)));
-        SSLSocket client = (SSLSocket) this.fixture.certificates.context(null).getSocketFactory().createSocket();
+        TlsFixture.Recording bulk = bulkReplies(reply);
+        SSLSocket client = renegotiatingClient(bulk, 8192);
         try (client) {
-            client.setReceiveBufferSize(8192);
-            client.connect(TlsFixture.address(this.server), 5000);
             client.setSoTimeout(10_000);
-            client.setEnabledProtocols(new String[] {"TLSv1.2"});
-            client.getOutputStream().write("send me a lot\n".getBytes(StandardCharsets.US_ASCII));
-            client.getOutputStream().flush();
             // The client asks to renegotiate while the reply is on its way; its reads begin once the refusal was made.
             client.startHandshake();
             ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "the refusal reported");
@@ -315,8 +302,8 @@ class TlsBadInputTest {
 
     @Test
     void aFailedConnectionWhosePeerReadsNothingEndsOnceItsLastWordsWaitedASecond() throws Exception {
-        TlsFixture.Recording bulk = bulkReplies();
-        SSLSocket client = renegotiatingClient(bulk);
+        TlsFixture.Recording bulk = bulkReplies(1024 * 1024);
+        SSLSocket client = renegotiatingClient(bulk, 4096);
         try (client) {
             long asked = System.nanoTime();
             client.startHandshake();
@@ -333,8 +320,8 @@ class TlsBadInputTest {
 
     @Test
     void aPeerThatResetsWhileTheAlertWaitsEndsTheConnectionAndTheHandlerHearsOfTheFailureOnce() throws Exception {
-        TlsFixture.Recording bulk = bulkReplies();
-        SSLSocket client = renegotiatingClient(bulk);
+        TlsFixture.Recording bulk = bulkReplies(1024 * 1024);
+        SSLSocket client = renegotiatingClient(bulk, 4096);
         client.startHandshake();
         ServerFixture.await(() -> this.fixture.handshakes.size() == 2, "the refusal reported");
         long reset = System.nanoTime();
@@ -348,13 +335,13 @@ class TlsBadInputTest {
                 .satisfies((error) -> assertThat(error).hasMessageContaining("renegotiation"));
     }
 
-    /** @return a handler that answers any bytes with 1 MB, on a listener with a 16 KB send buffer (started) */
-    private TlsFixture.Recording bulkReplies() throws Exception {
+    /** @return a handler that answers any bytes with this many, on a listener with a 16 KB send buffer (started) */
+    private TlsFixture.Recording bulkReplies(int reply) throws Exception {
         TlsFixture.Recording bulk = new TlsFixture.Recording() {
             @Override
             public void onData(Connection connection, ByteBuffer data) {
                 data.position(data.limit());
-                connection.write(ByteBuffer.allocate(1024 * 1024));
+                connection.write(ByteBuffer.allocate(reply));
             }
         };
         this.server = this.fixture.start(this.fixture.serverTls(), bulk,
@@ -362,10 +349,10 @@ class TlsBadInputTest {
         return bulk;
     }
 
-    /** @return a TLS 1.2 client with a 4 KB window that asked for the handler's reply and has not read it */
-    private SSLSocket renegotiatingClient(TlsFixture.Recording bulk) throws Exception {
+    /** @return a TLS 1.2 client with a small window (its receive buffer) that asked for the handler's reply and has not read it */
+    private SSLSocket renegotiatingClient(TlsFixture.Recording bulk, int window) throws Exception {
         SSLSocket client = (SSLSocket) this.fixture.certificates.context(null).getSocketFactory().createSocket();
-        client.setReceiveBufferSize(4096);
+        client.setReceiveBufferSize(window);
         client.connect(TlsFixture.address(this.server), 5000);
         client.setEnabledProtocols(new String[] {"TLSv1.2"});
         client.getOutputStream().write("send me a lot\n".getBytes(StandardCharsets.US_ASCII));
