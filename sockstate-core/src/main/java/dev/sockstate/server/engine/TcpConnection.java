@@ -1504,8 +1504,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     @Override
     public void failed(Throwable error) {
-        ConnectionExtras kept = extrasIfMade();
-        boolean told = kept != null && kept.inputRefused && kept.failure != null && isClosing();
+        boolean told = closesForAFailureTold();
         keepFailure(error);
         if (told) {
             // Closing after a failure the handler heard of, with its last words under way: the socket
@@ -1539,9 +1538,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             failed(error);
             return;
         }
-        ConnectionExtras extras = extras();
-        boolean told = extras.inputRefused && extras.failure != null && isClosing();
+        boolean told = closesForAFailureTold();
         keepFailure(error);
+        ConnectionExtras extras = extras();
         // Nothing after the failure is read or handed on; what was written goes out before the close,
         // which ends a graceful stop's drain too. The timer bounds the wait for a peer that reads nothing.
         extras.inputRefused = true;
@@ -1552,6 +1551,15 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (!told && handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, error);
         }
+    }
+
+    /**
+     * @return whether the connection closes for a failure its handler was told of (the peer's bytes
+     * refused, a stage's failure), nothing more read while what is owed is sent; the owner
+     */
+    private boolean closesForAFailureTold() {
+        ConnectionExtras extras = extrasIfMade();
+        return extras != null && extras.inputRefused && extras.failure != null && isClosing();
     }
 
     /** @return whether the failure says the peer is gone: it reset the connection, or a send found it closed */
