@@ -76,6 +76,9 @@ final class ConnectionExtras {
     /** The connection's traffic shaping, made as it is first shaped; the owner's. */
     @Nullable Shaper shaper;
 
+    /** The bytes a lingering close read and dropped so far; the owner's. */
+    long lingerDropped;
+
     /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
     long framingSkip;
 

@@ -24,6 +24,7 @@ import dev.sockstate.server.observer.ListenerObserver;
 import dev.sockstate.server.tls.Tls;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -102,6 +103,9 @@ final class ConnectionProfile {
     /** Closes the sockets off the workers where a positive SO_LINGER makes a close wait, {@code null} elsewhere. */
     final @Nullable LingeringCloser lingeringCloser;
 
+    /** Whether SO_LINGER is zero: every close resets its connection, as asked, and none waits for the peer's FIN. */
+    final boolean resetsAtClose;
+
     /**
      * The admission of the client a PROXY protocol header named, on a connection from a trusted sender:
      * counted, logged and refused here, given back as the connection finishes.
@@ -166,8 +170,9 @@ final class ConnectionProfile {
         this.messages = new Messages(settings, reports.label());
         this.admission = (replies == null && !settings.admission().isEmpty()) ? new AdmissionControl(settings.admission()) : null;
         this.shaping = new ShapingControl(settings.connection().shaping(), observer, scheduler);
-        this.lingeringCloser = LingeringCloser.forLinger(settings.connection().socketOptions().linger(), sockets,
-                "sockstate-linger-" + settings.name(), reports.label());
+        Duration linger = settings.connection().socketOptions().linger();
+        this.lingeringCloser = LingeringCloser.forLinger(linger, sockets, "sockstate-linger-" + settings.name(), reports.label());
+        this.resetsAtClose = linger != null && linger.isZero();
         this.tlsSupport = (tls != null && settings.protocol() == Protocol.TCP)
                 ? new TlsSupport(tls, observer, group.settings.readBufferSize()) : null;
         if (settings.protocol() != Protocol.TCP) {

@@ -434,8 +434,11 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
 
     private boolean inputDrained;
 
-    /** How long a connection whose bytes were refused waits for its peer's FIN, once it sent its own, before it is aborted. */
-    private static final long REFUSAL_LINGER_MILLIS = 1000;
+    /**
+     * How long a connection that closes waits for its peer's FIN, once it sent its own, before its
+     * socket closes as it is; a graceful stop's deadline bounds the wait of the connections it closes instead.
+     */
+    static final long LINGER_MILLIS = 1000;
 
     /** How long a connection a stage failed has to send its last words (a TLS alert, and what was queued before it) before it is reset. */
     static final long LAST_WORDS_MILLIS = 1000;
@@ -444,11 +447,22 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     private boolean errorUnnamed;
 
     /**
-     * Whether a graceful stop's close lingers: what arrived before the stop is answered and the FIN
-     * sent; what the peer sent meanwhile is read and dropped until its own FIN, so that the close
-     * resets nothing in flight. Read by the stop's thread, which aborts a peer that lingers too long.
+     * Where the close's linger is ({@link #NOT_LINGERING}, {@link #LINGERING}, {@link #LINGER_OVER}):
+     * once everything is written the FIN is sent, and what the peer still sends is read and dropped
+     * until its own FIN, so that the close resets nothing in flight. Set over by the timer that bounds
+     * it; read by a graceful stop's thread, which aborts a peer that lingers past the stop's deadline.
      */
-    private volatile boolean lingering;
+    private volatile byte linger;
+
+    private static final byte NOT_LINGERING = 0;
+
+    private static final byte LINGERING = 1;
+
+    /** The linger's time is over: the socket closes as it is, which resets the connection only if bytes came unread. */
+    private static final byte LINGER_OVER = 2;
+
+    /** The most bytes a lingering close reads and drops: a peer that sends more after the FIN reads nothing, and is reset. */
+    static final long LINGER_DROP_BYTES = 1024 * 1024;
 
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
@@ -491,13 +505,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             // (Kept even where this turn does not read: what reads later reads to the end.)
             extras().hangupNotified = true;
         }
-        if (hasRefusal() && this.lingering) {
+        if (hasRefusal() && this.linger != NOT_LINGERING) {
             // Nothing is owed any more: the close goes on without the handler.
             takeRefusal();
             requestClose(true);
             return true;
         }
-        if (this.lingering) {
+        if (this.linger != NOT_LINGERING) {
             discardUntilEnd(runner);
             return true;
         }
@@ -770,7 +784,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     protected int nextFilter() {
         int filter = 0;
-        if (this.lingering) {
+        if (this.linger != NOT_LINGERING) {
             return this.inputClosed ? 0 : this.profile.events();
         }
         if (connecting()) {
@@ -819,24 +833,35 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (isAborting() || this.output.isPending()) {
             return isAborting();
         }
-        if (isDraining() && !this.inputClosed) {
-            // After a refusal no stop ends the linger: a timer does, as a stop would (without one, the close is now).
-            if (!this.lingering && inputRefused() && !this.profile.schedule(() -> requestClose(true), REFUSAL_LINGER_MILLIS)) {
-                return true;
-            }
-            linger();
-            return false;
+        if (this.inputClosed || this.linger == LINGER_OVER || this.profile.resetsAtClose || connecting()) {
+            // Nothing more can arrive to make the close a reset, the linger's time is over, a reset is what
+            // the listener asked for, or the connection never opened.
+            return true;
         }
-        return true;
+        return this.linger == NOT_LINGERING && !linger();
     }
 
-    /** A graceful stop's close, once what arrived is answered: the FIN goes out, and the peer's is awaited. */
-    private void linger() {
-        if (this.lingering) {
-            return;
+    /**
+     * Lingers, as a close begins with everything written (a graceful stop's, once what arrived is
+     * answered): the FIN goes out, and the peer's is awaited, reading and dropping what it still sends,
+     * for at most {@value #LINGER_MILLIS} ms (a graceful stop's drain: until the stop's deadline). A
+     * close with bytes unread resets the connection, and the reset drops what the socket has not yet
+     * sent: a reply and the close that follows it would be lost on a peer that sent more meanwhile.
+     * @return whether it lingers; false when the close is now (no timer to bound it, the peer gone)
+     */
+    private boolean linger() {
+        this.linger = LINGERING;
+        if (!(isDraining() && !inputRefused()) && !this.profile.schedule(this::lingerOver, LINGER_MILLIS)) {
+            return false;
         }
-        this.lingering = true;
-        this.output.shutdownNow();
+        // (A peer that reset the connection already takes no FIN: nothing is left to wait for.)
+        return this.output.shutdownNow();
+    }
+
+    /** The linger's time is over: the socket closes as it is; the timer's thread. */
+    private void lingerOver() {
+        this.linger = LINGER_OVER;
+        requestClose(false);
     }
 
     /** Lingering: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
@@ -861,13 +886,19 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (read == NativeSockets.WOULD_BLOCK) {
                 return;
             }
+            ConnectionExtras extras = extras();
+            extras.lingerDropped += read;
+            if (extras.lingerDropped > LINGER_DROP_BYTES) {
+                requestClose(true);
+                return;
+            }
         }
         postRun();
     }
 
-    /** @return whether the connection lingers in a graceful stop's close: it owes nothing, and waits for the peer's FIN; any thread */
+    /** @return whether the connection lingers in its close: it owes nothing, and waits for the peer's FIN; any thread */
     boolean isLingering() {
-        return this.lingering;
+        return this.linger != NOT_LINGERING;
     }
 
     @Override

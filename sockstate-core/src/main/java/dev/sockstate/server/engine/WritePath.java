@@ -661,19 +661,21 @@ final class WritePath {
     }
 
     /**
-     * Sends the FIN now, nothing being queued (a graceful stop's close that lingers); later writes are
-     * dropped, as after {@link #shutdownOutput()}; owner only.
+     * Sends the FIN now, nothing being queued (a close that lingers); later writes are dropped, as after
+     * {@link #shutdownOutput()}; owner only.
+     * @return whether the FIN is sent; false when the socket refused it (the peer reset it already)
      */
-    void shutdownNow() {
+    boolean shutdownNow() {
         if (this.shutdown != FIN_SENT) {
             this.shutdown = FIN_SENT;
             try {
                 this.connection.sockets.shutdown(this.connection.handle, false, true);
             }
             catch (NativeIoException ex) {
-                this.connection.failed(ex);
+                return false;
             }
         }
+        return true;
     }
 
     /** @return whether the FIN was sent; owner only */

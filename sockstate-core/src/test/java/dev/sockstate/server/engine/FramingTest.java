@@ -579,6 +579,43 @@ class FramingTest {
     }
 
     @Test
+    void theRepliesQueuedBeforeARefusalAndItsAnswerReachAPeerThatWentOnSending() throws Exception {
+        // Four lines answered in bulk, then an endless one: the handler answers the refusal with an error
+        // line, behind the replies still queued for the peer's small window; the peer sends more. What it
+        // sent after the refused bytes is never read: a close with it unread resets, and a reset drops what the socket
+        // had not sent.
+        int reply = 64 * 1024;
+        CountDownLatch refused = new CountDownLatch(1);
+        ConnectionHandler handler = new ConnectionHandler() {
+            @Override
+            public void onData(Connection connection, ByteBuffer data) {
+                data.position(data.limit());
+                connection.write(ByteBuffer.allocate(reply));
+            }
+
+            @Override
+            public void onError(Connection connection, Throwable error) {
+                connection.write(ByteBuffer.wrap("-ERR line too long".getBytes(StandardCharsets.US_ASCII)));
+                refused.countDown();
+            }
+        };
+        SocketServer server = start(Framing.line(), handler);
+        Socket client = this.fixture.connectWithSmallWindow(server, "framed");
+        OutputStream out = client.getOutputStream();
+        out.write("a\na\na\na\n".getBytes(StandardCharsets.US_ASCII));
+        byte[] endless = new byte[96 * 1024];
+        Arrays.fill(endless, (byte) 'x');
+        out.write(endless);
+        assertThat(refused.await(10, TimeUnit.SECONDS)).as("the refusal answered").isTrue();
+        out.write("and more\n".getBytes(StandardCharsets.US_ASCII));
+        Thread.sleep(100);
+        InputStream in = client.getInputStream();
+        // (Each reply a line: the framing ends it.)
+        assertThat(ServerFixture.readCount(in, 4L * (reply + 1))).as("bytes of the replies read").isEqualTo(4L * (reply + 1));
+        assertThat(readUntilClosed(in)).as("what follows the replies").isEqualTo("-ERR line too long\n");
+    }
+
+    @Test
     void aLengthFieldAnnouncingTwoGigabytesClosesTheConnectionAtOnce() throws Exception {
         FrameRecorder recorder = new FrameRecorder();
         SocketServer server = start(Framing.lengthField(0, 4, ByteOrder.BIG_ENDIAN, 0, 4), recorder);

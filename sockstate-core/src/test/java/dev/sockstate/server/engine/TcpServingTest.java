@@ -7,6 +7,7 @@ import dev.sockstate.port.NativeIoException;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.engine.turn.BlocksWorkers;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -168,6 +169,59 @@ class TcpServingTest {
         else {
             assertThat(heard).containsExactly("data last words", "error CONNECTION_RESET");
         }
+    }
+
+    @Test
+    void aReplyAndACloseReachAPeerThatSentMoreMeanwhileInFullAndThenItsEnd() throws Exception {
+        // The handler answers the first bytes in bulk and closes; the peer sends more while the answer is
+        // still on its way, on a small window. Those bytes are never read: a close with them unread resets,
+        // and a reset drops what the socket had not sent.
+        int reply = 1024 * 1024;
+        CountDownLatch answered = new CountDownLatch(1);
+        ConnectionHandler handler = (connection, data) -> {
+            data.position(data.limit());
+            connection.write(ByteBuffer.allocate(reply));
+            connection.close();
+            answered.countDown();
+        };
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").handler(handler)
+                .socketOptions(new SocketOptions(true, 0, 16 * 1024, null, null, null, 0, -1)).build());
+        Socket client = this.fixture.connectWithSmallWindow(server, "bye");
+        client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(answered.await(10, TimeUnit.SECONDS)).as("the handler answered").isTrue();
+        client.getOutputStream().write("and one more thing\r\n".getBytes(StandardCharsets.US_ASCII));
+        Thread.sleep(100);
+        InputStream in = client.getInputStream();
+        assertThat(ServerFixture.readCount(in, reply)).as("bytes of the reply read").isEqualTo(reply);
+        assertThat(in.read()).as("what follows the reply").isEqualTo(-1);
+    }
+
+    @Test
+    void aPeerThatKeepsItsEndOpenEndsTheClosedConnectionAfterTheLingerAndStillGetsWhatTheSocketHeld() throws Exception {
+        // The peer keeps its end open and reads nothing until the linger is over: its time ends the
+        // connection, and what the server's socket still held (the peer's window being small) is sent all the same.
+        int reply = 128 * 1024;
+        ConnectionHandler handler = (connection, data) -> {
+            data.position(data.limit());
+            connection.write(ByteBuffer.allocate(reply));
+            connection.close();
+        };
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").handler(handler)
+                .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
+        Socket client = new Socket();
+        client.setReceiveBufferSize(4096);
+        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
+        client.setSoTimeout(10_000);
+        ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
+        long asked = System.nanoTime();
+        client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> server.listener("bye").activeConnections() == 0, "the connection ended");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("how long the close lingered, in ms")
+                .isBetween(TcpConnection.LINGER_MILLIS, TcpConnection.LINGER_MILLIS + 3_000);
+        InputStream in = client.getInputStream();
+        assertThat(ServerFixture.readCount(in, reply)).as("bytes of the reply read after the close").isEqualTo(reply);
+        assertThat(in.read()).as("what follows the reply").isEqualTo(-1);
+        client.close();
     }
 
     @Test
