@@ -1,6 +1,7 @@
 package dev.sockstate.port;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A native call failed. Names the call, the portable {@link NativeError} and the backend's own code,
@@ -20,6 +21,11 @@ public class NativeIoException extends IOException {
 
     private final int code;
 
+    private final String detail;
+
+    /** The message, made when first asked for: a peer's failure is mostly handled without it. */
+    private transient volatile @Nullable String message;
+
     /** False while the superclass constructor runs, which calls {@link #fillInStackTrace()}. */
     private transient boolean constructed;
 
@@ -30,10 +36,11 @@ public class NativeIoException extends IOException {
      * @param detail the operating system's description of the code
      */
     public NativeIoException(String call, NativeError error, int code, String detail) {
-        super(call + " failed: " + detail + " (" + error + ", code " + code + ")");
+        super((String) null);
         this.call = call;
         this.error = error;
         this.code = code;
+        this.detail = detail;
         this.constructed = true;
         if (!error.isPeerFailure()) {
             super.fillInStackTrace();
@@ -49,6 +56,17 @@ public class NativeIoException extends IOException {
     /** @return the native function that failed */
     public String call() {
         return this.call;
+    }
+
+    /** @return what failed: the call, the system's description of the code, its portable meaning and the code */
+    @Override
+    public String getMessage() {
+        String message = this.message;
+        if (message == null) {
+            message = this.call + " failed: " + this.detail + " (" + this.error + ", code " + this.code + ")";
+            this.message = message;
+        }
+        return message;
     }
 
     /** @return the portable meaning of the failure */
