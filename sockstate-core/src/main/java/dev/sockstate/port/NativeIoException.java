@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 public class NativeIoException extends IOException {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     private final String call;
 

@@ -122,7 +122,11 @@ public interface Connection {
      */
     void shutdownOutput();
 
-    /** Closes once queued bytes are sent; the handler's {@code onClose} follows. */
+    /**
+     * Closes once queued bytes are sent: the FIN goes, and what the peer still sends is dropped until
+     * its FIN comes, a second at most, so that no reset cuts the reply short; the handler's
+     * {@code onClose} follows.
+     */
     void close();
 
     /**

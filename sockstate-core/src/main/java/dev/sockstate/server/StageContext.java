@@ -34,7 +34,7 @@ public interface StageContext {
      */
     void write(ByteBuffer data);
 
-    /** Closes the connection once queued bytes are sent. */
+    /** Closes the connection once queued bytes are sent, as {@link Connection#close()} does. */
     void close();
 
     /**

@@ -8,6 +8,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.jspecify.annotations.Nullable;
 
@@ -76,8 +77,11 @@ final class ConnectionExtras {
     /** The connection's traffic shaping, made as it is first shaped; the owner's. */
     @Nullable Shaper shaper;
 
-    /** The bytes a lingering close read and dropped so far; the owner's. */
-    long lingerDropped;
+    /** The bytes a close that waits for the peer's FIN read and dropped so far; the owner's. */
+    long finWaitDropped;
+
+    /** The timer that ends a close's wait for the peer's FIN, cancelled when the connection finishes first; the owner's. */
+    @Nullable ScheduledFuture<?> finWaitTimer;
 
     /** The bytes of a frame its framing refused that are still to be discarded as they arrive; the owner's. */
     long framingSkip;

@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * The graceful part of a server's stop, while its workers still serve: stop accepting (serving the
  * connections the kernel already completed), then ask every connection at once to close as soon as
  * it owes nothing, accepted ones before clients' (its handler call returned, what it had read when the drain reached it answered,
- * its queued bytes sent). Such a connection sends its FIN and lingers: what its peer sent meanwhile
- * is read and dropped until the peer's own FIN, so that closing resets no answer still in flight;
+ * its queued bytes sent). Such a connection sends its FIN and waits for its peer's: what its peer sent
+ * meanwhile is read and dropped until the peer's own FIN, so that closing resets no answer still in flight;
  * peers that do not close within a second, and connections still busy at the deadline, are aborted.
  * Returns once the last connection is done. The same drain removes one listener (or client) from a
  * running server: its own sockets and connections only, while the others go on.
@@ -29,7 +29,7 @@ final class GracefulStop {
     private static final System.Logger logger = System.getLogger(GracefulStop.class.getName());
 
     /** How long connections that answered everything and sent their FIN wait for their peers' FIN, at most. */
-    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long FIN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final SocketTable table;
 
@@ -82,7 +82,7 @@ final class GracefulStop {
         drain(true, deadline);
         List<TcpConnection> left = connections();
         if (!left.isEmpty() && workersServing()) {
-            long busy = left.stream().filter((connection) -> !connection.isLingering()).count();
+            long busy = left.stream().filter((connection) -> !connection.awaitsPeerFin()).count();
             if (busy > 0) {
                 logger.log(Level.WARNING, busy + " connections were still busy when the shutdown timeout ended; aborting them");
             }
@@ -105,9 +105,9 @@ final class GracefulStop {
         Supplier<List<TcpConnection>> connections = () -> connections().stream()
                 .filter((connection) -> (connection instanceof ClientConnection) == clients).collect(Collectors.toList());
         connections.get().forEach(TcpConnection::requestDrainAndClose);
-        awaitUntil(() -> connections.get().stream().allMatch(TcpConnection::isLingering), deadline);
+        awaitUntil(() -> connections.get().stream().allMatch(TcpConnection::awaitsPeerFin), deadline);
         // Those left owe nothing and sent their FIN: their peers get a moment to close their side.
-        awaitUntil(() -> connections.get().isEmpty(), Math.min(deadline, System.nanoTime() + LINGER_NANOS));
+        awaitUntil(() -> connections.get().isEmpty(), Math.min(deadline, System.nanoTime() + FIN_WAIT_NANOS));
     }
 
     private List<TcpConnection> connections() {

@@ -308,7 +308,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             if (!isClosing()) {
                 this.observer.idleClosed();
             }
-            requestClose(idle > 2 * limit && isClosing());
+            // (A close that waits for the peer's FIN has its own time.)
+            requestClose(idle > 2 * limit && isClosing() && this.finWait == NO_FIN_WAIT);
             return;
         }
         ConnectionExtras extras = this.extras;
@@ -435,10 +436,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     private boolean inputDrained;
 
     /**
-     * How long a connection that closes waits for its peer's FIN, once it sent its own, before its
-     * socket closes as it is; a graceful stop's deadline bounds the wait of the connections it closes instead.
+     * How long a connection that closes waits for its peer's FIN once it sent its own, before its socket
+     * closes as it is; a graceful stop's drain waits as long after its last connection began to wait.
      */
-    static final long LINGER_MILLIS = 1000;
+    static final long FIN_WAIT_MILLIS = 1000;
 
     /** How long a connection a stage failed has to send its last words (a TLS alert, and what was queued before it) before it is reset. */
     static final long LAST_WORDS_MILLIS = 1000;
@@ -447,23 +448,22 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     private boolean errorUnnamed;
 
     /**
-     * Where the close's linger is ({@link #NOT_LINGERING}, {@link #LINGERING}, {@link #LINGER_OVER}):
-     * once everything is written the FIN is sent, and what the peer still sends is read and dropped
-     * until its own FIN, so that the close resets nothing in flight. Set over by the timer that bounds
-     * it; read by a graceful stop's thread, which aborts a peer that lingers past the stop's deadline.
+     * Where the close's wait for the peer's FIN is ({@link #NO_FIN_WAIT}, {@link #AWAITING_FIN},
+     * {@link #FIN_WAIT_OVER}): once everything is written the FIN is sent, and what the peer still sends
+     * is read and dropped until its own FIN, so that the close resets nothing in flight. Set over by the
+     * timer that bounds it; read by a graceful stop's thread.
      */
-    private volatile byte linger;
+    private volatile byte finWait;
 
-    private static final byte NOT_LINGERING = 0;
+    private static final byte NO_FIN_WAIT = 0;
 
-    private static final byte LINGERING = 1;
+    private static final byte AWAITING_FIN = 1;
 
-    /** The linger's time is over: the socket closes as it is, which resets the connection only if bytes came unread. */
-    private static final byte LINGER_OVER = 2;
+    /** The wait's time is over: the socket closes as it is, which resets the connection only if bytes came unread. */
+    private static final byte FIN_WAIT_OVER = 2;
 
-    /** The most bytes a lingering close reads and drops: a peer that sends more after the FIN reads nothing, and is reset. */
-    static final long LINGER_DROP_BYTES = 1024 * 1024;
-
+    /** The most bytes a close that waits for the peer's FIN reads and drops: a peer that sends more reads nothing, and is reset. */
+    private static final long FIN_WAIT_DROP_BYTES = 1024 * 1024;
 
     /** @return whether a turn for these events may call the handler (or its stages), which then runs on its executor */
     private boolean hasHandlerWork(int events) {
@@ -505,13 +505,13 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             // (Kept even where this turn does not read: what reads later reads to the end.)
             extras().hangupNotified = true;
         }
-        if (hasRefusal() && this.linger != NOT_LINGERING) {
+        if (hasRefusal() && this.finWait != NO_FIN_WAIT) {
             // Nothing is owed any more: the close goes on without the handler.
             takeRefusal();
             requestClose(true);
             return true;
         }
-        if (this.linger != NOT_LINGERING) {
+        if (this.finWait != NO_FIN_WAIT) {
             discardUntilEnd(runner);
             return true;
         }
@@ -617,7 +617,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             }
             if (this.wouldBlock || this.inputClosed || turnWork() - workBefore >= TURN_BUDGET) {
                 // (A peer that still sends after a turn's worth of reads sends what it sent after the
-                // stop began: the linger drops it, and the peer sees the FIN with it unanswered.)
+                // stop began: the wait for the peer's FIN drops it, and the peer sees the FIN with it unanswered.)
                 this.inputDrained = true;
             }
             else {
@@ -784,7 +784,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     protected int nextFilter() {
         int filter = 0;
-        if (this.linger != NOT_LINGERING) {
+        if (this.finWait != NO_FIN_WAIT) {
             return this.inputClosed ? 0 : this.profile.events();
         }
         if (connecting()) {
@@ -833,38 +833,48 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         if (isAborting() || this.output.isPending()) {
             return isAborting();
         }
-        if (this.inputClosed || this.linger == LINGER_OVER || this.profile.resetsAtClose || connecting()) {
-            // Nothing more can arrive to make the close a reset, the linger's time is over, a reset is what
-            // the listener asked for, or the connection never opened.
+        if (this.inputClosed || this.finWait == FIN_WAIT_OVER || this.profile.resetsAtClose || connecting()) {
+            // Nothing more can arrive to make the close a reset, the wait's time is over, a reset is what the
+            // listener asked for, or the connection never opened.
             return true;
         }
-        return this.linger == NOT_LINGERING && !linger();
+        return this.finWait == NO_FIN_WAIT && !awaitFin();
     }
 
     /**
-     * Lingers, as a close begins with everything written (a graceful stop's, once what arrived is
-     * answered): the FIN goes out, and the peer's is awaited, reading and dropping what it still sends,
-     * for at most {@value #LINGER_MILLIS} ms (a graceful stop's drain: until the stop's deadline). A
-     * close with bytes unread resets the connection, and the reset drops what the socket has not yet
-     * sent: a reply and the close that follows it would be lost on a peer that sent more meanwhile.
-     * @return whether it lingers; false when the close is now (no timer to bound it, the peer gone)
+     * Begins the wait for the peer's FIN, as a close goes on with everything written (a graceful stop's,
+     * once what arrived is answered): the FIN goes out, and what the peer still sends is read and dropped
+     * until its own FIN, for at most {@value #FIN_WAIT_MILLIS} ms (a graceful stop's drain: as long as
+     * the stop waits). A close with bytes unread resets the connection, and the reset drops what the
+     * socket has not yet sent: a reply and the close that follows it would be lost on a peer that sent
+     * more meanwhile.
+     * @return whether it waits; false when the close is now (no timer to bound the wait, the peer gone)
      */
-    private boolean linger() {
-        this.linger = LINGERING;
-        if (!(isDraining() && !inputRefused()) && !this.profile.schedule(this::lingerOver, LINGER_MILLIS)) {
+    private boolean awaitFin() {
+        this.finWait = AWAITING_FIN;
+        if (!(isDraining() && !inputRefused())) {
+            ScheduledFuture<?> timer = this.profile.scheduleCancellable(this::finWaitOver, FIN_WAIT_MILLIS);
+            if (timer == null) {
+                return false;
+            }
+            extras().finWaitTimer = timer;
+        }
+        if (!this.output.shutdownNow()) {
+            // The peer reset the connection already: nothing is left to wait for.
             return false;
         }
-        // (A peer that reset the connection already takes no FIN: nothing is left to wait for.)
-        return this.output.shutdownNow();
+        // What waits in the socket already is read now: an edge-triggered registration reports no more of it.
+        requestTurn();
+        return true;
     }
 
-    /** The linger's time is over: the socket closes as it is; the timer's thread. */
-    private void lingerOver() {
-        this.linger = LINGER_OVER;
+    /** The wait for the peer's FIN is over: the socket closes as it is; the timer's thread. */
+    private void finWaitOver() {
+        this.finWait = FIN_WAIT_OVER;
         requestClose(false);
     }
 
-    /** Lingering: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
+    /** Waiting for the peer's FIN: reads and drops what the peer still sends, until its FIN (then the close goes on) or an error. */
     private void discardUntilEnd(Runner runner) {
         NativeBuffer buffer = runner.readBuffer();
         ByteBuffer bytes = room(buffer);
@@ -887,8 +897,8 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
                 return;
             }
             ConnectionExtras extras = extras();
-            extras.lingerDropped += read;
-            if (extras.lingerDropped > LINGER_DROP_BYTES) {
+            extras.finWaitDropped += read;
+            if (extras.finWaitDropped > FIN_WAIT_DROP_BYTES) {
                 requestClose(true);
                 return;
             }
@@ -896,9 +906,9 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         postRun();
     }
 
-    /** @return whether the connection lingers in its close: it owes nothing, and waits for the peer's FIN; any thread */
-    boolean isLingering() {
-        return this.linger != NOT_LINGERING;
+    /** @return whether the connection waits for the peer's FIN in its close: it owes nothing more; any thread */
+    boolean awaitsPeerFin() {
+        return this.finWait != NO_FIN_WAIT;
     }
 
     @Override
@@ -1422,7 +1432,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
     @Override
     protected void finish() {
         if (this.profile.lingeringCloser != null && isAborting()) {
-            // An abort resets, whatever the linger: its peer is gone or refused, and no close waits for it.
+            // An abort resets, whatever its SO_LINGER: its peer is gone or refused, and no close waits for it.
             try {
                 this.sockets.setOption(this.handle, NativeSocketOption.LINGER, 0);
             }
@@ -1444,6 +1454,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         ConnectionExtras extras = extrasIfMade();
         if (extras != null && extras.shaper != null) {
             extras.shaper.end(System.nanoTime());
+        }
+        if (extras != null && extras.finWaitTimer != null) {
+            // The peer's FIN came in time: the timer lets the connection go now, not a second later.
+            extras.finWaitTimer.cancel(false);
         }
         this.output.release();
         this.profile.route.dropFraming(this);
@@ -1576,11 +1590,18 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
         // which ends a graceful stop's drain too. The timer bounds the wait for a peer that reads nothing.
         extras.inputRefused = true;
         requestClose(false);
-        if (!this.profile.schedule(() -> requestClose(true), LAST_WORDS_MILLIS)) {
+        if (!this.profile.schedule(this::lastWordsOver, LAST_WORDS_MILLIS)) {
             requestClose(true);
         }
         if (!told && handlerOpened()) {
             this.profile.route.call(Callback.ERROR, this, null, error);
+        }
+    }
+
+    /** The last words' time is over: unless they all went and the close waits for the peer's FIN, it aborts; the timer's thread. */
+    private void lastWordsOver() {
+        if (this.finWait == NO_FIN_WAIT) {
+            requestClose(true);
         }
     }
 
@@ -1644,7 +1665,7 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             // Requests its handler made of the server's clients for what came before the refused bytes
             // are still owed their replies: the connection reads nothing more, writes those replies as
             // they come (each request ends by its timeout, if it has one), then sends its FIN and
-            // lingers a second for the peer's, so that what the peer sent meanwhile resets nothing.
+            // waits a second for the peer's, so that what the peer sent meanwhile resets nothing.
             this.inputDrained = true;
             requestDrainAndClose();
         }

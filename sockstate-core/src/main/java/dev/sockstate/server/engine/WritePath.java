@@ -661,7 +661,7 @@ final class WritePath {
     }
 
     /**
-     * Sends the FIN now, nothing being queued (a close that lingers); later writes are dropped, as after
+     * Sends the FIN now, nothing being queued (a close that waits for the peer's); later writes are dropped, as after
      * {@link #shutdownOutput()}; owner only.
      * @return whether the FIN is sent; false when the socket refused it (the peer reset it already)
      */

@@ -10,6 +10,7 @@ import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
 import dev.sockstate.server.ListenerSettings;
+import dev.sockstate.server.SocketOptions;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.engine.turn.BlocksWorkers;
 import dev.sockstate.server.framing.FrameDecoder;
@@ -599,7 +600,10 @@ class FramingTest {
                 refused.countDown();
             }
         };
-        SocketServer server = start(Framing.line(), handler);
+        // (A small send buffer keeps the replies in the connection's queue until the peer reads them.)
+        SocketServer server = this.fixture.start(List.of(WorkerGroupSettings.of(ListenerSettings.DEFAULT_GROUP, 2)), this.counting,
+                ServerFixture.tcp("framed").framing(Framing.line()).handler(handler)
+                        .socketOptions(new SocketOptions(true, 0, 16 * 1024, null, null, null, 0, -1)).build());
         Socket client = this.fixture.connectWithSmallWindow(server, "framed");
         OutputStream out = client.getOutputStream();
         out.write("a\na\na\na\n".getBytes(StandardCharsets.US_ASCII));

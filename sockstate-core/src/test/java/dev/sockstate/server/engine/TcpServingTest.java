@@ -1,6 +1,7 @@
 package dev.sockstate.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.sockstate.port.NativeError;
 import dev.sockstate.port.NativeIoException;
@@ -15,6 +16,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** TCP listeners on a real backend and loopback sockets. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -197,31 +201,77 @@ class TcpServingTest {
     }
 
     @Test
-    void aPeerThatKeepsItsEndOpenEndsTheClosedConnectionAfterTheLingerAndStillGetsWhatTheSocketHeld() throws Exception {
-        // The peer keeps its end open and reads nothing until the linger is over: its time ends the
-        // connection, and what the server's socket still held (the peer's window being small) is sent all the same.
+    void aPeerThatKeepsItsEndOpenEndsTheClosedConnectionOnceTheWaitForItsFinIsOverAndStillGetsWhatTheSocketHeld() throws Exception {
+        // The peer keeps its end open and reads nothing until the wait is over: its time ends the connection,
+        // and what the server's socket still held (the peer's window being small) is sent all the same.
         int reply = 128 * 1024;
-        ConnectionHandler handler = (connection, data) -> {
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").handler(answersAndCloses(reply))
+                .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
+        try (Socket client = new Socket()) {
+            client.setReceiveBufferSize(4096);
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
+            client.setSoTimeout(10_000);
+            ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
+            long asked = System.nanoTime();
+            client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
+            ServerFixture.await(() -> server.listener("bye").activeConnections() == 0, "the connection ended");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("how long the close waited, in ms")
+                    .isBetween(TcpConnection.FIN_WAIT_MILLIS, TcpConnection.FIN_WAIT_MILLIS + 3_000);
+            InputStream in = client.getInputStream();
+            assertThat(ServerFixture.readCount(in, reply)).as("bytes of the reply read after the close").isEqualTo(reply);
+            assertThat(in.read()).as("what follows the reply").isEqualTo(-1);
+        }
+    }
+
+    @ParameterizedTest(name = "exclusive edge: {0}")
+    @ValueSource(booleans = { false, true })
+    void bytesLeftUnreadByTheCloseOfAHandlerAreDroppedAsTheWaitForTheFinBeginsSoThatItsEndResetsNothing(boolean exclusiveEdge)
+            throws Exception {
+        // The peer sends its request and much more in one write, and reads nothing until the wait for its FIN
+        // is over. The handler answers the first read and closes, the socket takes the reply whole, and the
+        // wait begins in the same turn, with the rest of the peer's bytes unread: an edge-triggered registration
+        // reports nothing new of them. Were they still unread as the wait ends, the close would be a reset,
+        // which drops what the server's socket still held of the reply (the peer's window being small).
+        int reply = 128 * 1024;
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").exclusiveEdge(exclusiveEdge).handler(answersAndCloses(reply))
+                .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
+        try (Socket client = new Socket()) {
+            client.setReceiveBufferSize(4096);
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
+            client.setSoTimeout(10_000);
+            ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
+            byte[] request = new byte[96 * 1024];
+            Arrays.fill(request, (byte) 'x');
+            client.getOutputStream().write(request);
+            ServerFixture.await(() -> server.listener("bye").activeConnections() == 0, "the connection ended");
+            InputStream in = client.getInputStream();
+            assertThat(ServerFixture.readCount(in, reply)).as("bytes of the reply read after the close").isEqualTo(reply);
+            assertThat(in.read()).as("what follows the reply").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void withALingerOfZeroACloseResetsAtOnceAndWaitsForNoFin() throws Exception {
+        SocketServer server = this.fixture.start(1, ServerFixture.tcp("reset").handler(answersAndCloses(16)).linger(Duration.ZERO).build());
+        Socket client = this.fixture.connect(server, "reset");
+        ServerFixture.await(() -> server.listener("reset").activeConnections() == 1, "the connection opened");
+        long asked = System.nanoTime();
+        client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
+        ServerFixture.await(() -> server.listener("reset").activeConnections() == 0, "the connection ended");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("how long the close took, in ms")
+                .isLessThan(TcpConnection.FIN_WAIT_MILLIS);
+        InputStream in = client.getInputStream();
+        assertThat(ServerFixture.readCount(in, 16)).as("bytes of the reply").isEqualTo(16);
+        assertThatExceptionOfType(SocketException.class).as("what follows the reply").isThrownBy(in::read);
+    }
+
+    /** @return a handler that answers any bytes with this many, and closes */
+    private static ConnectionHandler answersAndCloses(int reply) {
+        return (connection, data) -> {
             data.position(data.limit());
             connection.write(ByteBuffer.allocate(reply));
             connection.close();
         };
-        SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").handler(handler)
-                .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
-        Socket client = new Socket();
-        client.setReceiveBufferSize(4096);
-        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
-        client.setSoTimeout(10_000);
-        ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
-        long asked = System.nanoTime();
-        client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
-        ServerFixture.await(() -> server.listener("bye").activeConnections() == 0, "the connection ended");
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked)).as("how long the close lingered, in ms")
-                .isBetween(TcpConnection.LINGER_MILLIS, TcpConnection.LINGER_MILLIS + 3_000);
-        InputStream in = client.getInputStream();
-        assertThat(ServerFixture.readCount(in, reply)).as("bytes of the reply read after the close").isEqualTo(reply);
-        assertThat(in.read()).as("what follows the reply").isEqualTo(-1);
-        client.close();
     }
 
     @Test
