@@ -838,7 +838,12 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             // listener asked for, or the connection never opened.
             return true;
         }
-        return this.finWait == NO_FIN_WAIT && !awaitFin();
+        if (this.finWait != NO_FIN_WAIT || awaitFin()) {
+            return false;
+        }
+        // Closing now: so it stays, whatever a later turn finds.
+        this.finWait = FIN_WAIT_OVER;
+        return true;
     }
 
     /**
@@ -852,6 +857,10 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
      */
     private boolean awaitFin() {
         this.finWait = AWAITING_FIN;
+        if (!this.output.shutdownNow()) {
+            // The peer reset the connection already: nothing is left to wait for.
+            return false;
+        }
         if (!(isDraining() && !inputRefused())) {
             ScheduledFuture<?> timer = this.profile.scheduleCancellable(this::finWaitOver, FIN_WAIT_MILLIS);
             if (timer == null) {
@@ -859,12 +868,6 @@ class TcpConnection extends SocketTurn implements RouteHost, ReplyAwaiter {
             }
             extras().finWaitTimer = timer;
         }
-        if (!this.output.shutdownNow()) {
-            // The peer reset the connection already: nothing is left to wait for.
-            return false;
-        }
-        // What waits in the socket already is read now: an edge-triggered registration reports no more of it.
-        requestTurn();
         return true;
     }
 

@@ -180,9 +180,9 @@ class AcceptPerWorkerFailureTest {
             Future<?> stopping = this.threads.submit(() -> server.stop(Duration.ofSeconds(10)));
             ServerFixture.await(() -> !server.isRunning(), "the stop began");
             // Every peer reads at once, as peers would, each on a thread of its own started before the workers go
-            // on: a connection that owes nothing lingers a second for its peer's FIN, then is aborted, so a peer
+            // on: a connection that owes nothing waits a second for its peer's FIN, then is aborted, so a peer
             // that waited behind others to read (the workers serve the queues in the kernel's order, not the
-            // test's) would find it reset by the linger, not by the listener.
+            // test's) would find it reset by that wait's end, not by the listener.
             AtomicInteger resets = new AtomicInteger();
             ExecutorService readers = Executors.newFixedThreadPool(clients.size());
             try {

@@ -57,7 +57,7 @@ class GracefulStopTest {
     /**
      * The backend the tests serve on, its socket calls counted: at each close, the bytes the server
      * read before it sent its FIN must all have been sent back (every request read is answered;
-     * what a lingering close reads after its FIN was sent after the stop reached the connection).
+     * what a close that waits for the peer's FIN reads after its own was sent after the stop reached the connection).
      */
     private final dev.sockstate.port.Backend counted = SocketCallWatch.watched(ServerFixture.backend(), new SocketCallWatch.Watcher() {
 
@@ -141,8 +141,8 @@ class GracefulStopTest {
         });
         // The peer's answers fill the buffers and its connection pauses for them. (The kernel may still
         // grow its buffers and take them after the stop began: the drain then answers what came, sends
-        // the FIN and lingers, dropping what the peer sends after, as for any peer that sends on through
-        // a stop; the linger's end aborts it. Either way the peer is reset by the time the stop returns.)
+        // the FIN and waits for the peer's, dropping what the peer sends after, as for any peer that sends on through
+        // a stop; the wait's end aborts it. Either way the peer is reset by the time the stop returns.)
         awaitStalled(hogSent);
         long stopStart = System.nanoTime();
         this.server.stop(Duration.ofSeconds(2));
@@ -349,7 +349,7 @@ class GracefulStopTest {
                 }
             }
             catch (IOException ex) {
-                // aborted once the linger gave up on it
+                // aborted once the wait for its FIN gave up on it
             }
             return null;
         });
