@@ -207,11 +207,7 @@ class TcpServingTest {
         int reply = 128 * 1024;
         SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").handler(answersAndCloses(reply))
                 .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
-        try (Socket client = new Socket()) {
-            client.setReceiveBufferSize(4096);
-            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
-            client.setSoTimeout(10_000);
-            ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
+        try (Socket client = connectWithTinyWindow(server, "bye")) {
             long asked = System.nanoTime();
             client.getOutputStream().write("QUIT\r\n".getBytes(StandardCharsets.US_ASCII));
             ServerFixture.await(() -> server.listener("bye").activeConnections() == 0, "the connection ended");
@@ -243,11 +239,7 @@ class TcpServingTest {
         };
         SocketServer server = this.fixture.start(1, ServerFixture.tcp("bye").exclusiveEdge(exclusiveEdge).handler(handler)
                 .socketOptions(new SocketOptions(true, 0, 512 * 1024, null, null, null, 0, -1)).build());
-        try (Socket client = new Socket()) {
-            client.setReceiveBufferSize(4096);
-            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("bye").portNumber()), 5000);
-            client.setSoTimeout(10_000);
-            ServerFixture.await(() -> server.listener("bye").activeConnections() == 1, "the connection opened");
+        try (Socket client = connectWithTinyWindow(server, "bye")) {
             byte[] request = new byte[32 * 1024];
             Arrays.fill(request, (byte) 'x');
             client.getOutputStream().write(request);
@@ -271,6 +263,22 @@ class TcpServingTest {
         InputStream in = client.getInputStream();
         assertThat(ServerFixture.readCount(in, 16)).as("bytes of the reply").isEqualTo(16);
         assertThatExceptionOfType(SocketException.class).as("what follows the reply").isThrownBy(in::read);
+    }
+
+    /** @return a client whose 4 KB receive buffer leaves most of a reply in the server's socket, once its connection opened */
+    private static Socket connectWithTinyWindow(SocketServer server, String listener) throws Exception {
+        Socket client = new Socket();
+        try {
+            client.setReceiveBufferSize(4096);
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener(listener).portNumber()), 5000);
+            client.setSoTimeout(10_000);
+            ServerFixture.await(() -> server.listener(listener).activeConnections() == 1, "the connection opened");
+            return client;
+        }
+        catch (Exception | AssertionError ex) {
+            client.close();
+            throw ex;
+        }
     }
 
     /** @return a handler that answers any bytes with this many, and closes */
