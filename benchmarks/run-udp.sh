@@ -4,7 +4,7 @@
 # receives losing at most 0.1% of a window, and its CPU per datagram at a rate all of them hold.
 #
 #   benchmarks/run-udp.sh [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
-#                         [--receivers a,b,...] [--out dir] [--results dir]
+#                         [--receivers a,b,...] [--cpus s/r] [--out dir] [--results dir]
 #
 # The defaults (3 rounds, a rate held by one of 2 windows, 10 s windows, 64- and 1,200-byte datagrams, four receivers)
 # take about 35 minutes. A window loses 0.1% to a 10 ms pause of the host: run it on an otherwise idle machine.

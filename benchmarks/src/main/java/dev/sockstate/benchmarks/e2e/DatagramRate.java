@@ -52,8 +52,11 @@ import java.util.regex.Pattern;
  * where it held not even the lowest). The environment variable {@code SERVER_JVM_OPTS} adds options to
  * every receiver JVM (a collector's log, a profiler's agent), as to the echo harness's servers.
  * <p>
+ * {@code --cpus 0/1} holds the sender to processor 0 and each receiver (all its threads) to processor 1
+ * ({@code taskset -c}): no receiver then shares a processor with the sender, nor is moved between them.
+ * <p>
  * {@code DatagramRate [--rounds n] [--tries n] [--measure ms] [--sizes 64,1200] [--rates r1,r2,...] [--cpu-rate r]
- * [--receivers a,b,...] [--out dir] [--results dir]}
+ * [--receivers a,b,...] [--cpus s/r] [--out dir] [--results dir]}
  */
 public final class DatagramRate {
 
@@ -89,6 +92,8 @@ public final class DatagramRate {
         int cpuRate = 40_000;
         List<String> receivers = List.of("sockstate", "netty-epoll", "jdk-nio", "c-recvmmsg");
         Path results = null;
+        String senderCpus = null;
+        String receiverCpus = null;
         Path out = Path.of("benchmarks", "target", "udp", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         for (int i = 0; i < args.length; i += 2) {
             String value = (i + 1 < args.length) ? args[i + 1] : null;
@@ -100,10 +105,19 @@ public final class DatagramRate {
                 case "--rates" -> rates = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).sorted().toArray();
                 case "--cpu-rate" -> cpuRate = Integer.parseInt(value);
                 case "--receivers" -> receivers = List.of(value.split(","));
+                case "--cpus" -> {
+                    String[] both = value.split("/", -1);
+                    if (both.length != 2 || both[0].isBlank() || both[1].isBlank()) {
+                        throw new IllegalArgumentException("--cpus takes the sender's processors and the receiver's, as taskset -c"
+                                + " names them, with a slash between: 0/1");
+                    }
+                    senderCpus = both[0];
+                    receiverCpus = both[1];
+                }
                 case "--out" -> out = Path.of(value);
                 case "--results" -> results = Path.of(value);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; use --rounds n, --measure ms, --sizes a,b,"
-                        + " --rates r1,r2,..., --cpu-rate r, --tries n, --receivers a,b,..., --out dir, --results dir");
+                        + " --rates r1,r2,..., --cpu-rate r, --tries n, --receivers a,b,..., --cpus s/r, --out dir, --results dir");
             }
         }
         for (String receiver : receivers) {
@@ -127,11 +141,11 @@ public final class DatagramRate {
                 List<String> order = new ArrayList<>(receivers);
                 java.util.Collections.rotate(order, -(round - 1));
                 for (String name : order) {
-                    try (Receiver receiver = Receiver.start(name, out.resolve(name + ".log"))) {
+                    try (Receiver receiver = Receiver.start(name, out.resolve(name + ".log"), receiverCpus)) {
                         receiver.noteBackend(backends);
                         // Warm-up: the JIT compiles the receive path; not counted.
-                        window(receiver, cpuRate, size, Math.min(measure, 5000));
-                        Window cpu = window(receiver, cpuRate, size, measure);
+                        window(receiver, cpuRate, size, Math.min(measure, 5000), senderCpus);
+                        Window cpu = window(receiver, cpuRate, size, measure, senderCpus);
                         samples.append(cpu.csv(round, size, name, "cpu"));
                         cpuPerDatagram.computeIfAbsent(size, (key) -> new LinkedHashMap<>()).computeIfAbsent(name, (key) -> new ArrayList<>())
                                 .add(cpu.cpuNanosPerDatagram());
@@ -141,7 +155,7 @@ public final class DatagramRate {
                             // is tried again, up to --tries windows, and held if one of them lost no more than the limit.
                             boolean kept = false;
                             for (int attempt = 1; attempt <= tries && !kept; attempt++) {
-                                Window step = window(receiver, rate, size, measure);
+                                Window step = window(receiver, rate, size, measure, senderCpus);
                                 samples.append(step.csv(round, size, name, "rate"));
                                 System.err.printf(Locale.ROOT, "%d B, round %d, %s: %s%n", size, round, name, step);
                                 kept = step.lossPercent() <= LOSS_LIMIT_PERCENT;
@@ -159,7 +173,7 @@ public final class DatagramRate {
                 }
             }
         }
-        String report = report(receivers, sizes, lossless, cpuPerDatagram, rounds, tries, measure, rates, cpuRate);
+        String report = report(receivers, sizes, lossless, cpuPerDatagram, rounds, tries, measure, rates, cpuRate, senderCpus, receiverCpus);
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("samples.csv"), samples, StandardCharsets.UTF_8);
         System.out.print(report);
@@ -172,14 +186,17 @@ public final class DatagramRate {
     }
 
     private static String report(List<String> receivers, int[] sizes, Map<Integer, Map<String, List<Double>>> lossless,
-            Map<Integer, Map<String, List<Double>>> cpuPerDatagram, int rounds, int tries, long measure, int[] rates, int cpuRate) {
+            Map<Integer, Map<String, List<Double>>> cpuPerDatagram, int rounds, int tries, long measure, int[] rates, int cpuRate,
+            String senderCpus, String receiverCpus) {
         StringBuilder report = new StringBuilder();
         report.append(String.format(Locale.ROOT, "%d rounds a datagram size, each receiver started afresh each round in a rotated order;"
                 + " windows of %d ms; the C sender paces sendmmsg every 100 µs; every receiver answers each datagram with its count,"
                 + " on one thread, with the system's default receive buffer. Lossless: the highest of %s datagrams a second at which"
                 + " one of %d windows lost at most %.1f%% (each rate held before the next is tried). CPU: the receiver process's"
                 + " processor time (user and system) over the datagrams it received in a window at %,d a second. Median (min–max)"
-                + " over the rounds.%n%n", rounds, measure, Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate));
+                + " over the rounds.%s%n%n", rounds, measure, Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate,
+                (senderCpus == null) ? "" : " The sender is held to processor(s) " + senderCpus + " and every receiver to "
+                        + receiverCpus + " (taskset), a receiver's other threads (its JVM's compiler and collector) with it."));
         for (int size : sizes) {
             report.append("### ").append(size).append("-byte datagrams\n\n");
             report.append("| receiver | lossless datagrams/s | × C | CPU ns/datagram | × C |\n|---|---|---|---|---|\n");
@@ -204,11 +221,16 @@ public final class DatagramRate {
         return report.toString();
     }
 
-    /** Runs the sender for one window and reads the receiver's processor time around it. */
-    private static Window window(Receiver receiver, int rate, int size, long millis) throws IOException, InterruptedException {
+    /**
+     * Runs the sender for one window and reads the receiver's processor time around it.
+     * @param cpus the processors the sender is held to, as {@code taskset -c} takes them; {@code null} for any
+     */
+    private static Window window(Receiver receiver, int rate, int size, long millis, String cpus) throws IOException, InterruptedException {
         long cpuBefore = receiver.cpuNanos();
-        Process sender = new ProcessBuilder(SENDER.toString(), Integer.toString(PORT), Integer.toString(rate), Integer.toString(size),
-                Long.toString(millis)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> command = new ArrayList<>(pinned(cpus));
+        command.addAll(List.of(SENDER.toString(), Integer.toString(PORT), Integer.toString(rate), Integer.toString(size),
+                Long.toString(millis)));
+        Process sender = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new String(sender.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
         if (!sender.waitFor(millis + 30_000, TimeUnit.MILLISECONDS) || sender.exitValue() != 0) {
             throw new IOException("The sender failed against " + receiver.name + ": " + line);
@@ -219,6 +241,11 @@ public final class DatagramRate {
             throw new IOException("The sender said " + line);
         }
         return new Window(rate, Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)), cpu, Long.parseLong(matcher.group(3)));
+    }
+
+    /** @return the start of a command held to those processors ({@code taskset -c}), or nothing for {@code null} */
+    private static List<String> pinned(String cpus) {
+        return (cpus == null) ? List.of() : List.of("taskset", "-c", cpus);
     }
 
     /**
@@ -264,8 +291,9 @@ public final class DatagramRate {
             this.log = log;
         }
 
-        static Receiver start(String name, Path log) throws IOException, InterruptedException {
-            List<String> command = new ArrayList<>();
+        /** @param cpus the processors it is held to, as {@code taskset -c} takes them; {@code null} for any */
+        static Receiver start(String name, Path log, String cpus) throws IOException, InterruptedException {
+            List<String> command = new ArrayList<>(pinned(cpus));
             if (name.equals("c-recvmmsg")) {
                 command.addAll(List.of(RECEIVER.toString(), Integer.toString(PORT)));
             }
