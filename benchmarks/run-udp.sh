@@ -12,7 +12,8 @@
 # also writes dir/<yyyy-MM-dd>-<short commit>/, meant to be committed, as benchmarks/run.sh does.
 # Environment: JAVA (default: java on the PATH; the receivers run on it too), MVN (default: mvn), SKIP_BUILD=1 to
 # reuse the build, SAMPLE_JAR (default: sample-app/target/sample-app.jar; a build by JDK 22 or later holds the FFM
-# binding). Every receiver binds 127.0.0.1 port 7009, and the sample its other ports (8080, 8081, 7007...) too.
+# binding). Every receiver binds 127.0.0.1 port 7009, and the sample its other ports (8080, 8081, 7007...) too; the
+# sample runs with a redis-server (Debian's package) on port 6379 for its redis client, started unless one is up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

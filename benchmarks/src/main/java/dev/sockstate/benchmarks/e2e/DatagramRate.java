@@ -7,6 +7,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,7 +37,8 @@ import java.util.regex.Pattern;
  * datagram counted and answered with its count:
  * <ul>
  * <li>{@code sockstate}: the sample application's counting UDP listener (its jar, {@code SAMPLE_JAR} or
- * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call);
+ * {@code sample-app/target/sample-app.jar}: edge-triggered, one worker, 32 datagrams a receive call), with
+ * Debian's {@code redis-server} on port 6379 for the sample's redis client, as the sample expects;
  * {@code sockstate-yield} the same with its worker group's {@code yield-before-wait} on;</li>
  * <li>{@code netty-epoll}: Netty's epoll datagram channel with its batch reads on ({@link DatagramReceiver});</li>
  * <li>{@code jdk-nio}: the JDK's {@code DatagramChannel} on a selector ({@link DatagramReceiver});</li>
@@ -73,6 +75,9 @@ public final class DatagramRate {
 
     /** The sample's UDP listener's port, which every receiver binds. */
     static final int PORT = 7009;
+
+    /** Where the sample's redis client connects: a {@code redis-server} runs there beside the sample. */
+    static final int REDIS_PORT = 6379;
 
     private static final Pattern SENDER_LINE = Pattern.compile("sent (\\d+) received (\\d+) late_ticks (\\d+)");
 
@@ -191,7 +196,7 @@ public final class DatagramRate {
         StringBuilder report = new StringBuilder();
         report.append(String.format(Locale.ROOT, "%d rounds a datagram size, each receiver started afresh each round in a rotated order;"
                 + " windows of %d ms; the C sender paces sendmmsg every 100 µs; every receiver answers each datagram with its count,"
-                + " on one thread, with the system's default receive buffer. Lossless: the highest of %s datagrams a second at which"
+                + " on one thread, with the system's default receive buffer (the sample with a redis-server for its client). Lossless: the highest of %s datagrams a second at which"
                 + " one of %d windows lost at most %.1f%% (each rate held before the next is tried). CPU: the receiver process's"
                 + " processor time (user and system) over the datagrams it received in a window at %,d a second. Median (min–max)"
                 + " over the rounds.%s%n%n", rounds, measure, Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate,
@@ -285,6 +290,9 @@ public final class DatagramRate {
 
         private final Path log;
 
+        /** The sample's redis-server, started for it; {@code null} for the other receivers, or when one was already up. */
+        private Process redis;
+
         private Receiver(String name, Process process, Path log) {
             this.name = name;
             this.process = process;
@@ -294,6 +302,7 @@ public final class DatagramRate {
         /** @param cpus the processors it is held to, as {@code taskset -c} takes them; {@code null} for any */
         static Receiver start(String name, Path log, String cpus) throws IOException, InterruptedException {
             List<String> command = new ArrayList<>(pinned(cpus));
+            Process redis = name.startsWith("sockstate") ? startRedis(log) : null;
             if (name.equals("c-recvmmsg")) {
                 command.addAll(List.of(RECEIVER.toString(), Integer.toString(PORT)));
             }
@@ -324,9 +333,17 @@ public final class DatagramRate {
                             Integer.toString(PORT)));
                 }
             }
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+            Process process;
+            try {
+                process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
+            }
+            catch (IOException ex) {
+                stop(redis);
+                throw ex;
+            }
             Receiver receiver = new Receiver(name, process, log);
+            receiver.redis = redis;
             try {
                 receiver.awaitAnswer();
             }
@@ -335,6 +352,56 @@ public final class DatagramRate {
                 throw ex;
             }
             return receiver;
+        }
+
+        /**
+         * Starts Debian's {@code redis-server} on {@link #REDIS_PORT} for the sample's redis client, unless one
+         * listens there already: without it the client connects again and logs every few seconds, on the
+         * receiver's processor, and the compiles that follow stall its UDP worker now and then.
+         * @return the server started, {@code null} when one was already up
+         */
+        private static Process startRedis(Path log) throws IOException, InterruptedException {
+            if (accepts(REDIS_PORT)) {
+                return null;
+            }
+            Process redis;
+            try {
+                redis = new ProcessBuilder("redis-server", "--port", Integer.toString(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
+                        "--appendonly", "no").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            }
+            catch (IOException ex) {
+                throw new IOException("redis-server could not be started (Debian's redis-server package): the sample's redis client"
+                        + " connects to it on port " + REDIS_PORT + ", and without it connects again and logs beside the listener measured", ex);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!accepts(REDIS_PORT)) {
+                if (!redis.isAlive() || System.nanoTime() > deadline) {
+                    stop(redis);
+                    throw new IOException("redis-server did not listen on port " + REDIS_PORT + " within 10 s; see " + log);
+                }
+                Thread.sleep(50);
+            }
+            return redis;
+        }
+
+        /** @return whether something on this host accepts a TCP connection on the port */
+        private static boolean accepts(int port) {
+            try (Socket probe = new Socket()) {
+                probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+                return true;
+            }
+            catch (IOException ex) {
+                return false;
+            }
+        }
+
+        private static void stop(Process process) throws InterruptedException {
+            if (process != null) {
+                process.destroy();
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            }
         }
 
         /** Waits until a datagram sent to the port is answered. */
@@ -395,11 +462,16 @@ public final class DatagramRate {
             else {
                 this.process.getOutputStream().close();
             }
-            if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
-                this.process.destroy();
+            try {
                 if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
-                    this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    this.process.destroy();
+                    if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+                        this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    }
                 }
+            }
+            finally {
+                stop(this.redis);
             }
         }
     }
