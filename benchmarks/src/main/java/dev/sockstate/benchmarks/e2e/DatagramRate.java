@@ -196,12 +196,15 @@ public final class DatagramRate {
         StringBuilder report = new StringBuilder();
         report.append(String.format(Locale.ROOT, "%d rounds a datagram size, each receiver started afresh each round in a rotated order;"
                 + " windows of %d ms; the C sender paces sendmmsg every 100 µs; every receiver answers each datagram with its count,"
-                + " on one thread, with the system's default receive buffer (the sample with a redis-server for its client). Lossless: the highest of %s datagrams a second at which"
+                + " on one thread, with the system's default receive buffer%s. Lossless: the highest of %s datagrams a second at which"
                 + " one of %d windows lost at most %.1f%% (each rate held before the next is tried). CPU: the receiver process's"
                 + " processor time (user and system) over the datagrams it received in a window at %,d a second. Median (min–max)"
-                + " over the rounds.%s%n%n", rounds, measure, Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate,
+                + " over the rounds.%s%n%n", rounds, measure,
+                receivers.stream().anyMatch((name) -> name.startsWith("sockstate")) ? " (the sample with a redis-server for its client)" : "",
+                Arrays.toString(rates), tries, LOSS_LIMIT_PERCENT, cpuRate,
                 (senderCpus == null) ? "" : " The sender is held to processor(s) " + senderCpus + " and every receiver to "
-                        + receiverCpus + " (taskset), a receiver's other threads (its JVM's compiler and collector) with it."));
+                        + receiverCpus + " (taskset), a receiver's other threads (its JVM's compiler and collector) with it; a JVM"
+                        + " so held sizes its own threads (the collector's, the compiler's) for those processors."));
         for (int size : sizes) {
             report.append("### ").append(size).append("-byte datagrams\n\n");
             report.append("| receiver | lossless datagrams/s | × C | CPU ns/datagram | × C |\n|---|---|---|---|---|\n");
@@ -302,7 +305,6 @@ public final class DatagramRate {
         /** @param cpus the processors it is held to, as {@code taskset -c} takes them; {@code null} for any */
         static Receiver start(String name, Path log, String cpus) throws IOException, InterruptedException {
             List<String> command = new ArrayList<>(pinned(cpus));
-            Process redis = name.startsWith("sockstate") ? startRedis(log) : null;
             if (name.equals("c-recvmmsg")) {
                 command.addAll(List.of(RECEIVER.toString(), Integer.toString(PORT)));
             }
@@ -333,6 +335,7 @@ public final class DatagramRate {
                             Integer.toString(PORT)));
                 }
             }
+            Process redis = name.startsWith("sockstate") ? startRedis(log, cpus) : null;
             Process process;
             try {
                 process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -358,16 +361,19 @@ public final class DatagramRate {
          * Starts Debian's {@code redis-server} on {@link #REDIS_PORT} for the sample's redis client, unless one
          * listens there already: without it the client connects again and logs every few seconds, on the
          * receiver's processor, and the compiles that follow stall its UDP worker now and then.
+         * @param cpus the receiver's processors, which it is held to as well; {@code null} for any
          * @return the server started, {@code null} when one was already up
          */
-        private static Process startRedis(Path log) throws IOException, InterruptedException {
+        private static Process startRedis(Path log, String cpus) throws IOException, InterruptedException {
             if (accepts(REDIS_PORT)) {
                 return null;
             }
             Process redis;
             try {
-                redis = new ProcessBuilder("redis-server", "--port", Integer.toString(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
-                        "--appendonly", "no").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                List<String> command = new ArrayList<>(pinned(cpus));
+                command.addAll(List.of("redis-server", "--port", Integer.toString(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
+                        "--appendonly", "no"));
+                redis = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             }
             catch (IOException ex) {
                 throw new IOException("redis-server could not be started (Debian's redis-server package): the sample's redis client"
