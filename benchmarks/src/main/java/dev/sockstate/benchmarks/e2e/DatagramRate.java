@@ -401,6 +401,7 @@ public final class DatagramRate {
             }
         }
 
+        /** Asks the process to end (SIGTERM), and kills it when it has not within 10 s; nothing for {@code null}. */
         private static void stop(Process process) throws InterruptedException {
             if (process != null) {
                 process.destroy();
@@ -461,18 +462,16 @@ public final class DatagramRate {
 
         @Override
         public void close() throws IOException, InterruptedException {
-            if (this.name.equals("c-recvmmsg") || this.name.startsWith("sockstate")) {
-                // They run until stopped (the sample stops gracefully on SIGTERM).
-                this.process.destroy();
-            }
-            else {
-                this.process.getOutputStream().close();
-            }
             try {
-                if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
-                    this.process.destroy();
+                if (this.name.equals("c-recvmmsg") || this.name.startsWith("sockstate")) {
+                    // They run until stopped (the sample stops gracefully on SIGTERM).
+                    stop(this.process);
+                }
+                else {
+                    // Netty's and the JDK's receivers end with their standard input.
+                    this.process.getOutputStream().close();
                     if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
-                        this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                        stop(this.process);
                     }
                 }
             }
