@@ -67,6 +67,18 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
     /** The index in {@link #batch} of the datagram the handler is called with, -1 between calls. */
     private int delivering = -1;
 
+    /**
+     * Whether the handler calls of the receive at hand are timed together (the observer keeps sums
+     * only and the calls run on the turn's thread): one clock reading a receive instead of two a call.
+     */
+    private boolean summing;
+
+    /** The calls timed together since {@link #sumStart}, none failed. */
+    private int summedCalls;
+
+    /** Where the sum at hand started: the receive's handling, or the end of a call that failed in it. */
+    private long sumStart;
+
     /** The receive-queue overflows the system last reported, -1 before any. */
     private long overflows = -1;
 
@@ -178,25 +190,12 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
                 observer.datagramsOverflowed((overflows - Math.max(this.overflows, 0)) & 0xFFFF_FFFFL);
                 this.overflows = overflows;
             }
-            for (int i = 0; i < count; i++) {
-                ByteBuffer datagram = batch.datagram(i);
-                this.delivering = i;
-                int segment = batch.segmentSize(i);
-                if (split && segment > 0 && datagram.remaining() > segment) {
-                    // Each segment in turn, through the same view of the coalesced datagram: nothing allocated.
-                    int end = datagram.limit();
-                    for (int from = 0; from < end; from += segment) {
-                        datagram.limit(Math.min(from + segment, end)).position(from);
-                        observer.received(datagram.remaining());
-                        deliver(runner, datagram, batch.sender(i));
-                    }
-                    continue;
-                }
-                // (Set for a listener that takes coalesced datagrams whole only: split, a lone one is a datagram like any.)
-                this.deliveringSegment = split ? 0 : segment;
-                observer.received(datagram.remaining());
-                deliver(runner, datagram, batch.sender(i));
-                this.deliveringSegment = 0;
+            startSum(runner, observer);
+            try {
+                deliverAll(runner, batch, count, split);
+            }
+            finally {
+                endSum(observer);
             }
             this.delivering = -1;
             if (this.outgoing != null && this.outgoing.size() > 0) {
@@ -206,6 +205,54 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         }
         if (edge) {
             postRun();
+        }
+    }
+
+    /** Hands the datagrams of one receive to the handler, each segment of a coalesced one alone when the listener splits them. */
+    private void deliverAll(Runner runner, DatagramBatch batch, int count, boolean split) {
+        ListenerObserver observer = this.observer;
+        for (int i = 0; i < count; i++) {
+            ByteBuffer datagram = batch.datagram(i);
+            this.delivering = i;
+            int segment = batch.segmentSize(i);
+            if (split && segment > 0 && datagram.remaining() > segment) {
+                // Each segment in turn, through the same view of the coalesced datagram: nothing allocated.
+                int end = datagram.limit();
+                for (int from = 0; from < end; from += segment) {
+                    datagram.limit(Math.min(from + segment, end)).position(from);
+                    observer.received(datagram.remaining());
+                    deliver(runner, datagram, batch.sender(i));
+                }
+                continue;
+            }
+            // (Set for a listener that takes coalesced datagrams whole only: split, a lone one is a datagram like any.)
+            this.deliveringSegment = split ? 0 : segment;
+            observer.received(datagram.remaining());
+            deliver(runner, datagram, batch.sender(i));
+            this.deliveringSegment = 0;
+        }
+    }
+
+    /**
+     * Starts timing a receive's handler calls together, when the observer keeps sums only and the
+     * calls run here (not on the handler executor).
+     */
+    private void startSum(Runner runner, ListenerObserver observer) {
+        this.summing = observer.timesHandlers() && observer.sumsHandlerTimes()
+                && (this.listener.profile.settings.connection().handlerExecutor() == null || !runner.isWorker());
+        if (this.summing) {
+            this.summedCalls = 0;
+            this.sumStart = System.nanoTime();
+        }
+    }
+
+    /** Reports the calls timed together since the receive's handling began or the last failure, if any. */
+    private void endSum(ListenerObserver observer) {
+        if (this.summing) {
+            this.summing = false;
+            if (this.summedCalls > 0) {
+                observer.handled(this.summedCalls, System.nanoTime() - this.sumStart);
+            }
         }
     }
 
@@ -317,7 +364,9 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     private void call(ByteBuffer datagram, PeerAddress sender) {
         ListenerObserver observer = this.observer;
-        boolean timed = observer.timesHandlers();
+        // A call on another thread than the receive's (the handler executor's) is timed alone.
+        boolean summed = this.summing && Thread.currentThread() == this.turnThread;
+        boolean timed = !summed && observer.timesHandlers();
         long start = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
@@ -331,7 +380,18 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
             failed = true;
             this.listener.state.handlerFailed("a datagram from " + sender, "the listener goes on", ex);
         }
-        observer.handled(timed ? System.nanoTime() - start : 0, failed);
+        if (!summed) {
+            observer.handled(timed ? System.nanoTime() - start : 0, failed);
+        }
+        else if (failed) {
+            // Taken out of the sum, with the time of the receive's calls so far; the sum goes on from now.
+            long now = System.nanoTime();
+            observer.handled(now - this.sumStart, true);
+            this.sumStart = now;
+        }
+        else {
+            this.summedCalls++;
+        }
     }
 
     /**

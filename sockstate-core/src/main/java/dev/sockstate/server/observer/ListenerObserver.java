@@ -29,24 +29,24 @@ public interface ListenerObserver {
     default void notification(int events) {
     }
 
-    /** @return whether {@link #handled} wants handler times (costs a clock read a call, and one a read for framed messages) */
+    /** @return whether {@link #handled} wants handler times (costs a clock read a call, and one a read for framed messages or a receive for datagrams) */
     default boolean timesHandlers() {
         return false;
     }
 
     /**
-     * @return whether handler times may come summed over the calls of one read ({@link #handled(int, long)})
-     * instead of one by one: for an observer that keeps a count and a total, no distribution of single
-     * calls; it spares each call its clock reading
+     * @return whether handler times may come summed over the calls of one read, or of one receive of
+     * datagrams ({@link #handled(int, long)}), instead of one by one: for an observer that keeps a count
+     * and a total, no distribution of single calls; it spares each call its clock reading
      */
     default boolean sumsHandlerTimes() {
         return false;
     }
 
     /**
-     * Handler calls for the frames of one read returned without failing, timed together
-     * ({@link #sumsHandlerTimes()}). A call that failed among them is reported on its own, with the
-     * time of the read up to its end (its own, and that of the calls before it).
+     * Handler calls for the frames of one read (the datagrams of one receive) returned without failing,
+     * timed together ({@link #sumsHandlerTimes()}). A call that failed among them is reported on its
+     * own, with the time of the read up to its end (its own, and that of the calls before it).
      * @param calls how many
      * @param nanos how long they took together: from the read to the end of its handling (finding the
      * frames, and on a client's connection the replies handed on, included)

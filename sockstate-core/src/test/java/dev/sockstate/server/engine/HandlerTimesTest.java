@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sockstate.port.Protocol;
 import dev.sockstate.server.Connection;
 import dev.sockstate.server.ConnectionHandler;
+import dev.sockstate.server.DatagramHandler;
 import dev.sockstate.server.ListenerSettings;
 import dev.sockstate.server.WorkerGroupSettings;
 import dev.sockstate.server.client.ClientSettings;
@@ -15,6 +16,10 @@ import dev.sockstate.server.observer.ServerObserver;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,11 +34,14 @@ import org.junit.jupiter.api.Test;
  * when it asks for no sums; summed over the frames of each read when it does, every call counted once
  * and none with a time of zero (the open's and the close's calls, which come of no read, one by one); and a call that fails among summed ones on its own, as a failure, with
  * the calls before it in the read still counted as successes; requests handed to a handler and answered
- * in one read, counted together when the observer sums.
+ * in one read, counted together when the observer sums. A datagram listener's calls likewise: summed
+ * over the datagrams of each receive, a failure among them on its own.
  */
 class HandlerTimesTest {
 
     private static final int LINES = 200;
+
+    private static final int DATAGRAMS = 200;
 
     private final ServerFixture fixture = new ServerFixture();
 
@@ -81,6 +89,42 @@ class HandlerTimesTest {
         assertThat(times.failureNanos.get()).isPositive();
         ServerFixture.await(() -> times.single.get() == 2, "the open's and the close's calls to be reported");
         assertThat(times.summedCalls.get()).as("the lines' calls before it, summed").isEqualTo(2);
+    }
+
+    @Test
+    void aDatagramListenersObserverThatSumsHearsEachReceivesCallsTogetherEachCountedOnce() throws Exception {
+        Times times = new Times(true);
+        AtomicInteger received = new AtomicInteger();
+        sendDatagrams(startDatagrams(times, (endpoint, data, sender) -> received.incrementAndGet()), DATAGRAMS);
+        ServerFixture.await(() -> received.get() == DATAGRAMS, "every datagram to reach the handler");
+        ServerFixture.await(() -> times.summedCalls.get() == DATAGRAMS, "every call to be counted in a sum");
+        assertThat(times.sums.get()).as("sums reported, one a receive at most").isBetween(1, DATAGRAMS);
+        assertThat(times.single.get()).as("calls reported one by one").isZero();
+        assertThat(times.zeroTimes.get()).as("sums reported with no time").isZero();
+    }
+
+    @Test
+    void aDatagramListenersObserverThatAsksForNoSumsHearsEachCallWithItsTime() throws Exception {
+        Times times = new Times(false);
+        AtomicInteger received = new AtomicInteger();
+        sendDatagrams(startDatagrams(times, (endpoint, data, sender) -> received.incrementAndGet()), DATAGRAMS);
+        ServerFixture.await(() -> times.single.get() == DATAGRAMS, "every call to be reported");
+        assertThat(times.summedCalls.get()).isZero();
+        assertThat(times.zeroTimes.get()).as("calls reported with no time").isZero();
+    }
+
+    @Test
+    void aDatagramCallThatFailsAmongSummedOnesIsReportedOnItsOwnAsAFailure() throws Exception {
+        Times times = new Times(true);
+        AtomicInteger seen = new AtomicInteger();
+        sendDatagrams(startDatagrams(times, (endpoint, data, sender) -> {
+            if (seen.incrementAndGet() == 3) {
+                throw new IllegalStateException("the third datagram fails");
+            }
+        }), 4);
+        ServerFixture.await(() -> times.failures.get() == 1 && times.summedCalls.get() == 3, "the failure and the three other calls");
+        assertThat(times.failureNanos.get()).as("the failed call's time").isPositive();
+        assertThat(times.single.get()).as("successful calls reported one by one").isZero();
     }
 
     @Test
@@ -141,6 +185,29 @@ class HandlerTimesTest {
         SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of("times", 1).withPortPerWorker(true)),
                 observer, ServerFixture.tcp("lines").group("times").framing(Framing.line()).handler(handler).build());
         return this.fixture.connect(server, "lines");
+    }
+
+    /** @return where the datagram listener, with the handler given and one worker, receives */
+    private InetSocketAddress startDatagrams(Times times, DatagramHandler handler) {
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public ListenerObserver listener(String listener, Protocol protocol, ActiveCounts active) {
+                return times;
+            }
+        };
+        SocketServer server = this.fixture.start(ServerFixture.backend(), List.of(WorkerGroupSettings.of("times", 1)), observer,
+                ServerFixture.udp("datagrams").group("times").portNumber(0).handler(handler).build());
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.listener("datagrams").portNumber());
+    }
+
+    /** Sends that many small datagrams as fast as the socket takes them, so that a receive may find several. */
+    private static void sendDatagrams(InetSocketAddress target, int count) throws IOException {
+        try (DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            for (int i = 0; i < count; i++) {
+                byte[] text = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+                client.send(new DatagramPacket(text, text.length, target));
+            }
+        }
     }
 
     /** Sends the lines in four writes and reads them all back. */
