@@ -69,7 +69,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
 
     /**
      * Whether the handler calls of the receive at hand are timed together (the observer keeps sums
-     * only and the calls run on the turn's thread): one clock reading a receive instead of two a call.
+     * only and the calls run on the turn's thread): two clock readings a receive instead of two a call.
      */
     private boolean summing;
 

@@ -29,7 +29,7 @@ public interface ListenerObserver {
     default void notification(int events) {
     }
 
-    /** @return whether {@link #handled} wants handler times (costs a clock read a call, and one a read for framed messages or a receive for datagrams) */
+    /** @return whether {@link #handled} wants handler times (costs a clock read a call, and one a read for framed messages; two a datagram's call) */
     default boolean timesHandlers() {
         return false;
     }

@@ -338,7 +338,7 @@ class MicrometerListenerObserver implements ListenerObserver {
         return true;
     }
 
-    /** Handler times are summed over each read's calls unless a distribution of single calls was asked for. */
+    /** Handler times are summed over each read's calls (each receive's, for datagrams) unless a distribution of single calls was asked for. */
     @Override
     public boolean sumsHandlerTimes() {
         return this.handlerSuccess.timer == null && this.handlerError.timer == null;
