@@ -73,6 +73,9 @@ public final class Worker implements Runnable, Runner {
 
     private volatile @Nullable Thread thread;
 
+    /** Whether sockets were served since the last dequeue that could wait. Its thread only. */
+    private boolean served;
+
     /**
      * @param settings the group's settings
      * @param port the port this worker dequeues from
@@ -143,60 +146,73 @@ public final class Worker implements Runnable, Runner {
     }
 
     private void loop() {
-        WorkerObserver observer = this.observer;
-        boolean timed = observer.timesDequeues();
-        String groupName = this.groupName;
         WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
-        Runnable yielder = this.yielder;
-        // Whether sockets were served since the last call that could wait.
-        boolean served = false;
+        // A dequeue and its handling are a call of their own: the JIT compiles a method it sees called
+        // within the first thousands of calls, where a loop entered once runs interpreted until an
+        // on-stack replacement compiles it (seconds of a server's start, and again after each
+        // deoptimisation of the loop).
         while (!this.stopped) {
-            if (self != null) {
-                self.letGoOfHandled();
-            }
-            int count;
-            RegistrationBatch carried = this.changes.forNextCall();
-            boolean mayWait = carried == null && this.ownRuns.isEmpty();
-            if (mayWait && served && yielder != null) {
-                // A peer the worker answered that was woken onto this processor can run now, and its
-                // next request is often in by the time the dequeue looks, which then need not sleep.
-                yielder.run();
-            }
-            long start = timed ? System.nanoTime() : 0;
-            try {
-                count = this.port.process(carried, this.notifications, mayWait ? this.timeoutMillis : 0);
-            }
-            catch (PortClosedException ex) {
+            if (!turn(self)) {
                 return;
             }
-            catch (NativeIoException ex) {
-                if (carried != null) {
-                    // The call was refused whole, nothing applied: the change it could not take is found alone.
-                    this.changes.applyOneByOne(ex);
-                    continue;
-                }
-                logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
-                served = false;
-                pause();
-                continue;
-            }
-            catch (RuntimeException | LinkageError ex) {
-                // Nothing was applied: the changes stay for the next call.
-                logger.log(Level.WARNING, "Dequeue failed in group '" + groupName + "'; retrying", ex);
-                served = false;
-                pause();
-                continue;
-            }
-            long waited = timed ? System.nanoTime() - start : 0;
-            this.changes.applied();
-            int socketNotifications = dispatch(count);
-            runOwn();
-            DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
-                    : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
-            observer.dequeued(socketNotifications, outcome, waited);
-            // A call that could not wait (changes carried, own runs) keeps what was served before it.
-            served = socketNotifications > 0 || (served && !mayWait);
         }
+    }
+
+    /**
+     * One dequeue, carrying the changes queued since the last, and the handling of what it took.
+     * @param self the worker's thread, {@code null} when the worker runs on a thread of another kind
+     * @return whether to go on: {@code false} once the port closed
+     */
+    private boolean turn(@Nullable WorkerThread self) {
+        if (self != null) {
+            self.letGoOfHandled();
+        }
+        WorkerObserver observer = this.observer;
+        boolean timed = observer.timesDequeues();
+        int count;
+        RegistrationBatch carried = this.changes.forNextCall();
+        boolean mayWait = carried == null && this.ownRuns.isEmpty();
+        Runnable yielder = this.yielder;
+        if (mayWait && this.served && yielder != null) {
+            // A peer the worker answered that was woken onto this processor can run now, and its
+            // next request is often in by the time the dequeue looks, which then need not sleep.
+            yielder.run();
+        }
+        long start = timed ? System.nanoTime() : 0;
+        try {
+            count = this.port.process(carried, this.notifications, mayWait ? this.timeoutMillis : 0);
+        }
+        catch (PortClosedException ex) {
+            return false;
+        }
+        catch (NativeIoException ex) {
+            if (carried != null) {
+                // The call was refused whole, nothing applied: the change it could not take is found alone.
+                this.changes.applyOneByOne(ex);
+                return true;
+            }
+            logger.log(Level.WARNING, "Dequeue failed in group '" + this.groupName + "'; retrying", ex);
+            this.served = false;
+            pause();
+            return true;
+        }
+        catch (RuntimeException | LinkageError ex) {
+            // Nothing was applied: the changes stay for the next call.
+            logger.log(Level.WARNING, "Dequeue failed in group '" + this.groupName + "'; retrying", ex);
+            this.served = false;
+            pause();
+            return true;
+        }
+        long waited = timed ? System.nanoTime() - start : 0;
+        this.changes.applied();
+        int socketNotifications = dispatch(count);
+        runOwn();
+        DequeueOutcome outcome = (socketNotifications > 0) ? DequeueOutcome.NOTIFIED
+                : (count > 0) ? DequeueOutcome.WOKEN : DequeueOutcome.TIMEOUT;
+        observer.dequeued(socketNotifications, outcome, waited);
+        // A call that could not wait (changes carried, own runs) keeps what was served before it.
+        this.served = socketNotifications > 0 || (this.served && !mayWait);
+        return true;
     }
 
     /**
