@@ -149,8 +149,8 @@ public final class Worker implements Runnable, Runner {
         WorkerThread self = (Thread.currentThread() instanceof WorkerThread thread) ? thread : null;
         // A dequeue and its handling are a call of their own: the JIT compiles a method it sees called
         // within the first thousands of calls, where a loop entered once runs interpreted until an
-        // on-stack replacement compiles it (seconds of a server's start, and again after each
-        // deoptimisation of the loop).
+        // on-stack replacement compiles it, tens of thousands of its rounds later (seconds into a
+        // server's first load), and again after each deoptimisation of the loop.
         while (!this.stopped) {
             if (!turn(self)) {
                 return;
