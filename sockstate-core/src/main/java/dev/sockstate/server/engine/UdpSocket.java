@@ -238,8 +238,7 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
      * calls run here (not on the handler executor).
      */
     private void startSum(Runner runner, ListenerObserver observer) {
-        this.summing = observer.timesHandlers() && observer.sumsHandlerTimes()
-                && (this.listener.profile.settings.connection().handlerExecutor() == null || !runner.isWorker());
+        this.summing = observer.timesHandlers() && observer.sumsHandlerTimes() && handlerExecutor(runner) == null;
         if (this.summing) {
             this.summedCalls = 0;
             this.sumStart = System.nanoTime();
@@ -332,9 +331,14 @@ final class UdpSocket extends SocketTurn implements DatagramEndpoint {
         return batch;
     }
 
+    /** @return the executor the handler's calls go to from this runner, {@code null} when they are made here (off the workers, always) */
+    private @Nullable Executor handlerExecutor(Runner runner) {
+        return runner.isWorker() ? this.listener.profile.settings.connection().handlerExecutor() : null;
+    }
+
     private void deliver(Runner runner, ByteBuffer datagram, PeerAddress sender) {
-        Executor executor = this.listener.profile.settings.connection().handlerExecutor();
-        if (executor != null && runner.isWorker()) {
+        Executor executor = handlerExecutor(runner);
+        if (executor != null) {
             ByteBuffer copy = ByteBuffer.allocate(datagram.remaining()).put(datagram);
             copy.flip();
             PeerAddress from = PeerAddress.of(sender.toSocketAddress());
