@@ -22,8 +22,11 @@ import java.util.function.LongSupplier;
  */
 final class ConnectionRate {
 
-    /** What one run measured. */
-    record Result(long connections, double seconds, long serverCpuNanos, long errors) {
+    /**
+     * What one run measured.
+     * @param serverSystemNanos the part of {@code serverCpuNanos} spent in the kernel
+     */
+    record Result(long connections, double seconds, long serverCpuNanos, long serverSystemNanos, long errors) {
 
         double connectionsPerSecond() {
             return this.connections / this.seconds;
@@ -31,6 +34,11 @@ final class ConnectionRate {
 
         double cpuMicrosPerConnection() {
             return (this.connections == 0) ? Double.NaN : this.serverCpuNanos / 1000.0 / this.connections;
+        }
+
+        /** @return the server's user-space CPU a connection: its own code, its binding's and its runtime's */
+        double userMicrosPerConnection() {
+            return (this.connections == 0) ? Double.NaN : (this.serverCpuNanos - this.serverSystemNanos) / 1000.0 / this.connections;
         }
     }
 
@@ -47,16 +55,17 @@ final class ConnectionRate {
      * @param warmupMillis load before measuring
      * @param measureMillis the measured window
      * @param serverCpu reads the server's CPU time
+     * @param serverSystem reads the server's CPU time in the kernel
      * @return what was measured
      * @throws InterruptedException when interrupted
      */
-    static Result run(int port, int threads, long warmupMillis, long measureMillis, LongSupplier serverCpu)
-            throws InterruptedException {
-        return new ConnectionRate().drive(port, threads, warmupMillis, measureMillis, serverCpu);
+    static Result run(int port, int threads, long warmupMillis, long measureMillis, LongSupplier serverCpu,
+            LongSupplier serverSystem) throws InterruptedException {
+        return new ConnectionRate().drive(port, threads, warmupMillis, measureMillis, serverCpu, serverSystem);
     }
 
-    private Result drive(int port, int threadCount, long warmupMillis, long measureMillis, LongSupplier serverCpu)
-            throws InterruptedException {
+    private Result drive(int port, int threadCount, long warmupMillis, long measureMillis, LongSupplier serverCpu,
+            LongSupplier serverSystem) throws InterruptedException {
         AtomicLong measured = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         InetAddress loopback = InetAddress.getLoopbackAddress();
@@ -68,16 +77,18 @@ final class ConnectionRate {
         }
         Thread.sleep(warmupMillis);
         long cpuStart = serverCpu.getAsLong();
+        long systemStart = serverSystem.getAsLong();
         long start = System.nanoTime();
         this.phase = 1;
         Thread.sleep(measureMillis);
         this.phase = 2;
         long elapsed = System.nanoTime() - start;
         long cpu = serverCpu.getAsLong() - cpuStart;
+        long system = serverSystem.getAsLong() - systemStart;
         for (Thread thread : threads) {
             thread.join(10_000);
         }
-        return new Result(measured.get(), elapsed / 1e9, cpu, errors.get());
+        return new Result(measured.get(), elapsed / 1e9, cpu, system, errors.get());
     }
 
     private void loop(InetSocketAddress server, AtomicLong measured, AtomicLong errors) {

@@ -206,12 +206,13 @@ public final class Harness {
             }
             long[] machineBefore = ProcStats.machineIdleAndTotalTicks();
             ConnectionRate.Result rate = ConnectionRate.run(server.port, s.rateThreads(), s.rateWarmupMillis(), s.rateMillis(),
-                    server::cpuNanos);
+                    server::cpuNanos, () -> ProcStats.systemNanos(server.pid()));
             long[] machineAfter = ProcStats.machineIdleAndTotalTicks();
             double idleShare = (double) (machineAfter[0] - machineBefore[0]) / Math.max(1, machineAfter[1] - machineBefore[1]);
             samples.add(new Samples.Rate(kind, round, rate));
-            log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn, machine %.0f%% idle%s", "connect-echo-close",
-                    rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), idleShare * 100,
+            log(String.format(Locale.ROOT, "  %-16s %10.0f conn/s cpu %.1f µs/conn (user %.1f), machine %.0f%% idle%s",
+                    "connect-echo-close", rate.connectionsPerSecond(), rate.cpuMicrosPerConnection(), rate.userMicrosPerConnection(),
+                    idleShare * 100,
                     (rate.errors() > 0) ? "  errors " + rate.errors() : ""));
             if (s.rateOnly()) {
                 return;

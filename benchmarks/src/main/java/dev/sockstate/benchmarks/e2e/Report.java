@@ -54,19 +54,21 @@ final class Report {
     private void rateAndIdle(StringBuilder out) {
         out.append("\n### Connection rate and idle connections\n\n");
         out.append("Bytes per idle connection: growth of the heap in use plus direct and other native buffers after a full"
-                + " collection; resident: growth of the resident set (noisy at this size).\n\n");
-        out.append("| server | connections/s | ×Netty | server CPU µs/connection | bytes per idle connection | ×Netty"
-                + " | resident bytes per idle connection |\n");
-        out.append("|---|---|---|---|---|---|---|\n");
+                + " collection; resident: growth of the resident set (noisy at this size). Server CPU in user space: the"
+                + " server's own code, its binding's and its runtime's (the rest is the kernel's).\n\n");
+        out.append("| server | connections/s | ×Netty | server CPU µs/connection | of which user space | bytes per idle connection"
+                + " | ×Netty | resident bytes per idle connection |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
         double nettyConnections = this.samples.rate(ServerKind.NETTY, ConnectionRate.Result::connectionsPerSecond).median();
         double nettyIdle = this.samples.idle(ServerKind.NETTY, IdleConnections.Result::bytesPerConnection).median();
         for (ServerKind server : this.servers) {
             Spread connections = this.samples.rate(server, ConnectionRate.Result::connectionsPerSecond);
             Spread cpu = this.samples.rate(server, ConnectionRate.Result::cpuMicrosPerConnection);
+            Spread user = this.samples.rate(server, ConnectionRate.Result::userMicrosPerConnection);
             Spread idle = this.samples.idle(server, IdleConnections.Result::bytesPerConnection);
             Spread resident = this.samples.idle(server, IdleConnections.Result::residentBytesPerConnection);
-            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |\n", server.label,
-                    connections.format("%.0f"), ratio(connections.median(), nettyConnections), cpu.format("%.1f"),
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", server.label,
+                    connections.format("%.0f"), ratio(connections.median(), nettyConnections), cpu.format("%.1f"), user.format("%.1f"),
                     idle.format("%.0f"), ratio(idle.median(), nettyIdle), resident.format("%.0f")));
         }
     }

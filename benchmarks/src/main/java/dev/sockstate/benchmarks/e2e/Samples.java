@@ -53,7 +53,7 @@ final class Samples {
         this.rates.add(sample);
         ConnectionRate.Result r = sample.result();
         append("rate", sample.server(), sample.round(), "connect-echo-close", r.connectionsPerSecond(), r.cpuMicrosPerConnection(),
-                r.errors(), 0, 0, 0);
+                r.errors(), r.userMicrosPerConnection(), 0, 0);
     }
 
     void add(Idle sample) {

@@ -4,7 +4,8 @@ package dev.sockstate.benchmarks.e2e;
  * The colour of each server in the charts, fixed by its kind rather than by its place in a run's
  * list, so that a server has the same colour in every chart of every run: sockstate's variants in
  * blues, greens, purples and browns, Netty in orange, the JDK selector server in grey, the C
- * anchors in black and red. A new kind does not compile until it is given a colour here.
+ * anchors in black and red, the JNA anchor in pink. A new kind does not compile until it is given
+ * a colour here.
  */
 final class ServerColours {
 
@@ -33,6 +34,7 @@ final class ServerColours {
             case NIO -> "#7f7f7f";
             case C_REUSEPORT -> "#252525";
             case C_ONESHOT -> "#d62728";
+            case JNA_REUSEPORT -> "#e377c2";
         };
     }
 }

@@ -46,7 +46,6 @@ enum ServerKind {
     SOCKSTATE_NIO_ONESHOT("sockstate-nio-oneshot", false, () -> new StarterEchoServer(List.of("sockstate.backend=nio",
             StarterEchoServer.SHARED_PORT), false)),
 
-    /** Netty 4.2 on its native epoll transport, the reference. */
     /**
      * The default with an admission cap of 100 connections per source, against which {@link AdmissionFlood}
      * opens thousands from one address.
@@ -60,6 +59,7 @@ enum ServerKind {
      */
     SOCKSTATE_YIELD("sockstate-yield", false, () -> new StarterEchoServer(List.of("sockstate.workers.yield-before-wait=true"), false)),
 
+    /** Netty 4.2 on its native epoll transport, the reference. */
     NETTY("netty-epoll", true, NettyEchoServer::new),
 
     /** A plain JDK NIO selector server. */
@@ -97,7 +97,13 @@ enum ServerKind {
     C_REUSEPORT("c-reuseport", "reuseport"),
 
     /** Not compared by default: the C anchor on one listening socket and one epoll instance, level one-shot registrations. */
-    C_ONESHOT("c-oneshot", "oneshot");
+    C_ONESHOT("c-oneshot", "oneshot"),
+
+    /**
+     * Not compared by default: {@code c-reuseport}'s loop in Java, libc bound by JNA's direct mapping
+     * ({@link JnaEchoAnchor}): what the binding and the JVM cost without an engine.
+     */
+    JNA_REUSEPORT("jna-reuseport", false, JnaEchoAnchor::new);
 
     final String label;
 
@@ -138,6 +144,6 @@ enum ServerKind {
         }
         throw new IllegalArgumentException("Unknown server '" + text + "'; use sockstate, sockstate-oneshot, sockstate-exclusive,"
                 + " sockstate-affine, sockstate-per-worker, sockstate-nio, sockstate-nio-oneshot, sockstate-yield, netty-epoll, jdk-nio, sockstate-oneshot-metrics, sockstate-oneshot-histogram, sockstate-tls,"
-                + " netty-epoll-tls, c-reuseport or c-oneshot");
+                + " netty-epoll-tls, c-reuseport, c-oneshot or jna-reuseport");
     }
 }

@@ -41,7 +41,7 @@ final class FixedSamples {
                             new PingPong.Result(messages, 1.0, new LatencyHistogram(), cpuNanos, 0, 1.0)));
                 }
                 long connections = Math.round(connectionsPerSecond(server) * factor);
-                samples.add(new Samples.Rate(server, round, new ConnectionRate.Result(connections, 1.0, connections * 40_000L, 0)));
+                samples.add(new Samples.Rate(server, round, new ConnectionRate.Result(connections, 1.0, connections * 40_000L, connections * 34_000L, 0)));
                 long grown = Math.round(idleBytes(server) * 10_000 * factor);
                 ServerProcess.Memory before = new ServerProcess.Memory(50_000_000, 1_000_000);
                 ServerProcess.Memory after = new ServerProcess.Memory(50_000_000 + grown, 1_000_000);
