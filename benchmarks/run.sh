@@ -3,9 +3,11 @@
 # connections; a shared port with level one-shot; the exclusive edge mode on a shared port and on a port per
 # worker; the nio backend), Netty on native epoll and a JDK NIO server, each in its own JVM on loopback, one
 # load client. Not run unless named in --servers: the C anchors c-reuseport and c-oneshot
-# (benchmarks/src/main/c/echo_anchor.c, compiled with gcc -O2 into benchmarks/target/ when named; gcc required).
+# (benchmarks/src/main/c/echo_anchor.c, compiled with gcc -O2 into benchmarks/target/ when named; gcc required),
+# and jna-reuseport, c-reuseport's loop in Java over JNA.
 #
-#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms] [--idle n] [--rate-only] [--out dir] [--results dir]
+#   benchmarks/run.sh [--quick|--full] [--rounds n] [--workers n] [--servers a,b] [--loads CxSxD[b],...] [--measure ms]
+#       [--framing none|line] [--no-rate-idle] [--rate-only] [--idle n] [--out dir] [--results dir]
 #
 # --quick (the default) takes about two and a half minutes, --full about thirty. Results: a Markdown report on
 # standard output and in benchmarks/target/e2e/<time>/ with the raw samples (samples.csv).
