@@ -20,7 +20,8 @@ import com.sun.jna.Pointer;
  * 17: a listening socket and an epoll instance per thread, bound with SO_REUSEPORT, every connection
  * registered level persistent; accept4 until it would block, TCP_NODELAY, one recv a readiness and
  * its echo; what a send leaves waits in a copy until the socket is writable. No engine: beside the C
- * anchor and sockstate, what the binding and a JVM cost on their own. Linux on x86-64 or AArch64 only.
+ * anchor and sockstate, what the binding and a JVM cost on their own. 64-bit Linux only; a failure of
+ * a call that C's anchor treats as fatal ends the process, as it ends C's.
  */
 final class JnaEchoAnchor implements EchoServer {
 
@@ -36,7 +37,11 @@ final class JnaEchoAnchor implements EchoServer {
 
     private static final int EPOLL_CTL_MOD = 3;
 
-    private static final int EPOLL_EVENT = 12;
+    /** {@code struct epoll_event}'s size: packed on x86-64 (12 bytes), aligned elsewhere (16). */
+    private static final int EPOLL_EVENT = isX86() ? 12 : 16;
+
+    /** Where its {@code data} field starts. */
+    private static final int EPOLL_DATA = isX86() ? 4 : 8;
 
     private static final int EVENTS = 256;
 
@@ -49,6 +54,12 @@ final class JnaEchoAnchor implements EchoServer {
     private static final int EAGAIN = 11;
 
     private static final int EINTR = 4;
+
+    private static final int ECONNABORTED = 103;
+
+    private static final int EMFILE = 24;
+
+    private static final int ENFILE = 23;
 
     private static final int MSG_NOSIGNAL = 0x4000;
 
@@ -88,8 +99,16 @@ final class JnaEchoAnchor implements EchoServer {
 
     private static native int close(int fd);
 
+    private static boolean isX86() {
+        String arch = System.getProperty("os.arch");
+        return arch.equals("amd64") || arch.equals("x86_64");
+    }
+
     @Override
     public int start(int workers) {
+        if (!Platform.isLinux() || Native.POINTER_SIZE != 8 || Native.LONG_SIZE != 8) {
+            throw new IllegalStateException("The JNA anchor runs on 64-bit Linux only");
+        }
         if (EchoServer.linesFramed()) {
             throw new IllegalStateException("The anchors echo raw reads; they do not run with --framing line");
         }
@@ -103,6 +122,7 @@ final class JnaEchoAnchor implements EchoServer {
             Thread thread = new Thread(this.loops.get(i), "jna-anchor-" + (i + 1));
             thread.setDaemon(true);
             thread.start();
+            this.loops.get(i).started = true;
         }
         return port;
     }
@@ -114,14 +134,21 @@ final class JnaEchoAnchor implements EchoServer {
 
     @Override
     public void close() throws InterruptedException {
+        Memory one = new Memory(8);
+        one.setLong(0, 1);
         for (Loop loop : this.loops) {
             loop.running = false;
-            Memory one = new Memory(8);
-            one.setLong(0, 1);
-            write(loop.wakeup, Pointer.nativeValue(one), 8);
+            if (loop.started) {
+                write(loop.wakeup, Pointer.nativeValue(one), 8);
+            }
+            else {
+                loop.closeDescriptors();
+            }
         }
         for (Loop loop : this.loops) {
-            loop.stopped.await(5, TimeUnit.SECONDS);
+            if (loop.started && !loop.stopped.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("A JNA anchor's thread did not stop within 5 s");
+            }
         }
     }
 
@@ -167,6 +194,9 @@ final class JnaEchoAnchor implements EchoServer {
 
         volatile boolean running = true;
 
+        /** Whether its thread was started (a start that failed part way leaves the rest unstarted). */
+        boolean started;
+
         final CountDownLatch stopped = new CountDownLatch(1);
 
         Loop(int port) {
@@ -198,7 +228,7 @@ final class JnaEchoAnchor implements EchoServer {
 
         private void interest(int operation, int fd, int events) {
             this.eventOne.putInt(0, events);
-            this.eventOne.putLong(4, fd);
+            this.eventOne.putLong(EPOLL_DATA, fd);
             check(epoll_ctl(this.epoll, operation, fd, Pointer.nativeValue(this.event)), "epoll_ctl");
         }
 
@@ -215,7 +245,7 @@ final class JnaEchoAnchor implements EchoServer {
                         throw new IllegalStateException("epoll_wait failed: errno " + Native.getLastError());
                     }
                     for (int i = 0; i < ready; i++) {
-                        int fd = (int) this.eventView.getLong(EPOLL_EVENT * i + 4);
+                        int fd = (int) this.eventView.getLong(EPOLL_EVENT * i + EPOLL_DATA);
                         if (fd == this.listener) {
                             acceptRound();
                         }
@@ -225,19 +255,34 @@ final class JnaEchoAnchor implements EchoServer {
                     }
                 }
             }
+            catch (RuntimeException ex) {
+                // C's anchor exits on a call it cannot do without; so does this one, for the harness to see
+                ex.printStackTrace();
+                System.exit(1);
+            }
             finally {
-                close(this.listener);
-                close(this.wakeup);
-                close(this.epoll);
+                closeDescriptors();
                 this.stopped.countDown();
             }
+        }
+
+        void closeDescriptors() {
+            close(this.listener);
+            close(this.wakeup);
+            close(this.epoll);
         }
 
         private void acceptRound() {
             for (;;) {
                 int fd = accept4(this.listener, 0, 0, NONBLOCK | CLOEXEC);
                 if (fd < 0) {
-                    // would block, aborted, interrupted, or out of descriptors: wait for the next readiness
+                    int errno = Native.getLastError();
+                    if (errno == EMFILE || errno == ENFILE) {
+                        System.err.println("accept4: out of descriptors (errno " + errno + ")");
+                    }
+                    else if (errno != EAGAIN && errno != ECONNABORTED && errno != EINTR) {
+                        throw new IllegalStateException("accept4 failed: errno " + errno);
+                    }
                     return;
                 }
                 setsockopt(fd, 6, 1, Pointer.nativeValue(this.on), 4);
