@@ -191,16 +191,12 @@ public final class Worker implements Runnable, Runner {
                 this.changes.applyOneByOne(ex);
                 return true;
             }
-            logger.log(Level.WARNING, "Dequeue failed in group '" + this.groupName + "'; retrying", ex);
-            this.served = false;
-            pause();
+            failedDequeue(ex);
             return true;
         }
         catch (RuntimeException | LinkageError ex) {
             // Nothing was applied: the changes stay for the next call.
-            logger.log(Level.WARNING, "Dequeue failed in group '" + this.groupName + "'; retrying", ex);
-            this.served = false;
-            pause();
+            failedDequeue(ex);
             return true;
         }
         long waited = timed ? System.nanoTime() - start : 0;
@@ -349,8 +345,10 @@ public final class Worker implements Runnable, Runner {
         Thread.yield();
     }
 
-    /** Pauses after a failed dequeue before the next. */
-    private static void pause() {
+    /** Logs a dequeue that failed and pauses before the next, which is not counted as following served sockets. */
+    private void failedDequeue(Throwable failure) {
+        logger.log(Level.WARNING, "Dequeue failed in group '" + this.groupName + "'; retrying", failure);
+        this.served = false;
         try {
             Thread.sleep(10);
         }
